@@ -1,0 +1,215 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Table is the index name patterns use for the base table.
+const Table = "table"
+
+// Operations a pattern compiles to.
+const (
+	GetItem = "GetItem"
+	Query   = "Query"
+	Scan    = "Scan"
+)
+
+// Projection types.
+const (
+	ProjectAll      = "ALL"
+	ProjectInclude  = "INCLUDE"
+	ProjectKeysOnly = "KEYS_ONLY"
+)
+
+// Design is the planner's result: everything constructs, the runtime and the
+// report need, so nothing downstream re-derives keys.
+type Design struct {
+	Table string `json:"table"`
+	// Source is the model file the design was planned from.
+	Source string `json:"source,omitempty"`
+	// Explicit is true when the layout was hand-made (the model's keys) and
+	// only checked.
+	Explicit bool `json:"explicit"`
+	// PK and SK name the base table's key attributes (strings).
+	PK string `json:"partitionKey"`
+	SK string `json:"sortKey"`
+	// TTL names the table's time-to-live attribute ("" for none).
+	TTL string `json:"ttl,omitempty"`
+	// Indexes are the global secondary indexes.
+	Indexes []*Index `json:"indexes"`
+	// Entities hold each entity's key templates per index.
+	Entities []*EntityKeys `json:"entities"`
+	// Patterns hold how each pattern is served.
+	Patterns []*PatternPlan `json:"patterns"`
+	// LowerBound is the fewest GSIs any design with these base keys can have:
+	// the most distinct GSI key shapes one entity needs.
+	LowerBound int `json:"lowerBound"`
+	// Diagnostics are the checks' findings.
+	Diagnostics []Diagnostic `json:"diagnostics"`
+
+	model *Model
+}
+
+// Index is one overloaded global secondary index.
+type Index struct {
+	Name string `json:"name"`
+	PK   string `json:"partitionKey"`
+	SK   string `json:"sortKey"`
+	// Projection is ALL, INCLUDE or KEYS_ONLY.
+	Projection string `json:"projection"`
+	// NonKeyAttributes are what INCLUDE copies besides the keys.
+	NonKeyAttributes []string `json:"nonKeyAttributes,omitempty"`
+	// Entities that have keys on this index.
+	Entities []string `json:"entities"`
+}
+
+// ProjectionText renders the projection as "INCLUDE (a, b)".
+func (ix *Index) ProjectionText() string {
+	if ix.Projection == ProjectInclude {
+		return ix.Projection + " (" + strings.Join(ix.NonKeyAttributes, ", ") + ")"
+	}
+	return ix.Projection
+}
+
+// EntityKeys is an entity's key layout.
+type EntityKeys struct {
+	Name string `json:"name"`
+	// Tag is the constant that marks the entity's items in keys.
+	Tag  string       `json:"tag"`
+	Keys []*EntityKey `json:"keys"`
+}
+
+// EntityKey is one entity's key on one index.
+type EntityKey struct {
+	Index string   `json:"index"`
+	PK    Template `json:"pk"`
+	SK    Template `json:"sk"`
+	// When lists the constants an item must hold to be on the index
+	// (a sparse index); empty: every item that has the key attributes.
+	When []Const `json:"when,omitempty"`
+}
+
+// PatternPlan is how one pattern is served.
+type PatternPlan struct {
+	Name     string   `json:"name"`
+	Entities []string `json:"entities"`
+	// Operation is GetItem or Query; Scan when no index serves the pattern
+	// (an error: keyplan never plans a Scan).
+	Operation string `json:"operation"`
+	// Index is "table" or a GSI name.
+	Index        string        `json:"index"`
+	KeyCondition *KeyCondition `json:"keyCondition,omitempty"`
+	// Text is the key condition as DynamoDB reads it.
+	Text string `json:"condition,omitempty"`
+	// Desc means ScanIndexForward=false.
+	Desc       bool `json:"descending,omitempty"`
+	Limit      int  `json:"limit,omitempty"`
+	Consistent bool `json:"consistent,omitempty"`
+	// Requests is the number of requests one read takes (shards: one per shard).
+	Requests int `json:"requests"`
+	// Reason says why no index serves the pattern.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Served reports whether an index serves the pattern.
+func (p *PatternPlan) Served() bool { return p.Operation == GetItem || p.Operation == Query }
+
+// KeyCondition is an index partition key equality plus an optional sort key
+// condition, as templates over the pattern's parameters.
+type KeyCondition struct {
+	PK Template `json:"pk"`
+	// SKOp is "", "=", "begins_with" or "between".
+	SKOp string `json:"skOp,omitempty"`
+	// SK is the value for "=", the prefix for "begins_with", the lower
+	// bound for "between"; with SortAttr, the fixed part before its value
+	// (kept even when SKOp is "" because the partition holds nothing else).
+	SK Template `json:"sk,omitempty"`
+	// Upper is the upper bound for "between".
+	Upper Template `json:"upper,omitempty"`
+	// SortAttr is the attribute whose encoded value follows SK: the caller's
+	// range bounds apply to it.
+	SortAttr string `json:"sortAttr,omitempty"`
+}
+
+// Render writes the condition with the index's attribute names.
+func (k *KeyCondition) Render(pk, sk string) string {
+	s := fmt.Sprintf("%s = %q", pk, k.PK.String())
+	switch k.SKOp {
+	case "=":
+		s += fmt.Sprintf(" AND %s = %q", sk, k.SK.String())
+	case "begins_with":
+		s += fmt.Sprintf(" AND begins_with(%s, %q)", sk, k.SK.String())
+	case "between":
+		s += fmt.Sprintf(" AND %s BETWEEN %q AND %q", sk, k.SK.String(), k.Upper.String())
+	}
+	if k.SortAttr != "" {
+		s += fmt.Sprintf(", %s ordered by %s", sk, k.SortAttr)
+	}
+	return s
+}
+
+// Model returns the model the design was planned from.
+func (d *Design) Model() *Model { return d.model }
+
+// Index returns the named GSI, or nil.
+func (d *Design) Index(name string) *Index {
+	for _, ix := range d.Indexes {
+		if ix.Name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+// Entity returns the named entity's keys, or nil.
+func (d *Design) Entity(name string) *EntityKeys {
+	for _, e := range d.Entities {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Pattern returns the named pattern's plan, or nil.
+func (d *Design) Pattern(name string) *PatternPlan {
+	for _, p := range d.Patterns {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Key returns the entity's key on an index, or nil.
+func (e *EntityKeys) Key(index string) *EntityKey {
+	for _, k := range e.Keys {
+		if k.Index == index {
+			return k
+		}
+	}
+	return nil
+}
+
+// KeyNames returns the key attribute names of an index ("table" or a GSI).
+func (d *Design) KeyNames(index string) (pk, sk string) {
+	if index == Table {
+		return d.PK, d.SK
+	}
+	if ix := d.Index(index); ix != nil {
+		return ix.PK, ix.SK
+	}
+	return index + "PK", index + "SK"
+}
+
+// Errors returns the error diagnostics.
+func (d *Design) Errors() []Diagnostic {
+	var out []Diagnostic
+	for _, x := range d.Diagnostics {
+		if x.Severity == SeverityError {
+			out = append(out, x)
+		}
+	}
+	return out
+}

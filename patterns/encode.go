@@ -1,0 +1,365 @@
+package patterns
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits and encodings. DynamoDB's own limits are named after the docs.
+const (
+	// MaxPartitionKeyBytes is DynamoDB's limit on a partition key value.
+	MaxPartitionKeyBytes = 2048
+	// MaxSortKeyBytes is DynamoDB's limit on a sort key value.
+	MaxSortKeyBytes = 1024
+	// MaxItemBytes is DynamoDB's item size limit (400 KB).
+	MaxItemBytes = 400 * 1024
+	// MaxGSIs is DynamoDB's default quota of global secondary indexes per table.
+	MaxGSIs = 20
+	// MaxProjectedAttributes is the limit on non-key attributes projected
+	// into all of a table's indexes together.
+	MaxProjectedAttributes = 100
+	// MaxDigits bounds `digits`: an int64 holds 18 decimal digits safely.
+	MaxDigits = 18
+	// MaxShards bounds `shards`.
+	MaxShards = 1000
+	// Sep separates the parts of a key. Encoded values never contain it, nor
+	// any byte below it, so "P" and "P#…" are exactly the keys in [P, P$).
+	Sep = '#'
+	// TimeLayout is the fixed-width UTC form times take in keys.
+	TimeLayout = "2006-01-02T15:04:05.000Z"
+)
+
+// ErrValue is matched by every error about an attribute value.
+var ErrValue = errors.New("invalid value")
+
+// ValueError says which attribute's value could not be encoded or decoded.
+type ValueError struct {
+	Attr  string
+	Value any
+	Msg   string
+}
+
+func (e *ValueError) Error() string {
+	return fmt.Sprintf("attribute %q: value %v: %s", e.Attr, e.Value, e.Msg)
+}
+
+// Is makes *ValueError match ErrValue.
+func (e *ValueError) Is(target error) bool { return target == ErrValue }
+
+// bounds returns the integer range a number attribute is declared over, and
+// whether it was declared.
+func (a *Attribute) bounds() (lo, hi int64, declared bool) {
+	switch {
+	case a.Digits > 0:
+		m := int64(math.Pow10(a.Digits)) - 1
+		return -m, m, true
+	case a.Min != nil && a.Max != nil:
+		return *a.Min, *a.Max, true
+	case a.Min != nil:
+		return *a.Min, math.MaxInt64, true
+	case a.Max != nil:
+		return math.MinInt64, *a.Max, true
+	}
+	return math.MinInt64, math.MaxInt64, false
+}
+
+// FixedWidth reports whether the attribute's key encoding has a declared,
+// fixed width: numbers need min/max or digits (else keyplan falls back to 20
+// digits), times, bools and enums always have one.
+func (a *Attribute) FixedWidth() bool {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		_, _, ok := a.bounds()
+		return ok
+	case TypeString:
+		return false
+	}
+	return true
+}
+
+// numberWidth is the number of digits of an encoded number.
+func (a *Attribute) numberWidth() int {
+	lo, hi, _ := a.bounds()
+	return len(strconv.FormatUint(uint64(hi)-uint64(lo), 10))
+}
+
+// MaxKeyBytes is the most bytes the attribute's encoded value can take in a
+// key, and whether that is known (unbounded strings are not).
+func (a *Attribute) MaxKeyBytes() (int, bool) {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		return a.numberWidth(), true
+	case TypeTime:
+		return len(TimeLayout), true
+	case TypeBool:
+		return len("false"), true
+	}
+	if len(a.Values) > 0 {
+		n := 0
+		for _, v := range a.Values {
+			n = max(n, len(escape(v)))
+		}
+		return n, true
+	}
+	if a.MaxLength > 0 {
+		return 3 * a.MaxLength, true // every byte may need escaping
+	}
+	return 0, false
+}
+
+// EncodeKey renders v as the attribute's key form: order-preserving and free
+// of the separator. Strings escape '%', '#' and every byte below '#' as %XX;
+// numbers are integers offset by the lower bound and zero-padded to a fixed
+// width, so string order is numeric order; times are fixed-width UTC.
+func (a *Attribute) EncodeKey(v any) (string, error) {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		n, err := a.integer(v)
+		if err != nil {
+			return "", err
+		}
+		lo, _, _ := a.bounds()
+		s := strconv.FormatUint(uint64(n)-uint64(lo), 10)
+		return strings.Repeat("0", a.numberWidth()-len(s)) + s, nil
+	case TypeTime:
+		t, err := a.time(v)
+		if err != nil {
+			return "", err
+		}
+		return t.Format(TimeLayout), nil
+	case TypeBool:
+		b, err := a.bool(v)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatBool(b), nil
+	}
+	s, err := a.string(v)
+	if err != nil {
+		return "", err
+	}
+	return escape(s), nil
+}
+
+// DecodeKey reverses EncodeKey: string, int64, time.Time or bool.
+func (a *Attribute) DecodeKey(s string) (any, error) {
+	bad := func(msg string) error { return &ValueError{Attr: a.Name, Value: s, Msg: msg} }
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		if len(s) != a.numberWidth() {
+			return nil, bad(fmt.Sprintf("expected %d digits", a.numberWidth()))
+		}
+		u, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return nil, bad("expected digits")
+		}
+		lo, _, _ := a.bounds()
+		return int64(u + uint64(lo)), nil
+	case TypeTime:
+		t, err := time.Parse(TimeLayout, s)
+		if err != nil {
+			return nil, bad("expected a time of the form " + TimeLayout)
+		}
+		return t, nil
+	case TypeBool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, bad("expected true or false")
+		}
+		return b, nil
+	}
+	return unescape(s)
+}
+
+// Check reports whether v is a valid value of the attribute.
+func (a *Attribute) Check(v any) error {
+	_, err := a.EncodeKey(v)
+	return err
+}
+
+func (a *Attribute) integer(v any) (int64, error) {
+	bad := func(msg string) error { return &ValueError{Attr: a.Name, Value: v, Msg: msg} }
+	var n int64
+	switch x := v.(type) {
+	case int:
+		n = int64(x)
+	case int32:
+		n = int64(x)
+	case int64:
+		n = x
+	case uint32:
+		n = int64(x)
+	case float64:
+		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
+			return 0, bad("expected a whole number in keys")
+		}
+		n = int64(x)
+	case json.Number:
+		i, err := parseInteger(string(x))
+		if err != nil {
+			return 0, bad("expected a whole number")
+		}
+		n = i
+	case string:
+		i, err := parseInteger(x)
+		if err != nil {
+			return 0, bad("expected a whole number")
+		}
+		n = i
+	default:
+		return 0, bad(fmt.Sprintf("expected a number, found %T", v))
+	}
+	lo, hi, _ := a.bounds()
+	if n < lo || n > hi {
+		return 0, bad(fmt.Sprintf("out of the declared range %d..%d", lo, hi))
+	}
+	if a.Type == TypeTTL && n < 0 {
+		return 0, bad("a ttl is epoch seconds, not negative")
+	}
+	return n, nil
+}
+
+// parseInteger accepts integers, also written as 1e3 or 12.0.
+func parseInteger(s string) (int64, error) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, nil
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, errors.New("not an integer")
+	}
+	return r.Num().Int64(), nil
+}
+
+func (a *Attribute) time(v any) (time.Time, error) {
+	var t time.Time
+	switch x := v.(type) {
+	case time.Time:
+		t = x
+	case string:
+		var err error
+		if t, err = time.Parse(time.RFC3339Nano, x); err != nil {
+			return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected an RFC 3339 time such as 2026-01-02T15:04:05Z"}
+		}
+	default:
+		return t, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a time, found %T", v)}
+	}
+	t = t.UTC().Truncate(time.Millisecond)
+	if t.Year() < 0 || t.Year() > 9999 {
+		return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected a year from 0000 to 9999"}
+	}
+	return t, nil
+}
+
+func (a *Attribute) bool(v any) (bool, error) {
+	switch x := v.(type) {
+	case bool:
+		return x, nil
+	case string:
+		if b, err := strconv.ParseBool(x); err == nil {
+			return b, nil
+		}
+	}
+	return false, &ValueError{Attr: a.Name, Value: v, Msg: "expected true or false"}
+}
+
+func (a *Attribute) string(v any) (string, error) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		s = string(x)
+	case fmt.Stringer:
+		s = x.String()
+	default:
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a string, found %T", v)}
+	}
+	if len(a.Values) > 0 && !contains(a.Values, s) {
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: "expected one of " + strings.Join(a.Values, ", ")}
+	}
+	if a.MaxLength > 0 && len(s) > a.MaxLength {
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("longer than maxLength %d", a.MaxLength)}
+	}
+	if s == "" {
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: "a key value cannot be empty"}
+	}
+	return s, nil
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func needsEscape(c byte) bool { return c <= Sep || c == '%' }
+
+func escape(s string) string {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if needsEscape(s[i]) {
+			n++
+		}
+	}
+	if n == 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 2*n)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if needsEscape(c) {
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", &ValueError{Value: s, Msg: "truncated %XX escape"}
+		}
+		x, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", &ValueError{Value: s, Msg: "bad %XX escape"}
+		}
+		b.WriteByte(byte(x))
+		i += 2
+	}
+	return b.String(), nil
+}
+
+// toFloat reads a number given as Go number, json.Number or numeric string.
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	}
+	return 0, false
+}

@@ -1,0 +1,151 @@
+package patterns
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ErrInvalidModel is matched (errors.Is) by every error about a model's
+// content: the input is unusable and nothing was planned.
+var ErrInvalidModel = errors.New("invalid model")
+
+// Error is one problem with a model file: where it is, which field, and what
+// was expected. Loading collects all of them and returns them joined.
+type Error struct {
+	File  string
+	Pos   Pos
+	Field string // dotted path, e.g. "patterns.SeasonLeaderboard.sort"
+	Msg   string // what is wrong and what was expected
+	Hint  string // e.g. `did you mean "rating"?`
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Where())
+	if b.Len() > 0 {
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	if e.Hint != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Hint)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// Where renders "file:line:col", omitting what is unknown.
+func (e *Error) Where() string {
+	return where(e.File, e.Pos)
+}
+
+func where(file string, p Pos) string {
+	s := file
+	if p.Line > 0 {
+		if s == "" {
+			s = "<model>"
+		}
+		s += fmt.Sprintf(":%d:%d", p.Line, p.Col)
+	}
+	return s
+}
+
+// Is makes every *Error match ErrInvalidModel.
+func (e *Error) Is(target error) bool { return target == ErrInvalidModel }
+
+// errorList collects model errors; err() joins them, sorted by position.
+type errorList struct {
+	file string
+	errs []*Error
+}
+
+func (l *errorList) add(pos Pos, field, format string, args ...any) *Error {
+	e := &Error{File: l.file, Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)}
+	l.errs = append(l.errs, e)
+	return e
+}
+
+// unknown records an unknown name, suggesting the closest candidate.
+func (l *errorList) unknown(pos Pos, field, what, name string, candidates []string) {
+	e := l.add(pos, field, "unknown %s %q; expected one of: %s", what, name, list(candidates))
+	if s := suggest(name, candidates); s != "" {
+		e.Hint = fmt.Sprintf("did you mean %q?", s)
+	}
+}
+
+func (l *errorList) err() error {
+	if len(l.errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(l.errs, func(i, j int) bool {
+		a, b := l.errs[i].Pos, l.errs[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	errs := make([]error, len(l.errs))
+	for i, e := range l.errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+func list(names []string) string {
+	if len(names) == 0 {
+		return "(none declared)"
+	}
+	const max = 12
+	if len(names) > max {
+		return strings.Join(names[:max], ", ") + fmt.Sprintf(", … (%d more)", len(names)-max)
+	}
+	return strings.Join(names, ", ")
+}
+
+// suggest returns the candidate closest to name when it is close enough to be
+// a likely typo, else "".
+func suggest(name string, candidates []string) string {
+	best, bestD := "", 0
+	for _, c := range candidates {
+		d := distance(strings.ToLower(name), strings.ToLower(c))
+		if best == "" || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	limit := len(name) / 3
+	if limit < 1 {
+		limit = 1
+	}
+	if best != "" && bestD <= limit && bestD < len(best) {
+		return best
+	}
+	return ""
+}
+
+// distance is the Levenshtein edit distance.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,514 @@
+package patterns
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads a model file (YAML or JSON, the same structure) and validates it.
+// Every problem is reported as an [*Error] naming the file, line and column,
+// the field and what was expected; they are joined into one error that
+// matches [ErrInvalidModel].
+func Load(path string) (*Model, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a model from data; file names it in errors. JSON is recognised
+// by a ".json" suffix or a leading "{".
+func Parse(file string, data []byte) (*Model, error) {
+	l := &loader{errorList: errorList{file: file}}
+	if strings.EqualFold(filepath.Ext(file), ".json") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		// JSON is YAML, except that YAML refuses tabs as indentation. A raw
+		// tab cannot occur inside a JSON string, so each tab is whitespace:
+		// one space keeps every column where it was.
+		data = bytes.ReplaceAll(data, []byte("\t"), []byte(" "))
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		l.syntax(err)
+		return nil, l.err()
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		l.add(Pos{Line: 1, Col: 1}, "", "the file is empty; expected a mapping with table, entities and patterns")
+		return nil, l.err()
+	}
+	m := l.model(doc.Content[0])
+	if err := l.err(); err != nil {
+		return nil, err
+	}
+	m.Source = file
+	if err := m.validate(file); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
+
+// syntax turns a YAML parser error into a positioned Error.
+func (l *loader) syntax(err error) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	pos := Pos{Line: 1, Col: 1}
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		pos.Line, _ = strconv.Atoi(m[1])
+		pos.Col = 1
+		if m[2] != "" {
+			pos.Col, _ = strconv.Atoi(m[2])
+		}
+		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
+		msg = strings.TrimPrefix(strings.TrimPrefix(msg, ":"), " ")
+	}
+	l.add(pos, "", "syntax error: %s", msg)
+}
+
+type loader struct {
+	errorList
+}
+
+func pos(n *yaml.Node) Pos { return Pos{Line: n.Line, Col: n.Column} }
+
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 8; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return fmt.Sprintf("%q", n.Value)
+	}
+	return "something else"
+}
+
+type field struct {
+	key   string
+	keyAt Pos
+	val   *yaml.Node
+}
+
+// fields walks a mapping, reporting duplicate keys and keys not in allowed
+// (nil allowed: any key).
+func (l *loader) fields(n *yaml.Node, path string, allowed []string) []field {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		l.add(pos(n), path, "expected a mapping, found %s", kindName(n))
+		return nil
+	}
+	var out []field
+	seen := map[string]Pos{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			l.add(pos(k), path, "expected a name as mapping key, found %s", kindName(k))
+			continue
+		}
+		if prev, dup := seen[k.Value]; dup {
+			l.add(pos(k), join(path, k.Value), "duplicate name %q (first declared at line %d)", k.Value, prev.Line)
+			continue
+		}
+		seen[k.Value] = pos(k)
+		if allowed != nil && !contains(allowed, k.Value) {
+			l.unknown(pos(k), path, "field", k.Value, allowed)
+			continue
+		}
+		out = append(out, field{key: k.Value, keyAt: pos(k), val: v})
+	}
+	return out
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func (l *loader) str(n *yaml.Node, path string) string {
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		l.add(pos(n), path, "expected a string, found %s", kindName(n))
+		return ""
+	}
+	return n.Value
+}
+
+// name reads an identifier-like name (entity, attribute).
+func (l *loader) name(n *yaml.Node, path string) string {
+	s := l.str(n, path)
+	if s != "" && !validName(s) {
+		l.add(pos(n), path, "%q is not a valid name; expected letters, digits and _ (starting with a letter)", s)
+	}
+	return s
+}
+
+func validName(s string) bool {
+	for i, r := range s {
+		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// strs reads a list of strings, or one string as a list of one.
+func (l *loader) strs(n *yaml.Node, path string) []string {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+		return []string{n.Value}
+	}
+	if n.Kind != yaml.SequenceNode {
+		l.add(pos(n), path, "expected a list of names, found %s", kindName(n))
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	seen := map[string]bool{}
+	for _, c := range n.Content {
+		c = deref(c)
+		s := l.str(c, path)
+		if s == "" {
+			continue
+		}
+		if seen[s] {
+			l.add(pos(c), path, "duplicate name %q in list", s)
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+func (l *loader) integer(n *yaml.Node, path string) (int64, bool) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return v, true
+		}
+	}
+	l.add(pos(n), path, "expected a whole number, found %s", kindName(n))
+	return 0, false
+}
+
+func (l *loader) count(n *yaml.Node, path string, lo, hi int64) int {
+	v, ok := l.integer(n, path)
+	if !ok {
+		return 0
+	}
+	if v < lo || v > hi {
+		l.add(pos(n), path, "expected a whole number from %d to %d, found %d", lo, hi, v)
+		return 0
+	}
+	return int(v)
+}
+
+func (l *loader) boolean(n *yaml.Node, path string) bool {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		var b bool
+		if err := n.Decode(&b); err == nil {
+			return b
+		}
+	}
+	l.add(pos(n), path, "expected true or false, found %s", kindName(n))
+	return false
+}
+
+func (l *loader) number(n *yaml.Node, path string) float64 {
+	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
+		if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
+			return v
+		}
+	}
+	l.add(pos(n), path, "expected a number, found %s", kindName(n))
+	return 0
+}
+
+var (
+	topFields     = []string{"table", "entities", "patterns", "examples"}
+	entityFields  = []string{"id", "within", "attributes", "keys"}
+	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional"}
+	keyFields     = []string{"pk", "sk"}
+	patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
+	typeNames     = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL)}
+)
+
+func (l *loader) model(n *yaml.Node) *Model {
+	m := &Model{Pos: pos(n)}
+	seen := map[string]bool{}
+	for _, f := range l.fields(n, "", topFields) {
+		seen[f.key] = true
+		switch f.key {
+		case "table":
+			m.Table = l.str(f.val, "table")
+			m.Pos = pos(f.val)
+		case "entities":
+			for _, ef := range l.fields(f.val, "entities", nil) {
+				m.Entities = append(m.Entities, l.entity(ef))
+			}
+		case "patterns":
+			for _, pf := range l.fields(f.val, "patterns", nil) {
+				m.Patterns = append(m.Patterns, l.pattern(pf))
+			}
+		case "examples":
+			m.Examples = l.examples(f.val)
+		}
+	}
+	for _, req := range []string{"table", "entities", "patterns"} {
+		if !seen[req] && deref(n).Kind == yaml.MappingNode {
+			l.add(pos(n), req, "missing; the model needs table, entities and patterns")
+		}
+	}
+	return m
+}
+
+func (l *loader) entity(f field) *Entity {
+	path := "entities." + f.key
+	e := &Entity{Name: l.name(&yaml.Node{Kind: yaml.ScalarNode, Value: f.key, Line: f.keyAt.Line, Column: f.keyAt.Col}, path), Pos: f.keyAt, FieldPos: map[string]Pos{}}
+	for _, g := range l.fields(f.val, path, entityFields) {
+		e.FieldPos[g.key] = pos(g.val)
+		p := join(path, g.key)
+		switch g.key {
+		case "id":
+			e.ID = l.strs(g.val, p)
+		case "within":
+			e.Within = l.str(g.val, p)
+		case "attributes":
+			for _, af := range l.fields(g.val, p, nil) {
+				e.Attributes = append(e.Attributes, l.attribute(af, p))
+			}
+		case "keys":
+			for _, kf := range l.fields(g.val, p, nil) {
+				ks := &KeySpec{Index: kf.key, Pos: kf.keyAt}
+				for _, tf := range l.fields(kf.val, join(p, kf.key), keyFields) {
+					switch tf.key {
+					case "pk":
+						ks.PK = l.str(tf.val, join(join(p, kf.key), "pk"))
+					case "sk":
+						ks.SK = l.str(tf.val, join(join(p, kf.key), "sk"))
+					}
+				}
+				e.Keys = append(e.Keys, ks)
+			}
+		}
+	}
+	return e
+}
+
+func (l *loader) attribute(f field, parent string) *Attribute {
+	path := join(parent, f.key)
+	a := &Attribute{Name: f.key, Pos: f.keyAt}
+	if !validName(f.key) {
+		l.add(f.keyAt, path, "%q is not a valid attribute name; expected letters, digits and _ (starting with a letter)", f.key)
+	}
+	v := deref(f.val)
+	if v.Kind == yaml.ScalarNode {
+		a.Type = l.attrType(v, path)
+		return a
+	}
+	seenType := false
+	for _, g := range l.fields(v, path, attrFields) {
+		p := join(path, g.key)
+		switch g.key {
+		case "type":
+			a.Type = l.attrType(g.val, p)
+			seenType = true
+		case "values":
+			a.Values = l.strs(g.val, p)
+			if len(a.Values) == 0 {
+				l.add(pos(g.val), p, "expected at least one value")
+			}
+		case "cardinality":
+			a.Cardinality = l.count(g.val, p, 1, 1<<40)
+		case "min":
+			if x, ok := l.integer(g.val, p); ok {
+				a.Min = &x
+			}
+		case "max":
+			if x, ok := l.integer(g.val, p); ok {
+				a.Max = &x
+			}
+		case "digits":
+			a.Digits = l.count(g.val, p, 1, MaxDigits)
+		case "maxLength":
+			a.MaxLength = l.count(g.val, p, 1, MaxItemBytes)
+		case "optional":
+			a.Optional = l.boolean(g.val, p)
+		}
+	}
+	if !seenType {
+		if a.Values != nil {
+			a.Type = TypeString
+		} else {
+			l.add(pos(v), path, "missing type; expected one of: %s", list(typeNames))
+		}
+	}
+	return a
+}
+
+func (l *loader) attrType(n *yaml.Node, path string) AttrType {
+	s := l.str(n, path)
+	if s == "" {
+		return ""
+	}
+	if !contains(typeNames, s) {
+		l.unknown(pos(n), path, "type", s, typeNames)
+		return ""
+	}
+	return AttrType(s)
+}
+
+func (l *loader) pattern(f field) *Pattern {
+	path := "patterns." + f.key
+	p := &Pattern{Name: l.name(&yaml.Node{Kind: yaml.ScalarNode, Value: f.key, Line: f.keyAt.Line, Column: f.keyAt.Col}, path), Pos: f.keyAt, FieldPos: map[string]Pos{}}
+	for _, g := range l.fields(f.val, path, patternFields) {
+		p.FieldPos[g.key] = pos(g.val)
+		fp := join(path, g.key)
+		switch g.key {
+		case "get", "query":
+			if p.Op != "" {
+				l.add(g.keyAt, fp, "a pattern is either a get or a query, not both")
+				continue
+			}
+			p.Op = Op(g.key)
+			p.Entities = l.strs(g.val, fp)
+		case "where":
+			p.Where = l.strs(g.val, fp)
+		case "sort":
+			s := strings.Fields(l.str(g.val, fp))
+			switch {
+			case len(s) == 1:
+				p.Sort = s[0]
+			case len(s) == 2 && (s[1] == "asc" || s[1] == "desc"):
+				p.Sort, p.Desc = s[0], s[1] == "desc"
+			case len(s) > 0:
+				l.add(pos(g.val), fp, "expected \"ATTRIBUTE\", \"ATTRIBUTE asc\" or \"ATTRIBUTE desc\", found %q", g.val.Value)
+			}
+		case "filter":
+			for _, cf := range l.fields(g.val, fp, nil) {
+				if cf.val.Kind != yaml.ScalarNode || cf.val.Tag == "!!null" {
+					l.add(pos(cf.val), join(fp, cf.key), "expected a constant value, found %s", kindName(cf.val))
+					continue
+				}
+				p.Filter = append(p.Filter, Const{Attr: cf.key, Value: cf.val.Value})
+			}
+		case "limit":
+			p.Limit = l.count(g.val, fp, 1, 1<<31-1)
+		case "returns":
+			p.Returns = l.strs(g.val, fp)
+		case "consistent":
+			p.Consistent = l.boolean(g.val, fp)
+		case "unique":
+			p.Unique = l.boolean(g.val, fp)
+		case "rate":
+			if p.Rate = l.number(g.val, fp); p.Rate < 0 {
+				l.add(pos(g.val), fp, "expected a rate of zero or more requests per second, found %v", p.Rate)
+			}
+		case "shards":
+			p.Shards = l.count(g.val, fp, 1, MaxShards)
+		}
+	}
+	if p.Op == "" {
+		l.add(f.keyAt, path, "missing get or query; expected {get: ENTITY} or {query: ENTITY or [ENTITY, …]}")
+	}
+	return p
+}
+
+func (l *loader) examples(n *yaml.Node) *Examples {
+	ex := &Examples{}
+	for _, f := range l.fields(n, "examples", []string{"items", "expect"}) {
+		switch f.key {
+		case "items":
+			for _, itf := range l.fields(f.val, "examples.items", nil) {
+				path := "examples.items." + itf.key
+				ents := l.fields(itf.val, path, nil)
+				if len(ents) != 1 {
+					if deref(itf.val).Kind == yaml.MappingNode {
+						l.add(pos(itf.val), path, "expected exactly one entity name mapped to its attribute values, e.g. {Player: {playerId: p1}}")
+					}
+					continue
+				}
+				it := &ExampleItem{Name: itf.key, Entity: ents[0].key, Pos: itf.keyAt, Values: map[string]any{}}
+				for _, vf := range l.fields(ents[0].val, join(path, ents[0].key), nil) {
+					it.Values[vf.key] = l.scalar(vf.val, join(join(path, ents[0].key), vf.key))
+				}
+				ex.Items = append(ex.Items, it)
+			}
+		case "expect":
+			seq := deref(f.val)
+			if seq.Kind != yaml.SequenceNode {
+				l.add(pos(seq), "examples.expect", "expected a list of {pattern, params, items}, found %s", kindName(seq))
+				continue
+			}
+			for i, c := range seq.Content {
+				path := fmt.Sprintf("examples.expect[%d]", i)
+				x := &Expectation{Pos: pos(deref(c)), Params: map[string]any{}}
+				seenItems := false
+				for _, g := range l.fields(c, path, []string{"pattern", "params", "items"}) {
+					switch g.key {
+					case "pattern":
+						x.Pattern = l.str(g.val, join(path, "pattern"))
+					case "params":
+						for _, pf := range l.fields(g.val, join(path, "params"), nil) {
+							x.Params[pf.key] = l.scalar(pf.val, join(join(path, "params"), pf.key))
+						}
+					case "items":
+						seenItems = true
+						if v := deref(g.val); v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+							x.Items = []string{}
+						} else {
+							x.Items = l.strs(g.val, join(path, "items"))
+						}
+					}
+				}
+				if x.Pattern == "" {
+					l.add(x.Pos, join(path, "pattern"), "missing; expected the name of a pattern")
+				}
+				if !seenItems {
+					l.add(x.Pos, join(path, "items"), "missing; expected the list of item names the pattern returns ([] for none)")
+				}
+				ex.Expect = append(ex.Expect, x)
+			}
+		}
+	}
+	return ex
+}
+
+// scalar reads an example value: string, number or bool.
+func (l *loader) scalar(n *yaml.Node, path string) any {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		l.add(pos(n), path, "expected a string, number or bool, found %s", kindName(n))
+		return nil
+	}
+	switch n.Tag {
+	case "!!int", "!!float":
+		if v, err := strconv.ParseInt(n.Value, 0, 64); err == nil {
+			return json.Number(strconv.FormatInt(v, 10))
+		}
+		return json.Number(n.Value)
+	case "!!bool":
+		var b bool
+		_ = n.Decode(&b)
+		return b
+	}
+	return n.Value
+}

@@ -1,0 +1,243 @@
+package patterns
+
+// Model is an access-pattern definition: the table, its entities and the
+// questions asked of them. Load one with [Load] or [Parse], or build it in Go
+// and call [Model.Validate]. Names keep the order they were declared in, so
+// every output derived from a model is deterministic.
+type Model struct {
+	// Table is the logical table name (3–255 of [a-zA-Z0-9_.-]).
+	Table string `json:"table"`
+	// Entities in declaration order.
+	Entities []*Entity `json:"entities"`
+	// Patterns in declaration order.
+	Patterns []*Pattern `json:"patterns"`
+	// Examples holds sample items and expected results, for `keyplan validate`.
+	Examples *Examples `json:"examples,omitempty"`
+
+	// Source is the file the model was read from ("" when built in Go).
+	Source string `json:"-"`
+	// Pos is where `table` was declared.
+	Pos Pos `json:"-"`
+}
+
+// Pos is a position in a model file (1-based; zero when unknown).
+type Pos struct {
+	Line int `json:"line,omitempty"`
+	Col  int `json:"col,omitempty"`
+}
+
+// Entity is one kind of item stored in the table.
+type Entity struct {
+	Name string `json:"name"`
+	// ID lists the attributes that identify one item, in order.
+	ID []string `json:"id"`
+	// Within names the entity whose item collection (partition) this one lives in.
+	Within string `json:"within,omitempty"`
+	// Attributes in declaration order.
+	Attributes []*Attribute `json:"attributes"`
+	// Keys, when set, is a hand-made layout: index name ("table", "GSI1", …)
+	// to key templates. The planner then checks it instead of designing one.
+	Keys []*KeySpec `json:"keys,omitempty"`
+
+	Pos Pos `json:"-"`
+	// FieldPos records where each field of the entity was declared.
+	FieldPos map[string]Pos `json:"-"`
+}
+
+// KeySpec is an explicit key layout of one entity on one index.
+type KeySpec struct {
+	Index string `json:"index"`
+	PK    string `json:"pk"`
+	SK    string `json:"sk,omitempty"`
+	Pos   Pos    `json:"-"`
+}
+
+// AttrType is the declared type of an attribute.
+type AttrType string
+
+// Attribute types.
+const (
+	TypeString AttrType = "string"
+	TypeNumber AttrType = "number"
+	TypeTime   AttrType = "time"
+	TypeBool   AttrType = "bool"
+	TypeTTL    AttrType = "ttl"
+)
+
+// Attribute is one named, typed field of an entity.
+type Attribute struct {
+	Name string   `json:"name"`
+	Type AttrType `json:"type"`
+	// Values makes a string an enum (known cardinality).
+	Values []string `json:"values,omitempty"`
+	// Cardinality hints how many distinct values the attribute takes (0: unknown).
+	Cardinality int `json:"cardinality,omitempty"`
+	// Min and Max bound an integer number; they fix its key width.
+	Min *int64 `json:"min,omitempty"`
+	Max *int64 `json:"max,omitempty"`
+	// Digits bounds an integer to (-10^Digits, 10^Digits).
+	Digits int `json:"digits,omitempty"`
+	// MaxLength bounds a string's length in bytes (0: unknown).
+	MaxLength int `json:"maxLength,omitempty"`
+	// Optional marks an attribute an item may lack.
+	Optional bool `json:"optional,omitempty"`
+
+	Pos Pos `json:"-"`
+}
+
+// Op is what a pattern does.
+type Op string
+
+// Pattern operations.
+const (
+	OpGet   Op = "get"
+	OpQuery Op = "query"
+)
+
+// Pattern is one question the application asks.
+type Pattern struct {
+	Name string `json:"name"`
+	Op   Op     `json:"op"`
+	// Entities read: one, or several for an item-collection query.
+	Entities []string `json:"entities"`
+	// Where lists the equality attributes (default for get: the entity's id).
+	Where []string `json:"where,omitempty"`
+	// Sort is the attribute the caller ranges over or orders by ("" for none).
+	Sort string `json:"sort,omitempty"`
+	// Desc orders results descending by Sort.
+	Desc bool `json:"desc,omitempty"`
+	// Filter fixes attributes to constants: they go into a key or make a sparse index.
+	Filter []Const `json:"filter,omitempty"`
+	// Limit is the page size the caller asks for (0: none).
+	Limit int `json:"limit,omitempty"`
+	// Returns lists the attributes the caller needs (empty: the whole item).
+	Returns []string `json:"returns,omitempty"`
+	// Consistent asks for a strongly consistent read (base table only).
+	Consistent bool `json:"consistent,omitempty"`
+	// Unique declares an alternate key whose values stay unique.
+	Unique bool `json:"unique,omitempty"`
+	// Rate is the expected requests per second, for the cost model.
+	Rate float64 `json:"rate,omitempty"`
+	// Shards consents to write-sharding the key into N partitions, read by scatter-gather.
+	Shards int `json:"shards,omitempty"`
+
+	Pos Pos `json:"-"`
+	// FieldPos records where each field of the pattern was declared.
+	FieldPos map[string]Pos `json:"-"`
+}
+
+// Const is an attribute fixed to a constant value.
+type Const struct {
+	Attr  string `json:"attr"`
+	Value string `json:"value"`
+}
+
+// Examples are sample items and the results patterns must return on them.
+type Examples struct {
+	Items  []*ExampleItem `json:"items,omitempty"`
+	Expect []*Expectation `json:"expect,omitempty"`
+}
+
+// ExampleItem is one named sample item of an entity.
+type ExampleItem struct {
+	Name   string         `json:"name"`
+	Entity string         `json:"entity"`
+	Values map[string]any `json:"values"`
+	Pos    Pos            `json:"-"`
+}
+
+// Expectation names a pattern, its parameters, and the items it must return.
+type Expectation struct {
+	Pattern string         `json:"pattern"`
+	Params  map[string]any `json:"params,omitempty"`
+	Items   []string       `json:"items"`
+	Pos     Pos            `json:"-"`
+}
+
+// Entity returns the named entity, or nil.
+func (m *Model) Entity(name string) *Entity {
+	for _, e := range m.Entities {
+		if e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// Pattern returns the named pattern, or nil.
+func (m *Model) Pattern(name string) *Pattern {
+	for _, p := range m.Patterns {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// Attr returns the named attribute, or nil.
+func (e *Entity) Attr(name string) *Attribute {
+	for _, a := range e.Attributes {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// TTLAttr returns the entity's ttl attribute, or nil.
+func (e *Entity) TTLAttr() *Attribute {
+	for _, a := range e.Attributes {
+		if a.Type == TypeTTL {
+			return a
+		}
+	}
+	return nil
+}
+
+// IsID reports whether attr is one of the entity's id attributes.
+func (e *Entity) IsID(attr string) bool { return contains(e.ID, attr) }
+
+// Explicit reports whether the model gives hand-made key layouts.
+func (m *Model) Explicit() bool {
+	for _, e := range m.Entities {
+		if len(e.Keys) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// field returns where a pattern field was declared, falling back to the pattern.
+func (p *Pattern) field(name string) Pos {
+	if pos, ok := p.FieldPos[name]; ok {
+		return pos
+	}
+	return p.Pos
+}
+
+// field returns where an entity field was declared, falling back to the entity.
+func (e *Entity) field(name string) Pos {
+	if pos, ok := e.FieldPos[name]; ok {
+		return pos
+	}
+	return e.Pos
+}
+
+// FilterValue returns the constant the pattern fixes attr to.
+func (p *Pattern) FilterValue(attr string) (string, bool) {
+	for _, c := range p.Filter {
+		if c.Attr == attr {
+			return c.Value, true
+		}
+	}
+	return "", false
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

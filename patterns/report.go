@@ -1,0 +1,169 @@
+package patterns
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Formats of a report.
+const (
+	FormatText     = "text"
+	FormatJSON     = "json"
+	FormatMarkdown = "markdown"
+)
+
+// Formats lists the report formats.
+var Formats = []string{FormatText, FormatJSON, FormatMarkdown}
+
+// Write renders the design in the named format.
+func (d *Design) Write(w io.Writer, format string) error {
+	switch format {
+	case FormatJSON:
+		return d.WriteJSON(w)
+	case FormatMarkdown:
+		return d.WriteMarkdown(w)
+	case FormatText, "":
+		return d.WriteText(w)
+	}
+	return fmt.Errorf("unknown format %q; expected one of: %s", format, strings.Join(Formats, ", "))
+}
+
+// WriteJSON writes the design as one indented JSON object.
+func (d *Design) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(d)
+}
+
+// WriteText writes a summary for a terminal.
+func (d *Design) WriteText(w io.Writer) error {
+	b := &strings.Builder{}
+	mode := "designed"
+	if d.Explicit {
+		mode = "hand-made layout, checked"
+	}
+	fmt.Fprintf(b, "table %s (%s): %s/%s", d.Table, mode, d.PK, d.SK)
+	if d.TTL != "" {
+		fmt.Fprintf(b, ", ttl %s", d.TTL)
+	}
+	fmt.Fprintf(b, "\n%d GSI(s), lower bound %d\n", len(d.Indexes), d.LowerBound)
+	for _, ix := range d.Indexes {
+		fmt.Fprintf(b, "  %s (%s/%s) %s: %s\n", ix.Name, ix.PK, ix.SK, ix.ProjectionText(), strings.Join(ix.Entities, ", "))
+	}
+	b.WriteString("\nkeys\n")
+	for _, e := range d.Entities {
+		for _, k := range e.Keys {
+			pk, sk := d.KeyNames(k.Index)
+			fmt.Fprintf(b, "  %-12s %-6s %s=%s %s=%s%s\n", e.Name, k.Index, pk, k.PK, sk, k.SK, when(k.When))
+		}
+	}
+	b.WriteString("\npatterns\n")
+	for _, p := range d.Patterns {
+		if !p.Served() {
+			fmt.Fprintf(b, "  %-20s NOT SERVED: %s\n", p.Name, p.Reason)
+			continue
+		}
+		fmt.Fprintf(b, "  %-20s %-7s %-6s %s%s\n", p.Name, p.Operation, p.Index, p.Text, extras(p))
+	}
+	writeDiagnostics(b, d.Diagnostics)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func when(cs []Const) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.Attr+"="+c.Value)
+	}
+	return " (sparse: only " + strings.Join(parts, ", ") + ")"
+}
+
+func extras(p *PatternPlan) string {
+	var s []string
+	if p.Desc {
+		s = append(s, "ScanIndexForward=false")
+	}
+	if p.Limit > 0 {
+		s = append(s, fmt.Sprintf("Limit=%d", p.Limit))
+	}
+	if p.Consistent {
+		s = append(s, "ConsistentRead=true")
+	}
+	if p.Requests > 1 {
+		s = append(s, fmt.Sprintf("%d requests merged", p.Requests))
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(s, ", ") + "]"
+}
+
+func writeDiagnostics(b *strings.Builder, ds []Diagnostic) {
+	if len(ds) == 0 {
+		b.WriteString("\nno findings\n")
+		return
+	}
+	b.WriteString("\nfindings\n")
+	for _, x := range ds {
+		b.WriteString("  " + x.String() + "\n")
+	}
+}
+
+// WriteMarkdown writes the validation table (pattern, operation, index, key
+// condition) and the key layout of each index, per entity.
+func (d *Design) WriteMarkdown(w io.Writer) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "# %s\n\n", d.Table)
+	fmt.Fprintf(b, "%d GSI(s); lower bound %d.\n\n", len(d.Indexes), d.LowerBound)
+	b.WriteString("## Access patterns\n\n")
+	b.WriteString("| # | Pattern | Operation | Index | Key condition | Requests |\n|---|---|---|---|---|---|\n")
+	for i, p := range d.Patterns {
+		op, ix, cond := p.Operation, p.Index, "`"+p.Text+"`"+extras(p)
+		if !p.Served() {
+			op, ix, cond = "**Scan**", "—", "not served: "+p.Reason
+		}
+		if ix == Table {
+			ix = "base"
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d |\n", i+1, p.Name, op, ix, mdEscape(cond), p.Requests)
+	}
+	indexes := []string{Table}
+	for _, ix := range d.Indexes {
+		indexes = append(indexes, ix.Name)
+	}
+	b.WriteString("\n## Key layout\n")
+	for _, name := range indexes {
+		pk, sk := d.KeyNames(name)
+		title := "Base table"
+		if ix := d.Index(name); ix != nil {
+			title = fmt.Sprintf("%s (projection %s)", name, ix.ProjectionText())
+		}
+		fmt.Fprintf(b, "\n### %s\n\n| Entity | %s | %s | Attributes |\n|---|---|---|---|\n", title, pk, sk)
+		for _, e := range d.Entities {
+			k := e.Key(name)
+			if k == nil {
+				continue
+			}
+			var attrs []string
+			for _, a := range d.model.Entity(e.Name).Attributes {
+				attrs = append(attrs, a.Name)
+			}
+			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, strings.Join(attrs, ", "), when(k.When))
+		}
+	}
+	if len(d.Diagnostics) > 0 {
+		b.WriteString("\n## Findings\n\n| Id | Severity | Subject | Message |\n|---|---|---|---|\n")
+		for _, x := range d.Diagnostics {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", x.ID, x.Severity, x.Subject, mdEscape(x.Message))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -1,0 +1,393 @@
+package patterns
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// layout is a set of entity keys over indexes: what the matcher proves
+// patterns against, both for designed and for hand-made layouts.
+type layout struct {
+	m       *Model
+	indexes []string // Table first, then GSIs
+	keys    map[string][]*EntityKey
+}
+
+func (ly *layout) key(entity, index string) *EntityKey {
+	for _, k := range ly.keys[entity] {
+		if k.Index == index {
+			return k
+		}
+	}
+	return nil
+}
+
+// whereOf returns the pattern's equality attributes (a get defaults to the id).
+func whereOf(m *Model, p *Pattern) []string {
+	if len(p.Where) == 0 && p.Op == OpGet && len(p.Entities) == 1 {
+		if e := m.Entity(p.Entities[0]); e != nil {
+			return e.ID
+		}
+	}
+	return p.Where
+}
+
+// serve finds the first index (base table first) that serves p in one
+// request, or says for each index why it does not.
+func (ly *layout) serve(p *Pattern) *PatternPlan {
+	var reasons []string
+	for _, ix := range ly.indexes {
+		plan, reason := ly.serveOn(p, ix)
+		if plan != nil {
+			return plan
+		}
+		if reason != "" {
+			reasons = append(reasons, ix+": "+reason)
+		}
+	}
+	if len(reasons) == 0 {
+		reasons = append(reasons, "no index holds keys for "+strings.Join(p.Entities, ", "))
+	}
+	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: Table, Limit: p.Limit,
+		Consistent: p.Consistent, Reason: strings.Join(reasons, "; ")}
+}
+
+// known is what a pattern's caller supplies: equality attributes, and
+// filter constants with their values.
+type known struct {
+	eq     map[string]bool
+	consts map[string]string
+}
+
+func knownOf(m *Model, p *Pattern) known {
+	k := known{eq: map[string]bool{}, consts: map[string]string{}}
+	for _, a := range whereOf(m, p) {
+		k.eq[a] = true
+	}
+	for _, c := range p.Filter {
+		k.consts[c.Attr] = c.Value
+	}
+	return k
+}
+
+func (k known) has(a string) bool {
+	_, c := k.consts[a]
+	return k.eq[a] || c
+}
+
+// subst replaces placeholders of filter constants with their encoded values.
+func (ly *layout) subst(t Template, e *Entity, k known) Template {
+	var out Template
+	for _, s := range t {
+		if v, ok := k.consts[s.Attr]; ok && s.Attr != "" {
+			if a := e.Attr(s.Attr); a != nil {
+				if enc, err := a.EncodeKey(v); err == nil {
+					out = out.lit(enc)
+					continue
+				}
+			}
+		}
+		if s.Lit != "" {
+			out = out.lit(s.Lit)
+		} else {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// skWalk consumes the leading sort-key attributes the caller knows. It
+// returns the condition prefix (literals up to the first unknown attribute),
+// the segment count of the part that holds known attributes, the first
+// unknown attribute ("" when the whole key is known) and what was consumed.
+func skWalk(sk Template, k known, consumed map[string]bool) (prefix Template, keyed int, next string) {
+	for i, s := range sk {
+		if s.Attr != "" && !k.has(s.Attr) {
+			return sk[:i], keyed, s.Attr
+		}
+		if s.Attr != "" {
+			consumed[s.Attr] = true
+			keyed = i + 1
+		}
+	}
+	return sk, keyed, ""
+}
+
+func (ly *layout) serveOn(p *Pattern, index string) (*PatternPlan, string) {
+	if len(p.Entities) == 1 {
+		return ly.single(p, index)
+	}
+	return ly.multi(p, index)
+}
+
+func (ly *layout) checkWhen(ek *EntityKey, k known) string {
+	for _, c := range ek.When {
+		if v, ok := k.consts[c.Attr]; !ok || v != c.Value {
+			return fmt.Sprintf("it holds only items with %s=%s; add filter {%s: %s} to read it", c.Attr, c.Value, c.Attr, c.Value)
+		}
+	}
+	return ""
+}
+
+func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
+	e := ly.m.Entity(p.Entities[0])
+	ek := ly.key(e.Name, index)
+	if ek == nil {
+		return nil, ""
+	}
+	k := knownOf(ly.m, p)
+	if r := ly.checkWhen(ek, k); r != "" {
+		return nil, r
+	}
+	consumed := map[string]bool{}
+	for _, c := range ek.When {
+		consumed[c.Attr] = true
+	}
+	for _, a := range ek.PK.Attrs() {
+		if !k.has(a) {
+			return nil, fmt.Sprintf("its partition key %s needs %s in where", ek.PK, a)
+		}
+		consumed[a] = true
+	}
+	prefix, _, next := skWalk(ek.SK, k, consumed)
+	if r := leftover(k, consumed, ek); r != "" {
+		return nil, r
+	}
+	if p.Sort != "" && next != p.Sort {
+		return nil, fmt.Sprintf("its sort key %s does not order by %s after the equality attributes", ek.SK, p.Sort)
+	}
+	full := next == ""
+	if index == Table && p.Op == OpGet && !full {
+		return nil, fmt.Sprintf("GetItem needs the whole sort key %s, but %s is not in where", ek.SK, next)
+	}
+	kc := &KeyCondition{PK: ly.subst(ek.PK, e, k), SortAttr: p.Sort}
+	switch {
+	case full && len(ek.SK) > 0:
+		kc.SKOp, kc.SK = "=", ly.subst(prefix, e, k)
+	case len(prefix) > 0:
+		kc.SKOp, kc.SK = "begins_with", ly.subst(prefix, e, k)
+	}
+	if other := ly.overlap(index, kc.PK, kc, []string{e.Name}); other != "" {
+		return nil, fmt.Sprintf("the key condition %s would also read %s items", kc.Render("PK", "SK"), other)
+	}
+	// A prefix that is only the entity's tag adds nothing when no other
+	// entity can share the partition: drop it (SK stays, for range bounds).
+	if kc.SKOp == "begins_with" && len(kc.SK.Attrs()) == 0 && ly.overlap(index, kc.PK, &KeyCondition{PK: kc.PK}, []string{e.Name}) == "" {
+		kc.SKOp = ""
+	}
+	return ly.plan(p, index, kc, ek.PK), ""
+}
+
+// leftover reports equality attributes or constants the key cannot apply.
+func leftover(k known, consumed map[string]bool, ek *EntityKey) string {
+	var extra []string
+	for a := range k.eq {
+		if !consumed[a] {
+			extra = append(extra, a)
+		}
+	}
+	for a := range k.consts {
+		if !consumed[a] {
+			extra = append(extra, a)
+		}
+	}
+	if len(extra) == 0 {
+		return ""
+	}
+	sort.Strings(extra)
+	return fmt.Sprintf("%s would need a FilterExpression: key %s / %s does not lead with it", strings.Join(extra, ", "), ek.PK, ek.SK)
+}
+
+func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
+	op := Query
+	if index == Table && p.Op == OpGet && kc.SKOp == "=" || index == Table && p.Op == OpGet && len(ly.key(p.Entities[0], Table).SK) == 0 {
+		op = GetItem
+	}
+	requests := 1
+	if n := pk.Shards(); n > 0 {
+		requests = n
+	}
+	pn, sn := "PK", "SK"
+	if index != Table {
+		pn, sn = index+"PK", index+"SK"
+	}
+	return &PatternPlan{
+		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
+		Text: kc.Render(pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
+	}
+}
+
+// overlap names an entity outside self whose items on index the condition
+// could also read.
+func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []string) string {
+	for _, e := range ly.m.Entities {
+		if contains(self, e.Name) {
+			continue
+		}
+		ek := ly.key(e.Name, index)
+		if ek == nil || !ek.PK.mayEqual(pk) {
+			continue
+		}
+		switch kc.SKOp {
+		case "", "begins_with":
+			if ek.SK.mayStartWith(kc.SK) {
+				return e.Name
+			}
+		case "=":
+			if ek.SK.mayEqual(kc.SK) {
+				return e.Name
+			}
+		}
+	}
+	return ""
+}
+
+// multi serves an item-collection query: all entities share the partition
+// key, and their sort keys form one contiguous range holding no other
+// entity's items.
+func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
+	k := knownOf(ly.m, p)
+	var pk, base Template
+	var first *Entity
+	consumed := map[string]bool{}
+	for i, name := range p.Entities {
+		e := ly.m.Entity(name)
+		ek := ly.key(name, index)
+		if ek == nil {
+			return nil, ""
+		}
+		if r := ly.checkWhen(ek, k); r != "" {
+			return nil, name + ": " + r
+		}
+		for _, c := range ek.When {
+			consumed[c.Attr] = true
+		}
+		epk := ly.subst(ek.PK, e, k)
+		for _, a := range epk.Attrs() {
+			if !k.has(a) {
+				return nil, fmt.Sprintf("the partition key %s needs %s in where", ek.PK, a)
+			}
+			consumed[a] = true
+		}
+		c := map[string]bool{}
+		_, keyed, _ := skWalk(ek.SK, k, c)
+		eb := ly.subst(ek.SK[:keyed], e, k)
+		for a := range c {
+			consumed[a] = true
+		}
+		if i == 0 {
+			pk, base, first = epk, eb, e
+			continue
+		}
+		if !epk.Equal(pk) {
+			return nil, fmt.Sprintf("%s and %s do not share a partition (%s vs %s)", first.Name, name, pk, epk)
+		}
+		if !eb.Equal(base) {
+			return nil, fmt.Sprintf("%s and %s sort keys do not share the prefix %s", first.Name, name, base)
+		}
+	}
+	if r := leftover(k, consumed, &EntityKey{PK: pk, SK: base}); r != "" {
+		return nil, r
+	}
+	kc := &KeyCondition{PK: pk}
+	// Every entity whose items the partition and the base prefix can hold.
+	type member struct {
+		name, tag string
+		literal   bool
+	}
+	var visible []member
+	outside := false
+	for _, e := range ly.m.Entities {
+		ek := ly.key(e.Name, index)
+		if ek == nil || !ek.PK.mayEqual(pk) || !ek.SK.mayStartWith(base) {
+			continue
+		}
+		in := contains(p.Entities, e.Name)
+		outside = outside || !in
+		m := member{name: e.Name}
+		if in || len(ek.SK) >= len(base) && ek.SK[:len(base)].Equal(base) {
+			m.tag, m.literal = tagOf(ek.SK[min(len(base), len(ek.SK)):])
+		}
+		visible = append(visible, m)
+	}
+	if !outside {
+		if len(base) > 0 {
+			kc.SKOp, kc.SK = "begins_with", base
+		}
+		return ly.plan(p, index, kc, pk), ""
+	}
+	sort.SliceStable(visible, func(i, j int) bool { return visible[i].tag < visible[j].tag })
+	lo, hi := -1, -1
+	for i, v := range visible {
+		if !v.literal {
+			return nil, fmt.Sprintf("%s's sort key does not start with a constant, so its items cannot be told apart by range", v.name)
+		}
+		if contains(p.Entities, v.name) {
+			if lo < 0 {
+				lo = i
+			}
+			hi = i
+		}
+	}
+	var tags []string
+	for i := lo; i <= hi; i++ {
+		v := visible[i]
+		if !contains(p.Entities, v.name) {
+			return nil, fmt.Sprintf("%s items sort between %s and %s in this partition; reading the collection would read them too", v.name, visible[lo].name, visible[hi].name)
+		}
+		tags = append(tags, v.tag)
+	}
+	for _, v := range visible {
+		if !contains(p.Entities, v.name) && contains(tags, v.tag) {
+			return nil, fmt.Sprintf("%s shares the sort-key tag %q with the collection", v.name, v.tag)
+		}
+	}
+	lcp := commonPrefix(tags)
+	clean := lcp != ""
+	for _, v := range visible {
+		if !contains(p.Entities, v.name) && strings.HasPrefix(v.tag, lcp) {
+			clean = false
+		}
+	}
+	if clean {
+		kc.SKOp, kc.SK = "begins_with", base.lit(lcp)
+	} else {
+		kc.SKOp, kc.SK = "between", base.lit(tags[0])
+		if last := tags[len(tags)-1]; last == "" {
+			kc.Upper = base
+		} else {
+			kc.Upper = base.lit(last + "$")
+		}
+	}
+	return ly.plan(p, index, kc, pk), ""
+}
+
+// tagOf returns the constant that leads a sort-key remainder, up to the
+// separator, and whether it is wholly constant.
+func tagOf(rest Template) (string, bool) {
+	if len(rest) == 0 {
+		return "", true
+	}
+	if rest[0].Lit == "" {
+		return "", false
+	}
+	lit := rest[0].Lit
+	if i := strings.IndexByte(lit, Sep); i >= 0 {
+		return lit[:i], true
+	}
+	return lit, len(rest) == 1
+}
+
+func commonPrefix(ss []string) string {
+	if len(ss) == 0 {
+		return ""
+	}
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}

@@ -1,0 +1,365 @@
+package patterns
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Validate checks a model built in Go the way [Parse] checks a file: every
+// name resolves, types fit, and patterns are well formed. Problems are
+// joined and match [ErrInvalidModel].
+func (m *Model) Validate() error { return m.validate(m.Source) }
+
+func (m *Model) validate(file string) error {
+	l := &errorList{file: file}
+	if m.Table == "" {
+		l.add(m.Pos, "table", "missing; expected the table's logical name")
+	}
+	if len(m.Entities) == 0 {
+		l.add(m.Pos, "entities", "expected at least one entity")
+	}
+	var names []string
+	tags := map[string]string{}
+	for _, e := range m.Entities {
+		if contains(names, e.Name) {
+			l.add(e.Pos, "entities."+e.Name, "duplicate entity name %q", e.Name)
+		}
+		names = append(names, e.Name)
+		if other, clash := tags[Tag(e.Name)]; clash {
+			l.add(e.Pos, "entities."+e.Name, "entity names %q and %q give the same key tag %q; rename one", other, e.Name, Tag(e.Name))
+		}
+		tags[Tag(e.Name)] = e.Name
+	}
+	for _, e := range m.Entities {
+		m.validateEntity(l, e, names)
+	}
+	m.validateWithin(l)
+	var pnames []string
+	for _, p := range m.Patterns {
+		if contains(pnames, p.Name) {
+			l.add(p.Pos, "patterns."+p.Name, "duplicate pattern name %q", p.Name)
+		}
+		pnames = append(pnames, p.Name)
+		m.validatePattern(l, p, names)
+	}
+	if len(m.Patterns) == 0 {
+		l.add(m.Pos, "patterns", "expected at least one pattern: the questions the table must answer")
+	}
+	if len(l.errs) == 0 {
+		m.validateKeys(l)
+		m.validateExamples(l, pnames)
+	}
+	return l.err()
+}
+
+// Tag is the constant that marks an entity's items in keys: its name in
+// upper case.
+func Tag(entity string) string { return strings.ToUpper(entity) }
+
+func (m *Model) validateEntity(l *errorList, e *Entity, entities []string) {
+	path := "entities." + e.Name
+	var attrs []string
+	ttl := ""
+	for _, a := range e.Attributes {
+		ap := path + ".attributes." + a.Name
+		if contains(attrs, a.Name) {
+			l.add(a.Pos, ap, "duplicate attribute %q", a.Name)
+		}
+		attrs = append(attrs, a.Name)
+		switch {
+		case a.Type == "":
+			// reported by the loader
+		case len(a.Values) > 0 && a.Type != TypeString:
+			l.add(a.Pos, ap+".values", "values make an enum of strings; type is %s", a.Type)
+		case (a.Min != nil || a.Max != nil || a.Digits > 0) && a.Type != TypeNumber:
+			l.add(a.Pos, ap, "min, max and digits apply to numbers; type is %s", a.Type)
+		case a.Digits > 0 && (a.Min != nil || a.Max != nil):
+			l.add(a.Pos, ap+".digits", "give either digits or min/max, not both")
+		case a.Min != nil && a.Max != nil && *a.Min > *a.Max:
+			l.add(a.Pos, ap+".min", "min %d is above max %d", *a.Min, *a.Max)
+		case a.MaxLength > 0 && a.Type != TypeString:
+			l.add(a.Pos, ap+".maxLength", "maxLength applies to strings; type is %s", a.Type)
+		}
+		if a.Type == TypeTTL {
+			if ttl != "" {
+				l.add(a.Pos, ap, "an entity has at most one ttl attribute; %q is one already", ttl)
+			}
+			ttl = a.Name
+		}
+	}
+	if len(e.ID) == 0 {
+		l.add(e.Pos, path+".id", "missing; expected the attributes that identify one item, e.g. id: [%s]", firstOr(attrs, "playerId"))
+	}
+	for _, id := range e.ID {
+		a := e.Attr(id)
+		if a == nil {
+			l.unknown(e.field("id"), path+".id", "attribute", id, attrs)
+			continue
+		}
+		if a.Optional {
+			l.add(e.field("id"), path+".id", "id attribute %q cannot be optional", id)
+		}
+		if a.Type == TypeTTL {
+			l.add(e.field("id"), path+".id", "id attribute %q is a ttl; an item's identity cannot expire", id)
+		}
+	}
+	if e.Within != "" {
+		if e.Within == e.Name {
+			l.add(e.field("within"), path+".within", "an entity cannot live within itself")
+		} else if m.Entity(e.Within) == nil {
+			l.unknown(e.field("within"), path+".within", "entity", e.Within, entities)
+		}
+	}
+}
+
+// validateWithin rejects cycles and children that lack the attributes of
+// their root's partition key (they must live in that partition).
+func (m *Model) validateWithin(l *errorList) {
+	for _, e := range m.Entities {
+		seen := map[string]bool{e.Name: true}
+		for p := m.Entity(e.Within); p != nil; p = m.Entity(p.Within) {
+			if seen[p.Name] {
+				l.add(e.field("within"), "entities."+e.Name+".within", "within forms a cycle through %q", p.Name)
+				break
+			}
+			seen[p.Name] = true
+			if p.Within == "" && len(p.ID) > 0 && e.Attr(p.ID[0]) == nil {
+				l.add(e.field("within"), "entities."+e.Name+".within",
+					"%s lives in %s's partition, whose key needs %q; add %s to %s's attributes (and id)", e.Name, p.Name, p.ID[0], p.ID[0], e.Name)
+			}
+		}
+	}
+}
+
+// attrNames lists the attributes of the named entities, without repeats.
+func (m *Model) attrNames(entities []string) []string {
+	var out []string
+	for _, n := range entities {
+		if e := m.Entity(n); e != nil {
+			for _, a := range e.Attributes {
+				if !contains(out, a.Name) {
+					out = append(out, a.Name)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
+	path := "patterns." + p.Name
+	op := string(p.Op)
+	var ents []*Entity
+	for _, n := range p.Entities {
+		e := m.Entity(n)
+		if e == nil {
+			l.unknown(p.field(op), path+"."+op, "entity", n, entities)
+			continue
+		}
+		ents = append(ents, e)
+	}
+	if p.Op == "" || len(ents) != len(p.Entities) {
+		return
+	}
+	if len(p.Entities) == 0 {
+		l.add(p.field(op), path+"."+op, "expected an entity name")
+		return
+	}
+	if p.Op == OpGet && len(p.Entities) > 1 {
+		l.add(p.field(op), path+".get", "get reads one entity; use query: [%s] for an item collection", strings.Join(p.Entities, ", "))
+	}
+	// An attribute named in a pattern must exist on every entity it reads.
+	need := func(field, attr string) bool {
+		for _, e := range ents {
+			if e.Attr(attr) == nil {
+				var attrs []string
+				for _, a := range e.Attributes {
+					attrs = append(attrs, a.Name)
+				}
+				l.unknown(p.field(field), path+"."+field, "attribute of "+e.Name, attr, attrs)
+				return false
+			}
+		}
+		return true
+	}
+	for _, a := range p.Where {
+		need("where", a)
+	}
+	if p.Sort != "" && need("sort", p.Sort) {
+		if contains(p.Where, p.Sort) {
+			l.add(p.field("sort"), path+".sort", "%q is in where already; sort names the attribute the caller ranges over or orders by", p.Sort)
+		}
+		if len(ents) > 1 {
+			l.add(p.field("sort"), path+".sort", "a collection query returns items in key order; sort applies to a query of one entity")
+		}
+	}
+	if p.Desc && p.Sort == "" {
+		l.add(p.field("sort"), path+".sort", "desc needs a sort attribute")
+	}
+	for _, c := range p.Filter {
+		if !need("filter", c.Attr) {
+			continue
+		}
+		if contains(p.Where, c.Attr) {
+			l.add(p.field("filter"), path+".filter."+c.Attr, "%q is in where already", c.Attr)
+		}
+		for _, e := range ents {
+			if err := e.Attr(c.Attr).Check(c.Value); err != nil {
+				l.add(p.field("filter"), path+".filter."+c.Attr, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", c.Attr)))
+				break
+			}
+		}
+	}
+	all := m.attrNames(p.Entities)
+	for _, a := range p.Returns {
+		if !contains(all, a) {
+			l.unknown(p.field("returns"), path+".returns", "attribute", a, all)
+		}
+	}
+	if p.Unique && p.Op != OpGet {
+		l.add(p.field("unique"), path+".unique", "unique declares an alternate key: it applies to a get")
+	}
+	if p.Unique && len(ents) == 1 && len(p.Where) == 0 {
+		l.add(p.field("unique"), path+".unique", "a get by id is unique already; unique applies to a get by other attributes (where)")
+	}
+	if p.Shards > 1 && p.Consistent {
+		l.add(p.field("shards"), path+".shards", "a sharded read is served by a GSI, which cannot be read strongly consistent")
+	}
+}
+
+func (m *Model) validateKeys(l *errorList) {
+	explicit := m.Explicit()
+	for _, e := range m.Entities {
+		path := "entities." + e.Name + ".keys"
+		if explicit && len(e.Keys) == 0 {
+			l.add(e.Pos, path, "missing; when one entity gives explicit keys every entity must (mixed layouts are not supported)")
+			continue
+		}
+		hasTable := false
+		for _, ks := range e.Keys {
+			kp := path + "." + ks.Index
+			if ks.Index == Table {
+				hasTable = true
+			} else if !validIndexName(ks.Index) {
+				l.add(ks.Pos, kp, "%q is not an index name; expected %q or 3-255 of [a-zA-Z0-9_.-]", ks.Index, Table)
+			}
+			if ks.PK == "" {
+				l.add(ks.Pos, kp+".pk", "missing; expected a template such as \"%s#{%s}\"", Tag(e.Name), firstOr(e.ID, "id"))
+			}
+			for field, text := range map[string]string{"pk": ks.PK, "sk": ks.SK} {
+				if text == "" {
+					continue
+				}
+				t, err := ParseTemplate(text)
+				if err != nil {
+					l.add(ks.Pos, kp+"."+field, "%v", err)
+					continue
+				}
+				for _, a := range t.Attrs() {
+					if e.Attr(a) == nil {
+						var attrs []string
+						for _, x := range e.Attributes {
+							attrs = append(attrs, x.Name)
+						}
+						l.unknown(ks.Pos, kp+"."+field, "attribute", a, attrs)
+					}
+				}
+			}
+		}
+		if explicit && !hasTable {
+			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", Table)
+		}
+	}
+}
+
+// validIndexName is DynamoDB's rule for table and index names.
+func validIndexName(s string) bool {
+	if len(s) < 3 || len(s) > 255 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r == '.' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model) validateExamples(l *errorList, patterns []string) {
+	if m.Examples == nil {
+		return
+	}
+	var items []string
+	for _, it := range m.Examples.Items {
+		path := "examples.items." + it.Name
+		items = append(items, it.Name)
+		e := m.Entity(it.Entity)
+		if e == nil {
+			var names []string
+			for _, x := range m.Entities {
+				names = append(names, x.Name)
+			}
+			l.unknown(it.Pos, path, "entity", it.Entity, names)
+			continue
+		}
+		var attrs []string
+		for _, a := range e.Attributes {
+			attrs = append(attrs, a.Name)
+			v, ok := it.Values[a.Name]
+			if !ok {
+				if !a.Optional {
+					l.add(it.Pos, path+"."+a.Name, "missing; %s.%s is required (mark it optional: true if items may lack it)", e.Name, a.Name)
+				}
+				continue
+			}
+			if err := a.checkValue(v); err != nil {
+				l.add(it.Pos, path+"."+a.Name, "%v", err)
+			}
+		}
+		for name := range it.Values {
+			if e.Attr(name) == nil {
+				l.unknown(it.Pos, path, "attribute of "+e.Name, name, attrs)
+			}
+		}
+	}
+	for i, x := range m.Examples.Expect {
+		path := fmt.Sprintf("examples.expect[%d]", i)
+		p := m.Pattern(x.Pattern)
+		if p == nil {
+			if x.Pattern != "" {
+				l.unknown(x.Pos, path+".pattern", "pattern", x.Pattern, patterns)
+			}
+			continue
+		}
+		for _, a := range whereOf(m, p) {
+			if _, ok := x.Params[a]; !ok {
+				l.add(x.Pos, path+".params."+a, "missing; pattern %s needs %s", p.Name, a)
+			}
+		}
+		for _, name := range x.Items {
+			if !contains(items, name) {
+				l.unknown(x.Pos, path+".items", "example item", name, items)
+			}
+		}
+	}
+}
+
+// checkValue checks a stored (not necessarily key) value of the attribute.
+func (a *Attribute) checkValue(v any) error {
+	if a.Type == TypeNumber {
+		if _, ok := toFloat(v); !ok {
+			return &ValueError{Attr: a.Name, Value: v, Msg: "expected a number"}
+		}
+		if a.Min == nil && a.Max == nil && a.Digits == 0 {
+			return nil
+		}
+	}
+	return a.Check(v)
+}
+
+func firstOr(list []string, def string) string {
+	if len(list) > 0 {
+		return list[0]
+	}
+	return def
+}
