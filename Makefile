@@ -26,7 +26,7 @@ bench:
 ## fuzz: fuzz the loader and planner for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
-	$(GO) test ./patterns -run '^$$' -fuzz FuzzPlan -fuzztime $(FUZZTIME)
+	$(GO) test ./patterns -run '^$$' -fuzz FuzzPlan -fuzztime $(FUZZTIME) -fuzzminimizetime 100x
 
 ## plan: print the plans of the example models.
 plan:

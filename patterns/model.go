@@ -18,6 +18,9 @@ type Model struct {
 	Source string `json:"-"`
 	// Pos is where `table` was declared.
 	Pos Pos `json:"-"`
+
+	entityIdx  map[string]*Entity
+	patternIdx map[string]*Pattern
 }
 
 // Pos is a position in a model file (1-based; zero when unknown).
@@ -156,6 +159,9 @@ type Expectation struct {
 
 // Entity returns the named entity, or nil.
 func (m *Model) Entity(name string) *Entity {
+	if e, ok := m.entityIdx[name]; ok && e.Name == name {
+		return e
+	}
 	for _, e := range m.Entities {
 		if e.Name == name {
 			return e
@@ -166,6 +172,9 @@ func (m *Model) Entity(name string) *Entity {
 
 // Pattern returns the named pattern, or nil.
 func (m *Model) Pattern(name string) *Pattern {
+	if p, ok := m.patternIdx[name]; ok && p.Name == name {
+		return p
+	}
 	for _, p := range m.Patterns {
 		if p.Name == name {
 			return p

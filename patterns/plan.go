@@ -21,10 +21,10 @@ func Plan(m *Model) (*Design, error) {
 	var ly *layout
 	if d.Explicit {
 		ly = explicitLayout(m)
-		d.LowerBound = lowerBound(m, planShapes(m, ly))
+		d.LowerBound = lowerBound(m, planShapes(m, ly, m.Patterns))
 	} else {
 		ly = designLayout(m)
-		shapes := planShapes(m, ly)
+		shapes := planShapes(m, ly, m.Patterns)
 		d.LowerBound = lowerBound(m, shapes)
 		n := color(shapes, d.LowerBound)
 		for i := range n {
@@ -65,9 +65,9 @@ func Plan(m *Model) (*Design, error) {
 
 func gsiName(i int) string { return fmt.Sprintf("GSI%d", i+1) }
 
-// planShapes lists the GSI shapes the patterns the base table cannot serve
-// need, given the layout's base keys.
-func planShapes(m *Model, ly *layout) []*shape {
+// planShapes lists the GSI shapes that those of pats the base table cannot
+// serve need, given the layout's base keys.
+func planShapes(m *Model, ly *layout, pats []*Pattern) []*shape {
 	base := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
 	for e, keys := range ly.keys {
 		for _, k := range keys {
@@ -78,7 +78,7 @@ func planShapes(m *Model, ly *layout) []*shape {
 	}
 	single := map[string][]*requirement{}
 	var coupled []*requirement
-	for _, p := range m.Patterns {
+	for _, p := range pats {
 		if plan := base.serve(p); plan.Served() {
 			continue
 		}
@@ -167,20 +167,19 @@ func designLayout(m *Model) *layout {
 			for _, a := range pkAttrs {
 				pk = pk.lit(string(Sep)).attr(a)
 			}
-			keys := map[string]*EntityKey{}
-			for _, e := range tree {
-				keys[e.Name] = bestSortKey(m, e, pk, pkAttrs)
-			}
-			trial := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
-			for n, ks := range ly.keys {
-				trial.keys[n] = ks
-			}
-			for n, k := range keys {
-				trial.keys[n] = []*EntityKey{k}
-			}
-			score := treeScore(m, trial, tree)
-			if best == nil || score[0] < bestScore[0] || score[0] == bestScore[0] && score[1] < bestScore[1] {
-				best, bestScore = keys, score
+			for _, nest := range []bool{false, true} {
+				keys := treeKeys(m, tree, pk, pkAttrs, nest)
+				if keys == nil {
+					continue
+				}
+				trial := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+				for n, k := range keys {
+					trial.keys[n] = []*EntityKey{k}
+				}
+				score := treeScore(m, trial, tree, touching(m, tree))
+				if best == nil || score[0] < bestScore[0] || score[0] == bestScore[0] && score[1] < bestScore[1] {
+					best, bestScore = keys, score
+				}
 			}
 		}
 		for n, k := range best {
@@ -198,9 +197,23 @@ func attrNamesOf(e *Entity) []string {
 	return out
 }
 
+// touching lists the patterns that read any of the entities.
+func touching(m *Model, tree []*Entity) []*Pattern {
+	var out []*Pattern
+	for _, p := range m.Patterns {
+		for _, e := range tree {
+			if contains(p.Entities, e.Name) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
 // treeScore is (the most shapes one tree entity needs, the total).
-func treeScore(m *Model, ly *layout, tree []*Entity) [2]int {
-	shapes := planShapes(m, ly)
+func treeScore(m *Model, ly *layout, tree []*Entity, pats []*Pattern) [2]int {
+	shapes := planShapes(m, ly, pats)
 	var score [2]int
 	for _, e := range tree {
 		n := 0
@@ -215,10 +228,56 @@ func treeScore(m *Model, ly *layout, tree []*Entity) [2]int {
 	return score
 }
 
-// bestSortKey orders the rest of the entity's id in its sort key so that
-// the base table serves as many of its single-entity patterns as it can.
-func bestSortKey(m *Model, e *Entity, pk Template, pkAttrs []string) *EntityKey {
-	rest := minus(e.ID, pkAttrs)
+// treeKeys gives every entity of an item collection its base key. Flat:
+// each sort key is the entity's tag and the rest of its id. Nested: a child
+// that a collection pattern reads together with its parent extends the
+// parent's sort key, so the parent and its children form one key range
+// (Room ROOM, Member ROOM#MEMBER#{userId}); nil when nesting changes nothing.
+func treeKeys(m *Model, tree []*Entity, pk Template, pkAttrs []string, nest bool) map[string]*EntityKey {
+	keys := map[string]*EntityKey{}
+	nested := false
+	var place func(e *Entity) *EntityKey
+	place = func(e *Entity) *EntityKey {
+		if k, ok := keys[e.Name]; ok {
+			return k
+		}
+		var prefix Template
+		used := pkAttrs
+		if parent := m.Entity(e.Within); nest && parent != nil && readTogether(m, e.Name, parent.Name) {
+			pkey := place(parent)
+			if subset(pkey.SK.Attrs(), e.ID) {
+				prefix = pkey.SK.lit(string(Sep))
+				used = append(append([]string(nil), pkAttrs...), pkey.SK.Attrs()...)
+				nested = true
+			}
+		}
+		keys[e.Name] = bestSortKey(m, e, pk, used, prefix)
+		return keys[e.Name]
+	}
+	for _, e := range tree {
+		place(e)
+	}
+	if nest && !nested {
+		return nil
+	}
+	return keys
+}
+
+// readTogether reports whether a collection pattern reads both entities.
+func readTogether(m *Model, a, b string) bool {
+	for _, p := range m.Patterns {
+		if len(p.Entities) > 1 && contains(p.Entities, a) && contains(p.Entities, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// bestSortKey orders the rest of the entity's id in its sort key, after
+// prefix and its tag, so that the base table serves as many of its
+// single-entity patterns as it can.
+func bestSortKey(m *Model, e *Entity, pk Template, used []string, prefix Template) *EntityKey {
+	rest := minus(e.ID, used)
 	orders := [][]string{rest}
 	if len(rest) > 1 && len(rest) <= 4 {
 		orders = permutations(rest)
@@ -226,7 +285,7 @@ func bestSortKey(m *Model, e *Entity, pk Template, pkAttrs []string) *EntityKey 
 	var best *EntityKey
 	bestServed := -1
 	for _, order := range orders {
-		sk := Template{}.lit(Tag(e.Name))
+		sk := prefix.lit(Tag(e.Name))
 		for _, a := range order {
 			sk = sk.lit(string(Sep)).attr(a)
 		}

@@ -222,7 +222,7 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 // could also read.
 func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []string) string {
 	for _, e := range ly.m.Entities {
-		if contains(self, e.Name) {
+		if contains(self, e.Name) || len(ly.keys[e.Name]) == 0 {
 			continue
 		}
 		ek := ly.key(e.Name, index)
@@ -291,10 +291,13 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		return nil, r
 	}
 	kc := &KeyCondition{PK: pk}
-	// Every entity whose items the partition and the base prefix can hold.
+	// Every entity whose items the partition and the base prefix can hold,
+	// with the range of sort-key text (after the prefix) its items take.
 	type member struct {
-		name, tag string
-		literal   bool
+		name string
+		in   bool
+		r    region
+		ok   bool
 	}
 	var visible []member
 	outside := false
@@ -303,13 +306,12 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if ek == nil || !ek.PK.mayEqual(pk) || !ek.SK.mayStartWith(base) {
 			continue
 		}
-		in := contains(p.Entities, e.Name)
-		outside = outside || !in
-		m := member{name: e.Name}
-		if in || len(ek.SK) >= len(base) && ek.SK[:len(base)].Equal(base) {
-			m.tag, m.literal = tagOf(ek.SK[min(len(base), len(ek.SK)):])
+		v := member{name: e.Name, in: contains(p.Entities, e.Name)}
+		outside = outside || !v.in
+		if sk := ly.subst(ek.SK, e, k); len(sk) >= len(base) && sk[:len(base)].Equal(base) {
+			v.r, v.ok = regionOf(sk[len(base):])
 		}
-		visible = append(visible, m)
+		visible = append(visible, v)
 	}
 	if !outside {
 		if len(base) > 0 {
@@ -317,66 +319,79 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		}
 		return ly.plan(p, index, kc, pk), ""
 	}
-	sort.SliceStable(visible, func(i, j int) bool { return visible[i].tag < visible[j].tag })
-	lo, hi := -1, -1
-	for i, v := range visible {
-		if !v.literal {
-			return nil, fmt.Sprintf("%s's sort key does not start with a constant, so its items cannot be told apart by range", v.name)
+	var leads []string
+	lo, hi := "", ""
+	for _, v := range visible {
+		if !v.ok {
+			return nil, fmt.Sprintf("%s's sort key does not start with a constant ending in '#', so its items cannot be told apart by range", v.name)
 		}
-		if contains(p.Entities, v.name) {
-			if lo < 0 {
-				lo = i
+		if v.in {
+			leads = append(leads, v.r.lead)
+			if lo == "" || v.r.lo < lo {
+				lo = v.r.lo
 			}
-			hi = i
+			hi = max(hi, v.r.hi)
 		}
 	}
-	var tags []string
-	for i := lo; i <= hi; i++ {
-		v := visible[i]
-		if !contains(p.Entities, v.name) {
-			return nil, fmt.Sprintf("%s items sort between %s and %s in this partition; reading the collection would read them too", v.name, visible[lo].name, visible[hi].name)
-		}
-		tags = append(tags, v.tag)
-	}
+	// Prefer begins_with(common prefix); else BETWEEN the members' extremes.
+	prefix := commonPrefix(leads)
+	clean, between := prefix != "", true
 	for _, v := range visible {
-		if !contains(p.Entities, v.name) && contains(tags, v.tag) {
-			return nil, fmt.Sprintf("%s shares the sort-key tag %q with the collection", v.name, v.tag)
+		if v.in {
+			continue
 		}
-	}
-	lcp := commonPrefix(tags)
-	clean := lcp != ""
-	for _, v := range visible {
-		if !contains(p.Entities, v.name) && strings.HasPrefix(v.tag, lcp) {
+		if v.r.hasPrefixOverlap(prefix) {
 			clean = false
 		}
-	}
-	if clean {
-		kc.SKOp, kc.SK = "begins_with", base.lit(lcp)
-	} else {
-		kc.SKOp, kc.SK = "between", base.lit(tags[0])
-		if last := tags[len(tags)-1]; last == "" {
-			kc.Upper = base
-		} else {
-			kc.Upper = base.lit(last + "$")
+		if !(v.r.hi < lo || v.r.lo > hi) {
+			between = false
 		}
+	}
+	switch {
+	case clean:
+		kc.SKOp, kc.SK = "begins_with", base.lit(prefix)
+	case between:
+		kc.SKOp, kc.SK, kc.Upper = "between", base.lit(lo), base.lit(hi)
+	default:
+		var others []string
+		for _, v := range visible {
+			if !v.in {
+				others = append(others, v.name)
+			}
+		}
+		return nil, fmt.Sprintf("%s items sort among the collection's in this partition; no one key range reads the collection without them", strings.Join(others, ", "))
 	}
 	return ly.plan(p, index, kc, pk), ""
 }
 
-// tagOf returns the constant that leads a sort-key remainder, up to the
-// separator, and whether it is wholly constant.
-func tagOf(rest Template) (string, bool) {
-	if len(rest) == 0 {
-		return "", true
+// region is the range of sort-key text an entity's items take: one point
+// (a constant sort key), or every key starting with lead (a constant ending
+// in the separator, then values), which all lie in [lead, lead-with-'$').
+type region struct {
+	lead, lo, hi string
+	point        bool
+}
+
+func regionOf(rest Template) (region, bool) {
+	lead := ""
+	for i, s := range rest {
+		if s.Lit == "" {
+			if !strings.HasSuffix(lead, string(Sep)) {
+				return region{}, false
+			}
+			return region{lead: lead, lo: lead, hi: lead[:len(lead)-1] + "$"}, i > 0
+		}
+		lead += s.Lit
 	}
-	if rest[0].Lit == "" {
-		return "", false
+	return region{lead: lead, lo: lead, hi: lead, point: true}, true
+}
+
+// hasPrefixOverlap reports whether begins_with(prefix) could read the region.
+func (r region) hasPrefixOverlap(prefix string) bool {
+	if r.point {
+		return strings.HasPrefix(r.lead, prefix)
 	}
-	lit := rest[0].Lit
-	if i := strings.IndexByte(lit, Sep); i >= 0 {
-		return lit[:i], true
-	}
-	return lit, len(rest) == 1
+	return strings.HasPrefix(r.lead, prefix) || strings.HasPrefix(prefix, r.lead)
 }
 
 func commonPrefix(ss []string) string {

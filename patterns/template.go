@@ -230,6 +230,14 @@ func leadLit(p part) string {
 
 // mayEqual reports whether the two templates can render the same value.
 func (t Template) mayEqual(u Template) bool {
+	// Fast path: leading constant parts (up to a separator) that differ.
+	if len(t) > 0 && len(u) > 0 {
+		a, aok := firstPart(t[0].Lit)
+		b, bok := firstPart(u[0].Lit)
+		if aok && bok && a != b {
+			return false
+		}
+	}
 	tp, up := t.parts(), u.parts()
 	if len(tp) != len(up) {
 		return false
@@ -240,6 +248,15 @@ func (t Template) mayEqual(u Template) bool {
 		}
 	}
 	return true
+}
+
+// firstPart returns a literal's text before its first separator, if it has one.
+func firstPart(lit string) (string, bool) {
+	i := strings.IndexByte(lit, Sep)
+	if i < 0 {
+		return "", false
+	}
+	return lit[:i], true
 }
 
 // mayStartWith reports whether a value rendered from t can begin with a

@@ -12,6 +12,18 @@ func (m *Model) Validate() error { return m.validate(m.Source) }
 
 func (m *Model) validate(file string) error {
 	l := &errorList{file: file}
+	m.entityIdx = make(map[string]*Entity, len(m.Entities))
+	for _, e := range m.Entities {
+		if _, dup := m.entityIdx[e.Name]; !dup {
+			m.entityIdx[e.Name] = e
+		}
+	}
+	m.patternIdx = make(map[string]*Pattern, len(m.Patterns))
+	for _, p := range m.Patterns {
+		if _, dup := m.patternIdx[p.Name]; !dup {
+			m.patternIdx[p.Name] = p
+		}
+	}
 	if m.Table == "" {
 		l.add(m.Pos, "table", "missing; expected the table's logical name")
 	}
@@ -245,6 +257,9 @@ func (m *Model) validateKeys(l *errorList) {
 			}
 			if ks.PK == "" {
 				l.add(ks.Pos, kp+".pk", "missing; expected a template such as \"%s#{%s}\"", Tag(e.Name), firstOr(e.ID, "id"))
+			}
+			if ks.SK == "" {
+				l.add(ks.Pos, kp+".sk", "missing; every index has a sort key (a constant such as %s will do)", Tag(e.Name))
 			}
 			for field, text := range map[string]string{"pk": ks.PK, "sk": ks.SK} {
 				if text == "" {

@@ -30,6 +30,8 @@ const usage = `keyplan: DynamoDB single-table design from access patterns
 usage:
   keyplan plan FILE [--format text|json|markdown] [--strict]
       design (or check a hand-made layout) and print the plan
+  keyplan schema
+      print the JSON Schema of model files, for editors
   keyplan help
       this text
 
@@ -48,6 +50,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "plan":
 		return plan(args[1:], stdout, stderr)
+	case "schema":
+		if len(args) > 1 {
+			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
+			return exitUsage
+		}
+		_, _ = stdout.Write(patterns.Schema)
+		return exitClean
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitClean

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func keyplan(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The JSON output contract of DESIGN.md.
+func TestPlanJSONContract(t *testing.T) {
+	code, out, errs := keyplan("plan", "../../examples/leaderboard.yaml", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var v struct {
+		Table   *string `json:"table"`
+		Indexes []struct {
+			Name       string `json:"name"`
+			Projection string `json:"projection"`
+		} `json:"indexes"`
+		Patterns []struct {
+			Name      string `json:"name"`
+			Operation string `json:"operation"`
+			Index     string `json:"index"`
+			Requests  int    `json:"requests"`
+		} `json:"patterns"`
+		LowerBound  *int              `json:"lowerBound"`
+		Diagnostics []json.RawMessage `json:"diagnostics"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if dec.More() {
+		t.Error("more than one JSON value printed")
+	}
+	if v.Table == nil || *v.Table != "Leaderboard" || v.LowerBound == nil || *v.LowerBound != 2 || v.Diagnostics == nil {
+		t.Errorf("table/lowerBound/diagnostics missing: %s", out)
+	}
+	for _, ix := range v.Indexes {
+		if ix.Name == "" || !strings.Contains("ALL INCLUDE KEYS_ONLY", ix.Projection) || ix.Projection == "" {
+			t.Errorf("index %+v", ix)
+		}
+	}
+	if len(v.Patterns) != 5 {
+		t.Fatalf("%d patterns", len(v.Patterns))
+	}
+	for _, p := range v.Patterns {
+		if p.Operation != "GetItem" && p.Operation != "Query" || p.Index == "" || p.Requests != 1 {
+			t.Errorf("pattern %+v", p)
+		}
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	scan := write(t, "scan.yaml", `table: T
+entities:
+  User:
+    id: [userId]
+    attributes: {userId: string, email: string}
+    keys: {table: {pk: "USER#{userId}", sk: USER}}
+patterns:
+  ByEmail: {get: User, where: [email]}
+`)
+	bad := write(t, "bad.yaml", "table: T\nentities:\n  User: {id: [userId], attributes: {userId: strng}}\npatterns:\n  G: {get: User}\n")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"clean", []string{"plan", "../../examples/ecommerce.yaml"}, 0, "table Shop (designed)", ""},
+		{"markdown", []string{"plan", "--format", "markdown", "../../examples/ecommerce.yaml"}, 0, "| # | Pattern | Operation | Index | Key condition | Requests |", ""},
+		{"finding", []string{"plan", scan}, 1, "[KP103] pattern ByEmail", ""},
+		{"unusable input", []string{"plan", bad}, 2, "", `bad.yaml:3:45: entities.User.attributes.userId: unknown type "strng"`},
+		{"missing file", []string{"plan", "nope.yaml"}, 2, "", "nope.yaml: no such file"},
+		{"no file", []string{"plan"}, 2, "", "expected one model FILE, got 0"},
+		{"bad format", []string{"plan", "../../examples/ecommerce.yaml", "--format", "xml"}, 2, "", `unknown --format "xml"`},
+		{"unknown command", []string{"deploy"}, 2, "", `unknown command "deploy"`},
+		{"no command", nil, 2, "", "usage:"},
+		{"schema", []string{"schema"}, 0, `"$schema": "https://json-schema.org/draft/2020-12/schema"`, ""},
+		{"help", []string{"help"}, 0, "exit codes: 0 clean", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := keyplan(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errs)
+			}
+			if !strings.Contains(out, tt.stdout) {
+				t.Errorf("stdout %q lacks %q", out, tt.stdout)
+			}
+			if !strings.Contains(errs, tt.stderr) {
+				t.Errorf("stderr %q lacks %q", errs, tt.stderr)
+			}
+		})
+	}
+}

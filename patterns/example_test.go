@@ -1,0 +1,73 @@
+package patterns_test
+
+import (
+	"fmt"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+func ExamplePlan() {
+	m, err := patterns.Parse("leaderboard.yaml", []byte(`
+table: Leaderboard
+entities:
+  Player:
+    id: [playerId]
+    attributes:
+      playerId: string
+      handle: string
+      season: string
+      rating: {type: number, min: 0, max: 99999}
+patterns:
+  GetPlayer:         {get: Player}
+  SeasonLeaderboard: {query: Player, where: [season], sort: rating desc, limit: 100, returns: [handle]}
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, _ := patterns.Plan(m)
+	for _, p := range d.Patterns {
+		fmt.Printf("%s: %s on %s: %s\n", p.Name, p.Operation, p.Index, p.Text)
+	}
+	fmt.Println(d.Indexes[0].Name, d.Indexes[0].ProjectionText())
+	// Output:
+	// GetPlayer: GetItem on table: PK = "PLAYER#{playerId}" AND SK = "PLAYER"
+	// SeasonLeaderboard: Query on GSI1: GSI1PK = "PLAYER#SEASON#{season}", GSI1SK ordered by rating
+	// GSI1 INCLUDE (handle)
+}
+
+func ExampleParse_errors() {
+	_, err := patterns.Parse("model.yaml", []byte(`
+table: Leaderboard
+entities:
+  Player:
+    id: [playerId]
+    attributes: {playerId: string, rating: number}
+patterns:
+  Top: {query: Player, sort: ratng desc}
+`))
+	fmt.Println(err)
+	// Output:
+	// model.yaml:8:30: patterns.Top.sort: unknown attribute of Player "ratng"; expected one of: playerId, rating (did you mean "rating"?)
+}
+
+func ExampleAttribute_EncodeKey() {
+	rating := &patterns.Attribute{Name: "rating", Type: patterns.TypeNumber, Min: new(int64), Max: ptr(int64(99999))}
+	for _, v := range []int{9, 1000} {
+		s, _ := rating.EncodeKey(v)
+		fmt.Println(s)
+	}
+	delta := &patterns.Attribute{Name: "delta", Type: patterns.TypeNumber, Digits: 3}
+	for _, v := range []int{-20, -5, 3} {
+		s, _ := delta.EncodeKey(v)
+		fmt.Println(s)
+	}
+	// Output:
+	// 00009
+	// 01000
+	// 0979
+	// 0994
+	// 1002
+}
+
+func ptr[T any](v T) *T { return &v }

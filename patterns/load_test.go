@@ -1,0 +1,203 @@
+package patterns
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const validModel = `table: Leaderboard
+entities:
+  Player:
+    id: [playerId]
+    attributes:
+      playerId: string
+      handle: string
+      season: {type: string, cardinality: 8}
+      rating: {type: number, min: 0, max: 99999}
+patterns:
+  GetPlayer: {get: Player}
+  SeasonLeaderboard: {query: Player, where: [season], sort: rating desc}
+`
+
+func TestParseValid(t *testing.T) {
+	m, err := Parse("model.yaml", []byte(validModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := m.Pattern("SeasonLeaderboard")
+	if p == nil || p.Op != OpQuery || p.Sort != "rating" || !p.Desc || len(p.Where) != 1 {
+		t.Fatalf("pattern parsed as %+v", p)
+	}
+	if a := m.Entity("Player").Attr("rating"); a == nil || a.Type != TypeNumber || *a.Max != 99999 {
+		t.Fatalf("rating parsed as %+v", a)
+	}
+	if pos := m.Entity("Player").Pos; pos.Line != 3 || pos.Col != 3 {
+		t.Errorf("Player at %+v, want 3:3", pos)
+	}
+}
+
+// JSON and YAML of the same structure load to the same model.
+func TestParseJSONSameAsYAML(t *testing.T) {
+	js := `{
+	"table": "Leaderboard",
+	"entities": {"Player": {"id": ["playerId"], "attributes": {"playerId": "string", "handle": "string",
+		"season": {"type": "string", "cardinality": 8}, "rating": {"type": "number", "min": 0, "max": 99999}}}},
+	"patterns": {"GetPlayer": {"get": "Player"}, "SeasonLeaderboard": {"query": "Player", "where": ["season"], "sort": "rating desc"}}
+}`
+	mj, err := Parse("model.json", []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	my, _ := Parse("model.yaml", []byte(validModel))
+	dj, _ := Plan(mj)
+	dy, _ := Plan(my)
+	var bj, by strings.Builder
+	_ = dj.WriteText(&bj)
+	_ = dy.WriteText(&by)
+	if bj.String() != by.String() {
+		t.Errorf("JSON plan:\n%s\nYAML plan:\n%s", bj.String(), by.String())
+	}
+	bad := "{\n\t\"table\": \"T\",\n\t\"entities\": {\"A\": {\"id\": [\"x\"], \"attributes\": {\"x\": \"strin\"}}},\n\t\"patterns\": {}\n}"
+	_, err = Parse("model.json", []byte(bad))
+	if err == nil || !strings.Contains(err.Error(), "model.json:3:54") || !strings.Contains(err.Error(), `did you mean "string"?`) {
+		t.Errorf("JSON error = %v, want position 3:54 and a suggestion", err)
+	}
+}
+
+func TestParseBadInput(t *testing.T) {
+	tests := []struct {
+		name  string
+		model string
+		want  []string // each must appear in one error line
+	}{
+		{
+			name:  "unknown entity",
+			model: strings.Replace(validModel, "{get: Player}", "{get: Playr}", 1),
+			want:  []string{`model.yaml:11:20: patterns.GetPlayer.get: unknown entity "Playr"; expected one of: Player (did you mean "Player"?)`},
+		},
+		{
+			name:  "unknown attribute in where",
+			model: strings.Replace(validModel, "where: [season]", "where: [seson]", 1),
+			want:  []string{`model.yaml:12:45: patterns.SeasonLeaderboard.where: unknown attribute of Player "seson"`, `did you mean "season"?`},
+		},
+		{
+			name:  "sort on an attribute the entity lacks",
+			model: strings.Replace(validModel, "sort: rating desc", "sort: rank desc", 1),
+			want:  []string{`patterns.SeasonLeaderboard.sort: unknown attribute of Player "rank"`, "expected one of: playerId, handle, season, rating"},
+		},
+		{
+			name:  "wrong type",
+			model: strings.Replace(validModel, "handle: string", "handle: strnig", 1),
+			want:  []string{`model.yaml:7:15: entities.Player.attributes.handle: unknown type "strnig"`, `did you mean "string"?`},
+		},
+		{
+			name:  "wrong value type",
+			model: strings.Replace(validModel, "max: 99999", "max: lots", 1),
+			want:  []string{`model.yaml:9:43: entities.Player.attributes.rating.max: expected a whole number, found "lots"`},
+		},
+		{
+			name:  "missing id",
+			model: strings.Replace(validModel, "    id: [playerId]\n", "", 1),
+			want:  []string{`entities.Player.id: missing; expected the attributes that identify one item`},
+		},
+		{
+			name:  "id names an unknown attribute",
+			model: strings.Replace(validModel, "id: [playerId]", "id: [playerID]", 1),
+			want:  []string{`model.yaml:4:9: entities.Player.id: unknown attribute "playerID"`, `did you mean "playerId"?`},
+		},
+		{
+			name:  "duplicate pattern names",
+			model: validModel + "  GetPlayer: {get: Player}\n",
+			want:  []string{`model.yaml:13:3: patterns.GetPlayer: duplicate name "GetPlayer" (first declared at line 11)`},
+		},
+		{
+			name:  "duplicate attribute",
+			model: strings.Replace(validModel, "      handle: string\n", "      handle: string\n      handle: string\n", 1),
+			want:  []string{`entities.Player.attributes.handle: duplicate name "handle" (first declared at line 7)`},
+		},
+		{
+			name:  "yaml syntax error",
+			model: "table: T\nentities:\n  Player: {id: [playerId\n",
+			want:  []string{"model.yaml:", "syntax error"},
+		},
+		{
+			name:  "unknown field",
+			model: strings.Replace(validModel, "{get: Player}", "{get: Player, limt: 3}", 1),
+			want:  []string{`model.yaml:11:28: patterns.GetPlayer: unknown field "limt"`, `did you mean "limit"?`},
+		},
+		{
+			name:  "bad sort direction",
+			model: strings.Replace(validModel, "sort: rating desc", "sort: rating down", 1),
+			want:  []string{`patterns.SeasonLeaderboard.sort: expected "ATTRIBUTE", "ATTRIBUTE asc" or "ATTRIBUTE desc", found "rating down"`},
+		},
+		{
+			name:  "get of a collection",
+			model: strings.Replace(validModel, "{get: Player}", "{get: [Player, Player2]}", 1),
+			want:  []string{`unknown entity "Player2"`},
+		},
+		{
+			name:  "enum filter value",
+			model: strings.Replace(validModel, "handle: string", "handle: {type: string, values: [a, b]}", 1) + "  ByHandle: {query: Player, filter: {handle: c}}\n",
+			want:  []string{`patterns.ByHandle.filter.handle: value c: expected one of a, b`},
+		},
+		{
+			name:  "empty file",
+			model: "",
+			want:  []string{"model.yaml:1:1: the file is empty"},
+		},
+		{
+			name:  "not a mapping",
+			model: "- a\n- b\n",
+			want:  []string{"model.yaml:1:1: expected a mapping, found a list"},
+		},
+		{
+			name:  "within an unknown entity",
+			model: strings.Replace(validModel, "    id: [playerId]\n", "    id: [playerId]\n    within: Team\n", 1),
+			want:  []string{`entities.Player.within: unknown entity "Team"`},
+		},
+		{
+			name:  "child lacks the partition attribute",
+			model: strings.Replace(validModel, "patterns:", "  Match:\n    id: [matchId]\n    within: Player\n    attributes: {matchId: string}\npatterns:", 1),
+			want:  []string{`entities.Match.within: Match lives in Player's partition, whose key needs "playerId"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("model.yaml", []byte(tt.model))
+			if err == nil {
+				t.Fatal("Parse succeeded, want an error")
+			}
+			if !errors.Is(err, ErrInvalidModel) {
+				t.Errorf("error does not match ErrInvalidModel: %v", err)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.File != "model.yaml" || e.Pos.Line == 0 {
+				t.Errorf("error is not a positioned *Error: %#v", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error:\n%v\nwant it to contain:\n%s", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Every problem is reported at once, not just the first.
+func TestParseCollectsAllErrors(t *testing.T) {
+	model := strings.NewReplacer("{get: Player}", "{get: Playr}", "sort: rating desc", "sort: rank").Replace(validModel)
+	_, err := Parse("model.yaml", []byte(model))
+	if got := strings.Count(err.Error(), "\n") + 1; got != 2 {
+		t.Errorf("got %d errors, want 2:\n%v", got, err)
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	if !errors.Is(err, ErrInvalidModel) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Load of a missing file: %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+package patterns
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+)
+
+func compileSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(Schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("keyplan.schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("keyplan.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// yamlToJSON reads YAML into the values a JSON decoder would make.
+func yamlToJSON(t *testing.T, src []byte) any {
+	t.Helper()
+	var v any
+	if err := yaml.Unmarshal(src, &v); err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The schema accepts every model the loader accepts in the repository, and
+// rejects what the loader rejects for the same reason.
+func TestSchemaAgreesWithLoader(t *testing.T) {
+	s := compileSchema(t)
+	for _, f := range models(t) {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(yamlToJSON(t, src)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if err := s.Validate(yamlToJSON(t, []byte(handmade))); err != nil {
+		t.Errorf("hand-made layout: %v", err)
+	}
+	bad := map[string]string{
+		"unknown field":  strings.Replace(validModel, "{get: Player}", "{get: Player, limt: 3}", 1),
+		"unknown type":   strings.Replace(validModel, "handle: string", "handle: strnig", 1),
+		"get and query":  strings.Replace(validModel, "{get: Player}", "{get: Player, query: Player}", 1),
+		"bad sort":       strings.Replace(validModel, "sort: rating desc", "sort: rating down", 1),
+		"missing id":     strings.Replace(validModel, "    id: [playerId]\n", "", 1),
+		"missing table":  strings.Replace(validModel, "table: Leaderboard\n", "", 1),
+		"digits too big": strings.Replace(validModel, "min: 0, max: 99999", "digits: 19", 1),
+	}
+	for name, model := range bad {
+		if _, err := Parse("model.yaml", []byte(model)); err == nil {
+			t.Errorf("%s: the loader accepts it", name)
+		}
+		if err := s.Validate(yamlToJSON(t, []byte(model))); err == nil {
+			t.Errorf("%s: the schema accepts it", name)
+		}
+	}
+}
