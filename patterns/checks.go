@@ -1,26 +1,498 @@
 package patterns
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
 
-// Check runs every rule over a design and returns the findings.
+// Rule is one design check: a stable id (never reused or renumbered once
+// released), a severity, and a small pure function over the design.
+// Documented with a failing and a passing example in docs/checks.md.
+type Rule struct {
+	ID       string
+	Severity string
+	Title    string
+	check    func(d *Design) []finding
+}
+
+// finding is what a rule function reports; Check adds the rule's id,
+// severity and the model file.
+type finding struct {
+	subject string
+	pos     Pos
+	msg     string
+	fix     string
+}
+
+// Limits that are warnings, not errors.
+const (
+	// WarnGSIs is the GSI count past which every write fans out enough to
+	// suggest a redesign.
+	WarnGSIs = 5
+	// LowCardinality is the number of distinct partition values below which
+	// a partition key concentrates traffic on few partitions.
+	LowCardinality = 100
+)
+
+// Rules is the catalog, in id order.
+var Rules = []*Rule{
+	{"KP101", SeverityError, "No pattern needs a Scan", ruleScan},
+	{"KP102", SeverityError, "Strong reads only on the base table", ruleStrongOnGSI},
+	{"KP103", SeverityError, "A hand-made layout serves every pattern", ruleExplicitUnservable},
+	{"KP104", SeverityError, "A hand-made base key identifies one item", ruleExplicitIdentity},
+	{"KP201", SeverityError, "Numbers in hand-made sort keys have a fixed width", ruleUnpadded},
+	{"KP202", SeverityError, "A shared key attribute has one type", ruleTypeClash},
+	{"KP203", SeverityError, "Key values fit DynamoDB's key size limits", ruleKeySize},
+	{"KP204", SeverityWarning, "Key sizes are provable", ruleKeySizeUnknown},
+	{"KP301", SeverityError, "At most 20 GSIs", ruleGSILimit},
+	{"KP302", SeverityWarning, "At most 5 GSIs", ruleGSIWarn},
+	{"KP303", SeverityError, "At most 100 projected non-key attributes", ruleProjectedAttrs},
+	{"KP304", SeverityError, "Items fit in 400 KB", ruleItemSize},
+	{"KP305", SeverityError, "The TTL attribute is one number attribute", ruleTTL},
+	{"KP306", SeverityError, "Table and index names are valid", ruleNames},
+	{"KP401", SeverityWarning, "No hot partitions", ruleHotPartition},
+	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
+}
+
+// Rule returns the catalog entry with the id, or nil.
+func RuleByID(id string) *Rule {
+	for _, r := range Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// Check runs every rule over a design and returns the findings, by position.
 func Check(d *Design) []Diagnostic {
-	var out []Diagnostic
-	m := d.model
+	out := []Diagnostic{}
+	for _, r := range Rules {
+		for _, f := range r.check(d) {
+			out = append(out, Diagnostic{ID: r.ID, Severity: r.Severity, Subject: f.subject, Message: f.msg, Fix: f.fix,
+				File: d.model.Source, Pos: f.pos})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+	return out
+}
+
+func pattern(p *Pattern) string { return "pattern " + p.Name }
+func entity(e *Entity) string   { return "entity " + e.Name }
+
+// KP101: no index's partition key is given by the pattern, so only a Scan
+// finds its items (or, in a designed layout, it is not one request).
+func ruleScan(d *Design) []finding {
+	var out []finding
 	for _, pp := range d.Patterns {
-		p := m.Pattern(pp.Name)
-		if !pp.Served() {
-			id, msg := "KP101", "needs a Scan or more than one request: "+pp.Reason
-			if d.Explicit {
-				id, msg = "KP103", "the hand-made layout cannot serve it in one request: "+pp.Reason
-			}
-			out = append(out, Diagnostic{ID: id, Severity: SeverityError, Subject: "pattern " + pp.Name, Message: msg, File: m.Source, Pos: p.Pos})
+		if pp.Served() || d.Explicit && !pp.scan {
 			continue
 		}
-		if pp.Consistent && pp.Index != Table {
-			out = append(out, Diagnostic{ID: "KP102", Severity: SeverityError, Subject: "pattern " + pp.Name,
-				Message: fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
-				File:    m.Source, Pos: p.field("consistent")})
+		p := d.model.Pattern(pp.Name)
+		msg := "needs a Scan: no index's partition key is given by where and filter (" + pp.Reason + ")"
+		if !pp.scan {
+			msg = "needs more than one request: " + pp.Reason
 		}
+		out = append(out, finding{pattern(p), p.Pos, msg,
+			"add a key (or let keyplan design one) whose partition key the pattern's where attributes fill"})
+	}
+	return out
+}
+
+// KP102: ConsistentRead on a GSI is rejected by DynamoDB.
+func ruleStrongOnGSI(d *Design) []finding {
+	var out []finding
+	for _, pp := range d.Patterns {
+		if pp.Served() && pp.Consistent && pp.Index != Table {
+			p := d.model.Pattern(pp.Name)
+			out = append(out, finding{pattern(p), p.field("consistent"),
+				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
+				"drop consistent: true, or read by the base table's key (get by id)"})
+		}
+	}
+	return out
+}
+
+// KP103: a hand-made layout addresses the pattern's partition but cannot
+// serve it in one request without a FilterExpression, client-side sorting,
+// or reading other entities' items.
+func ruleExplicitUnservable(d *Design) []finding {
+	if !d.Explicit {
+		return nil
+	}
+	var out []finding
+	for _, pp := range d.Patterns {
+		if !pp.Served() && !pp.scan {
+			p := d.model.Pattern(pp.Name)
+			out = append(out, finding{pattern(p), p.Pos, "the hand-made layout cannot serve it in one request: " + pp.Reason,
+				"add or change a key so that it starts with the pattern's equality attributes, then its sort attribute; or remove keys and let keyplan design them"})
+		}
+	}
+	return out
+}
+
+// KP104: a base key that lacks an id attribute lets two items overwrite
+// each other.
+func ruleExplicitIdentity(d *Design) []finding {
+	if !d.Explicit {
+		return nil
+	}
+	var out []finding
+	for _, e := range d.model.Entities {
+		k := d.Entity(e.Name).Key(Table)
+		if k == nil {
+			continue
+		}
+		keyed := append(k.PK.Attrs(), k.SK.Attrs()...)
+		if missing := minus(e.ID, keyed); len(missing) > 0 {
+			out = append(out, finding{entity(e), e.field("keys"),
+				fmt.Sprintf("the base key %s / %s lacks id attribute(s) %s: two %s items with the same key overwrite each other", k.PK, k.SK, strings.Join(missing, ", "), e.Name),
+				"put every id attribute in the base table's pk or sk"})
+		}
+	}
+	return out
+}
+
+// KP201: an integer without a declared range has no width keyplan can
+// promise, so a hand-made sort key would order it wrongly by hand.
+func ruleUnpadded(d *Design) []finding {
+	if !d.Explicit {
+		return nil
+	}
+	var out []finding
+	for _, e := range d.model.Entities {
+		for _, k := range d.Entity(e.Name).Keys {
+			for _, a := range k.SK.Attrs() {
+				if attr := e.Attr(a); attr != nil && (attr.Type == TypeNumber || attr.Type == TypeTTL) && !attr.FixedWidth() {
+					out = append(out, finding{entity(e), attr.Pos,
+						fmt.Sprintf("number %q is in the sort key %s on %s without min/max or digits: its string order is not its numeric order unless it is zero-padded to a fixed width", a, k.SK, k.Index),
+						fmt.Sprintf("declare %s's range: {type: number, min: …, max: …} or digits: N", a)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// encoding names how an attribute is rendered in keys; equal encodings
+// render equal values to equal text.
+func encoding(a *Attribute) string {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		lo, hi, _ := a.bounds()
+		return fmt.Sprintf("number %d..%d", lo, hi)
+	case TypeString:
+		return "string"
+	}
+	return string(a.Type)
+}
+
+// KP202: entities that share a partition key on an index must encode its
+// attributes alike, or one value gives two partitions.
+func ruleTypeClash(d *Design) []finding {
+	type use struct {
+		entity *Entity
+		attr   *Attribute
+	}
+	groups := map[string][]use{}
+	var order []string
+	for _, e := range d.model.Entities {
+		for _, k := range d.Entity(e.Name).Keys {
+			for _, a := range k.PK.Attrs() {
+				g := k.Index + " " + k.PK.String() + " " + a
+				if _, ok := groups[g]; !ok {
+					order = append(order, g)
+				}
+				groups[g] = append(groups[g], use{e, e.Attr(a)})
+			}
+		}
+	}
+	var out []finding
+	for _, g := range order {
+		us := groups[g]
+		for _, u := range us[1:] {
+			if encoding(u.attr) != encoding(us[0].attr) {
+				parts := strings.SplitN(g, " ", 3)
+				out = append(out, finding{entity(u.entity), u.attr.Pos,
+					fmt.Sprintf("%s.%s is %s but %s.%s is %s, and both are in the partition key %s on %s", u.entity.Name, u.attr.Name, encoding(u.attr), us[0].entity.Name, us[0].attr.Name, encoding(us[0].attr), parts[1], parts[0]),
+					fmt.Sprintf("declare %s with the same type (and range) in both entities", u.attr.Name)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// keyBytes is the most bytes a key value rendered from t can take, and the
+// attributes whose size is unbounded.
+func keyBytes(e *Entity, t Template) (int, []string) {
+	n := 0
+	var unbounded []string
+	for _, s := range t {
+		switch {
+		case s.Shards > 0:
+			n += len(fmt.Sprint(s.Shards - 1))
+		case s.Attr != "":
+			if b, ok := e.Attr(s.Attr).MaxKeyBytes(); ok {
+				n += b
+			} else {
+				unbounded = append(unbounded, s.Attr)
+			}
+		default:
+			n += len(s.Lit)
+		}
+	}
+	return n, unbounded
+}
+
+// KP203: key values longer than DynamoDB accepts fail at write time.
+func ruleKeySize(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		for _, k := range d.Entity(e.Name).Keys {
+			for _, part := range []struct {
+				t     Template
+				name  string
+				limit int
+			}{{k.PK, "partition", MaxPartitionKeyBytes}, {k.SK, "sort", MaxSortKeyBytes}} {
+				if n, _ := keyBytes(e, part.t); n > part.limit {
+					out = append(out, finding{entity(e), e.Pos,
+						fmt.Sprintf("the %s key %s on %s can take %d bytes; DynamoDB allows %d", part.name, part.t, k.Index, n, part.limit),
+						"lower the maxLength of the attributes in the key"})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// KP204: a key over a string without maxLength cannot be proven to fit.
+func ruleKeySizeUnknown(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		var unbounded []string
+		for _, k := range d.Entity(e.Name).Keys {
+			for _, t := range []Template{k.PK, k.SK} {
+				_, u := keyBytes(e, t)
+				for _, a := range u {
+					if !contains(unbounded, a) {
+						unbounded = append(unbounded, a)
+					}
+				}
+			}
+		}
+		if len(unbounded) > 0 {
+			out = append(out, finding{entity(e), e.Pos,
+				fmt.Sprintf("key attribute(s) %s have no maxLength, so keyplan cannot prove the keys fit in %d (partition) / %d (sort) bytes", strings.Join(unbounded, ", "), MaxPartitionKeyBytes, MaxSortKeyBytes),
+				"declare {type: string, maxLength: N} for each"})
+		}
+	}
+	return out
+}
+
+// KP301: DynamoDB's default quota.
+func ruleGSILimit(d *Design) []finding {
+	if len(d.Indexes) <= MaxGSIs {
+		return nil
+	}
+	return []finding{{"table " + d.Table, d.model.Pos,
+		fmt.Sprintf("the design needs %d GSIs; DynamoDB allows %d per table", len(d.Indexes), MaxGSIs),
+		"merge patterns that differ only in sort order, or serve some from the base table by changing ids or within"}}
+}
+
+// KP302: every GSI multiplies writes.
+func ruleGSIWarn(d *Design) []finding {
+	if len(d.Indexes) <= WarnGSIs || len(d.Indexes) > MaxGSIs {
+		return nil
+	}
+	return []finding{{"table " + d.Table, d.model.Pos,
+		fmt.Sprintf("the design needs %d GSIs (lower bound %d): each write to an entity on every one of them costs a write per GSI", len(d.Indexes), d.LowerBound),
+		"look for patterns that can share a shape or be served by the base table"}}
+}
+
+// KP303: the NonKeyAttributes of all indexes together count at most 100.
+func ruleProjectedAttrs(d *Design) []finding {
+	n := 0
+	for _, ix := range d.Indexes {
+		n += len(ix.NonKeyAttributes)
+	}
+	if n <= MaxProjectedAttributes {
+		return nil
+	}
+	return []finding{{"table " + d.Table, d.model.Pos,
+		fmt.Sprintf("the GSIs project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
+		"narrow the patterns' returns, or let a pattern read whole items (ALL projects without naming attributes)"}}
+}
+
+// maxValueBytes is the most bytes an attribute's stored value takes, and
+// whether that is known.
+func maxValueBytes(a *Attribute) (int, bool) {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		return 21, true // DynamoDB numbers: up to 38 significant digits
+	case TypeTime:
+		return len(time3339), true
+	case TypeBool:
+		return 1, true
+	}
+	if len(a.Values) > 0 {
+		return a.MaxKeyBytes()
+	}
+	if a.MaxLength > 0 {
+		return a.MaxLength, true
+	}
+	return 0, false
+}
+
+const time3339 = "2006-01-02T15:04:05.999999999Z07:00"
+
+// KP304: items over 400 KB cannot be written.
+func ruleItemSize(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		n, known := 0, true
+		for _, a := range e.Attributes {
+			b, ok := maxValueBytes(a)
+			known = known && ok
+			n += len(a.Name) + b
+		}
+		for _, k := range d.Entity(e.Name).Keys {
+			pk, sk := d.KeyNames(k.Index)
+			pb, _ := keyBytes(e, k.PK)
+			sb, _ := keyBytes(e, k.SK)
+			n += len(pk) + len(sk) + pb + sb
+		}
+		if known && n > MaxItemBytes {
+			out = append(out, finding{entity(e), e.Pos,
+				fmt.Sprintf("an item can take %d bytes with its keys; DynamoDB allows %d (400 KB)", n, MaxItemBytes),
+				"keep large values in S3 and store their key, or lower maxLength"})
+		}
+	}
+	return out
+}
+
+// KP305: the table has one TTL attribute; DynamoDB expires items by it only
+// when it holds a number, and expires any item whose number it holds.
+func ruleTTL(d *Design) []finding {
+	var out []finding
+	ttl := ""
+	for _, e := range d.model.Entities {
+		a := e.TTLAttr()
+		if a == nil {
+			continue
+		}
+		if ttl == "" {
+			ttl = a.Name
+		} else if a.Name != ttl {
+			out = append(out, finding{entity(e), a.Pos,
+				fmt.Sprintf("ttl attribute %q differs from the table's TTL attribute %q: %s items would never expire", a.Name, ttl, e.Name),
+				fmt.Sprintf("rename it to %s", ttl)})
+		}
+	}
+	if ttl == "" {
+		return out
+	}
+	for _, e := range d.model.Entities {
+		a := e.Attr(ttl)
+		if a == nil || a.Type == TypeTTL {
+			continue
+		}
+		if a.Type == TypeNumber {
+			out = append(out, finding{entity(e), a.Pos,
+				fmt.Sprintf("%s.%s is a number named like the table's TTL attribute: DynamoDB would expire %s items by it", e.Name, ttl, e.Name),
+				fmt.Sprintf("declare it ttl if it is an expiry, else rename it")})
+			continue
+		}
+		out = append(out, finding{entity(e), a.Pos,
+			fmt.Sprintf("%s.%s is a %s, but the table's TTL attribute must hold a number (epoch seconds)", e.Name, ttl, a.Type),
+			"declare it ttl, or rename it"})
+	}
+	return out
+}
+
+// KP306: DynamoDB's naming rule for tables and indexes.
+func ruleNames(d *Design) []finding {
+	var out []finding
+	if !validIndexName(d.Table) {
+		out = append(out, finding{"table " + d.Table, d.model.Pos,
+			fmt.Sprintf("table name %q is not 3-255 characters of [a-zA-Z0-9_.-]", d.Table), "rename the table"})
+	}
+	for _, ix := range d.Indexes {
+		if !validIndexName(ix.Name) {
+			out = append(out, finding{"index " + ix.Name, d.model.Pos,
+				fmt.Sprintf("index name %q is not 3-255 characters of [a-zA-Z0-9_.-]", ix.Name), "rename the index in keys"})
+		}
+	}
+	return out
+}
+
+// cardinality is the number of distinct values an attribute takes, or 0
+// when unknown (assumed high).
+func cardinality(a *Attribute) int {
+	switch {
+	case len(a.Values) > 0:
+		return len(a.Values)
+	case a.Type == TypeBool:
+		return 2
+	}
+	return a.Cardinality
+}
+
+// KP401: a partition key that is constant or takes few values
+// concentrates a pattern's traffic on few partitions.
+func ruleHotPartition(d *Design) []finding {
+	var out []finding
+	for _, pp := range d.Patterns {
+		if !pp.Served() || pp.KeyCondition.PK.Shards() > 0 {
+			continue
+		}
+		p := d.model.Pattern(pp.Name)
+		e := d.model.Entity(pp.Entities[0])
+		attrs := pp.KeyCondition.PK.Attrs()
+		values, why := 1, ""
+		for _, a := range attrs {
+			c := cardinality(e.Attr(a))
+			if c == 0 {
+				values = 0
+				break
+			}
+			values *= c
+		}
+		switch {
+		case len(attrs) == 0:
+			why = fmt.Sprintf("its partition key %s is a constant: every read and write of it hits one partition", pp.KeyCondition.PK)
+		case values > 0 && values < LowCardinality:
+			why = fmt.Sprintf("its partition key %s takes at most %d values (%s): traffic concentrates on few partitions", pp.KeyCondition.PK, values, strings.Join(attrs, ", "))
+		default:
+			continue
+		}
+		out = append(out, finding{pattern(p), p.Pos, why,
+			"add shards: N (N ≥ 2) to write-shard the key and read it by scatter-gather, or partition by an attribute with more values"})
+	}
+	return out
+}
+
+// KP402: a get by attributes other than the id may match several items.
+func ruleNonUniqueGet(d *Design) []finding {
+	var out []finding
+	for _, p := range d.model.Patterns {
+		if p.Op != OpGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
+			continue
+		}
+		e := d.model.Entity(p.Entities[0])
+		if subset(e.ID, p.Where) {
+			continue
+		}
+		out = append(out, finding{pattern(p), p.field("where"),
+			fmt.Sprintf("a get by %s, which is not %s's id: several items may match and one is returned arbitrarily", strings.Join(p.Where, ", "), e.Name),
+			"declare unique: true (keyplan's runtime then keeps the values unique), or make it a query"})
 	}
 	return out
 }

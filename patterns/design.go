@@ -110,6 +110,9 @@ type PatternPlan struct {
 	Requests int `json:"requests"`
 	// Reason says why no index serves the pattern.
 	Reason string `json:"reason,omitempty"`
+
+	// scan is set when no index's partition key is given by the pattern.
+	scan bool
 }
 
 // Served reports whether an index serves the pattern.

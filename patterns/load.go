@@ -244,7 +244,7 @@ func (l *loader) number(n *yaml.Node, path string) float64 {
 
 var (
 	topFields     = []string{"table", "entities", "patterns", "examples"}
-	entityFields  = []string{"id", "within", "attributes", "keys"}
+	entityFields  = []string{"id", "within", "attributes", "keys", "writes"}
 	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional"}
 	keyFields     = []string{"pk", "sk"}
 	patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
@@ -294,6 +294,10 @@ func (l *loader) entity(f field) *Entity {
 		case "attributes":
 			for _, af := range l.fields(g.val, p, nil) {
 				e.Attributes = append(e.Attributes, l.attribute(af, p))
+			}
+		case "writes":
+			if e.Writes = l.number(g.val, p); e.Writes < 0 {
+				l.add(pos(g.val), p, "expected a rate of zero or more writes per second, found %v", e.Writes)
 			}
 		case "keys":
 			for _, kf := range l.fields(g.val, p, nil) {

@@ -41,6 +41,9 @@ type Entity struct {
 	// Keys, when set, is a hand-made layout: index name ("table", "GSI1", …)
 	// to key templates. The planner then checks it instead of designing one.
 	Keys []*KeySpec `json:"keys,omitempty"`
+	// Writes is the expected item writes per second (puts, updates and
+	// deletes), for the cost estimate.
+	Writes float64 `json:"writes,omitempty"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the entity was declared.

@@ -50,7 +50,30 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 		reasons = append(reasons, "no index holds keys for "+strings.Join(p.Entities, ", "))
 	}
 	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: Table, Limit: p.Limit,
-		Consistent: p.Consistent, Reason: strings.Join(reasons, "; ")}
+		Consistent: p.Consistent, Reason: strings.Join(reasons, "; "), scan: !ly.addressable(p)}
+}
+
+// addressable reports whether some index's partition key, for every entity
+// the pattern reads, is given by the pattern: otherwise only a Scan finds
+// the items.
+func (ly *layout) addressable(p *Pattern) bool {
+	k := knownOf(ly.m, p)
+next:
+	for _, ix := range ly.indexes {
+		for _, name := range p.Entities {
+			ek := ly.key(name, ix)
+			if ek == nil {
+				continue next
+			}
+			for _, a := range ek.PK.Attrs() {
+				if !k.has(a) {
+					continue next
+				}
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // known is what a pattern's caller supplies: equality attributes, and

@@ -71,7 +71,7 @@ func TestPlanJSONContract(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	scan := write(t, "scan.yaml", `table: T
+	scan := write(t, "scan.yaml", `table: Things
 entities:
   User:
     id: [userId]
@@ -90,7 +90,7 @@ patterns:
 	}{
 		{"clean", []string{"plan", "../../examples/ecommerce.yaml"}, 0, "table Shop (designed)", ""},
 		{"markdown", []string{"plan", "--format", "markdown", "../../examples/ecommerce.yaml"}, 0, "| # | Pattern | Operation | Index | Key condition | Requests |", ""},
-		{"finding", []string{"plan", scan}, 1, "[KP103] pattern ByEmail", ""},
+		{"finding", []string{"plan", scan}, 1, "error [KP101] pattern ByEmail: needs a Scan", ""},
 		{"unusable input", []string{"plan", bad}, 2, "", `bad.yaml:3:45: entities.User.attributes.userId: unknown type "strng"`},
 		{"missing file", []string{"plan", "nope.yaml"}, 2, "", "nope.yaml: no such file"},
 		{"no file", []string{"plan"}, 2, "", "expected one model FILE, got 0"},

@@ -1,0 +1,149 @@
+package patterns
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// docExample is a rule's documented failing or passing model.
+type docExample struct {
+	rule, kind, model string
+}
+
+var (
+	docSection = regexp.MustCompile(`(?m)^## (KP\d{3})$`)
+	docBlock   = regexp.MustCompile("(?s)```yaml (fail|pass)\n(.*?)\n```")
+)
+
+func docExamples(t *testing.T) []docExample {
+	t.Helper()
+	src, err := os.ReadFile("../docs/checks.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []docExample
+	idx := docSection.FindAllStringSubmatchIndex(string(src), -1)
+	for i, m := range idx {
+		end := len(src)
+		if i+1 < len(idx) {
+			end = idx[i+1][0]
+		}
+		rule := string(src[m[2]:m[3]])
+		for _, b := range docBlock.FindAllStringSubmatch(string(src[m[1]:end]), -1) {
+			out = append(out, docExample{rule, b[1], b[2]})
+		}
+	}
+	return out
+}
+
+// Every rule of the catalog is documented with a failing and a passing
+// example, and each example does what the documentation says.
+func TestRulesFireAndStayQuiet(t *testing.T) {
+	examples := docExamples(t)
+	seen := map[string]map[string]bool{}
+	for _, x := range examples {
+		if seen[x.rule] == nil {
+			seen[x.rule] = map[string]bool{}
+		}
+		seen[x.rule][x.kind] = true
+		t.Run(x.rule+"/"+x.kind, func(t *testing.T) {
+			m, err := Parse("checks.md", []byte(x.model))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := Plan(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hits []Diagnostic
+			for _, dg := range d.Diagnostics {
+				if dg.ID == x.rule {
+					hits = append(hits, dg)
+				}
+			}
+			switch x.kind {
+			case "fail":
+				if len(hits) == 0 {
+					t.Fatalf("%s did not fire; findings: %v", x.rule, d.Diagnostics)
+				}
+				r := RuleByID(x.rule)
+				for _, h := range hits {
+					if h.Severity != r.Severity || h.Subject == "" || h.Message == "" || h.Fix == "" || h.Pos.Line == 0 {
+						t.Errorf("finding lacks a field: %+v", h)
+					}
+				}
+			case "pass":
+				if len(hits) > 0 {
+					t.Fatalf("%s fired: %v", x.rule, hits)
+				}
+				for _, dg := range d.Errors() {
+					t.Errorf("the passing example has an error: %s", dg)
+				}
+			}
+		})
+	}
+	for _, r := range Rules {
+		if !seen[r.ID]["fail"] || !seen[r.ID]["pass"] {
+			t.Errorf("%s lacks a documented failing or passing example in docs/checks.md", r.ID)
+		}
+		delete(seen, r.ID)
+	}
+	for id := range seen {
+		t.Errorf("docs/checks.md documents %s, which is not in the catalog", id)
+	}
+}
+
+// Ids are stable: released ids keep their meaning and severity.
+func TestRuleIDsStable(t *testing.T) {
+	want := "KP101 error,KP102 error,KP103 error,KP104 error,KP201 error,KP202 error,KP203 error,KP204 warning," +
+		"KP301 error,KP302 warning,KP303 error,KP304 error,KP305 error,KP306 error,KP401 warning,KP402 warning"
+	var got []string
+	for _, r := range Rules {
+		got = append(got, r.ID+" "+r.Severity)
+	}
+	if strings.Join(got, ",") != want {
+		t.Errorf("catalog changed:\n got %s\nwant %s", strings.Join(got, ","), want)
+	}
+}
+
+// The seed examples pass with no error. Orders in a status draw the hot
+// partition warning unless sharded; pending orders for a merchant do not
+// (the merchant id spreads the key).
+func TestSeedHotPartitions(t *testing.T) {
+	hot := func(d *Design, pattern string) bool {
+		for _, x := range d.Diagnostics {
+			if x.ID == "KP401" && x.Subject == "pattern "+pattern {
+				return true
+			}
+		}
+		return false
+	}
+	shop := plan(t, "../examples/ecommerce.yaml")
+	if !hot(shop, "OrdersByStatus") {
+		t.Error("OrdersByStatus: no hot-partition warning")
+	}
+	merchant := plan(t, "../examples/merchant-orders.yaml")
+	if hot(merchant, "PendingOrdersForMerchant") {
+		t.Error("PendingOrdersForMerchant: hot-partition warning, but merchantId spreads the key")
+	}
+	src, _ := os.ReadFile("../examples/ecommerce.yaml")
+	sharded := strings.Replace(string(src), "sort: createdAt desc, returns: [customerName, total], rate: 5}", "sort: createdAt desc, returns: [customerName, total], rate: 5, shards: 4}", 1)
+	m, err := Parse("ecommerce.yaml", []byte(sharded))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := Plan(m)
+	if hot(d, "OrdersByStatus") {
+		t.Error("sharded OrdersByStatus still warned")
+	}
+	if p := d.Pattern("OrdersByStatus"); p.Requests != 4 || !strings.Contains(extras(p), "4 requests merged") {
+		t.Errorf("sharded OrdersByStatus: %d requests, %q", p.Requests, extras(p))
+	}
+	for _, d := range []*Design{shop, merchant, plan(t, "../examples/leaderboard.yaml")} {
+		for _, x := range d.Errors() {
+			t.Errorf("%s: %s", d.Table, x)
+		}
+	}
+}
