@@ -55,7 +55,7 @@ var Rules = []*Rule{
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
 }
 
-// Rule returns the catalog entry with the id, or nil.
+// RuleByID returns the catalog entry with the id, or nil.
 func RuleByID(id string) *Rule {
 	for _, r := range Rules {
 		if r.ID == id {

@@ -47,6 +47,8 @@ type Design struct {
 	LowerBound int `json:"lowerBound"`
 	// Diagnostics are the checks' findings.
 	Diagnostics []Diagnostic `json:"diagnostics"`
+	// Cost is the estimate from declared rates and sizes.
+	Cost *Cost `json:"cost"`
 
 	model *Model
 }

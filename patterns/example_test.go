@@ -71,3 +71,37 @@ func ExampleAttribute_EncodeKey() {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Seed 004 projects its one overloaded GSI ALL. keyplan projects each GSI
+// only what its patterns return; the estimate shows what that saves.
+func ExampleEstimateCost_projections() {
+	m, err := patterns.Load("../examples/ecommerce.yaml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	d, _ := patterns.Plan(m)
+	all := *d
+	all.Indexes = nil
+	for _, ix := range d.Indexes {
+		c := *ix
+		c.Projection, c.NonKeyAttributes = patterns.ProjectAll, nil
+		all.Indexes = append(all.Indexes, &c)
+	}
+	fmt.Println("design                 GSI reads/s  writes/s  on-demand $/month  provisioned $/month")
+	for _, v := range []struct {
+		name string
+		d    *patterns.Design
+	}{{"GSIs projected ALL", &all}, {"keyplan projections", d}} {
+		c := patterns.EstimateCost(v.d)
+		gsiReads := 0.0
+		for _, l := range c.Indexes[1:] {
+			gsiReads += l.ReadUnits
+		}
+		fmt.Printf("%-22s %11.1f %9.1f %18.2f %20.2f\n", v.name, gsiReads, c.WriteUnits, c.OnDemand, c.Provisioned)
+	}
+	// Output:
+	// design                 GSI reads/s  writes/s  on-demand $/month  provisioned $/month
+	// GSIs projected ALL           492.5     194.0             680.82               282.04
+	// keyplan projections          232.5     154.0             529.71               219.22
+}

@@ -60,6 +60,7 @@ func Plan(m *Model) (*Design, error) {
 		d.Indexes = append(d.Indexes, ix)
 	}
 	d.Diagnostics = append(d.Diagnostics, Check(d)...)
+	d.Cost = EstimateCost(d)
 	return d, nil
 }
 

@@ -67,6 +67,10 @@ func (d *Design) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(b, "  %-20s %-7s %-6s %s%s\n", p.Name, p.Operation, p.Index, p.Text, extras(p))
 	}
+	if c := d.Cost; c != nil {
+		fmt.Fprintf(b, "\ncost: %.1f read units/s, %.1f write units/s: $%.2f/month on-demand, $%.2f/month provisioned (us-east-1)\n",
+			c.ReadUnits, c.WriteUnits, c.OnDemand, c.Provisioned)
+	}
 	writeDiagnostics(b, d.Diagnostics)
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -156,6 +160,7 @@ func (d *Design) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, strings.Join(attrs, ", "), when(k.When))
 		}
 	}
+	writeCostMarkdown(b, d.Cost)
 	if len(d.Diagnostics) > 0 {
 		b.WriteString("\n## Findings\n\n| Id | Severity | Subject | Message |\n|---|---|---|---|\n")
 		for _, x := range d.Diagnostics {
@@ -164,6 +169,26 @@ func (d *Design) WriteMarkdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func writeCostMarkdown(b *strings.Builder, c *Cost) {
+	if c == nil {
+		return
+	}
+	b.WriteString("\n## Cost estimate\n\n")
+	fmt.Fprintf(b, "%.1f read units/s, %.1f write units/s: **$%.2f/month on-demand**, **$%.2f/month provisioned** (at %.0f%% utilization, each index sized on its own). us-east-1 prices.\n\n",
+		c.ReadUnits, c.WriteUnits, c.OnDemand, c.Provisioned, TargetUtilization*100)
+	b.WriteString("| Pattern | Index | Item bytes | Items | Read units/read | Rate/s | Units/s |\n|---|---|---|---|---|---|---|\n")
+	for _, p := range c.Patterns {
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %g | %g | %g |\n", p.Name, p.Index, p.ItemBytes, p.Items, p.ReadUnits, p.Rate, p.UnitsPerSecond)
+	}
+	b.WriteString("\n| Entity | Item bytes | Write amplification | Write units/write | Writes/s | Units/s |\n|---|---|---|---|---|---|\n")
+	for _, e := range c.Entities {
+		fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
+	}
+	if len(c.Assumptions) > 0 {
+		b.WriteString("\nAssumed: " + strings.Join(c.Assumptions, "; ") + ".\n")
+	}
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

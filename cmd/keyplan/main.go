@@ -2,12 +2,14 @@
 // access-pattern model.
 //
 //	keyplan plan FILE [--format text|json|markdown] [--strict]
+//	keyplan check FILE [--format text|json|sarif] [--strict]
 //
 // Exit codes: 0 clean, 1 findings (errors; warnings too with --strict),
 // 2 unusable input or usage.
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -30,6 +32,8 @@ const usage = `keyplan: DynamoDB single-table design from access patterns
 usage:
   keyplan plan FILE [--format text|json|markdown] [--strict]
       design (or check a hand-made layout) and print the plan
+  keyplan check FILE [--format text|json|sarif] [--strict]
+      run the design checks (for CI; sarif for code-scanning UIs)
   keyplan schema
       print the JSON Schema of model files, for editors
   keyplan help
@@ -50,6 +54,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "plan":
 		return plan(args[1:], stdout, stderr)
+	case "check":
+		return check(args[1:], stdout, stderr)
 	case "schema":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
@@ -104,6 +110,49 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := d.Write(stdout, *format); err != nil {
 		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
+		return exitUsage
+	}
+	return findings(d.Diagnostics, *strict)
+}
+
+var checkFormats = []string{"text", "json", "sarif"}
+
+func check(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	format := fs.String("format", "text", "output format: "+strings.Join(checkFormats, ", "))
+	strict := fs.Bool("strict", false, "exit 1 on warnings too")
+	file, ok := parse(fs, args, stderr)
+	if !ok {
+		return exitUsage
+	}
+	if !contains(checkFormats, *format) {
+		fmt.Fprintf(stderr, "keyplan check: unknown --format %q; expected one of: %s\n", *format, strings.Join(checkFormats, ", "))
+		return exitUsage
+	}
+	d, code := design(file, stderr)
+	if d == nil {
+		return code
+	}
+	var err error
+	switch *format {
+	case "sarif":
+		err = patterns.WriteSARIF(stdout, d.Diagnostics)
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(struct {
+			File        string                `json:"file"`
+			Diagnostics []patterns.Diagnostic `json:"diagnostics"`
+		}{file, d.Diagnostics})
+	default:
+		errs := len(d.Errors())
+		for _, x := range d.Diagnostics {
+			fmt.Fprintln(stdout, x)
+		}
+		fmt.Fprintf(stdout, "%s: %d error(s), %d warning(s)\n", file, errs, len(d.Diagnostics)-errs)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
 		return exitUsage
 	}
 	return findings(d.Diagnostics, *strict)

@@ -115,3 +115,91 @@ patterns:
 		})
 	}
 }
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+	}{
+		{"clean", []string{"check", "../../examples/merchant-orders.yaml"}, 0, "0 error(s), 0 warning(s)"},
+		{"warnings pass", []string{"check", "../../examples/ecommerce.yaml"}, 0, "warning [KP401] pattern OrdersByStatus"},
+		{"warnings fail when strict", []string{"check", "--strict", "../../examples/ecommerce.yaml"}, 1, "0 error(s), 1 warning(s)"},
+		{"json", []string{"check", "../../examples/ecommerce.yaml", "--format", "json"}, 0, `"id": "KP401"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := keyplan(tt.args...)
+			if code != tt.code || !strings.Contains(out, tt.stdout) {
+				t.Errorf("exit %d (want %d), stdout %q lacks %q; stderr %s", code, tt.code, out, tt.stdout, errs)
+			}
+		})
+	}
+}
+
+// SARIF puts each finding on the model file's line, with its rule.
+func TestCheckSARIF(t *testing.T) {
+	model := write(t, "scan.yaml", `table: Users
+entities:
+  User:
+    id: [userId]
+    attributes: {userId: {type: string, maxLength: 9}, email: {type: string, maxLength: 9}}
+    keys: {table: {pk: "USER#{userId}", sk: USER}}
+patterns:
+  ByEmail: {get: User, where: [email], unique: true}
+`)
+	code, out, errs := keyplan("check", model, "--format", "sarif")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var log struct {
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID string `json:"id"`
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct {
+							URI string `json:"uri"`
+						} `json:"artifactLocation"`
+						Region struct {
+							StartLine   int `json:"startLine"`
+							StartColumn int `json:"startColumn"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || log.Runs[0].Tool.Driver.Name != "keyplan" {
+		t.Fatalf("log %+v", log)
+	}
+	run := log.Runs[0]
+	if len(run.Results) != 1 {
+		t.Fatalf("results %+v", run.Results)
+	}
+	r := run.Results[0]
+	loc := r.Locations[0].PhysicalLocation
+	if r.RuleID != "KP101" || r.Level != "error" || run.Tool.Driver.Rules[r.RuleIndex].ID != "KP101" ||
+		!strings.HasSuffix(loc.ArtifactLocation.URI, "/scan.yaml") || loc.Region.StartLine != 8 || loc.Region.StartColumn != 3 ||
+		!strings.Contains(r.Message.Text, "pattern ByEmail: needs a Scan") {
+		t.Errorf("result %+v", r)
+	}
+}

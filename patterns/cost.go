@@ -1,0 +1,252 @@
+package patterns
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Prices used by the estimate: us-east-1, Standard table class, from
+// https://aws.amazon.com/dynamodb/pricing/ (on-demand prices as cut on
+// 2024-11-01; provisioned unchanged), read 2026-11-21. Other regions cost
+// more; the ratios between designs hold.
+const (
+	// PriceWRU is the on-demand price of one write request unit, in USD.
+	PriceWRU = 0.625 / 1e6
+	// PriceRRU is the on-demand price of one read request unit, in USD.
+	PriceRRU = 0.125 / 1e6
+	// PriceWCUHour is the provisioned price of one write capacity unit-hour.
+	PriceWCUHour = 0.00065
+	// PriceRCUHour is the provisioned price of one read capacity unit-hour.
+	PriceRCUHour = 0.00013
+	// HoursPerMonth is AWS's billing month.
+	HoursPerMonth = 730
+	// TargetUtilization is the auto-scaling target provisioned capacity is
+	// sized for (the singletable construct's default).
+	TargetUtilization = 0.70
+)
+
+// Assumptions where the model is silent.
+const (
+	// DefaultPage is the number of items a query without limit is assumed
+	// to return per request.
+	DefaultPage = 25
+	// DefaultStringBytes is the size assumed of a string without maxLength
+	// or values.
+	DefaultStringBytes = 32
+	// DefaultNumberBytes is the size assumed of a number without a range.
+	DefaultNumberBytes = 8
+)
+
+// Cost is the estimate from declared rates and sizes. Sizes are upper
+// bounds where the model declares them (maxLength, ranges), defaults
+// otherwise; see Assumptions.
+type Cost struct {
+	Patterns []*PatternCost `json:"patterns"`
+	Entities []*EntityCost  `json:"entities"`
+	// Indexes holds the read and write units per second on each index
+	// ("table" first), what provisioned capacity is sized from.
+	Indexes []*IndexLoad `json:"indexes"`
+	// ReadUnits and WriteUnits are per second, over all indexes.
+	ReadUnits  float64 `json:"readUnitsPerSecond"`
+	WriteUnits float64 `json:"writeUnitsPerSecond"`
+	// OnDemand is the monthly cost in on-demand mode, in USD.
+	OnDemand float64 `json:"onDemandMonthlyUSD"`
+	// Provisioned is the monthly cost with provisioned capacity at
+	// TargetUtilization, each index sized on its own, in USD.
+	Provisioned float64  `json:"provisionedMonthlyUSD"`
+	Assumptions []string `json:"assumptions,omitempty"`
+}
+
+// PatternCost is what one read of a pattern costs.
+type PatternCost struct {
+	Name  string `json:"name"`
+	Index string `json:"index"`
+	// ItemBytes is the size of one item as the index returns it.
+	ItemBytes int `json:"itemBytes"`
+	// Items is the items one request returns (limit, 1 for a get, else DefaultPage).
+	Items int `json:"items"`
+	// ReadUnits per read (all its requests): 4 KB units, halved when
+	// eventually consistent.
+	ReadUnits float64 `json:"readUnits"`
+	Rate      float64 `json:"rate"`
+	// UnitsPerSecond is ReadUnits × Rate.
+	UnitsPerSecond float64 `json:"unitsPerSecond"`
+}
+
+// EntityCost is what one write of an entity's item costs.
+type EntityCost struct {
+	Name      string `json:"name"`
+	ItemBytes int    `json:"itemBytes"`
+	// Amplification is 1 + the GSIs the entity is projected into: the
+	// writes one item write makes.
+	Amplification int `json:"writeAmplification"`
+	// WriteUnits per item write, over the table and its GSIs (1 KB units).
+	WriteUnits     float64 `json:"writeUnits"`
+	Rate           float64 `json:"rate"`
+	UnitsPerSecond float64 `json:"unitsPerSecond"`
+}
+
+// IndexLoad is the capacity one index needs.
+type IndexLoad struct {
+	Name       string  `json:"name"`
+	ReadUnits  float64 `json:"readUnitsPerSecond"`
+	WriteUnits float64 `json:"writeUnitsPerSecond"`
+}
+
+// sizer estimates item sizes and records where it assumed.
+type sizer struct {
+	assumed map[string]bool
+}
+
+func (z *sizer) value(a *Attribute) int {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		lo, hi, ok := a.bounds()
+		if !ok {
+			z.assumed[fmt.Sprintf("numbers without a range take %d bytes", DefaultNumberBytes)] = true
+			return DefaultNumberBytes
+		}
+		digits := max(len(fmt.Sprint(lo)), len(fmt.Sprint(hi)))
+		return (digits+1)/2 + 1 // DynamoDB: about one byte per two significant digits, plus one
+	case TypeTime:
+		return len(TimeLayout)
+	case TypeBool:
+		return 1
+	}
+	if n, ok := maxValueBytes(a); ok {
+		return n
+	}
+	z.assumed[fmt.Sprintf("strings without maxLength take %d bytes", DefaultStringBytes)] = true
+	return DefaultStringBytes
+}
+
+func (z *sizer) key(e *Entity, t Template) int {
+	n := 0
+	for _, s := range t {
+		switch {
+		case s.Attr != "":
+			n += z.value(e.Attr(s.Attr))
+		case s.Shards > 0:
+			n += len(fmt.Sprint(s.Shards - 1))
+		default:
+			n += len(s.Lit)
+		}
+	}
+	return n
+}
+
+// item is the size of an entity's item as stored in the base table,
+// attributes and every key attribute it carries.
+func (z *sizer) item(d *Design, e *Entity) int {
+	n := 0
+	for _, a := range e.Attributes {
+		n += len(a.Name) + z.value(a)
+	}
+	for _, k := range d.Entity(e.Name).Keys {
+		pk, sk := d.KeyNames(k.Index)
+		n += len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)
+	}
+	return n
+}
+
+// projected is the size of an entity's item in an index: the index keys,
+// the table keys, and the projected attributes.
+func (z *sizer) projected(d *Design, e *Entity, index string) int {
+	if index == Table {
+		return z.item(d, e)
+	}
+	ix := d.Index(index)
+	if ix.Projection == ProjectAll {
+		return z.item(d, e)
+	}
+	n := 0
+	for _, name := range []string{Table, index} {
+		if k := d.Entity(e.Name).Key(name); k != nil {
+			pk, sk := d.KeyNames(name)
+			n += len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)
+		}
+	}
+	for _, a := range ix.NonKeyAttributes {
+		if attr := e.Attr(a); attr != nil {
+			n += len(a) + z.value(attr)
+		}
+	}
+	return n
+}
+
+func units(bytes, unit int) float64 {
+	return math.Ceil(float64(max(bytes, 1)) / float64(unit))
+}
+
+// EstimateCost estimates read and write units and monthly cost from the
+// patterns' rates and the entities' write rates.
+func EstimateCost(d *Design) *Cost {
+	z := &sizer{assumed: map[string]bool{}}
+	c := &Cost{}
+	load := map[string]*IndexLoad{Table: {Name: Table}}
+	c.Indexes = append(c.Indexes, load[Table])
+	for _, ix := range d.Indexes {
+		load[ix.Name] = &IndexLoad{Name: ix.Name}
+		c.Indexes = append(c.Indexes, load[ix.Name])
+	}
+	for _, pp := range d.Patterns {
+		p := d.model.Pattern(pp.Name)
+		if !pp.Served() {
+			continue
+		}
+		pc := &PatternCost{Name: pp.Name, Index: pp.Index, Rate: p.Rate}
+		for _, name := range pp.Entities {
+			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
+		}
+		switch {
+		case pp.Operation == GetItem || p.Op == OpGet:
+			pc.Items = 1
+		case p.Limit > 0:
+			pc.Items = p.Limit
+		default:
+			pc.Items = DefaultPage
+			z.assumed[fmt.Sprintf("a query without limit returns %d items", DefaultPage)] = true
+		}
+		pc.ReadUnits = units(pc.Items*pc.ItemBytes, 4096) * float64(pp.Requests)
+		if !pp.Consistent {
+			pc.ReadUnits /= 2
+		}
+		pc.UnitsPerSecond = pc.ReadUnits * pc.Rate
+		c.ReadUnits += pc.UnitsPerSecond
+		load[pp.Index].ReadUnits += pc.UnitsPerSecond
+		c.Patterns = append(c.Patterns, pc)
+	}
+	for _, e := range d.model.Entities {
+		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
+		ec.WriteUnits = units(ec.ItemBytes, 1024)
+		ec.Amplification = 1
+		load[Table].WriteUnits += ec.WriteUnits * ec.Rate
+		var seen []string
+		for _, k := range d.Entity(e.Name).Keys {
+			if k.Index == Table || contains(seen, k.Index) {
+				continue
+			}
+			seen = append(seen, k.Index)
+			w := units(z.projected(d, e, k.Index), 1024)
+			ec.Amplification++
+			ec.WriteUnits += w
+			load[k.Index].WriteUnits += w * ec.Rate
+		}
+		ec.UnitsPerSecond = ec.WriteUnits * ec.Rate
+		c.WriteUnits += ec.UnitsPerSecond
+		c.Entities = append(c.Entities, ec)
+	}
+	const second = 3600 * HoursPerMonth
+	c.OnDemand = (c.ReadUnits*PriceRRU + c.WriteUnits*PriceWRU) * second
+	for _, l := range c.Indexes {
+		rcu := math.Max(1, math.Ceil(l.ReadUnits/TargetUtilization))
+		wcu := math.Max(1, math.Ceil(l.WriteUnits/TargetUtilization))
+		c.Provisioned += (rcu*PriceRCUHour + wcu*PriceWCUHour) * HoursPerMonth
+	}
+	for a := range z.assumed {
+		c.Assumptions = append(c.Assumptions, a)
+	}
+	sort.Strings(c.Assumptions)
+	return c
+}

@@ -1,0 +1,66 @@
+package patterns
+
+import (
+	"math"
+	"testing"
+)
+
+func TestCostUnits(t *testing.T) {
+	d := planText(t, `table: Things
+entities:
+  Doc:
+    id: [docId]
+    writes: 10
+    attributes:
+      docId: {type: string, maxLength: 10}
+      owner: {type: string, maxLength: 10}
+      body: {type: string, maxLength: 5000}
+patterns:
+  GetDoc:    {get: Doc, rate: 100}
+  StrongDoc: {get: Doc, consistent: true, rate: 10}
+  ByOwner:   {query: Doc, where: [owner], limit: 10, returns: [docId], rate: 50}
+`)
+	c := d.Cost
+	byName := map[string]*PatternCost{}
+	for _, p := range c.Patterns {
+		byName[p.Name] = p
+	}
+	// A ~5 KB item: 2 read units strong, 1 eventual.
+	if p := byName["GetDoc"]; p.ReadUnits != 1 || p.UnitsPerSecond != 100 {
+		t.Errorf("GetDoc %+v", p)
+	}
+	if p := byName["StrongDoc"]; p.ReadUnits != 2 {
+		t.Errorf("StrongDoc %+v", p)
+	}
+	// KEYS_ONLY: ten small index items fit in one 4 KB unit, halved.
+	if ix := d.Index("GSI1"); ix.Projection != ProjectKeysOnly {
+		t.Fatalf("projection %s", ix.ProjectionText())
+	}
+	if p := byName["ByOwner"]; p.Items != 10 || p.ReadUnits != 0.5 || p.ItemBytes > 200 {
+		t.Errorf("ByOwner %+v", p)
+	}
+	e := c.Entities[0]
+	// Base write: ceil(5 KB / 1 KB) = 5 or 6; GSI write of the keys: 1.
+	if e.Amplification != 2 || e.WriteUnits != units(e.ItemBytes, 1024)+1 {
+		t.Errorf("Doc writes %+v", e)
+	}
+	wantOnDemand := (c.ReadUnits*PriceRRU + c.WriteUnits*PriceWRU) * 3600 * HoursPerMonth
+	if math.Abs(c.OnDemand-wantOnDemand) > 1e-9 || c.Provisioned <= 0 {
+		t.Errorf("monthly %v / %v", c.OnDemand, c.Provisioned)
+	}
+}
+
+// Sharding multiplies a read's requests, and so its units.
+func TestCostSharded(t *testing.T) {
+	d := planText(t, `table: Things
+entities:
+  Order:
+    id: [orderId]
+    attributes: {orderId: {type: string, maxLength: 10}, status: {values: [A, B]}, at: time}
+patterns:
+  ByStatus: {query: Order, where: [status], sort: at, limit: 10, shards: 4, rate: 1}
+`)
+	if p := d.Cost.Patterns[0]; p.ReadUnits != 4*0.5 {
+		t.Errorf("sharded read units %v, want 2", p.ReadUnits)
+	}
+}
