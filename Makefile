@@ -1,27 +1,49 @@
-# keyplan — the two set-up commands are `make synth` and `make test`.
+# keyplan: the two set-up commands are `make synth` and `make test`.
 SHELL := /bin/bash
-export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 1
+# jsii prints a Node end-of-life banner unless told the major version in use.
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 20)
 GO ?= go
+NPM_STAMP := node_modules/.keyplan-installed
 
-.PHONY: test vet fmt-check unit bench fuzz plan
+.PHONY: synth test deps vet fmt-check unit bench bench-synth fuzz plan clean
+
+## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
+synth: deps
+	rm -rf cdk.out
+	npx --no-install cdk synth --quiet
+	@ls cdk.out/*.template.json
 
 ## test: everything CI runs: vet, formatting, all tests.
-test: vet fmt-check unit
+test: deps vet fmt-check unit
 
-vet:
+# The npm packages pinned in package-lock.json: the CDK CLI and dynalite.
+# aws-cdk ships Go init templates; a go.mod keeps them out of ./... .
+$(NPM_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	printf 'module ignore_node_modules\n' > node_modules/go.mod
+	touch $@
+
+deps: $(NPM_STAMP)
 	$(GO) mod download
+
+vet: deps
 	$(GO) vet ./...
 
 fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './node_modules/*')); \
+	@out=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
-unit:
+unit: deps
 	$(GO) test ./...
 
 ## bench: the planner benchmarks (ns/op, allocs/op).
 bench:
 	$(GO) test ./patterns -run '^$$' -bench . -benchmem
+
+## bench-synth: wall time of synthesizing the example app.
+bench-synth: deps
+	$(GO) test ./test -run '^$$' -bench SynthExampleApp -benchtime 3x
+	time npx --no-install cdk synth --quiet -o $$(mktemp -d)
 
 ## fuzz: fuzz the loader and planner for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
@@ -31,3 +53,6 @@ fuzz:
 ## plan: print the plans of the example models.
 plan:
 	@for f in examples/*.yaml; do echo "== $$f"; $(GO) run ./cmd/keyplan plan $$f || exit $$?; done
+
+clean:
+	rm -rf cdk.out node_modules

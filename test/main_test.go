@@ -1,0 +1,127 @@
+// Package test holds assertion tests on the templates the example app
+// synthesizes. One app is synthesized per test run and shared by every
+// test (a synth costs seconds: Node loads aws-cdk-lib once per process).
+package test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/keyplan/keyplan/stacks"
+)
+
+var update = flag.Bool("update", false, "rewrite golden templates in testdata/")
+
+// The shared example app.
+var (
+	example   *stacks.Stacks
+	templates = map[string]map[string]any{}
+)
+
+var exampleConfig = stacks.Config{Models: "../examples", Region: "us-east-1", ReplicaRegion: "eu-west-1"}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	out, err := os.MkdirTemp("", "keyplan-cdk-out")
+	if err != nil {
+		panic(err)
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out)})
+	example = stacks.New(app, exampleConfig)
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop} {
+		templates[name] = toMap(assertions.Template_FromStack(s, nil).ToJSON())
+	}
+	code := m.Run()
+	jsii.Close()
+	os.RemoveAll(out)
+	os.Exit(code)
+}
+
+// toMap round-trips a jsii JSON value into plain Go values.
+func toMap(v any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// resources returns a template's resources of one type, by logical id.
+func resources(tmpl map[string]any, typ string) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for id, r := range tmpl["Resources"].(map[string]any) {
+		r := r.(map[string]any)
+		if r["Type"] == typ {
+			out[id] = r
+		}
+	}
+	return out
+}
+
+// one returns the only resource of a type, failing otherwise.
+func one(t *testing.T, tmpl map[string]any, typ string) map[string]any {
+	t.Helper()
+	rs := resources(tmpl, typ)
+	if len(rs) != 1 {
+		t.Fatalf("%d %s resources, want 1", len(rs), typ)
+	}
+	for _, r := range rs {
+		return r
+	}
+	return nil
+}
+
+func props(r map[string]any) map[string]any { return r["Properties"].(map[string]any) }
+
+func list(v any) []any {
+	if v == nil {
+		return nil
+	}
+	return v.([]any)
+}
+
+func obj(v any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	return v.(map[string]any)
+}
+
+// jsiiPanic runs f and returns the message of a jsii error it raised.
+func jsiiPanic(f func()) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg = toString(r)
+		}
+	}()
+	f()
+	return ""
+}
+
+func toString(r any) string {
+	if err, ok := r.(error); ok {
+		return err.Error()
+	}
+	if s, ok := r.(string); ok {
+		return s
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func stackOf(name string) awscdk.Stack {
+	if name == "leaderboard" {
+		return example.Leaderboard
+	}
+	return example.Shop
+}

@@ -1,0 +1,223 @@
+package test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/keyplan/keyplan/constructs/singletable"
+	"github.com/keyplan/keyplan/constructs/tablerules"
+)
+
+const scanModel = `table: Users
+entities:
+  User:
+    id: [userId]
+    attributes: {userId: {type: string, maxLength: 40}, email: {type: string, maxLength: 254}}
+    keys: {table: {pk: "USER#{userId}", sk: USER}}
+patterns:
+  GetUser: {get: User}
+  ByEmail: {get: User, where: [email], unique: true}
+`
+
+const hotModel = `table: Shop
+entities:
+  Order:
+    id: [orderId]
+    attributes: {orderId: {type: string, maxLength: 40}, status: {values: [PENDING, PAID]}, createdAt: time}
+patterns:
+  GetOrder: {get: Order}
+  ByStatus: {query: Order, where: [status], sort: createdAt}
+`
+
+func modelFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "model.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// newStack is a fresh app and stack, so a failing construct does not
+// break the shared example app.
+func newStack(region string) awscdk.Stack {
+	app := awscdk.NewApp(nil)
+	var env *awscdk.Environment
+	if region != "" {
+		env = &awscdk.Environment{Region: jsii.String(region)}
+	}
+	return awscdk.NewStack(app, jsii.String("Test"), &awscdk.StackProps{Env: env})
+}
+
+func validate(tbl *singletable.Table) string {
+	var msgs []string
+	for _, m := range *tbl.Node().Validate() {
+		msgs = append(msgs, *m)
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// GIVEN a model whose pattern needs a Scan WHEN it is synthesized THEN
+// synthesis fails naming the rule, the pattern and the model's line.
+func TestScanFailsSynthesis(t *testing.T) {
+	file := modelFile(t, scanModel)
+	stack := newStack("us-east-1")
+	singletable.New(stack, "Users", &singletable.Props{ModelFile: file})
+	msg := jsiiPanic(func() { awscdk.Stage_Of(stack).Synth(nil) })
+	for _, want := range []string{"[KP101]", "pattern ByEmail", file + ":9:3", "needs a Scan"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("synthesis error %q lacks %q", msg, want)
+		}
+	}
+}
+
+func TestPropsProblems(t *testing.T) {
+	good := modelFile(t, hotModel)
+	tests := []struct {
+		name   string
+		region string
+		props  func(stack awscdk.Stack) *singletable.Props
+		after  func(tbl *singletable.Table, stack awscdk.Stack)
+		want   []string
+	}{
+		{"no model", "", func(awscdk.Stack) *singletable.Props { return nil }, nil,
+			[]string{"Props.Model or Props.ModelFile is required"}},
+		{"unusable model", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: modelFile(t, strings.Replace(hotModel, "createdAt: time", "createdAt: tiem", 1))}
+		}, nil, []string{`model.yaml:5:104: entities.Order.attributes.createdAt: unknown type "tiem"`, `did you mean "time"?`}},
+		{"missing model file", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: "nope.yaml"} }, nil,
+			[]string{"nope.yaml: no such file"}},
+		{"unknown pattern granted", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: good} },
+			func(tbl *singletable.Table, stack awscdk.Stack) {
+				role := awsiam.NewRole(stack, jsii.String("R"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
+				tbl.GrantPatterns(role, "GetOrder", "GetOrdr")
+			}, []string{`GrantPatterns: unknown pattern "GetOrdr" (the design has GetOrder, ByStatus)`}},
+		{"stale acknowledgement", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Acknowledge: map[string]string{"KP401:ByStatus": "fine", "KP402": "old"}}
+		}, nil, []string{`Acknowledge["KP402"] matches no warning of this design; remove it`}},
+		{"acknowledgement without reason", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Acknowledge: map[string]string{"KP401": " "}}
+		}, nil, []string{`Acknowledge["KP401"]: give the reason the warning is accepted`}},
+		{"customer managed without key", "us-east-1", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Encryption: &singletable.Encryption{Kind: singletable.CustomerManaged}, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
+		}, nil, []string{"Encryption.Key: a customer managed table needs a KMS key", "Replicas[0].KeyArn: a customer managed table needs a key for replica eu-west-1"}},
+		{"replicas without a region", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Replicas: []singletable.Replica{{Region: "eu-west-1"}, {Region: "eu-west-1"}, {}}}
+		}, nil, []string{"Replicas need the stack's region", "Replicas[1].Region: eu-west-1 is listed twice", "Replicas[2].Region: expected a region"}},
+		{"replica in the stack's region", "eu-west-1", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
+		}, nil, []string{"Replicas: eu-west-1 is the stack's own region"}},
+		{"bad scaling", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Billing: &singletable.Billing{Mode: singletable.Provisioned,
+				Read: singletable.Scaling{TargetUtilization: 95}, Write: singletable.Scaling{Min: 10, Max: 5},
+				Indexes: map[string]singletable.IndexScaling{"GSI9": {}}}}
+		}, nil, []string{"Billing.Read.TargetUtilization 95: expected 20 to 90", "Billing.Write: expected 1 <= Min <= Max, got Min 10, Max 5", `Billing.Indexes["GSI9"]: the design has no such GSI`}},
+		{"stream view with replicas", "us-east-1", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Stream: awsdynamodb.StreamViewType_KEYS_ONLY, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
+		}, nil, []string{"Stream KEYS_ONLY: a table with replicas streams NEW_AND_OLD_IMAGES"}},
+		{"bad table name", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: good, TableName: "my table"} }, nil,
+			[]string{`TableName "my table": expected 3-255 characters`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stack := newStack(tt.region)
+			tbl := singletable.New(stack, "Tbl", tt.props(stack))
+			if tt.after != nil {
+				tt.after(tbl, stack)
+			}
+			got := validate(tbl)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("validation:\n%s\nwant it to contain:\n%s", got, w)
+				}
+			}
+		})
+	}
+}
+
+// Warnings become CDK warnings (so `cdk synth --strict` fails), and an
+// acknowledgement with a reason silences exactly that one.
+func TestWarningsAndAcknowledgements(t *testing.T) {
+	file := modelFile(t, hotModel)
+	stack := newStack("")
+	singletable.New(stack, "Loud", &singletable.Props{ModelFile: file})
+	singletable.New(stack, "Quiet", &singletable.Props{ModelFile: file, Acknowledge: map[string]string{"KP401:ByStatus": "an internal dashboard at 1 read/s"}})
+	ann := assertions.Annotations_FromStack(stack)
+	loud := *ann.FindWarning(jsii.String("/Test/Loud"), assertions.Match_StringLikeRegexp(jsii.String(`\[KP401\] pattern ByStatus`)))
+	quiet := *ann.FindWarning(jsii.String("/Test/Quiet"), assertions.Match_AnyValue())
+	if len(loud) != 1 || len(quiet) != 0 {
+		t.Errorf("%d warnings on Loud (want 1), %d on Quiet (want 0)", len(loud), len(quiet))
+	}
+}
+
+// A customer managed key encrypts the table and each replica with its own
+// key, and GrantPatterns adds kms:Decrypt on it.
+func TestCustomerManagedKey(t *testing.T) {
+	stack := newStack("us-east-1")
+	key := awskms.NewKey(stack, jsii.String("Key"), &awskms.KeyProps{EnableKeyRotation: jsii.Bool(true)})
+	tbl := singletable.New(stack, "Tbl", &singletable.Props{
+		ModelFile:  modelFile(t, hotModel),
+		Encryption: &singletable.Encryption{Kind: singletable.CustomerManaged, Key: key},
+		Replicas:   []singletable.Replica{{Region: "eu-west-1", KeyArn: "arn:aws:kms:eu-west-1:111122223333:key/replica"}},
+	})
+	role := awsiam.NewRole(stack, jsii.String("R"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
+	tbl.GrantPatterns(role, "GetOrder")
+	tmpl := toMap(assertions.Template_FromStack(stack, nil).ToJSON())
+	p := props(one(t, tmpl, "AWS::DynamoDB::GlobalTable"))
+	if sse := obj(p["SSESpecification"]); sse["SSEEnabled"] != true || sse["SSEType"] != "KMS" {
+		t.Errorf("SSESpecification %v", sse)
+	}
+	for _, r := range list(p["Replicas"]) {
+		r := obj(r)
+		if obj(r["SSESpecification"])["KMSMasterKeyId"] == nil {
+			t.Errorf("replica %s has no key", r["Region"])
+		}
+	}
+	pol := props(one(t, tmpl, "AWS::IAM::Policy"))
+	var actions []string
+	for _, st := range list(obj(pol["PolicyDocument"])["Statement"]) {
+		switch a := obj(st)["Action"].(type) {
+		case string:
+			actions = append(actions, a)
+		case []any:
+			for _, x := range a {
+				actions = append(actions, x.(string))
+			}
+		}
+	}
+	if strings.Join(actions, ",") != "dynamodb:GetItem,kms:Decrypt" {
+		t.Errorf("actions %v", actions)
+	}
+}
+
+// The GlobalTable rule pack flags a replica without point-in-time recovery
+// (cdk-nag's DynamoDB rules never look at AWS::DynamoDB::GlobalTable).
+func TestRulePackOnRawTable(t *testing.T) {
+	stack := newStack("us-east-1")
+	awsdynamodb.NewTableV2(stack, jsii.String("Raw"), &awsdynamodb.TablePropsV2{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
+		Replicas:     &[]*awsdynamodb.ReplicaTableProps{{Region: jsii.String("eu-west-1")}},
+	})
+	awscdk.Aspects_Of(stack).Add(tablerules.NewAspect(), nil)
+	ann := assertions.Annotations_FromStack(stack)
+	for _, id := range []string{"KPG1", "KPG2"} {
+		errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`)))
+		if len(errs) != 1 {
+			t.Errorf("%s: %d errors, want 1", id, len(errs))
+		}
+	}
+	for _, id := range []string{"KPG3", "KPG4"} {
+		if errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`))); len(errs) != 0 {
+			t.Errorf("%s fired on a compliant table: %v", id, errs[0].Entry.Data)
+		}
+	}
+}
