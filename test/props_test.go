@@ -124,7 +124,9 @@ func TestPropsProblems(t *testing.T) {
 		{"stream view with replicas", "us-east-1", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, Stream: awsdynamodb.StreamViewType_KEYS_ONLY, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
 		}, nil, []string{"Stream KEYS_ONLY: a table with replicas streams NEW_AND_OLD_IMAGES"}},
-		{"bad table name", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: good, TableName: "my table"} }, nil,
+		{"bad table name", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, TableName: "my table"}
+		}, nil,
 			[]string{`TableName "my table": expected 3-255 characters`}},
 	}
 	for _, tt := range tests {
