@@ -38,7 +38,6 @@ func TestMain(m *testing.M) {
 		templates[name] = toMap(assertions.Template_FromStack(s, nil).ToJSON())
 	}
 	code := m.Run()
-	jsii.Close()
 	os.RemoveAll(out)
 	os.Exit(code)
 }
