@@ -135,6 +135,9 @@ type KeyCondition struct {
 	// SortAttr is the attribute whose encoded value follows SK: the caller's
 	// range bounds apply to it.
 	SortAttr string `json:"sortAttr,omitempty"`
+	// SortEnds is true when SortAttr's value ends the sort key (nothing
+	// follows it), so a key may equal SK+value exactly.
+	SortEnds bool `json:"sortEnds,omitempty"`
 }
 
 // Render writes the condition with the index's attribute names.

@@ -344,22 +344,3 @@ func unescape(s string) (string, error) {
 	}
 	return b.String(), nil
 }
-
-// toFloat reads a number given as Go number, json.Number or numeric string.
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case float64:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return f, err == nil
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		return f, err == nil
-	}
-	return 0, false
-}

@@ -185,6 +185,9 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 		return nil, fmt.Sprintf("GetItem needs the whole sort key %s, but %s is not in where", ek.SK, next)
 	}
 	kc := &KeyCondition{PK: ly.subst(ek.PK, e, k), SortAttr: p.Sort}
+	if p.Sort != "" {
+		kc.SortEnds = ek.SK[len(ek.SK)-1].Attr == p.Sort
+	}
 	switch {
 	case full && len(ek.SK) > 0:
 		kc.SKOp, kc.SK = "=", ly.subst(prefix, e, k)

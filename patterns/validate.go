@@ -317,19 +317,11 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			l.unknown(it.Pos, path, "entity", it.Entity, names)
 			continue
 		}
+		// Values are checked when the item is written (keyplan validate):
+		// a value the design cannot hold is a finding there, not bad input.
 		var attrs []string
 		for _, a := range e.Attributes {
 			attrs = append(attrs, a.Name)
-			v, ok := it.Values[a.Name]
-			if !ok {
-				if !a.Optional {
-					l.add(it.Pos, path+"."+a.Name, "missing; %s.%s is required (mark it optional: true if items may lack it)", e.Name, a.Name)
-				}
-				continue
-			}
-			if err := a.checkValue(v); err != nil {
-				l.add(it.Pos, path+"."+a.Name, "%v", err)
-			}
 		}
 		for name := range it.Values {
 			if e.Attr(name) == nil {
@@ -357,19 +349,6 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			}
 		}
 	}
-}
-
-// checkValue checks a stored (not necessarily key) value of the attribute.
-func (a *Attribute) checkValue(v any) error {
-	if a.Type == TypeNumber {
-		if _, ok := toFloat(v); !ok {
-			return &ValueError{Attr: a.Name, Value: v, Msg: "expected a number"}
-		}
-		if a.Min == nil && a.Max == nil && a.Digits == 0 {
-			return nil
-		}
-	}
-	return a.Check(v)
 }
 
 func firstOr(list []string, def string) string {

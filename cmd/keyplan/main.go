@@ -3,6 +3,7 @@
 //
 //	keyplan plan FILE [--format text|json|markdown] [--strict]
 //	keyplan check FILE [--format text|json|sarif] [--strict]
+//	keyplan validate FILE [--endpoint URL]
 //
 // Exit codes: 0 clean, 1 findings (errors; warnings too with --strict),
 // 2 unusable input or usage.
@@ -34,6 +35,10 @@ usage:
       design (or check a hand-made layout) and print the plan
   keyplan check FILE [--format text|json|sarif] [--strict]
       run the design checks (for CI; sarif for code-scanning UIs)
+  keyplan validate FILE [--endpoint URL] [--keep]
+      create the table on a DynamoDB engine (an embedded dynalite unless
+      --endpoint or $KEYPLAN_DYNAMODB_ENDPOINT), load the model's examples,
+      and prove each expected read returns exactly its items, in one request
   keyplan schema
       print the JSON Schema of model files, for editors
   keyplan help
@@ -56,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return plan(args[1:], stdout, stderr)
 	case "check":
 		return check(args[1:], stdout, stderr)
+	case "validate":
+		return validate(args[1:], stdout, stderr)
 	case "schema":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")

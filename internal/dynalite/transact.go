@@ -1,0 +1,153 @@
+package dynalite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// dynalite 4.0.0 has no TransactWriteItems. Transactions emulates it for
+// such engines, over plain conditional writes: each Put and Delete runs in
+// order with its condition, and when one fails the earlier ones are undone
+// from the images read before them, and the caller gets the
+// TransactionCanceledException DynamoDB would send (the failed request's
+// reason ConditionalCheckFailed, the others None). It is all-or-nothing
+// for one writer at a time, not isolated from concurrent writers: for
+// tests and keyplan validate, never for production.
+
+// Engine is what the emulation needs of a client.
+type Engine interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// Transactions wraps an engine client (typically *dynamodb.Client) so that
+// TransactWriteItems works on engines without it.
+type Transactions struct {
+	*dynamodb.Client
+	mu   sync.Mutex
+	keys map[string][]string
+}
+
+// EmulateTransactions returns c with TransactWriteItems emulated.
+func EmulateTransactions(c *dynamodb.Client) *Transactions {
+	return &Transactions{Client: c, keys: map[string][]string{}}
+}
+
+// SupportsTransactions reports whether the engine behind c knows
+// TransactWriteItems (dynalite answers UnknownOperationException).
+func SupportsTransactions(ctx context.Context, c *dynamodb.Client) bool {
+	_, err := c.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{
+		ConditionCheck: &types.ConditionCheck{TableName: aws.String("keyplan-probe"), ConditionExpression: aws.String("attribute_exists(k)"),
+			Key: map[string]types.AttributeValue{"k": &types.AttributeValueMemberS{Value: "k"}}},
+	}}})
+	return err == nil || !strings.Contains(err.Error(), "UnknownOperation")
+}
+
+func (t *Transactions) keyNames(ctx context.Context, table string) ([]string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if k, ok := t.keys[table]; ok {
+		return k, nil
+	}
+	out, err := t.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, k := range out.Table.KeySchema {
+		names = append(names, aws.ToString(k.AttributeName))
+	}
+	t.keys[table] = names
+	return names, nil
+}
+
+type undo struct {
+	table string
+	key   map[string]types.AttributeValue
+	prior map[string]types.AttributeValue // nil: the item did not exist
+}
+
+// TransactWriteItems runs the writes in order and undoes them if one fails.
+func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	var done []undo
+	rollback := func() error {
+		var errs []error
+		for i := len(done) - 1; i >= 0; i-- {
+			u := done[i]
+			var err error
+			if u.prior == nil {
+				_, err = t.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(u.table), Key: u.key}, opts...)
+			} else {
+				_, err = t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(u.table), Item: u.prior}, opts...)
+			}
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
+	}
+	for i, w := range in.TransactItems {
+		var table string
+		var key map[string]types.AttributeValue
+		var write func() error
+		switch {
+		case w.Put != nil:
+			p := w.Put
+			table = aws.ToString(p.TableName)
+			names, err := t.keyNames(ctx, table)
+			if err != nil {
+				return nil, errors.Join(err, rollback())
+			}
+			key = map[string]types.AttributeValue{}
+			for _, n := range names {
+				key[n] = p.Item[n]
+			}
+			write = func() error {
+				_, err := t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item,
+					ConditionExpression: p.ConditionExpression, ExpressionAttributeNames: p.ExpressionAttributeNames,
+					ExpressionAttributeValues: p.ExpressionAttributeValues}, opts...)
+				return err
+			}
+		case w.Delete != nil:
+			d := w.Delete
+			table, key = aws.ToString(d.TableName), d.Key
+			write = func() error {
+				_, err := t.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: d.TableName, Key: d.Key,
+					ConditionExpression: d.ConditionExpression, ExpressionAttributeNames: d.ExpressionAttributeNames,
+					ExpressionAttributeValues: d.ExpressionAttributeValues}, opts...)
+				return err
+			}
+		default:
+			return nil, errors.Join(fmt.Errorf("dynalite: transaction request %d: only Put and Delete are emulated", i), rollback())
+		}
+		before, err := t.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}, opts...)
+		if err != nil {
+			return nil, errors.Join(err, rollback())
+		}
+		if err := write(); err != nil {
+			rerr := rollback()
+			var ccf *types.ConditionalCheckFailedException
+			if !errors.As(err, &ccf) {
+				return nil, errors.Join(err, rerr)
+			}
+			reasons := make([]types.CancellationReason, len(in.TransactItems))
+			for j := range reasons {
+				reasons[j].Code = aws.String("None")
+			}
+			reasons[i].Code = aws.String("ConditionalCheckFailed")
+			return nil, errors.Join(&types.TransactionCanceledException{
+				Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons"),
+				CancellationReasons: reasons,
+			}, rerr)
+		}
+		done = append(done, undo{table: table, key: key, prior: before.Item})
+	}
+	return &dynamodb.TransactWriteItemsOutput{}, nil
+}

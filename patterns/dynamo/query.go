@@ -1,0 +1,352 @@
+package dynamo
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Range bounds a pattern's sort attribute. Op is one of "=", "<", "<=",
+// ">", ">=", "between" (Value..Upper, inclusive) and "begins_with"
+// (strings).
+type Range struct {
+	Op           string
+	Value, Upper any
+}
+
+// Request is one read of a pattern.
+type Request struct {
+	// Params are the pattern's equality values.
+	Params Params
+	// Range bounds the pattern's sort attribute (nil: all of it).
+	Range *Range
+	// Limit overrides the pattern's limit (0: the pattern's).
+	Limit int32
+	// StartKey continues after a previous page's LastEvaluatedKey.
+	StartKey map[string]types.AttributeValue
+	// ConsumedCapacity asks DynamoDB to report capacity (TOTAL).
+	ConsumedCapacity bool
+}
+
+// GetItemInput builds the request of a pattern served by GetItem.
+func (t *Table) GetItemInput(pattern string, params Params) (*dynamodb.GetItemInput, error) {
+	in, err := t.getItemInput(pattern, &Request{Params: params})
+	return in, wrap("GetItemInput", pattern, err)
+}
+
+func (t *Table) getItemInput(pattern string, r *Request) (*dynamodb.GetItemInput, error) {
+	p, pp, err := t.pattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if pp.Operation != patterns.GetItem {
+		return nil, fmt.Errorf("served by %s on %s; use QueryInput", pp.Operation, pp.Index)
+	}
+	e := t.m.Entity(p.Entities[0])
+	v, err := t.params(p, e, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := render(e, pp.KeyCondition.PK, v)
+	if err != nil {
+		return nil, err
+	}
+	sk, err := render(e, pp.KeyCondition.SK, v)
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.GetItemInput{
+		TableName: aws.String(t.name),
+		Key: map[string]types.AttributeValue{
+			t.d.PK: &types.AttributeValueMemberS{Value: pk},
+			t.d.SK: &types.AttributeValueMemberS{Value: sk},
+		},
+		ConsistentRead: aws.Bool(pp.Consistent),
+	}
+	if r.ConsumedCapacity {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	if len(p.Returns) > 0 {
+		expr, err := expression.NewBuilder().WithProjection(t.projection(p, pp)).Build()
+		if err != nil {
+			return nil, err
+		}
+		in.ProjectionExpression, in.ExpressionAttributeNames = expr.Projection(), expr.Names()
+	}
+	return in, nil
+}
+
+// params checks a request's parameters against the pattern: every where
+// attribute given, nothing else, filter constants added.
+func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (Values, error) {
+	where := p.Where
+	if len(where) == 0 && p.Op == patterns.OpGet {
+		where = e.ID
+	}
+	v := Values{}
+	for _, name := range sortedNames(given) {
+		if !contains(where, name) {
+			return nil, fmt.Errorf("%w %q: the pattern's parameters are %s", ErrUnknownAttr, name, strings.Join(where, ", "))
+		}
+		v[name] = given[name]
+	}
+	for _, name := range where {
+		if _, ok := v[name]; !ok {
+			return nil, fmt.Errorf("%w: parameter %s", ErrMissing, name)
+		}
+	}
+	for _, c := range p.Filter {
+		v[c.Attr] = c.Value
+	}
+	return v, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// projection names what a pattern returns plus the keys it decodes from.
+func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expression.ProjectionBuilder {
+	names := []string{t.d.PK, t.d.SK}
+	if pp.Index != patterns.Table {
+		pk, sk := t.d.KeyNames(pp.Index)
+		names = append(names, pk, sk)
+	}
+	for _, a := range p.Returns {
+		if !contains(names, a) {
+			names = append(names, a)
+		}
+	}
+	proj := expression.NamesList(expression.Name(names[0]))
+	for _, n := range names[1:] {
+		proj = proj.AddNames(expression.Name(n))
+	}
+	return proj
+}
+
+// QueryInput builds the request of a pattern served by Query. A sharded
+// pattern has one request per shard: use QueryInputs.
+func (t *Table) QueryInput(pattern string, r Request) (*dynamodb.QueryInput, error) {
+	ins, err := t.queryInputs(pattern, &r)
+	if err == nil && len(ins) != 1 {
+		err = fmt.Errorf("the pattern is sharded into %d requests; use QueryInputs", len(ins))
+	}
+	if err != nil {
+		return nil, wrap("QueryInput", pattern, err)
+	}
+	return ins[0], nil
+}
+
+// QueryInputs builds a pattern's requests: one, or one per shard.
+func (t *Table) QueryInputs(pattern string, r Request) ([]*dynamodb.QueryInput, error) {
+	ins, err := t.queryInputs(pattern, &r)
+	return ins, wrap("QueryInputs", pattern, err)
+}
+
+func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput, error) {
+	p, pp, err := t.pattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if pp.Operation != patterns.Query {
+		return nil, fmt.Errorf("served by %s; use GetItemInput", pp.Operation)
+	}
+	e := t.m.Entity(p.Entities[0])
+	v, err := t.params(p, e, r.Params)
+	if err != nil {
+		return nil, err
+	}
+	kc := pp.KeyCondition
+	pkName, skName := t.d.KeyNames(pp.Index)
+	skCond, hasSK, err := t.sortCondition(e, kc, skName, v, r.Range)
+	if err != nil {
+		return nil, err
+	}
+	limit := r.Limit
+	if limit == 0 && p.Limit > 0 {
+		limit = int32(p.Limit)
+	}
+	shards := max(kc.PK.Shards(), 1)
+	ins := make([]*dynamodb.QueryInput, 0, shards)
+	for shard := range shards {
+		pk, err := renderShard(e, kc.PK, v, shard)
+		if err != nil {
+			return nil, err
+		}
+		cond := expression.Key(pkName).Equal(expression.Value(pk))
+		if hasSK {
+			cond = cond.And(skCond)
+		}
+		b := expression.NewBuilder().WithKeyCondition(cond)
+		if len(p.Returns) > 0 {
+			b = b.WithProjection(t.projection(p, pp))
+		}
+		expr, err := b.Build()
+		if err != nil {
+			return nil, err
+		}
+		in := &dynamodb.QueryInput{
+			TableName:                 aws.String(t.name),
+			KeyConditionExpression:    expr.KeyCondition(),
+			ExpressionAttributeNames:  expr.Names(),
+			ExpressionAttributeValues: expr.Values(),
+			ProjectionExpression:      expr.Projection(),
+			ScanIndexForward:          aws.Bool(!pp.Desc),
+			ExclusiveStartKey:         r.StartKey,
+		}
+		if pp.Index != patterns.Table {
+			in.IndexName = aws.String(pp.Index)
+		} else {
+			in.ConsistentRead = aws.Bool(pp.Consistent)
+		}
+		if limit > 0 {
+			in.Limit = aws.Int32(limit)
+		}
+		if r.ConsumedCapacity {
+			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+		}
+		ins = append(ins, in)
+	}
+	return ins, nil
+}
+
+// renderShard renders a partition key with the shard segment set.
+func renderShard(e *patterns.Entity, tmpl patterns.Template, v Values, shard int) (string, error) {
+	if tmpl.Shards() == 0 {
+		return render(e, tmpl, v)
+	}
+	fixed := make(patterns.Template, len(tmpl))
+	for i, s := range tmpl {
+		if s.Shards > 0 {
+			s = patterns.Segment{Lit: fmt.Sprint(shard)}
+		}
+		fixed[i] = s
+	}
+	return render(e, fixed, v)
+}
+
+// upper is the least string above every key that starts with prefix,
+// which ends with the separator: "MATCH#" -> "MATCH$". Encoded values
+// never hold a byte at or below '#', so nothing else falls between.
+func upper(prefix string) string {
+	if strings.HasSuffix(prefix, string(patterns.Sep)) {
+		return prefix[:len(prefix)-1] + "$"
+	}
+	return prefix + "$"
+}
+
+// sortCondition is the sort-key condition: the plan's own, or a range on
+// the sort attribute kept within the entity's prefix.
+func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk string, v Values, r *Range) (expression.KeyConditionBuilder, bool, error) {
+	key := expression.Key(sk)
+	if r == nil {
+		switch kc.SKOp {
+		case "=":
+			s, err := render(e, kc.SK, v)
+			return key.Equal(expression.Value(s)), err == nil, err
+		case "begins_with":
+			s, err := render(e, kc.SK, v)
+			return key.BeginsWith(s), err == nil, err
+		case "between":
+			lo, err := render(e, kc.SK, v)
+			if err != nil {
+				return expression.KeyConditionBuilder{}, false, err
+			}
+			hi, err := render(e, kc.Upper, v)
+			return key.Between(expression.Value(lo), expression.Value(hi)), err == nil, err
+		}
+		return expression.KeyConditionBuilder{}, false, nil
+	}
+	if kc.SortAttr == "" {
+		return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: the pattern has no sort attribute", ErrBadRange)
+	}
+	a := e.Attr(kc.SortAttr)
+	prefix, err := render(e, kc.SK, v)
+	if err != nil {
+		return expression.KeyConditionBuilder{}, false, err
+	}
+	enc := func(x any) (string, error) {
+		s, err := a.EncodeKey(x)
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", ErrBadRange, err)
+		}
+		return prefix + s, nil
+	}
+	// last: the sort attribute ends the key (no "#…" after its value).
+	last := kc.SortEnds
+	lo, err := enc(r.Value)
+	if err != nil {
+		return expression.KeyConditionBuilder{}, false, err
+	}
+	between := func(a, b string) (expression.KeyConditionBuilder, bool, error) {
+		return key.Between(expression.Value(a), expression.Value(b)), true, nil
+	}
+	switch r.Op {
+	case "=":
+		if last {
+			return key.Equal(expression.Value(lo)), true, nil
+		}
+		return key.BeginsWith(lo + string(patterns.Sep)), true, nil
+	case ">=":
+		return between(lo, upper(prefix))
+	case ">":
+		return between(lo+"$", upper(prefix))
+	case "<=":
+		return between(prefix, lo+"$")
+	case "<":
+		if !last {
+			// Keys of the value itself continue "#…", above lo.
+			return between(prefix, lo)
+		}
+		prev, err := predecessor(a, r.Value)
+		if err != nil {
+			return expression.KeyConditionBuilder{}, false, err
+		}
+		p, _ := enc(prev)
+		return between(prefix, p+"$")
+	case "between":
+		hi, err := enc(r.Upper)
+		if err != nil {
+			return expression.KeyConditionBuilder{}, false, err
+		}
+		if hi < lo {
+			return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: between %v and %v is empty", ErrBadRange, r.Value, r.Upper)
+		}
+		return between(lo, hi+"$")
+	case "begins_with":
+		if a.Type != patterns.TypeString || len(a.Values) > 0 {
+			return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: begins_with applies to a string sort attribute", ErrBadRange)
+		}
+		return key.BeginsWith(lo), true, nil
+	}
+	return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: op %q; expected =, <, <=, >, >=, between or begins_with", ErrBadRange, r.Op)
+}
+
+// predecessor is the greatest value below v, for attributes whose keys
+// have one (integers, millisecond times).
+func predecessor(a *patterns.Attribute, v any) (any, error) {
+	if a.Type != patterns.TypeNumber && a.Type != patterns.TypeTTL && a.Type != patterns.TypeTime {
+		return nil, fmt.Errorf("%w: < on a %s that ends the sort key has no single key condition; use <=", ErrBadRange, a.Type)
+	}
+	s, err := a.EncodeKey(v)
+	if err != nil {
+		return nil, err
+	}
+	x, _ := a.DecodeKey(s)
+	if tm, ok := x.(time.Time); ok {
+		return tm.Add(-time.Millisecond), nil
+	}
+	return x.(int64) - 1, nil
+}

@@ -1,0 +1,233 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Item is an item read back: its entity, its values, and the raw item.
+type Item struct {
+	Entity string
+	Values Values
+	Raw    map[string]types.AttributeValue
+}
+
+// Page is one read's result.
+type Page struct {
+	Items []Item
+	// LastEvaluatedKey continues the read (nil: nothing more). A sharded
+	// read has none: use All to read it to the end.
+	LastEvaluatedKey map[string]types.AttributeValue
+	// Requests is how many requests the read took.
+	Requests int
+	// Capacity is the read capacity consumed, when asked for.
+	Capacity float64
+}
+
+func (t *Table) decodeAll(raw []map[string]types.AttributeValue) ([]Item, error) {
+	items := make([]Item, 0, len(raw))
+	for _, r := range raw {
+		name, v, err := t.Decode(r)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, Item{Entity: name, Values: v, Raw: r})
+	}
+	return items, nil
+}
+
+// Read runs one read of a pattern: a GetItem, one Query, or, for a sharded
+// pattern, one Query per shard merged in sort order with the limit
+// honoured.
+func (t *Table) Read(ctx context.Context, pattern string, r Request) (*Page, error) {
+	page, err := t.read(ctx, pattern, &r)
+	return page, wrap("Read", pattern, err)
+}
+
+func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, error) {
+	_, pp, err := t.pattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if pp.Operation == patterns.GetItem {
+		in, err := t.getItemInput(pattern, r)
+		if err != nil {
+			return nil, err
+		}
+		out, err := t.client.GetItem(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		page := &Page{Requests: 1, Capacity: capacity(out.ConsumedCapacity)}
+		if out.Item != nil {
+			page.Items, err = t.decodeAll([]map[string]types.AttributeValue{out.Item})
+		}
+		return page, err
+	}
+	ins, err := t.queryInputs(pattern, r)
+	if err != nil {
+		return nil, err
+	}
+	page := &Page{}
+	var lists [][]Item
+	for _, in := range ins {
+		out, err := t.client.Query(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		page.Requests++
+		page.Capacity += capacity(out.ConsumedCapacity)
+		items, err := t.decodeAll(out.Items)
+		if err != nil {
+			return nil, err
+		}
+		lists = append(lists, items)
+		if len(ins) == 1 {
+			page.LastEvaluatedKey = out.LastEvaluatedKey
+		}
+	}
+	page.Items = t.merge(pp, lists, int(aws.ToInt32(ins[0].Limit)))
+	return page, nil
+}
+
+func capacity(c *types.ConsumedCapacity) float64 {
+	if c == nil || c.CapacityUnits == nil {
+		return 0
+	}
+	return *c.CapacityUnits
+}
+
+// sortKey is the value an item sorts by on the pattern's index.
+func (t *Table) sortKey(pp *patterns.PatternPlan, it Item) string {
+	_, sk := t.d.KeyNames(pp.Index)
+	if s, ok := it.Raw[sk].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+// merge combines per-shard results in the index's order, keeping limit.
+func (t *Table) merge(pp *patterns.PatternPlan, lists [][]Item, limit int) []Item {
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	var all []Item
+	for _, l := range lists {
+		all = append(all, l...)
+	}
+	slices.SortStableFunc(all, func(a, b Item) int {
+		c := compare(t.sortKey(pp, a), t.sortKey(pp, b))
+		if pp.Desc {
+			return -c
+		}
+		return c
+	})
+	if limit > 0 && len(all) > limit {
+		all = all[:limit]
+	}
+	return all
+}
+
+func compare(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Get reads one item by a get pattern (GetItem, or a Query on an
+// alternate key); nil when there is none.
+func (t *Table) Get(ctx context.Context, pattern string, params Params) (*Item, error) {
+	page, err := t.read(ctx, pattern, &Request{Params: params})
+	if err != nil {
+		return nil, wrap("Get", pattern, err)
+	}
+	if len(page.Items) == 0 {
+		return nil, nil
+	}
+	return &page.Items[0], nil
+}
+
+// All iterates every item a pattern reads, page after page; a sharded
+// pattern's shards are read page by page and merged in sort order.
+func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[Item, error] {
+	return func(yield func(Item, error) bool) {
+		_, pp, err := t.pattern(pattern)
+		if err == nil && pp.Operation != patterns.Query {
+			err = fmt.Errorf("served by %s; use Get", pp.Operation)
+		}
+		var ins []*dynamodb.QueryInput
+		if err == nil {
+			ins, err = t.queryInputs(pattern, &r)
+		}
+		if err != nil {
+			yield(Item{}, wrap("All", pattern, err))
+			return
+		}
+		// One cursor per shard: its buffered page and where it goes on.
+		type cursor struct {
+			in    *dynamodb.QueryInput
+			items []Item
+			done  bool
+		}
+		cursors := make([]*cursor, len(ins))
+		for i, in := range ins {
+			cursors[i] = &cursor{in: in}
+		}
+		fill := func(c *cursor) error {
+			for len(c.items) == 0 && !c.done {
+				out, err := t.client.Query(ctx, c.in)
+				if err != nil {
+					return err
+				}
+				items, err := t.decodeAll(out.Items)
+				if err != nil {
+					return err
+				}
+				c.items = items
+				c.in.ExclusiveStartKey = out.LastEvaluatedKey
+				c.done = len(out.LastEvaluatedKey) == 0
+			}
+			return nil
+		}
+		for {
+			var next *cursor
+			for _, c := range cursors {
+				if err := fill(c); err != nil {
+					yield(Item{}, wrap("All", pattern, err))
+					return
+				}
+				if len(c.items) == 0 {
+					continue
+				}
+				if next == nil {
+					next = c
+					continue
+				}
+				cmp := compare(t.sortKey(pp, c.items[0]), t.sortKey(pp, next.items[0]))
+				if pp.Desc && cmp > 0 || !pp.Desc && cmp < 0 {
+					next = c
+				}
+			}
+			if next == nil {
+				return
+			}
+			it := next.items[0]
+			next.items = next.items[1:]
+			if !yield(it, nil) {
+				return
+			}
+		}
+	}
+}

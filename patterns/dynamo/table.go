@@ -1,0 +1,121 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Client is the part of *dynamodb.Client the runtime uses.
+type Client interface {
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// Values are an entity's attribute values by name: string, integer,
+// float64, json.Number, bool, time.Time (or RFC 3339 text for times).
+type Values map[string]any
+
+// Params are a pattern's equality values (its where attributes).
+type Params map[string]any
+
+// Table builds keys, items and requests for one table from its design.
+type Table struct {
+	d      *patterns.Design
+	m      *patterns.Model
+	name   string
+	client Client
+	unique map[string][]*patterns.Pattern // entity -> its unique alternate keys
+}
+
+// New returns the runtime for a design's table named name (the physical
+// name, e.g. from TableNameEnv). client may be nil for the pure builders.
+func New(d *patterns.Design, client Client, name string) *Table {
+	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{}}
+	for _, p := range t.m.Patterns {
+		if p.Unique && len(p.Entities) == 1 {
+			t.unique[p.Entities[0]] = append(t.unique[p.Entities[0]], p)
+		}
+	}
+	return t
+}
+
+// Name is the table's physical name.
+func (t *Table) Name() string { return t.name }
+
+// Design is the design the table was built from.
+func (t *Table) Design() *patterns.Design { return t.d }
+
+// Errors matched with errors.Is.
+var (
+	ErrUnknownEntity  = errors.New("unknown entity")
+	ErrUnknownPattern = errors.New("unknown pattern")
+	ErrUnserved       = errors.New("pattern is not served by any index")
+	ErrMissing        = errors.New("missing value")
+	ErrUnknownAttr    = errors.New("unknown attribute")
+	ErrBadRange       = errors.New("invalid range")
+	// ErrNotUnique: a unique alternate key's value is taken.
+	ErrNotUnique = errors.New("value is not unique")
+	// ErrExists: Create found the item already there.
+	ErrExists = errors.New("item exists")
+	// ErrChanged: Replace or Delete found the item not as given.
+	ErrChanged = errors.New("item changed or missing")
+	// ErrNotKeyplan: an item's keys match no entity of the design.
+	ErrNotKeyplan = errors.New("item matches no entity")
+)
+
+// Error says which operation on which entity or pattern failed.
+type Error struct {
+	Op      string // "Item", "QueryInput", "Create", …
+	Subject string // entity or pattern name
+	Err     error
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s %s: %v", e.Op, e.Subject, e.Err)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func wrap(op, subject string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Op: op, Subject: subject, Err: err}
+}
+
+func (t *Table) entity(name string) (*patterns.Entity, *patterns.EntityKeys, error) {
+	e := t.m.Entity(name)
+	if e == nil {
+		var names []string
+		for _, x := range t.m.Entities {
+			names = append(names, x.Name)
+		}
+		return nil, nil, fmt.Errorf("%w %q (the design has %s)", ErrUnknownEntity, name, strings.Join(names, ", "))
+	}
+	return e, t.d.Entity(name), nil
+}
+
+func (t *Table) pattern(name string) (*patterns.Pattern, *patterns.PatternPlan, error) {
+	p := t.m.Pattern(name)
+	if p == nil {
+		var names []string
+		for _, x := range t.m.Patterns {
+			names = append(names, x.Name)
+		}
+		return nil, nil, fmt.Errorf("%w %q (the design has %s)", ErrUnknownPattern, name, strings.Join(names, ", "))
+	}
+	pp := t.d.Pattern(name)
+	if !pp.Served() {
+		return nil, nil, fmt.Errorf("%w: %s", ErrUnserved, pp.Reason)
+	}
+	return p, pp, nil
+}

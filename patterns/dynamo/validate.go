@@ -1,0 +1,178 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Result is one expectation's outcome.
+type Result struct {
+	Pattern string
+	Params  Params
+	// Expected and Actual name example items (an item that is not one of
+	// the examples is named by its entity and key).
+	Expected, Actual []string
+	// Ordered is true when order matters (the pattern has a sort).
+	Ordered bool
+	// Requests counts the requests the read made (GetItem/Query only: the
+	// runtime has no Scan); Planned is what the plan says it takes.
+	Requests, Planned int
+	// Capacity is the consumed read capacity.
+	Capacity float64
+	Err      error
+	Pos      patterns.Pos
+}
+
+// OK reports whether the read returned exactly what was expected, in the
+// planned number of requests.
+func (r *Result) OK() bool {
+	if r.Err != nil || r.Requests != r.Planned {
+		return false
+	}
+	if r.Ordered {
+		return slices.Equal(r.Expected, r.Actual)
+	}
+	return slices.Equal(sorted(r.Expected), sorted(r.Actual))
+}
+
+func sorted(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return c
+}
+
+// Report is what Validate found.
+type Report struct {
+	// Loaded counts the example items written.
+	Loaded int
+	// LoadErrors name the example items the design could not hold.
+	LoadErrors []error
+	Results    []*Result
+}
+
+// OK reports whether every item loaded and every expectation held.
+func (r *Report) OK() bool {
+	if len(r.LoadErrors) > 0 {
+		return false
+	}
+	for _, x := range r.Results {
+		if !x.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// counter counts the requests a client makes.
+type counter struct {
+	Client
+	n int
+}
+
+func (c *counter) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	c.n++
+	return c.Client.GetItem(ctx, in, opts...)
+}
+
+func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	c.n++
+	return c.Client.Query(ctx, in, opts...)
+}
+
+// Validate writes the model's example items into the (empty) table with
+// Create, then runs every expected read and compares what comes back with
+// what the examples say: in order when the pattern sorts, as a set
+// otherwise.
+func Validate(ctx context.Context, t *Table) *Report {
+	rep := &Report{}
+	ex := t.m.Examples
+	if ex == nil {
+		return rep
+	}
+	c := &counter{Client: t.client}
+	run := *t
+	run.client = c
+	names := map[string]string{} // entity + base key -> example item name
+	for _, it := range ex.Items {
+		if err := run.Create(ctx, it.Entity, Values(it.Values)); err != nil {
+			rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", where(t.m.Source, it.Pos), it.Name, err))
+			continue
+		}
+		rep.Loaded++
+		key, _ := t.key(it.Entity, Values(it.Values))
+		names[it.Entity+"\x00"+keyText(t.d, key)] = it.Name
+	}
+	for _, x := range ex.Expect {
+		p := t.m.Pattern(x.Pattern)
+		r := &Result{Pattern: x.Pattern, Params: Params(x.Params), Expected: x.Items, Ordered: p.Sort != "",
+			Planned: t.d.Pattern(x.Pattern).Requests, Pos: x.Pos}
+		c.n = 0
+		page, err := run.read(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
+		r.Requests = c.n
+		if err != nil {
+			r.Err = err
+		} else {
+			r.Capacity = page.Capacity
+			r.Actual = []string{}
+			for _, it := range page.Items {
+				key, _ := t.key(it.Entity, it.Values)
+				name, ok := names[it.Entity+"\x00"+keyText(t.d, key)]
+				if !ok {
+					name = fmt.Sprintf("%s(%s)", it.Entity, keyText(t.d, key))
+				}
+				r.Actual = append(r.Actual, name)
+			}
+		}
+		rep.Results = append(rep.Results, r)
+	}
+	return rep
+}
+
+func keyText(d *patterns.Design, key map[string]types.AttributeValue) string {
+	var parts []string
+	for _, k := range []string{d.PK, d.SK} {
+		if s, ok := key[k].(*types.AttributeValueMemberS); ok {
+			parts = append(parts, s.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func where(file string, p patterns.Pos) string {
+	if p.Line == 0 {
+		return file
+	}
+	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
+}
+
+// String renders a result as one line.
+func (r *Result) String() string {
+	params := make([]string, 0, len(r.Params))
+	for _, k := range sortedNames(r.Params) {
+		params = append(params, fmt.Sprintf("%s=%v", k, r.Params[k]))
+	}
+	order := "as a set"
+	if r.Ordered {
+		order = "in order"
+	}
+	head := fmt.Sprintf("%s(%s)", r.Pattern, strings.Join(params, ", "))
+	switch {
+	case r.Err != nil:
+		return fmt.Sprintf("FAIL %s: %v", head, r.Err)
+	case r.Requests != r.Planned:
+		return fmt.Sprintf("FAIL %s: took %d requests, the plan says %d", head, r.Requests, r.Planned)
+	case !r.OK():
+		return fmt.Sprintf("FAIL %s: expected %s %s, got %s", head, list(r.Expected), order, list(r.Actual))
+	}
+	return fmt.Sprintf("ok   %s: %s %s, %d request(s), %.1f RCU", head, list(r.Actual), order, r.Requests, r.Capacity)
+}
+
+func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
