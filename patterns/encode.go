@@ -86,7 +86,16 @@ func (a *Attribute) FixedWidth() bool {
 // numberWidth is the number of digits of an encoded number.
 func (a *Attribute) numberWidth() int {
 	lo, hi, _ := a.bounds()
-	return len(strconv.FormatUint(uint64(hi)-uint64(lo), 10))
+	return digits(uint64(hi) - uint64(lo))
+}
+
+func digits(u uint64) int {
+	n := 1
+	for u >= 10 {
+		u /= 10
+		n++
+	}
+	return n
 }
 
 // MaxKeyBytes is the most bytes the attribute's encoded value can take in a
@@ -125,8 +134,14 @@ func (a *Attribute) EncodeKey(v any) (string, error) {
 			return "", err
 		}
 		lo, _, _ := a.bounds()
-		s := strconv.FormatUint(uint64(n)-uint64(lo), 10)
-		return strings.Repeat("0", a.numberWidth()-len(s)) + s, nil
+		var buf [24]byte
+		w := a.numberWidth()
+		u := uint64(n) - uint64(lo)
+		for i := w - 1; i >= 0; i-- {
+			buf[i] = byte('0' + u%10)
+			u /= 10
+		}
+		return string(buf[:w]), nil
 	case TypeTime:
 		t, err := a.time(v)
 		if err != nil {
@@ -244,7 +259,7 @@ func (a *Attribute) time(v any) (time.Time, error) {
 		t = x
 	case string:
 		var err error
-		if t, err = time.Parse(time.RFC3339Nano, x); err != nil {
+		if t, err = time.Parse(time.RFC3339, x); err != nil {
 			return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected an RFC 3339 time such as 2026-01-02T15:04:05Z"}
 		}
 	default:

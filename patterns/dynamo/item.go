@@ -61,14 +61,25 @@ func shardOf(e *patterns.Entity, v map[string]any, n int) (int, error) {
 // times as S (times fixed-width UTC, so they sort), numbers and ttls as N,
 // bools as BOOL.
 func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
+	return storedChecked(a, v, false)
+}
+
+// storedChecked is stored for a value whose key encoding already checked
+// it (checked: skip checking again).
+func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeValue, error) {
 	switch a.Type {
 	case patterns.TypeString:
-		if err := a.Check(v); err != nil {
-			return nil, err
+		s, ok := v.(string)
+		if n, isNum := v.(json.Number); isNum {
+			s, ok = string(n), true
 		}
-		s, _ := v.(string)
-		if n, ok := v.(json.Number); ok {
-			s = string(n)
+		if !ok {
+			return nil, &patterns.ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a string, found %T", v)}
+		}
+		if !checked && (len(a.Values) > 0 || a.MaxLength > 0) {
+			if err := a.Check(v); err != nil {
+				return nil, err
+			}
 		}
 		return &types.AttributeValueMemberS{Value: s}, nil
 	case patterns.TypeTime:
@@ -78,8 +89,10 @@ func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberS{Value: s}, nil
 	case patterns.TypeBool:
-		if err := a.Check(v); err != nil {
-			return nil, err
+		if !checked {
+			if err := a.Check(v); err != nil {
+				return nil, err
+			}
 		}
 		b, _ := v.(bool)
 		if s, ok := v.(string); ok {
@@ -87,7 +100,7 @@ func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 		}
 		return &types.AttributeValueMemberBOOL{Value: b}, nil
 	}
-	n, err := number(a, v)
+	n, err := number(a, v, checked)
 	if err != nil {
 		return nil, err
 	}
@@ -96,9 +109,9 @@ func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 
 // number renders a number attribute's value in DynamoDB's N form; bounded
 // numbers (and ttls) must be integers in range.
-func number(a *patterns.Attribute, v any) (string, error) {
+func number(a *patterns.Attribute, v any, checked bool) (string, error) {
 	bounded := a.Type == patterns.TypeTTL || a.Min != nil || a.Max != nil || a.Digits > 0
-	if bounded {
+	if bounded && !checked {
 		if err := a.Check(v); err != nil {
 			return "", err
 		}
@@ -147,6 +160,97 @@ func fromStored(a *patterns.Attribute, av types.AttributeValue) (any, error) {
 	return nil, fmt.Errorf("attribute %s: unexpected %T", a.Name, av)
 }
 
+// entityPlan is an entity's keys compiled for building items fast:
+// attributes by position, templates as literal/attribute-position steps.
+type entityPlan struct {
+	e      *patterns.Entity
+	keyed  []bool // the attribute appears in some key
+	keys   []keyPlan
+	byName map[string]int
+}
+
+type keyPlan struct {
+	table          bool
+	pkName, skName string
+	pk, sk         []step
+	needs          []int       // attributes the key reads
+	when           []whenConst // constants a sparse key needs
+}
+
+// step is a literal (attr < 0), an attribute by position, or a shard.
+type step struct {
+	lit    string
+	attr   int
+	shards int
+}
+
+type whenConst struct {
+	attr int
+	enc  string
+}
+
+func compile(d *patterns.Design, ek *patterns.EntityKeys) *entityPlan {
+	e := d.Model().Entity(ek.Name)
+	p := &entityPlan{e: e, keyed: make([]bool, len(e.Attributes)), byName: map[string]int{}}
+	for i, a := range e.Attributes {
+		p.byName[a.Name] = i
+	}
+	steps := func(t patterns.Template, needs *[]int) []step {
+		out := make([]step, len(t))
+		for i, s := range t {
+			out[i] = step{lit: s.Lit, attr: -1, shards: s.Shards}
+			if s.Attr != "" {
+				out[i].attr = p.byName[s.Attr]
+				p.keyed[out[i].attr] = true
+				*needs = append(*needs, out[i].attr)
+			}
+		}
+		return out
+	}
+	for _, k := range ek.Keys {
+		kp := keyPlan{table: k.Index == patterns.Table}
+		kp.pkName, kp.skName = d.KeyNames(k.Index)
+		kp.pk = steps(k.PK, &kp.needs)
+		kp.sk = steps(k.SK, &kp.needs)
+		for _, c := range k.When {
+			i := p.byName[c.Attr]
+			enc, _ := e.Attributes[i].EncodeKey(c.Value)
+			kp.when = append(kp.when, whenConst{i, enc})
+			p.keyed[i] = true
+		}
+		p.keys = append(p.keys, kp)
+	}
+	return p
+}
+
+// build renders compiled steps from encoded attribute values.
+func (p *entityPlan) build(steps []step, enc []string, v Values) (string, error) {
+	if len(steps) == 1 && steps[0].attr < 0 && steps[0].shards == 0 {
+		return steps[0].lit, nil // a constant: no copy
+	}
+	n := 0
+	for _, s := range steps {
+		n += len(s.lit) + len(enc[max(s.attr, 0)])
+	}
+	var b strings.Builder
+	b.Grow(n + 4)
+	for _, s := range steps {
+		switch {
+		case s.shards > 0:
+			shard, err := shardOf(p.e, v, s.shards)
+			if err != nil {
+				return "", err
+			}
+			b.WriteString(strconv.Itoa(shard))
+		case s.attr >= 0:
+			b.WriteString(enc[s.attr])
+		default:
+			b.WriteString(s.lit)
+		}
+	}
+	return b.String(), nil
+}
+
 // Item builds the entity's full item: its attributes, the base table's
 // PK/SK, and exactly the GSI key attributes the design gives it. A GSI key
 // is left out (the index stays sparse) when the item lacks one of its
@@ -157,17 +261,23 @@ func (t *Table) Item(entity string, v Values) (map[string]types.AttributeValue, 
 }
 
 func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, error) {
-	e, ek, err := t.entity(entity)
-	if err != nil {
+	p := t.plans[entity]
+	if p == nil {
+		_, _, err := t.entity(entity)
 		return nil, err
 	}
-	item := make(map[string]types.AttributeValue, len(e.Attributes)+2+2*len(ek.Keys))
-	for name := range v {
-		if e.Attr(name) == nil {
-			return nil, fmt.Errorf("%w %q of %s", ErrUnknownAttr, name, entity)
-		}
+	e := p.e
+	item := make(map[string]types.AttributeValue, len(e.Attributes)+2*len(p.keys))
+	var encBuf [16]string
+	var presentBuf [16]bool
+	enc, present := encBuf[:0], presentBuf[:0]
+	if n := len(e.Attributes); n <= len(encBuf) {
+		enc, present = encBuf[:n], presentBuf[:n]
+	} else {
+		enc, present = make([]string, n), make([]bool, n)
 	}
-	for _, a := range e.Attributes {
+	known := 0
+	for i, a := range e.Attributes {
 		x, ok := v[a.Name]
 		if !ok || x == nil {
 			if !a.Optional {
@@ -175,27 +285,56 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 			}
 			continue
 		}
-		av, err := stored(a, x)
+		known++
+		present[i] = true
+		if p.keyed[i] {
+			s, err := a.EncodeKey(x)
+			if err != nil {
+				return nil, err
+			}
+			enc[i] = s
+			if a.Type == patterns.TypeTime { // stored as its key form
+				item[a.Name] = &types.AttributeValueMemberS{Value: s}
+				continue
+			}
+		}
+		av, err := storedChecked(a, x, p.keyed[i])
 		if err != nil {
 			return nil, err
 		}
 		item[a.Name] = av
 	}
-	for _, k := range ek.Keys {
-		if k.Index != patterns.Table && !holds(e, k, v) {
-			continue
+	if known < len(v) {
+		for _, name := range sortedNames(v) {
+			if _, ok := p.byName[name]; !ok && v[name] != nil {
+				return nil, fmt.Errorf("%w %q of %s", ErrUnknownAttr, name, entity)
+			}
 		}
-		pkName, skName := t.d.KeyNames(k.Index)
-		pk, err := render(e, k.PK, v)
+	}
+keys:
+	for _, k := range p.keys {
+		if !k.table {
+			for _, i := range k.needs {
+				if !present[i] {
+					continue keys // sparse: the item lacks an attribute
+				}
+			}
+			for _, w := range k.when {
+				if !present[w.attr] || enc[w.attr] != w.enc {
+					continue keys // sparse: not the constant
+				}
+			}
+		}
+		pk, err := p.build(k.pk, enc, v)
 		if err != nil {
 			return nil, err
 		}
-		sk, err := render(e, k.SK, v)
+		sk, err := p.build(k.sk, enc, v)
 		if err != nil {
 			return nil, err
 		}
-		item[pkName] = &types.AttributeValueMemberS{Value: pk}
-		item[skName] = &types.AttributeValueMemberS{Value: sk}
+		item[k.pkName] = &types.AttributeValueMemberS{Value: pk}
+		item[k.skName] = &types.AttributeValueMemberS{Value: sk}
 	}
 	return item, nil
 }
@@ -263,6 +402,21 @@ func (t *Table) Decode(item map[string]types.AttributeValue) (string, Values, er
 		v := Values{}
 		if !parse(e, k.PK, pk.Value, v) || !parse(e, k.SK, sk.Value, v) {
 			continue
+		}
+		// Index keys hold more attributes (a KEYS_ONLY or INCLUDE index
+		// projects them only there): parse those the item carries.
+		for _, ik := range ek.Keys[1:] {
+			ipk, isk := t.d.KeyNames(ik.Index)
+			p, _ := item[ipk].(*types.AttributeValueMemberS)
+			s, _ := item[isk].(*types.AttributeValueMemberS)
+			if p != nil && s != nil {
+				iv := Values{}
+				if parse(e, ik.PK, p.Value, iv) && parse(e, ik.SK, s.Value, iv) {
+					for a, x := range iv {
+						v[a] = x
+					}
+				}
+			}
 		}
 		for _, a := range e.Attributes {
 			av, ok := item[a.Name]

@@ -90,17 +90,24 @@ func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (V
 	if len(where) == 0 && p.Op == patterns.OpGet {
 		where = e.ID
 	}
-	v := Values{}
-	for _, name := range sortedNames(given) {
-		if !contains(where, name) {
-			return nil, fmt.Errorf("%w %q: the pattern's parameters are %s", ErrUnknownAttr, name, strings.Join(where, ", "))
-		}
-		v[name] = given[name]
-	}
 	for _, name := range where {
-		if _, ok := v[name]; !ok {
+		if _, ok := given[name]; !ok {
 			return nil, fmt.Errorf("%w: parameter %s", ErrMissing, name)
 		}
+	}
+	if len(given) > len(where) {
+		for _, name := range sortedNames(given) {
+			if !contains(where, name) {
+				return nil, fmt.Errorf("%w %q: the pattern's parameters are %s", ErrUnknownAttr, name, strings.Join(where, ", "))
+			}
+		}
+	}
+	if len(p.Filter) == 0 {
+		return Values(given), nil // read only: no copy
+	}
+	v := make(Values, len(given)+len(p.Filter))
+	for k, x := range given {
+		v[k] = x
 	}
 	for _, c := range p.Filter {
 		v[c.Attr] = c.Value
@@ -117,8 +124,20 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// projection names what a pattern returns plus the keys it decodes from.
+// projection names what a pattern returns plus the keys it decodes from
+// (built once per pattern).
 func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expression.ProjectionBuilder {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if b, ok := t.projections[p.Name]; ok {
+		return b
+	}
+	b := t.buildProjection(p, pp)
+	t.projections[p.Name] = b
+	return b
+}
+
+func (t *Table) buildProjection(p *patterns.Pattern, pp *patterns.PatternPlan) expression.ProjectionBuilder {
 	names := []string{t.d.PK, t.d.SK}
 	if pp.Index != patterns.Table {
 		pk, sk := t.d.KeyNames(pp.Index)

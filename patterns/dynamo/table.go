@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -34,12 +36,20 @@ type Table struct {
 	name   string
 	client Client
 	unique map[string][]*patterns.Pattern // entity -> its unique alternate keys
+	plans  map[string]*entityPlan
+
+	mu          sync.Mutex
+	projections map[string]expression.ProjectionBuilder
 }
 
 // New returns the runtime for a design's table named name (the physical
 // name, e.g. from TableNameEnv). client may be nil for the pure builders.
 func New(d *patterns.Design, client Client, name string) *Table {
-	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{}}
+	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{},
+		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{}}
+	for _, ek := range d.Entities {
+		t.plans[ek.Name] = compile(d, ek)
+	}
 	for _, p := range t.m.Patterns {
 		if p.Unique && len(p.Entities) == 1 {
 			t.unique[p.Entities[0]] = append(t.unique[p.Entities[0]], p)

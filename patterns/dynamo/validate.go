@@ -98,8 +98,7 @@ func Validate(ctx context.Context, t *Table) *Report {
 		return rep
 	}
 	c := &counter{Client: t.client}
-	run := *t
-	run.client = c
+	run := New(t.d, c, t.name)
 	names := map[string]string{} // entity + base key -> example item name
 	for _, it := range ex.Items {
 		if err := run.Create(ctx, it.Entity, Values(it.Values)); err != nil {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/internal/dynalite"
+)
+
+func TestValidate(t *testing.T) {
+	readings, err := os.ReadFile("../../patterns/testdata/models/readings.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongOrder := write(t, "wrong.yaml", strings.Replace(string(readings), "items: [r3, r1, r5, r2, r4]", "items: [r1, r3, r5, r2, r4]", 1))
+	cannotHold := write(t, "range.yaml", strings.Replace(string(readings), "value: -999}", "value: -1001}", 1))
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+	}{
+		{"examples hold", []string{"validate", "../../examples/leaderboard.yaml"}, 0,
+			[]string{"ok   SeasonLeaderboard(season=2026-Q2): [p1 p3 p4 p2] in order, 1 request(s)", "9 item(s) loaded, 6 expectation(s), 0 failed"}},
+		{"wrong expectation", []string{"validate", wrongOrder}, 1,
+			[]string{"wrong.yaml:23:7: FAIL DeviceReadingsByValue(deviceId=d1): expected [r1 r3 r5 r2 r4] in order, got [r3 r1 r5 r2 r4]", "1 failed"}},
+		{"item the design cannot hold", []string{"validate", cannotHold}, 1,
+			[]string{"FAIL ", "range.yaml:21:5: example item r6: Create Reading: attribute \"value\": value -1001: out of the declared range -1000..1000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := keyplan(tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, out, errs)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+}
+
+// No engine: exit 2 with what to run, at once.
+func TestValidateWithoutEngine(t *testing.T) {
+	t.Setenv(dynalite.EnvPath, "/nonexistent/dynalite/cli.js")
+	t.Setenv(dynalite.EnvEndpoint, "")
+	code, _, errs := keyplan("validate", "../../examples/leaderboard.yaml")
+	if code != 2 || !strings.Contains(errs, "dynalite is not installed") || !strings.Contains(errs, "npm ci") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+func TestValidateNeedsExamples(t *testing.T) {
+	code, _, errs := keyplan("validate", "../../examples/merchant-orders.yaml", "--endpoint", "http://127.0.0.1:1")
+	if code != 2 || !strings.Contains(errs, "127.0.0.1:1") {
+		t.Errorf("unreachable endpoint: exit %d: %s", code, errs)
+	}
+	noExamples := write(t, "plain.yaml", validPlain)
+	code, _, errs = keyplan("validate", noExamples)
+	if code != 2 || !strings.Contains(errs, "has no examples.expect") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+const validPlain = `table: Users
+entities:
+  User:
+    id: [userId]
+    attributes: {userId: {type: string, maxLength: 9}}
+patterns:
+  GetUser: {get: User}
+`

@@ -1,0 +1,293 @@
+package dynamo
+
+import (
+	"errors"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+func load(t testing.TB, path string) *Table {
+	t.Helper()
+	m, err := patterns.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(d, nil, "Tbl")
+}
+
+func names(item map[string]types.AttributeValue) string {
+	var n []string
+	for k := range item {
+		n = append(n, k)
+	}
+	sort.Strings(n)
+	return strings.Join(n, ",")
+}
+
+func s(item map[string]types.AttributeValue, k string) string {
+	if v, ok := item[k].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return "<absent>"
+}
+
+var player = Values{"playerId": "p1", "handle": "night hawk", "region": "eu", "season": "2026-Q2", "rating": 9, "createdAt": "2025-01-02T10:00:00+01:00"}
+
+func TestItemCarriesExactlyItsKeys(t *testing.T) {
+	tbl := load(t, "../../examples/leaderboard.yaml")
+	item, err := tbl.Item("Player", player)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(item); got != "GSI1PK,GSI1SK,GSI2PK,GSI2SK,PK,SK,createdAt,handle,playerId,rating,region,season" {
+		t.Errorf("attributes %s", got)
+	}
+	want := map[string]string{
+		"PK": "PLAYER#p1", "SK": "PLAYER",
+		"GSI1PK": "PLAYER#SEASON#2026-Q2", "GSI1SK": "PLAYER#00009#p1", // padded: 9 sorts before 1000
+		"GSI2PK": "PLAYER#HANDLE#night%20hawk", "GSI2SK": "PLAYER#p1",
+		"createdAt": "2025-01-02T09:00:00.000Z", // fixed-width UTC
+	}
+	for k, v := range want {
+		if s(item, k) != v {
+			t.Errorf("%s = %q, want %q", k, s(item, k), v)
+		}
+	}
+	if n, ok := item["rating"].(*types.AttributeValueMemberN); !ok || n.Value != "9" {
+		t.Errorf("rating %#v", item["rating"])
+	}
+}
+
+// An item is on a sparse index only while it holds the constant.
+func TestItemSparse(t *testing.T) {
+	tbl := load(t, "../../examples/merchant-orders.yaml")
+	order := Values{"orderId": "o1", "userId": "u1", "merchantId": "m1", "status": "PENDING", "createdAt": "2026-04-21T10:15:00Z", "total": 100}
+	pending, _ := tbl.Item("Order", order)
+	order["status"] = "SHIPPED"
+	shipped, _ := tbl.Item("Order", order)
+	if s(pending, "GSI2PK") != "ORDER#MERCHANTID#m1#STATUS#PENDING" {
+		t.Errorf("pending GSI2PK %q", s(pending, "GSI2PK"))
+	}
+	if _, ok := shipped["GSI2PK"]; ok {
+		t.Errorf("a shipped order is on the pending index: %v", shipped["GSI2PK"])
+	}
+	if s(shipped, "GSI1PK") != "ORDER#USERID#u1" {
+		t.Errorf("shipped order left the user index: %q", s(shipped, "GSI1PK"))
+	}
+}
+
+func TestItemErrors(t *testing.T) {
+	tbl := load(t, "../../examples/leaderboard.yaml")
+	tests := []struct {
+		name   string
+		entity string
+		v      Values
+		is     error
+		want   string
+	}{
+		{"unknown entity", "Playr", player, ErrUnknownEntity, `unknown entity "Playr" (the design has Player, Match)`},
+		{"missing", "Player", Values{"playerId": "p1"}, ErrMissing, "Player.handle is required"},
+		{"unknown attribute", "Player", with(player, "hadle", "x"), ErrUnknownAttr, `unknown attribute "hadle" of Player`},
+		{"out of range", "Player", with(player, "rating", 100000), patterns.ErrValue, "out of the declared range 0..99999"},
+		{"enum", "Player", with(player, "region", "mars"), patterns.ErrValue, "expected one of na, eu, apac"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tbl.Item(tt.entity, tt.v)
+			var e *Error
+			if !errors.Is(err, tt.is) || !errors.As(err, &e) || e.Op != "Item" || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v; want %v containing %q", err, tt.is, tt.want)
+			}
+		})
+	}
+}
+
+func with(v Values, k string, x any) Values {
+	c := Values{}
+	for a, b := range v {
+		c[a] = b
+	}
+	c[k] = x
+	return c
+}
+
+func TestDecodeRoundTrip(t *testing.T) {
+	tbl := load(t, "../../examples/leaderboard.yaml")
+	match := Values{"playerId": "p1", "playedAt": "2026-06-23T14:00:00Z", "result": "win", "ratingDelta": -15, "mapId": "dust", "expiresAt": 1900000000}
+	for entity, v := range map[string]Values{"Player": player, "Match": match} {
+		item, err := tbl.Item(entity, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A KEYS_ONLY-like item: only the keys; the id still decodes.
+		keys := map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}
+		name, got, err := tbl.Decode(keys)
+		if err != nil || name != entity || got["playerId"] != "p1" {
+			t.Errorf("Decode(keys of %s) = %s %v %v", entity, name, got, err)
+		}
+		name, got, err = tbl.Decode(item)
+		if err != nil || name != entity {
+			t.Fatalf("Decode(%s) = %s, %v", entity, name, err)
+		}
+		for k, want := range v {
+			a := tbl.m.Entity(entity).Attr(k)
+			w, _ := a.EncodeKey(want)
+			g, err := a.EncodeKey(got[k])
+			if err != nil || g != w {
+				t.Errorf("%s.%s: decoded %v (%T), want %v", entity, k, got[k], got[k], want)
+			}
+		}
+	}
+	if _, _, err := tbl.Decode(map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "~UNIQUE#PLAYER#HANDLE#x"}, "SK": &types.AttributeValueMemberS{Value: "~UNIQUE"}}); !errors.Is(err, ErrNotKeyplan) {
+		t.Errorf("a guard item decoded: %v", err)
+	}
+}
+
+// The QueryInput equals the one a careful hand would build with the
+// expression builder (guregu/dynamo style: no network).
+func TestQueryInputEqualsHandBuilt(t *testing.T) {
+	tbl := load(t, "../../examples/leaderboard.yaml")
+	got, err := tbl.QueryInput("SeasonLeaderboard", Request{Params: Params{"season": "2026-Q2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expr, _ := expression.NewBuilder().
+		WithKeyCondition(expression.Key("GSI1PK").Equal(expression.Value("PLAYER#SEASON#2026-Q2"))).
+		WithProjection(expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI1PK"), expression.Name("GSI1SK"), expression.Name("handle"), expression.Name("rating"))).
+		Build()
+	want := &dynamodb.QueryInput{
+		TableName: aws.String("Tbl"), IndexName: aws.String("GSI1"),
+		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ProjectionExpression: expr.Projection(), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(100),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// Reserved words (status, name, result, ttl…) never appear bare in an
+// expression: the builder names every attribute by placeholder.
+func TestReservedWordsArePlaceholders(t *testing.T) {
+	tbl := load(t, "../../examples/ecommerce.yaml")
+	in, err := tbl.QueryInput("OrdersByStatus", Request{Params: Params{"status": "PENDING"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, expr := range []string{aws.ToString(in.KeyConditionExpression), aws.ToString(in.ProjectionExpression)} {
+		for _, word := range []string{"status", "name", "total", "GSI1PK"} {
+			if strings.Contains(expr, word) {
+				t.Errorf("expression %q names %s bare", expr, word)
+			}
+		}
+	}
+	var named []string
+	for _, n := range in.ExpressionAttributeNames {
+		named = append(named, n)
+	}
+	sort.Strings(named)
+	if strings.Join(named, ",") != "GSI1PK,GSI1SK,PK,SK,customerName,total" {
+		t.Errorf("names %v", named)
+	}
+}
+
+func TestSortRanges(t *testing.T) {
+	tbl := load(t, "../../examples/leaderboard.yaml")
+	tests := []struct {
+		name    string
+		pattern string
+		r       *Range
+		want    string // the condition on the sort key, values substituted
+	}{
+		{"none, shared partition", "RecentMatches", nil, `begins_with(SK, "MATCH#")`},
+		{"none, own partition", "SeasonLeaderboard", nil, ``},
+		{">=", "SeasonLeaderboard", &Range{Op: ">=", Value: 1000}, `GSI1SK BETWEEN "PLAYER#01000" AND "PLAYER$"`},
+		{">", "SeasonLeaderboard", &Range{Op: ">", Value: 1000}, `GSI1SK BETWEEN "PLAYER#01000$" AND "PLAYER$"`},
+		{"<=", "SeasonLeaderboard", &Range{Op: "<=", Value: 990}, `GSI1SK BETWEEN "PLAYER#" AND "PLAYER#00990$"`},
+		{"< before an id", "SeasonLeaderboard", &Range{Op: "<", Value: 990}, `GSI1SK BETWEEN "PLAYER#" AND "PLAYER#00990"`},
+		{"= before an id", "SeasonLeaderboard", &Range{Op: "=", Value: 990}, `begins_with(GSI1SK, "PLAYER#00990#")`},
+		{"between", "SeasonLeaderboard", &Range{Op: "between", Value: 9, Upper: 1000}, `GSI1SK BETWEEN "PLAYER#00009" AND "PLAYER#01000$"`},
+		{"< ending the key", "RecentMatches", &Range{Op: "<", Value: "2026-06-23T14:00:00Z"}, `SK BETWEEN "MATCH#" AND "MATCH#2026-06-23T13:59:59.999Z$"`},
+		{"= ending the key", "RecentMatches", &Range{Op: "=", Value: "2026-06-23T14:00:00Z"}, `SK = "MATCH#2026-06-23T14:00:00.000Z"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			params := Params{"playerId": "p1"}
+			if tt.pattern == "SeasonLeaderboard" {
+				params = Params{"season": "S"}
+			}
+			in, err := tbl.QueryInput(tt.pattern, Request{Params: params, Range: tt.r})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := condition(in); got != tt.want {
+				t.Errorf("sort-key condition %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	for _, bad := range []*Range{{Op: "~", Value: 1}, {Op: ">=", Value: "high"}, {Op: "between", Value: 10, Upper: 1}, {Op: "begins_with", Value: 1}} {
+		if _, err := tbl.QueryInput("SeasonLeaderboard", Request{Params: Params{"season": "S"}, Range: bad}); !errors.Is(err, ErrBadRange) {
+			t.Errorf("range %+v: error %v, want ErrBadRange", bad, err)
+		}
+	}
+}
+
+var placeholder = regexp.MustCompile(`[#:][0-9]+`)
+
+// condition substitutes names and values back into a key condition and
+// returns its sort-key part ("" when there is none). The builder writes
+// "(#0 = :0) AND (begins_with (#1, :1))".
+func condition(in *dynamodb.QueryInput) string {
+	out := placeholder.ReplaceAllStringFunc(aws.ToString(in.KeyConditionExpression), func(k string) string {
+		if n, ok := in.ExpressionAttributeNames[k]; ok {
+			return n
+		}
+		return `"` + in.ExpressionAttributeValues[k].(*types.AttributeValueMemberS).Value + `"`
+	})
+	_, sk, ok := strings.Cut(out, ") AND (")
+	if !ok {
+		return ""
+	}
+	return strings.ReplaceAll(strings.TrimSuffix(sk, ")"), "begins_with (", "begins_with(")
+}
+
+func TestRequestErrors(t *testing.T) {
+	tbl := load(t, "../../examples/leaderboard.yaml")
+	tests := []struct {
+		pattern string
+		r       Request
+		is      error
+		want    string
+	}{
+		{"Nope", Request{}, ErrUnknownPattern, `unknown pattern "Nope"`},
+		{"SeasonLeaderboard", Request{}, ErrMissing, "parameter season"},
+		{"SeasonLeaderboard", Request{Params: Params{"season": "S", "region": "eu"}}, ErrUnknownAttr, `"region": the pattern's parameters are season`},
+		{"PlayerWithMatches", Request{Params: Params{"playerId": "p"}, Range: &Range{Op: ">", Value: 1}}, ErrBadRange, "no sort attribute"},
+	}
+	for _, tt := range tests {
+		_, err := tbl.QueryInput(tt.pattern, tt.r)
+		if !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v; want %v with %q", tt.pattern, err, tt.is, tt.want)
+		}
+	}
+	if _, err := tbl.QueryInput("GetPlayer", Request{Params: Params{"playerId": "p"}}); err == nil || !strings.Contains(err.Error(), "use GetItemInput") {
+		t.Errorf("QueryInput of a GetItem pattern: %v", err)
+	}
+	in, err := tbl.GetItemInput("GetPlayer", Params{"playerId": "p1"})
+	if err != nil || s(in.Key, "PK") != "PLAYER#p1" || s(in.Key, "SK") != "PLAYER" {
+		t.Errorf("GetItemInput %+v %v", in, err)
+	}
+}
