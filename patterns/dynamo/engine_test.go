@@ -81,8 +81,15 @@ func TestExamplesOnEngine(t *testing.T) {
 			for _, err := range rep.LoadErrors {
 				t.Error(err)
 			}
-			if len(rep.Results) == 0 {
-				t.Fatal("no expectations")
+			// Every pattern of the model is proven by at least one expectation.
+			proven := map[string]bool{}
+			for _, r := range rep.Results {
+				proven[r.Pattern] = true
+			}
+			for _, p := range tbl.m.Patterns {
+				if !proven[p.Name] {
+					t.Errorf("pattern %s has no expectation in the model's examples", p.Name)
+				}
 			}
 			for _, r := range rep.Results {
 				if !r.OK() {
