@@ -53,6 +53,7 @@ var Rules = []*Rule{
 	{"KP306", SeverityError, "Table and index names are valid", ruleNames},
 	{"KP401", SeverityWarning, "No hot partitions", ruleHotPartition},
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
+	{"KP501", SeverityError, "Stream-maintained attributes are not in keys", ruleMaintainedInKey},
 }
 
 // RuleByID returns the catalog entry with the id, or nil.
@@ -493,6 +494,42 @@ func ruleNonUniqueGet(d *Design) []finding {
 		out = append(out, finding{pattern(p), p.field("where"),
 			fmt.Sprintf("a get by %s, which is not %s's id: several items may match and one is returned arbitrarily", strings.Join(p.Where, ", "), e.Name),
 			"declare unique: true (keyplan's runtime then keeps the values unique), or make it a query"})
+	}
+	return out
+}
+
+// KP501: the stream handlers update copies and counters in place
+// (UpdateItem), which cannot change a key: such an attribute must not be in
+// any of its entity's keys.
+func ruleMaintainedInKey(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		var maintained []struct {
+			attr, kind string
+			pos        Pos
+		}
+		for _, c := range e.Copies {
+			maintained = append(maintained, struct {
+				attr, kind string
+				pos        Pos
+			}{c.Attr, "copy", c.Pos})
+		}
+		for _, c := range e.Counters {
+			maintained = append(maintained, struct {
+				attr, kind string
+				pos        Pos
+			}{c.Attr, "counter", c.Pos})
+		}
+		for _, m := range maintained {
+			for _, k := range d.Entity(e.Name).Keys {
+				if contains(k.PK.Attrs(), m.attr) || contains(k.SK.Attrs(), m.attr) {
+					out = append(out, finding{entity(e), m.pos,
+						fmt.Sprintf("%s.%s is a %s kept by a stream handler, but it is in the key %s / %s on %s: an update in place cannot move the item", e.Name, m.attr, m.kind, k.PK, k.SK, k.Index),
+						"keep the attribute out of patterns' where and sort, or maintain it in the application"})
+					break
+				}
+			}
+		}
 	}
 	return out
 }

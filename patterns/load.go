@@ -244,7 +244,7 @@ func (l *loader) number(n *yaml.Node, path string) float64 {
 
 var (
 	topFields     = []string{"table", "entities", "patterns", "examples"}
-	entityFields  = []string{"id", "within", "attributes", "keys", "writes"}
+	entityFields  = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive"}
 	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional"}
 	keyFields     = []string{"pk", "sk"}
 	patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
@@ -295,6 +295,16 @@ func (l *loader) entity(f field) *Entity {
 			for _, af := range l.fields(g.val, p, nil) {
 				e.Attributes = append(e.Attributes, l.attribute(af, p))
 			}
+		case "copies":
+			for _, cf := range l.fields(g.val, p, nil) {
+				e.Copies = append(e.Copies, l.copy(cf, join(p, cf.key)))
+			}
+		case "counters":
+			for _, cf := range l.fields(g.val, p, nil) {
+				e.Counters = append(e.Counters, l.counter(cf, join(p, cf.key)))
+			}
+		case "archive":
+			e.Archive = l.boolean(g.val, p)
 		case "writes":
 			if e.Writes = l.number(g.val, p); e.Writes < 0 {
 				l.add(pos(g.val), p, "expected a rate of zero or more writes per second, found %v", e.Writes)
@@ -315,6 +325,59 @@ func (l *loader) entity(f field) *Entity {
 		}
 	}
 	return e
+}
+
+// copy reads `attr: {from: Entity.attr, via: Pattern}`.
+func (l *loader) copy(f field, path string) *Copy {
+	c := &Copy{Attr: f.key, Pos: f.keyAt}
+	for _, g := range l.fields(f.val, path, []string{"from", "via"}) {
+		switch g.key {
+		case "from":
+			ent, attr, ok := strings.Cut(l.str(g.val, join(path, "from")), ".")
+			if !ok || ent == "" || attr == "" {
+				l.add(pos(g.val), join(path, "from"), "expected Entity.attribute, e.g. Customer.name")
+			}
+			c.FromEntity, c.FromAttr = ent, attr
+		case "via":
+			c.Via = l.str(g.val, join(path, "via"))
+		}
+	}
+	if c.FromEntity == "" || c.Via == "" {
+		l.add(f.keyAt, path, "a copy needs from: Entity.attribute and via: the pattern that finds the copies")
+	}
+	return c
+}
+
+// counter reads `attr: {count: Child, where: {…}}` or `{sum: Child.attr}`.
+func (l *loader) counter(f field, path string) *Counter {
+	c := &Counter{Attr: f.key, Pos: f.keyAt}
+	for _, g := range l.fields(f.val, path, []string{"count", "sum", "where"}) {
+		switch g.key {
+		case "count":
+			c.Child = l.str(g.val, join(path, "count"))
+		case "sum":
+			ent, attr, ok := strings.Cut(l.str(g.val, join(path, "sum")), ".")
+			if !ok || ent == "" || attr == "" {
+				l.add(pos(g.val), join(path, "sum"), "expected Child.attribute, e.g. Match.ratingDelta")
+			}
+			if c.Child != "" {
+				l.add(g.keyAt, path, "a counter either counts or sums, not both")
+			}
+			c.Child, c.Sum = ent, attr
+		case "where":
+			for _, cf := range l.fields(g.val, join(path, "where"), nil) {
+				if cf.val.Kind != yaml.ScalarNode || cf.val.Tag == "!!null" {
+					l.add(pos(cf.val), join(join(path, "where"), cf.key), "expected a constant value, found %s", kindName(cf.val))
+					continue
+				}
+				c.Where = append(c.Where, Const{Attr: cf.key, Value: cf.val.Value})
+			}
+		}
+	}
+	if c.Child == "" {
+		l.add(f.keyAt, path, "a counter needs count: Child or sum: Child.attribute")
+	}
+	return c
 }
 
 func (l *loader) attribute(f field, parent string) *Attribute {

@@ -161,6 +161,22 @@ func TestParseBadInput(t *testing.T) {
 			want:  []string{`entities.Player.within: unknown entity "Team"`},
 		},
 		{
+			name: "copy via an unknown pattern",
+			model: strings.Replace(validModel, "      rating: {type: number, min: 0, max: 99999}\n", "      rating: {type: number, min: 0, max: 99999}\n      teamName: string\n    copies:\n      teamName: {from: Team.name, via: TeamPlayrs}\n", 1) +
+				"  TeamPlayers: {query: Player, where: [handle]}\n",
+			want: []string{`entities.Player.copies.teamName.from: unknown entity "Team"`},
+		},
+		{
+			name: "counter without a ttl",
+			model: strings.Replace(validModel, "      rating: {type: number, min: 0, max: 99999}\n", "      rating: {type: number, min: 0, max: 99999}\n    counters:\n      rating: {count: Player}\n", 1),
+			want: []string{`entities.Player.counters.rating: counters need the table's ttl attribute`},
+		},
+		{
+			name:  "archive without a ttl",
+			model: strings.Replace(validModel, "    id: [playerId]\n", "    id: [playerId]\n    archive: true\n", 1),
+			want:  []string{`entities.Player.archive: archive keeps TTL expiries; Player has no ttl attribute`},
+		},
+		{
 			name:  "child lacks the partition attribute",
 			model: strings.Replace(validModel, "patterns:", "  Match:\n    id: [matchId]\n    within: Player\n    attributes: {matchId: string}\npatterns:", 1),
 			want:  []string{`entities.Match.within: Match lives in Player's partition, whose key needs "playerId"`},

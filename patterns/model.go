@@ -44,6 +44,14 @@ type Entity struct {
 	// Writes is the expected item writes per second (puts, updates and
 	// deletes), for the cost estimate.
 	Writes float64 `json:"writes,omitempty"`
+	// Copies are attributes of this entity kept equal to another entity's
+	// attribute by the fanout stream handler.
+	Copies []*Copy `json:"copies,omitempty"`
+	// Counters are attributes of this entity kept as the count (or sum) of
+	// a child entity's items by the counters stream handler.
+	Counters []*Counter `json:"counters,omitempty"`
+	// Archive keeps this entity's TTL expiries in S3 (the archive handler).
+	Archive bool `json:"archive,omitempty"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the entity was declared.
@@ -56,6 +64,28 @@ type KeySpec struct {
 	PK    string `json:"pk"`
 	SK    string `json:"sk,omitempty"`
 	Pos   Pos    `json:"-"`
+}
+
+// Copy is a denormalized attribute: Attr on this entity mirrors From's
+// attribute; Via is the pattern that finds the copies from the source's
+// values (e.g. Order.customerName from Customer.name via CustomerOrders).
+type Copy struct {
+	Attr       string `json:"attr"`
+	FromEntity string `json:"fromEntity"`
+	FromAttr   string `json:"fromAttr"`
+	Via        string `json:"via"`
+	Pos        Pos    `json:"-"`
+}
+
+// Counter is an aggregate of a child entity kept on its parent: Count
+// counts the child's items, Sum adds up one of its number attributes;
+// Where counts only items holding those constants.
+type Counter struct {
+	Attr  string  `json:"attr"`
+	Child string  `json:"child"`
+	Sum   string  `json:"sum,omitempty"`
+	Where []Const `json:"where,omitempty"`
+	Pos   Pos     `json:"-"`
 }
 
 // AttrType is the declared type of an attribute.

@@ -59,6 +59,7 @@ func (m *Model) validate(file string) error {
 	}
 	if len(l.errs) == 0 {
 		m.validateKeys(l)
+		m.validateStreams(l, names, pnames)
 		m.validateExamples(l, pnames)
 	}
 	return l.err()
@@ -283,6 +284,92 @@ func (m *Model) validateKeys(l *errorList) {
 		}
 		if explicit && !hasTable {
 			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", Table)
+		}
+	}
+}
+
+// validateStreams checks copies, counters and archive: what the stream
+// handlers need to find and update items.
+func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
+	hasTTL := false
+	for _, e := range m.Entities {
+		hasTTL = hasTTL || e.TTLAttr() != nil
+	}
+	attrsOf := func(e *Entity) []string { return attrNamesOf(e) }
+	for _, e := range m.Entities {
+		path := "entities." + e.Name
+		for _, c := range e.Copies {
+			cp := path + ".copies." + c.Attr
+			target := e.Attr(c.Attr)
+			if target == nil {
+				l.unknown(c.Pos, cp, "attribute of "+e.Name, c.Attr, attrsOf(e))
+			}
+			src := m.Entity(c.FromEntity)
+			if src == nil {
+				l.unknown(c.Pos, cp+".from", "entity", c.FromEntity, entities)
+				continue
+			}
+			if src == e {
+				l.add(c.Pos, cp+".from", "a copy comes from another entity")
+			}
+			sa := src.Attr(c.FromAttr)
+			if sa == nil {
+				l.unknown(c.Pos, cp+".from", "attribute of "+src.Name, c.FromAttr, attrsOf(src))
+			} else if target != nil && encoding(sa) != encoding(target) {
+				l.add(c.Pos, cp, "%s.%s is %s but %s.%s is %s: a copy has its source's type", e.Name, c.Attr, encoding(target), src.Name, c.FromAttr, encoding(sa))
+			}
+			via := m.Pattern(c.Via)
+			switch {
+			case via == nil:
+				l.unknown(c.Pos, cp+".via", "pattern", c.Via, patterns)
+			case len(via.Entities) != 1 || via.Entities[0] != e.Name || via.Op != OpQuery:
+				l.add(c.Pos, cp+".via", "pattern %s must be a query of %s: it finds the copies to update", c.Via, e.Name)
+			default:
+				for _, a := range whereOf(m, via) {
+					if src.Attr(a) == nil {
+						l.add(c.Pos, cp+".via", "pattern %s needs %s, which %s lacks: the handler fills the pattern's where from the changed %s", c.Via, a, src.Name, src.Name)
+					}
+				}
+			}
+		}
+		for _, c := range e.Counters {
+			cp := path + ".counters." + c.Attr
+			if a := e.Attr(c.Attr); a == nil {
+				l.unknown(c.Pos, cp, "attribute of "+e.Name, c.Attr, attrsOf(e))
+			} else if a.Type != TypeNumber {
+				l.add(c.Pos, cp, "a counter is a number; %s.%s is %s", e.Name, c.Attr, a.Type)
+			}
+			child := m.Entity(c.Child)
+			if child == nil {
+				l.unknown(c.Pos, cp, "entity", c.Child, entities)
+				continue
+			}
+			for _, id := range e.ID {
+				if child.Attr(id) == nil {
+					l.add(c.Pos, cp, "%s lacks %s's id attribute %s: the handler finds the parent from the child's values", child.Name, e.Name, id)
+				}
+			}
+			if c.Sum != "" {
+				if a := child.Attr(c.Sum); a == nil {
+					l.unknown(c.Pos, cp+".sum", "attribute of "+child.Name, c.Sum, attrsOf(child))
+				} else if a.Type != TypeNumber {
+					l.add(c.Pos, cp+".sum", "a sum adds a number; %s.%s is %s", child.Name, c.Sum, a.Type)
+				}
+			}
+			for _, w := range c.Where {
+				a := child.Attr(w.Attr)
+				if a == nil {
+					l.unknown(c.Pos, cp+".where", "attribute of "+child.Name, w.Attr, attrsOf(child))
+				} else if err := a.Check(w.Value); err != nil {
+					l.add(c.Pos, cp+".where."+w.Attr, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", w.Attr)))
+				}
+			}
+			if !hasTTL {
+				l.add(c.Pos, cp, "counters need the table's ttl attribute (declare one, e.g. expiresAt: ttl): their once-only markers expire by it")
+			}
+		}
+		if e.Archive && e.TTLAttr() == nil {
+			l.add(e.field("archive"), path+".archive", "archive keeps TTL expiries; %s has no ttl attribute", e.Name)
 		}
 	}
 }
