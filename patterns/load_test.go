@@ -167,9 +167,9 @@ func TestParseBadInput(t *testing.T) {
 			want: []string{`entities.Player.copies.teamName.from: unknown entity "Team"`},
 		},
 		{
-			name: "counter without a ttl",
+			name:  "counter without a ttl",
 			model: strings.Replace(validModel, "      rating: {type: number, min: 0, max: 99999}\n", "      rating: {type: number, min: 0, max: 99999}\n    counters:\n      rating: {count: Player}\n", 1),
-			want: []string{`entities.Player.counters.rating: counters need the table's ttl attribute`},
+			want:  []string{`entities.Player.counters.rating: counters need the table's ttl attribute`},
 		},
 		{
 			name:  "archive without a ttl",
