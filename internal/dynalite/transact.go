@@ -21,14 +21,6 @@ import (
 // for one writer at a time, not isolated from concurrent writers: for
 // tests and keyplan validate, never for production.
 
-// Engine is what the emulation needs of a client.
-type Engine interface {
-	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
-	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
-	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
-	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}
-
 // Transactions wraps an engine client (typically *dynamodb.Client) so that
 // TransactWriteItems works on engines without it.
 type Transactions struct {
@@ -70,6 +62,8 @@ func (t *Transactions) keyNames(ctx context.Context, table string) ([]string, er
 	return names, nil
 }
 
+const rollbackAttempts = 10
+
 type undo struct {
 	table string
 	key   map[string]types.AttributeValue
@@ -79,15 +73,22 @@ type undo struct {
 // TransactWriteItems runs the writes in order and undoes them if one fails.
 func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
 	var done []undo
+	// An undo is retried: leaving half a transaction behind is worse than
+	// waiting for a flaky engine.
 	rollback := func() error {
 		var errs []error
 		for i := len(done) - 1; i >= 0; i-- {
 			u := done[i]
 			var err error
-			if u.prior == nil {
-				_, err = t.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(u.table), Key: u.key}, opts...)
-			} else {
-				_, err = t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(u.table), Item: u.prior}, opts...)
+			for range rollbackAttempts {
+				if u.prior == nil {
+					_, err = t.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(u.table), Key: u.key}, opts...)
+				} else {
+					_, err = t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(u.table), Item: u.prior}, opts...)
+				}
+				if err == nil {
+					break
+				}
 			}
 			errs = append(errs, err)
 		}
@@ -115,6 +116,15 @@ func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 					ExpressionAttributeValues: p.ExpressionAttributeValues}, opts...)
 				return err
 			}
+		case w.Update != nil:
+			u := w.Update
+			table, key = aws.ToString(u.TableName), u.Key
+			write = func() error {
+				_, err := t.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: u.TableName, Key: u.Key,
+					UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+					ExpressionAttributeNames: u.ExpressionAttributeNames, ExpressionAttributeValues: u.ExpressionAttributeValues}, opts...)
+				return err
+			}
 		case w.Delete != nil:
 			d := w.Delete
 			table, key = aws.ToString(d.TableName), d.Key
@@ -125,7 +135,7 @@ func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 				return err
 			}
 		default:
-			return nil, errors.Join(fmt.Errorf("dynalite: transaction request %d: only Put and Delete are emulated", i), rollback())
+			return nil, errors.Join(fmt.Errorf("dynalite: transaction request %d: only Put, Update and Delete are emulated", i), rollback())
 		}
 		before, err := t.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}, opts...)
 		if err != nil {

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/lambdas/stream/streamtest"
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json from the runtime's items")
+
+const model = "../../examples/leaderboard.yaml"
+
+var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
+
+func fixture(t testing.TB) events.DynamoDBEvent {
+	d := streamtest.Design(t, model)
+	tbl := dynamo.New(d, nil, "Leaderboard")
+	item := func(entity string, v dynamo.Values) map[string]types.AttributeValue {
+		it, err := tbl.Item(entity, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	m := func(at, result string) map[string]types.AttributeValue {
+		return item("Match", dynamo.Values{"playerId": "p1", "playedAt": at, "result": result, "ratingDelta": 3, "mapId": "dust", "expiresAt": 1700000000})
+	}
+	p1 := item("Player", dynamo.Values{"playerId": "p1", "handle": "h", "region": "eu", "season": "S", "rating": 10, "createdAt": "2025-01-01T00:00:00Z"})
+	broken := streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-03T00:00:00Z", "win"), nil))
+	broken.Change.OldImage = nil
+	return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
+		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-01T00:00:00Z", "win"), nil)),  // TTL REMOVE: archived
+		streamtest.Record(d, "Leaderboard", m("2026-01-02T00:00:00Z", "loss"), nil),                     // a user's REMOVE: not an expiry
+		streamtest.Record(d, "Leaderboard", nil, m("2026-01-04T00:00:00Z", "win")),                      // INSERT
+		streamtest.Expiry(streamtest.Record(d, "Leaderboard", p1, nil)),                                 // TTL REMOVE of Player: not archived
+		broken,                                                                                          // TTL REMOVE without OldImage: fails alone
+		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-05T00:00:00Z", "draw"), nil)), // archived
+	}}
+}
+
+func loadBatch(t testing.TB) events.DynamoDBEvent {
+	t.Helper()
+	const path = "testdata/batch.json"
+	if *update {
+		b, _ := json.MarshalIndent(fixture(t), "", "  ")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.DynamoDBEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := json.MarshalIndent(ev, "", "  ")
+	if !bytes.Equal(bytes.TrimSpace(back), bytes.TrimSpace(raw)) {
+		t.Fatalf("%s does not round-trip through events.DynamoDBEvent", path)
+	}
+	return ev
+}
+
+// fakeS3 accepts signed PUTs, failing the first failures of them with 503.
+type fakeS3 struct {
+	mu       sync.Mutex
+	objects  map[string][]byte
+	headers  map[string]http.Header
+	failures int
+}
+
+func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failures > 0 {
+		f.failures--
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, "<Error><Code>SlowDown</Code></Error>")
+		return
+	}
+	if r.Method != http.MethodPut || !strings.HasPrefix(r.Header.Get("Authorization"), "AWS4-HMAC-SHA256 Credential=AKID/") {
+		w.WriteHeader(http.StatusForbidden)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	f.objects[r.URL.Path] = body
+	f.headers[r.URL.Path] = r.Header.Clone()
+}
+
+func newFake(failures int) (*fakeS3, *s3Client, func()) {
+	f := &fakeS3{objects: map[string][]byte{}, headers: map[string]http.Header{}, failures: failures}
+	srv := httptest.NewServer(f)
+	c := newS3(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")})
+	c.endpoint = srv.URL
+	return f, c, srv.Close
+}
+
+func TestArchivesExpiriesOnly(t *testing.T) {
+	ev := loadBatch(t)
+	fake, s3c, stop := newFake(1) // the first PUT is throttled: retried
+	defer stop()
+	h := newHandler(streamtest.Design(t, model), s3c, "Leaderboard", "archive-bucket", quiet)
+	resp, err := h.Handle(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != ev.Records[4].Change.SequenceNumber {
+		t.Fatalf("failures %+v, want only the malformed record", resp.BatchItemFailures)
+	}
+	if len(fake.objects) != 1 {
+		t.Fatalf("%d objects, want one per batch", len(fake.objects))
+	}
+	for path, body := range fake.objects {
+		want := "/archive-bucket/Leaderboard/2026/11/21/" + ev.Records[0].Change.SequenceNumber + "-" + ev.Records[5].Change.SequenceNumber + ".jsonl.gz"
+		if path != want {
+			t.Errorf("key %s, want %s", path, want)
+		}
+		hd := fake.headers[path]
+		if hd.Get("Content-Encoding") != "gzip" || hd.Get("X-Amz-Server-Side-Encryption") != "AES256" {
+			t.Errorf("headers %v", hd)
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []Line
+		sc := bufio.NewScanner(zr)
+		for sc.Scan() {
+			var l Line
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, l)
+		}
+		if len(lines) != 2 || lines[0].Entity != "Match" || lines[0].Item["result"] != "win" || lines[1].Item["result"] != "draw" {
+			t.Errorf("archived %+v", lines)
+		}
+	}
+}
+
+// When the object cannot be written, the records it carried fail (and
+// only they): Lambda redelivers them, and the retried batch writes the
+// same key.
+func TestArchiveWriteFailure(t *testing.T) {
+	ev := loadBatch(t)
+	_, s3c, stop := newFake(10)
+	defer stop()
+	h := newHandler(streamtest.Design(t, model), s3c, "Leaderboard", "archive-bucket", quiet)
+	resp, _ := h.Handle(context.Background(), ev)
+	var got []string
+	for _, f := range resp.BatchItemFailures {
+		got = append(got, f.ItemIdentifier)
+	}
+	want := []string{ev.Records[4].Change.SequenceNumber, ev.Records[0].Change.SequenceNumber, ev.Records[5].Change.SequenceNumber}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("failures %v, want %v", got, want)
+	}
+}
+
+func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
+
+func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }

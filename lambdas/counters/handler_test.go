@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/lambdas/stream/streamtest"
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.json from the runtime's items")
+
+var engine *streamtest.Engine
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	var err error
+	if engine, err = streamtest.StartEngine(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	engine.Stop()
+	os.Exit(code)
+}
+
+const model = "../../examples/leaderboard.yaml"
+
+var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
+
+func match(player, at, result string, delta int) dynamo.Values {
+	return dynamo.Values{"playerId": player, "playedAt": at, "result": result, "ratingDelta": delta, "mapId": "dust", "expiresAt": 1900000000}
+}
+
+func player(id string, count, wins int) dynamo.Values {
+	return dynamo.Values{"playerId": id, "handle": "h-" + id, "region": "eu", "season": "2026-Q2", "rating": 1000,
+		"createdAt": "2025-01-01T00:00:00Z", "matchCount": count, "wins": wins}
+}
+
+// fixture builds the batch of testdata/batch.json from the runtime's own
+// items: what DynamoDB streams for these writes.
+func fixture(t testing.TB) events.DynamoDBEvent {
+	d := streamtest.Design(t, model)
+	tbl := dynamo.New(d, nil, "Leaderboard")
+	item := func(entity string, v dynamo.Values) map[string]types.AttributeValue {
+		it, err := tbl.Item(entity, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+	m1 := item("Match", match("p1", "2026-06-23T11:00:00Z", "win", 18))
+	m2 := item("Match", match("p1", "2026-06-23T12:00:00Z", "loss", -15))
+	m2won := item("Match", match("p1", "2026-06-23T12:00:00Z", "win", 15))
+	m3 := item("Match", match("p1", "2026-01-01T09:00:00Z", "loss", -3))
+	orphan := item("Match", match("p404", "2026-06-23T13:00:00Z", "win", 1))
+	p1 := item("Player", player("p1", 5, 2))
+	p1b := item("Player", player("p1", 5, 2))
+	p1b["rating"] = &types.AttributeValueMemberN{Value: "1010"}
+	guard := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "~UNIQUE#PLAYER#HANDLE#h-p1"}, "SK": &types.AttributeValueMemberS{Value: "~UNIQUE"}}
+	broken := streamtest.Record(d, "Leaderboard", m2, m2won)
+	broken.Change.NewImage = nil
+	return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
+		streamtest.Record(d, "Leaderboard", nil, m1),                   // INSERT win: +1 match, +1 win
+		streamtest.Record(d, "Leaderboard", nil, m2),                   // INSERT loss: +1 match
+		streamtest.Record(d, "Leaderboard", m2, m2won),                 // MODIFY loss -> win: +1 win
+		streamtest.Record(d, "Leaderboard", m1, nil),                   // REMOVE (a user's delete) of a win: -1, -1
+		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m3, nil)), // TTL REMOVE of a loss: -1 match
+		streamtest.Record(d, "Leaderboard", p1, p1b),                   // a parent changes: not a child, nothing
+		streamtest.Record(d, "Leaderboard", nil, guard),                // a guard item: no entity, nothing
+		broken,                                                          // MODIFY without NewImage: fails alone
+		streamtest.Record(d, "Leaderboard", nil, orphan),               // a child of no parent: dropped
+	}}
+}
+
+func loadBatch(t testing.TB) events.DynamoDBEvent {
+	t.Helper()
+	const path = "testdata/batch.json"
+	if *update {
+		b, _ := json.MarshalIndent(fixture(t), "", "  ")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.DynamoDBEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	// Round trip: what aws-lambda-go reads, it writes back the same.
+	back, _ := json.MarshalIndent(ev, "", "  ")
+	if !bytes.Equal(bytes.TrimSpace(back), bytes.TrimSpace(raw)) {
+		t.Fatalf("%s does not round-trip through events.DynamoDBEvent", path)
+	}
+	return ev
+}
+
+func counters(t *testing.T, tbl *dynamo.Table, id string) (int64, int64) {
+	t.Helper()
+	it, err := tbl.Get(context.Background(), "GetPlayer", dynamo.Params{"playerId": id})
+	if err != nil || it == nil {
+		t.Fatalf("GetPlayer(%s): %v %v", id, it, err)
+	}
+	return it.Values["matchCount"].(int64), it.Values["wins"].(int64)
+}
+
+// A real batch: each change adds what it makes, the malformed record is
+// reported alone, and replaying the batch (at-least-once delivery) counts
+// nothing twice.
+func TestCountersExactUnderReplay(t *testing.T) {
+	ev := loadBatch(t)
+	d := streamtest.Design(t, model)
+	name := engine.Table(t, d)
+	client := streamtest.Client(engine.Endpoint, 0)
+	tbl := dynamo.New(d, client, name)
+	ctx := context.Background()
+	if err := tbl.Create(ctx, "Player", player("p1", 5, 2)); err != nil {
+		t.Fatal(err)
+	}
+	h := newHandler(d, client, name, quiet)
+	for replay := range 2 {
+		resp, err := h.Handle(ctx, ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != ev.Records[7].Change.SequenceNumber {
+			t.Fatalf("delivery %d: failures %+v, want only the malformed record", replay+1, resp.BatchItemFailures)
+		}
+		if count, wins := counters(t, tbl, "p1"); count != 5 || wins != 3 {
+			t.Errorf("delivery %d: matchCount %d, wins %d; want 5 and 3", replay+1, count, wins)
+		}
+	}
+	if h.skipped != 5 {
+		t.Errorf("the replay skipped %d records by their markers, want 5", h.skipped)
+	}
+}
+
+// workload is a stream of match changes over five players, made by
+// applying random writes to a model of the table.
+func workload(t *testing.T, n int) []events.DynamoDBEventRecord {
+	d := streamtest.Design(t, model)
+	tbl := dynamo.New(d, nil, "Leaderboard")
+	r := rand.New(rand.NewPCG(7, 11))
+	live := map[string]map[string]types.AttributeValue{} // key -> current item
+	var keys []string
+	var out []events.DynamoDBEventRecord
+	results := []string{"win", "loss", "draw"}
+	for len(out) < n {
+		switch op := r.IntN(10); {
+		case op < 5 || len(keys) == 0: // insert
+			p := fmt.Sprintf("p%d", r.IntN(5))
+			at := fmt.Sprintf("2026-06-%02dT%02d:%02d:00Z", 1+r.IntN(28), r.IntN(24), r.IntN(60))
+			it, _ := tbl.Item("Match", match(p, at, results[r.IntN(3)], r.IntN(40)-20))
+			k := p + at
+			if _, dup := live[k]; dup {
+				continue
+			}
+			live[k], keys = it, append(keys, k)
+			out = append(out, streamtest.Record(d, "Leaderboard", nil, it))
+		case op < 8: // change the result
+			k := keys[r.IntN(len(keys))]
+			old := live[k]
+			next := maps.Clone(old)
+			next["result"] = &types.AttributeValueMemberS{Value: results[r.IntN(3)]}
+			live[k] = next
+			out = append(out, streamtest.Record(d, "Leaderboard", old, next))
+		default: // delete, by a user or by TTL
+			i := r.IntN(len(keys))
+			k := keys[i]
+			rec := streamtest.Record(d, "Leaderboard", live[k], nil)
+			if r.IntN(2) == 0 {
+				rec = streamtest.Expiry(rec)
+			}
+			out = append(out, rec)
+			delete(live, k)
+			keys = append(keys[:i], keys[i+1:]...)
+		}
+	}
+	return out
+}
+
+// Behind a proxy that fails a fifth of the requests, with the SDK's retries
+// off so failures reach the handler, the handler reports what failed,
+// Lambda redelivers from there, and the table ends exactly as without
+// faults: no lost and no doubled count.
+func TestCountersUnderFaults(t *testing.T) {
+	d := streamtest.Design(t, model)
+	records := workload(t, 80)
+	ctx := context.Background()
+	run := func(endpoint string, attempts int) (*dynamo.Table, int) {
+		name := engine.Table(t, d)
+		client := streamtest.Client(endpoint, attempts)
+		setup := dynamo.New(d, streamtest.Client(engine.Endpoint, 0), name)
+		for i := range 5 {
+			if err := setup.Create(ctx, "Player", player(fmt.Sprintf("p%d", i), 0, 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := newHandler(d, client, name, quiet)
+		var rounds int
+		for start := 0; start < len(records); start += 10 { // batches of ten
+			n, err := streamtest.Deliver(ctx, h.Handle, records[start:min(start+10, len(records))], 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rounds += n
+		}
+		return setup, rounds
+	}
+	clean, cleanRounds := run(engine.Endpoint, 0)
+	faults, err := streamtest.NewFaults(engine.Endpoint, 0.2, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer faults.Close()
+	faulty, faultyRounds := run(faults.URL, 1)
+	if faults.Failed() == 0 || faultyRounds <= cleanRounds {
+		t.Fatalf("no fault reached the handler: %d failed requests, %d vs %d deliveries", faults.Failed(), faultyRounds, cleanRounds)
+	}
+	for i := range 5 {
+		id := fmt.Sprintf("p%d", i)
+		c1, w1 := counters(t, clean, id)
+		c2, w2 := counters(t, faulty, id)
+		if c1 != c2 || w1 != w2 {
+			t.Errorf("%s: %d matches, %d wins without faults; %d and %d with", id, c1, w1, c2, w2)
+		}
+	}
+	t.Logf("%d requests failed; %d deliveries with faults, %d without", faults.Failed(), faultyRounds, cleanRounds)
+}
+
+func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
+
+func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }

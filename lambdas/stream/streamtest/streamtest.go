@@ -1,0 +1,250 @@
+// Package streamtest helps test stream handlers: an engine to write to,
+// stream records built from the runtime's own items, and Lambda's
+// redelivery of reported failures.
+package streamtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+)
+
+// Engine is dynalite (or $KEYPLAN_DYNAMODB_ENDPOINT) for a test binary.
+type Engine struct {
+	Endpoint string
+	srv      *dynalite.Server
+	tables   atomic.Int64
+}
+
+// StartEngine starts the engine; call Stop when the tests are done.
+func StartEngine() (*Engine, error) {
+	if ep := os.Getenv(dynalite.EnvEndpoint); ep != "" {
+		return &Engine{Endpoint: ep}, nil
+	}
+	wd, _ := os.Getwd()
+	srv, err := dynalite.Start(wd)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, dynalite.Install)
+	}
+	return &Engine{Endpoint: srv.Endpoint, srv: srv}, nil
+}
+
+// Stop stops an engine StartEngine started.
+func (e *Engine) Stop() {
+	if e.srv != nil {
+		e.srv.Stop()
+	}
+}
+
+// Client is a client of the engine at endpoint, with transactions
+// emulated where the engine lacks them. attempts sets the SDK's retries
+// (0: its default).
+func Client(endpoint string, attempts int) *dynalite.Transactions {
+	c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: attempts,
+		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+	return dynalite.EmulateTransactions(c)
+}
+
+// Table creates a fresh table for the design.
+func (e *Engine) Table(t testing.TB, d *patterns.Design) string {
+	t.Helper()
+	name := fmt.Sprintf("t%d-%s", e.tables.Add(1), d.Table)
+	c := Client(e.Endpoint, 0)
+	if err := dynamo.CreateTable(context.Background(), c.Client, d, name); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// Design plans a model file.
+func Design(t testing.TB, path string) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var seq atomic.Int64
+
+// Record is the stream record DynamoDB writes for a change from old to
+// new (either nil), with NEW_AND_OLD_IMAGES.
+func Record(d *patterns.Design, name string, old, new map[string]types.AttributeValue) events.DynamoDBEventRecord {
+	n := seq.Add(1)
+	event := "MODIFY"
+	switch {
+	case old == nil:
+		event = "INSERT"
+	case new == nil:
+		event = "REMOVE"
+	}
+	img := new
+	if img == nil {
+		img = old
+	}
+	return events.DynamoDBEventRecord{
+		EventID: fmt.Sprintf("ev%06d", n), EventName: event, EventVersion: "1.1", EventSource: "aws:dynamodb", AWSRegion: "us-east-1",
+		EventSourceArn: "arn:aws:dynamodb:us-east-1:111122223333:table/" + name + "/stream/2026-01-01T00:00:00.000",
+		Change: events.DynamoDBStreamRecord{
+			ApproximateCreationDateTime: events.SecondsEpochTime{Time: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)},
+			Keys:                        Image(map[string]types.AttributeValue{d.PK: img[d.PK], d.SK: img[d.SK]}),
+			OldImage:                    Image(old), NewImage: Image(new),
+			SequenceNumber: fmt.Sprintf("%021d", n*100), SizeBytes: 100, StreamViewType: "NEW_AND_OLD_IMAGES",
+		},
+	}
+}
+
+// Expiry marks a REMOVE record as made by the TTL service.
+func Expiry(r events.DynamoDBEventRecord) events.DynamoDBEventRecord {
+	r.UserIdentity = &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
+	return r
+}
+
+// Image converts SDK attribute values to a stream image.
+func Image(item map[string]types.AttributeValue) map[string]events.DynamoDBAttributeValue {
+	if item == nil {
+		return nil
+	}
+	out := map[string]events.DynamoDBAttributeValue{}
+	for k, v := range item {
+		out[k] = value(v)
+	}
+	return out
+}
+
+func value(v types.AttributeValue) events.DynamoDBAttributeValue {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return events.NewStringAttribute(x.Value)
+	case *types.AttributeValueMemberN:
+		return events.NewNumberAttribute(x.Value)
+	case *types.AttributeValueMemberBOOL:
+		return events.NewBooleanAttribute(x.Value)
+	case *types.AttributeValueMemberB:
+		return events.NewBinaryAttribute(x.Value)
+	case *types.AttributeValueMemberL:
+		var l []events.DynamoDBAttributeValue
+		for _, e := range x.Value {
+			l = append(l, value(e))
+		}
+		return events.NewListAttribute(l)
+	case *types.AttributeValueMemberM:
+		m := map[string]events.DynamoDBAttributeValue{}
+		for k, e := range x.Value {
+			m[k] = value(e)
+		}
+		return events.NewMapAttribute(m)
+	}
+	return events.NewNullAttribute()
+}
+
+// Handler is a stream handler's entry point.
+type Handler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
+// Deliver runs a batch the way Lambda does with ReportBatchItemFailures:
+// while records fail, it redelivers the batch from the lowest failed
+// sequence number on, at most rounds times. It returns the rounds taken.
+func Deliver(ctx context.Context, h Handler, records []events.DynamoDBEventRecord, rounds int) (int, error) {
+	for round := 1; round <= rounds; round++ {
+		resp, err := h(ctx, events.DynamoDBEvent{Records: records})
+		if err != nil {
+			return round, err
+		}
+		if len(resp.BatchItemFailures) == 0 {
+			return round, nil
+		}
+		var failed []string
+		for _, f := range resp.BatchItemFailures {
+			failed = append(failed, f.ItemIdentifier)
+		}
+		sort.Strings(failed)
+		from := len(records)
+		for i, r := range records {
+			if r.Change.SequenceNumber == failed[0] {
+				from = i
+				break
+			}
+		}
+		if from == len(records) {
+			return round, fmt.Errorf("failure %q names no record of the batch", failed[0])
+		}
+		records = records[from:]
+	}
+	return rounds, fmt.Errorf("records still failing after %d deliveries", rounds)
+}
+
+// Faults is a loopback proxy in front of an engine that fails a share of
+// requests (drawn from a seeded source, so a run repeats) before they reach
+// the engine, alternating a ThrottlingException and a 500: a failed
+// request has no effect.
+type Faults struct {
+	URL    string
+	failed atomic.Int64
+	srv    *httptest.Server
+	mu     sync.Mutex
+	rand   *rand.Rand
+	share  float64
+}
+
+// NewFaults starts the proxy failing share (0..1) of requests; Close
+// stops it.
+func NewFaults(target string, share float64, seed uint64) (*Faults, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	f := &Faults{share: share, rand: rand.New(rand.NewPCG(seed, seed+1))}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		fail := f.rand.Float64() < f.share
+		f.mu.Unlock()
+		if fail {
+			n := f.failed.Add(1)
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			if n%2 == 0 {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`)
+			} else {
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`)
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	f.URL = f.srv.URL
+	return f, nil
+}
+
+// Failed counts the requests it failed.
+func (f *Faults) Failed() int64 { return f.failed.Load() }
+
+// Close stops the proxy.
+func (f *Faults) Close() { f.srv.Close() }
