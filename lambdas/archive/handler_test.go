@@ -49,11 +49,11 @@ func fixture(t testing.TB) events.DynamoDBEvent {
 	broken := streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-03T00:00:00Z", "win"), nil))
 	broken.Change.OldImage = nil
 	return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
-		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-01T00:00:00Z", "win"), nil)),  // TTL REMOVE: archived
-		streamtest.Record(d, "Leaderboard", m("2026-01-02T00:00:00Z", "loss"), nil),                     // a user's REMOVE: not an expiry
-		streamtest.Record(d, "Leaderboard", nil, m("2026-01-04T00:00:00Z", "win")),                      // INSERT
-		streamtest.Expiry(streamtest.Record(d, "Leaderboard", p1, nil)),                                 // TTL REMOVE of Player: not archived
-		broken,                                                                                          // TTL REMOVE without OldImage: fails alone
+		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-01T00:00:00Z", "win"), nil)), // TTL REMOVE: archived
+		streamtest.Record(d, "Leaderboard", m("2026-01-02T00:00:00Z", "loss"), nil),                   // a user's REMOVE: not an expiry
+		streamtest.Record(d, "Leaderboard", nil, m("2026-01-04T00:00:00Z", "win")),                    // INSERT
+		streamtest.Expiry(streamtest.Record(d, "Leaderboard", p1, nil)),                               // TTL REMOVE of Player: not archived
+		broken, // TTL REMOVE without OldImage: fails alone
 		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-05T00:00:00Z", "draw"), nil)), // archived
 	}}
 }

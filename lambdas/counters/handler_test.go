@@ -74,15 +74,15 @@ func fixture(t testing.TB) events.DynamoDBEvent {
 	broken := streamtest.Record(d, "Leaderboard", m2, m2won)
 	broken.Change.NewImage = nil
 	return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
-		streamtest.Record(d, "Leaderboard", nil, m1),                   // INSERT win: +1 match, +1 win
-		streamtest.Record(d, "Leaderboard", nil, m2),                   // INSERT loss: +1 match
-		streamtest.Record(d, "Leaderboard", m2, m2won),                 // MODIFY loss -> win: +1 win
-		streamtest.Record(d, "Leaderboard", m1, nil),                   // REMOVE (a user's delete) of a win: -1, -1
+		streamtest.Record(d, "Leaderboard", nil, m1),                    // INSERT win: +1 match, +1 win
+		streamtest.Record(d, "Leaderboard", nil, m2),                    // INSERT loss: +1 match
+		streamtest.Record(d, "Leaderboard", m2, m2won),                  // MODIFY loss -> win: +1 win
+		streamtest.Record(d, "Leaderboard", m1, nil),                    // REMOVE (a user's delete) of a win: -1, -1
 		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m3, nil)), // TTL REMOVE of a loss: -1 match
-		streamtest.Record(d, "Leaderboard", p1, p1b),                   // a parent changes: not a child, nothing
-		streamtest.Record(d, "Leaderboard", nil, guard),                // a guard item: no entity, nothing
-		broken,                                                          // MODIFY without NewImage: fails alone
-		streamtest.Record(d, "Leaderboard", nil, orphan),               // a child of no parent: dropped
+		streamtest.Record(d, "Leaderboard", p1, p1b),                    // a parent changes: not a child, nothing
+		streamtest.Record(d, "Leaderboard", nil, guard),                 // a guard item: no entity, nothing
+		broken, // MODIFY without NewImage: fails alone
+		streamtest.Record(d, "Leaderboard", nil, orphan), // a child of no parent: dropped
 	}}
 }
 
