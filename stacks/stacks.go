@@ -40,8 +40,8 @@ type Stacks struct {
 	ShopReader awsiam.Role
 }
 
-// New adds the example stacks to app, with cdk-nag's AwsSolutions pack and
-// the GlobalTable rule pack over everything.
+// New adds the example stacks to app, with cdk-nag's AwsSolutions and
+// Serverless packs and the GlobalTable rule pack over everything.
 func New(app awscdk.App, cfg Config) *Stacks {
 	s := &Stacks{}
 	env := &awscdk.Environment{Region: jsii.String(cfg.Region)}
@@ -81,6 +81,7 @@ func New(app awscdk.App, cfg Config) *Stacks {
 	s.ShopTable.GrantPatterns(s.ShopReader, "GetProduct", "ProductsByCategory", "CustomerOrders")
 
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	awscdk.Aspects_Of(app).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 	awscdk.Aspects_Of(app).Add(tablerules.NewAspect(), nil)
 	return s
 }

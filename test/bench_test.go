@@ -20,7 +20,7 @@ func BenchmarkSynthExampleApp(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out)})
+		app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), Context: cdkContext()})
 		stacks.New(app, exampleConfig)
 		app.Synth(nil)
 		os.RemoveAll(out)

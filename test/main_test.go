@@ -24,6 +24,9 @@ var (
 	templates = map[string]map[string]any{}
 )
 
+// assemblyDir is where the shared app's cloud assembly is written.
+var assemblyDir string
+
 var exampleConfig = stacks.Config{Models: "../examples", Region: "us-east-1", ReplicaRegion: "eu-west-1"}
 
 func TestMain(m *testing.M) {
@@ -32,14 +35,32 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out)})
+	assemblyDir = out
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), Context: cdkContext()})
 	example = stacks.New(app, exampleConfig)
 	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop} {
 		templates[name] = toMap(assertions.Template_FromStack(s, nil).ToJSON())
 	}
+	app.Synth(nil)
 	code := m.Run()
 	os.RemoveAll(out)
 	os.Exit(code)
+}
+
+// cdkContext is cdk.json's context, so the tests synthesize what
+// `make synth` does.
+func cdkContext() *map[string]any {
+	b, err := os.ReadFile("../cdk.json")
+	if err != nil {
+		panic(err)
+	}
+	var c struct {
+		Context map[string]any `json:"context"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic(err)
+	}
+	return &c.Context
 }
 
 // toMap round-trips a jsii JSON value into plain Go values.

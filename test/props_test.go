@@ -15,6 +15,7 @@ import (
 
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/constructs/tablerules"
+	"github.com/keyplan/keyplan/patterns"
 )
 
 const scanModel = `table: Users
@@ -124,6 +125,19 @@ func TestPropsProblems(t *testing.T) {
 		{"stream view with replicas", "us-east-1", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, Stream: awsdynamodb.StreamViewType_KEYS_ONLY, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
 		}, nil, []string{"Stream KEYS_ONLY: a table with replicas streams NEW_AND_OLD_IMAGES"}},
+		{"handlers need the model file", "", func(awscdk.Stack) *singletable.Props {
+			m, _ := patterns.Load("../examples/leaderboard.yaml")
+			return &singletable.Props{Model: m}
+		}, nil, []string{"StreamHandlers: the handlers bundle the model file; give Props.ModelFile (or StreamHandlers.Disabled)"}},
+		{"handler options", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: "../examples/leaderboard.yaml", StreamHandlers: &singletable.StreamHandlers{
+				Handlers: map[string]singletable.HandlerOptions{"fanout": {}, "counter": {}, "archive": {ParallelizationFactor: 11}}}}
+		}, nil, []string{`StreamHandlers.Handlers["counter"]: expected fanout, counters or archive`,
+			`StreamHandlers.Handlers["fanout"]: the model needs no fanout handler`,
+			"StreamHandlers archive: ParallelizationFactor 11: expected 1 to 10"}},
+		{"handlers read both images", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: "../examples/ecommerce.yaml", Stream: awsdynamodb.StreamViewType_NEW_IMAGE}
+		}, nil, []string{"Stream NEW_IMAGE: the stream handlers read NEW_AND_OLD_IMAGES"}},
 		{"bad table name", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, TableName: "my table"}
 		}, nil,
@@ -221,5 +235,38 @@ func TestRulePackOnRawTable(t *testing.T) {
 		if errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`))); len(errs) != 0 {
 			t.Errorf("%s fired on a compliant table: %v", id, errs[0].Entry.Data)
 		}
+	}
+}
+
+// Handler options reach the function and its event source mapping; a
+// disabled set of handlers leaves the model's features to the application.
+func TestHandlerOptions(t *testing.T) {
+	stack := newStack("")
+	tbl := singletable.New(stack, "Game", &singletable.Props{ModelFile: "../examples/leaderboard.yaml",
+		Acknowledge: map[string]string{"KP401": "test"},
+		StreamHandlers: &singletable.StreamHandlers{
+			Defaults: singletable.HandlerOptions{BatchSize: 50},
+			Handlers: map[string]singletable.HandlerOptions{"counters": {ReservedConcurrency: 5, LogRetention: "ONE_WEEK"}},
+		}})
+	if got := validate(tbl); got != "" {
+		t.Fatal(got)
+	}
+	tmpl := toMap(assertions.Template_FromStack(stack, nil).ToJSON())
+	_, fn := byPrefix(t, tmpl, "AWS::Lambda::Function", "GameCountersFunction")
+	_, esm := byPrefix(t, tmpl, "AWS::Lambda::EventSourceMapping", "GameCountersFunction")
+	_, logs := byPrefix(t, tmpl, "AWS::Logs::LogGroup", "GameCountersLogs")
+	_, archive := byPrefix(t, tmpl, "AWS::Lambda::EventSourceMapping", "GameArchiveFunction")
+	if props(fn)["ReservedConcurrentExecutions"] != 5.0 || props(esm)["BatchSize"] != 50.0 || props(logs)["RetentionInDays"] != 7.0 || props(archive)["BatchSize"] != 50.0 {
+		t.Errorf("function %v, mapping %v, logs %v", props(fn)["ReservedConcurrentExecutions"], props(esm)["BatchSize"], props(logs)["RetentionInDays"])
+	}
+	off := newStack("")
+	singletable.New(off, "Game", &singletable.Props{ModelFile: "../examples/leaderboard.yaml", Acknowledge: map[string]string{"KP401": "test"},
+		StreamHandlers: &singletable.StreamHandlers{Disabled: true}})
+	quiet := toMap(assertions.Template_FromStack(off, nil).ToJSON())
+	if n := len(resources(quiet, "AWS::Lambda::Function")); n != 0 {
+		t.Errorf("%d functions with the handlers disabled", n)
+	}
+	if _, ok := props(one(t, quiet, "AWS::DynamoDB::GlobalTable"))["StreamSpecification"]; ok {
+		t.Error("a table without handlers or replicas streams")
 	}
 }

@@ -151,13 +151,14 @@ func TestLeaderboardReplicaStreamAndAutoscaling(t *testing.T) {
 	}
 }
 
-func TestShopOnDemandWithoutStream(t *testing.T) {
+func TestShopOnDemandStreamsForItsHandler(t *testing.T) {
 	p := props(one(t, templates["shop"], "AWS::DynamoDB::GlobalTable"))
 	if p["BillingMode"] != "PAY_PER_REQUEST" {
 		t.Errorf("billing %v", p["BillingMode"])
 	}
-	if _, ok := p["StreamSpecification"]; ok {
-		t.Errorf("a single-region table with no handlers has a stream: %v", p["StreamSpecification"])
+	// One region, but the fanout handler reads the stream.
+	if obj(p["StreamSpecification"])["StreamViewType"] != "NEW_AND_OLD_IMAGES" {
+		t.Errorf("stream %v", p["StreamSpecification"])
 	}
 }
 
@@ -176,7 +177,7 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.stack, func(t *testing.T) {
-			pol := props(one(t, templates[tt.stack], "AWS::IAM::Policy"))
+			pol := props(policyOf(t, templates[tt.stack], tt.role))
 			stmts := list(obj(pol["PolicyDocument"])["Statement"])
 			if len(stmts) != 1 {
 				t.Fatalf("statements %v", stmts)
@@ -199,6 +200,22 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 			}
 		})
 	}
+}
+
+// policyOf is the policy attached to the role whose logical id starts
+// with prefix.
+func policyOf(t *testing.T, tmpl map[string]any, prefix string) map[string]any {
+	t.Helper()
+	for id, r := range resources(tmpl, "AWS::IAM::Policy") {
+		for _, role := range list(props(r)["Roles"]) {
+			if strings.HasPrefix(obj(role)["Ref"].(string), prefix) {
+				return r
+			}
+		}
+		_ = id
+	}
+	t.Fatalf("no policy for role %s*", prefix)
+	return nil
 }
 
 // arnShape renders {"Fn::GetAtt": [table, Arn]} as "table" and its

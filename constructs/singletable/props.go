@@ -66,6 +66,11 @@ type Props struct {
 	// handlers, else no stream.
 	Stream awsdynamodb.StreamViewType
 
+	// StreamHandlers wires the Lambda handlers the model's copies,
+	// counters and archive call for.
+	// Default: every handler the model needs, with HandlerOptions' defaults.
+	StreamHandlers *StreamHandlers
+
 	// Tags are applied to the table and every replica.
 	// Default: none.
 	Tags map[string]string

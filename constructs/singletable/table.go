@@ -29,6 +29,9 @@ type Table struct {
 	Table awsdynamodb.TableV2
 	// Design is the plan the table was built from; nil with Table.
 	Design *patterns.Design
+	// Handlers are the stream handlers the model called for, by name
+	// (Fanout, Counters, Archive).
+	Handlers map[string]*Handler
 
 	props    Props
 	problems []string
@@ -63,6 +66,7 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 		return t
 	}
 	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), props2)
+	t.addHandlers(d)
 	return t
 }
 
@@ -252,12 +256,15 @@ func (t *Table) tableProps(d *patterns.Design) (*awsdynamodb.TablePropsV2, []str
 			problems = append(problems, fmt.Sprintf("Replicas: %s is the stack's own region", *region))
 		}
 	}
+	handlers := (p.StreamHandlers == nil || !p.StreamHandlers.Disabled) && len(neededHandlers(d.Model())) > 0
 	stream := p.Stream
-	if stream == "" && len(p.Replicas) > 0 {
+	if stream == "" && (len(p.Replicas) > 0 || handlers) {
 		stream = awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES
 	}
 	if len(p.Replicas) > 0 && stream != awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES {
 		problems = append(problems, fmt.Sprintf("Stream %s: a table with replicas streams NEW_AND_OLD_IMAGES", stream))
+	} else if handlers && stream != awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES {
+		problems = append(problems, fmt.Sprintf("Stream %s: the stream handlers read NEW_AND_OLD_IMAGES", stream))
 	}
 	out.DynamoStream = stream
 	return out, problems

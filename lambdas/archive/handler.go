@@ -34,11 +34,12 @@ type Line struct {
 
 // handler keeps TTL expiries of the archived entities: removals made by
 // the TTL service only, written as gzipped JSON lines, one object per
-// batch, keyed by table, date and the batch's sequence range (a retried
-// batch overwrites its own object).
+// batch, keyed by the model's table name (the prefix the construct grants),
+// date and the batch's sequence range (a retried batch overwrites its own
+// object).
 type handler struct {
 	tbl      *dynamo.Table
-	table    string
+	table    string // the model's table name: the objects' prefix
 	bucket   string
 	s3       Putter
 	log      *slog.Logger
@@ -46,7 +47,7 @@ type handler struct {
 }
 
 func newHandler(d *patterns.Design, s3c Putter, table, bucket string, log *slog.Logger) *handler {
-	h := &handler{tbl: dynamo.New(d, nil, table), table: table, bucket: bucket, s3: s3c, log: log, archived: map[string]bool{}}
+	h := &handler{tbl: dynamo.New(d, nil, table), table: d.Table, bucket: bucket, s3: s3c, log: log, archived: map[string]bool{}}
 	for _, e := range d.Model().Entities {
 		h.archived[e.Name] = e.Archive
 	}

@@ -3,13 +3,11 @@ package main
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/stacks"
 )
 
 func main() {
-	defer jsii.Close()
 	app := awscdk.NewApp(nil)
 	stacks.New(app, stacks.DefaultConfig)
 	app.Synth(nil)

@@ -1,0 +1,261 @@
+package test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// byPrefix returns the resource of a type whose logical id starts with
+// prefix.
+func byPrefix(t *testing.T, tmpl map[string]any, typ, prefix string) (string, map[string]any) {
+	t.Helper()
+	for id, r := range resources(tmpl, typ) {
+		if strings.HasPrefix(id, prefix) {
+			return id, r
+		}
+	}
+	t.Fatalf("no %s %s*", typ, prefix)
+	return "", nil
+}
+
+// statements renders a policy as "actions on resources" lines, sorted.
+func statements(pol map[string]any) []string {
+	var out []string
+	for _, st := range list(obj(props(pol)["PolicyDocument"])["Statement"]) {
+		st := obj(st)
+		var actions []string
+		switch a := st["Action"].(type) {
+		case string:
+			actions = []string{a}
+		case []any:
+			for _, x := range a {
+				actions = append(actions, x.(string))
+			}
+		}
+		sort.Strings(actions)
+		var res []string
+		switch r := st["Resource"].(type) {
+		case []any:
+			for _, x := range r {
+				res = append(res, resShape(x))
+			}
+		default:
+			res = []string{resShape(r)}
+		}
+		sort.Strings(res)
+		out = append(out, strings.Join(actions, ",")+" on "+strings.Join(res, ","))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// resShape names a resource by the logical id it points at.
+func resShape(r any) string {
+	if s, ok := r.(string); ok {
+		return s
+	}
+	m := obj(r)
+	if ga, ok := m["Fn::GetAtt"]; ok {
+		return list(ga)[0].(string) + "." + list(ga)[1].(string)
+	}
+	if j, ok := m["Fn::Join"]; ok {
+		var parts []string
+		for _, p := range list(list(j)[1]) {
+			parts = append(parts, resShape(p))
+		}
+		return strings.Join(parts, "")
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func TestStreamHandlers(t *testing.T) {
+	tests := []struct {
+		stack, handler string
+		events         []string // the filter's event names
+		prefix         string   // the filter's sort-key match
+		statements     []string
+	}{
+		{"leaderboard", "Counters", []string{"INSERT", "MODIFY", "REMOVE"}, `{"prefix":"MATCH#"}`, []string{
+			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on LeaderboardTableEE164F4B.StreamArn",
+			"dynamodb:PutItem,dynamodb:UpdateItem on LeaderboardTableEE164F4B.Arn",
+			"logs:CreateLogStream,logs:PutLogEvents on LeaderboardCountersLogs19D194AF.Arn",
+			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on LeaderboardCountersFailures93141D36.Arn",
+			"xray:PutTelemetryRecords,xray:PutTraceSegments on *",
+		}},
+		{"leaderboard", "Archive", []string{"REMOVE"}, `{"prefix":"MATCH#"}`, []string{
+			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on LeaderboardTableEE164F4B.StreamArn",
+			"logs:CreateLogStream,logs:PutLogEvents on LeaderboardArchiveLogsAEB7B32F.Arn",
+			"s3:PutObject on LeaderboardArchiveB0160A47.Arn/Leaderboard/*",
+			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on LeaderboardArchiveFailures47366AFC.Arn",
+			"xray:PutTelemetryRecords,xray:PutTraceSegments on *",
+		}},
+		{"shop", "Fanout", []string{"MODIFY"}, `"CUSTOMER"`, []string{
+			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on ShopTable9FD07E5E.StreamArn",
+			"dynamodb:Query on ShopTable9FD07E5E.Arn/index/GSI2", // CustomerOrders, exactly
+			"dynamodb:UpdateItem on ShopTable9FD07E5E.Arn",
+			"logs:CreateLogStream,logs:PutLogEvents on ShopFanoutLogs0497E84E.Arn",
+			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on ShopFanoutFailures79C28E68.Arn",
+			"xray:PutTelemetryRecords,xray:PutTraceSegments on *",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.handler, func(t *testing.T) {
+			tmpl := templates[tt.stack]
+			base := map[string]string{"leaderboard": "Leaderboard", "shop": "Shop"}[tt.stack] + tt.handler
+			// GIVEN the model's handler WHEN synthesized THEN the function
+			// is Go on provided.al2023/arm64, traced, with its own role.
+			fnID, fn := byPrefix(t, tmpl, "AWS::Lambda::Function", base+"Function")
+			fp := props(fn)
+			if fp["Runtime"] != "provided.al2023" || list(fp["Architectures"])[0] != "arm64" || fp["Handler"] != "bootstrap" ||
+				obj(fp["TracingConfig"])["Mode"] != "Active" || fp["MemorySize"] != 256.0 || fp["Timeout"] != 60.0 {
+				t.Errorf("function %v", fp)
+			}
+			env := obj(obj(fp["Environment"])["Variables"])
+			if env["KEYPLAN_MODEL"] != "model.yaml" || env["KEYPLAN_TABLE_NAME"] == nil {
+				t.Errorf("environment %v", env)
+			}
+			// AND the event source mapping reports partial failures,
+			// bisects, retries a bounded number of times, drops old
+			// records, and sends what it gives up on to the queue.
+			_, esm := byPrefix(t, tmpl, "AWS::Lambda::EventSourceMapping", base+"Function")
+			ep := props(esm)
+			if ep["FunctionName"].(map[string]any)["Ref"] != fnID || !slices.Equal(toStrings(ep["FunctionResponseTypes"]), []string{"ReportBatchItemFailures"}) ||
+				ep["BisectBatchOnFunctionError"] != true || ep["MaximumRetryAttempts"] != 10.0 || ep["MaximumRecordAgeInSeconds"] != 86400.0 ||
+				ep["StartingPosition"] != "TRIM_HORIZON" || ep["ParallelizationFactor"] != 1.0 || ep["BatchSize"] != 100.0 {
+				t.Errorf("event source mapping %v", ep)
+			}
+			dest := resShape(obj(obj(obj(ep["DestinationConfig"])["OnFailure"]))["Destination"])
+			if !strings.HasPrefix(dest, base+"Failures") {
+				t.Errorf("on-failure destination %s", dest)
+			}
+			// AND filters keep only the handler's events on its entity's items.
+			filters := list(obj(ep["FilterCriteria"])["Filters"])
+			if len(filters) != 1 {
+				t.Fatalf("filters %v", filters)
+			}
+			var pattern map[string]any
+			json.Unmarshal([]byte(obj(filters[0])["Pattern"].(string)), &pattern)
+			sk, _ := json.Marshal(list(obj(obj(obj(pattern["dynamodb"])["Keys"])["SK"])["S"])[0])
+			if !slices.Equal(toStrings(pattern["eventName"]), tt.events) || string(sk) != tt.prefix {
+				t.Errorf("filter %v", pattern)
+			}
+			if tt.handler == "Archive" {
+				if ui := obj(pattern["userIdentity"]); toStrings(ui["principalId"])[0] != "dynamodb.amazonaws.com" {
+					t.Errorf("archive filter takes more than TTL removals: %v", pattern)
+				}
+			}
+			// AND the queue is encrypted and refuses plain HTTP.
+			qID, q := byPrefix(t, tmpl, "AWS::SQS::Queue", base+"Failures")
+			if props(q)["SqsManagedSseEnabled"] != true {
+				t.Errorf("queue %v", props(q))
+			}
+			_, qp := byPrefix(t, tmpl, "AWS::SQS::QueuePolicy", base+"Failures")
+			if !denyInsecure(props(qp)["PolicyDocument"], qID) {
+				t.Errorf("queue policy does not enforce TLS: %v", props(qp))
+			}
+			// AND the role holds exactly what the handler uses.
+			_, logs := byPrefix(t, tmpl, "AWS::Logs::LogGroup", base+"Logs")
+			if props(logs)["RetentionInDays"] != 30.0 {
+				t.Errorf("log retention %v", props(logs)["RetentionInDays"])
+			}
+			if _, role := byPrefix(t, tmpl, "AWS::IAM::Role", base+"Role"); props(role)["ManagedPolicyArns"] != nil {
+				t.Errorf("role has managed policies: %v", props(role)["ManagedPolicyArns"])
+			}
+			if got := statements(policyOf(t, tmpl, base+"Role")); !slices.Equal(got, tt.statements) {
+				t.Errorf("policy:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tt.statements, "\n"))
+			}
+		})
+	}
+}
+
+func toStrings(v any) []string {
+	var out []string
+	for _, x := range list(v) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
+// denyInsecure reports whether a policy denies requests without TLS.
+func denyInsecure(doc any, _ string) bool {
+	for _, st := range list(obj(doc)["Statement"]) {
+		st := obj(st)
+		cond := obj(obj(st["Condition"])["Bool"])
+		if st["Effect"] == "Deny" && cond["aws:SecureTransport"] == "false" {
+			return true
+		}
+	}
+	return false
+}
+
+// The archive bucket is private, TLS-only, encrypted, versioned and logged.
+func TestArchiveBucket(t *testing.T) {
+	tmpl := templates["leaderboard"]
+	id, b := byPrefix(t, tmpl, "AWS::S3::Bucket", "LeaderboardArchiveB")
+	p := props(b)
+	pab := obj(p["PublicAccessBlockConfiguration"])
+	for _, k := range []string{"BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets"} {
+		if pab[k] != true {
+			t.Errorf("%s = %v", k, pab[k])
+		}
+	}
+	sse := obj(list(obj(p["BucketEncryption"])["ServerSideEncryptionConfiguration"])[0])
+	if obj(sse["ServerSideEncryptionByDefault"])["SSEAlgorithm"] != "AES256" || obj(p["VersioningConfiguration"])["Status"] != "Enabled" ||
+		!strings.HasPrefix(resShape(obj(p["LoggingConfiguration"])["DestinationBucketName"]), "{\"Ref\":\"LeaderboardArchiveAccessLogs") {
+		t.Errorf("bucket %v", p)
+	}
+	if b["DeletionPolicy"] != "Retain" {
+		t.Errorf("DeletionPolicy %v", b["DeletionPolicy"])
+	}
+	_, pol := byPrefix(t, tmpl, "AWS::S3::BucketPolicy", "LeaderboardArchivePolicy")
+	if !denyInsecure(props(pol)["PolicyDocument"], id) {
+		t.Errorf("bucket policy does not enforce TLS")
+	}
+}
+
+// Each bundled handler holds its binary (linux/arm64, under 15 MB) and
+// the model it reads.
+func TestBundledHandlers(t *testing.T) {
+	manifest, err := os.ReadFile(filepath.Join(assemblyDir, "KeyplanLeaderboard.assets.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var assets struct {
+		Files map[string]struct {
+			Source struct{ Path string } `json:"source"`
+		} `json:"files"`
+	}
+	json.Unmarshal(manifest, &assets)
+	bundles := 0
+	for _, f := range assets.Files {
+		dir := filepath.Join(assemblyDir, f.Source.Path)
+		bin, err := os.Stat(filepath.Join(dir, "bootstrap"))
+		if err != nil {
+			continue
+		}
+		bundles++
+		if bin.Size() >= 15_000_000 {
+			t.Errorf("%s: bootstrap is %d bytes", dir, bin.Size())
+		}
+		model, err := os.ReadFile(filepath.Join(dir, "model.yaml"))
+		if err != nil || !strings.Contains(string(model), "table: Leaderboard") {
+			t.Errorf("%s: model.yaml: %v", dir, err)
+		}
+		head := make([]byte, 20)
+		fh, _ := os.Open(filepath.Join(dir, "bootstrap"))
+		fh.Read(head)
+		fh.Close()
+		if string(head[:4]) != "\x7fELF" || head[18] != 0xb7 { // EM_AARCH64
+			t.Errorf("%s: bootstrap is not a linux/arm64 ELF", dir)
+		}
+	}
+	if bundles != 2 {
+		t.Errorf("%d bundled handlers in the leaderboard stack, want 2 (counters, archive)", bundles)
+	}
+}
