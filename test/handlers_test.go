@@ -91,7 +91,7 @@ func TestStreamHandlers(t *testing.T) {
 		{"leaderboard", "Archive", []string{"REMOVE"}, `{"prefix":"MATCH#"}`, []string{
 			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on LeaderboardTableEE164F4B.StreamArn",
 			"logs:CreateLogStream,logs:PutLogEvents on LeaderboardArchiveLogsAEB7B32F.Arn",
-			"s3:PutObject on LeaderboardArchiveB0160A47.Arn/Leaderboard/*",
+			"s3:PutObject on LeaderboardArchiveBucketArchiveF38DDA13.Arn/Leaderboard/*",
 			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on LeaderboardArchiveFailures47366AFC.Arn",
 			"xray:PutTelemetryRecords,xray:PutTraceSegments on *",
 		}},
@@ -197,7 +197,7 @@ func denyInsecure(doc any, _ string) bool {
 // The archive bucket is private, TLS-only, encrypted, versioned and logged.
 func TestArchiveBucket(t *testing.T) {
 	tmpl := templates["leaderboard"]
-	id, b := byPrefix(t, tmpl, "AWS::S3::Bucket", "LeaderboardArchiveB")
+	id, b := byPrefix(t, tmpl, "AWS::S3::Bucket", "LeaderboardArchiveBucketArchive")
 	p := props(b)
 	pab := obj(p["PublicAccessBlockConfiguration"])
 	for _, k := range []string{"BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets"} {
@@ -207,13 +207,18 @@ func TestArchiveBucket(t *testing.T) {
 	}
 	sse := obj(list(obj(p["BucketEncryption"])["ServerSideEncryptionConfiguration"])[0])
 	if obj(sse["ServerSideEncryptionByDefault"])["SSEAlgorithm"] != "AES256" || obj(p["VersioningConfiguration"])["Status"] != "Enabled" ||
-		!strings.HasPrefix(resShape(obj(p["LoggingConfiguration"])["DestinationBucketName"]), "{\"Ref\":\"LeaderboardArchiveAccessLogs") {
+		!strings.HasPrefix(resShape(obj(p["LoggingConfiguration"])["DestinationBucketName"]), "{\"Ref\":\"LeaderboardArchiveBucketAccessLogs") {
 		t.Errorf("bucket %v", p)
 	}
 	if b["DeletionPolicy"] != "Retain" {
 		t.Errorf("DeletionPolicy %v", b["DeletionPolicy"])
 	}
-	_, pol := byPrefix(t, tmpl, "AWS::S3::BucketPolicy", "LeaderboardArchivePolicy")
+	// Log delivery by bucket policy, not the deprecated ACL.
+	_, logs := byPrefix(t, tmpl, "AWS::S3::Bucket", "LeaderboardArchiveBucketAccessLogs")
+	if _, acl := props(logs)["AccessControl"]; acl {
+		t.Errorf("the access log bucket uses an ACL: %v", props(logs)["AccessControl"])
+	}
+	_, pol := byPrefix(t, tmpl, "AWS::S3::BucketPolicy", "LeaderboardArchiveBucketArchivePolicy")
 	if !denyInsecure(props(pol)["PolicyDocument"], id) {
 		t.Errorf("bucket policy does not enforce TLS")
 	}

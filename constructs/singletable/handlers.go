@@ -414,13 +414,17 @@ func (t *Table) handler(d *patterns.Design, name, entry, module, model string, o
 }
 
 // archiveBucket is the default archive: private, TLS only, encrypted,
-// versioned, with access logs, retained.
-func archiveBucket(scope constructs.Construct) awss3.Bucket {
+// versioned, with access logs, retained. Log delivery is granted by bucket
+// policy, not the deprecated ACL: the feature flag is set on this subtree
+// so the construct behaves the same in any app.
+func archiveBucket(parent constructs.Construct) awss3.Bucket {
+	scope := constructs.NewConstruct(parent, jsii.String("Bucket"))
+	scope.Node().SetContext(jsii.String("@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"), true)
 	logs := awss3.NewBucket(scope, jsii.String("AccessLogs"), &awss3.BucketProps{
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 		EnforceSSL:        jsii.Bool(true),
 		Encryption:        awss3.BucketEncryption_S3_MANAGED,
-		ObjectOwnership:   awss3.ObjectOwnership_OBJECT_WRITER,
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
 		Versioned:         jsii.Bool(true),
 		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 	})
