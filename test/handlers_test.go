@@ -264,3 +264,21 @@ func TestBundledHandlers(t *testing.T) {
 		t.Errorf("%d bundled handlers in the leaderboard stack, want 2 (counters, archive)", bundles)
 	}
 }
+
+// The synthesized assembly's CloudFormation validation report is empty:
+// no deprecated property, no deprecated runtime, nothing suppressed.
+func TestValidationReportEmpty(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(assemblyDir, "validation-report.json"))
+	if err != nil {
+		t.Skipf("no validation report in this assembly: %v", err)
+	}
+	var report struct {
+		PluginReports []any `json:"pluginReports"`
+	}
+	if err := json.Unmarshal(b, &report); err != nil {
+		t.Fatal(err)
+	}
+	if len(report.PluginReports) != 0 {
+		t.Errorf("validation report: %s", b)
+	}
+}
