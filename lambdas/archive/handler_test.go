@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -59,27 +58,7 @@ func fixture(t testing.TB) events.DynamoDBEvent {
 }
 
 func loadBatch(t testing.TB) events.DynamoDBEvent {
-	t.Helper()
-	const path = "testdata/batch.json"
-	if *update {
-		b, _ := json.MarshalIndent(fixture(t), "", "  ")
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev events.DynamoDBEvent
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		t.Fatal(err)
-	}
-	back, _ := json.MarshalIndent(ev, "", "  ")
-	if !bytes.Equal(bytes.TrimSpace(back), bytes.TrimSpace(raw)) {
-		t.Fatalf("%s does not round-trip through events.DynamoDBEvent", path)
-	}
-	return ev
+	return streamtest.Batch(t, "testdata/batch.json", *update, fixture)
 }
 
 // fakeS3 accepts signed PUTs, failing the first failures of them with 503.

@@ -3,22 +3,17 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 
-	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/keyplan/keyplan/lambdas/stream"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 func main() {
-	log := stream.Logger("archive")
-	d, err := stream.Design()
-	if err != nil {
-		log.Error("loading the bundled model", "error", err.Error())
-		os.Exit(1)
-	}
-	cfg := stream.Config()
-	h := newHandler(d, newS3(cfg), os.Getenv(patterns.TableNameEnv), os.Getenv(stream.EnvArchiveBucket), log)
-	lambda.Start(h.Handle)
+	stream.Main("archive", func(d *patterns.Design, cfg aws.Config, table string, log *slog.Logger) any {
+		return newHandler(d, newS3(cfg), table, os.Getenv(stream.EnvArchiveBucket), log).Handle
+	})
 }

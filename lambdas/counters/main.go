@@ -3,9 +3,9 @@
 package main
 
 import (
-	"os"
+	"log/slog"
 
-	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/lambdas/stream"
@@ -13,13 +13,7 @@ import (
 )
 
 func main() {
-	log := stream.Logger("counters")
-	d, err := stream.Design()
-	if err != nil {
-		log.Error("loading the bundled model", "error", err.Error())
-		os.Exit(1)
-	}
-	cfg := stream.Config()
-	h := newHandler(d, dynamodb.NewFromConfig(cfg), os.Getenv(patterns.TableNameEnv), log)
-	lambda.Start(h.Handle)
+	stream.Main("counters", func(d *patterns.Design, cfg aws.Config, table string, log *slog.Logger) any {
+		return newHandler(d, dynamodb.NewFromConfig(cfg), table, log).Handle
+	})
 }

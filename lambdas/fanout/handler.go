@@ -56,15 +56,7 @@ func newHandler(d *patterns.Design, client Client, table string, log *slog.Logge
 
 // Handle processes a batch, reporting failed records by sequence number.
 func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	f := stream.NewFailures(h.log)
-	for _, r := range ev.Records {
-		if err := h.record(ctx, r); err != nil {
-			f.Fail(ctx, r, err)
-		}
-	}
-	resp := f.Response()
-	h.log.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(resp.BatchItemFailures))
-	return resp, nil
+	return stream.Process(ctx, h.log, ev, h.record), nil
 }
 
 func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) error {

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -25,17 +22,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.json from the runtim
 
 var engine *streamtest.Engine
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	var err error
-	if engine, err = streamtest.StartEngine(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	code := m.Run()
-	engine.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { streamtest.Main(m, &engine) }
 
 const model = "../../examples/ecommerce.yaml"
 
@@ -74,27 +61,7 @@ func fixture(t testing.TB) events.DynamoDBEvent {
 }
 
 func loadBatch(t testing.TB) events.DynamoDBEvent {
-	t.Helper()
-	const path = "testdata/batch.json"
-	if *update {
-		b, _ := json.MarshalIndent(fixture(t), "", "  ")
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ev events.DynamoDBEvent
-	if err := json.Unmarshal(raw, &ev); err != nil {
-		t.Fatal(err)
-	}
-	back, _ := json.MarshalIndent(ev, "", "  ")
-	if !bytes.Equal(bytes.TrimSpace(back), bytes.TrimSpace(raw)) {
-		t.Fatalf("%s does not round-trip through events.DynamoDBEvent", path)
-	}
-	return ev
+	return streamtest.Batch(t, "testdata/batch.json", *update, fixture)
 }
 
 // setup writes the customers and their orders.

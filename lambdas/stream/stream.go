@@ -187,3 +187,16 @@ func (f *Failures) Fail(ctx context.Context, r events.DynamoDBEventRecord, err e
 
 // Response is the batch's partial failure report.
 func (f *Failures) Response() events.DynamoDBEventResponse { return f.resp }
+
+// Process runs record on each record of a batch, reports the failed ones
+// alone, and logs the batch.
+func Process(ctx context.Context, log *slog.Logger, ev events.DynamoDBEvent, record func(context.Context, events.DynamoDBEventRecord) error) events.DynamoDBEventResponse {
+	f := NewFailures(log)
+	for _, r := range ev.Records {
+		if err := record(ctx, r); err != nil {
+			f.Fail(ctx, r, err)
+		}
+	}
+	log.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(f.resp.BatchItemFailures))
+	return f.Response()
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -81,6 +82,25 @@ func (g guard) value(e string) string {
 	return ""
 }
 
+// putGuard is the transaction step that takes a guard for an item, and
+// the error its failed condition means.
+func (t *Table) putGuard(g guard, item map[string]types.AttributeValue, entity string) (types.TransactWriteItem, error, error) {
+	absent, err := cond(expression.AttributeNotExists(expression.Name(t.d.PK)))
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(t.name), Item: g.item(item, t.d.PK, t.d.SK),
+		ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
+	}}, fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(entity)), err
+}
+
+// deleteGuard is the transaction step that drops an item's guard, on
+// condition that the guard is the item's (owned), and what its failure means.
+func (t *Table) deleteGuard(g guard, owned expression.Expression, entity string) (types.TransactWriteItem, error) {
+	return types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(t.name), Key: g.key,
+		ConditionExpression: owned.Condition(), ExpressionAttributeNames: owned.Names(), ExpressionAttributeValues: owned.Values(),
+	}}, fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(entity))
+}
+
 // cond builds a condition expression into the fields of a request.
 func cond(c expression.ConditionBuilder) (expression.Expression, error) {
 	return expression.NewBuilder().WithCondition(c).Build()
@@ -141,11 +161,11 @@ func (t *Table) create(ctx context.Context, entity string, v Values) error {
 	}}}
 	reasons := []error{ErrExists}
 	for _, g := range guards {
-		tx = append(tx, types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(t.name), Item: g.item(item, t.d.PK, t.d.SK),
-			ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
-		}})
-		reasons = append(reasons, fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(entity)))
+		step, reason, err := t.putGuard(g, item, entity)
+		if err != nil {
+			return err
+		}
+		tx, reasons = append(tx, step), append(reasons, reason)
 	}
 	return t.transact(ctx, tx, reasons)
 }
@@ -232,29 +252,22 @@ func (t *Table) replace(ctx context.Context, entity string, old, new Values) err
 	if err != nil {
 		return err
 	}
-	absent, err := cond(expression.AttributeNotExists(expression.Name(t.d.PK)))
-	if err != nil {
-		return err
-	}
 	for _, g := range oldGuards {
-		if slicesContainsFunc(newGuards, func(n guard) bool { return same(g, n) }) {
+		if slices.ContainsFunc(newGuards, func(n guard) bool { return same(g, n) }) {
 			continue
 		}
-		tx = append(tx, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(t.name), Key: g.key,
-			ConditionExpression: owned.Condition(), ExpressionAttributeNames: owned.Names(), ExpressionAttributeValues: owned.Values(),
-		}})
-		reasons = append(reasons, fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(entity)))
+		step, reason := t.deleteGuard(g, owned, entity)
+		tx, reasons = append(tx, step), append(reasons, reason)
 	}
 	for _, g := range newGuards {
-		if slicesContainsFunc(oldGuards, func(o guard) bool { return same(g, o) }) {
+		if slices.ContainsFunc(oldGuards, func(o guard) bool { return same(g, o) }) {
 			continue
 		}
-		tx = append(tx, types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(t.name), Item: g.item(item, t.d.PK, t.d.SK),
-			ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
-		}})
-		reasons = append(reasons, fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(entity)))
+		step, reason, err := t.putGuard(g, item, entity)
+		if err != nil {
+			return err
+		}
+		tx, reasons = append(tx, step), append(reasons, reason)
 	}
 	return t.transact(ctx, tx, reasons)
 }
@@ -263,15 +276,6 @@ func (t *Table) replace(ctx context.Context, entity string, old, new Values) err
 func (t *Table) ownedBy(key map[string]types.AttributeValue) (expression.Expression, error) {
 	return cond(expression.Name(OwnerPK).Equal(expression.Value(key[t.d.PK])).
 		And(expression.Name(OwnerSK).Equal(expression.Value(key[t.d.SK]))))
-}
-
-func slicesContainsFunc(gs []guard, f func(guard) bool) bool {
-	for _, g := range gs {
-		if f(g) {
-			return true
-		}
-	}
-	return false
 }
 
 // Delete removes an item and its guards; v needs the id and the unique
@@ -308,11 +312,8 @@ func (t *Table) delete(ctx context.Context, entity string, v Values) error {
 		return err
 	}
 	for _, g := range guards {
-		tx = append(tx, types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(t.name), Key: g.key,
-			ConditionExpression: owned.Condition(), ExpressionAttributeNames: owned.Names(), ExpressionAttributeValues: owned.Values(),
-		}})
-		reasons = append(reasons, fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(entity)))
+		step, reason := t.deleteGuard(g, owned, entity)
+		tx, reasons = append(tx, step), append(reasons, reason)
 	}
 	if len(t.unique[entity]) > 0 && len(guards) < len(t.unique[entity]) {
 		return fmt.Errorf("%w: give the values of the unique alternate keys too, so their guards go with the item", ErrMissing)

@@ -4,7 +4,10 @@
 package streamtest
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -248,3 +251,43 @@ func (f *Faults) Failed() int64 { return f.failed.Load() }
 
 // Close stops the proxy.
 func (f *Faults) Close() { f.srv.Close() }
+
+// Main is a handler test binary's TestMain body with an engine: it
+// starts the engine into *e, runs the tests, stops it, and exits.
+func Main(m *testing.M, e **Engine) {
+	flag.Parse()
+	var err error
+	if *e, err = StartEngine(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	(*e).Stop()
+	os.Exit(code)
+}
+
+// Batch reads a real stream event from path, first rewriting it from
+// build when update is set, and checks that it round-trips through
+// events.DynamoDBEvent unchanged.
+func Batch(t testing.TB, path string, update bool, build func(testing.TB) events.DynamoDBEvent) events.DynamoDBEvent {
+	t.Helper()
+	if update {
+		b, _ := json.MarshalIndent(build(t), "", "  ")
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.DynamoDBEvent
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := json.MarshalIndent(ev, "", "  ")
+	if !bytes.Equal(bytes.TrimSpace(back), bytes.TrimSpace(raw)) {
+		t.Fatalf("%s does not round-trip through events.DynamoDBEvent", path)
+	}
+	return ev
+}
