@@ -153,17 +153,22 @@ func neededHandlers(m *patterns.Model) []string {
 
 // handlerSource finds a handler's package directory and its module root,
 // whether keyplan is this module or a dependency (in the module cache).
+// It asks for the module only: a CDK app's go.sum need not cover the
+// handlers' own dependencies, which are built in keyplan's module.
 func handlerSource(name string) (entry, module string, err error) {
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}|{{.Module.Dir}}", HandlerModule+"/lambdas/"+name).Output()
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", HandlerModule).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", "", fmt.Errorf("go list %s/lambdas/%s: %s", HandlerModule, name, strings.TrimSpace(string(ee.Stderr)))
+			return "", "", fmt.Errorf("go list -m %s: %s", HandlerModule, strings.TrimSpace(string(ee.Stderr)))
 		}
 		return "", "", fmt.Errorf("go list: %w (the handlers are built with the local Go toolchain)", err)
 	}
-	entry, module, _ = strings.Cut(strings.TrimSpace(string(out)), "|")
-	return entry, module, nil
+	module = strings.TrimSpace(string(out))
+	if module == "" {
+		return "", "", fmt.Errorf("go list -m %s: the module is not downloaded; run go mod download", HandlerModule)
+	}
+	return filepath.Join(module, "lambdas", name), module, nil
 }
 
 // commandHooks copies the model beside the handler binary.
