@@ -30,8 +30,8 @@ deps: $(NPM_STAMP)
 vet: deps
 	$(GO) vet ./...
 
-fmt-check:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); \
+fmt-check: deps
+	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 unit: deps
