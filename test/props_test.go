@@ -270,3 +270,29 @@ func TestHandlerOptions(t *testing.T) {
 		t.Error("a table without handlers or replicas streams")
 	}
 }
+
+// Pass-through props reach the table: a fixed name, the table class,
+// contributor insights on the table and every replica, AWS managed keys.
+func TestTableProps(t *testing.T) {
+	stack := newStack("us-east-1")
+	tbl := singletable.New(stack, "Tbl", &singletable.Props{
+		ModelFile: modelFile(t, hotModel), TableName: "orders-prod",
+		TableClass: awsdynamodb.TableClass_STANDARD_INFREQUENT_ACCESS, ContributorInsights: true,
+		Encryption:  &singletable.Encryption{Kind: singletable.AWSManaged},
+		Replicas:    []singletable.Replica{{Region: "eu-west-1"}},
+		Acknowledge: map[string]string{"KP401": "test"},
+	})
+	if got := validate(tbl); got != "" {
+		t.Fatal(got)
+	}
+	p := props(one(t, toMap(assertions.Template_FromStack(stack, nil).ToJSON()), "AWS::DynamoDB::GlobalTable"))
+	if p["TableName"] != "orders-prod" || obj(p["SSESpecification"])["SSEType"] != "KMS" {
+		t.Errorf("table %v", p)
+	}
+	for _, r := range list(p["Replicas"]) {
+		r := obj(r)
+		if r["TableClass"] != "STANDARD_INFREQUENT_ACCESS" || obj(r["ContributorInsightsSpecification"])["Enabled"] != true {
+			t.Errorf("replica %s: class %v, insights %v", r["Region"], r["TableClass"], r["ContributorInsightsSpecification"])
+		}
+	}
+}
