@@ -226,8 +226,10 @@ func leftover(k known, consumed map[string]bool, ek *EntityKey) string {
 }
 
 func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
+	// A get served by the base table has its whole key (single refuses it
+	// otherwise): GetItem. Everything else is one Query.
 	op := Query
-	if index == Table && p.Op == OpGet && kc.SKOp == "=" || index == Table && p.Op == OpGet && len(ly.key(p.Entities[0], Table).SK) == 0 {
+	if index == Table && p.Op == OpGet {
 		op = GetItem
 	}
 	requests := 1
