@@ -147,7 +147,7 @@ func (a *Attribute) EncodeKey(v any) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return t.Format(TimeLayout), nil
+		return formatTime(t), nil
 	case TypeBool:
 		b, err := a.bool(v)
 		if err != nil {
@@ -160,6 +160,35 @@ func (a *Attribute) EncodeKey(v any) (string, error) {
 		return "", err
 	}
 	return escape(s), nil
+}
+
+// formatTime writes t (UTC, years 0–9999) in TimeLayout without the
+// general layout interpreter: keys are built on hot paths.
+func formatTime(t time.Time) string {
+	var b [len(TimeLayout)]byte
+	put := func(at, width, n int) {
+		for i := at + width - 1; i >= at; i-- {
+			b[i] = byte('0' + n%10)
+			n /= 10
+		}
+	}
+	y, mo, d := t.Date()
+	h, mi, sec := t.Clock()
+	put(0, 4, y)
+	b[4] = '-'
+	put(5, 2, int(mo))
+	b[7] = '-'
+	put(8, 2, d)
+	b[10] = 'T'
+	put(11, 2, h)
+	b[13] = ':'
+	put(14, 2, mi)
+	b[16] = ':'
+	put(17, 2, sec)
+	b[19] = '.'
+	put(20, 3, t.Nanosecond()/int(time.Millisecond))
+	b[23] = 'Z'
+	return string(b[:])
 }
 
 // DecodeKey reverses EncodeKey: string, int64, time.Time or bool.

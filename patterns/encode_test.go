@@ -150,3 +150,14 @@ func TestEncodeStringsEscapeSeparator(t *testing.T) {
 		}
 	}
 }
+
+// The fast formatter writes what time.Format(TimeLayout) writes.
+func TestFormatTimeMatchesLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 10000 {
+		tm := time.UnixMilli(r.Int64N(253402300799999)).UTC()
+		if got, want := formatTime(tm), tm.Format(TimeLayout); got != want {
+			t.Fatalf("formatTime(%v) = %s, want %s", tm, got, want)
+		}
+	}
+}
