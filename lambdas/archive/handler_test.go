@@ -34,13 +34,7 @@ var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
 func fixture(t testing.TB) events.DynamoDBEvent {
 	d := streamtest.Design(t, model)
 	tbl := dynamo.New(d, nil, "Leaderboard")
-	item := func(entity string, v dynamo.Values) map[string]types.AttributeValue {
-		it, err := tbl.Item(entity, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return it
-	}
+	item := streamtest.Items(t, tbl)
 	m := func(at, result string) map[string]types.AttributeValue {
 		return item("Match", dynamo.Values{"playerId": "p1", "playedAt": at, "result": result, "ratingDelta": 3, "mapId": "dust", "expiresAt": 1700000000})
 	}

@@ -42,13 +42,7 @@ func player(id string, count, wins int) dynamo.Values {
 func fixture(t testing.TB) events.DynamoDBEvent {
 	d := streamtest.Design(t, model)
 	tbl := dynamo.New(d, nil, "Leaderboard")
-	item := func(entity string, v dynamo.Values) map[string]types.AttributeValue {
-		it, err := tbl.Item(entity, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return it
-	}
+	item := streamtest.Items(t, tbl)
 	m1 := item("Match", match("p1", "2026-06-23T11:00:00Z", "win", 18))
 	m2 := item("Match", match("p1", "2026-06-23T12:00:00Z", "loss", -15))
 	m2won := item("Match", match("p1", "2026-06-23T12:00:00Z", "win", 15))

@@ -40,13 +40,7 @@ func order(id, customerID, name string) dynamo.Values {
 func fixture(t testing.TB) events.DynamoDBEvent {
 	d := streamtest.Design(t, model)
 	tbl := dynamo.New(d, nil, "Shop")
-	item := func(entity string, v dynamo.Values) map[string]types.AttributeValue {
-		it, err := tbl.Item(entity, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return it
-	}
+	item := streamtest.Items(t, tbl)
 	c1, c1renamed := item("Customer", customer("c1", "Ada", "ada@example.com")), item("Customer", customer("c1", "Ada Lovelace", "ada@example.com"))
 	c2, c2moved := item("Customer", customer("c2", "Grace", "grace@example.com")), item("Customer", customer("c2", "Grace", "grace@navy.mil"))
 	o9 := item("Order", order("Z9", "c2", "Grace"))

@@ -291,3 +291,16 @@ func Batch(t testing.TB, path string, update bool, build func(testing.TB) events
 	}
 	return ev
 }
+
+// Items returns a function building an entity's item from values with the
+// runtime (what DynamoDB would stream for them), failing the test on error.
+func Items(t testing.TB, tbl *dynamo.Table) func(entity string, v dynamo.Values) map[string]types.AttributeValue {
+	return func(entity string, v dynamo.Values) map[string]types.AttributeValue {
+		t.Helper()
+		it, err := tbl.Item(entity, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return it
+	}
+}
