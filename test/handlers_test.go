@@ -117,7 +117,7 @@ func TestStreamHandlers(t *testing.T) {
 				t.Errorf("function %v", fp)
 			}
 			env := obj(obj(fp["Environment"])["Variables"])
-			if env["KEYPLAN_MODEL"] != "model.yaml" || env["KEYPLAN_TABLE_NAME"] == nil {
+			if env["KEYPLAN_MODEL"] != "/opt/keyplan/model.yaml" || env["KEYPLAN_TABLE_NAME"] == nil {
 				t.Errorf("environment %v", env)
 			}
 			// AND the event source mapping reports partial failures,
@@ -225,7 +225,8 @@ func TestArchiveBucket(t *testing.T) {
 }
 
 // Each bundled handler holds its binary (linux/arm64, under 15 MB) and
-// the model it reads.
+// nothing else; the model they read is the design layer's one file, a
+// byte-for-byte copy of the model.
 func TestBundledHandlers(t *testing.T) {
 	manifest, err := os.ReadFile(filepath.Join(assemblyDir, "KeyplanLeaderboard.assets.json"))
 	if err != nil {
@@ -237,20 +238,28 @@ func TestBundledHandlers(t *testing.T) {
 		} `json:"files"`
 	}
 	json.Unmarshal(manifest, &assets)
-	bundles := 0
+	want, err := os.ReadFile("../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles, layers := 0, 0
 	for _, f := range assets.Files {
 		dir := filepath.Join(assemblyDir, f.Source.Path)
+		entries, _ := os.ReadDir(dir)
+		if model, err := os.ReadFile(filepath.Join(dir, "keyplan", "model.yaml")); err == nil {
+			layers++
+			if string(model) != string(want) || len(entries) != 1 {
+				t.Errorf("%s: the design layer holds %d entries and a model of %d bytes, want the model file alone", dir, len(entries), len(model))
+			}
+			continue
+		}
 		bin, err := os.Stat(filepath.Join(dir, "bootstrap"))
 		if err != nil {
 			continue
 		}
 		bundles++
-		if bin.Size() >= 15_000_000 {
-			t.Errorf("%s: bootstrap is %d bytes", dir, bin.Size())
-		}
-		model, err := os.ReadFile(filepath.Join(dir, "model.yaml"))
-		if err != nil || !strings.Contains(string(model), "table: Leaderboard") {
-			t.Errorf("%s: model.yaml: %v", dir, err)
+		if bin.Size() >= 15_000_000 || len(entries) != 1 {
+			t.Errorf("%s: bootstrap is %d bytes beside %d other entries", dir, bin.Size(), len(entries)-1)
 		}
 		head := make([]byte, 20)
 		fh, _ := os.Open(filepath.Join(dir, "bootstrap"))
@@ -260,8 +269,8 @@ func TestBundledHandlers(t *testing.T) {
 			t.Errorf("%s: bootstrap is not a linux/arm64 ELF", dir)
 		}
 	}
-	if bundles != 2 {
-		t.Errorf("%d bundled handlers in the leaderboard stack, want 2 (counters, archive)", bundles)
+	if bundles != 2 || layers != 1 {
+		t.Errorf("%d bundled handlers and %d design layers in the leaderboard stack, want 2 (counters, archive) and 1", bundles, layers)
 	}
 }
 

@@ -1,9 +1,12 @@
 package singletable
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +17,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3assets"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/aws-cdk-go/awscdklambdagoalpha/v2"
 	"github.com/aws/constructs-go/constructs/v10"
@@ -35,6 +39,8 @@ const (
 	ModelEnv         = "KEYPLAN_MODEL"
 	ArchiveBucketEnv = "KEYPLAN_ARCHIVE_BUCKET"
 	bundledModel     = "model.yaml"
+	// layerDir is where the design layer puts the model, under /opt.
+	layerDir = "keyplan"
 )
 
 // HandlerModule is the Go module the handlers are built from.
@@ -171,15 +177,52 @@ func handlerSource(name string) (entry, module string, err error) {
 	return filepath.Join(module, "lambdas", name), module, nil
 }
 
-// commandHooks copies the model beside the handler binary.
-type commandHooks struct{ model string }
+// designBundle stages the model file as the design layer's content, in
+// Go: CDK calls TryBundle with the asset's output directory, and the file
+// is copied there byte for byte. No path, and nothing of the model, ever
+// reaches a shell (GoFunction's own bundling runs its build under bash -c,
+// so keyplan adds nothing to it).
+type designBundle struct{ model string }
 
-func (h *commandHooks) BeforeBundling(inputDir, outputDir *string) *[]*string {
-	return &[]*string{}
+func (b *designBundle) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *bool {
+	dir := filepath.Join(*outputDir, layerDir)
+	data, err := os.ReadFile(b.model)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, bundledModel), data, 0o644)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("singletable: staging the design layer: %v", err))
+	}
+	return jsii.Bool(true)
 }
 
-func (h *commandHooks) AfterBundling(inputDir, outputDir *string) *[]*string {
-	return &[]*string{jsii.String(fmt.Sprintf("cp %q %q", h.model, filepath.Join(*outputDir, bundledModel)))}
+// designLayer is the Lambda layer that carries the model to every
+// handler of the table, at /opt/keyplan/model.yaml. Its asset hash is the
+// model's content, so an unchanged model is not staged again.
+func designLayer(scope constructs.Construct, model string) (awslambda.LayerVersion, error) {
+	data, err := os.ReadFile(model)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	code := awslambda.Code_FromAsset(jsii.String(filepath.Dir(model)), &awss3assets.AssetOptions{
+		AssetHash:     jsii.String(hex.EncodeToString(sum[:])),
+		AssetHashType: awscdk.AssetHashType_CUSTOM,
+		Bundling: &awscdk.BundlingOptions{
+			// Never run: the local bundler always succeeds or fails synthesis.
+			Image: awscdk.DockerImage_FromRegistry(jsii.String("scratch")),
+			Local: &designBundle{model: model},
+		},
+	})
+	return awslambda.NewLayerVersion(scope, jsii.String("Design"), &awslambda.LayerVersionProps{
+		Code:                    code,
+		CompatibleRuntimes:      &[]awslambda.Runtime{awslambda.Runtime_PROVIDED_AL2023()},
+		CompatibleArchitectures: &[]awslambda.Architecture{awslambda.Architecture_ARM_64()},
+		Description:             jsii.String("keyplan: the model the stream handlers read"),
+	}), nil
 }
 
 // keyFilter is the stream filter on an entity's items: its base sort key
@@ -293,6 +336,11 @@ func (t *Table) addHandlers(d *patterns.Design) {
 		t.problems = append(t.problems, err.Error())
 		return
 	}
+	layer, err := designLayer(t, abs)
+	if err != nil {
+		t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: reading the model: %v", err))
+		return
+	}
 	defaults := sh.Defaults.or(builtinDefaults())
 	t.Handlers = map[string]*Handler{}
 	for _, name := range names {
@@ -306,11 +354,11 @@ func (t *Table) addHandlers(d *patterns.Design) {
 			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers %s: ParallelizationFactor %v: expected 1 to 10", name, o.ParallelizationFactor))
 			continue
 		}
-		t.Handlers[name] = t.handler(d, name, entry, module, abs, o, sh)
+		t.Handlers[name] = t.handler(d, name, entry, module, layer, o, sh)
 	}
 }
 
-func (t *Table) handler(d *patterns.Design, name, entry, module, model string, o HandlerOptions, sh *StreamHandlers) *Handler {
+func (t *Table) handler(d *patterns.Design, name, entry, module string, layer awslambda.ILayerVersion, o HandlerOptions, sh *StreamHandlers) *Handler {
 	scope := constructs.NewConstruct(t, jsii.String(strings.ToUpper(name[:1])+name[1:]))
 	h := &Handler{}
 	h.LogGroup = awslogs.NewLogGroup(scope, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: o.LogRetention})
@@ -326,7 +374,7 @@ func (t *Table) handler(d *patterns.Design, name, entry, module, model string, o
 	})
 	env := map[string]*string{
 		TableNameEnv: t.Table.TableName(),
-		ModelEnv:     jsii.String(bundledModel),
+		ModelEnv:     jsii.String("/opt/" + layerDir + "/" + bundledModel),
 	}
 	var bucket awss3.IBucket
 	if name == Archive {
@@ -351,19 +399,17 @@ func (t *Table) handler(d *patterns.Design, name, entry, module, model string, o
 		LogGroup:                     h.LogGroup,
 		ReservedConcurrentExecutions: reserved,
 		Environment:                  &env,
+		Layers:                       &[]awslambda.ILayerVersion{layer},
 		Description:                  jsii.String("keyplan " + name + " stream handler for " + d.Table),
 		Tracing:                      awslambda.Tracing_ACTIVE,
 		Bundling: &awscdklambdagoalpha.BundlingOptions{
 			CgoEnabled:   jsii.Bool(false),
 			GoBuildFlags: jsii.Strings(`-ldflags "-s -w"`, "-trimpath"),
-			CommandHooks: &commandHooks{model: model},
 		},
 	})
-	// Our own constant flags and a cp of the model: reviewed, acknowledged.
+	// Our own constant flags: reviewed, acknowledged.
 	awscdk.Annotations_Of(scope).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda-go-alpha:goBuildFlagsSecurityWarning"),
 		jsii.String("keyplan's fixed flags: -ldflags \"-s -w\" -trimpath"))
-	awscdk.Annotations_Of(scope).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda-go-alpha:commandHooksSecurityWarning"),
-		jsii.String("keyplan's hook copies the model file beside the handler binary"))
 	cdknag.NagSuppressions_AddResourceSuppressions(h.Failures, &[]*cdknag.NagPackSuppression{
 		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String("this queue is the event source mapping's on-failure destination: it is the dead-letter queue")},
 		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String("this queue is the event source mapping's on-failure destination: it is the dead-letter queue")},

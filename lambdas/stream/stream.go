@@ -1,5 +1,5 @@
 // Package stream is what keyplan's stream handlers share: loading the
-// design bundled beside the handler, converting stream images to SDK
+// design the construct ships in the table's design layer, converting stream images to SDK
 // attribute values, decoding them to entities, collecting partial batch
 // failures by sequence number, and structured JSON logs.
 package stream
@@ -21,17 +21,17 @@ import (
 
 // Environment the construct sets on every handler.
 const (
-	// EnvModel is the model file bundled with the handler, relative to the
-	// task root.
+	// EnvModel is the model file the handler reads: an absolute path, or
+	// one relative to the task root.
 	EnvModel = "KEYPLAN_MODEL"
-	// DefaultModel is where the construct bundles it.
-	DefaultModel = "model.yaml"
+	// DefaultModel is where the construct's design layer puts it.
+	DefaultModel = "/opt/keyplan/model.yaml"
 	// EnvArchiveBucket names the archive handler's bucket.
 	EnvArchiveBucket = "KEYPLAN_ARCHIVE_BUCKET"
 )
 
-// Design loads and plans the bundled model ($KEYPLAN_MODEL, else
-// model.yaml beside the binary).
+// Design loads and plans the model the construct ships ($KEYPLAN_MODEL,
+// else the design layer's /opt/keyplan/model.yaml).
 func Design() (*patterns.Design, error) {
 	path := os.Getenv(EnvModel)
 	if path == "" {
