@@ -49,7 +49,7 @@ bench-synth: deps
 ## fuzz: fuzz the loader and planner for FUZZTIME (default 60s).
 FUZZTIME ?= 60s
 fuzz:
-	$(GO) test ./patterns -run '^$$' -fuzz FuzzPlan -fuzztime $(FUZZTIME) -fuzzminimizetime 100x
+	$(GO) test ./patterns/report -run '^$$' -fuzz FuzzPlan -fuzztime $(FUZZTIME) -fuzzminimizetime 100x
 
 ## plan: print the plans of the example models.
 plan:

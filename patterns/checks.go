@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -11,7 +12,7 @@ import (
 // Documented with a failing and a passing example in docs/checks.md.
 type Rule struct {
 	ID       string
-	Severity string
+	Severity Severity
 	Title    string
 	check    func(d *Design) []finding
 }
@@ -19,7 +20,7 @@ type Rule struct {
 // finding is what a rule function reports; Check adds the rule's id,
 // severity and the model file.
 type finding struct {
-	subject string
+	subject Subject
 	pos     Pos
 	msg     string
 	fix     string
@@ -35,8 +36,8 @@ const (
 	LowCardinality = 100
 )
 
-// Rules is the catalog, in id order.
-var Rules = []*Rule{
+// rules is the catalog, in id order.
+var rules = []Rule{
 	{"KP101", SeverityError, "No pattern needs a Scan", ruleScan},
 	{"KP102", SeverityError, "Strong reads only on the base table", ruleStrongOnGSI},
 	{"KP103", SeverityError, "A hand-made layout serves every pattern", ruleExplicitUnservable},
@@ -56,20 +57,24 @@ var Rules = []*Rule{
 	{"KP501", SeverityError, "Stream-maintained attributes are not in keys", ruleMaintainedInKey},
 }
 
-// RuleByID returns the catalog entry with the id, or nil.
-func RuleByID(id string) *Rule {
-	for _, r := range Rules {
+// Rules returns the catalog, in id order (a copy: the catalog itself
+// cannot be changed).
+func Rules() []Rule { return slices.Clone(rules) }
+
+// RuleByID returns the catalog entry with the id.
+func RuleByID(id string) (Rule, bool) {
+	for _, r := range rules {
 		if r.ID == id {
-			return r
+			return r, true
 		}
 	}
-	return nil
+	return Rule{}, false
 }
 
 // Check runs every rule over a design and returns the findings, by position.
 func Check(d *Design) []Diagnostic {
 	out := []Diagnostic{}
-	for _, r := range Rules {
+	for _, r := range rules {
 		for _, f := range r.check(d) {
 			out = append(out, Diagnostic{ID: r.ID, Severity: r.Severity, Subject: f.subject, Message: f.msg, Fix: f.fix,
 				File: d.model.Source, Pos: f.pos})
@@ -85,8 +90,9 @@ func Check(d *Design) []Diagnostic {
 	return out
 }
 
-func pattern(p *Pattern) string { return "pattern " + p.Name }
-func entity(e *Entity) string   { return "entity " + e.Name }
+func pattern(p *Pattern) Subject { return Subject{SubjectPattern, p.Name} }
+func entity(e *Entity) Subject   { return Subject{SubjectEntity, e.Name} }
+func table(d *Design) Subject    { return Subject{SubjectTable, d.Table} }
 
 // KP101: no index's partition key is given by the pattern, so only a Scan
 // finds its items (or, in a designed layout, it is not one request).
@@ -303,7 +309,7 @@ func ruleGSILimit(d *Design) []finding {
 	if len(d.Indexes) <= MaxGSIs {
 		return nil
 	}
-	return []finding{{"table " + d.Table, d.model.Pos,
+	return []finding{{table(d), d.model.Pos,
 		fmt.Sprintf("the design needs %d GSIs; DynamoDB allows %d per table", len(d.Indexes), MaxGSIs),
 		"merge patterns that differ only in sort order, or serve some from the base table by changing ids or within"}}
 }
@@ -313,7 +319,7 @@ func ruleGSIWarn(d *Design) []finding {
 	if len(d.Indexes) <= WarnGSIs || len(d.Indexes) > MaxGSIs {
 		return nil
 	}
-	return []finding{{"table " + d.Table, d.model.Pos,
+	return []finding{{table(d), d.model.Pos,
 		fmt.Sprintf("the design needs %d GSIs (lower bound %d): each write to an entity on every one of them costs a write per GSI", len(d.Indexes), d.LowerBound),
 		"look for patterns that can share a shape or be served by the base table"}}
 }
@@ -327,7 +333,7 @@ func ruleProjectedAttrs(d *Design) []finding {
 	if n <= MaxProjectedAttributes {
 		return nil
 	}
-	return []finding{{"table " + d.Table, d.model.Pos,
+	return []finding{{table(d), d.model.Pos,
 		fmt.Sprintf("the GSIs project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
 		"narrow the patterns' returns, or let a pattern read whole items (ALL projects without naming attributes)"}}
 }
@@ -421,13 +427,13 @@ func ruleTTL(d *Design) []finding {
 // KP306: DynamoDB's naming rule for tables and indexes.
 func ruleNames(d *Design) []finding {
 	var out []finding
-	if !validIndexName(d.Table) {
-		out = append(out, finding{"table " + d.Table, d.model.Pos,
+	if !ValidTableName(d.Table) {
+		out = append(out, finding{table(d), d.model.Pos,
 			fmt.Sprintf("table name %q is not 3-255 characters of [a-zA-Z0-9_.-]", d.Table), "rename the table"})
 	}
 	for _, ix := range d.Indexes {
-		if !validIndexName(ix.Name) {
-			out = append(out, finding{"index " + ix.Name, d.model.Pos,
+		if !ValidTableName(ix.Name) {
+			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
 				fmt.Sprintf("index name %q is not 3-255 characters of [a-zA-Z0-9_.-]", ix.Name), "rename the index in keys"})
 		}
 	}

@@ -21,9 +21,9 @@ const (
 	PriceRCUHour = 0.00013
 	// HoursPerMonth is AWS's billing month.
 	HoursPerMonth = 730
-	// TargetUtilization is the auto-scaling target provisioned capacity is
-	// sized for (the singletable construct's default).
-	TargetUtilization = 0.70
+	// TargetUtilizationPercent is the auto-scaling target provisioned
+	// capacity is sized for (the singletable construct's default).
+	TargetUtilizationPercent = 70
 )
 
 // Assumptions where the model is silent.
@@ -53,7 +53,7 @@ type Cost struct {
 	// OnDemand is the monthly cost in on-demand mode, in USD.
 	OnDemand float64 `json:"onDemandMonthlyUSD"`
 	// Provisioned is the monthly cost with provisioned capacity at
-	// TargetUtilization, each index sized on its own, in USD.
+	// TargetUtilizationPercent, each index sized on its own, in USD.
 	Provisioned float64  `json:"provisionedMonthlyUSD"`
 	Assumptions []string `json:"assumptions,omitempty"`
 }
@@ -240,8 +240,8 @@ func EstimateCost(d *Design) *Cost {
 	const second = 3600 * HoursPerMonth
 	c.OnDemand = (c.ReadUnits*PriceRRU + c.WriteUnits*PriceWRU) * second
 	for _, l := range c.Indexes {
-		rcu := math.Max(1, math.Ceil(l.ReadUnits/TargetUtilization))
-		wcu := math.Max(1, math.Ceil(l.WriteUnits/TargetUtilization))
+		rcu := math.Max(1, math.Ceil(l.ReadUnits*100/TargetUtilizationPercent))
+		wcu := math.Max(1, math.Ceil(l.WriteUnits*100/TargetUtilizationPercent))
 		c.Provisioned += (rcu*PriceRCUHour + wcu*PriceWCUHour) * HoursPerMonth
 	}
 	for a := range z.assumed {

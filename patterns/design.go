@@ -8,19 +8,49 @@ import (
 // Table is the index name patterns use for the base table.
 const Table = "table"
 
+// Operation is the DynamoDB request a pattern compiles to.
+type Operation string
+
 // Operations a pattern compiles to.
 const (
-	GetItem = "GetItem"
-	Query   = "Query"
-	Scan    = "Scan"
+	GetItem Operation = "GetItem"
+	Query   Operation = "Query"
+	// Scan marks a pattern no index serves (an error: keyplan never
+	// plans a Scan).
+	Scan Operation = "Scan"
 )
+
+// Projection is what a GSI copies of each item besides its keys.
+type Projection string
 
 // Projection types.
 const (
-	ProjectAll      = "ALL"
-	ProjectInclude  = "INCLUDE"
-	ProjectKeysOnly = "KEYS_ONLY"
+	ProjectAll      Projection = "ALL"
+	ProjectInclude  Projection = "INCLUDE"
+	ProjectKeysOnly Projection = "KEYS_ONLY"
 )
+
+// SKOp is the sort-key part of a key condition.
+type SKOp string
+
+// Sort-key conditions.
+const (
+	// SKNone: the partition key alone.
+	SKNone       SKOp = ""
+	SKEqual      SKOp = "="
+	SKBeginsWith SKOp = "begins_with"
+	SKBetween    SKOp = "between"
+)
+
+// The base table's key attributes: strings, overloaded by every entity.
+const (
+	TablePK = "PK"
+	TableSK = "SK"
+)
+
+// IndexKeyNames are the key attribute names of an overloaded GSI:
+// GSI1 → GSI1PK, GSI1SK.
+func IndexKeyNames(index string) (pk, sk string) { return index + "PK", index + "SK" }
 
 // Design is the planner's result: everything constructs, the runtime and the
 // report need, so nothing downstream re-derives keys.
@@ -59,7 +89,7 @@ type Index struct {
 	PK   string `json:"partitionKey"`
 	SK   string `json:"sortKey"`
 	// Projection is ALL, INCLUDE or KEYS_ONLY.
-	Projection string `json:"projection"`
+	Projection Projection `json:"projection"`
 	// NonKeyAttributes are what INCLUDE copies besides the keys.
 	NonKeyAttributes []string `json:"nonKeyAttributes,omitempty"`
 	// Entities that have keys on this index.
@@ -69,9 +99,9 @@ type Index struct {
 // ProjectionText renders the projection as "INCLUDE (a, b)".
 func (ix *Index) ProjectionText() string {
 	if ix.Projection == ProjectInclude {
-		return ix.Projection + " (" + strings.Join(ix.NonKeyAttributes, ", ") + ")"
+		return string(ix.Projection) + " (" + strings.Join(ix.NonKeyAttributes, ", ") + ")"
 	}
-	return ix.Projection
+	return string(ix.Projection)
 }
 
 // EntityKeys is an entity's key layout.
@@ -98,7 +128,7 @@ type PatternPlan struct {
 	Entities []string `json:"entities"`
 	// Operation is GetItem or Query; Scan when no index serves the pattern
 	// (an error: keyplan never plans a Scan).
-	Operation string `json:"operation"`
+	Operation Operation `json:"operation"`
 	// Index is "table" or a GSI name.
 	Index        string        `json:"index"`
 	KeyCondition *KeyCondition `json:"keyCondition,omitempty"`
@@ -123,9 +153,8 @@ func (p *PatternPlan) Served() bool { return p.Operation == GetItem || p.Operati
 // KeyCondition is an index partition key equality plus an optional sort key
 // condition, as templates over the pattern's parameters.
 type KeyCondition struct {
-	PK Template `json:"pk"`
-	// SKOp is "", "=", "begins_with" or "between".
-	SKOp string `json:"skOp,omitempty"`
+	PK   Template `json:"pk"`
+	SKOp SKOp     `json:"skOp,omitempty"`
 	// SK is the value for "=", the prefix for "begins_with", the lower
 	// bound for "between"; with SortAttr, the fixed part before its value
 	// (kept even when SKOp is "" because the partition holds nothing else).
@@ -144,11 +173,11 @@ type KeyCondition struct {
 func (k *KeyCondition) Render(pk, sk string) string {
 	s := fmt.Sprintf("%s = %q", pk, k.PK.String())
 	switch k.SKOp {
-	case "=":
+	case SKEqual:
 		s += fmt.Sprintf(" AND %s = %q", sk, k.SK.String())
-	case "begins_with":
+	case SKBeginsWith:
 		s += fmt.Sprintf(" AND begins_with(%s, %q)", sk, k.SK.String())
-	case "between":
+	case SKBetween:
 		s += fmt.Sprintf(" AND %s BETWEEN %q AND %q", sk, k.SK.String(), k.Upper.String())
 	}
 	if k.SortAttr != "" {
@@ -208,7 +237,7 @@ func (d *Design) KeyNames(index string) (pk, sk string) {
 	if ix := d.Index(index); ix != nil {
 		return ix.PK, ix.SK
 	}
-	return index + "PK", index + "SK"
+	return IndexKeyNames(index)
 }
 
 // Errors returns the error diagnostics.

@@ -41,20 +41,7 @@ func (e *Error) Error() string {
 }
 
 // Where renders "file:line:col", omitting what is unknown.
-func (e *Error) Where() string {
-	return where(e.File, e.Pos)
-}
-
-func where(file string, p Pos) string {
-	s := file
-	if p.Line > 0 {
-		if s == "" {
-			s = "<model>"
-		}
-		s += fmt.Sprintf(":%d:%d", p.Line, p.Col)
-	}
-	return s
-}
+func (e *Error) Where() string { return e.Pos.In(e.File) }
 
 // Is makes every *Error match ErrInvalidModel.
 func (e *Error) Is(target error) bool { return target == ErrInvalidModel }

@@ -1,5 +1,7 @@
 package patterns
 
+import "fmt"
+
 // Model is an access-pattern definition: the table, its entities and the
 // questions asked of them. Load one with [Load] or [Parse], or build it in Go
 // and call [Model.Validate]. Names keep the order they were declared in, so
@@ -27,6 +29,26 @@ type Model struct {
 type Pos struct {
 	Line int `json:"line,omitempty"`
 	Col  int `json:"col,omitempty"`
+}
+
+// String is "line:col", or "" when unknown.
+func (p Pos) String() string {
+	if p.Line <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", p.Line, p.Col)
+}
+
+// In is "file:line:col", omitting what is unknown ("<model>" for a known
+// position in an unnamed file).
+func (p Pos) In(file string) string {
+	if p.Line <= 0 {
+		return file
+	}
+	if file == "" {
+		file = "<model>"
+	}
+	return file + ":" + p.String()
 }
 
 // Entity is one kind of item stored in the table.

@@ -16,7 +16,7 @@ func Plan(m *Model) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Design{Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: "PK", SK: "SK", model: m,
+	d := &Design{Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}}
 	var ly *layout
 	if d.Explicit {
@@ -50,7 +50,8 @@ func Plan(m *Model) (*Design, error) {
 		d.Patterns = append(d.Patterns, ly.serve(p))
 	}
 	for _, name := range ly.indexes[1:] {
-		ix := &Index{Name: name, PK: name + "PK", SK: name + "SK"}
+		ix := &Index{Name: name}
+		ix.PK, ix.SK = IndexKeyNames(name)
 		for _, e := range m.Entities {
 			if ly.key(e.Name, name) != nil {
 				ix.Entities = append(ix.Entities, e.Name)
@@ -322,7 +323,7 @@ func permutations(s []string) [][]string {
 // projection is KEYS_ONLY when no pattern on the index needs more than its
 // keys, INCLUDE with the union of what patterns return, ALL when a pattern
 // needs whole items. Attributes that keys hold decode from the keys.
-func projection(d *Design, ix *Index) (string, []string) {
+func projection(d *Design, ix *Index) (Projection, []string) {
 	var include []string
 	for _, pp := range d.Patterns {
 		if pp.Index != ix.Name {

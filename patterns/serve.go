@@ -14,6 +14,14 @@ type layout struct {
 	keys    map[string][]*EntityKey
 }
 
+// keyNames are an index's key attribute names.
+func (ly *layout) keyNames(index string) (pk, sk string) {
+	if index == Table {
+		return TablePK, TableSK
+	}
+	return IndexKeyNames(index)
+}
+
 func (ly *layout) key(entity, index string) *EntityKey {
 	for _, k := range ly.keys[entity] {
 		if k.Index == index {
@@ -190,17 +198,17 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 	}
 	switch {
 	case full && len(ek.SK) > 0:
-		kc.SKOp, kc.SK = "=", ly.subst(prefix, e, k)
+		kc.SKOp, kc.SK = SKEqual, ly.subst(prefix, e, k)
 	case len(prefix) > 0:
-		kc.SKOp, kc.SK = "begins_with", ly.subst(prefix, e, k)
+		kc.SKOp, kc.SK = SKBeginsWith, ly.subst(prefix, e, k)
 	}
 	if other := ly.overlap(index, kc.PK, kc, []string{e.Name}); other != "" {
-		return nil, fmt.Sprintf("the key condition %s would also read %s items", kc.Render("PK", "SK"), other)
+		return nil, fmt.Sprintf("the key condition %s would also read %s items", kc.Render(ly.keyNames(index)), other)
 	}
 	// A prefix that is only the entity's tag adds nothing when no other
 	// entity can share the partition: drop it (SK stays, for range bounds).
-	if kc.SKOp == "begins_with" && len(kc.SK.Attrs()) == 0 && ly.overlap(index, kc.PK, &KeyCondition{PK: kc.PK}, []string{e.Name}) == "" {
-		kc.SKOp = ""
+	if kc.SKOp == SKBeginsWith && len(kc.SK.Attrs()) == 0 && ly.overlap(index, kc.PK, &KeyCondition{PK: kc.PK}, []string{e.Name}) == "" {
+		kc.SKOp = SKNone
 	}
 	return ly.plan(p, index, kc, ek.PK), ""
 }
@@ -236,10 +244,7 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	if n := pk.Shards(); n > 0 {
 		requests = n
 	}
-	pn, sn := "PK", "SK"
-	if index != Table {
-		pn, sn = index+"PK", index+"SK"
-	}
+	pn, sn := ly.keyNames(index)
 	return &PatternPlan{
 		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
 		Text: kc.Render(pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
@@ -262,7 +267,7 @@ func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []st
 			if ek.SK.mayStartWith(kc.SK) {
 				return e.Name
 			}
-		case "=":
+		case SKEqual:
 			if ek.SK.mayEqual(kc.SK) {
 				return e.Name
 			}
@@ -343,7 +348,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 	}
 	if !outside {
 		if len(base) > 0 {
-			kc.SKOp, kc.SK = "begins_with", base
+			kc.SKOp, kc.SK = SKBeginsWith, base
 		}
 		return ly.plan(p, index, kc, pk), ""
 	}
@@ -377,9 +382,9 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 	}
 	switch {
 	case clean:
-		kc.SKOp, kc.SK = "begins_with", base.lit(prefix)
+		kc.SKOp, kc.SK = SKBeginsWith, base.lit(prefix)
 	case between:
-		kc.SKOp, kc.SK, kc.Upper = "between", base.lit(lo), base.lit(hi)
+		kc.SKOp, kc.SK, kc.Upper = SKBetween, base.lit(lo), base.lit(hi)
 	default:
 		var others []string
 		for _, v := range visible {

@@ -253,7 +253,7 @@ func (m *Model) validateKeys(l *errorList) {
 			kp := path + "." + ks.Index
 			if ks.Index == Table {
 				hasTable = true
-			} else if !validIndexName(ks.Index) {
+			} else if !ValidTableName(ks.Index) {
 				l.add(ks.Pos, kp, "%q is not an index name; expected %q or 3-255 of [a-zA-Z0-9_.-]", ks.Index, Table)
 			}
 			if ks.PK == "" {
@@ -374,8 +374,9 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 	}
 }
 
-// validIndexName is DynamoDB's rule for table and index names.
-func validIndexName(s string) bool {
+// ValidTableName is DynamoDB's rule for table and index names: 3 to 255
+// of [a-zA-Z0-9_.-].
+func ValidTableName(s string) bool {
 	if len(s) < 3 || len(s) > 255 {
 		return false
 	}

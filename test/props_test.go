@@ -128,11 +128,11 @@ func TestPropsProblems(t *testing.T) {
 		{"handlers need the model file", "", func(awscdk.Stack) *singletable.Props {
 			m, _ := patterns.Load("../examples/leaderboard.yaml")
 			return &singletable.Props{Model: m}
-		}, nil, []string{"StreamHandlers: the handlers bundle the model file; give Props.ModelFile (or StreamHandlers.Disabled)"}},
+		}, nil, []string{"StreamHandlers: the handlers read the model file; give Props.ModelFile (or StreamHandlers.Disabled)"}},
 		{"handler options", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: "../examples/leaderboard.yaml", StreamHandlers: &singletable.StreamHandlers{
-				Handlers: map[string]singletable.HandlerOptions{"fanout": {}, "counter": {}, "archive": {ParallelizationFactor: 11}}}}
-		}, nil, []string{`StreamHandlers.Handlers["counter"]: expected fanout, counters or archive`,
+				Handlers: map[patterns.Handler]singletable.HandlerOptions{"fanout": {}, "counter": {}, "archive": {ParallelizationFactor: 11}}}}
+		}, nil, []string{`StreamHandlers.Handlers["counter"]: expected one of fanout, counters, archive`,
 			`StreamHandlers.Handlers["fanout"]: the model needs no fanout handler`,
 			"StreamHandlers archive: ParallelizationFactor 11: expected 1 to 10"}},
 		{"handlers read both images", "", func(awscdk.Stack) *singletable.Props {
@@ -246,7 +246,7 @@ func TestHandlerOptions(t *testing.T) {
 		Acknowledge: map[string]string{"KP401": "test"},
 		StreamHandlers: &singletable.StreamHandlers{
 			Defaults: singletable.HandlerOptions{BatchSize: 50},
-			Handlers: map[string]singletable.HandlerOptions{"counters": {ReservedConcurrency: 5, LogRetention: "ONE_WEEK"}},
+			Handlers: map[patterns.Handler]singletable.HandlerOptions{"counters": {ReservedConcurrency: 5, LogRetention: "ONE_WEEK"}},
 		}})
 	if got := validate(tbl); got != "" {
 		t.Fatal(got)

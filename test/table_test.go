@@ -56,7 +56,7 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 			for i, ix := range d.Indexes {
 				g := obj(gsis[i])
 				proj := obj(g["Projection"])
-				if g["IndexName"] != ix.Name || !slices.Equal(keyNames(g["KeySchema"]), []string{ix.PK, ix.SK}) || proj["ProjectionType"] != ix.Projection {
+				if g["IndexName"] != ix.Name || !slices.Equal(keyNames(g["KeySchema"]), []string{ix.PK, ix.SK}) || proj["ProjectionType"] != string(ix.Projection) {
 					t.Errorf("GSI %d = %v, planned %+v", i, g, ix)
 				}
 				var nonKey []string

@@ -10,7 +10,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/report"
 )
 
 // Exit codes.
@@ -101,64 +101,54 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
 
 func plan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	format := fs.String("format", patterns.FormatText, "output format: "+strings.Join(patterns.Formats, ", "))
+	format := fs.String("format", string(report.Text), "output format: "+formatList(report.PlanFormats()))
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
 	file, ok := parse(fs, args, stderr)
 	if !ok {
 		return exitUsage
 	}
-	if !contains(patterns.Formats, *format) {
-		fmt.Fprintf(stderr, "keyplan plan: unknown --format %q; expected one of: %s\n", *format, strings.Join(patterns.Formats, ", "))
+	f, err := report.ParseFormat(*format, report.PlanFormats())
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
 		return exitUsage
 	}
 	d, code := design(file, stderr)
 	if d == nil {
 		return code
 	}
-	if err := d.Write(stdout, *format); err != nil {
+	if err := report.Write(stdout, d, f); err != nil {
 		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
 		return exitUsage
 	}
 	return findings(d.Diagnostics, *strict)
 }
 
-var checkFormats = []string{"text", "json", "sarif"}
+func formatList(fs []report.Format) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = string(f)
+	}
+	return strings.Join(s, ", ")
+}
 
 func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	format := fs.String("format", "text", "output format: "+strings.Join(checkFormats, ", "))
+	format := fs.String("format", string(report.Text), "output format: "+formatList(report.FindingFormats()))
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
 	file, ok := parse(fs, args, stderr)
 	if !ok {
 		return exitUsage
 	}
-	if !contains(checkFormats, *format) {
-		fmt.Fprintf(stderr, "keyplan check: unknown --format %q; expected one of: %s\n", *format, strings.Join(checkFormats, ", "))
+	f, err := report.ParseFormat(*format, report.FindingFormats())
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
 		return exitUsage
 	}
 	d, code := design(file, stderr)
 	if d == nil {
 		return code
 	}
-	var err error
-	switch *format {
-	case "sarif":
-		err = patterns.WriteSARIF(stdout, d.Diagnostics)
-	case "json":
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(struct {
-			File        string                `json:"file"`
-			Diagnostics []patterns.Diagnostic `json:"diagnostics"`
-		}{file, d.Diagnostics})
-	default:
-		errs := len(d.Errors())
-		for _, x := range d.Diagnostics {
-			fmt.Fprintln(stdout, x)
-		}
-		fmt.Fprintf(stdout, "%s: %d error(s), %d warning(s)\n", file, errs, len(d.Diagnostics)-errs)
-	}
-	if err != nil {
+	if err := report.WriteFindings(stdout, file, d.Diagnostics, f); err != nil {
 		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
 		return exitUsage
 	}
@@ -196,13 +186,4 @@ func findings(ds []patterns.Diagnostic, strict bool) int {
 		}
 	}
 	return exitClean
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

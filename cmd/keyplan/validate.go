@@ -99,7 +99,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		line := r.String()
 		if !r.OK() {
 			failed++
-			line = fmt.Sprintf("%s:%d:%d: %s", file, r.Pos.Line, r.Pos.Col, line)
+			line = r.Pos.In(file) + ": " + line
 		}
 		fmt.Fprintln(stdout, line)
 	}

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -22,29 +24,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdklambdagoalpha/v2"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 
 	"github.com/keyplan/keyplan/patterns"
 )
-
-// The stream handlers keyplan ships, by the model feature that needs them.
-const (
-	Fanout   = "fanout"   // copies
-	Counters = "counters" // counters
-	Archive  = "archive"  // archive
-)
-
-// Environment variables the handlers read (lambdas/stream).
-const (
-	ModelEnv         = "KEYPLAN_MODEL"
-	ArchiveBucketEnv = "KEYPLAN_ARCHIVE_BUCKET"
-	bundledModel     = "model.yaml"
-	// layerDir is where the design layer puts the model, under /opt.
-	layerDir = "keyplan"
-)
-
-// HandlerModule is the Go module the handlers are built from.
-const HandlerModule = "github.com/keyplan/keyplan"
 
 // StreamHandlers configures the Lambda stream handlers the model calls
 // for: fanout for copies, counters for counters, archive for archive.
@@ -56,9 +38,9 @@ type StreamHandlers struct {
 	// Defaults apply to every handler.
 	// Default: see HandlerOptions.
 	Defaults HandlerOptions
-	// Handlers override Defaults per handler (Fanout, Counters, Archive).
+	// Handlers override Defaults per handler.
 	// Default: none.
-	Handlers map[string]HandlerOptions
+	Handlers map[patterns.Handler]HandlerOptions
 	// ArchiveBucket receives the archive handler's objects.
 	// Default: a new bucket: public access blocked, TLS enforced, S3-managed
 	// encryption, versioned, access logs to a second bucket, RETAIN.
@@ -129,8 +111,12 @@ func builtinDefaults() HandlerOptions {
 		LogRetention: awslogs.RetentionDays_ONE_MONTH}
 }
 
-// Handler is one synthesized stream handler.
-type Handler struct {
+// StreamHandler is one of keyplan's stream handlers wired to a table: a
+// Go function (GoFunction, provided.al2023, arm64) with its own role and
+// log group, an event source mapping on the table's stream filtered to
+// the records it needs, and a queue for the records it gives up on.
+type StreamHandler struct {
+	constructs.Construct
 	Function awscdklambdagoalpha.GoFunction
 	Role     awsiam.Role
 	// Failures receives the records the handler gave up on.
@@ -140,41 +126,39 @@ type Handler struct {
 	Filters []string
 }
 
-// neededHandlers lists the handlers the model calls for.
-func neededHandlers(m *patterns.Model) []string {
-	var out []string
-	need := map[string]bool{}
-	for _, e := range m.Entities {
-		need[Fanout] = need[Fanout] || len(e.Copies) > 0
-		need[Counters] = need[Counters] || len(e.Counters) > 0
-		need[Archive] = need[Archive] || e.Archive
-	}
-	for _, h := range []string{Fanout, Counters, Archive} {
-		if need[h] {
-			out = append(out, h)
-		}
-	}
-	return out
+// StreamHandlerProps configure one stream handler.
+type StreamHandlerProps struct {
+	// Handler is which of keyplan's handlers to build.
+	Handler patterns.Handler
+	// Table is the keyplan table whose stream it reads.
+	Table *Table
+	// Layer carries the model (the table's design layer).
+	Layer awslambda.ILayerVersion
+	// Options tune the function and the event source mapping.
+	Options HandlerOptions
+	// ArchiveBucket receives the archive handler's objects.
+	// Default: a new bucket (see StreamHandlers.ArchiveBucket).
+	ArchiveBucket awss3.IBucket
 }
 
 // handlerSource finds a handler's package directory and its module root,
 // whether keyplan is this module or a dependency (in the module cache).
 // It asks for the module only: a CDK app's go.sum need not cover the
 // handlers' own dependencies, which are built in keyplan's module.
-func handlerSource(name string) (entry, module string, err error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", HandlerModule).Output()
+func handlerSource(h patterns.Handler) (entry, module string, err error) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", patterns.Module).Output()
 	if err != nil {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
-			return "", "", fmt.Errorf("go list -m %s: %s", HandlerModule, strings.TrimSpace(string(ee.Stderr)))
+			return "", "", fmt.Errorf("go list -m %s: %s", patterns.Module, strings.TrimSpace(string(ee.Stderr)))
 		}
 		return "", "", fmt.Errorf("go list: %w (the handlers are built with the local Go toolchain)", err)
 	}
 	module = strings.TrimSpace(string(out))
 	if module == "" {
-		return "", "", fmt.Errorf("go list -m %s: the module is not downloaded; run go mod download", HandlerModule)
+		return "", "", fmt.Errorf("go list -m %s: the module is not downloaded; run go mod download", patterns.Module)
 	}
-	return filepath.Join(module, "lambdas", name), module, nil
+	return filepath.Join(module, h.Package()), module, nil
 }
 
 // designBundle stages the model file as the design layer's content, in
@@ -185,13 +169,13 @@ func handlerSource(name string) (entry, module string, err error) {
 type designBundle struct{ model string }
 
 func (b *designBundle) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *bool {
-	dir := filepath.Join(*outputDir, layerDir)
+	dir := filepath.Join(*outputDir, patterns.LayerDir)
 	data, err := os.ReadFile(b.model)
 	if err == nil {
 		err = os.MkdirAll(dir, 0o755)
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, bundledModel), data, 0o644)
+		err = os.WriteFile(filepath.Join(dir, patterns.DesignFile), data, 0o644)
 	}
 	if err != nil {
 		panic(fmt.Sprintf("singletable: staging the design layer: %v", err))
@@ -199,9 +183,9 @@ func (b *designBundle) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *
 	return jsii.Bool(true)
 }
 
-// designLayer is the Lambda layer that carries the model to every
-// handler of the table, at /opt/keyplan/model.yaml. Its asset hash is the
-// model's content, so an unchanged model is not staged again.
+// designLayer is the Lambda layer that carries the model to every handler
+// of the table, at patterns.DesignPath. Its asset hash is the model's
+// content, so an unchanged model is not staged again.
 func designLayer(scope constructs.Construct, model string) (awslambda.LayerVersion, error) {
 	data, err := os.ReadFile(model)
 	if err != nil {
@@ -225,170 +209,111 @@ func designLayer(scope constructs.Construct, model string) (awslambda.LayerVersi
 	}), nil
 }
 
-// keyFilter is the stream filter on an entity's items: its base sort key
-// constant (exactly, or as a prefix when values follow).
-func keyFilter(d *patterns.Design, entity string) map[string]any {
-	k := d.Entity(entity).Key(patterns.Table)
-	lead := ""
-	for _, s := range k.SK {
-		if s.Lit == "" {
-			break
-		}
-		lead += s.Lit
-	}
-	var match any = []any{lead}
-	if len(k.SK.Attrs()) > 0 {
-		match = []any{map[string]any{"prefix": lead}}
-	}
-	return map[string]any{"Keys": map[string]any{d.SK: map[string]any{"S": match}}}
-}
-
-// filters are the event patterns a handler needs: only its event names,
-// only its entities' items.
-func filters(d *patterns.Design, handler string) []map[string]any {
-	m := d.Model()
-	var out []map[string]any
-	add := func(entity string, events []string, extra map[string]any) {
-		f := map[string]any{"eventName": toAny(events), "dynamodb": keyFilter(d, entity)}
-		for k, v := range extra {
-			f[k] = v
-		}
-		out = append(out, f)
-	}
-	seen := map[string]bool{}
-	for _, e := range m.Entities {
-		switch handler {
-		case Fanout:
-			for _, c := range e.Copies {
-				if !seen[c.FromEntity] {
-					seen[c.FromEntity] = true
-					add(c.FromEntity, []string{"MODIFY"}, nil)
-				}
-			}
-		case Counters:
-			for _, c := range e.Counters {
-				if !seen[c.Child] {
-					seen[c.Child] = true
-					add(c.Child, []string{"INSERT", "MODIFY", "REMOVE"}, nil)
-				}
-			}
-		case Archive:
-			if e.Archive {
-				add(e.Name, []string{"REMOVE"}, map[string]any{"userIdentity": map[string]any{
-					"type": []any{"Service"}, "principalId": []any{"dynamodb.amazonaws.com"}}})
-			}
-		}
-	}
-	return out
-}
-
-func toAny(s []string) []any {
-	out := make([]any, len(s))
-	for i, v := range s {
-		out[i] = v
-	}
-	return out
-}
-
-// handlerAccess is what a handler does to the table: actions on the
-// table, and patterns it reads.
-func handlerAccess(d *patterns.Design, handler string) (tableActions []string, reads []string) {
-	switch handler {
-	case Fanout:
-		for _, e := range d.Model().Entities {
-			for _, c := range e.Copies {
-				if !contains(reads, c.Via) {
-					reads = append(reads, c.Via)
-				}
-			}
-		}
-		return []string{"dynamodb:UpdateItem"}, reads
-	case Counters:
-		return []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, nil
-	}
-	return nil, nil
-}
-
 // addHandlers builds the handlers the model calls for.
 func (t *Table) addHandlers(d *patterns.Design) {
 	sh := t.props.StreamHandlers
 	if sh == nil {
 		sh = &StreamHandlers{}
 	}
-	names := neededHandlers(d.Model())
-	if sh.Disabled || len(names) == 0 {
+	needed := d.Handlers()
+	if sh.Disabled || len(needed) == 0 {
 		return
 	}
-	for name := range sh.Handlers {
-		if !contains([]string{Fanout, Counters, Archive}, name) {
-			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: expected %s, %s or %s", name, Fanout, Counters, Archive))
-		} else if !contains(names, name) {
-			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: the model needs no %s handler", name, name))
+	for _, h := range slices.Sorted(maps.Keys(sh.Handlers)) {
+		if !slices.Contains(patterns.Handlers(), h) {
+			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: expected one of %s", h, handlerList(patterns.Handlers())))
+		} else if !slices.Contains(needed, h) {
+			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: the model needs no %s handler", h, h))
 		}
 	}
-	model := t.props.ModelFile
-	if model == "" {
-		t.problems = append(t.problems, "StreamHandlers: the handlers bundle the model file; give Props.ModelFile (or StreamHandlers.Disabled)")
+	if t.props.ModelFile == "" {
+		t.problems = append(t.problems, "StreamHandlers: the handlers read the model file; give Props.ModelFile (or StreamHandlers.Disabled)")
 		return
 	}
-	abs, err := filepath.Abs(model)
-	if err != nil {
-		t.problems = append(t.problems, err.Error())
-		return
+	model, err := filepath.Abs(t.props.ModelFile)
+	var layer awslambda.LayerVersion
+	if err == nil {
+		layer, err = designLayer(t, model)
 	}
-	layer, err := designLayer(t, abs)
 	if err != nil {
 		t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: reading the model: %v", err))
 		return
 	}
 	defaults := sh.Defaults.or(builtinDefaults())
-	t.Handlers = map[string]*Handler{}
-	for _, name := range names {
-		entry, module, err := handlerSource(name)
+	t.Handlers = map[patterns.Handler]*StreamHandler{}
+	for _, h := range needed {
+		o := sh.Handlers[h].or(defaults)
+		if o.ParallelizationFactor < MinParallelization || o.ParallelizationFactor > MaxParallelization {
+			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers %s: ParallelizationFactor %v: expected %d to %d", h, o.ParallelizationFactor, MinParallelization, MaxParallelization))
+			continue
+		}
+		handler, err := NewStreamHandler(t, strings.ToUpper(string(h[:1]))+string(h[1:]), &StreamHandlerProps{
+			Handler: h, Table: t, Layer: layer, Options: o, ArchiveBucket: sh.ArchiveBucket})
 		if err != nil {
 			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: %v", err))
 			continue
 		}
-		o := sh.Handlers[name].or(defaults)
-		if o.ParallelizationFactor < 1 || o.ParallelizationFactor > 10 {
-			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers %s: ParallelizationFactor %v: expected 1 to 10", name, o.ParallelizationFactor))
-			continue
-		}
-		t.Handlers[name] = t.handler(d, name, entry, module, layer, o, sh)
+		t.Handlers[h] = handler
 	}
 }
 
-func (t *Table) handler(d *patterns.Design, name, entry, module string, layer awslambda.ILayerVersion, o HandlerOptions, sh *StreamHandlers) *Handler {
-	scope := constructs.NewConstruct(t, jsii.String(strings.ToUpper(name[:1])+name[1:]))
-	h := &Handler{}
-	h.LogGroup = awslogs.NewLogGroup(scope, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: o.LogRetention})
-	h.Role = awsiam.NewRole(scope, jsii.String("Role"), &awsiam.RoleProps{
+func handlerList(hs []patterns.Handler) string {
+	s := make([]string, len(hs))
+	for i, h := range hs {
+		s[i] = string(h)
+	}
+	return strings.Join(s, ", ")
+}
+
+// NewStreamHandler builds one handler of a keyplan table. The table
+// (props.Table) must have been built; its design decides the handler's
+// filters and its access.
+func NewStreamHandler(scope constructs.Construct, id string, props *StreamHandlerProps) (*StreamHandler, error) {
+	entry, module, err := handlerSource(props.Handler)
+	if err != nil {
+		return nil, err
+	}
+	// Children take the embedded Construct as their scope: jsii knows it,
+	// not the Go struct around it.
+	h := &StreamHandler{Construct: constructs.NewConstruct(scope, jsii.String(id))}
+	t, d, o := props.Table, props.Table.Design, props.Options
+	h.LogGroup = awslogs.NewLogGroup(h.Construct, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: o.LogRetention})
+	h.Role = awsiam.NewRole(h.Construct, jsii.String("Role"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-		Description: jsii.String("keyplan " + name + " stream handler: its log group, the table's stream, and what its patterns use"),
+		Description: jsii.String("keyplan " + string(props.Handler) + " stream handler: its log group, the table's stream, and what its patterns use"),
 	})
 	h.LogGroup.GrantWrite(h.Role)
-	h.Failures = awssqs.NewQueue(scope, jsii.String("Failures"), &awssqs.QueueProps{
+	h.Failures = awssqs.NewQueue(h.Construct, jsii.String("Failures"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
 	})
 	env := map[string]*string{
-		TableNameEnv: t.Table.TableName(),
-		ModelEnv:     jsii.String("/opt/" + layerDir + "/" + bundledModel),
+		patterns.TableNameEnv: t.Table.TableName(),
+		patterns.ModelEnv:     jsii.String(patterns.DesignPath),
 	}
 	var bucket awss3.IBucket
-	if name == Archive {
-		bucket = sh.ArchiveBucket
+	if props.Handler == patterns.HandlerArchive {
+		bucket = props.ArchiveBucket
 		if bucket == nil {
-			bucket = archiveBucket(scope)
+			bucket = archiveBucket(h.Construct)
 		}
-		env[ArchiveBucketEnv] = bucket.BucketName()
+		env[patterns.ArchiveBucketEnv] = bucket.BucketName()
 	}
+	h.function(d, props.Handler, entry, module, props.Layer, env, o)
+	h.access(t, props.Handler, bucket)
+	h.nagSuppressions(bucket != nil)
+	h.events(t, props.Handler, o)
+	return h, nil
+}
+
+// function is the Go function, built from keyplan's module.
+func (h *StreamHandler) function(d *patterns.Design, handler patterns.Handler, entry, module string, layer awslambda.ILayerVersion, env map[string]*string, o HandlerOptions) {
 	var reserved *float64
 	if o.ReservedConcurrency > 0 {
 		reserved = jsii.Number(o.ReservedConcurrency)
 	}
-	h.Function = awscdklambdagoalpha.NewGoFunction(scope, jsii.String("Function"), &awscdklambdagoalpha.GoFunctionProps{
+	h.Function = awscdklambdagoalpha.NewGoFunction(h.Construct, jsii.String("Function"), &awscdklambdagoalpha.GoFunctionProps{
 		Entry:                        jsii.String(entry),
 		ModuleDir:                    jsii.String(filepath.Join(module, "go.mod")),
 		Runtime:                      awslambda.Runtime_PROVIDED_AL2023(),
@@ -400,7 +325,7 @@ func (t *Table) handler(d *patterns.Design, name, entry, module string, layer aw
 		ReservedConcurrentExecutions: reserved,
 		Environment:                  &env,
 		Layers:                       &[]awslambda.ILayerVersion{layer},
-		Description:                  jsii.String("keyplan " + name + " stream handler for " + d.Table),
+		Description:                  jsii.String("keyplan " + string(handler) + " stream handler for " + d.Table),
 		Tracing:                      awslambda.Tracing_ACTIVE,
 		Bundling: &awscdklambdagoalpha.BundlingOptions{
 			CgoEnabled:   jsii.Bool(false),
@@ -408,47 +333,59 @@ func (t *Table) handler(d *patterns.Design, name, entry, module string, layer aw
 		},
 	})
 	// Our own constant flags: reviewed, acknowledged.
-	awscdk.Annotations_Of(scope).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda-go-alpha:goBuildFlagsSecurityWarning"),
+	awscdk.Annotations_Of(h.Construct).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda-go-alpha:goBuildFlagsSecurityWarning"),
 		jsii.String("keyplan's fixed flags: -ldflags \"-s -w\" -trimpath"))
-	cdknag.NagSuppressions_AddResourceSuppressions(h.Failures, &[]*cdknag.NagPackSuppression{
-		{Id: jsii.String("AwsSolutions-SQS3"), Reason: jsii.String("this queue is the event source mapping's on-failure destination: it is the dead-letter queue")},
-		{Id: jsii.String("Serverless-SQSRedrivePolicy"), Reason: jsii.String("this queue is the event source mapping's on-failure destination: it is the dead-letter queue")},
-	}, jsii.Bool(true))
-	cdknag.NagSuppressions_AddResourceSuppressions(h.Function, &[]*cdknag.NagPackSuppression{
-		{Id: jsii.String("Serverless-LambdaDLQ"), Reason: jsii.String("the event source mapping invokes the function synchronously; records it gives up on go to the mapping's on-failure queue, which a function DLQ (for asynchronous invocations) would never see")},
-	}, jsii.Bool(true))
-	cdknag.NagSuppressions_AddResourceSuppressions(h.Role, &[]*cdknag.NagPackSuppression{{
-		Id:        jsii.String("AwsSolutions-IAM5"),
-		Reason:    jsii.String("X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level permissions"),
-		AppliesTo: &[]interface{}{"Resource::*"},
-	}}, jsii.Bool(true))
-	actions, reads := handlerAccess(d, name)
-	if len(actions) > 0 {
-		h.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-			Actions: jsii.Strings(actions...), Resources: &[]*string{t.Table.TableArn()},
-		}))
+}
+
+// access grants the role exactly what the handler does to the table
+// (patterns.Design.HandlerAccess), and to the archive bucket.
+func (h *StreamHandler) access(t *Table, handler patterns.Handler, bucket awss3.IBucket) {
+	a := t.Design.HandlerAccess(handler)
+	if len(a.TableActions) > 0 {
+		t.grant(h.Role, a.TableActions, patterns.Table)
 	}
-	if len(reads) > 0 {
-		t.GrantPatterns(h.Role, reads...)
+	if len(a.Reads) > 0 {
+		t.GrantPatterns(h.Role, a.Reads...)
 	}
 	if bucket != nil {
 		h.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings("s3:PutObject"),
-			Resources: &[]*string{bucket.ArnForObjects(jsii.String(d.Table + "/*"))},
+			Resources: &[]*string{bucket.ArnForObjects(jsii.String(t.Design.Table + "/*"))},
 		}))
-		cdknag.NagSuppressions_AddResourceSuppressions(h.Role, &[]*cdknag.NagPackSuppression{{
-			Id:        jsii.String("AwsSolutions-IAM5"),
-			Reason:    jsii.String("the archive handler writes one new object per batch under the table's prefix; object keys are not known in advance"),
-			AppliesTo: &[]interface{}{map[string]any{"regex": "/^Resource::<.*Archive.*\\.Arn>\\/.*\\/\\*$/"}},
-		}}, jsii.Bool(true))
 	}
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(h.Role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"))
 	}
+}
+
+// nagSuppressions explains, for cdk-nag's packs, the findings that do not
+// apply to a stream handler.
+func (h *StreamHandler) nagSuppressions(archive bool) {
+	dlq := "this queue is the event source mapping's on-failure destination: it is the dead-letter queue"
+	suppress(h.Failures,
+		suppression{ID: "AwsSolutions-SQS3", Reason: dlq},
+		suppression{ID: "Serverless-SQSRedrivePolicy", Reason: dlq})
+	suppress(h.Function, suppression{ID: "Serverless-LambdaDLQ",
+		Reason: "the event source mapping invokes the function synchronously; records it gives up on go to the mapping's on-failure queue, which a function DLQ (for asynchronous invocations) would never see"})
+	suppress(h.Role, suppression{ID: "AwsSolutions-IAM5",
+		Reason:    "X-Ray's PutTraceSegments and PutTelemetryRecords have no resource-level permissions",
+		AppliesTo: []any{"Resource::*"}})
+	if archive {
+		suppress(h.Role, suppression{ID: "AwsSolutions-IAM5",
+			Reason:    "the archive handler writes one new object per batch under the table's prefix; object keys are not known in advance",
+			AppliesTo: []any{map[string]any{"regex": "/^Resource::<.*Archive.*\\.Arn>\\/.*\\/\\*$/"}}})
+	}
+}
+
+// events wires the table's stream to the function: partial batch
+// failures, bisection, bounded retries, old records dropped to the queue,
+// and the filters of patterns.Design.StreamFilters.
+func (h *StreamHandler) events(t *Table, handler patterns.Handler, o HandlerOptions) {
 	var fs []*map[string]any
-	for _, f := range filters(d, name) {
-		h.Filters = append(h.Filters, jsonString(f))
-		fs = append(fs, awslambda.FilterCriteria_Filter(&f))
+	for _, f := range t.Design.StreamFilters(handler) {
+		p := f.Pattern()
+		h.Filters = append(h.Filters, jsonString(p))
+		fs = append(fs, awslambda.FilterCriteria_Filter(&p))
 	}
 	h.Function.AddEventSource(awslambdaeventsources.NewDynamoEventSource(t.Table, &awslambdaeventsources.DynamoEventSourceProps{
 		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
@@ -461,7 +398,6 @@ func (t *Table) handler(d *patterns.Design, name, entry, module string, layer aw
 		OnFailure:               awslambdaeventsources.NewSqsDlq(h.Failures),
 		Filters:                 &fs,
 	}))
-	return h
 }
 
 // archiveBucket is the default archive: private, TLS only, encrypted,

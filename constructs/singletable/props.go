@@ -37,8 +37,9 @@ type Props struct {
 	// replica.
 	// Default: true.
 	PointInTimeRecovery *bool
-	// RecoveryPeriodDays is how far back point-in-time recovery reaches (1–35).
-	// Default: 35.
+	// RecoveryPeriodDays is how far back point-in-time recovery reaches
+	// (MinRecoveryPeriodDays–MaxRecoveryPeriodDays).
+	// Default: MaxRecoveryPeriodDays (35).
 	RecoveryPeriodDays float64
 
 	// DeletionProtection refuses DeleteTable on the table and every replica.
@@ -77,7 +78,9 @@ type Props struct {
 
 	// Acknowledge accepts named check warnings, each with a written reason:
 	// "KP401" accepts every KP401 finding, "KP401:OrdersByStatus" one
-	// subject's. An acknowledged warning becomes an info annotation; an
+	// subject's (the key `cdk synth` prints as [ack: KP401:OrdersByStatus]).
+	// An acknowledged warning is not printed; its reason stays in the cloud
+	// assembly as an info annotation ("acknowledged KP401:… : reason"). An
 	// acknowledgement that matches no warning fails synthesis (it is stale).
 	// Default: none.
 	Acknowledge map[string]string
@@ -92,8 +95,9 @@ const (
 	Provisioned BillingMode = "provisioned"
 )
 
-// DefaultTargetUtilization is the auto-scaling target, in percent.
-const DefaultTargetUtilization = 70
+// DefaultTargetUtilization is the auto-scaling target, in percent: the
+// utilization the cost estimate sizes provisioned capacity for.
+const DefaultTargetUtilization = patterns.TargetUtilizationPercent
 
 // Billing chooses on-demand or provisioned capacity.
 type Billing struct {
@@ -123,7 +127,7 @@ type Scaling struct {
 	// Max is the most capacity.
 	// Default: 10 × Min, at least 10.
 	Max float64
-	// TargetUtilization in percent (20–90).
+	// TargetUtilization in percent (MinTargetUtilization–MaxTargetUtilization).
 	// Default: DefaultTargetUtilization (70).
 	TargetUtilization float64
 }

@@ -12,15 +12,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/keyplan/keyplan/lambdas/stream"
+	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
-)
-
-// The TTL service's identity on a stream record of an expiry.
-const (
-	ttlType      = "Service"
-	ttlPrincipal = "dynamodb.amazonaws.com"
 )
 
 // Line is one archived item, a JSON line of the object.
@@ -56,7 +50,8 @@ func newHandler(d *patterns.Design, s3c Putter, table, bucket string, log *slog.
 
 // expiry reports whether a record is a removal by the TTL service.
 func expiry(r events.DynamoDBEventRecord) bool {
-	return r.EventName == "REMOVE" && r.UserIdentity != nil && r.UserIdentity.Type == ttlType && r.UserIdentity.PrincipalID == ttlPrincipal
+	return patterns.StreamEvent(r.EventName) == patterns.EventRemove && r.UserIdentity != nil &&
+		r.UserIdentity.Type == patterns.TTLIdentityType && r.UserIdentity.PrincipalID == patterns.TTLPrincipal
 }
 
 // Handle archives a batch's expiries; a malformed record fails alone, a

@@ -3,17 +3,14 @@
 package main
 
 import (
-	"log/slog"
 	"os"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
-	"github.com/keyplan/keyplan/lambdas/stream"
+	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 func main() {
-	stream.Main("archive", func(d *patterns.Design, cfg aws.Config, table string, log *slog.Logger) any {
-		return newHandler(d, newS3(cfg), table, os.Getenv(stream.EnvArchiveBucket), log).Handle
+	stream.Main(patterns.HandlerArchive, func(e stream.Env) stream.Func {
+		return newHandler(e.Design, newS3(e.Config), e.Table, os.Getenv(patterns.ArchiveBucketEnv), e.Log).Handle
 	})
 }

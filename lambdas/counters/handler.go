@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/lambdas/stream"
+	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -25,6 +25,9 @@ import (
 type Writer interface {
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
+
+// marker starts the keys of a record's once-only marker item.
+const marker = patterns.MarkerTag + string(patterns.Sep)
 
 // MarkerTTL is how long a record's once-only marker lives: longer than a
 // stream keeps records (24 h), so a redelivered record finds it.
@@ -154,8 +157,8 @@ func (h *handler) apply(ctx context.Context, r events.DynamoDBEventRecord, key m
 	pk := key[h.d.PK].(*types.AttributeValueMemberS).Value
 	sk := key[h.d.SK].(*types.AttributeValueMemberS).Value
 	marker := map[string]types.AttributeValue{
-		h.d.PK:  &types.AttributeValueMemberS{Value: "~EVENT#" + r.EventID},
-		h.d.SK:  &types.AttributeValueMemberS{Value: "~EVENT#" + pk + "#" + sk},
+		h.d.PK:  &types.AttributeValueMemberS{Value: marker + r.EventID},
+		h.d.SK:  &types.AttributeValueMemberS{Value: marker + pk + string(patterns.Sep) + sk},
 		h.d.TTL: &types.AttributeValueMemberN{Value: strconv.FormatInt(h.now().Add(MarkerTTL).Unix(), 10)},
 	}
 	absent, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(h.d.PK))).Build()

@@ -3,17 +3,14 @@
 package main
 
 import (
-	"log/slog"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/lambdas/stream"
+	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 func main() {
-	stream.Main("counters", func(d *patterns.Design, cfg aws.Config, table string, log *slog.Logger) any {
-		return newHandler(d, dynamodb.NewFromConfig(cfg), table, log).Handle
+	stream.Main(patterns.HandlerCounters, func(e stream.Env) stream.Func {
+		return newHandler(e.Design, dynamodb.NewFromConfig(e.Config), e.Table, e.Log).Handle
 	})
 }

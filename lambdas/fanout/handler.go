@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -12,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/lambdas/stream"
+	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -60,10 +59,9 @@ func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 }
 
 func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) error {
-	if r.EventName != "MODIFY" && r.EventName != "INSERT" && r.EventName != "REMOVE" {
-		return fmt.Errorf("%w: event %q", stream.ErrMalformed, r.EventName)
-	}
-	if r.EventName != "MODIFY" {
+	switch patterns.StreamEvent(r.EventName) {
+	case patterns.EventModify:
+	case patterns.EventInsert, patterns.EventRemove:
 		return nil // a new source has no copies yet; a removed one keeps its last value on them
 	}
 	ch, err := stream.Decode(h.tbl, r)

@@ -102,7 +102,7 @@ func Validate(ctx context.Context, t *Table) *Report {
 	names := map[string]string{} // entity + base key -> example item name
 	for _, it := range ex.Items {
 		if err := run.Create(ctx, it.Entity, Values(it.Values)); err != nil {
-			rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", where(t.m.Source, it.Pos), it.Name, err))
+			rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", it.Pos.In(t.m.Source), it.Name, err))
 			continue
 		}
 		rep.Loaded++
@@ -143,13 +143,6 @@ func keyText(d *patterns.Design, key map[string]types.AttributeValue) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-func where(file string, p patterns.Pos) string {
-	if p.Line == 0 {
-		return file
-	}
-	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
 }
 
 // String renders a result as one line.

@@ -19,7 +19,7 @@ import (
 // so that no entity's key can equal it ('~' is no tag character), written
 // in the same transaction as the item it guards.
 const (
-	guardTag = "~UNIQUE"
+	guardTag = patterns.GuardTag
 	// OwnerPK and OwnerSK on a guard item name the item it guards.
 	OwnerPK = "ownerPK"
 	OwnerSK = "ownerSK"

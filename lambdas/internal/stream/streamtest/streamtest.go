@@ -29,6 +29,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -100,19 +101,19 @@ var seq atomic.Int64
 // new (either nil), with NEW_AND_OLD_IMAGES.
 func Record(d *patterns.Design, name string, old, new map[string]types.AttributeValue) events.DynamoDBEventRecord {
 	n := seq.Add(1)
-	event := "MODIFY"
+	event := patterns.EventModify
 	switch {
 	case old == nil:
-		event = "INSERT"
+		event = patterns.EventInsert
 	case new == nil:
-		event = "REMOVE"
+		event = patterns.EventRemove
 	}
 	img := new
 	if img == nil {
 		img = old
 	}
 	return events.DynamoDBEventRecord{
-		EventID: fmt.Sprintf("ev%06d", n), EventName: event, EventVersion: "1.1", EventSource: "aws:dynamodb", AWSRegion: "us-east-1",
+		EventID: fmt.Sprintf("ev%06d", n), EventName: string(event), EventVersion: "1.1", EventSource: "aws:dynamodb", AWSRegion: "us-east-1",
 		EventSourceArn: "arn:aws:dynamodb:us-east-1:111122223333:table/" + name + "/stream/2026-01-01T00:00:00.000",
 		Change: events.DynamoDBStreamRecord{
 			ApproximateCreationDateTime: events.SecondsEpochTime{Time: time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)},
@@ -125,7 +126,7 @@ func Record(d *patterns.Design, name string, old, new map[string]types.Attribute
 
 // Expiry marks a REMOVE record as made by the TTL service.
 func Expiry(r events.DynamoDBEventRecord) events.DynamoDBEventRecord {
-	r.UserIdentity = &events.DynamoDBUserIdentity{Type: "Service", PrincipalID: "dynamodb.amazonaws.com"}
+	r.UserIdentity = &events.DynamoDBUserIdentity{Type: patterns.TTLIdentityType, PrincipalID: patterns.TTLPrincipal}
 	return r
 }
 
@@ -168,7 +169,7 @@ func value(v types.AttributeValue) events.DynamoDBAttributeValue {
 }
 
 // Handler is a stream handler's entry point.
-type Handler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+type Handler = stream.Func
 
 // Deliver runs a batch the way Lambda does with ReportBatchItemFailures:
 // while records fail, it redelivers the batch from the lowest failed

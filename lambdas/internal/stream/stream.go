@@ -1,4 +1,5 @@
-// Package stream is what keyplan's stream handlers share: loading the
+// Package stream is what keyplan's stream handlers share (a library, not
+// a handler; internal, so that only the handlers import it): loading the
 // design the construct ships in the table's design layer, converting stream images to SDK
 // attribute values, decoding them to entities, collecting partial batch
 // failures by sequence number, and structured JSON logs.
@@ -19,23 +20,13 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// Environment the construct sets on every handler.
-const (
-	// EnvModel is the model file the handler reads: an absolute path, or
-	// one relative to the task root.
-	EnvModel = "KEYPLAN_MODEL"
-	// DefaultModel is where the construct's design layer puts it.
-	DefaultModel = "/opt/keyplan/model.yaml"
-	// EnvArchiveBucket names the archive handler's bucket.
-	EnvArchiveBucket = "KEYPLAN_ARCHIVE_BUCKET"
-)
-
-// Design loads and plans the model the construct ships ($KEYPLAN_MODEL,
-// else the design layer's /opt/keyplan/model.yaml).
+// Design loads and plans the model the construct ships: the path in
+// patterns.ModelEnv (absolute, or relative to the task root), else the
+// design layer's patterns.DesignPath.
 func Design() (*patterns.Design, error) {
-	path := os.Getenv(EnvModel)
+	path := os.Getenv(patterns.ModelEnv)
 	if path == "" {
-		path = DefaultModel
+		path = patterns.DesignPath
 	}
 	if !filepath.IsAbs(path) {
 		if root := os.Getenv("LAMBDA_TASK_ROOT"); root != "" {
@@ -50,8 +41,8 @@ func Design() (*patterns.Design, error) {
 }
 
 // Logger writes JSON lines to stdout (CloudWatch Logs).
-func Logger(handler string) *slog.Logger {
-	return slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("handler", handler)
+func Logger(h patterns.Handler) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stdout, nil)).With("handler", string(h))
 }
 
 // ErrMalformed marks a record the handler cannot read; it is reported as
@@ -137,12 +128,13 @@ func Decode(t *dynamo.Table, r events.DynamoDBEventRecord) (*Change, error) {
 	if c.NewRaw, err = Image(r.Change.NewImage); err != nil {
 		return nil, err
 	}
-	switch r.EventName {
-	case "INSERT", "MODIFY", "REMOVE":
+	event := patterns.StreamEvent(r.EventName)
+	switch event {
+	case patterns.EventInsert, patterns.EventModify, patterns.EventRemove:
 	default:
 		return nil, fmt.Errorf("%w: event %q", ErrMalformed, r.EventName)
 	}
-	if r.EventName != "REMOVE" && c.NewRaw == nil || r.EventName != "INSERT" && c.OldRaw == nil {
+	if event != patterns.EventRemove && c.NewRaw == nil || event != patterns.EventInsert && c.OldRaw == nil {
 		return nil, fmt.Errorf("%w: %s without the images it needs (stream view NEW_AND_OLD_IMAGES)", ErrMalformed, r.EventName)
 	}
 	for _, img := range []struct {

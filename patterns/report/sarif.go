@@ -1,10 +1,11 @@
-package patterns
+package report
 
 import (
-	"encoding/json"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // SARIF 2.1.0, enough for code-scanning UIs to show each finding on the
@@ -79,14 +80,14 @@ const (
 // WriteSARIF writes findings as a SARIF 2.1.0 log. Locations are the
 // diagnostics' files, slash-separated (relative paths stay relative, so
 // the code-scanning UI resolves them against the repository).
-func WriteSARIF(w io.Writer, ds []Diagnostic) error {
+func WriteSARIF(w io.Writer, ds []patterns.Diagnostic) error {
 	driver := sarifDriver{Name: "keyplan", InformationURI: "https://github.com/keyplan/keyplan", Rules: []sarifRule{}}
 	index := map[string]int{}
-	for i, r := range Rules {
+	for i, r := range patterns.Rules() {
 		index[r.ID] = i
 		driver.Rules = append(driver.Rules, sarifRule{
 			ID: r.ID, ShortDescription: sarifText{r.Title}, HelpURI: docsURI + "#" + strings.ToLower(r.ID),
-			DefaultConfiguration: sarifDefault{Level: r.Severity},
+			DefaultConfiguration: sarifDefault{Level: string(r.Severity)},
 		})
 	}
 	results := []sarifResult{}
@@ -95,14 +96,12 @@ func WriteSARIF(w io.Writer, ds []Diagnostic) error {
 		if d.Pos.Line > 0 {
 			loc.Region = &sarifRegion{StartLine: d.Pos.Line, StartColumn: d.Pos.Col}
 		}
-		msg := d.Subject + ": " + d.Message
+		msg := d.Subject.String() + ": " + d.Message
 		if d.Fix != "" {
 			msg += " Fix: " + d.Fix + "."
 		}
-		results = append(results, sarifResult{RuleID: d.ID, RuleIndex: index[d.ID], Level: d.Severity,
+		results = append(results, sarifResult{RuleID: d.ID, RuleIndex: index[d.ID], Level: string(d.Severity),
 			Message: sarifText{msg}, Locations: []sarifLocation{{PhysicalLocation: loc}}})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}})
+	return writeJSON(w, sarifLog{Schema: sarifSchema, Version: "2.1.0", Runs: []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}}})
 }

@@ -1,10 +1,13 @@
-package patterns
+package report_test
 
 import (
 	"errors"
 	"io"
 	"os"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/report"
 )
 
 // FuzzPlan feeds arbitrary model files through the loader, the planner and
@@ -18,26 +21,27 @@ func FuzzPlan(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add([]byte(handmade))
-	f.Add([]byte(validModel))
 	f.Add([]byte(`{"table": "T", "entities": {"A": {"id": "a", "attributes": {"a": "number"}}}, "patterns": {"G": {"get": "A"}}}`))
 	f.Add([]byte("table: T\nentities: &a {A: *a}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := Parse("fuzz.yaml", data)
+		m, err := patterns.Parse("fuzz.yaml", data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidModel) {
+			if !errors.Is(err, patterns.ErrInvalidModel) {
 				t.Fatalf("error does not match ErrInvalidModel: %v", err)
 			}
 			return
 		}
-		d, err := Plan(m)
+		d, err := patterns.Plan(m)
 		if err != nil {
 			t.Fatalf("Plan of a loaded model: %v", err)
 		}
-		for _, format := range Formats {
-			if err := d.Write(io.Discard, format); err != nil {
+		for _, format := range report.PlanFormats() {
+			if err := report.Write(io.Discard, d, format); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := report.WriteFindings(io.Discard, "fuzz.yaml", d.Diagnostics, report.SARIF); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // MaxBinary bounds each handler binary (linux/arm64, stripped), as
@@ -15,10 +17,10 @@ func TestHandlerBinariesAreSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds three binaries")
 	}
-	for _, h := range []string{"fanout", "counters", "archive"} {
-		t.Run(h, func(t *testing.T) {
+	for _, h := range patterns.Handlers() {
+		t.Run(string(h), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "bootstrap")
-			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "../"+h)
+			cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "../../../"+h.Package())
 			cmd.Env = append(os.Environ(), "GOOS=linux", "GOARCH=arm64", "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Fatalf("%v\n%s", err, b)

@@ -1,0 +1,310 @@
+package singletable
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Limits on props, as DynamoDB, Application Auto Scaling and Lambda
+// define them.
+const (
+	// MinRecoveryPeriodDays and MaxRecoveryPeriodDays bound how far back
+	// point-in-time recovery reaches.
+	MinRecoveryPeriodDays = 1
+	MaxRecoveryPeriodDays = 35
+	// MinTargetUtilization and MaxTargetUtilization bound the auto-scaling
+	// target, in percent.
+	MinTargetUtilization = 20
+	MaxTargetUtilization = 90
+	// MinParallelization and MaxParallelization bound a stream event
+	// source mapping's concurrent batches per shard.
+	MinParallelization = 1
+	MaxParallelization = 10
+)
+
+// problems collects props problems, each naming its prop.
+type problems []string
+
+func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf(format, args...)) }
+
+// tableProps translates the design and props into TableV2 props, one
+// concern at a time, collecting every props problem.
+func (t *Table) tableProps(d *patterns.Design) (*awsdynamodb.TablePropsV2, []string) {
+	var ps problems
+	out := &awsdynamodb.TablePropsV2{}
+	t.keys(d, out)
+	t.protection(out, &ps)
+	t.naming(out, &ps)
+	t.billing(d, out, &ps)
+	t.encryption(out, &ps)
+	t.replicas(out, &ps)
+	t.stream(d, out, &ps)
+	return out, ps
+}
+
+func str(name string) *awsdynamodb.Attribute {
+	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
+}
+
+// keys: the planned base key, GSIs with their projections, and TTL.
+func (t *Table) keys(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
+	out.PartitionKey, out.SortKey = str(d.PK), str(d.SK)
+	if d.TTL != "" {
+		out.TimeToLiveAttribute = jsii.String(d.TTL)
+	}
+	var gsis []*awsdynamodb.GlobalSecondaryIndexPropsV2
+	for _, ix := range d.Indexes {
+		g := &awsdynamodb.GlobalSecondaryIndexPropsV2{
+			IndexName:      jsii.String(ix.Name),
+			PartitionKey:   str(ix.PK),
+			SortKey:        str(ix.SK),
+			ProjectionType: awsdynamodb.ProjectionType(ix.Projection),
+		}
+		if len(ix.NonKeyAttributes) > 0 {
+			g.NonKeyAttributes = jsii.Strings(ix.NonKeyAttributes...)
+		}
+		gsis = append(gsis, g)
+	}
+	if len(gsis) > 0 {
+		out.GlobalSecondaryIndexes = &gsis
+	}
+}
+
+func boolOr(b *bool, def bool) bool {
+	if b == nil {
+		return def
+	}
+	return *b
+}
+
+// protection: point-in-time recovery, deletion protection, removal
+// policy, contributor insights, table class and tags (the replicas take
+// the same; see replicas).
+func (t *Table) protection(out *awsdynamodb.TablePropsV2, ps *problems) {
+	p := t.props
+	pitr := &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(boolOr(p.PointInTimeRecovery, true))}
+	if *pitr.PointInTimeRecoveryEnabled {
+		days := p.RecoveryPeriodDays
+		if days == 0 {
+			days = MaxRecoveryPeriodDays
+		}
+		if days < MinRecoveryPeriodDays || days > MaxRecoveryPeriodDays {
+			ps.add("RecoveryPeriodDays %v: expected %d to %d", p.RecoveryPeriodDays, MinRecoveryPeriodDays, MaxRecoveryPeriodDays)
+		}
+		pitr.RecoveryPeriodInDays = jsii.Number(days)
+	}
+	out.PointInTimeRecoverySpecification = pitr
+	out.DeletionProtection = jsii.Bool(boolOr(p.DeletionProtection, true))
+	out.RemovalPolicy = p.RemovalPolicy
+	if out.RemovalPolicy == "" {
+		out.RemovalPolicy = awscdk.RemovalPolicy_RETAIN
+	}
+	if p.ContributorInsights {
+		out.ContributorInsightsSpecification = &awsdynamodb.ContributorInsightsSpecification{Enabled: jsii.Bool(true)}
+	}
+	out.TableClass = p.TableClass
+	out.Tags = t.tags()
+}
+
+// naming: a fixed physical name, when asked for.
+func (t *Table) naming(out *awsdynamodb.TablePropsV2, ps *problems) {
+	if name := t.props.TableName; name != "" {
+		if !patterns.ValidTableName(name) {
+			ps.add("TableName %q: expected 3-255 characters of [a-zA-Z0-9_.-]", name)
+		}
+		out.TableName = jsii.String(name)
+	}
+}
+
+func (t *Table) tags() *[]*awscdk.CfnTag {
+	if len(t.props.Tags) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(t.props.Tags))
+	for k := range t.props.Tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]*awscdk.CfnTag, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, &awscdk.CfnTag{Key: jsii.String(k), Value: jsii.String(t.props.Tags[k])})
+	}
+	return &out
+}
+
+// encryption: an AWS owned, AWS managed or customer managed key (one per
+// replica region).
+func (t *Table) encryption(out *awsdynamodb.TablePropsV2, ps *problems) {
+	e := t.props.Encryption
+	switch {
+	case e == nil || e.Kind == AWSOwned || e.Kind == "":
+		out.Encryption = awsdynamodb.TableEncryptionV2_DynamoOwnedKey()
+	case e.Kind == AWSManaged:
+		out.Encryption = awsdynamodb.TableEncryptionV2_AwsManagedKey()
+	case e.Kind == CustomerManaged:
+		if e.Key == nil {
+			ps.add("Encryption.Key: a customer managed table needs a KMS key in the stack's region")
+			return
+		}
+		keys := map[string]*string{}
+		for _, r := range t.props.Replicas {
+			if r.KeyArn != "" {
+				keys[r.Region] = jsii.String(r.KeyArn)
+			}
+		}
+		out.Encryption = awsdynamodb.TableEncryptionV2_CustomerManagedKey(e.Key, &keys)
+	default:
+		ps.add("Encryption.Kind %q: expected %s, %s or %s", e.Kind, AWSOwned, AWSManaged, CustomerManaged)
+	}
+}
+
+// replicas: the global table's other regions, each protected like the
+// table.
+func (t *Table) replicas(out *awsdynamodb.TablePropsV2, ps *problems) {
+	p := t.props
+	seen := map[string]bool{}
+	var replicas []*awsdynamodb.ReplicaTableProps
+	for i, r := range p.Replicas {
+		switch {
+		case r.Region == "":
+			ps.add("Replicas[%d].Region: expected a region such as eu-west-1", i)
+			continue
+		case seen[r.Region]:
+			ps.add("Replicas[%d].Region: %s is listed twice", i, r.Region)
+			continue
+		}
+		seen[r.Region] = true
+		if p.Encryption != nil && p.Encryption.Kind == CustomerManaged && r.KeyArn == "" {
+			ps.add("Replicas[%d].KeyArn: a customer managed table needs a key for replica %s", i, r.Region)
+		}
+		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
+			Region:                           jsii.String(r.Region),
+			PointInTimeRecoverySpecification: out.PointInTimeRecoverySpecification,
+			DeletionProtection:               out.DeletionProtection,
+			ContributorInsightsSpecification: out.ContributorInsightsSpecification,
+			Tags:                             out.Tags,
+		})
+	}
+	if len(replicas) > 0 {
+		out.Replicas = &replicas
+	}
+	if len(p.Replicas) > 0 {
+		region := awscdk.Stack_Of(t).Region()
+		if region == nil || *awscdk.Token_IsUnresolved(region) {
+			ps.add("Replicas need the stack's region: give the stack an env with Region")
+		} else if seen[*region] {
+			ps.add("Replicas: %s is the stack's own region", *region)
+		}
+	}
+}
+
+// stream: NEW_AND_OLD_IMAGES when replicas or stream handlers need it.
+func (t *Table) stream(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *problems) {
+	p := t.props
+	handlers := (p.StreamHandlers == nil || !p.StreamHandlers.Disabled) && len(d.Handlers()) > 0
+	stream := p.Stream
+	if stream == "" && (len(p.Replicas) > 0 || handlers) {
+		stream = awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES
+	}
+	if len(p.Replicas) > 0 && stream != awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES {
+		ps.add("Stream %s: a table with replicas streams NEW_AND_OLD_IMAGES", stream)
+	} else if handlers && stream != awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES {
+		ps.add("Stream %s: the stream handlers read NEW_AND_OLD_IMAGES", stream)
+	}
+	out.DynamoStream = stream
+}
+
+// billing: on-demand, or provisioned with target-tracking auto-scaling for
+// the table and each GSI, sized from the design's cost estimate unless
+// given. Every dimension is checked before any CDK capacity is made: CDK
+// throws on bad values, and problems must fail synthesis all at once.
+func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *problems) {
+	b := t.props.Billing
+	if b == nil || b.Mode == OnDemand || b.Mode == "" {
+		if b != nil && len(b.Indexes) > 0 {
+			ps.add("Billing.Indexes: per-index capacity applies to Provisioned billing")
+		}
+		out.Billing = awsdynamodb.Billing_OnDemand(nil)
+		return
+	}
+	if b.Mode != Provisioned {
+		ps.add("Billing.Mode %q: expected %q or %q", b.Mode, OnDemand, Provisioned)
+		return
+	}
+	before := len(*ps)
+	load := map[string]*patterns.IndexLoad{}
+	for _, l := range d.Cost.Indexes {
+		load[l.Name] = l
+	}
+	table := load[patterns.Table]
+	read := scaled(ps, "Billing.Read", b.Read, table.ReadUnits)
+	write := scaled(ps, "Billing.Write", b.Write, table.WriteUnits)
+	indexes := map[string][2]*awsdynamodb.AutoscaledCapacityOptions{}
+	for _, ix := range d.Indexes {
+		s, ok := b.Indexes[ix.Name]
+		if !ok {
+			s = IndexScaling{Read: Scaling{TargetUtilization: b.Read.TargetUtilization}, Write: Scaling{TargetUtilization: b.Write.TargetUtilization}}
+		}
+		l := load[ix.Name]
+		indexes[ix.Name] = [2]*awsdynamodb.AutoscaledCapacityOptions{
+			scaled(ps, "Billing.Indexes["+ix.Name+"].Read", s.Read, l.ReadUnits),
+			scaled(ps, "Billing.Indexes["+ix.Name+"].Write", s.Write, l.WriteUnits),
+		}
+	}
+	names := make([]string, 0, len(b.Indexes))
+	for name := range b.Indexes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if d.Index(name) == nil {
+			ps.add("Billing.Indexes[%q]: the design has no such GSI", name)
+		}
+	}
+	if len(*ps) > before {
+		return
+	}
+	out.Billing = awsdynamodb.Billing_Provisioned(&awsdynamodb.ThroughputProps{
+		ReadCapacity:  awsdynamodb.Capacity_Autoscaled(read),
+		WriteCapacity: awsdynamodb.Capacity_Autoscaled(write),
+	})
+	if out.GlobalSecondaryIndexes != nil {
+		for _, g := range *out.GlobalSecondaryIndexes {
+			o := indexes[*g.IndexName]
+			g.ReadCapacity, g.WriteCapacity = awsdynamodb.Capacity_Autoscaled(o[0]), awsdynamodb.Capacity_Autoscaled(o[1])
+		}
+	}
+}
+
+// scaled is one dimension's auto-scaling: Min defaults to the estimate at
+// the target utilization (at least 1), Max to 10 × Min (at least 10).
+func scaled(ps *problems, where string, s Scaling, units float64) *awsdynamodb.AutoscaledCapacityOptions {
+	target := s.TargetUtilization
+	if target == 0 {
+		target = DefaultTargetUtilization
+	}
+	if target < MinTargetUtilization || target > MaxTargetUtilization {
+		ps.add("%s.TargetUtilization %v: expected %d to %d (percent)", where, target, MinTargetUtilization, MaxTargetUtilization)
+	}
+	lo := s.Min
+	if lo == 0 {
+		lo = math.Max(1, math.Ceil(units*100/target))
+	}
+	hi := s.Max
+	if hi == 0 {
+		hi = math.Max(10, 10*lo)
+	}
+	if lo < 1 || hi < lo {
+		ps.add("%s: expected 1 <= Min <= Max, got Min %v, Max %v", where, lo, hi)
+	}
+	return &awsdynamodb.AutoscaledCapacityOptions{
+		MinCapacity: jsii.Number(lo), MaxCapacity: jsii.Number(hi), TargetUtilizationPercent: jsii.Number(target),
+	}
+}

@@ -1,0 +1,38 @@
+package stream
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Func is a stream handler's entry point, as aws-lambda-go types it.
+type Func func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
+
+// Env is what a handler is built from at cold start: the design, the SDK
+// configuration, the table's name and a logger.
+type Env struct {
+	Design *patterns.Design
+	Config aws.Config
+	Table  string
+	Log    *slog.Logger
+}
+
+// Main is a handler binary's main: it loads the design the construct
+// ships, builds the handler once (clients included) and serves it. A
+// design that does not load ends the process with the reason logged.
+func Main(h patterns.Handler, build func(Env) Func) {
+	log := Logger(h)
+	d, err := Design()
+	if err != nil {
+		log.Error("loading the design", "error", err.Error())
+		os.Exit(1)
+	}
+	lambda.Start(build(Env{Design: d, Config: Config(), Table: os.Getenv(patterns.TableNameEnv), Log: log}))
+}

@@ -1,0 +1,78 @@
+package patterns
+
+// The contract between the singletable construct, the stream handlers and
+// the runtime: every name one side writes and another reads is defined
+// here, once. A test looks for second copies of these literals anywhere
+// in the repository.
+
+// Module is keyplan's Go module: the construct builds the handlers from it.
+const Module = "github.com/keyplan/keyplan"
+
+// Environment variables the construct sets and code reads.
+const (
+	// TableNameEnv carries the table's physical name to application code
+	// and stream handlers.
+	TableNameEnv = "KEYPLAN_TABLE_NAME"
+	// ModelEnv is the path of the model a stream handler reads (default
+	// DesignPath).
+	ModelEnv = "KEYPLAN_MODEL"
+	// ArchiveBucketEnv names the archive handler's bucket.
+	ArchiveBucketEnv = "KEYPLAN_ARCHIVE_BUCKET"
+)
+
+// The design layer: one Lambda layer per table carries the model to its
+// handlers. Lambda mounts a layer's content under /opt.
+const (
+	// LayerDir is the layer's directory holding the model.
+	LayerDir = "keyplan"
+	// DesignFile is the model's file name in LayerDir.
+	DesignFile = "model.yaml"
+	// DesignPath is where a handler finds the model at run time.
+	DesignPath = "/opt/" + LayerDir + "/" + DesignFile
+)
+
+// Handler names one of keyplan's stream handlers.
+type Handler string
+
+// The stream handlers, by the model feature that needs them.
+const (
+	// HandlerFanout keeps copies equal to their source (copies).
+	HandlerFanout Handler = "fanout"
+	// HandlerCounters keeps counts and sums of child items (counters).
+	HandlerCounters Handler = "counters"
+	// HandlerArchive writes TTL expiries to S3 (archive).
+	HandlerArchive Handler = "archive"
+)
+
+// Handlers lists every stream handler keyplan ships, in order.
+func Handlers() []Handler { return []Handler{HandlerFanout, HandlerCounters, HandlerArchive} }
+
+// Package is the handler's main package, relative to the module root.
+func (h Handler) Package() string { return "lambdas/" + string(h) }
+
+// StreamEvent is the eventName of a DynamoDB stream record.
+type StreamEvent string
+
+// Stream record events.
+const (
+	EventInsert StreamEvent = "INSERT"
+	EventModify StreamEvent = "MODIFY"
+	EventRemove StreamEvent = "REMOVE"
+)
+
+// The identity on a stream record of a removal by the TTL service.
+const (
+	TTLIdentityType = "Service"
+	TTLPrincipal    = "dynamodb.amazonaws.com"
+)
+
+// Reserved items: keyplan's own bookkeeping in the table. Their partition
+// keys start with ReservedPrefix, which no entity tag can (tags are
+// entity names in upper case), so no entity's key equals one.
+const (
+	ReservedPrefix = "~"
+	// GuardTag keys the guard items that keep unique alternate keys unique.
+	GuardTag = ReservedPrefix + "UNIQUE"
+	// MarkerTag keys the counters handler's once-only markers.
+	MarkerTag = ReservedPrefix + "EVENT"
+)

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// WriteMarkdown writes the validation table of seed 001 (pattern, operation,
+// index, key condition) and the key layout of each index, per entity.
+func WriteMarkdown(w io.Writer, d *patterns.Design) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "# %s\n\n", d.Table)
+	fmt.Fprintf(b, "%d GSI(s); lower bound %d.\n\n", len(d.Indexes), d.LowerBound)
+	b.WriteString("## Access patterns\n\n")
+	b.WriteString("| # | Pattern | Operation | Index | Key condition | Requests |\n|---|---|---|---|---|---|\n")
+	for i, p := range d.Patterns {
+		op, ix, cond := p.Operation, p.Index, "`"+p.Text+"`"+extras(p)
+		if !p.Served() {
+			op, ix, cond = "**Scan**", "—", "not served: "+p.Reason
+		}
+		if ix == patterns.Table {
+			ix = "base"
+		}
+		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d |\n", i+1, p.Name, op, ix, mdEscape(cond), p.Requests)
+	}
+	indexes := []string{patterns.Table}
+	for _, ix := range d.Indexes {
+		indexes = append(indexes, ix.Name)
+	}
+	b.WriteString("\n## Key layout\n")
+	for _, name := range indexes {
+		pk, sk := d.KeyNames(name)
+		title := "Base table"
+		if ix := d.Index(name); ix != nil {
+			title = fmt.Sprintf("%s (projection %s)", name, ix.ProjectionText())
+		}
+		fmt.Fprintf(b, "\n### %s\n\n| Entity | %s | %s | Attributes |\n|---|---|---|---|\n", title, pk, sk)
+		for _, e := range d.Entities {
+			k := e.Key(name)
+			if k == nil {
+				continue
+			}
+			var attrs []string
+			for _, a := range d.Model().Entity(e.Name).Attributes {
+				attrs = append(attrs, a.Name)
+			}
+			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, strings.Join(attrs, ", "), when(k.When))
+		}
+	}
+	writeCostMarkdown(b, d.Cost)
+	if len(d.Diagnostics) > 0 {
+		b.WriteString("\n## Findings\n\n| Id | Severity | Subject | Message |\n|---|---|---|---|\n")
+		for _, x := range d.Diagnostics {
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", x.ID, x.Severity, x.Subject, mdEscape(x.Message))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeCostMarkdown(b *strings.Builder, c *patterns.Cost) {
+	if c == nil {
+		return
+	}
+	b.WriteString("\n## Cost estimate\n\n")
+	fmt.Fprintf(b, "%.1f read units/s, %.1f write units/s: **$%.2f/month on-demand**, **$%.2f/month provisioned** (at %d%% utilization, each index sized on its own). us-east-1 prices.\n\n",
+		c.ReadUnits, c.WriteUnits, c.OnDemand, c.Provisioned, patterns.TargetUtilizationPercent)
+	b.WriteString("| Pattern | Index | Item bytes | Items | Read units/read | Rate/s | Units/s |\n|---|---|---|---|---|---|---|\n")
+	for _, p := range c.Patterns {
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %g | %g | %g |\n", p.Name, p.Index, p.ItemBytes, p.Items, p.ReadUnits, p.Rate, p.UnitsPerSecond)
+	}
+	b.WriteString("\n| Entity | Item bytes | Write amplification | Write units/write | Writes/s | Units/s |\n|---|---|---|---|---|---|\n")
+	for _, e := range c.Entities {
+		fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
+	}
+	if len(c.Assumptions) > 0 {
+		b.WriteString("\nAssumed: " + strings.Join(c.Assumptions, "; ") + ".\n")
+	}
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

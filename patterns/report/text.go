@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// WriteText writes a design's summary for a terminal.
+func WriteText(w io.Writer, d *patterns.Design) error {
+	b := &strings.Builder{}
+	mode := "designed"
+	if d.Explicit {
+		mode = "hand-made layout, checked"
+	}
+	fmt.Fprintf(b, "table %s (%s): %s/%s", d.Table, mode, d.PK, d.SK)
+	if d.TTL != "" {
+		fmt.Fprintf(b, ", ttl %s", d.TTL)
+	}
+	fmt.Fprintf(b, "\n%d GSI(s), lower bound %d\n", len(d.Indexes), d.LowerBound)
+	for _, ix := range d.Indexes {
+		fmt.Fprintf(b, "  %s (%s/%s) %s: %s\n", ix.Name, ix.PK, ix.SK, ix.ProjectionText(), strings.Join(ix.Entities, ", "))
+	}
+	b.WriteString("\nkeys\n")
+	for _, e := range d.Entities {
+		for _, k := range e.Keys {
+			pk, sk := d.KeyNames(k.Index)
+			fmt.Fprintf(b, "  %-12s %-6s %s=%s %s=%s%s\n", e.Name, k.Index, pk, k.PK, sk, k.SK, when(k.When))
+		}
+	}
+	b.WriteString("\npatterns\n")
+	for _, p := range d.Patterns {
+		if !p.Served() {
+			fmt.Fprintf(b, "  %-20s NOT SERVED: %s\n", p.Name, p.Reason)
+			continue
+		}
+		fmt.Fprintf(b, "  %-20s %-7s %-6s %s%s\n", p.Name, p.Operation, p.Index, p.Text, extras(p))
+	}
+	if c := d.Cost; c != nil {
+		fmt.Fprintf(b, "\ncost: %.1f read units/s, %.1f write units/s: $%.2f/month on-demand, $%.2f/month provisioned (us-east-1)\n",
+			c.ReadUnits, c.WriteUnits, c.OnDemand, c.Provisioned)
+	}
+	writeDiagnostics(b, d.Diagnostics)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func when(cs []patterns.Const) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, c := range cs {
+		parts = append(parts, c.Attr+"="+c.Value)
+	}
+	return " (sparse: only " + strings.Join(parts, ", ") + ")"
+}
+
+func extras(p *patterns.PatternPlan) string {
+	var s []string
+	if p.Desc {
+		s = append(s, "ScanIndexForward=false")
+	}
+	if p.Limit > 0 {
+		s = append(s, fmt.Sprintf("Limit=%d", p.Limit))
+	}
+	if p.Consistent {
+		s = append(s, "ConsistentRead=true")
+	}
+	if p.Requests > 1 {
+		s = append(s, fmt.Sprintf("%d requests merged", p.Requests))
+	}
+	if len(s) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(s, ", ") + "]"
+}
+
+func writeDiagnostics(b *strings.Builder, ds []patterns.Diagnostic) {
+	if len(ds) == 0 {
+		b.WriteString("\nno findings\n")
+		return
+	}
+	b.WriteString("\nfindings\n")
+	for _, x := range ds {
+		b.WriteString("  " + x.String() + "\n")
+	}
+}
