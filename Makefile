@@ -5,7 +5,10 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := $(shell node -p 'process
 GO ?= go
 NPM_STAMP := node_modules/.keyplan-installed
 
-.PHONY: synth test deps vet fmt-check unit bench bench-synth fuzz plan clean
+# staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
+
+.PHONY: synth test deps vet fmt-check lint unit bench bench-synth fuzz plan clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -13,8 +16,8 @@ synth: deps
 	npx --no-install cdk synth --quiet
 	@ls cdk.out/*.template.json
 
-## test: everything CI runs: vet, formatting, all tests.
-test: deps vet fmt-check unit
+## test: everything CI runs: vet, formatting, staticcheck, all tests.
+test: deps vet fmt-check lint unit
 
 # The npm packages pinned in package-lock.json: the CDK CLI and dynalite.
 # aws-cdk ships templates for `cdk init` as .go files that are not Go; they
@@ -33,6 +36,9 @@ vet: deps
 fmt-check: deps
 	@out=$$(gofmt -l .); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+lint: deps
+	$(GO) run $(STATICCHECK) ./...
 
 unit: deps
 	$(GO) test ./...

@@ -289,7 +289,7 @@ func ruleKeySizeUnknown(d *Design) []finding {
 			for _, t := range []Template{k.PK, k.SK} {
 				_, u := keyBytes(e, t)
 				for _, a := range u {
-					if !contains(unbounded, a) {
+					if !slices.Contains(unbounded, a) {
 						unbounded = append(unbounded, a)
 					}
 				}
@@ -414,7 +414,7 @@ func ruleTTL(d *Design) []finding {
 		if a.Type == TypeNumber {
 			out = append(out, finding{entity(e), a.Pos,
 				fmt.Sprintf("%s.%s is a number named like the table's TTL attribute: DynamoDB would expire %s items by it", e.Name, ttl, e.Name),
-				fmt.Sprintf("declare it ttl if it is an expiry, else rename it")})
+				"declare it ttl if it is an expiry, else rename it"})
 			continue
 		}
 		out = append(out, finding{entity(e), a.Pos,
@@ -528,7 +528,7 @@ func ruleMaintainedInKey(d *Design) []finding {
 		}
 		for _, m := range maintained {
 			for _, k := range d.Entity(e.Name).Keys {
-				if contains(k.PK.Attrs(), m.attr) || contains(k.SK.Attrs(), m.attr) {
+				if slices.Contains(k.PK.Attrs(), m.attr) || slices.Contains(k.SK.Attrs(), m.attr) {
 					out = append(out, finding{entity(e), m.pos,
 						fmt.Sprintf("%s.%s is a %s kept by a stream handler, but it is in the key %s / %s on %s: an update in place cannot move the item", e.Name, m.attr, m.kind, k.PK, k.SK, k.Index),
 						"keep the attribute out of patterns' where and sort, or maintain it in the application"})

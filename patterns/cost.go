@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -224,7 +225,7 @@ func EstimateCost(d *Design) *Cost {
 		load[Table].WriteUnits += ec.WriteUnits * ec.Rate
 		var seen []string
 		for _, k := range d.Entity(e.Name).Keys {
-			if k.Index == Table || contains(seen, k.Index) {
+			if k.Index == Table || slices.Contains(seen, k.Index) {
 				continue
 			}
 			seen = append(seen, k.Index)

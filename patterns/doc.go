@@ -19,7 +19,7 @@
 //	for _, x := range d.Errors() {
 //		// a pattern that needs a Scan, a strong read on a GSI, …
 //	}
-//	d.WriteMarkdown(os.Stdout) // the validation table and key layout
+//	report.WriteMarkdown(os.Stdout, d) // the validation table and key layout (patterns/report)
 //
 // # How keys are planned
 //

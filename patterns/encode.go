@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +47,9 @@ type ValueError struct {
 }
 
 func (e *ValueError) Error() string {
+	if e.Attr == "" {
+		return fmt.Sprintf("value %v: %s", e.Value, e.Msg)
+	}
 	return fmt.Sprintf("attribute %q: value %v: %s", e.Attr, e.Value, e.Msg)
 }
 
@@ -218,7 +222,11 @@ func (a *Attribute) DecodeKey(s string) (any, error) {
 		}
 		return b, nil
 	}
-	return unescape(s)
+	v, err := unescape(s)
+	if ve, ok := err.(*ValueError); ok {
+		ve.Attr = a.Name
+	}
+	return v, err
 }
 
 // Check reports whether v is a valid value of the attribute.
@@ -325,7 +333,7 @@ func (a *Attribute) string(v any) (string, error) {
 	default:
 		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a string, found %T", v)}
 	}
-	if len(a.Values) > 0 && !contains(a.Values, s) {
+	if len(a.Values) > 0 && !slices.Contains(a.Values, s) {
 		return "", &ValueError{Attr: a.Name, Value: v, Msg: "expected one of " + strings.Join(a.Values, ", ")}
 	}
 	if a.MaxLength > 0 && len(s) > a.MaxLength {

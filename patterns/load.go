@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -128,7 +129,7 @@ func (l *loader) fields(n *yaml.Node, path string, allowed []string) []field {
 			continue
 		}
 		seen[k.Value] = pos(k)
-		if allowed != nil && !contains(allowed, k.Value) {
+		if allowed != nil && !slices.Contains(allowed, k.Value) {
 			l.unknown(pos(k), path, "field", k.Value, allowed)
 			continue
 		}
@@ -315,9 +316,9 @@ func (l *loader) entity(f field) *Entity {
 				for _, tf := range l.fields(kf.val, join(p, kf.key), keyFields) {
 					switch tf.key {
 					case "pk":
-						ks.PK = l.str(tf.val, join(join(p, kf.key), "pk"))
+						ks.PK, ks.PKPos = l.str(tf.val, join(join(p, kf.key), "pk")), pos(tf.val)
 					case "sk":
-						ks.SK = l.str(tf.val, join(join(p, kf.key), "sk"))
+						ks.SK, ks.SKPos = l.str(tf.val, join(join(p, kf.key), "sk")), pos(tf.val)
 					}
 				}
 				e.Keys = append(e.Keys, ks)
@@ -436,7 +437,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 	if s == "" {
 		return ""
 	}
-	if !contains(typeNames, s) {
+	if !slices.Contains(typeNames, s) {
 		l.unknown(pos(n), path, "type", s, typeNames)
 		return ""
 	}

@@ -222,3 +222,56 @@ func TestLoadMissingFile(t *testing.T) {
 		t.Errorf("Load of a missing file: %v", err)
 	}
 }
+
+// Errors are deterministic and placed precisely: a model with problems in
+// both key templates gives the same text every time, each error at its
+// own template's value.
+func TestKeyErrorsDeterministicAndPlaced(t *testing.T) {
+	model := `table: T
+entities:
+  A:
+    id: [a]
+    attributes: {a: string}
+    keys:
+      table: {pk: "A#{nope}", sk: "A#{alsoNot}"}
+patterns:
+  G: {get: A}
+`
+	var first string
+	for i := range 50 {
+		_, err := Parse("m.yaml", []byte(model))
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if i == 0 {
+			first = err.Error()
+			continue
+		}
+		if err.Error() != first {
+			t.Fatalf("run %d gave\n%s\nrun 0 gave\n%s", i, err, first)
+		}
+	}
+	for _, want := range []string{
+		`m.yaml:7:19: entities.A.keys.table.pk: unknown attribute "nope"`,
+		`m.yaml:7:35: entities.A.keys.table.sk: unknown attribute "alsoNot"`,
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("errors\n%s\nlack %q", first, want)
+		}
+	}
+	if strings.Index(first, "nope") > strings.Index(first, "alsoNot") {
+		t.Errorf("errors are not in file order:\n%s", first)
+	}
+}
+
+// A value error always names its attribute.
+func TestValueErrorNamesItsAttribute(t *testing.T) {
+	a := &Attribute{Name: "handle", Type: TypeString}
+	_, err := a.DecodeKey("bad%2")
+	if err == nil || !strings.Contains(err.Error(), `attribute "handle"`) {
+		t.Errorf("DecodeKey error = %v, want it to name the attribute", err)
+	}
+	if got := (&ValueError{Value: "x", Msg: "m"}).Error(); got != "value x: m" {
+		t.Errorf("ValueError without an attribute = %q", got)
+	}
+}

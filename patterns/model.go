@@ -1,6 +1,9 @@
 package patterns
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Model is an access-pattern definition: the table, its entities and the
 // questions asked of them. Load one with [Load] or [Parse], or build it in Go
@@ -85,7 +88,11 @@ type KeySpec struct {
 	Index string `json:"index"`
 	PK    string `json:"pk"`
 	SK    string `json:"sk,omitempty"`
-	Pos   Pos    `json:"-"`
+	// Pos is where the index entry was declared; PKPos and SKPos where
+	// its templates were.
+	Pos   Pos `json:"-"`
+	PKPos Pos `json:"-"`
+	SKPos Pos `json:"-"`
 }
 
 // Copy is a denormalized attribute: Attr on this entity mirrors From's
@@ -259,7 +266,7 @@ func (e *Entity) TTLAttr() *Attribute {
 }
 
 // IsID reports whether attr is one of the entity's id attributes.
-func (e *Entity) IsID(attr string) bool { return contains(e.ID, attr) }
+func (e *Entity) IsID(attr string) bool { return slices.Contains(e.ID, attr) }
 
 // Explicit reports whether the model gives hand-made key layouts.
 func (m *Model) Explicit() bool {
@@ -287,6 +294,17 @@ func (e *Entity) field(name string) Pos {
 	return e.Pos
 }
 
+// Where returns a pattern's equality attributes: its where, or for a get
+// without one, its entity's id.
+func (m *Model) Where(p *Pattern) []string {
+	if len(p.Where) == 0 && p.Op == OpGet && len(p.Entities) == 1 {
+		if e := m.Entity(p.Entities[0]); e != nil {
+			return e.ID
+		}
+	}
+	return p.Where
+}
+
 // FilterValue returns the constant the pattern fixes attr to.
 func (p *Pattern) FilterValue(attr string) (string, bool) {
 	for _, c := range p.Filter {
@@ -295,13 +313,4 @@ func (p *Pattern) FilterValue(attr string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

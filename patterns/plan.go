@@ -119,7 +119,7 @@ func explicitLayout(m *Model) *layout {
 				sk, _ = ParseTemplate(ks.SK)
 			}
 			ly.keys[e.Name] = append(ly.keys[e.Name], &EntityKey{Index: ks.Index, PK: pk, SK: sk})
-			if !contains(ly.indexes, ks.Index) {
+			if !slices.Contains(ly.indexes, ks.Index) {
 				ly.indexes = append(ly.indexes, ks.Index)
 			}
 		}
@@ -204,7 +204,7 @@ func touching(m *Model, tree []*Entity) []*Pattern {
 	var out []*Pattern
 	for _, p := range m.Patterns {
 		for _, e := range tree {
-			if contains(p.Entities, e.Name) {
+			if slices.Contains(p.Entities, e.Name) {
 				out = append(out, p)
 				break
 			}
@@ -220,7 +220,7 @@ func treeScore(m *Model, ly *layout, tree []*Entity, pats []*Pattern) [2]int {
 	for _, e := range tree {
 		n := 0
 		for _, s := range shapes {
-			if contains(s.entities, e.Name) {
+			if slices.Contains(s.entities, e.Name) {
 				n++
 			}
 		}
@@ -268,7 +268,7 @@ func treeKeys(m *Model, tree []*Entity, pk Template, pkAttrs []string, nest bool
 // readTogether reports whether a collection pattern reads both entities.
 func readTogether(m *Model, a, b string) bool {
 	for _, p := range m.Patterns {
-		if len(p.Entities) > 1 && contains(p.Entities, a) && contains(p.Entities, b) {
+		if len(p.Entities) > 1 && slices.Contains(p.Entities, a) && slices.Contains(p.Entities, b) {
 			return true
 		}
 	}
@@ -343,7 +343,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 			}
 			e := d.model.Entity(name)
 			for _, a := range p.Returns {
-				if e.Attr(a) != nil && !contains(keyed, a) && !contains(include, a) {
+				if e.Attr(a) != nil && !slices.Contains(keyed, a) && !slices.Contains(include, a) {
 					include = append(include, a)
 				}
 			}

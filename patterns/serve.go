@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -31,15 +32,8 @@ func (ly *layout) key(entity, index string) *EntityKey {
 	return nil
 }
 
-// whereOf returns the pattern's equality attributes (a get defaults to the id).
-func whereOf(m *Model, p *Pattern) []string {
-	if len(p.Where) == 0 && p.Op == OpGet && len(p.Entities) == 1 {
-		if e := m.Entity(p.Entities[0]); e != nil {
-			return e.ID
-		}
-	}
-	return p.Where
-}
+// whereOf returns the pattern's equality attributes.
+func whereOf(m *Model, p *Pattern) []string { return m.Where(p) }
 
 // serve finds the first index (base table first) that serves p in one
 // request, or says for each index why it does not.
@@ -216,7 +210,7 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 // leftover reports equality attributes or constants the key cannot apply.
 func leftover(k known, consumed map[string]bool, ek *EntityKey) string {
 	var extra []string
-	for a := range k.eq {
+	for a := range k.eq { // sorted below
 		if !consumed[a] {
 			extra = append(extra, a)
 		}
@@ -255,7 +249,7 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 // could also read.
 func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []string) string {
 	for _, e := range ly.m.Entities {
-		if contains(self, e.Name) || len(ly.keys[e.Name]) == 0 {
+		if slices.Contains(self, e.Name) || len(ly.keys[e.Name]) == 0 {
 			continue
 		}
 		ek := ly.key(e.Name, index)
@@ -339,7 +333,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if ek == nil || !ek.PK.mayEqual(pk) || !ek.SK.mayStartWith(base) {
 			continue
 		}
-		v := member{name: e.Name, in: contains(p.Entities, e.Name)}
+		v := member{name: e.Name, in: slices.Contains(p.Entities, e.Name)}
 		outside = outside || !v.in
 		if sk := ly.subst(ek.SK, e, k); len(sk) >= len(base) && sk[:len(base)].Equal(base) {
 			v.r, v.ok = regionOf(sk[len(base):])

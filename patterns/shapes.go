@@ -55,7 +55,7 @@ func exclusive(a, b []Const) bool {
 
 func subset(a, b []string) bool {
 	for _, x := range a {
-		if !contains(b, x) {
+		if !slices.Contains(b, x) {
 			return false
 		}
 	}
@@ -65,7 +65,7 @@ func subset(a, b []string) bool {
 func minus(a, b []string) []string {
 	var out []string
 	for _, x := range a {
-		if !contains(b, x) {
+		if !slices.Contains(b, x) {
 			out = append(out, x)
 		}
 	}
@@ -115,7 +115,7 @@ func singleShapes(reqs []*requirement) []*shape {
 				continue
 			}
 			extra := minus(b.eq, a.eq)
-			if a.sort != "" && !contains(extra, a.sort) {
+			if a.sort != "" && !slices.Contains(extra, a.sort) {
 				continue
 			}
 			var sk []string
@@ -219,7 +219,7 @@ func sortedCopy(s []string) []string {
 func declOrder(m *Model, names []string) []string {
 	var out []string
 	for _, e := range m.Entities {
-		if contains(names, e.Name) {
+		if slices.Contains(names, e.Name) {
 			out = append(out, e.Name)
 		}
 	}
@@ -231,7 +231,7 @@ func (s *shape) conflicts(t *shape) bool {
 		return false
 	}
 	for _, e := range s.entities {
-		if contains(t.entities, e) {
+		if slices.Contains(t.entities, e) {
 			return true
 		}
 	}
@@ -245,7 +245,7 @@ func lowerBound(m *Model, shapes []*shape) int {
 	for _, e := range m.Entities {
 		var mine []*shape
 		for _, s := range shapes {
-			if contains(s.entities, e.Name) {
+			if slices.Contains(s.entities, e.Name) {
 				mine = append(mine, s)
 			}
 		}
@@ -468,7 +468,7 @@ func (s *shape) key(m *Model, entity, index string) *EntityKey {
 		used = append(used, a)
 	}
 	for _, id := range e.ID {
-		if !contains(used, id) {
+		if !slices.Contains(used, id) {
 			sk = sk.lit(string(Sep)).attr(id)
 		}
 	}

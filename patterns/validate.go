@@ -2,6 +2,8 @@ package patterns
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -33,7 +35,7 @@ func (m *Model) validate(file string) error {
 	var names []string
 	tags := map[string]string{}
 	for _, e := range m.Entities {
-		if contains(names, e.Name) {
+		if slices.Contains(names, e.Name) {
 			l.add(e.Pos, "entities."+e.Name, "duplicate entity name %q", e.Name)
 		}
 		names = append(names, e.Name)
@@ -48,7 +50,7 @@ func (m *Model) validate(file string) error {
 	m.validateWithin(l)
 	var pnames []string
 	for _, p := range m.Patterns {
-		if contains(pnames, p.Name) {
+		if slices.Contains(pnames, p.Name) {
 			l.add(p.Pos, "patterns."+p.Name, "duplicate pattern name %q", p.Name)
 		}
 		pnames = append(pnames, p.Name)
@@ -75,7 +77,7 @@ func (m *Model) validateEntity(l *errorList, e *Entity, entities []string) {
 	ttl := ""
 	for _, a := range e.Attributes {
 		ap := path + ".attributes." + a.Name
-		if contains(attrs, a.Name) {
+		if slices.Contains(attrs, a.Name) {
 			l.add(a.Pos, ap, "duplicate attribute %q", a.Name)
 		}
 		attrs = append(attrs, a.Name)
@@ -150,7 +152,7 @@ func (m *Model) attrNames(entities []string) []string {
 	for _, n := range entities {
 		if e := m.Entity(n); e != nil {
 			for _, a := range e.Attributes {
-				if !contains(out, a.Name) {
+				if !slices.Contains(out, a.Name) {
 					out = append(out, a.Name)
 				}
 			}
@@ -199,7 +201,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		need("where", a)
 	}
 	if p.Sort != "" && need("sort", p.Sort) {
-		if contains(p.Where, p.Sort) {
+		if slices.Contains(p.Where, p.Sort) {
 			l.add(p.field("sort"), path+".sort", "%q is in where already; sort names the attribute the caller ranges over or orders by", p.Sort)
 		}
 		if len(ents) > 1 {
@@ -213,7 +215,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		if !need("filter", c.Attr) {
 			continue
 		}
-		if contains(p.Where, c.Attr) {
+		if slices.Contains(p.Where, c.Attr) {
 			l.add(p.field("filter"), path+".filter."+c.Attr, "%q is in where already", c.Attr)
 		}
 		for _, e := range ents {
@@ -225,7 +227,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 	}
 	all := m.attrNames(p.Entities)
 	for _, a := range p.Returns {
-		if !contains(all, a) {
+		if !slices.Contains(all, a) {
 			l.unknown(p.field("returns"), path+".returns", "attribute", a, all)
 		}
 	}
@@ -262,22 +264,25 @@ func (m *Model) validateKeys(l *errorList) {
 			if ks.SK == "" {
 				l.add(ks.Pos, kp+".sk", "missing; every index has a sort key (a constant such as %s will do)", Tag(e.Name))
 			}
-			for field, text := range map[string]string{"pk": ks.PK, "sk": ks.SK} {
-				if text == "" {
+			for _, f := range []struct {
+				name, text string
+				pos        Pos
+			}{{"pk", ks.PK, ks.PKPos}, {"sk", ks.SK, ks.SKPos}} {
+				if f.text == "" {
 					continue
 				}
-				t, err := ParseTemplate(text)
+				at := f.pos
+				if at.Line == 0 {
+					at = ks.Pos
+				}
+				t, err := ParseTemplate(f.text)
 				if err != nil {
-					l.add(ks.Pos, kp+"."+field, "%v", err)
+					l.add(at, kp+"."+f.name, "%v", err)
 					continue
 				}
 				for _, a := range t.Attrs() {
 					if e.Attr(a) == nil {
-						var attrs []string
-						for _, x := range e.Attributes {
-							attrs = append(attrs, x.Name)
-						}
-						l.unknown(ks.Pos, kp+"."+field, "attribute", a, attrs)
+						l.unknown(at, kp+"."+f.name, "attribute", a, attrNamesOf(e))
 					}
 				}
 			}
@@ -411,7 +416,7 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 		for _, a := range e.Attributes {
 			attrs = append(attrs, a.Name)
 		}
-		for name := range it.Values {
+		for _, name := range slices.Sorted(maps.Keys(it.Values)) {
 			if e.Attr(name) == nil {
 				l.unknown(it.Pos, path, "attribute of "+e.Name, name, attrs)
 			}
@@ -432,7 +437,7 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			}
 		}
 		for _, name := range x.Items {
-			if !contains(items, name) {
+			if !slices.Contains(items, name) {
 				l.unknown(x.Pos, path+".items", "example item", name, items)
 			}
 		}

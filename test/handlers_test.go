@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // byPrefix returns the resource of a type whose logical id starts with
@@ -117,7 +119,7 @@ func TestStreamHandlers(t *testing.T) {
 				t.Errorf("function %v", fp)
 			}
 			env := obj(obj(fp["Environment"])["Variables"])
-			if env["KEYPLAN_MODEL"] != "/opt/keyplan/model.yaml" || env["KEYPLAN_TABLE_NAME"] == nil {
+			if env[patterns.ModelEnv] != patterns.DesignPath || env[patterns.TableNameEnv] == nil {
 				t.Errorf("environment %v", env)
 			}
 			// AND the event source mapping reports partial failures,
@@ -146,7 +148,7 @@ func TestStreamHandlers(t *testing.T) {
 				t.Errorf("filter %v", pattern)
 			}
 			if tt.handler == "Archive" {
-				if ui := obj(pattern["userIdentity"]); toStrings(ui["principalId"])[0] != "dynamodb.amazonaws.com" {
+				if ui := obj(pattern["userIdentity"]); toStrings(ui["principalId"])[0] != patterns.TTLPrincipal {
 					t.Errorf("archive filter takes more than TTL removals: %v", pattern)
 				}
 			}

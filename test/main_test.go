@@ -1,6 +1,3 @@
-// Package test holds assertion tests on the templates the example app
-// synthesizes. One app is synthesized per test run and shared by every
-// test (a synth costs seconds: Node loads aws-cdk-lib once per process).
 package test
 
 import (
@@ -18,10 +15,12 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden templates in testdata/")
 
-// The shared example app.
+// The shared example app: its templates as plain JSON (for the golden
+// files) and as CDK assertion templates (for intent-level matchers).
 var (
 	example   *stacks.Stacks
 	templates = map[string]map[string]any{}
+	asserted  = map[string]assertions.Template{}
 )
 
 // assemblyDir is where the shared app's cloud assembly is written.
@@ -39,7 +38,8 @@ func TestMain(m *testing.M) {
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), Context: cdkContext()})
 	example = stacks.New(app, exampleConfig)
 	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop} {
-		templates[name] = toMap(assertions.Template_FromStack(s, nil).ToJSON())
+		asserted[name] = assertions.Template_FromStack(s, nil)
+		templates[name] = toMap(asserted[name].ToJSON())
 	}
 	app.Synth(nil)
 	code := m.Run()

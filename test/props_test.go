@@ -131,7 +131,7 @@ func TestPropsProblems(t *testing.T) {
 		}, nil, []string{"StreamHandlers: the handlers read the model file; give Props.ModelFile (or StreamHandlers.Disabled)"}},
 		{"handler options", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: "../examples/leaderboard.yaml", StreamHandlers: &singletable.StreamHandlers{
-				Handlers: map[patterns.Handler]singletable.HandlerOptions{"fanout": {}, "counter": {}, "archive": {ParallelizationFactor: 11}}}}
+				Handlers: map[patterns.Handler]singletable.HandlerOptions{patterns.HandlerFanout: {}, "counter": {}, patterns.HandlerArchive: {ParallelizationFactor: 11}}}}
 		}, nil, []string{`StreamHandlers.Handlers["counter"]: expected one of fanout, counters, archive`,
 			`StreamHandlers.Handlers["fanout"]: the model needs no fanout handler`,
 			"StreamHandlers archive: ParallelizationFactor 11: expected 1 to 10"}},
@@ -168,10 +168,16 @@ func TestWarningsAndAcknowledgements(t *testing.T) {
 	singletable.New(stack, "Loud", &singletable.Props{ModelFile: file})
 	singletable.New(stack, "Quiet", &singletable.Props{ModelFile: file, Acknowledge: map[string]string{"KP401:ByStatus": "an internal dashboard at 1 read/s"}})
 	ann := assertions.Annotations_FromStack(stack)
-	loud := *ann.FindWarning(jsii.String("/Test/Loud"), assertions.Match_StringLikeRegexp(jsii.String(`\[KP401\] pattern ByStatus`)))
+	// The warning names the key Props.Acknowledge takes.
+	loud := *ann.FindWarning(jsii.String("/Test/Loud"), assertions.Match_StringLikeRegexp(jsii.String(`\[KP401\] pattern ByStatus.*\[ack: KP401:ByStatus\]`)))
 	quiet := *ann.FindWarning(jsii.String("/Test/Quiet"), assertions.Match_AnyValue())
 	if len(loud) != 1 || len(quiet) != 0 {
 		t.Errorf("%d warnings on Loud (want 1), %d on Quiet (want 0)", len(loud), len(quiet))
+	}
+	// AND the acknowledged warning's reason stays in the cloud assembly.
+	kept := *ann.FindInfo(jsii.String("/Test/Quiet"), assertions.Match_StringLikeRegexp(jsii.String(`acknowledged KP401:ByStatus \(pattern ByStatus\): an internal dashboard at 1 read/s`)))
+	if len(kept) != 1 {
+		t.Errorf("%d info annotations keep the acknowledgement's reason, want 1", len(kept))
 	}
 }
 
@@ -233,7 +239,7 @@ func TestRulePackOnRawTable(t *testing.T) {
 	}
 	for _, id := range []string{"KPG3", "KPG4"} {
 		if errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`))); len(errs) != 0 {
-			t.Errorf("%s fired on a compliant table: %v", id, errs[0].Entry.Data)
+			t.Errorf("%s fired on a compliant table: %s", id, toString(errs[0]))
 		}
 	}
 }
@@ -246,7 +252,7 @@ func TestHandlerOptions(t *testing.T) {
 		Acknowledge: map[string]string{"KP401": "test"},
 		StreamHandlers: &singletable.StreamHandlers{
 			Defaults: singletable.HandlerOptions{BatchSize: 50},
-			Handlers: map[patterns.Handler]singletable.HandlerOptions{"counters": {ReservedConcurrency: 5, LogRetention: "ONE_WEEK"}},
+			Handlers: map[patterns.Handler]singletable.HandlerOptions{patterns.HandlerCounters: {ReservedConcurrency: 5, LogRetention: "ONE_WEEK"}},
 		}})
 	if got := validate(tbl); got != "" {
 		t.Fatal(got)

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,41 +17,19 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
-	"github.com/keyplan/keyplan/patterns/dynamo"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.json from the runtime's items")
 
 const model = "../../examples/leaderboard.yaml"
 
 var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
 
-func fixture(t testing.TB) events.DynamoDBEvent {
-	d := streamtest.Design(t, model)
-	tbl := dynamo.New(d, nil, "Leaderboard")
-	item := streamtest.Items(t, tbl)
-	m := func(at, result string) map[string]types.AttributeValue {
-		return item("Match", dynamo.Values{"playerId": "p1", "playedAt": at, "result": result, "ratingDelta": 3, "mapId": "dust", "expiresAt": 1700000000})
-	}
-	p1 := item("Player", dynamo.Values{"playerId": "p1", "handle": "h", "region": "eu", "season": "S", "rating": 10, "createdAt": "2025-01-01T00:00:00Z"})
-	broken := streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-03T00:00:00Z", "win"), nil))
-	broken.Change.OldImage = nil
-	return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
-		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-01T00:00:00Z", "win"), nil)), // TTL REMOVE: archived
-		streamtest.Record(d, "Leaderboard", m("2026-01-02T00:00:00Z", "loss"), nil),                   // a user's REMOVE: not an expiry
-		streamtest.Record(d, "Leaderboard", nil, m("2026-01-04T00:00:00Z", "win")),                    // INSERT
-		streamtest.Expiry(streamtest.Record(d, "Leaderboard", p1, nil)),                               // TTL REMOVE of Player: not archived
-		broken, // TTL REMOVE without OldImage: fails alone
-		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m("2026-01-05T00:00:00Z", "draw"), nil)), // archived
-	}}
-}
-
+// loadBatch reads testdata/batch.json: a frozen batch of this handler's
+// cases (the records of the example model's items).
 func loadBatch(t testing.TB) events.DynamoDBEvent {
-	return streamtest.Batch(t, "testdata/batch.json", *update, fixture)
+	return streamtest.Batch(t, "testdata/batch.json")
 }
 
 // fakeS3 accepts signed PUTs, failing the first failures of them with 503.
@@ -154,3 +131,39 @@ func TestArchiveWriteFailure(t *testing.T) {
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
 
 func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }
+
+// The hand-written stream event: only the TTL service's removal of a post
+// is archived, with every attribute of its old image.
+func TestStreamEvent(t *testing.T) {
+	ev := streamtest.Event(t)
+	fake, s3c, stop := newFake(0)
+	defer stop()
+	h := newHandler(streamtest.Design(t, streamtest.BlogModel), s3c, "Blog-Table-1X2Y3Z", "archive-bucket", quiet)
+	resp, err := h.Handle(context.Background(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %+v, %v", resp.BatchItemFailures, err)
+	}
+	if len(fake.objects) != 1 {
+		t.Fatalf("%d objects, want 1", len(fake.objects))
+	}
+	for key, body := range fake.objects {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []Line
+		sc := bufio.NewScanner(zr)
+		for sc.Scan() {
+			var l Line
+			if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+				t.Fatal(err)
+			}
+			lines = append(lines, l)
+		}
+		if !strings.HasPrefix(key, "/archive-bucket/Blog/2025/11/21/") || len(lines) != 1 ||
+			lines[0].Entity != "Post" || lines[0].Item["postId"] != "p1" || lines[0].Item["title"] != "Notes on the Analytical Engine" ||
+			lines[0].Sequence != ev.Records[4].Change.SequenceNumber {
+			t.Errorf("object %s holds %+v", key, lines)
+		}
+	}
+}

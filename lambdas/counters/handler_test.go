@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,8 +16,6 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.json from the runtime's items")
 
 var engine *streamtest.Engine
 
@@ -37,38 +34,10 @@ func player(id string, count, wins int) dynamo.Values {
 		"createdAt": "2025-01-01T00:00:00Z", "matchCount": count, "wins": wins}
 }
 
-// fixture builds the batch of testdata/batch.json from the runtime's own
-// items: what DynamoDB streams for these writes.
-func fixture(t testing.TB) events.DynamoDBEvent {
-	d := streamtest.Design(t, model)
-	tbl := dynamo.New(d, nil, "Leaderboard")
-	item := streamtest.Items(t, tbl)
-	m1 := item("Match", match("p1", "2026-06-23T11:00:00Z", "win", 18))
-	m2 := item("Match", match("p1", "2026-06-23T12:00:00Z", "loss", -15))
-	m2won := item("Match", match("p1", "2026-06-23T12:00:00Z", "win", 15))
-	m3 := item("Match", match("p1", "2026-01-01T09:00:00Z", "loss", -3))
-	orphan := item("Match", match("p404", "2026-06-23T13:00:00Z", "win", 1))
-	p1 := item("Player", player("p1", 5, 2))
-	p1b := item("Player", player("p1", 5, 2))
-	p1b["rating"] = &types.AttributeValueMemberN{Value: "1010"}
-	guard := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "~UNIQUE#PLAYER#HANDLE#h-p1"}, "SK": &types.AttributeValueMemberS{Value: "~UNIQUE"}}
-	broken := streamtest.Record(d, "Leaderboard", m2, m2won)
-	broken.Change.NewImage = nil
-	return events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
-		streamtest.Record(d, "Leaderboard", nil, m1),                    // INSERT win: +1 match, +1 win
-		streamtest.Record(d, "Leaderboard", nil, m2),                    // INSERT loss: +1 match
-		streamtest.Record(d, "Leaderboard", m2, m2won),                  // MODIFY loss -> win: +1 win
-		streamtest.Record(d, "Leaderboard", m1, nil),                    // REMOVE (a user's delete) of a win: -1, -1
-		streamtest.Expiry(streamtest.Record(d, "Leaderboard", m3, nil)), // TTL REMOVE of a loss: -1 match
-		streamtest.Record(d, "Leaderboard", p1, p1b),                    // a parent changes: not a child, nothing
-		streamtest.Record(d, "Leaderboard", nil, guard),                 // a guard item: no entity, nothing
-		broken, // MODIFY without NewImage: fails alone
-		streamtest.Record(d, "Leaderboard", nil, orphan), // a child of no parent: dropped
-	}}
-}
-
+// loadBatch reads testdata/batch.json: a frozen batch of this handler's
+// cases (the records of the example model's items).
 func loadBatch(t testing.TB) events.DynamoDBEvent {
-	return streamtest.Batch(t, "testdata/batch.json", *update, fixture)
+	return streamtest.Batch(t, "testdata/batch.json")
 }
 
 func counters(t *testing.T, tbl *dynamo.Table, id string) (int64, int64) {
@@ -207,3 +176,26 @@ func TestCountersUnderFaults(t *testing.T) {
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
 
 func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }
+
+// The hand-written stream event: three posts inserted, the author renamed
+// (not a child: nothing), one post expired by TTL and one deleted by the
+// application: the author's postCount ends at 1.
+func TestStreamEvent(t *testing.T) {
+	ev := streamtest.Event(t)
+	d := streamtest.Design(t, streamtest.BlogModel)
+	name := engine.Table(t, d)
+	client := streamtest.Client(engine.Endpoint, 0)
+	tbl := dynamo.New(d, client, name)
+	ctx := context.Background()
+	if err := tbl.Create(ctx, "Author", dynamo.Values{"authorId": "a1", "name": "Ada Lovelace", "postCount": 0}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := newHandler(d, client, name, quiet).Handle(ctx, ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %+v, %v", resp.BatchItemFailures, err)
+	}
+	it, err := tbl.Get(ctx, "GetAuthor", dynamo.Params{"authorId": "a1"})
+	if err != nil || it == nil || it.Values["postCount"] != int64(1) {
+		t.Fatalf("author after the event: %+v, %v; want postCount 1", it, err)
+	}
+}

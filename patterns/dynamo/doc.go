@@ -15,7 +15,7 @@
 //	// built with the expression builder, so reserved words are safe.
 //	page, err := tbl.Read(ctx, "SeasonLeaderboard", dynamo.Request{
 //		Params: dynamo.Params{"season": "2026-Q2"},
-//		Range:  &dynamo.Range{Op: ">=", Value: 1500},
+//		Range:  &dynamo.Range{Op: dynamo.Ge, Value: 1500},
 //	})
 //	for _, it := range page.Items { it.Entity; it.Values["rating"] }
 //

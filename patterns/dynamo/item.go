@@ -270,7 +270,8 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+2*len(p.keys))
 	var encBuf [16]string
 	var presentBuf [16]bool
-	enc, present := encBuf[:0], presentBuf[:0]
+	var enc []string
+	var present []bool
 	if n := len(e.Attributes); n <= len(encBuf) {
 		enc, present = encBuf[:n], presentBuf[:n]
 	} else {
@@ -337,27 +338,6 @@ keys:
 		item[k.skName] = &types.AttributeValueMemberS{Value: sk}
 	}
 	return item, nil
-}
-
-// holds reports whether an item with values v belongs on a GSI key: it has
-// every attribute the key reads and the constants the key is sparse on.
-func holds(e *patterns.Entity, k *patterns.EntityKey, v Values) bool {
-	for _, t := range []patterns.Template{k.PK, k.SK} {
-		for _, a := range t.Attrs() {
-			if x, ok := v[a]; !ok || x == nil {
-				return false
-			}
-		}
-	}
-	for _, c := range k.When {
-		a := e.Attr(c.Attr)
-		want, err1 := a.EncodeKey(c.Value)
-		got, err2 := a.EncodeKey(v[c.Attr])
-		if err1 != nil || err2 != nil || want != got {
-			return false
-		}
-	}
-	return true
 }
 
 // Key is the entity's primary key (PK and SK) for GetItem, UpdateItem and

@@ -152,7 +152,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := tbl.Decode(map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "~UNIQUE#PLAYER#HANDLE#x"}, "SK": &types.AttributeValueMemberS{Value: "~UNIQUE"}}); !errors.Is(err, ErrNotKeyplan) {
+	if _, _, err := tbl.Decode(map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: patterns.GuardTag + "#PLAYER#HANDLE#x"}, "SK": &types.AttributeValueMemberS{Value: patterns.GuardTag}}); !errors.Is(err, ErrNotKeyplan) {
 		t.Errorf("a guard item decoded: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,11 +14,25 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// Range bounds a pattern's sort attribute. Op is one of "=", "<", "<=",
-// ">", ">=", "between" (Value..Upper, inclusive) and "begins_with"
-// (strings).
+// RangeOp compares the sort attribute with a Range's values.
+type RangeOp string
+
+// Range operators.
+const (
+	Eq RangeOp = "="
+	Lt RangeOp = "<"
+	Le RangeOp = "<="
+	Gt RangeOp = ">"
+	Ge RangeOp = ">="
+	// Between is Value..Upper, inclusive.
+	Between RangeOp = "between"
+	// BeginsWith applies to string sort attributes.
+	BeginsWith RangeOp = "begins_with"
+)
+
+// Range bounds a pattern's sort attribute.
 type Range struct {
-	Op           string
+	Op           RangeOp
 	Value, Upper any
 }
 
@@ -86,10 +101,7 @@ func (t *Table) getItemInput(pattern string, r *Request) (*dynamodb.GetItemInput
 // params checks a request's parameters against the pattern: every where
 // attribute given, nothing else, filter constants added.
 func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (Values, error) {
-	where := p.Where
-	if len(where) == 0 && p.Op == patterns.OpGet {
-		where = e.ID
-	}
+	where := t.m.Where(p)
 	for _, name := range where {
 		if _, ok := given[name]; !ok {
 			return nil, fmt.Errorf("%w: parameter %s", ErrMissing, name)
@@ -97,7 +109,7 @@ func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (V
 	}
 	if len(given) > len(where) {
 		for _, name := range sortedNames(given) {
-			if !contains(where, name) {
+			if !slices.Contains(where, name) {
 				return nil, fmt.Errorf("%w %q: the pattern's parameters are %s", ErrUnknownAttr, name, strings.Join(where, ", "))
 			}
 		}
@@ -113,15 +125,6 @@ func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (V
 		v[c.Attr] = c.Value
 	}
 	return v, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // projection names what a pattern returns plus the keys it decodes from
@@ -144,7 +147,7 @@ func (t *Table) buildProjection(p *patterns.Pattern, pp *patterns.PatternPlan) e
 		names = append(names, pk, sk)
 	}
 	for _, a := range p.Returns {
-		if !contains(names, a) {
+		if !slices.Contains(names, a) {
 			names = append(names, a)
 		}
 	}
@@ -272,13 +275,13 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 	key := expression.Key(sk)
 	if r == nil {
 		switch kc.SKOp {
-		case "=":
+		case patterns.SKEqual:
 			s, err := render(e, kc.SK, v)
 			return key.Equal(expression.Value(s)), err == nil, err
-		case "begins_with":
+		case patterns.SKBeginsWith:
 			s, err := render(e, kc.SK, v)
 			return key.BeginsWith(s), err == nil, err
-		case "between":
+		case patterns.SKBetween:
 			lo, err := render(e, kc.SK, v)
 			if err != nil {
 				return expression.KeyConditionBuilder{}, false, err
@@ -313,18 +316,18 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		return key.Between(expression.Value(a), expression.Value(b)), true, nil
 	}
 	switch r.Op {
-	case "=":
+	case Eq:
 		if last {
 			return key.Equal(expression.Value(lo)), true, nil
 		}
 		return key.BeginsWith(lo + string(patterns.Sep)), true, nil
-	case ">=":
+	case Ge:
 		return between(lo, upper(prefix))
-	case ">":
+	case Gt:
 		return between(lo+"$", upper(prefix))
-	case "<=":
+	case Le:
 		return between(prefix, lo+"$")
-	case "<":
+	case Lt:
 		if !last {
 			// Keys of the value itself continue "#…", above lo.
 			return between(prefix, lo)
@@ -335,7 +338,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		}
 		p, _ := enc(prev)
 		return between(prefix, p+"$")
-	case "between":
+	case Between:
 		hi, err := enc(r.Upper)
 		if err != nil {
 			return expression.KeyConditionBuilder{}, false, err
@@ -344,7 +347,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 			return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: between %v and %v is empty", ErrBadRange, r.Value, r.Upper)
 		}
 		return between(lo, hi+"$")
-	case "begins_with":
+	case BeginsWith:
 		if a.Type != patterns.TypeString || len(a.Values) > 0 {
 			return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: begins_with applies to a string sort attribute", ErrBadRange)
 		}

@@ -1,4 +1,3 @@
-// Command app is keyplan's example CDK app: `make synth` (cdk.json) runs it.
 package main
 
 import (

@@ -1,0 +1,119 @@
+package test
+
+import (
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+)
+
+// Intent-level assertions with CDK's own matchers, beside the golden
+// templates: each states one property a reader cares about.
+
+type m = map[string]any
+
+func like(v m) assertions.Matcher { return assertions.Match_ObjectLike(&v) }
+
+func with(v ...any) assertions.Matcher { return assertions.Match_ArrayWith(&v) }
+
+// has asserts that a stack has a resource of typ whose properties match.
+func has(t *testing.T, stack, typ string, props assertions.Matcher) {
+	t.Helper()
+	if msg := jsiiPanic(func() { asserted[stack].HasResourceProperties(jsii.String(typ), props) }); msg != "" {
+		t.Error(msg)
+	}
+}
+
+// hasResource asserts on the whole resource (policies beside properties).
+func hasResource(t *testing.T, stack, typ string, resource assertions.Matcher) {
+	t.Helper()
+	if msg := jsiiPanic(func() { asserted[stack].HasResource(jsii.String(typ), resource) }); msg != "" {
+		t.Error(msg)
+	}
+}
+
+func TestProtectedByDefault(t *testing.T) {
+	for stack, regions := range map[string][]string{"leaderboard": {"us-east-1", "eu-west-1"}, "shop": {"us-east-1"}} {
+		t.Run(stack, func(t *testing.T) {
+			// GIVEN an example table WHEN synthesized THEN it is retained
+			// when it leaves the stack or is replaced
+			hasResource(t, stack, "AWS::DynamoDB::GlobalTable", like(m{"DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}))
+			// AND every replica (the primary region is one) keeps
+			// point-in-time recovery and refuses deletion
+			for _, region := range regions {
+				has(t, stack, "AWS::DynamoDB::GlobalTable", like(m{"Replicas": with(like(m{
+					"Region":                           region,
+					"PointInTimeRecoverySpecification": m{"PointInTimeRecoveryEnabled": true, "RecoveryPeriodInDays": 35},
+					"DeletionProtectionEnabled":        true,
+				}))}))
+			}
+			// AND CloudFormation names the table (a fixed name blocks replacement)
+			has(t, stack, "AWS::DynamoDB::GlobalTable", like(m{"TableName": assertions.Match_Absent()}))
+		})
+	}
+}
+
+func TestLeaderboardReplicaStreamAndAutoscaling(t *testing.T) {
+	// GIVEN the leaderboard with a replica in eu-west-1 and provisioned
+	// billing THEN the stream carries both images (replication needs them)
+	// AND table writes auto-scale between the given bounds at 70%
+	has(t, "leaderboard", "AWS::DynamoDB::GlobalTable", like(m{
+		"BillingMode":         "PROVISIONED",
+		"StreamSpecification": m{"StreamViewType": "NEW_AND_OLD_IMAGES"},
+		"WriteProvisionedThroughputSettings": m{"WriteCapacityAutoScalingSettings": like(m{
+			"MinCapacity": 5, "MaxCapacity": 200,
+			"TargetTrackingScalingPolicyConfiguration": like(m{"TargetValue": 70}),
+		})},
+	}))
+	// AND each GSI's writes, and each replica's reads of the table and of
+	// every GSI, auto-scale too
+	for _, ix := range example.LeaderboardTable.Design.Indexes {
+		has(t, "leaderboard", "AWS::DynamoDB::GlobalTable", like(m{"GlobalSecondaryIndexes": with(like(m{
+			"IndexName": ix.Name,
+			"WriteProvisionedThroughputSettings": m{"WriteCapacityAutoScalingSettings": like(m{
+				"TargetTrackingScalingPolicyConfiguration": like(m{"TargetValue": 70})})},
+		}))}))
+		for _, region := range []string{"us-east-1", "eu-west-1"} {
+			has(t, "leaderboard", "AWS::DynamoDB::GlobalTable", like(m{"Replicas": with(like(m{
+				"Region":                            region,
+				"ReadProvisionedThroughputSettings": m{"ReadCapacityAutoScalingSettings": like(m{"MinCapacity": 5, "MaxCapacity": 500})},
+				"GlobalSecondaryIndexes": with(like(m{
+					"IndexName":                         ix.Name,
+					"ReadProvisionedThroughputSettings": m{"ReadCapacityAutoScalingSettings": like(m{})},
+				})),
+			}))}))
+		}
+	}
+}
+
+func TestShopOnDemandStreamsForItsHandler(t *testing.T) {
+	// GIVEN the shop (one region, on demand) THEN its stream still carries
+	// both images: the fanout handler reads them
+	has(t, "shop", "AWS::DynamoDB::GlobalTable", like(m{
+		"BillingMode":         "PAY_PER_REQUEST",
+		"StreamSpecification": m{"StreamViewType": "NEW_AND_OLD_IMAGES"},
+	}))
+}
+
+func TestStreamHandlerIntent(t *testing.T) {
+	// GIVEN the leaderboard's counters WHEN synthesized THEN the function
+	// is Go on provided.al2023/arm64, traced, reading the design layer
+	has(t, "leaderboard", "AWS::Lambda::Function", like(m{
+		"Runtime": "provided.al2023", "Architectures": []any{"arm64"}, "Handler": "bootstrap",
+		"TracingConfig": m{"Mode": "Active"},
+		"Description":   "keyplan counters stream handler for Leaderboard",
+		"Layers":        with(m{"Ref": assertions.Match_StringLikeRegexp(jsii.String("^LeaderboardDesign"))}),
+	}))
+	// AND its mapping reports partial failures, bisects, bounds retries
+	// and age, and filters to changes of Match items only
+	has(t, "leaderboard", "AWS::Lambda::EventSourceMapping", like(m{
+		"FunctionResponseTypes": []any{"ReportBatchItemFailures"}, "BisectBatchOnFunctionError": true,
+		"MaximumRetryAttempts": 10, "MaximumRecordAgeInSeconds": 86400,
+		"FilterCriteria": m{"Filters": []any{m{"Pattern": assertions.Match_SerializedJson(like(m{
+			"eventName": []any{"INSERT", "MODIFY", "REMOVE"},
+			"dynamodb":  m{"Keys": m{"SK": m{"S": []any{m{"prefix": "MATCH#"}}}}},
+		}))}}},
+	}))
+	// AND the failure queue is encrypted
+	has(t, "leaderboard", "AWS::SQS::Queue", like(m{"SqsManagedSseEnabled": true}))
+}
