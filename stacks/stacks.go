@@ -24,7 +24,9 @@ type Config struct {
 }
 
 // DefaultConfig is what the CDK app uses, run from the repository root.
-var DefaultConfig = Config{Models: "examples", Region: "us-east-1", ReplicaRegion: "eu-west-1"}
+func DefaultConfig() Config {
+	return Config{Models: "examples", Region: "us-east-1", ReplicaRegion: "eu-west-1"}
+}
 
 // Stacks are the example app's stacks.
 type Stacks struct {

@@ -59,7 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
 			return exitUsage
 		}
-		_, _ = stdout.Write(patterns.Schema)
+		_, _ = stdout.Write(patterns.Schema())
 		return exitClean
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)

@@ -2,6 +2,7 @@ package tablerules
 
 import (
 	"fmt"
+	"slices"
 )
 
 // Result is a rule's verdict on one resource.
@@ -79,8 +80,11 @@ type Rule struct {
 	Check       func(*GlobalTable) (Result, string)
 }
 
-// Rules is the pack.
-var Rules = []Rule{
+// Rules returns the pack (a copy: the pack itself cannot be changed).
+func Rules() []Rule { return slices.Clone(rules) }
+
+// rules is the pack.
+var rules = []Rule{
 	{"KPG1", "Point-in-time recovery is enabled in every replica (a global table's backups are per region).", PITREveryReplica},
 	{"KPG2", "Deletion protection is enabled in every replica.", DeletionProtection},
 	{"KPG3", "A table with more than one replica streams NEW_AND_OLD_IMAGES, which replication needs.", ReplicaStream},
@@ -153,7 +157,7 @@ func Capacity(g *GlobalTable) (Result, string) {
 // Evaluate runs every rule and returns the NonCompliant ones as messages.
 func Evaluate(g *GlobalTable) []string {
 	var out []string
-	for _, r := range Rules {
+	for _, r := range rules {
 		if res, why := r.Check(g); res == NonCompliant {
 			out = append(out, fmt.Sprintf("[%s] %s %s", r.ID, why+":", r.Explanation))
 		}

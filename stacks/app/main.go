@@ -8,6 +8,6 @@ import (
 
 func main() {
 	app := awscdk.NewApp(nil)
-	stacks.New(app, stacks.DefaultConfig)
+	stacks.New(app, stacks.DefaultConfig())
 	app.Synth(nil)
 }
