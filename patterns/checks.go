@@ -42,6 +42,8 @@ var rules = []Rule{
 	{"KP102", SeverityError, "Strong reads only on the base table", ruleStrongOnGSI},
 	{"KP103", SeverityError, "A hand-made layout serves every pattern", ruleExplicitUnservable},
 	{"KP104", SeverityError, "A hand-made base key identifies one item", ruleExplicitIdentity},
+	{"KP105", SeverityError, "A base key holds only attributes that never change", ruleBaseKeyFixed},
+	{"KP106", SeverityWarning, "Every key is read by a pattern", ruleUnusedKey},
 	{"KP201", SeverityError, "Numbers in hand-made sort keys have a fixed width", ruleUnpadded},
 	{"KP202", SeverityError, "A shared key attribute has one type", ruleTypeClash},
 	{"KP203", SeverityError, "Key values fit DynamoDB's key size limits", ruleKeySize},
@@ -54,6 +56,7 @@ var rules = []Rule{
 	{"KP306", SeverityError, "Table and index names are valid", ruleNames},
 	{"KP401", SeverityWarning, "No hot partitions", ruleHotPartition},
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
+	{"KP403", SeverityWarning, "No partition hotter than the pattern needs", ruleIntroducedHot},
 	{"KP501", SeverityError, "Stream-maintained attributes are not in keys", ruleMaintainedInKey},
 }
 
@@ -162,6 +165,53 @@ func ruleExplicitIdentity(d *Design) []finding {
 			out = append(out, finding{entity(e), e.field("keys"),
 				fmt.Sprintf("the base key %s / %s lacks id attribute(s) %s: two %s items with the same key overwrite each other", k.PK, k.SK, strings.Join(missing, ", "), e.Name),
 				"put every id attribute in the base table's pk or sk"})
+		}
+	}
+	return out
+}
+
+// KP105: a base key cannot be updated in place, so an attribute in it that
+// changes leaves the item under its old key (an update would have to
+// delete and re-create it).
+func ruleBaseKeyFixed(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		k := d.Entity(e.Name).Key(Table)
+		if k == nil {
+			continue
+		}
+		for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
+			if !e.Fixed(a) {
+				out = append(out, finding{entity(e), e.field("keys"),
+					fmt.Sprintf("the base key %s / %s holds %s, which is neither an id attribute nor declared immutable: a base key cannot be updated in place", k.PK, k.SK, a),
+					fmt.Sprintf("declare %s {immutable: true} if it never changes once written, or move it to a GSI key", a)})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// KP106: a GSI key that no pattern reads costs a write (and storage) on
+// every item that carries it.
+func ruleUnusedKey(d *Design) []finding {
+	used := map[string]bool{}
+	for _, p := range d.Patterns {
+		if p.Served() {
+			for _, e := range p.Entities {
+				used[e+" "+p.Index] = true
+			}
+		}
+	}
+	var out []finding
+	for _, e := range d.model.Entities {
+		for _, k := range d.Entity(e.Name).Keys {
+			if k.Index == Table || used[e.Name+" "+k.Index] {
+				continue
+			}
+			out = append(out, finding{entity(e), e.field("keys"),
+				fmt.Sprintf("its key %s / %s on %s serves no pattern: every %s write pays for it", k.PK, k.SK, k.Index, e.Name),
+				"remove the key, or add the pattern it was meant for"})
 		}
 	}
 	return out
@@ -462,6 +512,9 @@ func ruleHotPartition(d *Design) []finding {
 		}
 		p := d.model.Pattern(pp.Name)
 		e := d.model.Entity(pp.Entities[0])
+		if len(pp.keys) > 0 && introducesHot(e, newReq(d.model, p), pp.keys[0].PK.Attrs(), pp.keys[0].PK.Shards()) {
+			continue // the layout's doing, not the pattern's: KP403
+		}
 		attrs := pp.KeyCondition.PK.Attrs()
 		values, why := 1, ""
 		for _, a := range attrs {
@@ -482,6 +535,29 @@ func ruleHotPartition(d *Design) []finding {
 		}
 		out = append(out, finding{pattern(p), p.Pos, why,
 			"add shards: N (N ≥ 2) to write-shard the key and read it by scatter-gather, or partition by an attribute with more values"})
+	}
+	return out
+}
+
+// KP403: a layout that serves a pattern from a constant or low-cardinality
+// partition when the pattern's own equality attributes would spread it
+// (a hot key introduced to save an index). Designed plans never do.
+func ruleIntroducedHot(d *Design) []finding {
+	var out []finding
+	for _, pp := range d.Patterns {
+		if !pp.Served() || len(pp.keys) == 0 {
+			continue
+		}
+		p := d.model.Pattern(pp.Name)
+		r := newReq(d.model, p)
+		e := d.model.Entity(pp.Entities[0])
+		k := pp.keys[0]
+		if !introducesHot(e, r, k.PK.Attrs(), k.PK.Shards()) {
+			continue
+		}
+		out = append(out, finding{pattern(p), p.Pos,
+			fmt.Sprintf("it is served from the partition %s on %s, which takes few values, though its where (%s) would spread it", k.PK, pp.Index, strings.Join(r.eq, ", ")),
+			fmt.Sprintf("give it a key whose partition holds %s", strings.Join(minus(r.eq, k.PK.Attrs()), ", "))})
 	}
 	return out
 }

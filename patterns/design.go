@@ -72,9 +72,13 @@ type Design struct {
 	Entities []*EntityKeys `json:"entities"`
 	// Patterns hold how each pattern is served.
 	Patterns []*PatternPlan `json:"patterns"`
-	// LowerBound is the fewest GSIs any design with these base keys can have:
-	// the most distinct GSI key shapes one entity needs.
+	// LowerBound is the fewest GSIs any layout can have that serves every
+	// pattern without putting one on a partition hotter than its where
+	// needs (every designed plan is such a layout): Bounds.Cool.
 	LowerBound int `json:"lowerBound"`
+	// Bounds holds both lower bounds: over every layout the checks accept
+	// (Any), and over those without an introduced hot partition (Cool).
+	Bounds Bounds `json:"lowerBounds"`
 	// Diagnostics are the checks' findings.
 	Diagnostics []Diagnostic `json:"diagnostics"`
 	// Cost is the estimate from declared rates and sizes.
@@ -140,11 +144,16 @@ type PatternPlan struct {
 	Consistent bool `json:"consistent,omitempty"`
 	// Requests is the number of requests one read takes (shards: one per shard).
 	Requests int `json:"requests"`
+	// Verify lists equality attributes the key does not hold, checked on
+	// the one item a get reads (its key holds the whole id).
+	Verify []string `json:"verify,omitempty"`
 	// Reason says why no index serves the pattern.
 	Reason string `json:"reason,omitempty"`
 
 	// scan is set when no index's partition key is given by the pattern.
 	scan bool
+	// keys are the entity keys the read uses.
+	keys []*EntityKey
 }
 
 // Served reports whether an index serves the pattern.

@@ -246,7 +246,7 @@ func (l *loader) number(n *yaml.Node, path string) float64 {
 var (
 	topFields     = []string{"table", "entities", "patterns", "examples"}
 	entityFields  = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive"}
-	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional"}
+	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable"}
 	keyFields     = []string{"pk", "sk"}
 	patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
 	typeNames     = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL)}
@@ -420,6 +420,8 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 			a.MaxLength = l.count(g.val, p, 1, MaxItemBytes)
 		case "optional":
 			a.Optional = l.boolean(g.val, p)
+		case "immutable":
+			a.Immutable = l.boolean(g.val, p)
 		}
 	}
 	if !seenType {
@@ -461,15 +463,7 @@ func (l *loader) pattern(f field) *Pattern {
 		case "where":
 			p.Where = l.strs(g.val, fp)
 		case "sort":
-			s := strings.Fields(l.str(g.val, fp))
-			switch {
-			case len(s) == 1:
-				p.Sort = s[0]
-			case len(s) == 2 && (s[1] == "asc" || s[1] == "desc"):
-				p.Sort, p.Desc = s[0], s[1] == "desc"
-			case len(s) > 0:
-				l.add(pos(g.val), fp, "expected \"ATTRIBUTE\", \"ATTRIBUTE asc\" or \"ATTRIBUTE desc\", found %q", g.val.Value)
-			}
+			p.Sort, p.Desc = l.sortSpec(g.val, fp)
 		case "filter":
 			for _, cf := range l.fields(g.val, fp, nil) {
 				if cf.val.Kind != yaml.ScalarNode || cf.val.Tag == "!!null" {
@@ -498,6 +492,48 @@ func (l *loader) pattern(f field) *Pattern {
 		l.add(f.keyAt, path, "missing get or query; expected {get: ENTITY} or {query: ENTITY or [ENTITY, …]}")
 	}
 	return p
+}
+
+// sortSpec reads sort: "attr", "attr asc|desc", or a list of those. A key
+// orders by its whole sort key, so every direction must be the same.
+func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
+	n = deref(n)
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			l.add(pos(n), path, "expected at least one sort attribute")
+		}
+	}
+	var attrs []string
+	dir := ""
+	for _, it := range items {
+		it = deref(it)
+		s := strings.Fields(l.str(it, path))
+		d := ""
+		switch {
+		case len(s) == 1:
+		case len(s) == 2 && (s[1] == "asc" || s[1] == "desc"):
+			d = s[1]
+		case len(s) > 0 || it.Kind == yaml.ScalarNode:
+			l.add(pos(it), path, "expected \"ATTRIBUTE\", \"ATTRIBUTE asc\" or \"ATTRIBUTE desc\", found %q", it.Value)
+			continue
+		default:
+			continue
+		}
+		if slices.Contains(attrs, s[0]) {
+			l.add(pos(it), path, "%q is listed twice", s[0])
+			continue
+		}
+		attrs = append(attrs, s[0])
+		if d != "" && dir != "" && d != dir {
+			l.add(pos(it), path, "%s is %s but an earlier sort attribute is %s: a query orders by its whole sort key, so every attribute goes the same way", s[0], d, dir)
+		}
+		if d != "" {
+			dir = d
+		}
+	}
+	return attrs, dir == "desc"
 }
 
 func (l *loader) examples(n *yaml.Node) *Examples {

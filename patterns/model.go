@@ -146,6 +146,10 @@ type Attribute struct {
 	MaxLength int `json:"maxLength,omitempty"`
 	// Optional marks an attribute an item may lack.
 	Optional bool `json:"optional,omitempty"`
+	// Immutable marks an attribute that never changes once the item is
+	// written: it may enter the base table's key (which cannot be updated
+	// in place). Id attributes are immutable by definition.
+	Immutable bool `json:"immutable,omitempty"`
 
 	Pos Pos `json:"-"`
 }
@@ -167,9 +171,11 @@ type Pattern struct {
 	Entities []string `json:"entities"`
 	// Where lists the equality attributes (default for get: the entity's id).
 	Where []string `json:"where,omitempty"`
-	// Sort is the attribute the caller ranges over or orders by ("" for none).
-	Sort string `json:"sort,omitempty"`
-	// Desc orders results descending by Sort.
+	// Sort lists the attributes results are ordered by, in order (none: no
+	// order); the caller ranges over the first.
+	Sort []string `json:"sort,omitempty"`
+	// Desc orders results descending by Sort (every attribute: a key
+	// orders by its whole sort key, so the directions cannot differ).
 	Desc bool `json:"desc,omitempty"`
 	// Filter fixes attributes to constants: they go into a key or make a sparse index.
 	Filter []Const `json:"filter,omitempty"`
@@ -263,6 +269,25 @@ func (e *Entity) TTLAttr() *Attribute {
 		}
 	}
 	return nil
+}
+
+// Fixed reports whether an attribute never changes once its item is
+// written: an id attribute, or one declared immutable.
+func (e *Entity) Fixed(attr string) bool {
+	if slices.Contains(e.ID, attr) {
+		return true
+	}
+	a := e.Attr(attr)
+	return a != nil && a.Immutable
+}
+
+// SortAttr is the attribute a pattern's caller ranges over: its first sort
+// attribute, or "".
+func (p *Pattern) SortAttr() string {
+	if len(p.Sort) == 0 {
+		return ""
+	}
+	return p.Sort[0]
 }
 
 // IsID reports whether attr is one of the entity's id attributes.

@@ -2,41 +2,45 @@ package patterns
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 )
 
-// Plan derives the design of a valid model: base keys from ids and item
-// collections, the fewest overloaded GSIs it can find (with the lower bound
-// beside the count), sparse keys, projections, and how each pattern is
-// served. A model with hand-made keys is checked instead of designed.
-// Findings (unservable patterns, limits) are Diagnostics, not errors; the
-// error is for an unusable model and matches [ErrInvalidModel].
-func Plan(m *Model) (*Design, error) {
+// Plan derives the design of a valid model: base keys, the fewest
+// overloaded GSIs the search finds (with the lower bounds beside the
+// count), sparse keys, projections, and how each pattern is served. A
+// model with hand-made keys is checked instead of designed. Findings
+// (unservable patterns, limits) are Diagnostics, not errors; the error is
+// for an unusable model and matches [ErrInvalidModel].
+func Plan(m *Model) (*Design, error) { return PlanWith(m, Options{}) }
+
+// Options tune planning.
+type Options struct {
+	// Budget bounds the search's steps (fits and verifications).
+	// Default: DefaultBudget.
+	Budget int
+}
+
+// PlanWith is Plan with options.
+func PlanWith(m *Model, o Options) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	d := &Design{Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}}
+	pl := newPlanner(m, o)
+	d.Bounds = lowerBounds(m, pl.reqs)
+	d.LowerBound = d.Bounds.Cool
 	var ly *layout
 	if d.Explicit {
 		ly = explicitLayout(m)
-		d.LowerBound = lowerBound(m, planShapes(m, ly, m.Patterns))
 	} else {
-		ly = designLayout(m)
-		shapes := planShapes(m, ly, m.Patterns)
-		d.LowerBound = lowerBound(m, shapes)
-		n := color(shapes, d.LowerBound)
-		for i := range n {
-			ly.indexes = append(ly.indexes, gsiName(i))
-		}
-		for _, s := range shapes {
-			for _, e := range s.entities {
-				ly.keys[e] = append(ly.keys[e], s.key(m, e, gsiName(s.index)))
-			}
-		}
+		ly = pl.design()
 	}
-	for _, e := range m.Entities {
+	for _, name := range entityNames(m) {
+		e := m.Entity(name)
 		keys := ly.keys[e.Name]
 		sort.SliceStable(keys, func(i, j int) bool {
 			return slices.Index(ly.indexes, keys[i].Index) < slices.Index(ly.indexes, keys[j].Index)
@@ -46,13 +50,13 @@ func Plan(m *Model) (*Design, error) {
 			d.TTL = a.Name
 		}
 	}
-	for _, p := range m.Patterns {
+	for _, p := range patternsByName(m) {
 		d.Patterns = append(d.Patterns, ly.serve(p))
 	}
 	for _, name := range ly.indexes[1:] {
 		ix := &Index{Name: name}
 		ix.PK, ix.SK = IndexKeyNames(name)
-		for _, e := range m.Entities {
+		for _, e := range d.Entities {
 			if ly.key(e.Name, name) != nil {
 				ix.Entities = append(ix.Entities, e.Name)
 			}
@@ -67,45 +71,154 @@ func Plan(m *Model) (*Design, error) {
 
 func gsiName(i int) string { return fmt.Sprintf("GSI%d", i+1) }
 
-// planShapes lists the GSI shapes that those of pats the base table cannot
-// serve need, given the layout's base keys.
-func planShapes(m *Model, ly *layout, pats []*Pattern) []*shape {
-	base := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
-	for e, keys := range ly.keys {
-		for _, k := range keys {
-			if k.Index == Table {
-				base.keys[e] = []*EntityKey{k}
+// patternsByName lists the patterns sorted by name: the order of the
+// model file never changes a plan.
+func patternsByName(m *Model) []*Pattern {
+	out := slices.Clone(m.Patterns)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func newPlanner(m *Model, o Options) *planner {
+	pl := &planner{m: m, steps: o.Budget, single: map[string][]*req{}}
+	if pl.steps <= 0 {
+		pl.steps = DefaultBudget
+	}
+	for _, p := range patternsByName(m) {
+		r := newReq(m, p)
+		pl.reqs = append(pl.reqs, r)
+		if !r.multi {
+			pl.single[r.ents[0]] = append(pl.single[r.ents[0]], r)
+		}
+	}
+	return pl
+}
+
+// design searches every group, then lays their GSIs side by side: the
+// i-th GSI of each group shares one overloaded GSI (groups never share an
+// entity). GSIs are named by their content in canonical order, and keys
+// no pattern reads are dropped.
+func (pl *planner) design() *layout {
+	m := pl.m
+	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	var merged []map[string][]*EntityKey
+	for _, g := range pl.groups() {
+		gp := pl.search(g)
+		if gp == nil {
+			continue
+		}
+		for e, k := range gp.base {
+			ly.keys[e] = []*EntityKey{k}
+		}
+		for i, keys := range heaviestFirst(m, gp.gsis) {
+			if i == len(merged) {
+				merged = append(merged, map[string][]*EntityKey{})
+			}
+			for e, ks := range keys {
+				merged[i][e] = append(merged[i][e], ks...)
 			}
 		}
 	}
-	single := map[string][]*requirement{}
-	var coupled []*requirement
-	for _, p := range pats {
-		if plan := base.serve(p); plan.Served() {
-			continue
+	// Canonical order: by the GSI's keys as text.
+	sig := func(keys map[string][]*EntityKey) string {
+		var parts []string
+		for _, e := range slices.Sorted(maps.Keys(keys)) {
+			for _, k := range keys[e] {
+				parts = append(parts, e+":"+k.PK.String()+"/"+k.SK.String())
+			}
 		}
-		r := newRequirement(m, p)
-		if len(p.Entities) == 1 {
-			single[p.Entities[0]] = append(single[p.Entities[0]], r)
-		} else {
-			coupled = append(coupled, r)
+		return strings.Join(parts, "|")
+	}
+	sort.SliceStable(merged, func(i, j int) bool { return sig(merged[i]) < sig(merged[j]) })
+	for i, keys := range merged {
+		name := gsiName(i)
+		ly.indexes = append(ly.indexes, name)
+		for _, e := range slices.Sorted(maps.Keys(keys)) {
+			for _, k := range keys[e] {
+				c := *k
+				c.Index = name
+				ly.keys[e] = append(ly.keys[e], &c)
+			}
 		}
 	}
-	var shapes []*shape
-	for _, e := range m.Entities {
-		shapes = append(shapes, singleShapes(single[e.Name])...)
-	}
-	shapes = append(shapes, coupledShapes(m, coupled)...)
-	// Order shapes by their first pattern, so GSI numbering follows the model.
-	first := func(s *shape) int {
-		i := len(m.Patterns)
-		for _, r := range s.reqs {
-			i = min(i, slices.Index(m.Patterns, r.pattern))
+	return pl.prune(ly)
+}
+
+// heaviestFirst orders a group's GSIs by the projection their patterns
+// need (whole items first), so that GSIs laid side by side across groups
+// tend to need the same projection.
+func heaviestFirst(m *Model, gsis []map[string][]*EntityKey) []map[string][]*EntityKey {
+	w := func(keys map[string][]*EntityKey) int {
+		n := 0
+		for e := range keys {
+			for _, p := range m.Patterns {
+				if slices.Contains(p.Entities, e) && len(p.Returns) == 0 {
+					n++
+				}
+			}
 		}
-		return i
+		return n
 	}
-	sort.SliceStable(shapes, func(i, j int) bool { return first(shapes[i]) < first(shapes[j]) })
-	return shapes
+	out := slices.Clone(gsis)
+	sort.SliceStable(out, func(i, j int) bool { return w(out[i]) > w(out[j]) })
+	return out
+}
+
+// prune drops GSI keys no pattern is served by, and GSIs left empty
+// (renaming the rest in order): a key nobody reads costs a write on every
+// item.
+func (pl *planner) prune(ly *layout) *layout {
+	for {
+		used := map[*EntityKey]bool{}
+		for _, p := range pl.m.Patterns {
+			for _, k := range ly.serve(p).keys {
+				used[k] = true
+			}
+		}
+		dropped := false
+		for e, ks := range ly.keys {
+			var keep []*EntityKey
+			for _, k := range ks {
+				if k.Index == Table || used[k] {
+					keep = append(keep, k)
+				} else {
+					dropped = true
+				}
+			}
+			ly.keys[e] = keep
+		}
+		if !dropped {
+			break
+		}
+	}
+	// Drop empty GSIs and rename the rest GSI1…GSIn in order.
+	var live []string
+	for _, ix := range ly.indexes[1:] {
+		for _, ks := range ly.keys {
+			if slices.ContainsFunc(ks, func(k *EntityKey) bool { return k.Index == ix }) {
+				live = append(live, ix)
+				break
+			}
+		}
+	}
+	rename := map[string]string{}
+	for i, ix := range live {
+		rename[ix] = gsiName(i)
+	}
+	out := &layout{m: ly.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	for _, ix := range live {
+		out.indexes = append(out.indexes, rename[ix])
+	}
+	for e, ks := range ly.keys {
+		for _, k := range ks {
+			c := *k
+			if k.Index != Table {
+				c.Index = rename[k.Index]
+			}
+			out.keys[e] = append(out.keys[e], &c)
+		}
+	}
+	return out
 }
 
 // explicitLayout reads the model's hand-made keys (validated already).
@@ -128,194 +241,10 @@ func explicitLayout(m *Model) *layout {
 	return ly
 }
 
-// designLayout chooses every entity's base key. Each item collection (a
-// root entity and everything within it) shares the root's partition key,
-// a prefix of the root's id; each entity's sort key is its tag followed by
-// the rest of its id in the order that serves most of its patterns. Among
-// the partition choices it keeps the one needing the fewest GSI shapes,
-// then the finest partition.
-func designLayout(m *Model) *layout {
-	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
-	root := map[string]string{}
-	for _, e := range m.Entities {
-		r := e
-		for r.Within != "" {
-			r = m.Entity(r.Within)
-		}
-		root[e.Name] = r.Name
-	}
-	for _, r := range m.Entities {
-		if r.Within != "" {
-			continue
-		}
-		var tree []*Entity
-		for _, e := range m.Entities {
-			if root[e.Name] == r.Name {
-				tree = append(tree, e)
-			}
-		}
-		var best map[string]*EntityKey
-		var bestScore [2]int
-		for k := len(r.ID); k >= 1; k-- {
-			pkAttrs := r.ID[:k]
-			ok := true
-			for _, e := range tree {
-				ok = ok && subset(pkAttrs, attrNamesOf(e))
-			}
-			if !ok {
-				continue
-			}
-			pk := Template{}.lit(Tag(r.Name))
-			for _, a := range pkAttrs {
-				pk = pk.lit(string(Sep)).attr(a)
-			}
-			for _, nest := range []bool{false, true} {
-				keys := treeKeys(m, tree, pk, pkAttrs, nest)
-				if keys == nil {
-					continue
-				}
-				trial := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
-				for n, k := range keys {
-					trial.keys[n] = []*EntityKey{k}
-				}
-				score := treeScore(m, trial, tree, touching(m, tree))
-				if best == nil || score[0] < bestScore[0] || score[0] == bestScore[0] && score[1] < bestScore[1] {
-					best, bestScore = keys, score
-				}
-			}
-		}
-		for n, k := range best {
-			ly.keys[n] = []*EntityKey{k}
-		}
-	}
-	return ly
-}
-
 func attrNamesOf(e *Entity) []string {
 	out := make([]string, len(e.Attributes))
 	for i, a := range e.Attributes {
 		out[i] = a.Name
-	}
-	return out
-}
-
-// touching lists the patterns that read any of the entities.
-func touching(m *Model, tree []*Entity) []*Pattern {
-	var out []*Pattern
-	for _, p := range m.Patterns {
-		for _, e := range tree {
-			if slices.Contains(p.Entities, e.Name) {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// treeScore is (the most shapes one tree entity needs, the total).
-func treeScore(m *Model, ly *layout, tree []*Entity, pats []*Pattern) [2]int {
-	shapes := planShapes(m, ly, pats)
-	var score [2]int
-	for _, e := range tree {
-		n := 0
-		for _, s := range shapes {
-			if slices.Contains(s.entities, e.Name) {
-				n++
-			}
-		}
-		score[0] = max(score[0], n)
-		score[1] += n
-	}
-	return score
-}
-
-// treeKeys gives every entity of an item collection its base key. Flat:
-// each sort key is the entity's tag and the rest of its id. Nested: a child
-// that a collection pattern reads together with its parent extends the
-// parent's sort key, so the parent and its children form one key range
-// (Room ROOM, Member ROOM#MEMBER#{userId}); nil when nesting changes nothing.
-func treeKeys(m *Model, tree []*Entity, pk Template, pkAttrs []string, nest bool) map[string]*EntityKey {
-	keys := map[string]*EntityKey{}
-	nested := false
-	var place func(e *Entity) *EntityKey
-	place = func(e *Entity) *EntityKey {
-		if k, ok := keys[e.Name]; ok {
-			return k
-		}
-		var prefix Template
-		used := pkAttrs
-		if parent := m.Entity(e.Within); nest && parent != nil && readTogether(m, e.Name, parent.Name) {
-			pkey := place(parent)
-			if subset(pkey.SK.Attrs(), e.ID) {
-				prefix = pkey.SK.lit(string(Sep))
-				used = append(append([]string(nil), pkAttrs...), pkey.SK.Attrs()...)
-				nested = true
-			}
-		}
-		keys[e.Name] = bestSortKey(m, e, pk, used, prefix)
-		return keys[e.Name]
-	}
-	for _, e := range tree {
-		place(e)
-	}
-	if nest && !nested {
-		return nil
-	}
-	return keys
-}
-
-// readTogether reports whether a collection pattern reads both entities.
-func readTogether(m *Model, a, b string) bool {
-	for _, p := range m.Patterns {
-		if len(p.Entities) > 1 && slices.Contains(p.Entities, a) && slices.Contains(p.Entities, b) {
-			return true
-		}
-	}
-	return false
-}
-
-// bestSortKey orders the rest of the entity's id in its sort key, after
-// prefix and its tag, so that the base table serves as many of its
-// single-entity patterns as it can.
-func bestSortKey(m *Model, e *Entity, pk Template, used []string, prefix Template) *EntityKey {
-	rest := minus(e.ID, used)
-	orders := [][]string{rest}
-	if len(rest) > 1 && len(rest) <= 4 {
-		orders = permutations(rest)
-	}
-	var best *EntityKey
-	bestServed := -1
-	for _, order := range orders {
-		sk := prefix.lit(Tag(e.Name))
-		for _, a := range order {
-			sk = sk.lit(string(Sep)).attr(a)
-		}
-		k := &EntityKey{Index: Table, PK: pk, SK: sk}
-		ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{e.Name: {k}}}
-		served := 0
-		for _, p := range m.Patterns {
-			if len(p.Entities) == 1 && p.Entities[0] == e.Name && ly.serve(p).Served() {
-				served++
-			}
-		}
-		if served > bestServed {
-			best, bestServed = k, served
-		}
-	}
-	return best
-}
-
-func permutations(s []string) [][]string {
-	if len(s) <= 1 {
-		return [][]string{append([]string(nil), s...)}
-	}
-	var out [][]string
-	for i := range s {
-		rest := append(append([]string(nil), s[:i]...), s[i+1:]...)
-		for _, p := range permutations(rest) {
-			out = append(out, append([]string{s[i]}, p...))
-		}
 	}
 	return out
 }
@@ -342,7 +271,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 				}
 			}
 			e := d.model.Entity(name)
-			for _, a := range p.Returns {
+			for _, a := range append(slices.Clone(p.Returns), pp.Verify...) {
 				if e.Attr(a) != nil && !slices.Contains(keyed, a) && !slices.Contains(include, a) {
 					include = append(include, a)
 				}

@@ -155,12 +155,25 @@ func (ly *layout) checkWhen(ek *EntityKey, k known) string {
 	return ""
 }
 
+// single serves a one-entity pattern with the entity's key on index (of
+// several sparse keys on exclusive constants, the one it reads).
 func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
-	e := ly.m.Entity(p.Entities[0])
-	ek := ly.key(e.Name, index)
-	if ek == nil {
-		return nil, ""
+	var reasons []string
+	for _, ek := range ly.keys[p.Entities[0]] {
+		if ek.Index != index {
+			continue
+		}
+		plan, reason := ly.singleKey(p, index, ek)
+		if plan != nil {
+			return plan, ""
+		}
+		reasons = append(reasons, reason)
 	}
+	return nil, strings.Join(reasons, "; ")
+}
+
+func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPlan, string) {
+	e := ly.m.Entity(p.Entities[0])
 	k := knownOf(ly.m, p)
 	if r := ly.checkWhen(ek, k); r != "" {
 		return nil, r
@@ -176,19 +189,28 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 		consumed[a] = true
 	}
 	prefix, _, next := skWalk(ek.SK, k, consumed)
+	var verify []string
 	if r := leftover(k, consumed, ek); r != "" {
-		return nil, r
+		// A get that knows the whole key, and the key holds the whole id,
+		// reads at most one item: its other attributes are verified on it.
+		if p.Op != OpGet || next != "" || !subset(e.ID, append(ek.PK.Attrs(), ek.SK.Attrs()...)) {
+			return nil, r
+		}
+		verify = unconsumed(k, consumed)
 	}
-	if p.Sort != "" && next != p.Sort {
-		return nil, fmt.Sprintf("its sort key %s does not order by %s after the equality attributes", ek.SK, p.Sort)
+	if len(p.Sort) > 0 {
+		after := ek.SK[len(prefix):].Attrs()
+		if len(after) < len(p.Sort) || !slices.Equal(after[:len(p.Sort)], p.Sort) {
+			return nil, fmt.Sprintf("its sort key %s does not order by %s after the equality attributes", ek.SK, strings.Join(p.Sort, ", "))
+		}
 	}
 	full := next == ""
 	if index == Table && p.Op == OpGet && !full {
 		return nil, fmt.Sprintf("GetItem needs the whole sort key %s, but %s is not in where", ek.SK, next)
 	}
-	kc := &KeyCondition{PK: ly.subst(ek.PK, e, k), SortAttr: p.Sort}
-	if p.Sort != "" {
-		kc.SortEnds = ek.SK[len(ek.SK)-1].Attr == p.Sort
+	kc := &KeyCondition{PK: ly.subst(ek.PK, e, k), SortAttr: p.SortAttr()}
+	if len(p.Sort) == 1 {
+		kc.SortEnds = ek.SK[len(ek.SK)-1].Attr == p.Sort[0]
 	}
 	switch {
 	case full && len(ek.SK) > 0:
@@ -204,26 +226,35 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 	if kc.SKOp == SKBeginsWith && len(kc.SK.Attrs()) == 0 && ly.overlap(index, kc.PK, &KeyCondition{PK: kc.PK}, []string{e.Name}) == "" {
 		kc.SKOp = SKNone
 	}
-	return ly.plan(p, index, kc, ek.PK), ""
+	plan := ly.plan(p, index, kc, ek.PK)
+	plan.Verify = verify
+	plan.keys = []*EntityKey{ek}
+	return plan, ""
+}
+
+// unconsumed lists the known attributes a key does not hold, sorted.
+func unconsumed(k known, consumed map[string]bool) []string {
+	var out []string
+	for a := range k.eq {
+		if !consumed[a] {
+			out = append(out, a)
+		}
+	}
+	for a := range k.consts {
+		if !consumed[a] && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // leftover reports equality attributes or constants the key cannot apply.
 func leftover(k known, consumed map[string]bool, ek *EntityKey) string {
-	var extra []string
-	for a := range k.eq { // sorted below
-		if !consumed[a] {
-			extra = append(extra, a)
-		}
-	}
-	for a := range k.consts {
-		if !consumed[a] {
-			extra = append(extra, a)
-		}
-	}
+	extra := unconsumed(k, consumed)
 	if len(extra) == 0 {
 		return ""
 	}
-	sort.Strings(extra)
 	return fmt.Sprintf("%s would need a FilterExpression: key %s / %s does not lead with it", strings.Join(extra, ", "), ek.PK, ek.SK)
 }
 
@@ -344,7 +375,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if len(base) > 0 {
 			kc.SKOp, kc.SK = SKBeginsWith, base
 		}
-		return ly.plan(p, index, kc, pk), ""
+		return ly.multiPlan(p, index, kc, pk), ""
 	}
 	var leads []string
 	lo, hi := "", ""
@@ -388,7 +419,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		}
 		return nil, fmt.Sprintf("%s items sort among the collection's in this partition; no one key range reads the collection without them", strings.Join(others, ", "))
 	}
-	return ly.plan(p, index, kc, pk), ""
+	return ly.multiPlan(p, index, kc, pk), ""
 }
 
 // region is the range of sort-key text an entity's items take: one point
@@ -432,4 +463,13 @@ func commonPrefix(ss []string) string {
 		}
 	}
 	return p
+}
+
+// multiPlan is a collection's plan, with the keys it reads.
+func (ly *layout) multiPlan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
+	plan := ly.plan(p, index, kc, pk)
+	for _, name := range p.Entities {
+		plan.keys = append(plan.keys, ly.key(name, index))
+	}
+	return plan
 }

@@ -200,15 +200,17 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 	for _, a := range p.Where {
 		need("where", a)
 	}
-	if p.Sort != "" && need("sort", p.Sort) {
-		if slices.Contains(p.Where, p.Sort) {
-			l.add(p.field("sort"), path+".sort", "%q is in where already; sort names the attribute the caller ranges over or orders by", p.Sort)
-		}
-		if len(ents) > 1 {
-			l.add(p.field("sort"), path+".sort", "a collection query returns items in key order; sort applies to a query of one entity")
+	switch {
+	case len(p.Sort) > 0 && len(ents) > 1:
+		l.add(p.field("sort"), path+".sort", "a collection returns items in key order; sort applies to one entity (query %s alone to order it by %s)", ents[0].Name, strings.Join(p.Sort, ", "))
+	case len(p.Sort) > 0:
+		for _, a := range p.Sort {
+			if need("sort", a) && slices.Contains(p.Where, a) {
+				l.add(p.field("sort"), path+".sort", "%q is in where already; sort names the attributes the caller ranges over or orders by", a)
+			}
 		}
 	}
-	if p.Desc && p.Sort == "" {
+	if p.Desc && len(p.Sort) == 0 {
 		l.add(p.field("sort"), path+".sort", "desc needs a sort attribute")
 	}
 	for _, c := range p.Filter {

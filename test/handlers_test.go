@@ -99,7 +99,7 @@ func TestStreamHandlers(t *testing.T) {
 		}},
 		{"shop", "Fanout", []string{"MODIFY"}, `"CUSTOMER"`, []string{
 			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on ShopTable9FD07E5E.StreamArn",
-			"dynamodb:Query on ShopTable9FD07E5E.Arn/index/GSI2", // CustomerOrders, exactly
+			"dynamodb:Query on ShopTable9FD07E5E.Arn/index/GSI1", // CustomerOrders, exactly
 			"dynamodb:UpdateItem on ShopTable9FD07E5E.Arn",
 			"logs:CreateLogStream,logs:PutLogEvents on ShopFanoutLogs0497E84E.Arn",
 			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on ShopFanoutFailures79C28E68.Arn",

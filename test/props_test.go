@@ -101,7 +101,7 @@ func TestPropsProblems(t *testing.T) {
 			func(tbl *singletable.Table, stack awscdk.Stack) {
 				role := awsiam.NewRole(stack, jsii.String("R"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
 				tbl.GrantPatterns(role, "GetOrder", "GetOrdr")
-			}, []string{`GrantPatterns: unknown pattern "GetOrdr" (the design has GetOrder, ByStatus)`}},
+			}, []string{`GrantPatterns: unknown pattern "GetOrdr" (the design has ByStatus, GetOrder)`}},
 		{"stale acknowledgement", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, Acknowledge: map[string]string{"KP401:ByStatus": "fine", "KP402": "old"}}
 		}, nil, []string{`Acknowledge["KP402"] matches no warning of this design; remove it`}},

@@ -56,10 +56,10 @@ func ExampleTable_Item() {
 	}
 	printItem(item)
 	// Output:
-	// GSI1PK = "PLAYER#SEASON#2026-Q2"
-	// GSI1SK = "PLAYER#01500#p1"
-	// GSI2PK = "PLAYER#HANDLE#nighthawk"
-	// GSI2SK = "PLAYER#p1"
+	// GSI1PK = "PLAYER#HANDLE#nighthawk"
+	// GSI1SK = "PLAYER#p1"
+	// GSI2PK = "PLAYER#SEASON#2026-Q2"
+	// GSI2SK = "PLAYER#01500#p1"
 	// PK = "PLAYER#p1"
 	// SK = "PLAYER"
 	// createdAt = "2026-01-02T09:00:00.000Z"
@@ -89,7 +89,7 @@ func ExampleTable_QueryInput() {
 	}
 	fmt.Println("ScanIndexForward:", aws.ToBool(in.ScanIndexForward), "Limit:", aws.ToInt32(in.Limit))
 	// Output:
-	// GSI1 (#0 = :0) AND (#1 BETWEEN :1 AND :2)
+	// GSI2 (#0 = :0) AND (#1 BETWEEN :1 AND :2)
 	// :0 PLAYER#SEASON#2026-Q2
 	// :1 PLAYER#01500
 	// :2 PLAYER$

@@ -58,8 +58,8 @@ func TestItemCarriesExactlyItsKeys(t *testing.T) {
 	}
 	want := map[string]string{
 		"PK": "PLAYER#p1", "SK": "PLAYER",
-		"GSI1PK": "PLAYER#SEASON#2026-Q2", "GSI1SK": "PLAYER#00009#p1", // padded: 9 sorts before 1000
-		"GSI2PK": "PLAYER#HANDLE#night%20hawk", "GSI2SK": "PLAYER#p1",
+		"GSI2PK": "PLAYER#SEASON#2026-Q2", "GSI2SK": "PLAYER#00009#p1", // padded: 9 sorts before 1000
+		"GSI1PK": "PLAYER#HANDLE#night%20hawk", "GSI1SK": "PLAYER#p1",
 		"createdAt": "2025-01-02T09:00:00.000Z", // fixed-width UTC
 	}
 	for k, v := range want {
@@ -79,14 +79,14 @@ func TestItemSparse(t *testing.T) {
 	pending, _ := tbl.Item("Order", order)
 	order["status"] = "SHIPPED"
 	shipped, _ := tbl.Item("Order", order)
-	if s(pending, "GSI2PK") != "ORDER#MERCHANTID#m1#STATUS#PENDING" {
-		t.Errorf("pending GSI2PK %q", s(pending, "GSI2PK"))
+	if s(pending, "GSI1PK") != "ORDER#MERCHANTID#m1#STATUS#PENDING" {
+		t.Errorf("pending GSI1PK %q", s(pending, "GSI1PK"))
 	}
-	if _, ok := shipped["GSI2PK"]; ok {
-		t.Errorf("a shipped order is on the pending index: %v", shipped["GSI2PK"])
+	if _, ok := shipped["GSI1PK"]; ok {
+		t.Errorf("a shipped order is on the pending index: %v", shipped["GSI1PK"])
 	}
-	if s(shipped, "GSI1PK") != "ORDER#USERID#u1" {
-		t.Errorf("shipped order left the user index: %q", s(shipped, "GSI1PK"))
+	if s(shipped, "GSI2PK") != "ORDER#USERID#u1" {
+		t.Errorf("shipped order left the user index: %q", s(shipped, "GSI2PK"))
 	}
 }
 
@@ -166,11 +166,11 @@ func TestQueryInputEqualsHandBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	expr, _ := expression.NewBuilder().
-		WithKeyCondition(expression.Key("GSI1PK").Equal(expression.Value("PLAYER#SEASON#2026-Q2"))).
-		WithProjection(expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI1PK"), expression.Name("GSI1SK"), expression.Name("handle"), expression.Name("rating"))).
+		WithKeyCondition(expression.Key("GSI2PK").Equal(expression.Value("PLAYER#SEASON#2026-Q2"))).
+		WithProjection(expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI2PK"), expression.Name("GSI2SK"), expression.Name("handle"), expression.Name("rating"))).
 		Build()
 	want := &dynamodb.QueryInput{
-		TableName: aws.String("Tbl"), IndexName: aws.String("GSI1"),
+		TableName: aws.String("Tbl"), IndexName: aws.String("GSI2"),
 		KeyConditionExpression: expr.KeyCondition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		ProjectionExpression: expr.Projection(), ScanIndexForward: aws.Bool(false), Limit: aws.Int32(100),
 	}
@@ -188,7 +188,7 @@ func TestReservedWordsArePlaceholders(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, expr := range []string{aws.ToString(in.KeyConditionExpression), aws.ToString(in.ProjectionExpression)} {
-		for _, word := range []string{"status", "name", "total", "GSI1PK"} {
+		for _, word := range []string{"status", "name", "total", "GSI2PK"} {
 			if strings.Contains(expr, word) {
 				t.Errorf("expression %q names %s bare", expr, word)
 			}
@@ -199,7 +199,7 @@ func TestReservedWordsArePlaceholders(t *testing.T) {
 		named = append(named, n)
 	}
 	sort.Strings(named)
-	if strings.Join(named, ",") != "GSI1PK,GSI1SK,PK,SK,customerName,total" {
+	if strings.Join(named, ",") != "GSI2PK,GSI2SK,PK,SK,customerName,total" {
 		t.Errorf("names %v", named)
 	}
 }
@@ -214,12 +214,12 @@ func TestSortRanges(t *testing.T) {
 	}{
 		{"none, shared partition", "RecentMatches", nil, `begins_with(SK, "MATCH#")`},
 		{"none, own partition", "SeasonLeaderboard", nil, ``},
-		{">=", "SeasonLeaderboard", &Range{Op: ">=", Value: 1000}, `GSI1SK BETWEEN "PLAYER#01000" AND "PLAYER$"`},
-		{">", "SeasonLeaderboard", &Range{Op: ">", Value: 1000}, `GSI1SK BETWEEN "PLAYER#01000$" AND "PLAYER$"`},
-		{"<=", "SeasonLeaderboard", &Range{Op: "<=", Value: 990}, `GSI1SK BETWEEN "PLAYER#" AND "PLAYER#00990$"`},
-		{"< before an id", "SeasonLeaderboard", &Range{Op: "<", Value: 990}, `GSI1SK BETWEEN "PLAYER#" AND "PLAYER#00990"`},
-		{"= before an id", "SeasonLeaderboard", &Range{Op: "=", Value: 990}, `begins_with(GSI1SK, "PLAYER#00990#")`},
-		{"between", "SeasonLeaderboard", &Range{Op: "between", Value: 9, Upper: 1000}, `GSI1SK BETWEEN "PLAYER#00009" AND "PLAYER#01000$"`},
+		{">=", "SeasonLeaderboard", &Range{Op: ">=", Value: 1000}, `GSI2SK BETWEEN "PLAYER#01000" AND "PLAYER$"`},
+		{">", "SeasonLeaderboard", &Range{Op: ">", Value: 1000}, `GSI2SK BETWEEN "PLAYER#01000$" AND "PLAYER$"`},
+		{"<=", "SeasonLeaderboard", &Range{Op: "<=", Value: 990}, `GSI2SK BETWEEN "PLAYER#" AND "PLAYER#00990$"`},
+		{"< before an id", "SeasonLeaderboard", &Range{Op: "<", Value: 990}, `GSI2SK BETWEEN "PLAYER#" AND "PLAYER#00990"`},
+		{"= before an id", "SeasonLeaderboard", &Range{Op: "=", Value: 990}, `begins_with(GSI2SK, "PLAYER#00990#")`},
+		{"between", "SeasonLeaderboard", &Range{Op: "between", Value: 9, Upper: 1000}, `GSI2SK BETWEEN "PLAYER#00009" AND "PLAYER#01000$"`},
 		{"< ending the key", "RecentMatches", &Range{Op: "<", Value: "2026-06-23T14:00:00Z"}, `SK BETWEEN "MATCH#" AND "MATCH#2026-06-23T13:59:59.999Z$"`},
 		{"= ending the key", "RecentMatches", &Range{Op: "=", Value: "2026-06-23T14:00:00Z"}, `SK = "MATCH#2026-06-23T14:00:00.000Z"`},
 	}

@@ -146,7 +146,7 @@ func (t *Table) buildProjection(p *patterns.Pattern, pp *patterns.PatternPlan) e
 		pk, sk := t.d.KeyNames(pp.Index)
 		names = append(names, pk, sk)
 	}
-	for _, a := range p.Returns {
+	for _, a := range append(slices.Clone(p.Returns), pp.Verify...) {
 		if !slices.Contains(names, a) {
 			names = append(names, a)
 		}

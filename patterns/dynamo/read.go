@@ -32,16 +32,45 @@ type Page struct {
 	Capacity float64
 }
 
-func (t *Table) decodeAll(raw []map[string]types.AttributeValue) ([]Item, error) {
+// decodeAll decodes a read's items, keeping those whose verified
+// attributes (PatternPlan.Verify: a get's where attributes its key does
+// not hold) equal the request's.
+func (t *Table) decodeAll(pp *patterns.PatternPlan, params Params, raw []map[string]types.AttributeValue) ([]Item, error) {
 	items := make([]Item, 0, len(raw))
 	for _, r := range raw {
 		name, v, err := t.Decode(r)
 		if err != nil {
 			return nil, err
 		}
+		if ok, err := t.verified(pp, name, v, params); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
 		items = append(items, Item{Entity: name, Values: v, Raw: r})
 	}
 	return items, nil
+}
+
+// verified reports whether an item holds the values the pattern verifies.
+func (t *Table) verified(pp *patterns.PatternPlan, entity string, v Values, params Params) (bool, error) {
+	if pp == nil || len(pp.Verify) == 0 {
+		return true, nil
+	}
+	e := t.m.Entity(entity)
+	for _, name := range pp.Verify {
+		a := e.Attr(name)
+		want, err := a.EncodeKey(params[name])
+		if err != nil {
+			return false, err
+		}
+		got, err := a.EncodeKey(v[name])
+		if err != nil || got != want {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // Read runs one read of a pattern: a GetItem, one Query, or, for a sharded
@@ -68,7 +97,7 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 		}
 		page := &Page{Requests: 1, Capacity: capacity(out.ConsumedCapacity)}
 		if out.Item != nil {
-			page.Items, err = t.decodeAll([]map[string]types.AttributeValue{out.Item})
+			page.Items, err = t.decodeAll(pp, r.Params, []map[string]types.AttributeValue{out.Item})
 		}
 		return page, err
 	}
@@ -85,7 +114,7 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 		}
 		page.Requests++
 		page.Capacity += capacity(out.ConsumedCapacity)
-		items, err := t.decodeAll(out.Items)
+		items, err := t.decodeAll(pp, r.Params, out.Items)
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +220,7 @@ func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[It
 				if err != nil {
 					return err
 				}
-				items, err := t.decodeAll(out.Items)
+				items, err := t.decodeAll(pp, r.Params, out.Items)
 				if err != nil {
 					return err
 				}

@@ -111,7 +111,7 @@ func Validate(ctx context.Context, t *Table) *Report {
 	}
 	for _, x := range ex.Expect {
 		p := t.m.Pattern(x.Pattern)
-		r := &Result{Pattern: x.Pattern, Params: Params(x.Params), Expected: x.Items, Ordered: p.Sort != "",
+		r := &Result{Pattern: x.Pattern, Params: Params(x.Params), Expected: x.Items, Ordered: len(p.Sort) > 0,
 			Planned: t.d.Pattern(x.Pattern).Requests, Pos: x.Pos}
 		c.n = 0
 		page, err := run.read(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})

@@ -13,10 +13,10 @@ import (
 func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# %s\n\n", d.Table)
-	fmt.Fprintf(b, "%d GSI(s); lower bound %d.\n\n", len(d.Indexes), d.LowerBound)
+	fmt.Fprintf(b, "%s.\n\n", gsiLine(d))
 	b.WriteString("## Access patterns\n\n")
 	b.WriteString("| # | Pattern | Operation | Index | Key condition | Requests |\n|---|---|---|---|---|---|\n")
-	for i, p := range d.Patterns {
+	for i, p := range patternsInOrder(d) {
 		op, ix, cond := p.Operation, p.Index, "`"+p.Text+"`"+extras(p)
 		if !p.Served() {
 			op, ix, cond = "**Scan**", "—", "not served: "+p.Reason
@@ -38,7 +38,7 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 			title = fmt.Sprintf("%s (projection %s)", name, ix.ProjectionText())
 		}
 		fmt.Fprintf(b, "\n### %s\n\n| Entity | %s | %s | Attributes |\n|---|---|---|---|\n", title, pk, sk)
-		for _, e := range d.Entities {
+		for _, e := range entitiesInOrder(d) {
 			k := e.Key(name)
 			if k == nil {
 				continue
@@ -50,7 +50,7 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, strings.Join(attrs, ", "), when(k.When))
 		}
 	}
-	writeCostMarkdown(b, d.Cost)
+	writeCostMarkdown(b, d, d.Cost)
 	if len(d.Diagnostics) > 0 {
 		b.WriteString("\n## Findings\n\n| Id | Severity | Subject | Message |\n|---|---|---|---|\n")
 		for _, x := range d.Diagnostics {
@@ -61,7 +61,7 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 	return err
 }
 
-func writeCostMarkdown(b *strings.Builder, c *patterns.Cost) {
+func writeCostMarkdown(b *strings.Builder, d *patterns.Design, c *patterns.Cost) {
 	if c == nil {
 		return
 	}
@@ -69,11 +69,11 @@ func writeCostMarkdown(b *strings.Builder, c *patterns.Cost) {
 	fmt.Fprintf(b, "%.1f read units/s, %.1f write units/s: **$%.2f/month on-demand**, **$%.2f/month provisioned** (at %d%% utilization, each index sized on its own). us-east-1 prices.\n\n",
 		c.ReadUnits, c.WriteUnits, c.OnDemand, c.Provisioned, patterns.TargetUtilizationPercent)
 	b.WriteString("| Pattern | Index | Item bytes | Items | Read units/read | Rate/s | Units/s |\n|---|---|---|---|---|---|---|\n")
-	for _, p := range c.Patterns {
+	for _, p := range inModelOrder(c.Patterns, patternNames(d), func(p *patterns.PatternCost) string { return p.Name }) {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %g | %g | %g |\n", p.Name, p.Index, p.ItemBytes, p.Items, p.ReadUnits, p.Rate, p.UnitsPerSecond)
 	}
 	b.WriteString("\n| Entity | Item bytes | Write amplification | Write units/write | Writes/s | Units/s |\n|---|---|---|---|---|---|\n")
-	for _, e := range c.Entities {
+	for _, e := range inModelOrder(c.Entities, entityNames(d), func(e *patterns.EntityCost) string { return e.Name }) {
 		fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
 	}
 	if len(c.Assumptions) > 0 {

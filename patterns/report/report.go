@@ -91,3 +91,69 @@ func WriteFindings(w io.Writer, file string, ds []patterns.Diagnostic, f Format)
 	}
 	return fmt.Errorf("unknown format %q; expected one of: %s", f, join(FindingFormats()))
 }
+
+// The design lists entities and patterns by name (canonical: the order of
+// the model file never changes it); reports for people follow the model's
+// own order, as its author wrote it.
+
+func patternNames(d *patterns.Design) []string {
+	var out []string
+	if m := d.Model(); m != nil {
+		for _, p := range m.Patterns {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+func entityNames(d *patterns.Design) []string {
+	var out []string
+	if m := d.Model(); m != nil {
+		for _, e := range m.Entities {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// inModelOrder orders xs by their names' positions in order (names not in
+// it keep their place after the others).
+func inModelOrder[T any](xs []T, order []string, name func(T) string) []T {
+	out := slices.Clone(xs)
+	pos := func(x T) int {
+		if i := slices.Index(order, name(x)); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(out, func(a, b T) int { return pos(a) - pos(b) })
+	return out
+}
+
+func patternsInOrder(d *patterns.Design) []*patterns.PatternPlan {
+	return inModelOrder(d.Patterns, patternNames(d), func(p *patterns.PatternPlan) string { return p.Name })
+}
+
+func entitiesInOrder(d *patterns.Design) []*patterns.EntityKeys {
+	return inModelOrder(d.Entities, entityNames(d), func(e *patterns.EntityKeys) string { return e.Name })
+}
+
+// gsiLine is the GSI count beside the lower bound, saying what the bound
+// is relative to and why a count is below it.
+func gsiLine(d *patterns.Design) string {
+	n := len(d.Indexes)
+	s := fmt.Sprintf("%d GSI(s), %s", n, d.Bounds)
+	unserved := 0
+	for _, p := range d.Patterns {
+		if !p.Served() {
+			unserved++
+		}
+	}
+	switch {
+	case n < d.Bounds.Any && unserved > 0:
+		s += fmt.Sprintf("; below the bound because %d pattern(s) are not served", unserved)
+	case n < d.Bounds.Cool:
+		s += "; below the bound because this layout serves a pattern from a hotter partition than its where needs (KP403)"
+	}
+	return s
+}

@@ -19,19 +19,19 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 	if d.TTL != "" {
 		fmt.Fprintf(b, ", ttl %s", d.TTL)
 	}
-	fmt.Fprintf(b, "\n%d GSI(s), lower bound %d\n", len(d.Indexes), d.LowerBound)
+	fmt.Fprintf(b, "\n%s\n", gsiLine(d))
 	for _, ix := range d.Indexes {
 		fmt.Fprintf(b, "  %s (%s/%s) %s: %s\n", ix.Name, ix.PK, ix.SK, ix.ProjectionText(), strings.Join(ix.Entities, ", "))
 	}
 	b.WriteString("\nkeys\n")
-	for _, e := range d.Entities {
+	for _, e := range entitiesInOrder(d) {
 		for _, k := range e.Keys {
 			pk, sk := d.KeyNames(k.Index)
 			fmt.Fprintf(b, "  %-12s %-6s %s=%s %s=%s%s\n", e.Name, k.Index, pk, k.PK, sk, k.SK, when(k.When))
 		}
 	}
 	b.WriteString("\npatterns\n")
-	for _, p := range d.Patterns {
+	for _, p := range patternsInOrder(d) {
 		if !p.Served() {
 			fmt.Fprintf(b, "  %-20s NOT SERVED: %s\n", p.Name, p.Reason)
 			continue
@@ -71,6 +71,9 @@ func extras(p *patterns.PatternPlan) string {
 	}
 	if p.Requests > 1 {
 		s = append(s, fmt.Sprintf("%d requests merged", p.Requests))
+	}
+	if len(p.Verify) > 0 {
+		s = append(s, "verifies "+strings.Join(p.Verify, ", ")+" on the item")
 	}
 	if len(s) == 0 {
 		return ""

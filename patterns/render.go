@@ -1,0 +1,99 @@
+package patterns
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Rendering shapes as key templates. A partition key starts with its
+// owner's tag, then each partition attribute: an attribute of the owner's
+// id as #{a}, any other labelled #A#{a} (ORDER#STATUS#{status}), a filter
+// constant that every requirement on the key fixes to one value as its
+// encoded value (ORDER#STATUS#PENDING, and the key is sparse on it), and
+// the shard last. A sort key starts with the entity's tag (after a nesting
+// prefix), then the sort attributes, then the rest of the id.
+
+// pkOrder puts partition attributes in canonical order: the owner's id
+// attributes in id order, then the others by name.
+func pkOrder(owner *Entity, pk []string) []string {
+	var out []string
+	for _, a := range owner.ID {
+		if slices.Contains(pk, a) {
+			out = append(out, a)
+		}
+	}
+	rest := minus(pk, owner.ID)
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+// sparseConsts are the partition attributes every requirement on a key
+// fixes to the same constant (and none asks for by where): the key renders
+// them as values and holds only such items.
+func sparseConsts(pk []string, rs []*req) []Const {
+	var out []Const
+	for _, a := range pk {
+		v, ok := "", true
+		for i, r := range rs {
+			c, fixed := r.consts[a]
+			if !fixed || i > 0 && c != v {
+				ok = false
+				break
+			}
+			v = c
+		}
+		if ok && len(rs) > 0 {
+			out = append(out, Const{Attr: a, Value: v})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Attr < out[j].Attr })
+	return out
+}
+
+// renderPK is a partition key template.
+func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Template {
+	t := Template{}.lit(Tag(owner.Name))
+	for _, a := range pkOrder(owner, pk) {
+		if slices.ContainsFunc(sparse, func(c Const) bool { return c.Attr == a }) {
+			continue
+		}
+		if owner.IsID(a) {
+			t = t.lit(string(Sep)).attr(a)
+		} else {
+			t = t.lit(string(Sep) + strings.ToUpper(a) + string(Sep)).attr(a)
+		}
+	}
+	for _, c := range sparse {
+		enc, _ := e.Attr(c.Attr).EncodeKey(c.Value)
+		t = t.lit(string(Sep) + strings.ToUpper(c.Attr) + string(Sep) + enc)
+	}
+	if shards > 1 {
+		t = append(t.lit(string(Sep)), Segment{Shards: shards})
+	}
+	return t
+}
+
+// renderSK is a sort key template: prefix (a parent's sort key and the
+// separator, for a nested child), the entity's tag, the sort attributes,
+// the rest of the id.
+func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
+	t := prefix.lit(Tag(e.Name))
+	for _, a := range sk {
+		t = t.lit(string(Sep)).attr(a)
+	}
+	for _, id := range e.ID {
+		if !slices.Contains(pk, id) && !slices.Contains(sk, id) {
+			t = t.lit(string(Sep)).attr(id)
+		}
+	}
+	return t
+}
+
+// renderKey renders a shape for entity e on an index, sparse on what the
+// requirements it serves all fix.
+func renderKey(m *Model, e *Entity, k akey, rs []*req, index string) *EntityKey {
+	owner := m.Entity(k.owner)
+	sparse := sparseConsts(k.pk, rs)
+	return &EntityKey{Index: index, PK: renderPK(owner, e, k.pk, sparse, k.shards), SK: renderSK(e, nil, k.pk, k.sk), When: sparse}
+}

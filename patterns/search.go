@@ -1,0 +1,778 @@
+package patterns
+
+import (
+	"slices"
+	"sort"
+)
+
+// The search. Entities that interact (a within tree, the members of a
+// collection read) form a group; groups share nothing but GSI numbers, so
+// each is searched alone. For a group the planner enumerates base
+// placements (each entity's base key: in its own partition, its parent's,
+// or a collection owner's; which fixed attributes enter it and in which
+// order), and for each, assigns every requirement the base table does not
+// serve to an overloaded GSI, one key per entity per GSI (or several,
+// sparse on exclusive constants). Every candidate layout is verified with
+// the same matcher the checks use (layout.serve). The objective is
+// lexicographic: requirements served; then no hot partition introduced;
+// then the fewest GSIs; then the least write amplification (weighted by
+// the entities' writes). The search is exact within a step budget; past
+// it, base placements are tried in order of promise and GSIs are filled
+// first-fit (see DESIGN notes in docs/planner.md).
+
+// DefaultBudget bounds the steps (fits and verifications) one Plan takes,
+// whatever the model: past it, the search keeps the best layout found.
+const DefaultBudget = 400_000
+
+// score orders candidate layouts: lower is better, field by field.
+type score struct {
+	unserved int // requirements no index serves
+	hot      int // requirements served from a partition hotter than they need
+	gsis     int
+	keys     float64 // write amplification: GSI keys weighted by writes
+}
+
+func (a score) less(b score) bool {
+	switch {
+	case a.unserved != b.unserved:
+		return a.unserved < b.unserved
+	case a.hot != b.hot:
+		return a.hot < b.hot
+	case a.gsis != b.gsis:
+		return a.gsis < b.gsis
+	}
+	return a.keys < b.keys-1e-9
+}
+
+type planner struct {
+	m     *Model
+	reqs  []*req
+	steps int
+	// single holds each entity's single-entity requirements.
+	single map[string][]*req
+}
+
+// spend takes n steps from the budget; false when it is spent.
+func (pl *planner) spend(n int) bool {
+	pl.steps -= n
+	return pl.steps > 0
+}
+
+// group is entities searched together and the requirements on them.
+type group struct {
+	ents []*Entity // parents before children
+	reqs []*req
+}
+
+// groups partitions the entities: within links and collection reads join
+// them. Entities keep the model's order inside a group only for parents
+// before children; groups are ordered by their first entity's name.
+func (pl *planner) groups() []*group {
+	m := pl.m
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(x string) string {
+		for parent[x] != "" && parent[x] != x {
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b string) {
+		ra, rb := find(a), find(b)
+		if ra != rb {
+			if rb < ra {
+				ra, rb = rb, ra
+			}
+			parent[rb] = ra
+		}
+	}
+	names := entityNames(m)
+	for _, n := range names {
+		parent[n] = n
+	}
+	for _, e := range m.Entities {
+		if e.Within != "" {
+			union(e.Name, e.Within)
+		}
+	}
+	for _, r := range pl.reqs {
+		for _, n := range r.ents[1:] {
+			union(r.ents[0], n)
+		}
+	}
+	byRoot := map[string]*group{}
+	var out []*group
+	for _, n := range names {
+		root := find(n)
+		g := byRoot[root]
+		if g == nil {
+			g = &group{}
+			byRoot[root] = g
+			out = append(out, g)
+		}
+		g.ents = append(g.ents, m.Entity(n))
+	}
+	for _, g := range out {
+		g.ents = parentsFirst(m, g.ents)
+		for _, r := range pl.reqs {
+			if slices.ContainsFunc(g.ents, func(e *Entity) bool { return e.Name == r.ents[0] }) {
+				g.reqs = append(g.reqs, r)
+			}
+		}
+	}
+	return out
+}
+
+// entityNames lists the entity names, sorted: the planner's order, so
+// that the order of the model file never changes a plan.
+func entityNames(m *Model) []string {
+	out := make([]string, len(m.Entities))
+	for i, e := range m.Entities {
+		out[i] = e.Name
+	}
+	sort.Strings(out)
+	return out
+}
+
+// parentsFirst orders entities so that each comes after the entity it
+// lives within, names breaking ties.
+func parentsFirst(m *Model, ents []*Entity) []*Entity {
+	depth := func(e *Entity) int {
+		d := 0
+		for p := m.Entity(e.Within); p != nil && d < len(m.Entities); p = m.Entity(p.Within) {
+			d++
+		}
+		return d
+	}
+	out := slices.Clone(ents)
+	sort.SliceStable(out, func(i, j int) bool {
+		di, dj := depth(out[i]), depth(out[j])
+		if di != dj {
+			return di < dj
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out
+}
+
+// groupPlan is a group's best layout: base keys, and per GSI (numbered
+// within the group) each entity's keys.
+type groupPlan struct {
+	base  map[string]*EntityKey
+	gsis  []map[string][]*EntityKey
+	score score
+}
+
+// maxBaseCandidates bounds the base keys tried per entity.
+const maxBaseCandidates = 12
+
+// baseCandidates lists the base keys entity e may take, given the keys
+// chosen for the entities before it (its parent's): the most promising
+// first.
+func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*EntityKey {
+	m := pl.m
+	fixed := func(a string) bool { return e.Fixed(a) }
+	var out []*EntityKey
+	add := func(k *EntityKey) {
+		if k == nil {
+			return
+		}
+		for _, x := range out {
+			if x.PK.Equal(k.PK) && x.SK.Equal(k.SK) {
+				return
+			}
+		}
+		out = append(out, k)
+	}
+	own := func(pk, sk []string) *EntityKey {
+		return &EntityKey{Index: Table, PK: renderPK(e, e, pk, nil, 0), SK: renderSK(e, nil, pk, sk)}
+	}
+	// The requirement subsets one base key could serve, most first.
+	rs := pl.single[e.Name]
+	var sets [][]*req
+	if len(rs) <= 6 {
+		for mask := 1; mask < 1<<len(rs); mask++ {
+			var s []*req
+			for i, r := range rs {
+				if mask&(1<<i) != 0 {
+					s = append(s, r)
+				}
+			}
+			sets = append(sets, s)
+		}
+	} else {
+		for _, r := range rs {
+			sets = append(sets, []*req{r})
+		}
+	}
+	sort.SliceStable(sets, func(i, j int) bool { return len(sets[i]) > len(sets[j]) })
+	if p := m.Entity(e.Within); p != nil {
+		// Within a parent: its partition key, flat or nested under its
+		// sort key.
+		pk := chosen[p.Name]
+		if pk == nil {
+			return nil
+		}
+		pkAttrs := pk.PK.Attrs()
+		if !subset(pkAttrs, attrNamesOf(e)) {
+			return nil
+		}
+		for _, a := range pkAttrs {
+			if !e.Fixed(a) {
+				return nil
+			}
+		}
+		child := func(prefix Template, sk []string) *EntityKey {
+			return &EntityKey{Index: Table, PK: pk.PK, SK: renderSK(e, prefix, pkAttrs, sk)}
+		}
+		skVariants := [][]string{minus(e.ID, pkAttrs)}
+		for _, s := range sets {
+			if k, ok := fit(e, s, fitOptions{pk: pkAttrs, allowed: fixed}); ok {
+				skVariants = append(skVariants, k.sk)
+			}
+		}
+		nestable := subset(pk.SK.Attrs(), attrNamesOf(e)) && !slices.ContainsFunc(pk.SK.Attrs(), func(a string) bool { return !e.Fixed(a) })
+		for _, sk := range skVariants {
+			add(child(nil, sk))
+			if nestable && readTogether(m, e.Name, p.Name) {
+				used := append(slices.Clone(pkAttrs), pk.SK.Attrs()...)
+				add(child(pk.SK.lit(string(Sep)), minus(sk, used)))
+			}
+			if len(out) >= maxBaseCandidates {
+				break
+			}
+		}
+		return out
+	}
+	// Its own partition: the id's prefixes, then shapes that serve its
+	// own patterns from the base table.
+	for k := len(e.ID); k >= 1; k-- {
+		add(own(e.ID[:k], e.ID[k:]))
+	}
+	for _, s := range sets {
+		if k, ok := fit(e, s, fitOptions{allowed: fixed, cool: true}); ok && len(k.pk) > 0 && k.shards == 0 {
+			add(own(k.pk, k.sk))
+		}
+		if len(out) >= maxBaseCandidates {
+			break
+		}
+	}
+	// A collection owner's partition, when a collection reads e with its
+	// owner and e carries the owner's equality attributes.
+	for _, r := range pl.reqs {
+		if !r.multi || r.owner == e.Name || !slices.Contains(r.ents, e.Name) || r.shards > 0 {
+			continue
+		}
+		if !subset(r.eq, attrNamesOf(e)) || slices.ContainsFunc(r.eq, func(a string) bool { return !e.Fixed(a) }) {
+			continue
+		}
+		owner := m.Entity(r.owner)
+		add(&EntityKey{Index: Table, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, nil, r.eq, nil)})
+	}
+	if len(out) > maxBaseCandidates {
+		out = out[:maxBaseCandidates]
+	}
+	return out
+}
+
+// readTogether reports whether a collection pattern reads both entities.
+func readTogether(m *Model, a, b string) bool {
+	for _, p := range m.Patterns {
+		if len(p.Entities) > 1 && slices.Contains(p.Entities, a) && slices.Contains(p.Entities, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// search finds a group's best layout.
+func (pl *planner) search(g *group) *groupPlan {
+	var best *groupPlan
+	chosen := map[string]*EntityKey{}
+	combos := 0
+	var walk func(i int)
+	walk = func(i int) {
+		if pl.steps <= 0 && best != nil {
+			return
+		}
+		if i == len(g.ents) {
+			combos++
+			gp := pl.gsiSearch(g, chosen)
+			if best == nil || gp.score.less(best.score) {
+				best = gp
+			}
+			return
+		}
+		e := g.ents[i]
+		for _, k := range pl.baseCandidates(e, chosen) {
+			chosen[e.Name] = k
+			walk(i + 1)
+			delete(chosen, e.Name)
+			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.gsis == 0 && best.score.keys == 0) {
+				return
+			}
+		}
+	}
+	walk(0)
+	return best
+}
+
+// baseLayout is a layout of the base keys alone.
+func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
+	ly := &layout{m: pl.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	for n, k := range keys {
+		ly.keys[n] = []*EntityKey{k}
+	}
+	return ly
+}
+
+// slot is one entity's keys on one GSI of the search: usually one shape;
+// several when they are sparse on exclusive constants.
+type slot struct {
+	fams []*fam
+}
+
+// fam is one shape and the requirements it serves.
+type fam struct {
+	reqs []*req
+	key  akey
+	// fixed is the partition attribute set a collection imposes.
+	fixed []string
+	owner string
+}
+
+// assignment is requirements placed on GSIs: per GSI, per entity, a slot.
+type assignment []map[string]*slot
+
+func (a assignment) clone() assignment {
+	out := make(assignment, len(a))
+	for i, g := range a {
+		out[i] = make(map[string]*slot, len(g))
+		for e, s := range g {
+			fams := make([]*fam, len(s.fams))
+			for j, f := range s.fams {
+				c := *f
+				c.reqs = slices.Clone(f.reqs)
+				fams[j] = &c
+			}
+			out[i][e] = &slot{fams: fams}
+		}
+	}
+	return out
+}
+
+// gsiSearch assigns the requirements the base keys leave unserved to GSIs
+// and scores the result.
+func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
+	m := pl.m
+	ly := pl.baseLayout(base)
+	var todo []*req
+	baseHot := 0
+	for _, r := range g.reqs {
+		pl.spend(1)
+		plan := ly.serve(r.p)
+		if plan.Served() {
+			if ek := plan.keys[0]; introducesHot(m.Entity(r.ents[0]), r, ek.PK.Attrs(), ek.PK.Shards()) {
+				baseHot++
+			}
+			continue
+		}
+		todo = append(todo, r)
+	}
+	// Most constrained first: collections, then by entity and pattern name.
+	sort.SliceStable(todo, func(i, j int) bool {
+		a, b := todo[i], todo[j]
+		if a.multi != b.multi {
+			return a.multi
+		}
+		if a.ents[0] != b.ents[0] {
+			return a.ents[0] < b.ents[0]
+		}
+		return a.p.Name < b.p.Name
+	})
+	base2 := map[string]*EntityKey{}
+	for k, v := range base {
+		base2[k] = v
+	}
+	gp := &groupPlan{base: base2}
+	// A strong read the base keys leave is placed too (so the checks can
+	// name it, KP102) but counts as unserved: base keys that serve it win.
+	strong := 0
+	for _, r := range todo {
+		if r.p.Consistent {
+			strong++
+		}
+	}
+	best, bestScore := pl.assign(g, base, todo)
+	bestScore.unserved += strong
+	bestScore.hot += baseHot
+	gp.gsis = pl.renderAssignment(best)
+	gp.score = bestScore
+	return gp
+}
+
+// weight is what one more GSI key on an entity costs: its writes per
+// second (at least a token, so that fewer keys win when no rate is given).
+func weight(e *Entity) float64 { return max(e.Writes, 0.001) }
+
+// assign places requirements on the fewest GSIs it can, then the fewest
+// keys, verifying each complete assignment against the real matcher.
+func (pl *planner) assign(g *group, base map[string]*EntityKey, rs []*req) (assignment, score) {
+	if len(rs) == 0 {
+		return nil, score{}
+	}
+	var best assignment
+	bestScore := score{unserved: len(rs) + 1}
+	lb := 1
+	for _, e := range g.ents {
+		lb = max(lb, pl.localBound(e, rs))
+	}
+	// Iterative deepening on the GSI count: the first count with a
+	// verified assignment is the least; within it, the fewest keys.
+	for k := lb; k <= len(rs) && best == nil && pl.steps > 0; k++ {
+		pl.dfs(g, base, rs, 0, make(assignment, 0, k), k, &best, &bestScore)
+	}
+	if best == nil {
+		// Budget spent: first fit, then each requirement the verification
+		// still rejects on a GSI of its own.
+		best, bestScore = pl.firstFit(g, base, rs)
+	}
+	return best, bestScore
+}
+
+// dfs tries each placement of rs[i:] on at most k GSIs.
+func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a assignment, k int, best *assignment, bestScore *score) {
+	if !pl.spend(1) {
+		return
+	}
+	if i == len(rs) {
+		s, ok := pl.verify(g, base, a)
+		if ok && (*best == nil || s.less(*bestScore)) {
+			*best, *bestScore = a.clone(), s
+		}
+		return
+	}
+	r := rs[i]
+	for gi := 0; gi <= len(a) && gi < k; gi++ {
+		next := a
+		if gi == len(a) {
+			next = append(a.clone(), map[string]*slot{})
+		} else {
+			next = a.clone()
+		}
+		if !pl.place(next[gi], r) {
+			continue
+		}
+		// Fewer keys cannot come from a branch that already has more.
+		if *best != nil && keysOf(pl.m, next) >= bestScore.keys-1e-9 {
+			continue
+		}
+		pl.dfs(g, base, rs, i+1, next, k, best, bestScore)
+		if pl.steps <= 0 {
+			return
+		}
+	}
+}
+
+// keysOf is an assignment's write amplification so far.
+func keysOf(m *Model, a assignment) float64 {
+	n := 0.0
+	for _, g := range a {
+		for e, s := range g {
+			if len(s.fams) > 0 {
+				n += weight(m.Entity(e))
+			}
+		}
+	}
+	return n
+}
+
+// place adds a requirement to a GSI, if each entity it reads can still
+// hold one shape there (or a sparse one exclusive with the others).
+func (pl *planner) place(gsi map[string]*slot, r *req) bool {
+	m := pl.m
+	if r.multi {
+		for _, name := range r.ents {
+			e := m.Entity(name)
+			s := gsi[name]
+			if s == nil {
+				s = &slot{}
+				gsi[name] = s
+			}
+			if len(s.fams) > 1 {
+				return false
+			}
+			if len(s.fams) == 0 {
+				k, ok := pl.fit(e, []*req{r}, fitOptions{pk: r.eq, cool: true})
+				if !ok {
+					return false
+				}
+				k.owner = r.owner
+				s.fams = []*fam{{reqs: []*req{r}, key: k, fixed: r.eq, owner: r.owner}}
+				continue
+			}
+			f := s.fams[0]
+			if f.fixed != nil && (!slices.Equal(f.fixed, r.eq) || f.owner != r.owner) {
+				return false
+			}
+			k, ok := pl.fit(e, append(slices.Clone(f.reqs), r), fitOptions{pk: r.eq, cool: true})
+			if !ok {
+				return false
+			}
+			k.owner = r.owner
+			f.reqs, f.key, f.fixed, f.owner = append(f.reqs, r), k, r.eq, r.owner
+		}
+		return true
+	}
+	e := m.Entity(r.ents[0])
+	s := gsi[e.Name]
+	if s == nil {
+		s = &slot{}
+		gsi[e.Name] = s
+	}
+	// Sparse on constants exclusive with every shape there: a shape of
+	// its own (items hold one of them at most, and the others' items none
+	// of it) beats widening a shape to every item.
+	exclusive := len(s.fams) > 0 && len(r.consts) > 0
+	for _, f := range s.fams {
+		exclusive = exclusive && f.fixed == nil && exclusiveWith(f.reqs, r)
+	}
+	if exclusive {
+		if k, ok := pl.fit(e, []*req{r}, fitOptions{must: sparseAttrs(r), cool: true}); ok {
+			s.fams = append(s.fams, &fam{reqs: []*req{r}, key: k})
+			return true
+		}
+	}
+	for _, f := range s.fams {
+		k, ok := pl.fit(e, append(slices.Clone(f.reqs), r), fitOptions{pk: f.fixed, cool: true})
+		if ok {
+			if f.fixed != nil {
+				k.owner = f.owner
+			}
+			f.reqs, f.key = append(f.reqs, r), k
+			return true
+		}
+	}
+	// A new shape beside others: only sparse, on constants exclusive with
+	// every other shape's.
+	if len(s.fams) > 0 {
+		when := sparseAttrs(r)
+		if len(when) == 0 {
+			return false
+		}
+		for _, f := range s.fams {
+			if f.fixed != nil || !exclusiveWith(f.reqs, r) {
+				return false
+			}
+		}
+		k, ok := pl.fit(e, []*req{r}, fitOptions{must: when, cool: true})
+		if !ok {
+			return false
+		}
+		s.fams = append(s.fams, &fam{reqs: []*req{r}, key: k})
+		return true
+	}
+	k, ok := pl.fit(e, []*req{r}, fitOptions{cool: true})
+	if !ok {
+		return false
+	}
+	s.fams = []*fam{{reqs: []*req{r}, key: k}}
+	return true
+}
+
+// sparseAttrs are a requirement's filter attributes.
+func sparseAttrs(r *req) []string {
+	var out []string
+	for a := range r.consts {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// exclusiveWith reports whether no item can be both on a shape serving rs
+// (sparse on what they all fix) and on one sparse on r's constants.
+func exclusiveWith(rs []*req, r *req) bool {
+	for a, v := range r.consts {
+		all := true
+		for _, x := range rs {
+			if c, ok := x.consts[a]; !ok || c == v {
+				all = false
+				break
+			}
+		}
+		if all && len(rs) > 0 {
+			// Every requirement of the other shape fixes a to one value
+			// (not v) only if they agree among themselves.
+			first := rs[0].consts[a]
+			agree := true
+			for _, x := range rs[1:] {
+				agree = agree && x.consts[a] == first
+			}
+			if agree {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fit is fit with the step budget spent.
+func (pl *planner) fit(e *Entity, rs []*req, o fitOptions) (akey, bool) {
+	pl.spend(len(rs))
+	return fit(e, rs, o)
+}
+
+// renderAssignment renders an assignment's shapes as keys, per GSI.
+func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
+	var out []map[string][]*EntityKey
+	for gi, g := range a {
+		keys := map[string][]*EntityKey{}
+		for name, s := range g {
+			e := pl.m.Entity(name)
+			for _, f := range s.fams {
+				keys[name] = append(keys[name], renderKey(pl.m, e, f.key, f.reqs, gsiName(gi)))
+			}
+		}
+		out = append(out, keys)
+	}
+	return out
+}
+
+// verify builds the group's layout with an assignment and checks every
+// requirement against the matcher, scoring the layout.
+func (pl *planner) verify(g *group, base map[string]*EntityKey, a assignment) (score, bool) {
+	pl.spend(len(g.reqs))
+	ly := pl.groupLayout(base, pl.renderAssignment(a))
+	s := score{gsis: len(a), keys: keysOf(pl.m, a)}
+	for _, r := range g.reqs {
+		plan := ly.serve(r.p)
+		if !plan.Served() {
+			return s, false
+		}
+		ek := plan.keys[0]
+		if introducesHot(pl.m.Entity(r.ents[0]), r, ek.PK.Attrs(), ek.PK.Shards()) {
+			s.hot++
+		}
+	}
+	return s, true
+}
+
+// groupLayout is a layout of base keys and GSI keys (GSIs named by their
+// position).
+func (pl *planner) groupLayout(base map[string]*EntityKey, gsis []map[string][]*EntityKey) *layout {
+	ly := pl.baseLayout(base)
+	for gi, g := range gsis {
+		ly.indexes = append(ly.indexes, gsiName(gi))
+		for e, ks := range g {
+			ly.keys[e] = append(ly.keys[e], ks...)
+		}
+	}
+	return ly
+}
+
+// firstFit places each requirement on the first GSI that takes it, and
+// gives any the matcher still rejects a GSI of its own.
+func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req) (assignment, score) {
+	var a assignment
+	for _, r := range rs {
+		placed := false
+		for gi := range a {
+			trial := a.clone()
+			if pl.place(trial[gi], r) {
+				a, placed = trial, true
+				break
+			}
+		}
+		if !placed {
+			next := append(a.clone(), map[string]*slot{})
+			if pl.place(next[len(next)-1], r) {
+				a = next
+			}
+		}
+	}
+	s, ok := pl.verify(g, base, a)
+	if ok {
+		return a, s
+	}
+	// Isolate what the matcher rejects: one GSI per such requirement.
+	ly := pl.groupLayout(base, pl.renderAssignment(a))
+	var bad []*req
+	for _, r := range rs {
+		if !ly.serve(r.p).Served() {
+			bad = append(bad, r)
+		}
+	}
+	var keep []*req
+	for _, r := range rs {
+		if !slices.Contains(bad, r) {
+			keep = append(keep, r)
+		}
+	}
+	a = nil
+	for _, r := range keep {
+		placed := false
+		for gi := range a {
+			trial := a.clone()
+			if pl.place(trial[gi], r) {
+				a, placed = trial, true
+				break
+			}
+		}
+		if !placed {
+			next := append(a.clone(), map[string]*slot{})
+			if pl.place(next[len(next)-1], r) {
+				a = next
+			}
+		}
+	}
+	for _, r := range bad {
+		next := append(a.clone(), map[string]*slot{})
+		if pl.place(next[len(next)-1], r) {
+			a = next
+		}
+	}
+	s, _ = pl.verify(g, base, a)
+	ly = pl.groupLayout(base, pl.renderAssignment(a))
+	s.unserved = 0
+	for _, r := range g.reqs {
+		if !ly.serve(r.p).Served() {
+			s.unserved++
+		}
+	}
+	return a, s
+}
+
+// localBound is a quick lower bound on the GSIs one entity's unserved
+// requirements need: the most of them that pairwise cannot share a shape.
+func (pl *planner) localBound(e *Entity, rs []*req) int {
+	var mine []*req
+	for _, r := range rs {
+		if slices.Contains(r.ents, e.Name) {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) > 16 {
+		return 1
+	}
+	conflict := func(a, b *req) bool {
+		_, ok := pl.fit(e, []*req{a, b}, fitOptions{cool: true})
+		if ok || exclusiveWith([]*req{a}, b) {
+			return false
+		}
+		return true
+	}
+	adj := make([][]bool, len(mine))
+	for i := range mine {
+		adj[i] = make([]bool, len(mine))
+		for j := range mine {
+			if i < j {
+				c := conflict(mine[i], mine[j])
+				adj[i][j] = c
+			} else if i > j {
+				adj[i][j] = adj[j][i]
+			}
+		}
+	}
+	return max(1, maxClique(adj))
+}
