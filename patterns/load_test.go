@@ -1,11 +1,11 @@
 package patterns
 
 import (
-	"slices"
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )

@@ -70,8 +70,7 @@ type group struct {
 func (pl *planner) groups() []*group {
 	m := pl.m
 	parent := map[string]string{}
-	var find func(string) string
-	find = func(x string) string {
+	find := func(x string) string {
 		for parent[x] != "" && parent[x] != x {
 			x = parent[x]
 		}
