@@ -2,6 +2,8 @@ package patterns
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -59,7 +61,7 @@ func TestGeneratedModelPlans(t *testing.T) {
 }
 
 func BenchmarkPlan(b *testing.B) {
-	for _, n := range []int{10, 50, 100, 200} {
+	for _, n := range []int{10, 50, 200, 1000} {
 		src := []byte(generated(n))
 		m, err := Parse("generated.yaml", src)
 		if err != nil {
@@ -87,5 +89,88 @@ func BenchmarkLoadAndPlan(b *testing.B) {
 		if _, err := Plan(m); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// Adversarial shapes: what a model the loader accepts can make the
+// planner do, each bounded by its step budget.
+var adversarial = map[string]func() string{
+	// One entity, many patterns that each need a GSI shape: the search
+	// over their assignment to GSIs (the old shape selection was cubic).
+	"one-entity-1000-gsi-patterns": func() string {
+		var b strings.Builder
+		b.WriteString("table: T\nentities:\n  E:\n    id: [id]\n    attributes:\n      id: string\n")
+		for i := range 40 {
+			fmt.Fprintf(&b, "      a%d: string\n", i)
+		}
+		b.WriteString("patterns:\n")
+		n := 0
+		for i := range 40 {
+			for j := range 40 {
+				if i != j && n < 1000 {
+					fmt.Fprintf(&b, "  P%d: {query: E, where: [a%d], sort: a%d}\n", n, i, j)
+					n++
+				}
+			}
+		}
+		return b.String()
+	},
+	// 40,000 patterns (the duplicate-name check was quadratic).
+	"40000-patterns": func() string {
+		var b strings.Builder
+		b.WriteString("table: T\nentities:\n  E:\n    id: [id]\n    attributes: {id: string, a: string}\npatterns:\n")
+		for i := range 40000 {
+			fmt.Fprintf(&b, "  P%d: {get: E}\n", i)
+		}
+		return b.String()
+	},
+	// A chain of collections: 60 entities in one group, so base
+	// placements multiply.
+	"chain-of-60-collections": func() string {
+		var b strings.Builder
+		b.WriteString("table: T\nentities:\n")
+		for i := range 60 {
+			fmt.Fprintf(&b, "  E%d:\n    id: [id%d]\n    attributes: {id%d: string, k%d: {type: string, immutable: true}, k%d: {type: string, immutable: true}, s: string}\n", i, i, i, i, (i+1)%60)
+		}
+		b.WriteString("patterns:\n")
+		for i := range 60 {
+			fmt.Fprintf(&b, "  G%d: {get: E%d}\n  C%d: {query: [E%d, E%d], where: [k%d]}\n  S%d: {query: E%d, where: [s], sort: id%d}\n", i, i, i, i, (i+1)%60, (i+1)%60, i, i, i)
+		}
+		return b.String()
+	},
+	// Wide equality sets: seven attributes per where, the most a fit
+	// permutes.
+	"wide-where": func() string {
+		var b strings.Builder
+		b.WriteString("table: T\nentities:\n  E:\n    id: [id]\n    attributes:\n      id: string\n")
+		for i := range 12 {
+			fmt.Fprintf(&b, "      a%d: {type: string, immutable: true}\n", i)
+		}
+		b.WriteString("patterns:\n")
+		for i := range 30 {
+			var w []string
+			for j := range 7 {
+				w = append(w, fmt.Sprintf("a%d", (i+j)%12))
+			}
+			fmt.Fprintf(&b, "  P%d: {query: E, where: [%s], sort: a%d}\n", i, strings.Join(w, ", "), (i+7)%12)
+		}
+		return b.String()
+	},
+}
+
+func BenchmarkPlanAdversarial(b *testing.B) {
+	for _, name := range slices.Sorted(maps.Keys(adversarial)) {
+		m, err := Parse(name+".yaml", []byte(adversarial[name]()))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Plan(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

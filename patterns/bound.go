@@ -33,13 +33,18 @@ type Bounds struct {
 // covers; past it a greedy clique (still a valid bound) is used.
 const boundLimit = 24
 
+// boundCap bounds the distinct requirements per entity the bound looks
+// at (the first, by pattern name): a clique among some of them is a clique
+// among all, so the bound stays valid, only weaker past the cap.
+const boundCap = 64
+
 // lowerBounds computes both bounds for a model.
 func lowerBounds(m *Model, reqs []*req) Bounds {
 	var b Bounds
 	for _, e := range m.Entities {
 		var mine []*req
 		for _, r := range reqs {
-			if slices.Contains(r.ents, e.Name) {
+			if slices.Contains(r.ents, e.Name) && len(mine) < boundCap {
 				mine = append(mine, r)
 			}
 		}

@@ -295,7 +295,7 @@ func keyBytes(e *Entity, t Template) (int, []string) {
 	for _, s := range t {
 		switch {
 		case s.Shards > 0:
-			n += len(fmt.Sprint(s.Shards - 1))
+			n += decimalLen(int64(s.Shards - 1))
 		case s.Attr != "":
 			if b, ok := e.Attr(s.Attr).MaxKeyBytes(); ok {
 				n += b
@@ -512,7 +512,7 @@ func ruleHotPartition(d *Design) []finding {
 		}
 		p := d.model.Pattern(pp.Name)
 		e := d.model.Entity(pp.Entities[0])
-		if len(pp.keys) > 0 && introducesHot(e, newReq(d.model, p), pp.keys[0].PK.Attrs(), pp.keys[0].PK.Shards()) {
+		if len(pp.keys) > 0 && introducesHot(e, d.model.derive(p).req, pp.keys[0].PK.Attrs(), pp.keys[0].PK.Shards()) {
 			continue // the layout's doing, not the pattern's: KP403
 		}
 		attrs := pp.KeyCondition.PK.Attrs()
@@ -549,7 +549,7 @@ func ruleIntroducedHot(d *Design) []finding {
 			continue
 		}
 		p := d.model.Pattern(pp.Name)
-		r := newReq(d.model, p)
+		r := d.model.derive(p).req
 		e := d.model.Entity(pp.Entities[0])
 		k := pp.keys[0]
 		if !introducesHot(e, r, k.PK.Attrs(), k.PK.Shards()) {

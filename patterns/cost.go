@@ -98,6 +98,7 @@ type IndexLoad struct {
 // sizer estimates item sizes and records where it assumed.
 type sizer struct {
 	assumed map[string]bool
+	items   map[string]int // item sizes by entity
 }
 
 func (z *sizer) value(a *Attribute) int {
@@ -108,7 +109,7 @@ func (z *sizer) value(a *Attribute) int {
 			z.assumed[fmt.Sprintf("numbers without a range take %d bytes", DefaultNumberBytes)] = true
 			return DefaultNumberBytes
 		}
-		digits := max(len(fmt.Sprint(lo)), len(fmt.Sprint(hi)))
+		digits := max(decimalLen(lo), decimalLen(hi))
 		return (digits+1)/2 + 1 // DynamoDB: about one byte per two significant digits, plus one
 	case TypeTime:
 		return len(TimeLayout)
@@ -129,7 +130,7 @@ func (z *sizer) key(e *Entity, t Template) int {
 		case s.Attr != "":
 			n += z.value(e.Attr(s.Attr))
 		case s.Shards > 0:
-			n += len(fmt.Sprint(s.Shards - 1))
+			n += decimalLen(int64(s.Shards - 1))
 		default:
 			n += len(s.Lit)
 		}
@@ -140,6 +141,15 @@ func (z *sizer) key(e *Entity, t Template) int {
 // item is the size of an entity's item as stored in the base table,
 // attributes and every key attribute it carries.
 func (z *sizer) item(d *Design, e *Entity) int {
+	n, ok := z.items[e.Name]
+	if !ok {
+		n = z.itemSize(d, e)
+		z.items[e.Name] = n
+	}
+	return n
+}
+
+func (z *sizer) itemSize(d *Design, e *Entity) int {
 	n := 0
 	for _, a := range e.Attributes {
 		n += len(a.Name) + z.value(a)
@@ -176,6 +186,19 @@ func (z *sizer) projected(d *Design, e *Entity, index string) int {
 	return n
 }
 
+// decimalLen is the length of n written in decimal.
+func decimalLen(n int64) int {
+	l := 1
+	if n < 0 {
+		l++
+	}
+	for n <= -10 || n >= 10 {
+		n /= 10
+		l++
+	}
+	return l
+}
+
 func units(bytes, unit int) float64 {
 	return math.Ceil(float64(max(bytes, 1)) / float64(unit))
 }
@@ -183,7 +206,7 @@ func units(bytes, unit int) float64 {
 // EstimateCost estimates read and write units and monthly cost from the
 // patterns' rates and the entities' write rates.
 func EstimateCost(d *Design) *Cost {
-	z := &sizer{assumed: map[string]bool{}}
+	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
 	c := &Cost{}
 	load := map[string]*IndexLoad{Table: {Name: Table}}
 	c.Indexes = append(c.Indexes, load[Table])

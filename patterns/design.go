@@ -85,6 +85,41 @@ type Design struct {
 	Cost *Cost `json:"cost"`
 
 	model *Model
+	// byName indexes entities, patterns and indexes by name (built by
+	// index() for the slices as planned; lookups in other slices scan).
+	byName *designIndex
+}
+
+type designIndex struct {
+	entities map[string]*EntityKeys
+	patterns map[string]*PatternPlan
+	indexes  map[string]*Index
+	// The slices indexed: a lookup uses the maps only while the design
+	// still holds these.
+	ents []*EntityKeys
+	pats []*PatternPlan
+	ixs  []*Index
+}
+
+// same reports whether two slices are one (same array, same length).
+func same[T any](a, b []*T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// index builds the name lookups, once the design is complete.
+func (d *Design) index() {
+	x := &designIndex{entities: map[string]*EntityKeys{}, patterns: map[string]*PatternPlan{}, indexes: map[string]*Index{},
+		ents: d.Entities, pats: d.Patterns, ixs: d.Indexes}
+	for _, e := range d.Entities {
+		x.entities[e.Name] = e
+	}
+	for _, p := range d.Patterns {
+		x.patterns[p.Name] = p
+	}
+	for _, ix := range d.Indexes {
+		x.indexes[ix.Name] = ix
+	}
+	d.byName = x
 }
 
 // Index is one overloaded global secondary index.
@@ -145,7 +180,7 @@ type PatternPlan struct {
 	// Requests is the number of requests one read takes (shards: one per shard).
 	Requests int `json:"requests"`
 	// Verify lists equality attributes the key does not hold, checked on
-	// the one item a get reads (its key holds the whole id).
+	// the one item the read can return (its key holds the whole id).
 	Verify []string `json:"verify,omitempty"`
 	// Reason says why no index serves the pattern.
 	Reason string `json:"reason,omitempty"`
@@ -200,6 +235,9 @@ func (d *Design) Model() *Model { return d.model }
 
 // Index returns the named GSI, or nil.
 func (d *Design) Index(name string) *Index {
+	if x := d.byName; x != nil && same(x.ixs, d.Indexes) {
+		return x.indexes[name]
+	}
 	for _, ix := range d.Indexes {
 		if ix.Name == name {
 			return ix
@@ -210,6 +248,9 @@ func (d *Design) Index(name string) *Index {
 
 // Entity returns the named entity's keys, or nil.
 func (d *Design) Entity(name string) *EntityKeys {
+	if x := d.byName; x != nil && same(x.ents, d.Entities) {
+		return x.entities[name]
+	}
 	for _, e := range d.Entities {
 		if e.Name == name {
 			return e
@@ -220,6 +261,9 @@ func (d *Design) Entity(name string) *EntityKeys {
 
 // Pattern returns the named pattern's plan, or nil.
 func (d *Design) Pattern(name string) *PatternPlan {
+	if x := d.byName; x != nil && same(x.pats, d.Patterns) {
+		return x.patterns[name]
+	}
 	for _, p := range d.Patterns {
 		if p.Name == name {
 			return p

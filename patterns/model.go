@@ -26,6 +26,10 @@ type Model struct {
 
 	entityIdx  map[string]*Entity
 	patternIdx map[string]*Pattern
+	// reqs holds each pattern's requirement and known attributes, derived
+	// once by a successful Validate (the planner and the matcher read them
+	// for every candidate layout).
+	reqs map[*Pattern]*derived
 }
 
 // Pos is a position in a model file (1-based; zero when unknown).

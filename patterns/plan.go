@@ -31,7 +31,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	d := &Design{Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}}
 	pl := newPlanner(m, o)
-	d.Bounds = lowerBounds(m, pl.reqs)
+	d.Bounds = lowerBounds(m, distinct(pl.reqs, false))
 	d.LowerBound = d.Bounds.Cool
 	var ly *layout
 	if d.Explicit {
@@ -61,15 +61,33 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 				ix.Entities = append(ix.Entities, e.Name)
 			}
 		}
-		ix.Projection, ix.NonKeyAttributes = projection(d, ix)
 		d.Indexes = append(d.Indexes, ix)
+	}
+	d.index()
+	for _, ix := range d.Indexes {
+		ix.Projection, ix.NonKeyAttributes = projection(d, ix)
 	}
 	d.Diagnostics = append(d.Diagnostics, Check(d)...)
 	d.Cost = EstimateCost(d)
 	return d, nil
 }
 
-func gsiName(i int) string { return fmt.Sprintf("GSI%d", i+1) }
+// gsiNames are the first GSI names, precomputed (the search names GSIs
+// for every candidate).
+var gsiNames = func() []string {
+	out := make([]string, MaxGSIs+1)
+	for i := range out {
+		out[i] = fmt.Sprintf("GSI%d", i+1)
+	}
+	return out
+}()
+
+func gsiName(i int) string {
+	if i < len(gsiNames) {
+		return gsiNames[i]
+	}
+	return fmt.Sprintf("GSI%d", i+1)
+}
 
 // patternsByName lists the patterns sorted by name: the order of the
 // model file never changes a plan.
@@ -80,13 +98,19 @@ func patternsByName(m *Model) []*Pattern {
 }
 
 func newPlanner(m *Model, o Options) *planner {
-	pl := &planner{m: m, steps: o.Budget, single: map[string][]*req{}}
+	pl := &planner{m: m, steps: o.Budget, single: map[string][]*req{}, fits: map[fitKey]fitResult{}}
 	if pl.steps <= 0 {
 		pl.steps = DefaultBudget
 	}
 	for _, p := range patternsByName(m) {
 		r := newReq(m, p)
+		r.id = len(pl.reqs)
 		pl.reqs = append(pl.reqs, r)
+	}
+	// The search looks at one requirement of each kind: the others are
+	// served by the same keys.
+	pl.search1 = distinct(pl.reqs, true)
+	for _, r := range pl.search1 {
 		if !r.multi {
 			pl.single[r.ents[0]] = append(pl.single[r.ents[0]], r)
 		}
@@ -102,8 +126,7 @@ func (pl *planner) design() *layout {
 	m := pl.m
 	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
 	var merged []map[string][]*EntityKey
-	for _, g := range pl.groups() {
-		gp := pl.search(g)
+	for _, gp := range pl.searchAll(pl.groups()) {
 		if gp == nil {
 			continue
 		}
@@ -187,6 +210,7 @@ func (pl *planner) prune(ly *layout) *layout {
 			}
 			ly.keys[e] = keep
 		}
+		ly.on, ly.keysOn = nil, nil
 		if !dropped {
 			break
 		}

@@ -1,9 +1,11 @@
 package patterns
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // req is what one pattern needs of a layout: the entities it reads, the
@@ -17,11 +19,14 @@ type req struct {
 	sort   []string
 	shards int
 	multi  bool
-	// whole marks a get whose known attributes hold its entity's id: any
-	// key it knows whole (and that holds the id) reads at most its item.
+	// whole marks a read (without order) whose known attributes hold its
+	// entity's id: any key it knows whole (and that holds the id) reads at
+	// most its item.
 	whole bool
 	// owner is the entity whose tag leads a collection's partition key.
 	owner string
+	// id numbers the requirement within its plan (for memoized fits).
+	id int
 }
 
 func newReq(m *Model, p *Pattern) *req {
@@ -37,10 +42,25 @@ func newReq(m *Model, p *Pattern) *req {
 	}
 	if r.multi {
 		r.owner = collectionOwner(m, r)
-	} else if e := m.Entity(r.ents[0]); p.Op == OpGet && e != nil && subset(e.ID, r.eq) {
+	} else if e := m.Entity(r.ents[0]); len(p.Sort) == 0 && e != nil && subset(e.ID, r.eq) {
 		r.whole = true
 	}
 	return r
+}
+
+// derived is what a validated model keeps of each pattern.
+type derived struct {
+	req   *req
+	known known
+}
+
+// derive returns a pattern's requirement and known attributes: cached by
+// Validate, computed for a pattern it has not seen.
+func (m *Model) derive(p *Pattern) *derived {
+	if d, ok := m.reqs[p]; ok {
+		return d
+	}
+	return &derived{req: newReq(m, p), known: knownOf(m, p)}
 }
 
 // collectionOwner is the member whose tag leads a collection's partition
@@ -63,6 +83,35 @@ func sortedCopy(s []string) []string {
 }
 
 func (r *req) has(a string) bool { return slices.Contains(r.eq, a) }
+
+// signature identifies what a requirement asks of a layout: two with the
+// same one are served by the same keys (the planner searches for one of
+// them). strong tells strong reads apart (they need the base table).
+func (r *req) signature(strong bool) string {
+	var b strings.Builder
+	b.WriteString(strings.Join(r.ents, ","))
+	b.WriteString("|" + strings.Join(r.eq, ","))
+	for _, a := range sparseAttrs(r) {
+		b.WriteString("|" + a + "=" + r.consts[a])
+	}
+	b.WriteString("|" + strings.Join(r.sort, ","))
+	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.Consistent)
+	return b.String()
+}
+
+// distinct keeps the first requirement of each signature.
+func distinct(rs []*req, strong bool) []*req {
+	seen := map[string]bool{}
+	var out []*req
+	for _, r := range rs {
+		s := r.signature(strong)
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
 
 // highCardinality stands for an attribute of unknown cardinality: assumed
 // high.
@@ -148,6 +197,9 @@ type fitOptions struct {
 	allowed func(string) bool
 	// cool refuses keys that introduce a hot partition for a requirement.
 	cool bool
+	// pkFrom and mustFrom name the requirements pk and must come from
+	// (their ids, -1 for none): what a memoized fit is keyed by.
+	pkFrom, mustFrom int
 }
 
 // fitLimit bounds the attributes a fit permutes; beyond it, no fit is
@@ -226,7 +278,7 @@ func order(rs []*req, pk []string, allowed func(string) bool) ([]string, bool) {
 	var needs []need
 	var all []string
 	for _, r := range rs {
-		if r.whole && r.servesWhole(pk, nil) && len(rs) > 1 {
+		if r.whole && r.servesWhole(pk, nil) {
 			// Served either way: as a prefix read, or known whole; decided
 			// on the finished sequence.
 			needs = append(needs, need{whole: r})

@@ -1,8 +1,11 @@
 package patterns
 
 import (
+	"maps"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // The search. Entities that interact (a within tree, the members of a
@@ -45,11 +48,34 @@ func (a score) less(b score) bool {
 }
 
 type planner struct {
-	m     *Model
-	reqs  []*req
-	steps int
+	m    *Model
+	reqs []*req
+	// search1 holds one requirement of each signature: what the search
+	// places (the rest are served by the same keys).
+	search1 []*req
+	steps   int
 	// single holds each entity's single-entity requirements.
 	single map[string][]*req
+	// fits memoizes fit results (fits without an attribute filter).
+	fits map[fitKey]fitResult
+}
+
+// fitKey is what a memoized fit is keyed by: the entity, the
+// requirements' ids (fits of more are not memoized) and the options.
+type fitKey struct {
+	entity           string
+	ids              [memoReqs]int32
+	n                int
+	pkFrom, mustFrom int
+	cool, pk         bool
+}
+
+// memoReqs is the most requirements a memoized fit takes.
+const memoReqs = 6
+
+type fitResult struct {
+	k  akey
+	ok bool
 }
 
 // spend takes n steps from the budget; false when it is spent.
@@ -113,7 +139,7 @@ func (pl *planner) groups() []*group {
 	}
 	for _, g := range out {
 		g.ents = parentsFirst(m, g.ents)
-		for _, r := range pl.reqs {
+		for _, r := range pl.search1 {
 			if slices.ContainsFunc(g.ents, func(e *Entity) bool { return e.Name == r.ents[0] }) {
 				g.reqs = append(g.reqs, r)
 			}
@@ -274,6 +300,39 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 	return out
 }
 
+// minGroupBudget is the least budget a group gets, however small its share.
+const minGroupBudget = 2_000
+
+// searchAll searches every group, on as many cores as there are, each
+// with its own share of the budget (in proportion to its requirements), so
+// that a group's result never depends on the others' or on timing.
+func (pl *planner) searchAll(gs []*group) []*groupPlan {
+	total := 0
+	for _, g := range gs {
+		total += len(g.reqs)
+	}
+	out := make([]*groupPlan, len(gs))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(gs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := &planner{m: pl.m, reqs: pl.reqs, search1: pl.search1, single: pl.single, fits: map[fitKey]fitResult{}}
+			for i := range work {
+				w.steps = max(minGroupBudget, pl.steps*len(gs[i].reqs)/max(total, 1))
+				out[i] = w.search(gs[i])
+			}
+		}()
+	}
+	for i := range gs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
 // readTogether reports whether a collection pattern reads both entities.
 func readTogether(m *Model, a, b string) bool {
 	for _, p := range m.Patterns {
@@ -285,17 +344,22 @@ func readTogether(m *Model, a, b string) bool {
 }
 
 // search finds a group's best layout.
+//
+// When the group's base placements are few (at most exhaustiveCombos) it
+// tries them all; otherwise it starts from every entity's first candidate
+// and improves one entity at a time (coordinate descent, two passes).
 func (pl *planner) search(g *group) *groupPlan {
+	if pl.combos(g) > exhaustiveCombos {
+		return pl.descend(g)
+	}
 	var best *groupPlan
 	chosen := map[string]*EntityKey{}
-	combos := 0
 	var walk func(i int)
 	walk = func(i int) {
 		if pl.steps <= 0 && best != nil {
 			return
 		}
 		if i == len(g.ents) {
-			combos++
 			gp := pl.gsiSearch(g, chosen)
 			if best == nil || gp.score.less(best.score) {
 				best = gp
@@ -316,9 +380,83 @@ func (pl *planner) search(g *group) *groupPlan {
 	return best
 }
 
+// exhaustiveCombos bounds the base placements a group's search tries all
+// of.
+const exhaustiveCombos = 256
+
+// combos estimates a group's base placements: the product of its
+// entities' candidate counts, each taken after the first candidates of
+// the entities before it.
+func (pl *planner) combos(g *group) int {
+	n := 1
+	chosen := map[string]*EntityKey{}
+	for _, e := range g.ents {
+		cs := pl.baseCandidates(e, chosen)
+		n *= max(len(cs), 1)
+		if n > exhaustiveCombos {
+			return n
+		}
+		if len(cs) > 0 {
+			chosen[e.Name] = cs[0]
+		}
+	}
+	return n
+}
+
+// descend is coordinate descent over base placements: start from each
+// entity's first candidate, then, entity by entity, keep the candidate
+// that scores best with the others fixed (a child's candidates follow its
+// parent's choice).
+func (pl *planner) descend(g *group) *groupPlan {
+	chosen := map[string]*EntityKey{}
+	fill := func(from int) bool {
+		for _, e := range g.ents[from:] {
+			cs := pl.baseCandidates(e, chosen)
+			if len(cs) == 0 {
+				return false
+			}
+			chosen[e.Name] = cs[0]
+		}
+		return true
+	}
+	if !fill(0) {
+		return pl.gsiSearch(g, chosen)
+	}
+	best := pl.gsiSearch(g, chosen)
+	for range 2 {
+		improved := false
+		for i, e := range g.ents {
+			current := chosen[e.Name]
+			for _, k := range pl.baseCandidates(e, chosen) {
+				if pl.steps <= 0 {
+					return best
+				}
+				if k == current || k.PK.Equal(current.PK) && k.SK.Equal(current.SK) {
+					continue
+				}
+				trial := maps.Clone(chosen)
+				chosen[e.Name] = k
+				if !fill(i + 1) {
+					chosen = trial
+					continue
+				}
+				if gp := pl.gsiSearch(g, chosen); gp.score.less(best.score) {
+					best, current, improved = gp, k, true
+				} else {
+					chosen = trial
+				}
+			}
+		}
+		if !improved {
+			break
+		}
+	}
+	return best
+}
+
 // baseLayout is a layout of the base keys alone.
 func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
-	ly := &layout{m: pl.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: pl.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}, quiet: true}
 	for n, k := range keys {
 		ly.keys[n] = []*EntityKey{k}
 	}
@@ -335,29 +473,81 @@ type slot struct {
 type fam struct {
 	reqs []*req
 	key  akey
-	// fixed is the partition attribute set a collection imposes.
-	fixed []string
-	owner string
+	// fixed is the partition attribute set a collection imposes;
+	// fixedFrom is that collection's id.
+	fixed     []string
+	fixedFrom int
+	owner     string
+	// rendered is the shape rendered as a key (nil until needed, and
+	// again after the shape changes).
+	rendered *EntityKey
 }
 
 // assignment is requirements placed on GSIs: per GSI, per entity, a slot.
-type assignment []map[string]*slot
+type assignment []slots
 
-func (a assignment) clone() assignment {
-	out := make(assignment, len(a))
-	for i, g := range a {
-		out[i] = make(map[string]*slot, len(g))
-		for e, s := range g {
-			fams := make([]*fam, len(s.fams))
-			for j, f := range s.fams {
-				c := *f
-				c.reqs = slices.Clone(f.reqs)
-				fams[j] = &c
-			}
-			out[i][e] = &slot{fams: fams}
+// slots are one GSI's slots, by entity (a group has few entities: a
+// slice beats a map).
+type slots []entitySlot
+
+type entitySlot struct {
+	entity string
+	slot   *slot
+}
+
+// get returns the entity's slot, or nil.
+func (ss slots) get(entity string) *slot {
+	for _, x := range ss {
+		if x.entity == entity {
+			return x.slot
 		}
 	}
-	return out
+	return nil
+}
+
+// set puts the entity's slot, in place.
+func (ss *slots) set(entity string, s *slot) {
+	for i, x := range *ss {
+		if x.entity == entity {
+			(*ss)[i].slot = s
+			return
+		}
+	}
+	*ss = append(*ss, entitySlot{entity, s})
+}
+
+// with returns a copy of a with r placed on GSI gi (len(a): a new one),
+// sharing every GSI and slot it does not change; ok is false when r does
+// not fit there.
+func (pl *planner) with(a assignment, gi int, r *req) (assignment, bool) {
+	var gsi slots
+	if gi < len(a) {
+		gsi = make(slots, len(a[gi]), len(a[gi])+len(r.ents))
+		copy(gsi, a[gi])
+	}
+	// place changes only the slots of r's entities: copy those first.
+	for _, e := range r.ents {
+		if s := gsi.get(e); s != nil {
+			fams := make([]*fam, len(s.fams))
+			for i, f := range s.fams {
+				c := *f
+				c.reqs = slices.Clip(c.reqs) // appends copy, never share
+				fams[i] = &c
+			}
+			gsi.set(e, &slot{fams: fams})
+		}
+	}
+	if !pl.place(&gsi, r) {
+		return nil, false
+	}
+	out := make(assignment, len(a), max(len(a), gi+1))
+	copy(out, a)
+	if gi == len(a) {
+		out = append(out, gsi)
+	} else {
+		out[gi] = gsi
+	}
+	return out, true
 }
 
 // gsiSearch assigns the requirements the base keys leave unserved to GSIs
@@ -428,8 +618,9 @@ func (pl *planner) assign(g *group, base map[string]*EntityKey, rs []*req) (assi
 	}
 	// Iterative deepening on the GSI count: the first count with a
 	// verified assignment is the least; within it, the fewest keys.
-	for k := lb; k <= len(rs) && best == nil && pl.steps > 0; k++ {
-		pl.dfs(g, base, rs, 0, make(assignment, 0, k), k, &best, &bestScore)
+	// Past the GSI quota the model is refused anyway (KP301): first fit.
+	for k := lb; k <= min(len(rs), MaxGSIs+1) && best == nil && pl.steps > 0; k++ {
+		pl.dfs(g, base, rs, 0, make(assignment, 0, k), 0, k, &best, &bestScore)
 	}
 	if best == nil {
 		// Budget spent: first fit, then each requirement the verification
@@ -440,33 +631,36 @@ func (pl *planner) assign(g *group, base map[string]*EntityKey, rs []*req) (assi
 }
 
 // dfs tries each placement of rs[i:] on at most k GSIs.
-func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a assignment, k int, best *assignment, bestScore *score) {
-	if !pl.spend(1) {
+//
+// keys is a's write amplification (keysOf), carried along.
+func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a assignment, keys float64, k int, best *assignment, bestScore *score) {
+	if !pl.spend(1 + len(a)) {
 		return
 	}
 	if i == len(rs) {
 		s, ok := pl.verify(g, base, a)
 		if ok && (*best == nil || s.less(*bestScore)) {
-			*best, *bestScore = a.clone(), s
+			*best, *bestScore = a, s // never changed in place: with copies
 		}
 		return
 	}
 	r := rs[i]
 	for gi := 0; gi <= len(a) && gi < k; gi++ {
-		next := a
-		if gi == len(a) {
-			next = append(a.clone(), map[string]*slot{})
-		} else {
-			next = a.clone()
-		}
-		if !pl.place(next[gi], r) {
+		next, ok := pl.with(a, gi, r)
+		if !ok {
 			continue
 		}
 		// Fewer keys cannot come from a branch that already has more.
-		if *best != nil && keysOf(pl.m, next) >= bestScore.keys-1e-9 {
+		added := keys
+		for _, e := range r.ents {
+			if gi == len(a) || a[gi].get(e) == nil || len(a[gi].get(e).fams) == 0 {
+				added += weight(pl.m.Entity(e))
+			}
+		}
+		if *best != nil && added >= bestScore.keys-1e-9 {
 			continue
 		}
-		pl.dfs(g, base, rs, i+1, next, k, best, bestScore)
+		pl.dfs(g, base, rs, i+1, next, added, k, best, bestScore)
 		if pl.steps <= 0 {
 			return
 		}
@@ -477,9 +671,9 @@ func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a
 func keysOf(m *Model, a assignment) float64 {
 	n := 0.0
 	for _, g := range a {
-		for e, s := range g {
-			if len(s.fams) > 0 {
-				n += weight(m.Entity(e))
+		for _, x := range g {
+			if len(x.slot.fams) > 0 {
+				n += weight(m.Entity(x.entity))
 			}
 		}
 	}
@@ -488,46 +682,46 @@ func keysOf(m *Model, a assignment) float64 {
 
 // place adds a requirement to a GSI, if each entity it reads can still
 // hold one shape there (or a sparse one exclusive with the others).
-func (pl *planner) place(gsi map[string]*slot, r *req) bool {
+func (pl *planner) place(gsi *slots, r *req) bool {
 	m := pl.m
 	if r.multi {
 		for _, name := range r.ents {
 			e := m.Entity(name)
-			s := gsi[name]
+			s := gsi.get(name)
 			if s == nil {
 				s = &slot{}
-				gsi[name] = s
+				gsi.set(name, s)
 			}
 			if len(s.fams) > 1 {
 				return false
 			}
 			if len(s.fams) == 0 {
-				k, ok := pl.fit(e, []*req{r}, fitOptions{pk: r.eq, cool: true})
+				k, ok := pl.fit(e, []*req{r}, fitOptions{pk: r.eq, cool: true, pkFrom: r.id, mustFrom: -1})
 				if !ok {
 					return false
 				}
 				k.owner = r.owner
-				s.fams = []*fam{{reqs: []*req{r}, key: k, fixed: r.eq, owner: r.owner}}
+				s.fams = []*fam{{reqs: []*req{r}, key: k, fixed: r.eq, fixedFrom: r.id, owner: r.owner}}
 				continue
 			}
 			f := s.fams[0]
 			if f.fixed != nil && (!slices.Equal(f.fixed, r.eq) || f.owner != r.owner) {
 				return false
 			}
-			k, ok := pl.fit(e, append(slices.Clone(f.reqs), r), fitOptions{pk: r.eq, cool: true})
+			k, ok := pl.fit(e, append(slices.Clone(f.reqs), r), fitOptions{pk: r.eq, cool: true, pkFrom: r.id, mustFrom: -1})
 			if !ok {
 				return false
 			}
 			k.owner = r.owner
-			f.reqs, f.key, f.fixed, f.owner = append(f.reqs, r), k, r.eq, r.owner
+			f.reqs, f.key, f.fixed, f.fixedFrom, f.owner, f.rendered = append(f.reqs, r), k, r.eq, r.id, r.owner, nil
 		}
 		return true
 	}
 	e := m.Entity(r.ents[0])
-	s := gsi[e.Name]
+	s := gsi.get(e.Name)
 	if s == nil {
 		s = &slot{}
-		gsi[e.Name] = s
+		gsi.set(e.Name, s)
 	}
 	// Sparse on constants exclusive with every shape there: a shape of
 	// its own (items hold one of them at most, and the others' items none
@@ -537,18 +731,28 @@ func (pl *planner) place(gsi map[string]*slot, r *req) bool {
 		exclusive = exclusive && f.fixed == nil && exclusiveWith(f.reqs, r)
 	}
 	if exclusive {
-		if k, ok := pl.fit(e, []*req{r}, fitOptions{must: sparseAttrs(r), cool: true}); ok {
+		if k, ok := pl.fit(e, []*req{r}, fitOptions{must: sparseAttrs(r), cool: true, pkFrom: -1, mustFrom: r.id}); ok {
 			s.fams = append(s.fams, &fam{reqs: []*req{r}, key: k})
 			return true
 		}
 	}
+	// A shape there already serves it: no new fit.
 	for _, f := range s.fams {
-		k, ok := pl.fit(e, append(slices.Clone(f.reqs), r), fitOptions{pk: f.fixed, cool: true})
+		if f.key.serves(r) && !introducesHot(e, r, f.key.pk, f.key.shards) {
+			f.reqs, f.rendered = append(f.reqs, r), nil
+			return true
+		}
+	}
+	for _, f := range s.fams {
+		if len(f.reqs) >= memoReqs {
+			continue // a large shape takes only what it already serves
+		}
+		k, ok := pl.fit(e, append(slices.Clone(f.reqs), r), fitOptions{pk: f.fixed, cool: true, pkFrom: f.fixedFrom, mustFrom: -1})
 		if ok {
 			if f.fixed != nil {
 				k.owner = f.owner
 			}
-			f.reqs, f.key = append(f.reqs, r), k
+			f.reqs, f.key, f.rendered = append(f.reqs, r), k, nil
 			return true
 		}
 	}
@@ -564,14 +768,14 @@ func (pl *planner) place(gsi map[string]*slot, r *req) bool {
 				return false
 			}
 		}
-		k, ok := pl.fit(e, []*req{r}, fitOptions{must: when, cool: true})
+		k, ok := pl.fit(e, []*req{r}, fitOptions{must: when, cool: true, pkFrom: -1, mustFrom: r.id})
 		if !ok {
 			return false
 		}
 		s.fams = append(s.fams, &fam{reqs: []*req{r}, key: k})
 		return true
 	}
-	k, ok := pl.fit(e, []*req{r}, fitOptions{cool: true})
+	k, ok := pl.fit(e, []*req{r}, fitOptions{cool: true, pkFrom: -1, mustFrom: -1})
 	if !ok {
 		return false
 	}
@@ -616,10 +820,24 @@ func exclusiveWith(rs []*req, r *req) bool {
 	return false
 }
 
-// fit is fit with the step budget spent.
+// fit is fit, memoized, with the step budget spent.
 func (pl *planner) fit(e *Entity, rs []*req, o fitOptions) (akey, bool) {
+	if o.allowed != nil || len(rs) > memoReqs || o.pk != nil && o.pkFrom < 0 || o.must != nil && o.mustFrom < 0 {
+		pl.spend(len(rs))
+		return fit(e, rs, o)
+	}
+	key := fitKey{entity: e.Name, n: len(rs), pkFrom: o.pkFrom, mustFrom: o.mustFrom, cool: o.cool, pk: o.pk != nil}
+	for i, r := range rs {
+		key.ids[i] = int32(r.id)
+	}
+	slices.Sort(key.ids[:len(rs)])
+	if r, ok := pl.fits[key]; ok {
+		return r.k, r.ok
+	}
 	pl.spend(len(rs))
-	return fit(e, rs, o)
+	k, ok := fit(e, rs, o)
+	pl.fits[key] = fitResult{k, ok}
+	return k, ok
 }
 
 // renderAssignment renders an assignment's shapes as keys, per GSI.
@@ -627,10 +845,14 @@ func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
 	var out []map[string][]*EntityKey
 	for gi, g := range a {
 		keys := map[string][]*EntityKey{}
-		for name, s := range g {
-			e := pl.m.Entity(name)
-			for _, f := range s.fams {
-				keys[name] = append(keys[name], renderKey(pl.m, e, f.key, f.reqs, gsiName(gi)))
+		for _, x := range g {
+			e := pl.m.Entity(x.entity)
+			name := x.entity
+			for _, f := range x.slot.fams {
+				if f.rendered == nil {
+					f.rendered = renderKey(pl.m, e, f.key, f.reqs, gsiName(gi))
+				}
+				keys[name] = append(keys[name], f.rendered)
 			}
 		}
 		out = append(out, keys)
@@ -641,7 +863,7 @@ func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
 // verify builds the group's layout with an assignment and checks every
 // requirement against the matcher, scoring the layout.
 func (pl *planner) verify(g *group, base map[string]*EntityKey, a assignment) (score, bool) {
-	pl.spend(len(g.reqs))
+	pl.spend(len(g.reqs) * (1 + len(a)))
 	ly := pl.groupLayout(base, pl.renderAssignment(a))
 	s := score{gsis: len(a), keys: keysOf(pl.m, a)}
 	for _, r := range g.reqs {
@@ -675,20 +897,7 @@ func (pl *planner) groupLayout(base map[string]*EntityKey, gsis []map[string][]*
 func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req) (assignment, score) {
 	var a assignment
 	for _, r := range rs {
-		placed := false
-		for gi := range a {
-			trial := a.clone()
-			if pl.place(trial[gi], r) {
-				a, placed = trial, true
-				break
-			}
-		}
-		if !placed {
-			next := append(a.clone(), map[string]*slot{})
-			if pl.place(next[len(next)-1], r) {
-				a = next
-			}
-		}
+		a = pl.firstSlot(a, r)
 	}
 	s, ok := pl.verify(g, base, a)
 	if ok {
@@ -710,24 +919,10 @@ func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req) (as
 	}
 	a = nil
 	for _, r := range keep {
-		placed := false
-		for gi := range a {
-			trial := a.clone()
-			if pl.place(trial[gi], r) {
-				a, placed = trial, true
-				break
-			}
-		}
-		if !placed {
-			next := append(a.clone(), map[string]*slot{})
-			if pl.place(next[len(next)-1], r) {
-				a = next
-			}
-		}
+		a = pl.firstSlot(a, r)
 	}
 	for _, r := range bad {
-		next := append(a.clone(), map[string]*slot{})
-		if pl.place(next[len(next)-1], r) {
+		if next, ok := pl.with(a, len(a), r); ok {
 			a = next
 		}
 	}
@@ -740,6 +935,24 @@ func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req) (as
 		}
 	}
 	return a, s
+}
+
+// firstFitTries bounds the GSIs first fit tries a requirement on: past
+// twice the quota the model is refused anyway (KP301), so a new GSI will
+// do.
+const firstFitTries = 2 * MaxGSIs
+
+// firstSlot places r on the first GSI that takes it, else a new one.
+func (pl *planner) firstSlot(a assignment, r *req) assignment {
+	for gi := range min(len(a), firstFitTries) {
+		if next, ok := pl.with(a, gi, r); ok {
+			return next
+		}
+	}
+	if next, ok := pl.with(a, len(a), r); ok {
+		return next
+	}
+	return a
 }
 
 // localBound is a quick lower bound on the GSIs one entity's unserved
@@ -755,7 +968,7 @@ func (pl *planner) localBound(e *Entity, rs []*req) int {
 		return 1
 	}
 	conflict := func(a, b *req) bool {
-		_, ok := pl.fit(e, []*req{a, b}, fitOptions{cool: true})
+		_, ok := pl.fit(e, []*req{a, b}, fitOptions{cool: true, pkFrom: -1, mustFrom: -1})
 		if ok || exclusiveWith([]*req{a}, b) {
 			return false
 		}

@@ -13,6 +13,95 @@ type layout struct {
 	m       *Model
 	indexes []string // Table first, then GSIs
 	keys    map[string][]*EntityKey
+	// on caches, per index and per the literal partition keys start with,
+	// the entities with a key there (model order), and keysOn each
+	// entity's keys per index; reset both (nil) after changing keys.
+	on     map[string]map[string][]*Entity
+	keysOn map[string]map[string][]*EntityKey
+	// quiet skips writing why an index does not serve a pattern (the
+	// search asks only whether it does).
+	quiet bool
+}
+
+// render is a key condition's text: none when quiet (a search's
+// candidate plans are never shown).
+func (ly *layout) render(kc *KeyCondition, pk, sk string) string {
+	if ly.quiet {
+		return ""
+	}
+	return kc.Render(pk, sk)
+}
+
+// why says why an index does not serve a pattern: "-" when quiet.
+func (ly *layout) why(format string, args ...any) string {
+	if ly.quiet {
+		return "-"
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+// leadOf is the literal a partition key starts with, up to the first
+// separator ("" when it starts with a value): keys with different leads
+// never render equal.
+func leadOf(t Template) string {
+	if len(t) == 0 || t[0].Lit == "" {
+		return ""
+	}
+	lit := t[0].Lit
+	if i := strings.IndexByte(lit, Sep); i >= 0 {
+		return lit[:i]
+	}
+	if len(t) > 1 {
+		return "" // a literal glued to a value: no sure lead
+	}
+	return lit
+}
+
+// entitiesOn lists, in model order, the entities with a key on index
+// whose partition key may equal pk.
+func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
+	if ly.on == nil {
+		ly.on = map[string]map[string][]*Entity{}
+		for _, e := range ly.m.Entities {
+			seen := map[string]bool{}
+			for _, k := range ly.keys[e.Name] {
+				lead := leadOf(k.PK)
+				if seen[k.Index+"\x00"+lead] {
+					continue
+				}
+				seen[k.Index+"\x00"+lead] = true
+				if ly.on[k.Index] == nil {
+					ly.on[k.Index] = map[string][]*Entity{}
+				}
+				ly.on[k.Index][lead] = append(ly.on[k.Index][lead], e)
+			}
+		}
+	}
+	byLead := ly.on[index]
+	lead := leadOf(pk)
+	if lead == "" {
+		// A partition key that starts with a value may meet any.
+		var all []*Entity
+		for _, e := range ly.m.Entities {
+			for _, es := range byLead {
+				if slices.Contains(es, e) {
+					all = append(all, e)
+					break
+				}
+			}
+		}
+		return all
+	}
+	if len(byLead[""]) == 0 {
+		return byLead[lead]
+	}
+	var out []*Entity
+	for _, e := range ly.m.Entities {
+		if slices.Contains(byLead[lead], e) || slices.Contains(byLead[""], e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // keyNames are an index's key attribute names.
@@ -24,12 +113,26 @@ func (ly *layout) keyNames(index string) (pk, sk string) {
 }
 
 func (ly *layout) key(entity, index string) *EntityKey {
-	for _, k := range ly.keys[entity] {
-		if k.Index == index {
-			return k
-		}
+	if ks := ly.keysAt(entity, index); len(ks) > 0 {
+		return ks[0]
 	}
 	return nil
+}
+
+// keysAt lists an entity's keys on an index.
+func (ly *layout) keysAt(entity, index string) []*EntityKey {
+	if ly.keysOn == nil {
+		ly.keysOn = map[string]map[string][]*EntityKey{}
+		for e, ks := range ly.keys {
+			for _, k := range ks {
+				if ly.keysOn[k.Index] == nil {
+					ly.keysOn[k.Index] = map[string][]*EntityKey{}
+				}
+				ly.keysOn[k.Index][e] = append(ly.keysOn[k.Index][e], k)
+			}
+		}
+	}
+	return ly.keysOn[index][entity]
 }
 
 // whereOf returns the pattern's equality attributes.
@@ -37,16 +140,40 @@ func whereOf(m *Model, p *Pattern) []string { return m.Where(p) }
 
 // serve finds the first index (base table first) that serves p in one
 // request, or says for each index why it does not.
+//
+// Of the indexes that serve it, the first that reads it from a partition
+// as spread as its where allows wins; else the first.
 func (ly *layout) serve(p *Pattern) *PatternPlan {
+	if !ly.quiet {
+		// Reasons are for patterns nothing serves: look quietly first.
+		ly.quiet = true
+		plan := ly.serve(p)
+		ly.quiet = false
+		if plan.Served() {
+			pk, sk := ly.keyNames(plan.Index)
+			plan.Text = plan.KeyCondition.Render(pk, sk)
+			return plan
+		}
+	}
 	var reasons []string
+	var first *PatternPlan
 	for _, ix := range ly.indexes {
 		plan, reason := ly.serveOn(p, ix)
 		if plan != nil {
-			return plan
+			if !ly.hot(p, plan) {
+				return plan
+			}
+			if first == nil {
+				first = plan
+			}
+			continue
 		}
 		if reason != "" {
 			reasons = append(reasons, ix+": "+reason)
 		}
+	}
+	if first != nil {
+		return first
 	}
 	if len(reasons) == 0 {
 		reasons = append(reasons, "no index holds keys for "+strings.Join(p.Entities, ", "))
@@ -55,11 +182,21 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 		Consistent: p.Consistent, Reason: strings.Join(reasons, "; "), scan: !ly.addressable(p)}
 }
 
+// hot reports whether a plan reads the pattern from a partition hotter
+// than its own equality attributes need (KP403).
+func (ly *layout) hot(p *Pattern, plan *PatternPlan) bool {
+	if len(plan.keys) == 0 {
+		return false
+	}
+	k := plan.keys[0]
+	return introducesHot(ly.m.Entity(p.Entities[0]), ly.m.derive(p).req, k.PK.Attrs(), k.PK.Shards())
+}
+
 // addressable reports whether some index's partition key, for every entity
 // the pattern reads, is given by the pattern: otherwise only a Scan finds
 // the items.
 func (ly *layout) addressable(p *Pattern) bool {
-	k := knownOf(ly.m, p)
+	k := ly.m.derive(p).known
 next:
 	for _, ix := range ly.indexes {
 		for _, name := range p.Entities {
@@ -126,13 +263,13 @@ func (ly *layout) subst(t Template, e *Entity, k known) Template {
 // returns the condition prefix (literals up to the first unknown attribute),
 // the segment count of the part that holds known attributes, the first
 // unknown attribute ("" when the whole key is known) and what was consumed.
-func skWalk(sk Template, k known, consumed map[string]bool) (prefix Template, keyed int, next string) {
+func skWalk(sk Template, k known, consumed *attrSet) (prefix Template, keyed int, next string) {
 	for i, s := range sk {
 		if s.Attr != "" && !k.has(s.Attr) {
 			return sk[:i], keyed, s.Attr
 		}
 		if s.Attr != "" {
-			consumed[s.Attr] = true
+			consumed.add(s.Attr)
 			keyed = i + 1
 		}
 	}
@@ -149,7 +286,7 @@ func (ly *layout) serveOn(p *Pattern, index string) (*PatternPlan, string) {
 func (ly *layout) checkWhen(ek *EntityKey, k known) string {
 	for _, c := range ek.When {
 		if v, ok := k.consts[c.Attr]; !ok || v != c.Value {
-			return fmt.Sprintf("it holds only items with %s=%s; add filter {%s: %s} to read it", c.Attr, c.Value, c.Attr, c.Value)
+			return ly.why("it holds only items with %s=%s; add filter {%s: %s} to read it", c.Attr, c.Value, c.Attr, c.Value)
 		}
 	}
 	return ""
@@ -159,10 +296,7 @@ func (ly *layout) checkWhen(ek *EntityKey, k known) string {
 // several sparse keys on exclusive constants, the one it reads).
 func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 	var reasons []string
-	for _, ek := range ly.keys[p.Entities[0]] {
-		if ek.Index != index {
-			continue
-		}
+	for _, ek := range ly.keysAt(p.Entities[0], index) {
 		plan, reason := ly.singleKey(p, index, ek)
 		if plan != nil {
 			return plan, ""
@@ -174,26 +308,26 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 
 func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPlan, string) {
 	e := ly.m.Entity(p.Entities[0])
-	k := knownOf(ly.m, p)
+	k := ly.m.derive(p).known
 	if r := ly.checkWhen(ek, k); r != "" {
 		return nil, r
 	}
-	consumed := map[string]bool{}
+	var consumed attrSet
 	for _, c := range ek.When {
-		consumed[c.Attr] = true
+		consumed.add(c.Attr)
 	}
 	for _, a := range ek.PK.Attrs() {
 		if !k.has(a) {
-			return nil, fmt.Sprintf("its partition key %s needs %s in where", ek.PK, a)
+			return nil, ly.why("its partition key %s needs %s in where", ek.PK, a)
 		}
-		consumed[a] = true
+		consumed.add(a)
 	}
-	prefix, _, next := skWalk(ek.SK, k, consumed)
+	prefix, _, next := skWalk(ek.SK, k, &consumed)
 	var verify []string
-	if r := leftover(k, consumed, ek); r != "" {
-		// A get that knows the whole key, and the key holds the whole id,
+	if r := ly.leftover(k, consumed, ek); r != "" {
+		// A read that knows the whole key, and the key holds the whole id,
 		// reads at most one item: its other attributes are verified on it.
-		if p.Op != OpGet || next != "" || !subset(e.ID, append(ek.PK.Attrs(), ek.SK.Attrs()...)) {
+		if len(p.Sort) > 0 || next != "" || !subset(e.ID, append(ek.PK.Attrs(), ek.SK.Attrs()...)) {
 			return nil, r
 		}
 		verify = unconsumed(k, consumed)
@@ -201,12 +335,12 @@ func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPl
 	if len(p.Sort) > 0 {
 		after := ek.SK[len(prefix):].Attrs()
 		if len(after) < len(p.Sort) || !slices.Equal(after[:len(p.Sort)], p.Sort) {
-			return nil, fmt.Sprintf("its sort key %s does not order by %s after the equality attributes", ek.SK, strings.Join(p.Sort, ", "))
+			return nil, ly.why("its sort key %s does not order by %s after the equality attributes", ek.SK, strings.Join(p.Sort, ", "))
 		}
 	}
 	full := next == ""
 	if index == Table && p.Op == OpGet && !full {
-		return nil, fmt.Sprintf("GetItem needs the whole sort key %s, but %s is not in where", ek.SK, next)
+		return nil, ly.why("GetItem needs the whole sort key %s, but %s is not in where", ek.SK, next)
 	}
 	kc := &KeyCondition{PK: ly.subst(ek.PK, e, k), SortAttr: p.SortAttr()}
 	if len(p.Sort) == 1 {
@@ -219,7 +353,7 @@ func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPl
 		kc.SKOp, kc.SK = SKBeginsWith, ly.subst(prefix, e, k)
 	}
 	if other := ly.overlap(index, kc.PK, kc, []string{e.Name}); other != "" {
-		return nil, fmt.Sprintf("the key condition %s would also read %s items", kc.Render(ly.keyNames(index)), other)
+		return nil, ly.why("the key condition %s would also read %s items", kc.Render(ly.keyNames(index)), other)
 	}
 	// A prefix that is only the entity's tag adds nothing when no other
 	// entity can share the partition: drop it (SK stays, for range bounds).
@@ -232,16 +366,27 @@ func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPl
 	return plan, ""
 }
 
+// attrSet is a small set of attribute names (a key holds a few).
+type attrSet []string
+
+func (s *attrSet) add(a string) {
+	if !slices.Contains(*s, a) {
+		*s = append(*s, a)
+	}
+}
+
+func (s attrSet) has(a string) bool { return slices.Contains(s, a) }
+
 // unconsumed lists the known attributes a key does not hold, sorted.
-func unconsumed(k known, consumed map[string]bool) []string {
+func unconsumed(k known, consumed attrSet) []string {
 	var out []string
 	for a := range k.eq {
-		if !consumed[a] {
+		if !consumed.has(a) {
 			out = append(out, a)
 		}
 	}
 	for a := range k.consts {
-		if !consumed[a] && !slices.Contains(out, a) {
+		if !consumed.has(a) && !slices.Contains(out, a) {
 			out = append(out, a)
 		}
 	}
@@ -250,12 +395,12 @@ func unconsumed(k known, consumed map[string]bool) []string {
 }
 
 // leftover reports equality attributes or constants the key cannot apply.
-func leftover(k known, consumed map[string]bool, ek *EntityKey) string {
+func (ly *layout) leftover(k known, consumed attrSet, ek *EntityKey) string {
 	extra := unconsumed(k, consumed)
 	if len(extra) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s would need a FilterExpression: key %s / %s does not lead with it", strings.Join(extra, ", "), ek.PK, ek.SK)
+	return ly.why("%s would need a FilterExpression: key %s / %s does not lead with it", strings.Join(extra, ", "), ek.PK, ek.SK)
 }
 
 func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
@@ -272,15 +417,15 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	pn, sn := ly.keyNames(index)
 	return &PatternPlan{
 		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
-		Text: kc.Render(pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
+		Text: ly.render(kc, pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
 	}
 }
 
 // overlap names an entity outside self whose items on index the condition
 // could also read.
 func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []string) string {
-	for _, e := range ly.m.Entities {
-		if slices.Contains(self, e.Name) || len(ly.keys[e.Name]) == 0 {
+	for _, e := range ly.entitiesOn(index, pk) {
+		if slices.Contains(self, e.Name) {
 			continue
 		}
 		ek := ly.key(e.Name, index)
@@ -305,10 +450,10 @@ func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []st
 // key, and their sort keys form one contiguous range holding no other
 // entity's items.
 func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
-	k := knownOf(ly.m, p)
+	k := ly.m.derive(p).known
 	var pk, base Template
 	var first *Entity
-	consumed := map[string]bool{}
+	var consumed attrSet
 	for i, name := range p.Entities {
 		e := ly.m.Entity(name)
 		ek := ly.key(name, index)
@@ -319,33 +464,29 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 			return nil, name + ": " + r
 		}
 		for _, c := range ek.When {
-			consumed[c.Attr] = true
+			consumed.add(c.Attr)
 		}
 		epk := ly.subst(ek.PK, e, k)
 		for _, a := range epk.Attrs() {
 			if !k.has(a) {
-				return nil, fmt.Sprintf("the partition key %s needs %s in where", ek.PK, a)
+				return nil, ly.why("the partition key %s needs %s in where", ek.PK, a)
 			}
-			consumed[a] = true
+			consumed.add(a)
 		}
-		c := map[string]bool{}
-		_, keyed, _ := skWalk(ek.SK, k, c)
+		_, keyed, _ := skWalk(ek.SK, k, &consumed)
 		eb := ly.subst(ek.SK[:keyed], e, k)
-		for a := range c {
-			consumed[a] = true
-		}
 		if i == 0 {
 			pk, base, first = epk, eb, e
 			continue
 		}
 		if !epk.Equal(pk) {
-			return nil, fmt.Sprintf("%s and %s do not share a partition (%s vs %s)", first.Name, name, pk, epk)
+			return nil, ly.why("%s and %s do not share a partition (%s vs %s)", first.Name, name, pk, epk)
 		}
 		if !eb.Equal(base) {
-			return nil, fmt.Sprintf("%s and %s sort keys do not share the prefix %s", first.Name, name, base)
+			return nil, ly.why("%s and %s sort keys do not share the prefix %s", first.Name, name, base)
 		}
 	}
-	if r := leftover(k, consumed, &EntityKey{PK: pk, SK: base}); r != "" {
+	if r := ly.leftover(k, consumed, &EntityKey{PK: pk, SK: base}); r != "" {
 		return nil, r
 	}
 	kc := &KeyCondition{PK: pk}
@@ -359,7 +500,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 	}
 	var visible []member
 	outside := false
-	for _, e := range ly.m.Entities {
+	for _, e := range ly.entitiesOn(index, pk) {
 		ek := ly.key(e.Name, index)
 		if ek == nil || !ek.PK.mayEqual(pk) || !ek.SK.mayStartWith(base) {
 			continue
@@ -381,7 +522,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 	lo, hi := "", ""
 	for _, v := range visible {
 		if !v.ok {
-			return nil, fmt.Sprintf("%s's sort key does not start with a constant ending in '#', so its items cannot be told apart by range", v.name)
+			return nil, ly.why("%s's sort key does not start with a constant ending in '#', so its items cannot be told apart by range", v.name)
 		}
 		if v.in {
 			leads = append(leads, v.r.lead)
@@ -417,7 +558,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 				others = append(others, v.name)
 			}
 		}
-		return nil, fmt.Sprintf("%s items sort among the collection's in this partition; no one key range reads the collection without them", strings.Join(others, ", "))
+		return nil, ly.why("%s items sort among the collection's in this partition; no one key range reads the collection without them", strings.Join(others, ", "))
 	}
 	return ly.multiPlan(p, index, kc, pk), ""
 }

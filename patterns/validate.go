@@ -33,12 +33,14 @@ func (m *Model) validate(file string) error {
 		l.add(m.Pos, "entities", "expected at least one entity")
 	}
 	var names []string
+	seenEntity, seenPattern := map[string]bool{}, map[string]bool{}
 	tags := map[string]string{}
 	for _, e := range m.Entities {
-		if slices.Contains(names, e.Name) {
+		if seenEntity[e.Name] {
 			l.add(e.Pos, "entities."+e.Name, "duplicate entity name %q", e.Name)
 		}
 		names = append(names, e.Name)
+		seenEntity[e.Name] = true
 		if other, clash := tags[Tag(e.Name)]; clash {
 			l.add(e.Pos, "entities."+e.Name, "entity names %q and %q give the same key tag %q; rename one", other, e.Name, Tag(e.Name))
 		}
@@ -50,10 +52,11 @@ func (m *Model) validate(file string) error {
 	m.validateWithin(l)
 	var pnames []string
 	for _, p := range m.Patterns {
-		if slices.Contains(pnames, p.Name) {
+		if seenPattern[p.Name] {
 			l.add(p.Pos, "patterns."+p.Name, "duplicate pattern name %q", p.Name)
 		}
 		pnames = append(pnames, p.Name)
+		seenPattern[p.Name] = true
 		m.validatePattern(l, p, names)
 	}
 	if len(m.Patterns) == 0 {
@@ -63,6 +66,13 @@ func (m *Model) validate(file string) error {
 		m.validateKeys(l)
 		m.validateStreams(l, names, pnames)
 		m.validateExamples(l, pnames)
+	}
+	m.reqs = nil
+	if len(l.errs) == 0 {
+		m.reqs = make(map[*Pattern]*derived, len(m.Patterns))
+		for _, p := range m.Patterns {
+			m.reqs[p] = &derived{req: newReq(m, p), known: knownOf(m, p)}
+		}
 	}
 	return l.err()
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -38,7 +39,15 @@ usage:
 exit codes: 0 clean, 1 findings (errors; warnings too with --strict), 2 unusable input or usage
 `
 
+// memoryLimit is the soft memory limit the CLI runs under (unless
+// GOMEMLIMIT says otherwise): the garbage collector works harder near it,
+// so even the largest model the loader accepts stays under 200 MB.
+const memoryLimit = 150 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

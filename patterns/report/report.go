@@ -119,13 +119,17 @@ func entityNames(d *patterns.Design) []string {
 // inModelOrder orders xs by their names' positions in order (names not in
 // it keep their place after the others).
 func inModelOrder[T any](xs []T, order []string, name func(T) string) []T {
-	out := slices.Clone(xs)
+	at := make(map[string]int, len(order))
+	for i, n := range order {
+		at[n] = i
+	}
 	pos := func(x T) int {
-		if i := slices.Index(order, name(x)); i >= 0 {
+		if i, ok := at[name(x)]; ok {
 			return i
 		}
 		return len(order)
 	}
+	out := slices.Clone(xs)
 	slices.SortStableFunc(out, func(a, b T) int { return pos(a) - pos(b) })
 	return out
 }
