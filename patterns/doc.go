@@ -23,19 +23,14 @@
 //
 // # How keys are planned
 //
-// Every entity's base key comes from its id: an item collection (a root
-// entity and the entities declared within it) shares the root's partition
-// key, PLAYER#{playerId}; each entity's sort key is its tag and the rest of
-// its id, MATCH#{playedAt}. A child read together with its parent may nest
-// under the parent's sort key (ROOM, ROOM#MEMBER#{userId}) so that one key
-// range holds exactly the collection.
-//
-// Each pattern the base table cannot serve needs a GSI key shape for its
-// entity. Shapes of different entities share overloaded GSIs (GSI1PK,
-// GSI1SK); one entity holds one shape per GSI, unless the shapes are sparse
-// on different constants of one attribute. The planner reports the lower
-// bound (the most pairwise-conflicting shapes one entity holds) beside the
-// count it reaches.
+// The planner searches base placements (each entity in its own partition,
+// its parent's, or a collection owner's; its base key of id and immutable
+// attributes) together with the GSI shapes the rest of the patterns need,
+// shared across entities on overloaded GSIs (GSI1PK, GSI1SK). It judges
+// layouts by: every pattern served; no pattern on a partition hotter than
+// its where needs; the fewest GSIs; the least write amplification. It is
+// exact within a step budget and bounded beyond it (docs/planner.md). The
+// lower bounds beside the count come from the model alone ([Bounds]).
 //
 // Values in keys are encoded so that string order is value order: integers
 // offset by their lower bound and zero-padded to a fixed width, times as

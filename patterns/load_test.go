@@ -3,6 +3,7 @@ package patterns
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,5 +275,74 @@ func TestValueErrorNamesItsAttribute(t *testing.T) {
 	}
 	if got := (&ValueError{Value: "x", Msg: "m"}).Error(); got != "value x: m" {
 		t.Errorf("ValueError without an attribute = %q", got)
+	}
+}
+
+// sort takes one attribute or a list; directions must agree; a collection
+// is told why it cannot sort.
+func TestSortForms(t *testing.T) {
+	base := `table: T
+entities:
+  Log:
+    id: [deviceId, at]
+    attributes: {deviceId: string, at: time, state: {values: [ok, fail], immutable: true}}
+  Device:
+    id: [deviceId]
+    attributes: {deviceId: string}
+patterns:
+  P: %s
+`
+	tests := []struct {
+		name, pattern string
+		sort          []string
+		desc          bool
+		err           string
+	}{
+		{"one", "{query: Log, where: [deviceId], sort: at desc}", []string{"at"}, true, ""},
+		{"list", "{query: Log, where: [deviceId], sort: [state asc, at]}", []string{"state", "at"}, false, ""},
+		{"list desc", "{query: Log, where: [deviceId], sort: [state desc, at desc]}", []string{"state", "at"}, true, ""},
+		{"mixed directions", "{query: Log, where: [deviceId], sort: [state asc, at desc]}", nil, false,
+			"m.yaml:10:56: patterns.P.sort: at is desc but an earlier sort attribute is asc: a query orders by its whole sort key, so every attribute goes the same way"},
+		{"twice", "{query: Log, where: [deviceId], sort: [at, at]}", nil, false, `"at" is listed twice`},
+		{"collection", "{query: [Device, Log], where: [deviceId], sort: at}", nil, false,
+			"patterns.P.sort: a collection returns items in key order; sort applies to one entity (query Device alone to order it by at)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Parse("m.yaml", []byte(fmt.Sprintf(base, tt.pattern)))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := m.Pattern("P")
+			if !slices.Equal(p.Sort, tt.sort) || p.Desc != tt.desc {
+				t.Errorf("sort %v desc %v, want %v %v", p.Sort, p.Desc, tt.sort, tt.desc)
+			}
+		})
+	}
+}
+
+// A query sorted by two attributes is served by a key that orders by both,
+// in order (here from the base table: state is immutable).
+func TestMultiAttributeSortServed(t *testing.T) {
+	d := planText(t, `table: T
+entities:
+  Log:
+    id: [deviceId, at]
+    attributes: {deviceId: string, at: time, state: {values: [ok, fail], immutable: true}}
+patterns:
+  ByState: {query: Log, where: [deviceId], sort: [state, at]}
+`)
+	p := d.Pattern("ByState")
+	if !p.Served() || p.Index != Table || len(d.Indexes) != 0 {
+		t.Fatalf("ByState on %s (%s), %d GSIs", p.Index, p.Reason, len(d.Indexes))
+	}
+	if sk := d.Entity("Log").Key(Table).SK.String(); sk != "LOG#{state}#{at}" {
+		t.Errorf("base sort key %s, want LOG#{state}#{at}", sk)
 	}
 }

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"regexp"
@@ -289,5 +290,29 @@ func TestRequestErrors(t *testing.T) {
 	in, err := tbl.GetItemInput("GetPlayer", Params{"playerId": "p1"})
 	if err != nil || s(in.Key, "PK") != "PLAYER#p1" || s(in.Key, "SK") != "PLAYER" {
 		t.Errorf("GetItemInput %+v %v", in, err)
+	}
+}
+
+// Replace refuses to change an attribute declared immutable (it may be in
+// the base key), before any request.
+func TestReplaceRefusesImmutableChange(t *testing.T) {
+	m, err := patterns.Parse("log.yaml", []byte(`table: Devices
+entities:
+  Log:
+    id: [deviceId, at]
+    attributes: {deviceId: string, at: time, state: {values: [ok, fail], immutable: true}, note: {type: string, optional: true}}
+patterns:
+  ByDeviceState: {query: Log, where: [deviceId, state], sort: at desc}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := patterns.Plan(m)
+	tbl := New(d, nil, "Tbl")
+	old := Values{"deviceId": "d1", "at": "2026-01-01T00:00:00Z", "state": "ok"}
+	changed := Values{"deviceId": "d1", "at": "2026-01-01T00:00:00Z", "state": "fail"}
+	err = tbl.Replace(context.Background(), "Log", old, changed)
+	if !errors.Is(err, ErrImmutable) || !strings.Contains(err.Error(), "Log.state from ok to fail") {
+		t.Errorf("Replace = %v, want ErrImmutable naming Log.state", err)
 	}
 }

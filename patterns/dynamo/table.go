@@ -80,6 +80,10 @@ var (
 	ErrChanged = errors.New("item changed or missing")
 	// ErrNotKeyplan: an item's keys match no entity of the design.
 	ErrNotKeyplan = errors.New("item matches no entity")
+	// ErrImmutable: a write would change an attribute that never changes
+	// once written (an id attribute, or one declared immutable: it may be
+	// in the base key, which cannot be updated in place).
+	ErrImmutable = errors.New("immutable attribute changed")
 )
 
 // Error says which operation on which entity or pattern failed.

@@ -208,6 +208,9 @@ func (t *Table) replace(ctx context.Context, entity string, old, new Values) err
 	if err != nil {
 		return err
 	}
+	if err := immutableKept(e, old, new); err != nil {
+		return err
+	}
 	for _, k := range []string{t.d.PK, t.d.SK} {
 		if item[k].(*types.AttributeValueMemberS).Value != oldKey[k].(*types.AttributeValueMemberS).Value {
 			return fmt.Errorf("the id changed: delete the old item and create the new one")
@@ -270,6 +273,26 @@ func (t *Table) replace(ctx context.Context, entity string, old, new Values) err
 		tx, reasons = append(tx, step), append(reasons, reason)
 	}
 	return t.transact(ctx, tx, reasons)
+}
+
+// immutableKept refuses a change to an attribute that never changes once
+// written (id attributes and those declared immutable).
+func immutableKept(e *patterns.Entity, old, new Values) error {
+	for _, a := range e.Attributes {
+		if !e.Fixed(a.Name) {
+			continue
+		}
+		o, n := old[a.Name], new[a.Name]
+		if o == nil && n == nil {
+			continue
+		}
+		oe, err1 := a.EncodeKey(o)
+		ne, err2 := a.EncodeKey(n)
+		if o == nil || n == nil || err1 != nil || err2 != nil || oe != ne {
+			return fmt.Errorf("%w: %s.%s from %v to %v: delete the item and create it again", ErrImmutable, e.Name, a.Name, o, n)
+		}
+	}
+	return nil
 }
 
 // ownedBy is the condition that a guard names the item with key.
