@@ -23,6 +23,6 @@ func ExampleNew() {
 		fmt.Println(ix.Name, ix.ProjectionText())
 	}
 	// Output:
-	// GSI1 INCLUDE (handle)
-	// GSI2 ALL
+	// GSI1 ALL
+	// GSI2 INCLUDE (handle)
 }
