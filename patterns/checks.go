@@ -84,11 +84,16 @@ func Check(d *Design) []Diagnostic {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Pos, out[j].Pos
-		if a.Line != b.Line {
-			return a.Line < b.Line
+		a, b := out[i], out[j]
+		switch {
+		case a.Pos.Line != b.Pos.Line:
+			return a.Pos.Line < b.Pos.Line
+		case a.Pos.Col != b.Pos.Col:
+			return a.Pos.Col < b.Pos.Col
+		case a.ID != b.ID:
+			return a.ID < b.ID
 		}
-		return a.Col < b.Col
+		return a.Subject.String() < b.Subject.String()
 	})
 	return out
 }
@@ -243,8 +248,7 @@ func ruleUnpadded(d *Design) []finding {
 func encoding(a *Attribute) string {
 	switch a.Type {
 	case TypeNumber, TypeTTL:
-		lo, hi, _ := a.bounds()
-		return fmt.Sprintf("number %d..%d", lo, hi)
+		return fmt.Sprintf("number offset %d, %d digits", a.keyOffset(), a.numberWidth())
 	case TypeString:
 		return "string"
 	}

@@ -55,7 +55,9 @@ func IndexKeyNames(index string) (pk, sk string) { return index + "PK", index + 
 // Design is the planner's result: everything constructs, the runtime and the
 // report need, so nothing downstream re-derives keys.
 type Design struct {
-	Table string `json:"table"`
+	// Format is the version of the JSON form (DesignFormat).
+	Format int    `json:"format"`
+	Table  string `json:"table"`
 	// Source is the model file the design was planned from.
 	Source string `json:"source,omitempty"`
 	// Explicit is true when the layout was hand-made (the model's keys) and

@@ -89,8 +89,21 @@ func (a *Attribute) FixedWidth() bool {
 
 // numberWidth is the number of digits of an encoded number.
 func (a *Attribute) numberWidth() int {
+	if a.KeyWidth > 0 {
+		return a.KeyWidth
+	}
 	lo, hi, _ := a.bounds()
 	return digits(uint64(hi) - uint64(lo))
+}
+
+// keyOffset is what an encoded number is offset by: its lower bound, or
+// the offset a lock pins.
+func (a *Attribute) keyOffset() int64 {
+	if a.KeyOffset != nil {
+		return *a.KeyOffset
+	}
+	lo, _, _ := a.bounds()
+	return lo
 }
 
 func digits(u uint64) int {
@@ -137,7 +150,7 @@ func (a *Attribute) EncodeKey(v any) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		lo, _, _ := a.bounds()
+		lo := a.keyOffset()
 		var buf [24]byte
 		w := a.numberWidth()
 		u := uint64(n) - uint64(lo)
@@ -207,8 +220,7 @@ func (a *Attribute) DecodeKey(s string) (any, error) {
 		if err != nil {
 			return nil, bad("expected digits")
 		}
-		lo, _, _ := a.bounds()
-		return int64(u + uint64(lo)), nil
+		return int64(u + uint64(a.keyOffset())), nil
 	case TypeTime:
 		t, err := time.Parse(TimeLayout, s)
 		if err != nil {

@@ -245,8 +245,8 @@ func (l *loader) number(n *yaml.Node, path string) float64 {
 
 var (
 	topFields     = []string{"table", "entities", "patterns", "examples"}
-	entityFields  = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive"}
-	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable"}
+	entityFields  = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom"}
+	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable", "renamedFrom"}
 	keyFields     = []string{"pk", "sk"}
 	patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
 	typeNames     = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL)}
@@ -292,6 +292,8 @@ func (l *loader) entity(f field) *Entity {
 			e.ID = l.strs(g.val, p)
 		case "within":
 			e.Within = l.str(g.val, p)
+		case "renamedFrom":
+			e.RenamedFrom = l.name(g.val, p)
 		case "attributes":
 			for _, af := range l.fields(g.val, p, nil) {
 				e.Attributes = append(e.Attributes, l.attribute(af, p))
@@ -422,6 +424,8 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 			a.Optional = l.boolean(g.val, p)
 		case "immutable":
 			a.Immutable = l.boolean(g.val, p)
+		case "renamedFrom":
+			a.RenamedFrom = l.name(g.val, p)
 		}
 	}
 	if !seenType {

@@ -81,6 +81,11 @@ type Entity struct {
 	Counters []*Counter `json:"counters,omitempty"`
 	// Archive keeps this entity's TTL expiries in S3 (the archive handler).
 	Archive bool `json:"archive,omitempty"`
+	// RenamedFrom is the entity's name in the lock: its items and keys
+	// stay (keyplan keeps its old key tag).
+	RenamedFrom string `json:"renamedFrom,omitempty"`
+	// tag, when set, is the key tag the entity keeps from the lock.
+	tag string
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the entity was declared.
@@ -154,6 +159,15 @@ type Attribute struct {
 	// written: it may enter the base table's key (which cannot be updated
 	// in place). Id attributes are immutable by definition.
 	Immutable bool `json:"immutable,omitempty"`
+	// RenamedFrom is the attribute's name in the lock: existing items hold
+	// it under that name until a backfill copies it.
+	RenamedFrom string `json:"renamedFrom,omitempty"`
+	// KeyOffset and KeyWidth pin how a number is written in keys (offset,
+	// zero-padded width), kept from a lock when the declared range still
+	// fits, so that existing keys stay valid. Set by the planner; zero
+	// (nil): from min/max or digits.
+	KeyOffset *int64 `json:"keyOffset,omitempty"`
+	KeyWidth  int    `json:"keyWidth,omitempty"`
 
 	Pos Pos `json:"-"`
 }
@@ -273,6 +287,15 @@ func (e *Entity) TTLAttr() *Attribute {
 		}
 	}
 	return nil
+}
+
+// TagOf is the constant that marks an entity's items in keys: its name in
+// upper case, or the tag it keeps from a lock after a rename.
+func TagOf(e *Entity) string {
+	if e.tag != "" {
+		return e.tag
+	}
+	return Tag(e.Name)
 }
 
 // Fixed reports whether an attribute never changes once its item is

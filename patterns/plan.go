@@ -28,7 +28,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
-	d := &Design{Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
+	d := &Design{Format: DesignFormat, Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}}
 	pl := newPlanner(m, o)
 	d.Bounds = lowerBounds(m, distinct(pl.reqs, false))
@@ -45,7 +45,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		sort.SliceStable(keys, func(i, j int) bool {
 			return slices.Index(ly.indexes, keys[i].Index) < slices.Index(ly.indexes, keys[j].Index)
 		})
-		d.Entities = append(d.Entities, &EntityKeys{Name: e.Name, Tag: Tag(e.Name), Keys: keys})
+		d.Entities = append(d.Entities, &EntityKeys{Name: e.Name, Tag: TagOf(e), Keys: keys})
 		if a := e.TTLAttr(); a != nil && d.TTL == "" {
 			d.TTL = a.Name
 		}

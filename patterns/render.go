@@ -53,7 +53,7 @@ func sparseConsts(pk []string, rs []*req) []Const {
 
 // renderPK is a partition key template.
 func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Template {
-	t := Template{}.lit(Tag(owner.Name))
+	t := Template{}.lit(TagOf(owner))
 	for _, a := range pkOrder(owner, pk) {
 		if slices.ContainsFunc(sparse, func(c Const) bool { return c.Attr == a }) {
 			continue
@@ -78,7 +78,7 @@ func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Templat
 // separator, for a nested child), the entity's tag, the sort attributes,
 // the rest of the id.
 func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
-	t := prefix.lit(Tag(e.Name))
+	t := prefix.lit(TagOf(e))
 	for _, a := range sk {
 		t = t.lit(string(Sep)).attr(a)
 	}

@@ -1,0 +1,123 @@
+package patterns_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+func planFile(t *testing.T, path string) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func exampleModels(t *testing.T) []string {
+	files, _ := filepath.Glob("../examples/*.yaml")
+	more, _ := filepath.Glob("testdata/models/*.yaml")
+	return append(files, more...)
+}
+
+// stripped is a finding without where it was found (a design read back
+// has no model file positions).
+func stripped(ds []patterns.Diagnostic) []string {
+	var out []string
+	for _, x := range ds {
+		out = append(out, x.ID+" "+x.Subject.String()+": "+x.Message)
+	}
+	return out
+}
+
+// A design written as JSON and read back is the same design: the same
+// JSON again, the same findings from the checks.
+func TestDesignRoundTrip(t *testing.T) {
+	for _, f := range exampleModels(t) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			d := planFile(t, f)
+			b, err := json.Marshal(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := patterns.ReadDesign("plan.json", bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := json.Marshal(back)
+			if !bytes.Equal(b, again) {
+				t.Errorf("the JSON changed on the round trip:\n%s\n%s", b, again)
+			}
+			got, want := stripped(patterns.Check(back)), stripped(patterns.Check(d))
+			slices.Sort(got)
+			slices.Sort(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("findings after the round trip:\n%s\nbefore:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// Unusable design files are refused with the file and what is wrong.
+func TestReadDesignRefuses(t *testing.T) {
+	d := planFile(t, "../examples/leaderboard.yaml")
+	good, _ := json.Marshal(d)
+	tests := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "plan.json: not valid JSON"},
+		{"truncated", string(good[:len(good)/2]), "plan.json: not valid JSON"},
+		{"trailing", string(good) + "{}", "more after the value"},
+		{"other format", strings.Replace(string(good), `"format":1`, `"format":2`, 1), "format 2; this keyplan reads format 1"},
+		{"no format", strings.Replace(string(good), `"format":1,`, ``, 1), "format 0; this keyplan reads format 1"},
+		{"not a design", `{"format": 1, "hello": true}`, "not a keyplan design"},
+		{"another table", strings.Replace(string(good), `"table":"Leaderboard"`, `"table":"Other"`, 1), `the design is for table "Other" but its model is for "Leaderboard"`},
+		{"edited plan", strings.Replace(string(good), `"index":"GSI2","keyCondition"`, `"index":"GSI1","keyCondition"`, 1), "pattern SeasonLeaderboard: the design says Query on GSI1"},
+		{"edited key", strings.Replace(string(good), `PLAYER#SEASON#{season}`, `PLAYER#SEASON#{seasn}`, 1), `reads "seasn", which is no attribute of it`},
+		{"bad model", strings.Replace(string(good), `"id":["playerId"]`, `"id":["nope"]`, 1), "its model does not validate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := patterns.ReadDesign("plan.json", strings.NewReader(tt.data))
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ReadDesign = %v, want an ErrDesign containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzReadDesign: whatever the bytes, ReadDesign returns a design or an
+// ErrDesign, never a panic.
+func FuzzReadDesign(f *testing.F) {
+	m, _ := patterns.Load("../examples/ecommerce.yaml")
+	d, _ := patterns.Plan(m)
+	good, _ := json.Marshal(d)
+	f.Add(good)
+	f.Add([]byte(`{"format":1}`))
+	f.Add([]byte(`{"format":1,"model":{"table":"T"}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := patterns.ReadDesign("fuzz.json", bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, patterns.ErrDesign) {
+				t.Fatalf("error does not match ErrDesign: %v", err)
+			}
+			return
+		}
+		if _, err := json.Marshal(d); err != nil {
+			t.Fatal(err)
+		}
+		patterns.Check(d)
+		patterns.EstimateCost(d)
+	})
+}
