@@ -241,7 +241,8 @@ func EstimateCost(d *Design) *Cost {
 		load[pp.Index].ReadUnits += pc.UnitsPerSecond
 		c.Patterns = append(c.Patterns, pc)
 	}
-	for _, e := range d.model.Entities {
+	for _, name := range entityNames(d.model) {
+		e := d.model.Entity(name)
 		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
 		ec.WriteUnits = units(ec.ItemBytes, 1024)
 		ec.Amplification = 1

@@ -243,6 +243,24 @@ type Expectation struct {
 	Pos     Pos            `json:"-"`
 }
 
+// clone copies a model deeply enough for the planner to change its
+// entities and attributes (patterns are shared, not changed).
+func (m *Model) clone() *Model {
+	c := *m
+	c.Entities = make([]*Entity, len(m.Entities))
+	for i, e := range m.Entities {
+		ce := *e
+		ce.Attributes = make([]*Attribute, len(e.Attributes))
+		for j, a := range e.Attributes {
+			ca := *a
+			ce.Attributes[j] = &ca
+		}
+		c.Entities[i] = &ce
+	}
+	c.entityIdx, c.patternIdx, c.reqs = nil, nil, nil
+	return &c
+}
+
 // Entity returns the named entity, or nil.
 func (m *Model) Entity(name string) *Entity {
 	if e, ok := m.entityIdx[name]; ok && e.Name == name {

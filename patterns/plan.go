@@ -21,6 +21,10 @@ type Options struct {
 	// Budget bounds the search's steps (fits and verifications).
 	// Default: DefaultBudget.
 	Budget int
+	// Lock is the design the table is deployed with (Lock.Latest of the
+	// model's lock): the plan keeps what it can of it (stable planning).
+	// Default: none, plan from scratch.
+	Lock *Design
 }
 
 // PlanWith is Plan with options.
@@ -28,9 +32,19 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
+	var pn *pins
+	if o.Lock != nil && o.Lock.Model() != nil && !m.Explicit() {
+		// Pins change the model (encodings, tags): plan a copy.
+		m = m.clone()
+		pn = pin(m, o.Lock)
+		if err := m.Validate(); err != nil {
+			return nil, err
+		}
+	}
 	d := &Design{Format: DesignFormat, Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}}
 	pl := newPlanner(m, o)
+	pl.pins = pn
 	d.Bounds = lowerBounds(m, distinct(pl.reqs, false))
 	d.LowerBound = d.Bounds.Cool
 	var ly *layout
@@ -65,6 +79,10 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	}
 	d.index()
 	for _, ix := range d.Indexes {
+		if locked := pn.projectionOf(ix.Name); locked != nil {
+			ix.Projection, ix.NonKeyAttributes = locked.Projection, locked.NonKeyAttributes
+			continue
+		}
 		ix.Projection, ix.NonKeyAttributes = projection(d, ix)
 	}
 	d.Diagnostics = append(d.Diagnostics, Check(d)...)
@@ -125,15 +143,37 @@ func newPlanner(m *Model, o Options) *planner {
 func (pl *planner) design() *layout {
 	m := pl.m
 	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	// The lock's GSIs keep their names, keys and projections; new shapes
+	// of entities there join them.
+	nl := pl.locked()
+	if pl.pins != nil {
+		ly.proj = map[string]*Index{}
+		for _, ix := range pl.pins.gsis {
+			ly.indexes = append(ly.indexes, ix.Name)
+			ly.proj[ix.Name] = ix
+			for _, e := range entityNames(m) {
+				ly.keys[e] = append(ly.keys[e], pl.pins.keys[ix.Name][e]...)
+			}
+		}
+	}
 	var merged []map[string][]*EntityKey
 	for _, gp := range pl.searchAll(pl.groups()) {
 		if gp == nil {
 			continue
 		}
 		for e, k := range gp.base {
-			ly.keys[e] = []*EntityKey{k}
+			ly.keys[e] = append([]*EntityKey{k}, ly.keys[e]...)
 		}
-		for i, keys := range heaviestFirst(m, gp.gsis) {
+		for gi := range min(nl, len(gp.gsis)) {
+			for e, ks := range gp.gsis[gi] {
+				ly.keys[e] = append(ly.keys[e], ks...)
+			}
+		}
+		var fresh []map[string][]*EntityKey
+		if len(gp.gsis) > nl {
+			fresh = gp.gsis[nl:]
+		}
+		for i, keys := range heaviestFirst(m, fresh) {
 			if i == len(merged) {
 				merged = append(merged, map[string][]*EntityKey{})
 			}
@@ -153,8 +193,9 @@ func (pl *planner) design() *layout {
 		return strings.Join(parts, "|")
 	}
 	sort.SliceStable(merged, func(i, j int) bool { return sig(merged[i]) < sig(merged[j]) })
+	names := pl.pins.nextGSINames(len(merged))
 	for i, keys := range merged {
-		name := gsiName(i)
+		name := names[i]
 		ly.indexes = append(ly.indexes, name)
 		for _, e := range slices.Sorted(maps.Keys(keys)) {
 			for _, k := range keys[e] {
@@ -225,11 +266,24 @@ func (pl *planner) prune(ly *layout) *layout {
 			}
 		}
 	}
+	// GSIs are named GSI1…GSIn in order; a lock's keep their names, and
+	// new ones come after them.
 	rename := map[string]string{}
-	for i, ix := range live {
-		rename[ix] = gsiName(i)
+	fresh := 0
+	for _, ix := range live {
+		if pl.pins.lockedIndex(ix) {
+			rename[ix] = ix
+			continue
+		}
+		fresh++
 	}
-	out := &layout{m: ly.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	next := pl.pins.nextGSINames(fresh)
+	for _, ix := range live {
+		if _, ok := rename[ix]; !ok {
+			rename[ix], next = next[0], next[1:]
+		}
+	}
+	out := &layout{m: ly.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}, proj: ly.proj}
 	for _, ix := range live {
 		out.indexes = append(out.indexes, rename[ix])
 	}

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -31,8 +32,11 @@ const DefaultBudget = 400_000
 type score struct {
 	unserved int // requirements no index serves
 	hot      int // requirements served from a partition hotter than they need
-	gsis     int
-	keys     float64 // write amplification: GSI keys weighted by writes
+	gsis     int // GSIs (with a lock: new GSIs)
+	// backfills counts the entities (with items under a lock) that get a
+	// new key: their existing items must be rewritten.
+	backfills int
+	keys      float64 // write amplification: GSI keys weighted by writes
 }
 
 func (a score) less(b score) bool {
@@ -43,6 +47,8 @@ func (a score) less(b score) bool {
 		return a.hot < b.hot
 	case a.gsis != b.gsis:
 		return a.gsis < b.gsis
+	case a.backfills != b.backfills:
+		return a.backfills < b.backfills
 	}
 	return a.keys < b.keys-1e-9
 }
@@ -58,7 +64,30 @@ type planner struct {
 	single map[string][]*req
 	// fits memoizes fit results (fits without an attribute filter).
 	fits map[fitKey]fitResult
+	// pins are what a lock fixes (nil: plan from scratch).
+	pins *pins
 }
+
+// locked is the number of the lock's GSIs: the first slots of every
+// assignment.
+func (pl *planner) locked() int {
+	if pl.pins == nil {
+		return 0
+	}
+	return len(pl.pins.gsis)
+}
+
+// slotName names GSI slot gi of an assignment: a locked GSI's own name,
+// else a placeholder that design() renames.
+func (pl *planner) slotName(gi int) string {
+	if gi < pl.locked() {
+		return pl.pins.gsis[gi].Name
+	}
+	return newGSIPrefix + strconv.Itoa(gi-pl.locked())
+}
+
+// newGSIPrefix marks the new GSIs of a search until design() names them.
+const newGSIPrefix = "new."
 
 // fitKey is what a memoized fit is keyed by: the entity, the
 // requirements' ids (fits of more are not memoized) and the options.
@@ -195,6 +224,9 @@ const maxBaseCandidates = 12
 // chosen for the entities before it (its parent's): the most promising
 // first.
 func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*EntityKey {
+	if k := pl.pinnedBase(e); k != nil {
+		return []*EntityKey{k}
+	}
 	m := pl.m
 	fixed := func(a string) bool { return e.Fixed(a) }
 	var out []*EntityKey
@@ -318,7 +350,7 @@ func (pl *planner) searchAll(gs []*group) []*groupPlan {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &planner{m: pl.m, reqs: pl.reqs, search1: pl.search1, single: pl.single, fits: map[fitKey]fitResult{}}
+			w := &planner{m: pl.m, reqs: pl.reqs, search1: pl.search1, single: pl.single, fits: map[fitKey]fitResult{}, pins: pl.pins}
 			for i := range work {
 				w.steps = max(minGroupBudget, pl.steps*len(gs[i].reqs)/max(total, 1))
 				out[i] = w.search(gs[i])
@@ -455,18 +487,44 @@ func (pl *planner) descend(g *group) *groupPlan {
 }
 
 // baseLayout is a layout of the base keys alone.
+//
+// With a lock it holds the locked GSIs too, with the locked keys of the
+// entities that have base keys here, and their fixed projections.
 func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
 	ly := &layout{m: pl.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}, quiet: true}
 	for n, k := range keys {
 		ly.keys[n] = []*EntityKey{k}
 	}
+	if pl.pins != nil {
+		ly.proj = map[string]*Index{}
+		for _, ix := range pl.pins.gsis {
+			ly.indexes = append(ly.indexes, ix.Name)
+			ly.proj[ix.Name] = ix
+			for n, ks := range pl.pins.keys[ix.Name] {
+				if keys[n] != nil {
+					ly.keys[n] = append(ly.keys[n], ks...)
+				}
+			}
+		}
+	}
 	return ly
+}
+
+// pinnedBase is an entity's locked base key, when the lock has one it can
+// keep.
+func (pl *planner) pinnedBase(e *Entity) *EntityKey {
+	if pl.pins == nil {
+		return nil
+	}
+	return pl.pins.base[e.Name]
 }
 
 // slot is one entity's keys on one GSI of the search: usually one shape;
 // several when they are sparse on exclusive constants.
 type slot struct {
 	fams []*fam
+	// locked: the entity has a locked key on this GSI (no new shape).
+	locked bool
 }
 
 // fam is one shape and the requirements it serves.
@@ -534,7 +592,7 @@ func (pl *planner) with(a assignment, gi int, r *req) (assignment, bool) {
 				c.reqs = slices.Clip(c.reqs) // appends copy, never share
 				fams[i] = &c
 			}
-			gsi.set(e, &slot{fams: fams})
+			gsi.set(e, &slot{fams: fams, locked: s.locked})
 		}
 	}
 	if !pl.place(&gsi, r) {
@@ -612,22 +670,44 @@ func (pl *planner) assign(g *group, base map[string]*EntityKey, rs []*req) (assi
 	}
 	var best assignment
 	bestScore := score{unserved: len(rs) + 1}
+	start := pl.lockedSlots(g)
 	lb := 1
 	for _, e := range g.ents {
 		lb = max(lb, pl.localBound(e, rs))
 	}
-	// Iterative deepening on the GSI count: the first count with a
-	// verified assignment is the least; within it, the fewest keys.
-	// Past the GSI quota the model is refused anyway (KP301): first fit.
+	if pl.pins != nil {
+		lb = 0 // locked GSIs may take them all
+	}
+	// Iterative deepening on the count of new GSIs: the first count with a
+	// verified assignment is the least; within it, the fewest backfills,
+	// then keys. Past the GSI quota the model is refused anyway (KP301):
+	// first fit.
 	for k := lb; k <= min(len(rs), MaxGSIs+1) && best == nil && pl.steps > 0; k++ {
-		pl.dfs(g, base, rs, 0, make(assignment, 0, k), 0, k, &best, &bestScore)
+		pl.dfs(g, base, rs, 0, start, 0, k, &best, &bestScore)
 	}
 	if best == nil {
 		// Budget spent: first fit, then each requirement the verification
 		// still rejects on a GSI of its own.
-		best, bestScore = pl.firstFit(g, base, rs)
+		best, bestScore = pl.firstFit(g, base, rs, start)
 	}
 	return best, bestScore
+}
+
+// lockedSlots is an assignment of the lock's GSIs, each slot marking the
+// group's entities that have a locked key there.
+func (pl *planner) lockedSlots(g *group) assignment {
+	if pl.pins == nil {
+		return assignment{}
+	}
+	a := make(assignment, len(pl.pins.gsis))
+	for gi, ix := range pl.pins.gsis {
+		for _, e := range g.ents {
+			if len(pl.pins.keys[ix.Name][e.Name]) > 0 {
+				a[gi].set(e.Name, &slot{locked: true})
+			}
+		}
+	}
+	return a
 }
 
 // dfs tries each placement of rs[i:] on at most k GSIs.
@@ -645,7 +725,7 @@ func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a
 		return
 	}
 	r := rs[i]
-	for gi := 0; gi <= len(a) && gi < k; gi++ {
+	for gi := 0; gi <= len(a) && gi < pl.locked()+k; gi++ {
 		next, ok := pl.with(a, gi, r)
 		if !ok {
 			continue
@@ -657,7 +737,7 @@ func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a
 				added += weight(pl.m.Entity(e))
 			}
 		}
-		if *best != nil && added >= bestScore.keys-1e-9 {
+		if *best != nil && pl.pins == nil && added >= bestScore.keys-1e-9 {
 			continue
 		}
 		pl.dfs(g, base, rs, i+1, next, added, k, best, bestScore)
@@ -665,6 +745,23 @@ func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a
 			return
 		}
 	}
+}
+
+// backfillsOf counts the entities with items under the lock that an
+// assignment gives a new key.
+func (pl *planner) backfillsOf(a assignment) int {
+	if pl.pins == nil {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, g := range a {
+		for _, x := range g {
+			if len(x.slot.fams) > 0 && pl.pins.existed(x.entity) {
+				seen[x.entity] = true
+			}
+		}
+	}
+	return len(seen)
 }
 
 // keysOf is an assignment's write amplification so far.
@@ -692,7 +789,7 @@ func (pl *planner) place(gsi *slots, r *req) bool {
 				s = &slot{}
 				gsi.set(name, s)
 			}
-			if len(s.fams) > 1 {
+			if len(s.fams) > 1 || s.locked {
 				return false
 			}
 			if len(s.fams) == 0 {
@@ -722,6 +819,9 @@ func (pl *planner) place(gsi *slots, r *req) bool {
 	if s == nil {
 		s = &slot{}
 		gsi.set(e.Name, s)
+	}
+	if s.locked {
+		return false
 	}
 	// Sparse on constants exclusive with every shape there: a shape of
 	// its own (items hold one of them at most, and the others' items none
@@ -850,7 +950,7 @@ func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
 			name := x.entity
 			for _, f := range x.slot.fams {
 				if f.rendered == nil {
-					f.rendered = renderKey(pl.m, e, f.key, f.reqs, gsiName(gi))
+					f.rendered = renderKey(pl.m, e, f.key, f.reqs, pl.slotName(gi))
 				}
 				keys[name] = append(keys[name], f.rendered)
 			}
@@ -865,7 +965,7 @@ func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
 func (pl *planner) verify(g *group, base map[string]*EntityKey, a assignment) (score, bool) {
 	pl.spend(len(g.reqs) * (1 + len(a)))
 	ly := pl.groupLayout(base, pl.renderAssignment(a))
-	s := score{gsis: len(a), keys: keysOf(pl.m, a)}
+	s := score{gsis: len(a) - pl.locked(), keys: keysOf(pl.m, a), backfills: pl.backfillsOf(a)}
 	for _, r := range g.reqs {
 		plan := ly.serve(r.p)
 		if !plan.Served() {
@@ -884,7 +984,9 @@ func (pl *planner) verify(g *group, base map[string]*EntityKey, a assignment) (s
 func (pl *planner) groupLayout(base map[string]*EntityKey, gsis []map[string][]*EntityKey) *layout {
 	ly := pl.baseLayout(base)
 	for gi, g := range gsis {
-		ly.indexes = append(ly.indexes, gsiName(gi))
+		if gi >= pl.locked() {
+			ly.indexes = append(ly.indexes, pl.slotName(gi))
+		}
 		for e, ks := range g {
 			ly.keys[e] = append(ly.keys[e], ks...)
 		}
@@ -894,8 +996,8 @@ func (pl *planner) groupLayout(base map[string]*EntityKey, gsis []map[string][]*
 
 // firstFit places each requirement on the first GSI that takes it, and
 // gives any the matcher still rejects a GSI of its own.
-func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req) (assignment, score) {
-	var a assignment
+func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req, start assignment) (assignment, score) {
+	a := start
 	for _, r := range rs {
 		a = pl.firstSlot(a, r)
 	}
@@ -917,7 +1019,7 @@ func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req) (as
 			keep = append(keep, r)
 		}
 	}
-	a = nil
+	a = start
 	for _, r := range keep {
 		a = pl.firstSlot(a, r)
 	}

@@ -21,6 +21,38 @@ type layout struct {
 	// quiet skips writing why an index does not serve a pattern (the
 	// search asks only whether it does).
 	quiet bool
+	// proj holds the GSIs whose projection is fixed (a lock's): a pattern
+	// is served there only if the projection holds what it returns.
+	proj map[string]*Index
+}
+
+// projects reports whether a fixed projection holds what a plan's pattern
+// returns (and verifies): whole items need ALL; named attributes need
+// INCLUDE them, unless the keys the read sees hold them.
+func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
+	ix := ly.proj[plan.Index]
+	if ix == nil || ix.Projection == ProjectAll {
+		return true
+	}
+	if len(p.Returns) == 0 {
+		return false
+	}
+	for _, name := range p.Entities {
+		e := ly.m.Entity(name)
+		var keyed []string
+		for _, k := range []*EntityKey{ly.key(name, Table), ly.key(name, plan.Index)} {
+			if k != nil {
+				keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
+			}
+		}
+		for _, a := range append(slices.Clone(p.Returns), plan.Verify...) {
+			if e.Attr(a) == nil || slices.Contains(keyed, a) || ix.Projection == ProjectInclude && slices.Contains(ix.NonKeyAttributes, a) {
+				continue
+			}
+			return false
+		}
+	}
+	return true
 }
 
 // render is a key condition's text: none when quiet (a search's
@@ -159,6 +191,9 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 	var first *PatternPlan
 	for _, ix := range ly.indexes {
 		plan, reason := ly.serveOn(p, ix)
+		if plan != nil && !ly.projects(p, plan) {
+			plan, reason = nil, ly.why("its projection %s does not hold what the pattern returns", ly.proj[ix].ProjectionText())
+		}
 		if plan != nil {
 			if !ly.hot(p, plan) {
 				return plan

@@ -27,6 +27,13 @@ usage:
       design (or check a hand-made layout) and print the plan
   keyplan check FILE [--format text|json|sarif] [--strict]
       run the design checks (for CI; sarif for code-scanning UIs)
+  keyplan diff FILE [--format text|json|markdown]
+      compare the model with its lock (FILE.lock.json): every change
+      classified, and the phases that deploy it; exit 0 when it deploys
+      in one step with no backfill, 1 when it needs a migration or is refused
+  keyplan lock FILE
+      record the plan in the lock: accept a one-step change, or start a
+      migration; refuse (exit 1, lock untouched) what would strand data
   keyplan validate FILE [--endpoint URL] [--keep]
       create the table on a DynamoDB engine (an embedded dynalite unless
       --endpoint or $KEYPLAN_DYNAMODB_ENDPOINT), load the model's examples,
@@ -63,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return check(args[1:], stdout, stderr)
 	case "validate":
 		return validate(args[1:], stdout, stderr)
+	case "diff":
+		return diff(args[1:], stdout, stderr)
+	case "lock":
+		return lock(args[1:], stdout, stderr)
 	case "schema":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
@@ -156,16 +167,40 @@ func check(args []string, stdout, stderr io.Writer) int {
 }
 
 // design loads and plans a model, printing every input problem.
+// With a lock beside the model (keyplan lock), the plan keeps what the
+// lock records (stable planning).
 func design(file string, stderr io.Writer) (*patterns.Design, int) {
+	d, _, code := designAndLock(file, stderr)
+	return d, code
+}
+
+// designAndLock loads a model and its lock (nil when there is none) and
+// plans the model with the lock.
+func designAndLock(file string, stderr io.Writer) (*patterns.Design, *patterns.Lock, int) {
 	m, err := patterns.Load(file)
-	if err == nil {
-		var d *patterns.Design
-		if d, err = patterns.Plan(m); err == nil {
-			return d, exitClean
-		}
+	if err != nil {
+		printErr(stderr, err)
+		return nil, nil, exitUsage
 	}
-	printErr(stderr, err)
-	return nil, exitUsage
+	lock, err := patterns.LoadLock(patterns.LockPath(file))
+	if err != nil {
+		printErr(stderr, err)
+		return nil, nil, exitUsage
+	}
+	if lock != nil && lock.Table != m.Table {
+		fmt.Fprintf(stderr, "%s: the lock is for table %s, the model for %s\n", patterns.LockPath(file), lock.Table, m.Table)
+		return nil, nil, exitUsage
+	}
+	o := patterns.Options{}
+	if lock != nil {
+		o.Lock = lock.Latest()
+	}
+	d, err := patterns.PlanWith(m, o)
+	if err != nil {
+		printErr(stderr, err)
+		return nil, nil, exitUsage
+	}
+	return d, lock, exitClean
 }
 
 func printErr(w io.Writer, err error) {

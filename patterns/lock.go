@@ -1,0 +1,297 @@
+package patterns
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// LockFormat is the version of a lock file's JSON form.
+const LockFormat = 1
+
+// A lock records the design a table is deployed with, beside the model
+// (shop.yaml → shop.lock.json), committed like go.sum. During a change it
+// also holds the target design, the phases that roll it out (each one
+// deploy: at most one GSI created or deleted, then a backfill) and the
+// phase the table is at. Its bytes are deterministic: the same state
+// always writes the same file.
+type Lock struct {
+	Format int    `json:"format"`
+	Table  string `json:"table"`
+	// Accepted is the design the table is deployed with (or is being
+	// migrated from).
+	Accepted *Design `json:"accepted"`
+	// Migration is present while a change is rolled out.
+	Migration *Migration `json:"migration,omitempty"`
+}
+
+// Migration is a change in progress: the target design and its phases.
+type Migration struct {
+	Target *Design `json:"target"`
+	Phases []*Phase `json:"phases"`
+	// Current is the phase to deploy next (or deployed and not yet
+	// backfilled): every phase before it is deployed and backfilled.
+	Current int `json:"current"`
+}
+
+// Phase is one deploy of a migration.
+type Phase struct {
+	// Create and Delete name the GSIs the phase adds and drops (at most
+	// one in all: DynamoDB and CloudFormation take one per update).
+	Create []string `json:"create"`
+	Delete []string `json:"delete"`
+	// Backfill names the entities whose existing items need new or
+	// rewritten attributes once the phase is deployed.
+	Backfill []string `json:"backfill"`
+	// TTL is the table's time-to-live attribute after the phase ("" for
+	// none).
+	TTL string `json:"ttl"`
+	// Indexes are the table's GSIs after the phase.
+	Indexes []*PhaseIndex `json:"indexes"`
+}
+
+// PhaseIndex is one GSI as a phase deploys it.
+type PhaseIndex struct {
+	Name             string     `json:"name"`
+	PK               string     `json:"pk"`
+	SK               string     `json:"sk"`
+	Projection       Projection `json:"projection"`
+	NonKeyAttributes []string   `json:"nonKeyAttributes,omitempty"`
+}
+
+// phaseIndexes lists a design's GSIs as a phase deploys them.
+func phaseIndexes(d *Design) []*PhaseIndex {
+	out := []*PhaseIndex{}
+	for _, ix := range d.Indexes {
+		out = append(out, &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes})
+	}
+	return out
+}
+
+// Latest is the design the lock leads to: the migration's target, or the
+// accepted design.
+func (l *Lock) Latest() *Design {
+	if l.Migration != nil {
+		return l.Migration.Target
+	}
+	return l.Accepted
+}
+
+// LockPath is where a model's lock lives: beside it, the model's name with
+// .lock.json (shop.yaml → shop.lock.json).
+func LockPath(model string) string {
+	ext := filepath.Ext(model)
+	return strings.TrimSuffix(model, ext) + ".lock.json"
+}
+
+// lockedDesign is the part of a design a lock records: what is deployed,
+// not what was said about it (no findings, cost, bounds or source file).
+type lockedDesign struct {
+	Format   int            `json:"format"`
+	Table    string         `json:"table"`
+	Explicit bool           `json:"explicit"`
+	PK       string         `json:"partitionKey"`
+	SK       string         `json:"sortKey"`
+	TTL      string         `json:"ttl,omitempty"`
+	Indexes  []*Index       `json:"indexes"`
+	Entities []*EntityKeys  `json:"entities"`
+	Patterns []*PatternPlan `json:"patterns"`
+	Model    *Model         `json:"model"`
+}
+
+func locked(d *Design) *lockedDesign {
+	if d == nil {
+		return nil
+	}
+	return &lockedDesign{Format: d.Format, Table: d.Table, Explicit: d.Explicit, PK: d.PK, SK: d.SK, TTL: d.TTL,
+		Indexes: d.Indexes, Entities: d.Entities, Patterns: d.Patterns, Model: canonicalModel(d.model)}
+}
+
+// MarshalJSON writes the lock's deterministic form.
+func (l *Lock) MarshalJSON() ([]byte, error) {
+	type migration struct {
+		Target  *lockedDesign `json:"target"`
+		Phases  []*Phase      `json:"phases"`
+		Current int           `json:"current"`
+	}
+	out := struct {
+		Format    int           `json:"format"`
+		Table     string        `json:"table"`
+		Accepted  *lockedDesign `json:"accepted"`
+		Migration *migration    `json:"migration,omitempty"`
+	}{Format: l.Format, Table: l.Table, Accepted: locked(l.Accepted)}
+	if m := l.Migration; m != nil {
+		out.Migration = &migration{Target: locked(m.Target), Phases: m.Phases, Current: m.Current}
+	}
+	return json.Marshal(out)
+}
+
+// Bytes is the lock file's content: indented JSON and a newline.
+func (l *Lock) Bytes() ([]byte, error) {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// NewLock records a design as deployed.
+func NewLock(d *Design) *Lock { return &Lock{Format: LockFormat, Table: d.Table, Accepted: d} }
+
+// ReadLock reads a lock file, naming file in errors: a truncated or
+// hand-edited file, another format version, or designs whose plans do not
+// follow from their keys are refused (errors match ErrDesign).
+func ReadLock(file string, r io.Reader) (*Lock, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxDesignBytes+1))
+	if err != nil {
+		return nil, &DesignError{file, err.Error()}
+	}
+	if len(data) > maxDesignBytes {
+		return nil, &DesignError{file, fmt.Sprintf("larger than %d MB; a lock is far smaller", maxDesignBytes>>20)}
+	}
+	var in struct {
+		Format    int             `json:"format"`
+		Table     string          `json:"table"`
+		Accepted  json.RawMessage `json:"accepted"`
+		Migration *struct {
+			Target  json.RawMessage `json:"target"`
+			Phases  []*Phase        `json:"phases"`
+			Current int             `json:"current"`
+		} `json:"migration"`
+	}
+	if err := strictJSON(data, &in); err != nil {
+		return nil, &DesignError{file, err.Error()}
+	}
+	if in.Format != LockFormat {
+		return nil, &DesignError{file, fmt.Sprintf("lock format %d; this keyplan reads format %d (written by another version of keyplan?)", in.Format, LockFormat)}
+	}
+	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
+		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
+	}
+	l := &Lock{Format: in.Format, Table: in.Table}
+	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
+		return nil, err
+	}
+	if l.Accepted.Table != l.Table {
+		return nil, &DesignError{file, fmt.Sprintf("the lock is for table %q but its accepted design is for %q", l.Table, l.Accepted.Table)}
+	}
+	if mg := in.Migration; mg != nil {
+		if len(mg.Target) == 0 || string(mg.Target) == "null" {
+			return nil, &DesignError{file, "a migration without a target design"}
+		}
+		t, err := decodeDesign(file+" (migration target)", mg.Target)
+		if err != nil {
+			return nil, err
+		}
+		if t.Table != l.Table {
+			return nil, &DesignError{file, fmt.Sprintf("the migration's target is for table %q, not %q", t.Table, l.Table)}
+		}
+		if len(mg.Phases) == 0 || mg.Current < 0 || mg.Current > len(mg.Phases) {
+			return nil, &DesignError{file, fmt.Sprintf("migration at phase %d of %d: expected 0 to %d", mg.Current, len(mg.Phases), len(mg.Phases))}
+		}
+		for i, p := range mg.Phases {
+			if err := p.valid(); err != nil {
+				return nil, &DesignError{file, fmt.Sprintf("migration phase %d: %v", i, err)}
+			}
+		}
+		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current}
+	}
+	return l, nil
+}
+
+// valid checks a phase read from a file.
+func (p *Phase) valid() error {
+	if p == nil {
+		return errors.New("empty")
+	}
+	if len(p.Create)+len(p.Delete) > 1 {
+		return fmt.Errorf("creates %v and deletes %v: a phase creates or deletes one GSI at most", p.Create, p.Delete)
+	}
+	names := map[string]bool{}
+	for _, ix := range p.Indexes {
+		if ix == nil || !ValidTableName(ix.Name) || names[ix.Name] {
+			return fmt.Errorf("index %v: expected a unique valid name", ix)
+		}
+		if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
+			return fmt.Errorf("index %s keyed %s/%s, expected %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
+		}
+		if !slices.Contains([]Projection{ProjectAll, ProjectInclude, ProjectKeysOnly}, ix.Projection) {
+			return fmt.Errorf("index %s: projection %q", ix.Name, ix.Projection)
+		}
+		names[ix.Name] = true
+	}
+	for _, c := range p.Create {
+		if !names[c] {
+			return fmt.Errorf("creates %s, which is not among its indexes", c)
+		}
+	}
+	for _, d := range p.Delete {
+		if names[d] {
+			return fmt.Errorf("deletes %s, which is still among its indexes", d)
+		}
+	}
+	return nil
+}
+
+// LoadLock reads a model's lock (LockPath), if there is one: (nil, nil)
+// when there is none.
+func LoadLock(path string) (*Lock, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &DesignError{path, err.Error()}
+	}
+	defer f.Close()
+	return ReadLock(path, f)
+}
+
+// Advance records that the migration's current phase is deployed and
+// backfilled: the next phase is current, and after the last the target is
+// accepted and the migration ends.
+func (l *Lock) Advance() error {
+	mg := l.Migration
+	if mg == nil {
+		return errors.New("no migration in progress")
+	}
+	mg.Current++
+	if mg.Current >= len(mg.Phases) {
+		l.Accepted, l.Migration = mg.Target, nil
+	}
+	return nil
+}
+
+// Apply records a plan in the lock, as keyplan lock does: a change that
+// deploys in one step is accepted at once, one that needs phases starts a
+// migration. It refuses (and leaves the lock as it was) a diff with
+// errors, or any change while a migration is in progress.
+func (l *Lock) Apply(to *Design, df *Diff) error {
+	if errs := df.Errors(); len(errs) > 0 {
+		var msgs []string
+		for _, c := range errs {
+			msgs = append(msgs, fmt.Sprintf("[%s] %s: %s", c.ID, c.Subject, c.Message))
+		}
+		return fmt.Errorf("refused: %s", strings.Join(msgs, "; "))
+	}
+	if l.Migration != nil {
+		return nil // the same target: nothing to record
+	}
+	if len(df.Phases) <= 1 && !df.Backfills() {
+		l.Accepted = to
+		return nil
+	}
+	l.Migration = &Migration{Target: to, Phases: df.Phases}
+	return nil
+}
