@@ -33,7 +33,7 @@ type Lock struct {
 
 // Migration is a change in progress: the target design and its phases.
 type Migration struct {
-	Target *Design `json:"target"`
+	Target *Design  `json:"target"`
 	Phases []*Phase `json:"phases"`
 	// Current is the phase to deploy next (or deployed and not yet
 	// backfilled): every phase before it is deployed and backfilled.
