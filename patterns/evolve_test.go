@@ -201,6 +201,7 @@ func TestShopEvolves(t *testing.T) {
 			// Deploy and backfill each phase.
 			for lock.Migration != nil {
 				lock = roundTrip(t, lock)
+				checkReadable(t, lock)
 				if err := lock.Advance(); err != nil {
 					t.Fatal(err)
 				}
@@ -212,6 +213,44 @@ func TestShopEvolves(t *testing.T) {
 			}
 			model = next
 		})
+	}
+}
+
+// checkReadable: at every phase of a migration, each pattern of the
+// target is read through an index the phase has, by the target's plan or
+// by the accepted one's, and never by the target's while an entity it
+// reads has a backfill to come.
+func checkReadable(t *testing.T, l *patterns.Lock) {
+	t.Helper()
+	deployed, _ := l.Deployed()
+	has := func(name string) bool {
+		return name == patterns.Table || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
+	}
+	mg := l.Migration
+	for _, tp := range mg.Target.Patterns {
+		if !tp.Served() {
+			continue
+		}
+		if l.ReadsTarget(tp.Name) {
+			if !has(tp.Index) {
+				t.Errorf("phase %d: %s reads %s, which the phase does not have", mg.Current+1, tp.Name, tp.Index)
+			}
+			for _, e := range tp.Entities {
+				for _, p := range mg.Phases[mg.Current:] {
+					if slices.Contains(p.Backfill, e) {
+						t.Errorf("phase %d: %s reads %s before its backfill", mg.Current+1, tp.Name, e)
+					}
+				}
+			}
+			continue
+		}
+		ap := l.Accepted.Pattern(tp.Name)
+		if ap == nil {
+			continue // new: refused with ErrNotReady until it can be read
+		}
+		if !has(ap.Index) {
+			t.Errorf("phase %d: %s reads %s by the accepted design, which the phase has deleted", mg.Current+1, tp.Name, ap.Index)
+		}
 	}
 }
 

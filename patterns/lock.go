@@ -295,3 +295,53 @@ func (l *Lock) Apply(to *Design, df *Diff) error {
 	l.Migration = &Migration{Target: to, Phases: df.Phases}
 	return nil
 }
+
+// ReadsTarget reports whether, at the migration's current phase, a
+// pattern is read with the target design's plan: the index it reads
+// exists (its phase is deployed) and is complete (created in an earlier
+// phase, whose backfill is done, or there before), and no entity it reads
+// has a backfill still to come. Otherwise the accepted design's plan
+// serves it. Without a migration the accepted design is the only one.
+func (l *Lock) ReadsTarget(pattern string) bool {
+	mg := l.Migration
+	if mg == nil {
+		return false
+	}
+	tp := mg.Target.Pattern(pattern)
+	if tp == nil || !tp.Served() {
+		return false
+	}
+	k := min(mg.Current, len(mg.Phases)-1)
+	for j := k; j < len(mg.Phases); j++ {
+		for _, e := range tp.Entities {
+			if slices.Contains(mg.Phases[j].Backfill, e) {
+				return false
+			}
+		}
+	}
+	if tp.Index == Table {
+		return true
+	}
+	if !slices.ContainsFunc(mg.Phases[k].Indexes, func(ix *PhaseIndex) bool { return ix.Name == tp.Index }) {
+		return false
+	}
+	if l.Accepted.Index(tp.Index) != nil {
+		return true
+	}
+	for j := range k {
+		if slices.Contains(mg.Phases[j].Create, tp.Index) {
+			return true
+		}
+	}
+	return false
+}
+
+// Deployed is what the table has at the lock's current phase: its GSIs
+// and its TTL attribute.
+func (l *Lock) Deployed() ([]*PhaseIndex, string) {
+	if mg := l.Migration; mg != nil {
+		p := mg.Phases[min(mg.Current, len(mg.Phases)-1)]
+		return p.Indexes, p.TTL
+	}
+	return phaseIndexes(l.Accepted), l.Accepted.TTL
+}

@@ -312,19 +312,9 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 			}
 		}
 	}
-keys:
 	for _, k := range p.keys {
-		if !k.table {
-			for _, i := range k.needs {
-				if !present[i] {
-					continue keys // sparse: the item lacks an attribute
-				}
-			}
-			for _, w := range k.when {
-				if !present[w.attr] || enc[w.attr] != w.enc {
-					continue keys // sparse: not the constant
-				}
-			}
+		if !k.table && !p.holds(k, present, enc) {
+			continue
 		}
 		pk, err := p.build(k.pk, enc, v)
 		if err != nil {
@@ -337,7 +327,27 @@ keys:
 		item[k.pkName] = &types.AttributeValueMemberS{Value: pk}
 		item[k.skName] = &types.AttributeValueMemberS{Value: sk}
 	}
+	if err := t.expand(entity, v, item); err != nil {
+		return nil, err
+	}
 	return item, nil
+}
+
+// holds reports whether an item with these attributes is on a GSI key:
+// it has every attribute the key reads, and the constants the key is
+// sparse on.
+func (p *entityPlan) holds(k keyPlan, present []bool, enc []string) bool {
+	for _, i := range k.needs {
+		if !present[i] {
+			return false // sparse: the item lacks an attribute
+		}
+	}
+	for _, w := range k.when {
+		if !present[w.attr] || enc[w.attr] != w.enc {
+			return false // sparse: not the constant
+		}
+	}
+	return true
 }
 
 // Key is the entity's primary key (PK and SK) for GetItem, UpdateItem and
@@ -400,6 +410,10 @@ func (t *Table) Decode(item map[string]types.AttributeValue) (string, Values, er
 		}
 		for _, a := range e.Attributes {
 			av, ok := item[a.Name]
+			if !ok && a.RenamedFrom != "" {
+				// Not yet backfilled to its new name.
+				av, ok = item[a.RenamedFrom]
+			}
 			if !ok {
 				continue
 			}

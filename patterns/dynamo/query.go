@@ -52,6 +52,9 @@ type Request struct {
 
 // GetItemInput builds the request of a pattern served by GetItem.
 func (t *Table) GetItemInput(pattern string, params Params) (*dynamodb.GetItemInput, error) {
+	if via := t.via(pattern); via != nil {
+		return via.getItemInput(pattern, Request{Params: params})
+	}
 	in, err := t.getItemInput(pattern, &Request{Params: params})
 	return in, wrap("GetItemInput", pattern, err)
 }
@@ -161,7 +164,7 @@ func (t *Table) buildProjection(p *patterns.Pattern, pp *patterns.PatternPlan) e
 // QueryInput builds the request of a pattern served by Query. A sharded
 // pattern has one request per shard: use QueryInputs.
 func (t *Table) QueryInput(pattern string, r Request) (*dynamodb.QueryInput, error) {
-	ins, err := t.queryInputs(pattern, &r)
+	ins, err := t.inputs(pattern, r)
 	if err == nil && len(ins) != 1 {
 		err = fmt.Errorf("the pattern is sharded into %d requests; use QueryInputs", len(ins))
 	}
@@ -173,8 +176,16 @@ func (t *Table) QueryInput(pattern string, r Request) (*dynamodb.QueryInput, err
 
 // QueryInputs builds a pattern's requests: one, or one per shard.
 func (t *Table) QueryInputs(pattern string, r Request) ([]*dynamodb.QueryInput, error) {
-	ins, err := t.queryInputs(pattern, &r)
+	ins, err := t.inputs(pattern, r)
 	return ins, wrap("QueryInputs", pattern, err)
+}
+
+// inputs builds a pattern's requests with the plan that reads it now.
+func (t *Table) inputs(pattern string, r Request) ([]*dynamodb.QueryInput, error) {
+	if via := t.via(pattern); via != nil {
+		return via.queryInputs(pattern, r)
+	}
+	return t.queryInputs(pattern, &r)
 }
 
 func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput, error) {

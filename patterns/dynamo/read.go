@@ -77,6 +77,9 @@ func (t *Table) verified(pp *patterns.PatternPlan, entity string, v Values, para
 // pattern, one Query per shard merged in sort order with the limit
 // honoured.
 func (t *Table) Read(ctx context.Context, pattern string, r Request) (*Page, error) {
+	if via := t.via(pattern); via != nil {
+		return via.read(ctx, pattern, r)
+	}
 	page, err := t.read(ctx, pattern, &r)
 	return page, wrap("Read", pattern, err)
 }
@@ -178,7 +181,7 @@ func compare(a, b string) int {
 // Get reads one item by a get pattern (GetItem, or a Query on an
 // alternate key); nil when there is none.
 func (t *Table) Get(ctx context.Context, pattern string, params Params) (*Item, error) {
-	page, err := t.read(ctx, pattern, &Request{Params: params})
+	page, err := t.Read(ctx, pattern, Request{Params: params})
 	if err != nil {
 		return nil, wrap("Get", pattern, err)
 	}
@@ -191,6 +194,9 @@ func (t *Table) Get(ctx context.Context, pattern string, params Params) (*Item, 
 // All iterates every item a pattern reads, page after page; a sharded
 // pattern's shards are read page by page and merged in sort order.
 func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[Item, error] {
+	if via := t.via(pattern); via != nil {
+		return via.all(ctx, pattern, r)
+	}
 	return func(yield func(Item, error) bool) {
 		_, pp, err := t.pattern(pattern)
 		if err == nil && pp.Operation != patterns.Query {

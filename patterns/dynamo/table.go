@@ -40,6 +40,9 @@ type Table struct {
 
 	mu          sync.Mutex
 	projections map[string]expression.ProjectionBuilder
+
+	// rollout is set during a migration (NewRollout).
+	rollout *rollout
 }
 
 // New returns the runtime for a design's table named name (the physical
@@ -80,6 +83,9 @@ var (
 	ErrChanged = errors.New("item changed or missing")
 	// ErrNotKeyplan: an item's keys match no entity of the design.
 	ErrNotKeyplan = errors.New("item matches no entity")
+	// ErrNotReady: during a migration, a pattern new in the target reads
+	// an index that is not complete yet (its backfill is to come).
+	ErrNotReady = errors.New("pattern not readable yet")
 	// ErrImmutable: a write would change an attribute that never changes
 	// once written (an id attribute, or one declared immutable: it may be
 	// in the base key, which cannot be updated in place).
@@ -130,6 +136,9 @@ func (t *Table) pattern(name string) (*patterns.Pattern, *patterns.PatternPlan, 
 	pp := t.d.Pattern(name)
 	if !pp.Served() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnserved, pp.Reason)
+	}
+	if r := t.rollout; r != nil && !r.lock.ReadsTarget(name) && r.prev.d.Pattern(name) == nil {
+		return nil, nil, fmt.Errorf("%w: it reads %s, which the migration is still backfilling (keyplan migrate advances the lock when it is done)", ErrNotReady, pp.Index)
 	}
 	return p, pp, nil
 }
