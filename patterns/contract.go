@@ -13,21 +13,23 @@ const (
 	// TableNameEnv carries the table's physical name to application code
 	// and stream handlers.
 	TableNameEnv = "KEYPLAN_TABLE_NAME"
-	// ModelEnv is the path of the model a stream handler reads (default
-	// DesignPath).
-	ModelEnv = "KEYPLAN_MODEL"
+	// LockEnv is the path of the lock a stream handler reads (default
+	// DesignPath): the table's design as deployed, and during a migration
+	// its target and current phase.
+	LockEnv = "KEYPLAN_LOCK"
 	// ArchiveBucketEnv names the archive handler's bucket.
 	ArchiveBucketEnv = "KEYPLAN_ARCHIVE_BUCKET"
 )
 
-// The design layer: one Lambda layer per table carries the model to its
-// handlers. Lambda mounts a layer's content under /opt.
+// The design layer: one Lambda layer per table carries the table's lock
+// (Lock.Bytes: the planned designs, never re-planned at cold start) to
+// its handlers. Lambda mounts a layer's content under /opt.
 const (
-	// LayerDir is the layer's directory holding the model.
+	// LayerDir is the layer's directory holding the lock.
 	LayerDir = "keyplan"
-	// DesignFile is the model's file name in LayerDir.
-	DesignFile = "model.yaml"
-	// DesignPath is where a handler finds the model at run time.
+	// DesignFile is the lock's file name in LayerDir.
+	DesignFile = "lock.json"
+	// DesignPath is where a handler finds the lock at run time.
 	DesignPath = "/opt/" + LayerDir + "/" + DesignFile
 )
 

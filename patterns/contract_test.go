@@ -17,7 +17,7 @@ import (
 // (copies, counters, archive), so those are looked for outside patterns/.
 func TestContractHasNoSecondCopy(t *testing.T) {
 	exact := map[string]string{
-		TableNameEnv: "TableNameEnv", ModelEnv: "ModelEnv", ArchiveBucketEnv: "ArchiveBucketEnv",
+		TableNameEnv: "TableNameEnv", LockEnv: "LockEnv", ArchiveBucketEnv: "ArchiveBucketEnv",
 		DesignPath: "DesignPath", TTLPrincipal: "TTLPrincipal", Module: "Module",
 	}
 	prefixes := map[string]string{GuardTag: "GuardTag", MarkerTag: "MarkerTag", "/opt/" + LayerDir: "DesignPath"}

@@ -140,6 +140,9 @@ func decodeDesign(file string, raw json.RawMessage) (*Design, error) {
 	if err := d.rederive(); err != nil {
 		return nil, &DesignError{file, err.Error()}
 	}
+	if d.Cost == nil {
+		d.Cost = EstimateCost(d) // a lock records no estimate
+	}
 	return d, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -331,4 +332,43 @@ func reverseSections(s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// A lock is a fixed point: the model it was written from plans, with it,
+// to the design it records (so the construct and keyplan diff see no
+// change), read back from its file or not; and writing it again gives the
+// same bytes.
+func TestLockIsAFixedPoint(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.yaml")
+	more, _ := filepath.Glob("testdata/models/*.yaml")
+	for _, f := range append(files, more...) {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			m, err := patterns.Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := patterns.Plan(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lock := patterns.NewLock(d)
+			first, _ := lock.Bytes()
+			for _, l := range []*patterns.Lock{lock, roundTrip(t, lock)} {
+				again, err := patterns.PlanLocked(m, l)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !l.Accepts(again) {
+					t.Fatalf("the lock does not accept the plan of its own model:\n%s", dump(patterns.Compare(l, again)))
+				}
+				if df := patterns.Compare(l, again); !df.Safe || len(df.Changes) != 0 {
+					t.Errorf("diff against its own lock:\n%s", dump(df))
+				}
+				b, _ := patterns.NewLock(again).Bytes()
+				if !bytes.Equal(first, b) {
+					t.Error("the lock of the re-planned design differs from the first")
+				}
+			}
+		})
+	}
 }

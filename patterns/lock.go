@@ -29,6 +29,9 @@ type Lock struct {
 	Accepted *Design `json:"accepted"`
 	// Migration is present while a change is rolled out.
 	Migration *Migration `json:"migration,omitempty"`
+
+	// source is the file the lock was read from, for messages.
+	source string
 }
 
 // Migration is a change in progress: the target design and its phases.
@@ -179,7 +182,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
 		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
 	}
-	l := &Lock{Format: in.Format, Table: in.Table}
+	l := &Lock{Format: in.Format, Table: in.Table, source: file}
 	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
 		return nil, err
 	}
@@ -344,4 +347,45 @@ func (l *Lock) Deployed() ([]*PhaseIndex, string) {
 		return p.Indexes, p.TTL
 	}
 	return phaseIndexes(l.Accepted), l.Accepted.TTL
+}
+
+// Accepts reports whether the lock has accepted a design: it is the
+// design the lock leads to (Latest), as the lock records it. A model
+// whose plan the lock has not accepted is deployed by no one: keyplan
+// diff shows the change, keyplan lock accepts it.
+func (l *Lock) Accepts(d *Design) bool { return sameDesign(l.Latest(), d) }
+
+// Access is Design.Access for a table deployed from the lock: during a
+// migration a pattern is read through the accepted design's plan until
+// its target index is complete, then the target's, so both are granted.
+func (l *Lock) Access(names ...string) (Access, error) {
+	a, err := l.Latest().Access(names...)
+	if err != nil || l.Migration == nil {
+		return a, err
+	}
+	for _, n := range names {
+		if p := l.Accepted.Pattern(n); p != nil && p.Served() {
+			a.add("dynamodb:"+string(p.Operation), p.Index)
+		}
+	}
+	a.sort()
+	return a, nil
+}
+
+// Source is the file the lock was read from ("" for a lock made in
+// memory).
+func (l *Lock) Source() string { return l.source }
+
+// PlanLocked plans a model for the table a lock records: every locked
+// key, index, projection and encoding is kept (Options.Lock is the
+// design the lock leads to). A nil lock plans from scratch. A lock for
+// another table is refused.
+func PlanLocked(m *Model, l *Lock) (*Design, error) {
+	if l == nil {
+		return Plan(m)
+	}
+	if l.Table != m.Table {
+		return nil, &DesignError{l.source, fmt.Sprintf("the lock is for table %s, the model (%s) for %s", l.Table, m.Source, m.Table)}
+	}
+	return PlanWith(m, Options{Lock: l.Latest()})
 }

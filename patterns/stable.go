@@ -94,7 +94,9 @@ func pin(m *Model, from *Design) *pins {
 }
 
 // pinEncoding keeps a number's locked key encoding when its declared range
-// still fits (offset ≤ min, max - offset below 10^width).
+// still fits (offset ≤ min, max - offset below 10^width). The pin is set
+// only when the range alone would encode otherwise, so a model planned
+// with the lock it was locked from plans to the same bytes.
 func pinEncoding(a, locked *Attribute) {
 	if (a.Type != TypeNumber && a.Type != TypeTTL) || (locked.Type != TypeNumber && locked.Type != TypeTTL) {
 		return
@@ -103,6 +105,9 @@ func pinEncoding(a, locked *Attribute) {
 	lo, hi, _ := a.bounds()
 	if width >= 19 || lo < off || uint64(hi)-uint64(off) >= uint64(math.Pow10(width)) {
 		return
+	}
+	if a.KeyOffset == nil && a.KeyWidth == 0 && off == lo && width == digits(uint64(hi)-uint64(lo)) {
+		return // the range encodes so itself
 	}
 	a.KeyOffset, a.KeyWidth = &off, width
 }

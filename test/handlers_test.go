@@ -119,7 +119,7 @@ func TestStreamHandlers(t *testing.T) {
 				t.Errorf("function %v", fp)
 			}
 			env := obj(obj(fp["Environment"])["Variables"])
-			if env[patterns.ModelEnv] != patterns.DesignPath || env[patterns.TableNameEnv] == nil {
+			if env[patterns.LockEnv] != patterns.DesignPath || env[patterns.TableNameEnv] == nil {
 				t.Errorf("environment %v", env)
 			}
 			// AND the event source mapping reports partial failures,
@@ -240,7 +240,7 @@ func TestBundledHandlers(t *testing.T) {
 		} `json:"files"`
 	}
 	json.Unmarshal(manifest, &assets)
-	want, err := os.ReadFile("../examples/leaderboard.yaml")
+	want, err := os.ReadFile("../examples/leaderboard.lock.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,10 +248,12 @@ func TestBundledHandlers(t *testing.T) {
 	for _, f := range assets.Files {
 		dir := filepath.Join(assemblyDir, f.Source.Path)
 		entries, _ := os.ReadDir(dir)
-		if model, err := os.ReadFile(filepath.Join(dir, "keyplan", "model.yaml")); err == nil {
+		if lock, err := os.ReadFile(filepath.Join(dir, patterns.LayerDir, patterns.DesignFile)); err == nil {
 			layers++
-			if string(model) != string(want) || len(entries) != 1 {
-				t.Errorf("%s: the design layer holds %d entries and a model of %d bytes, want the model file alone", dir, len(entries), len(model))
+			// The layer is the committed lock, byte for byte: what the
+			// handlers read is what the repository reviewed.
+			if string(lock) != string(want) || len(entries) != 1 {
+				t.Errorf("%s: the design layer holds %d entries and a lock of %d bytes, want the lock file alone", dir, len(entries), len(lock))
 			}
 			continue
 		}

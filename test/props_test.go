@@ -121,14 +121,21 @@ func TestPropsProblems(t *testing.T) {
 			return &singletable.Props{ModelFile: good, Billing: &singletable.Billing{Mode: singletable.Provisioned,
 				Read: singletable.Scaling{TargetUtilization: 95}, Write: singletable.Scaling{Min: 10, Max: 5},
 				Indexes: map[string]singletable.IndexScaling{"GSI9": {}}}}
-		}, nil, []string{"Billing.Read.TargetUtilization 95: expected 20 to 90", "Billing.Write: expected 1 <= Min <= Max, got Min 10, Max 5", `Billing.Indexes["GSI9"]: the design has no such GSI`}},
+		}, nil, []string{"Billing.Read.TargetUtilization 95: expected 20 to 90", "Billing.Write: expected 1 <= Min <= Max, got Min 10, Max 5", `Billing.Indexes["GSI9"]: the table has no such GSI`}},
 		{"stream view with replicas", "us-east-1", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, Stream: awsdynamodb.StreamViewType_KEYS_ONLY, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
 		}, nil, []string{"Stream KEYS_ONLY: a table with replicas streams NEW_AND_OLD_IMAGES"}},
-		{"handlers need the model file", "", func(awscdk.Stack) *singletable.Props {
-			m, _ := patterns.Load("../examples/leaderboard.yaml")
-			return &singletable.Props{Model: m}
-		}, nil, []string{"StreamHandlers: the handlers read the model file; give Props.ModelFile (or StreamHandlers.Disabled)"}},
+		{"a lock file that is not there", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, LockFile: filepath.Join(t.TempDir(), "shop.lock.json")}
+		}, nil, []string{"shop.lock.json: no such file (keyplan lock writes it)"}},
+		{"a lock for another table", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, LockFile: "../examples/leaderboard.lock.json"}
+		}, nil, []string{"the lock is for table Leaderboard, the model (" + good + ") for Shop"}},
+		{"a lock file that is not a lock", "", func(awscdk.Stack) *singletable.Props {
+			bad := filepath.Join(t.TempDir(), "bad.lock.json")
+			os.WriteFile(bad, []byte(`{"format": 1, "table": "Shop"`), 0o644)
+			return &singletable.Props{ModelFile: good, LockFile: bad}
+		}, nil, []string{"bad.lock.json: not valid JSON"}},
 		{"handler options", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: "../examples/leaderboard.yaml", StreamHandlers: &singletable.StreamHandlers{
 				Handlers: map[patterns.Handler]singletable.HandlerOptions{patterns.HandlerFanout: {}, "counter": {}, patterns.HandlerArchive: {ParallelizationFactor: 11}}}}
@@ -166,13 +173,18 @@ func TestWarningsAndAcknowledgements(t *testing.T) {
 	file := modelFile(t, hotModel)
 	stack := newStack("")
 	singletable.New(stack, "Loud", &singletable.Props{ModelFile: file})
-	singletable.New(stack, "Quiet", &singletable.Props{ModelFile: file, Acknowledge: map[string]string{"KP401:ByStatus": "an internal dashboard at 1 read/s"}})
+	singletable.New(stack, "Quiet", &singletable.Props{ModelFile: file, Acknowledge: map[string]string{
+		"KP401:ByStatus":          "an internal dashboard at 1 read/s",
+		singletable.NoLockWarning: "a table for this test, never deployed"}})
 	ann := assertions.Annotations_FromStack(stack)
 	// The warning names the key Props.Acknowledge takes.
 	loud := *ann.FindWarning(jsii.String("/Test/Loud"), assertions.Match_StringLikeRegexp(jsii.String(`\[KP401\] pattern ByStatus.*\[ack: KP401:ByStatus\]`)))
 	quiet := *ann.FindWarning(jsii.String("/Test/Quiet"), assertions.Match_AnyValue())
-	if len(loud) != 1 || len(quiet) != 0 {
-		t.Errorf("%d warnings on Loud (want 1), %d on Quiet (want 0)", len(loud), len(quiet))
+	// A model without a lock is warned about: its plan may move on the
+	// next edit.
+	nolock := *ann.FindWarning(jsii.String("/Test/Loud"), assertions.Match_StringLikeRegexp(jsii.String(`model.yaml has no lock.*keyplan lock .*model.yaml.*\[ack: keyplan:NoLock\]`)))
+	if len(loud) != 1 || len(nolock) != 1 || len(quiet) != 0 {
+		t.Errorf("%d KP401 warnings on Loud (want 1), %d NoLock (want 1), %d warnings on Quiet (want 0)", len(loud), len(nolock), len(quiet))
 	}
 	// AND the acknowledged warning's reason stays in the cloud assembly.
 	kept := *ann.FindInfo(jsii.String("/Test/Quiet"), assertions.Match_StringLikeRegexp(jsii.String(`acknowledged KP401:ByStatus \(pattern ByStatus\): an internal dashboard at 1 read/s`)))

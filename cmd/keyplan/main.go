@@ -187,15 +187,7 @@ func designAndLock(file string, stderr io.Writer) (*patterns.Design, *patterns.L
 		printErr(stderr, err)
 		return nil, nil, exitUsage
 	}
-	if lock != nil && lock.Table != m.Table {
-		fmt.Fprintf(stderr, "%s: the lock is for table %s, the model for %s\n", patterns.LockPath(file), lock.Table, m.Table)
-		return nil, nil, exitUsage
-	}
-	o := patterns.Options{}
-	if lock != nil {
-		o.Lock = lock.Latest()
-	}
-	d, err := patterns.PlanWith(m, o)
+	d, err := patterns.PlanLocked(m, lock)
 	if err != nil {
 		printErr(stderr, err)
 		return nil, nil, exitUsage

@@ -8,15 +8,16 @@ import (
 )
 
 // GrantPatterns grants exactly what reading the named patterns takes
-// (patterns.Design.Access): GetItem and/or Query, on the table's ARN if a
+// (patterns.Lock.Access): GetItem and/or Query, on the table's ARN if a
 // pattern reads the base table and on the ARN of each GSI a pattern
-// reads, nothing else (plus kms:Decrypt with a customer managed key). An
-// unknown or unserved pattern fails synthesis.
+// reads, nothing else (plus kms:Decrypt with a customer managed key).
+// During a migration that is what both designs' plans read. An unknown
+// or unserved pattern fails synthesis.
 func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam.Grant {
 	if !t.built() {
 		return nil
 	}
-	a, err := t.Design.Access(names...)
+	a, err := t.Lock.Access(names...)
 	if err != nil {
 		t.problems = append(t.problems, "GrantPatterns: "+err.Error())
 		return nil

@@ -161,21 +161,18 @@ func handlerSource(h patterns.Handler) (entry, module string, err error) {
 	return filepath.Join(module, h.Package()), module, nil
 }
 
-// designBundle stages the model file as the design layer's content, in
-// Go: CDK calls TryBundle with the asset's output directory, and the file
-// is copied there byte for byte. No path, and nothing of the model, ever
-// reaches a shell (GoFunction's own bundling runs its build under bash -c,
-// so keyplan adds nothing to it).
-type designBundle struct{ model string }
+// designBundle stages the lock as the design layer's content, in Go: CDK
+// calls TryBundle with the asset's output directory, and the bytes are
+// written there. No path, and nothing of the model, ever reaches a shell
+// (GoFunction's own bundling runs its build under bash -c, so keyplan
+// adds nothing to it).
+type designBundle struct{ lock []byte }
 
 func (b *designBundle) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *bool {
 	dir := filepath.Join(*outputDir, patterns.LayerDir)
-	data, err := os.ReadFile(b.model)
+	err := os.MkdirAll(dir, 0o755)
 	if err == nil {
-		err = os.MkdirAll(dir, 0o755)
-	}
-	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, patterns.DesignFile), data, 0o644)
+		err = os.WriteFile(filepath.Join(dir, patterns.DesignFile), b.lock, 0o644)
 	}
 	if err != nil {
 		panic(fmt.Sprintf("singletable: staging the design layer: %v", err))
@@ -183,29 +180,31 @@ func (b *designBundle) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *
 	return jsii.Bool(true)
 }
 
-// designLayer is the Lambda layer that carries the model to every handler
-// of the table, at patterns.DesignPath. Its asset hash is the model's
-// content, so an unchanged model is not staged again.
-func designLayer(scope constructs.Construct, model string) (awslambda.LayerVersion, error) {
-	data, err := os.ReadFile(model)
+// designLayer is the Lambda layer that carries the table's lock (its
+// designs as planned, and a migration's phase) to every handler, at
+// patterns.DesignPath. Its asset hash is the lock's content, so an
+// unchanged lock is not staged again. The asset's source directory is
+// never read (CUSTOM hash, local bundling): the working directory.
+func designLayer(scope constructs.Construct, l *patterns.Lock) (awslambda.LayerVersion, error) {
+	data, err := l.Bytes()
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)
-	code := awslambda.Code_FromAsset(jsii.String(filepath.Dir(model)), &awss3assets.AssetOptions{
+	code := awslambda.Code_FromAsset(jsii.String("."), &awss3assets.AssetOptions{
 		AssetHash:     jsii.String(hex.EncodeToString(sum[:])),
 		AssetHashType: awscdk.AssetHashType_CUSTOM,
 		Bundling: &awscdk.BundlingOptions{
 			// Never run: the local bundler always succeeds or fails synthesis.
 			Image: awscdk.DockerImage_FromRegistry(jsii.String("scratch")),
-			Local: &designBundle{model: model},
+			Local: &designBundle{lock: data},
 		},
 	})
 	return awslambda.NewLayerVersion(scope, jsii.String("Design"), &awslambda.LayerVersionProps{
 		Code:                    code,
 		CompatibleRuntimes:      &[]awslambda.Runtime{awslambda.Runtime_PROVIDED_AL2023()},
 		CompatibleArchitectures: &[]awslambda.Architecture{awslambda.Architecture_ARM_64()},
-		Description:             jsii.String("keyplan: the model the stream handlers read"),
+		Description:             jsii.String("keyplan: the table's lock (its planned design) the stream handlers read"),
 	}), nil
 }
 
@@ -226,17 +225,9 @@ func (t *Table) addHandlers(d *patterns.Design) {
 			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: the model needs no %s handler", h, h))
 		}
 	}
-	if t.props.ModelFile == "" {
-		t.problems = append(t.problems, "StreamHandlers: the handlers read the model file; give Props.ModelFile (or StreamHandlers.Disabled)")
-		return
-	}
-	model, err := filepath.Abs(t.props.ModelFile)
-	var layer awslambda.LayerVersion
-	if err == nil {
-		layer, err = designLayer(t, model)
-	}
+	layer, err := designLayer(t, t.Lock)
 	if err != nil {
-		t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: reading the model: %v", err))
+		t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: the design layer: %v", err))
 		return
 	}
 	defaults := sh.Defaults.or(builtinDefaults())
@@ -290,7 +281,7 @@ func NewStreamHandler(scope constructs.Construct, id string, props *StreamHandle
 	})
 	env := map[string]*string{
 		patterns.TableNameEnv: t.Table.TableName(),
-		patterns.ModelEnv:     jsii.String(patterns.DesignPath),
+		patterns.LockEnv:      jsii.String(patterns.DesignPath),
 	}
 	var bucket awss3.IBucket
 	if props.Handler == patterns.HandlerArchive {

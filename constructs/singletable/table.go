@@ -26,13 +26,19 @@ type Table struct {
 	// Table is the synthesized table; nil when the model could not be
 	// used (synthesis then fails with the reason).
 	Table awsdynamodb.TableV2
-	// Design is the plan the table was built from; nil with Table.
+	// Design is the plan the table was built from; nil with Table. During
+	// a migration it is the lock's target.
 	Design *patterns.Design
+	// Lock is what the table is deployed from: the lock read from
+	// Props.LockFile, or a lock of Design when there is none.
+	Lock *patterns.Lock
 	// Handlers are the stream handlers the model called for.
 	Handlers map[patterns.Handler]*StreamHandler
 
 	props    Props
 	problems []string
+	// acknowledged are the Props.Acknowledge keys a warning matched.
+	acknowledged map[string]bool
 }
 
 // New builds the table described by props. Every problem with the props,
@@ -51,12 +57,26 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 		t.fail(err)
 		return t
 	}
-	d, err := patterns.Plan(m)
+	lock, err := t.lock()
 	if err != nil {
 		t.fail(err)
 		return t
 	}
-	t.Design = d
+	d, err := patterns.PlanLocked(m, lock)
+	if err != nil {
+		t.fail(err)
+		return t
+	}
+	if lock == nil {
+		lock = patterns.NewLock(d)
+		t.warn(NoLockWarning, NoLockWarning, "table "+m.Table, fmt.Sprintf(
+			"%s has no lock: the design is planned from scratch, and a later model edit may move the keys of items already written; `keyplan lock %s` records it (commit the lock beside the model)",
+			modelName(m), modelArg(m)))
+	} else if !lock.Accepts(d) {
+		t.problems = append(t.problems, disagreement(m, lock, d))
+		return t
+	}
+	t.Design, t.Lock = d, lock
 	t.annotate(d.Diagnostics)
 	tp, problems := t.tableProps(d)
 	t.problems = append(t.problems, problems...)
@@ -66,6 +86,81 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), tp)
 	t.addHandlers(d)
 	return t
+}
+
+// NoLockWarning is the id of the warning for a table synthesized without
+// a lock (Props.Acknowledge takes it, for a table never deployed).
+const NoLockWarning = "keyplan:NoLock"
+
+// lock is Props.Lock, or read from Props.LockFile, or from the model's
+// own lock file when it has one; nil when there is none.
+func (t *Table) lock() (*patterns.Lock, error) {
+	p := t.props
+	switch {
+	case p.Lock != nil:
+		return p.Lock, nil
+	case p.LockFile != "":
+		l, err := patterns.LoadLock(p.LockFile)
+		if err == nil && l == nil {
+			err = fmt.Errorf("LockFile %s: no such file (keyplan lock writes it)", p.LockFile)
+		}
+		return l, err
+	case p.ModelFile != "":
+		return patterns.LoadLock(patterns.LockPath(p.ModelFile))
+	}
+	return nil, nil
+}
+
+// modelName is how messages name the model: its file, or its table.
+func modelName(m *patterns.Model) string {
+	if m.Source != "" {
+		return m.Source
+	}
+	return "the model of table " + m.Table
+}
+
+// disagreement explains a model whose plan the lock has not accepted:
+// what changed, and the commands that review and accept it.
+func disagreement(m *patterns.Model, l *patterns.Lock, d *patterns.Design) string {
+	df := patterns.Compare(l, d)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: the model's design is not the one its lock (%s) records", modelName(m), lockName(l))
+	if l.Migration != nil {
+		fmt.Fprintf(&b, " (a migration is at phase %d of %d)", l.Migration.Current+1, len(l.Migration.Phases))
+	}
+	b.WriteString(":")
+	const most = 5
+	for i, c := range df.Changes {
+		if i == most {
+			fmt.Fprintf(&b, "\n  … and %d more", len(df.Changes)-most)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s %s %s: %s", c.ID, c.Severity, c.Subject, c.Message)
+	}
+	switch {
+	case len(df.Errors()) > 0:
+		fmt.Fprintf(&b, "\n`keyplan diff %s` shows why the change is refused", modelArg(m))
+	case df.Safe:
+		fmt.Fprintf(&b, "\nthe change is safe (one deploy, no backfill): `keyplan diff %s` shows it, `keyplan lock %s` accepts it", modelArg(m), modelArg(m))
+	default:
+		fmt.Fprintf(&b, "\nthe change is a migration of %d phase(s): `keyplan diff %s` shows it, `keyplan lock %s` starts it", len(df.Phases), modelArg(m), modelArg(m))
+	}
+	return b.String()
+}
+
+// modelArg is the model as a command's argument.
+func modelArg(m *patterns.Model) string {
+	if m.Source != "" {
+		return m.Source
+	}
+	return "MODEL"
+}
+
+func lockName(l *patterns.Lock) string {
+	if l.Source() != "" {
+		return l.Source()
+	}
+	return "Props.Lock"
 }
 
 func (t *Table) model() (*patterns.Model, error) {
@@ -103,37 +198,22 @@ func (v *validation) Validate() *[]*string {
 }
 
 // annotate turns check errors into problems and warnings into CDK
-// warnings whose id is the finding's key ("KP401:OrdersByStatus", what
-// `cdk synth` prints as [ack: …] and Props.Acknowledge takes). An
-// acknowledged warning is dropped by CDK, so its reason is kept as an info
-// annotation in the cloud assembly.
+// warnings (warn), then fails synthesis on acknowledgements that matched
+// no warning.
 func (t *Table) annotate(ds []patterns.Diagnostic) {
-	used := map[string]bool{}
 	for _, d := range ds {
 		if d.Severity == patterns.SeverityError {
 			t.problems = append(t.problems, d.String())
 			continue
 		}
-		key := d.Key()
-		reason, ok := t.props.Acknowledge[key]
-		if !ok {
-			key = d.ID
-			reason, ok = t.props.Acknowledge[key]
-		}
-		ann := awscdk.Annotations_Of(t)
-		ann.AddWarningV2(jsii.String(d.Key()), jsii.String(d.String()))
-		if ok {
-			used[key] = true
-			ann.AcknowledgeWarning(jsii.String(d.Key()), jsii.String(reason))
-			ann.AddInfo(jsii.String(fmt.Sprintf("acknowledged %s (%s): %s", d.Key(), d.Subject, reason)))
-		}
+		t.warn(d.Key(), d.ID, d.Subject.String(), d.String())
 	}
 	var stale []string
 	for key, reason := range t.props.Acknowledge {
 		if strings.TrimSpace(reason) == "" {
 			t.problems = append(t.problems, fmt.Sprintf("Acknowledge[%q]: give the reason the warning is accepted", key))
 		}
-		if !used[key] {
+		if !t.acknowledged[key] {
 			stale = append(stale, key)
 		}
 	}
@@ -141,6 +221,30 @@ func (t *Table) annotate(ds []patterns.Diagnostic) {
 	for _, key := range stale {
 		t.problems = append(t.problems, fmt.Sprintf("Acknowledge[%q] matches no warning of this design; remove it", key))
 	}
+}
+
+// warn adds a CDK warning whose id is key ("KP401:OrdersByStatus", what
+// `cdk synth` prints as [ack: …]); Props.Acknowledge takes the key or
+// the rule id alone. An acknowledged warning is dropped by CDK, so its
+// reason is kept as an info annotation in the cloud assembly.
+func (t *Table) warn(key, id, subject, text string) {
+	ann := awscdk.Annotations_Of(t)
+	ann.AddWarningV2(jsii.String(key), jsii.String(text))
+	ack := key
+	reason, ok := t.props.Acknowledge[ack]
+	if !ok {
+		ack = id
+		reason, ok = t.props.Acknowledge[ack]
+	}
+	if !ok {
+		return
+	}
+	if t.acknowledged == nil {
+		t.acknowledged = map[string]bool{}
+	}
+	t.acknowledged[ack] = true
+	ann.AcknowledgeWarning(jsii.String(key), jsii.String(reason))
+	ann.AddInfo(jsii.String(fmt.Sprintf("acknowledged %s (%s): %s", key, subject, reason)))
 }
 
 // built reports whether there is a table to grant on.

@@ -3,6 +3,7 @@ package singletable
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -53,14 +54,17 @@ func str(name string) *awsdynamodb.Attribute {
 	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
 }
 
-// keys: the planned base key, GSIs with their projections, and TTL.
+// keys: the planned base key, and the GSIs (with their projections) and
+// TTL of the lock's current phase: during a migration one deploy creates
+// or deletes at most one GSI, and never changes one in place.
 func (t *Table) keys(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 	out.PartitionKey, out.SortKey = str(d.PK), str(d.SK)
-	if d.TTL != "" {
-		out.TimeToLiveAttribute = jsii.String(d.TTL)
+	indexes, ttl := t.Lock.Deployed()
+	if ttl != "" {
+		out.TimeToLiveAttribute = jsii.String(ttl)
 	}
 	var gsis []*awsdynamodb.GlobalSecondaryIndexPropsV2
-	for _, ix := range d.Indexes {
+	for _, ix := range indexes {
 		g := &awsdynamodb.GlobalSecondaryIndexPropsV2{
 			IndexName:      jsii.String(ix.Name),
 			PartitionKey:   str(ix.PK),
@@ -239,20 +243,29 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *p
 		return
 	}
 	before := len(*ps)
+	// Each index is sized from the design that has it: the target, or
+	// (for one a migration deletes later) the accepted design.
 	load := map[string]*patterns.IndexLoad{}
+	for _, l := range t.Lock.Accepted.Cost.Indexes {
+		load[l.Name] = l
+	}
 	for _, l := range d.Cost.Indexes {
 		load[l.Name] = l
 	}
+	deployed, _ := t.Lock.Deployed()
 	table := load[patterns.Table]
 	read := scaled(ps, "Billing.Read", b.Read, table.ReadUnits)
 	write := scaled(ps, "Billing.Write", b.Write, table.WriteUnits)
 	indexes := map[string][2]*awsdynamodb.AutoscaledCapacityOptions{}
-	for _, ix := range d.Indexes {
+	for _, ix := range deployed {
 		s, ok := b.Indexes[ix.Name]
 		if !ok {
 			s = IndexScaling{Read: Scaling{TargetUtilization: b.Read.TargetUtilization}, Write: Scaling{TargetUtilization: b.Write.TargetUtilization}}
 		}
 		l := load[ix.Name]
+		if l == nil {
+			l = &patterns.IndexLoad{}
+		}
 		indexes[ix.Name] = [2]*awsdynamodb.AutoscaledCapacityOptions{
 			scaled(ps, "Billing.Indexes["+ix.Name+"].Read", s.Read, l.ReadUnits),
 			scaled(ps, "Billing.Indexes["+ix.Name+"].Write", s.Write, l.WriteUnits),
@@ -264,8 +277,8 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *p
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if d.Index(name) == nil {
-			ps.add("Billing.Indexes[%q]: the design has no such GSI", name)
+		if !slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name }) {
+			ps.add("Billing.Indexes[%q]: the table has no such GSI", name)
 		}
 	}
 	if len(*ps) > before {

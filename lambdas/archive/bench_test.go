@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 type nopPutter struct{}
@@ -15,7 +17,7 @@ func (nopPutter) Put(context.Context, Object) error { return nil }
 // I/O: decoding, JSON lines, gzip.
 func BenchmarkRecord(b *testing.B) {
 	ev := fixtureFor(b)
-	h := newHandler(designFor(b), nopPutter{}, "Leaderboard", "bucket", quiet)
+	h := newHandler(patterns.NewLock(designFor(b)), nopPutter{}, "Leaderboard", "bucket", quiet)
 	batch := events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{ev.Records[0], ev.Records[5]}}
 	b.ReportAllocs()
 	for b.Loop() {

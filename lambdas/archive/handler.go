@@ -40,8 +40,9 @@ type handler struct {
 	archived map[string]bool
 }
 
-func newHandler(d *patterns.Design, s3c Putter, table, bucket string, log *slog.Logger) *handler {
-	h := &handler{tbl: dynamo.New(d, nil, table), table: d.Table, bucket: bucket, s3: s3c, log: log, archived: map[string]bool{}}
+func newHandler(l *patterns.Lock, s3c Putter, table, bucket string, log *slog.Logger) *handler {
+	d := l.Latest()
+	h := &handler{tbl: dynamo.NewRollout(l, nil, table), table: d.Table, bucket: bucket, s3: s3c, log: log, archived: map[string]bool{}}
 	for _, e := range d.Model().Entities {
 		h.archived[e.Name] = e.Archive
 	}

@@ -70,7 +70,7 @@ func TestArchivesExpiriesOnly(t *testing.T) {
 	ev := loadBatch(t)
 	fake, s3c, stop := newFake(1) // the first PUT is throttled: retried
 	defer stop()
-	h := newHandler(streamtest.Design(t, model), s3c, "Leaderboard", "archive-bucket", quiet)
+	h := newHandler(patterns.NewLock(streamtest.Design(t, model)), s3c, "Leaderboard", "archive-bucket", quiet)
 	resp, err := h.Handle(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestArchiveWriteFailure(t *testing.T) {
 	ev := loadBatch(t)
 	_, s3c, stop := newFake(10)
 	defer stop()
-	h := newHandler(streamtest.Design(t, model), s3c, "Leaderboard", "archive-bucket", quiet)
+	h := newHandler(patterns.NewLock(streamtest.Design(t, model)), s3c, "Leaderboard", "archive-bucket", quiet)
 	resp, _ := h.Handle(context.Background(), ev)
 	var got []string
 	for _, f := range resp.BatchItemFailures {
@@ -138,7 +138,7 @@ func TestStreamEvent(t *testing.T) {
 	ev := streamtest.Event(t)
 	fake, s3c, stop := newFake(0)
 	defer stop()
-	h := newHandler(streamtest.Design(t, streamtest.BlogModel), s3c, "Blog-Table-1X2Y3Z", "archive-bucket", quiet)
+	h := newHandler(patterns.NewLock(streamtest.Design(t, streamtest.BlogModel)), s3c, "Blog-Table-1X2Y3Z", "archive-bucket", quiet)
 	resp, err := h.Handle(context.Background(), ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures %+v, %v", resp.BatchItemFailures, err)

@@ -9,6 +9,6 @@ import (
 
 func main() {
 	stream.Main(patterns.HandlerArchive, func(e stream.Env) stream.Func {
-		return newHandler(e.Design, newS3(e.Config), e.Table, os.Getenv(patterns.ArchiveBucketEnv), e.Log).Handle
+		return newHandler(e.Lock, newS3(e.Config), e.Table, os.Getenv(patterns.ArchiveBucketEnv), e.Log).Handle
 	})
 }

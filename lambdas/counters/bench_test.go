@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 type nopWriter struct{}
@@ -18,7 +20,7 @@ func (nopWriter) TransactWriteItems(context.Context, *dynamodb.TransactWriteItem
 // decoding the images, computing the deltas, building the transaction.
 func BenchmarkRecord(b *testing.B) {
 	ev := fixtureFor(b)
-	h := newHandler(designFor(b), nopWriter{}, "Leaderboard", quiet)
+	h := newHandler(patterns.NewLock(designFor(b)), nopWriter{}, "Leaderboard", quiet)
 	batch := events.DynamoDBEvent{Records: ev.Records[:5]} // INSERT, INSERT, MODIFY, REMOVE, TTL REMOVE
 	b.ReportAllocs()
 	for b.Loop() {

@@ -56,8 +56,9 @@ type handler struct {
 	skipped int
 }
 
-func newHandler(d *patterns.Design, client Writer, table string, log *slog.Logger) *handler {
-	h := &handler{tbl: dynamo.New(d, nil, table), d: d, name: table, client: client, log: log, now: time.Now, byChild: map[string][]counter{}}
+func newHandler(l *patterns.Lock, client Writer, table string, log *slog.Logger) *handler {
+	d := l.Latest()
+	h := &handler{tbl: dynamo.NewRollout(l, nil, table), d: d, name: table, client: client, log: log, now: time.Now, byChild: map[string][]counter{}}
 	for _, e := range d.Model().Entities {
 		for _, c := range e.Counters {
 			h.byChild[c.Child] = append(h.byChild[c.Child], counter{e, c, d.Model().Entity(c.Child)})

@@ -62,7 +62,7 @@ func TestCountersExactUnderReplay(t *testing.T) {
 	if err := tbl.Create(ctx, "Player", player("p1", 5, 2)); err != nil {
 		t.Fatal(err)
 	}
-	h := newHandler(d, client, name, quiet)
+	h := newHandler(patterns.NewLock(d), client, name, quiet)
 	for replay := range 2 {
 		resp, err := h.Handle(ctx, ev)
 		if err != nil {
@@ -141,7 +141,7 @@ func TestCountersUnderFaults(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		h := newHandler(d, client, name, quiet)
+		h := newHandler(patterns.NewLock(d), client, name, quiet)
 		var rounds int
 		for start := 0; start < len(records); start += 10 { // batches of ten
 			n, err := streamtest.Deliver(ctx, h.Handle, records[start:min(start+10, len(records))], 100)
@@ -190,7 +190,7 @@ func TestStreamEvent(t *testing.T) {
 	if err := tbl.Create(ctx, "Author", dynamo.Values{"authorId": "a1", "name": "Ada Lovelace", "postCount": 0}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := newHandler(d, client, name, quiet).Handle(ctx, ev)
+	resp, err := newHandler(patterns.NewLock(d), client, name, quiet).Handle(ctx, ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures %+v, %v", resp.BatchItemFailures, err)
 	}

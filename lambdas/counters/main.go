@@ -9,6 +9,6 @@ import (
 
 func main() {
 	stream.Main(patterns.HandlerCounters, func(e stream.Env) stream.Func {
-		return newHandler(e.Design, dynamodb.NewFromConfig(e.Config), e.Table, e.Log).Handle
+		return newHandler(e.Lock, dynamodb.NewFromConfig(e.Config), e.Table, e.Log).Handle
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkRecord(b *testing.B) {
 	ev := fixtureFor(b)
 	d := designFor(b)
 	order, _ := dynamo.New(d, nil, "Shop").Item("Order", order("A1", "c1", "Ada"))
-	h := newHandler(d, nopClient{order: order}, "Shop", quiet)
+	h := newHandler(patterns.NewLock(d), nopClient{order: order}, "Shop", quiet)
 	batch := events.DynamoDBEvent{Records: ev.Records[:1]}
 	b.ReportAllocs()
 	for b.Loop() {

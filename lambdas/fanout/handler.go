@@ -43,8 +43,9 @@ type handler struct {
 	updated  int
 }
 
-func newHandler(d *patterns.Design, client Client, table string, log *slog.Logger) *handler {
-	h := &handler{tbl: dynamo.New(d, client, table), d: d, name: table, client: client, log: log, bySource: map[string][]copyOf{}}
+func newHandler(l *patterns.Lock, client Client, table string, log *slog.Logger) *handler {
+	d := l.Latest()
+	h := &handler{tbl: dynamo.NewRollout(l, client, table), d: d, name: table, client: client, log: log, bySource: map[string][]copyOf{}}
 	for _, e := range d.Model().Entities {
 		for _, c := range e.Copies {
 			h.bySource[c.FromEntity] = append(h.bySource[c.FromEntity], copyOf{e, c})

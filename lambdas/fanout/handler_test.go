@@ -82,7 +82,7 @@ func TestCopiesFollowTheSource(t *testing.T) {
 	ev := loadBatch(t)
 	client := streamtest.Client(engine.Endpoint, 0)
 	tbl, name := setup(t, client)
-	h := newHandler(tbl.Design(), client, name, quiet)
+	h := newHandler(patterns.NewLock(tbl.Design()), client, name, quiet)
 	resp, err := h.Handle(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +125,7 @@ func TestDeletedCopyNotRecreated(t *testing.T) {
 	base := streamtest.Client(engine.Endpoint, 0)
 	tbl, name := setup(t, base)
 	ghost, _ := tbl.Item("Order", order("GONE", "c1", "Ada"))
-	h := newHandler(tbl.Design(), &stale{base, ghost}, name, quiet)
+	h := newHandler(patterns.NewLock(tbl.Design()), &stale{base, ghost}, name, quiet)
 	if _, err := h.Handle(context.Background(), events.DynamoDBEvent{Records: ev.Records[:1]}); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestCopiesUnderFaults(t *testing.T) {
 	}
 	defer faults.Close()
 	tbl, name := setup(t, streamtest.Client(engine.Endpoint, 0))
-	h := newHandler(tbl.Design(), streamtest.Client(faults.URL, 2), name, quiet)
+	h := newHandler(patterns.NewLock(tbl.Design()), streamtest.Client(faults.URL, 2), name, quiet)
 	rounds, err := streamtest.Deliver(context.Background(), h.Handle, good, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestStreamEvent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h := newHandler(d, client, name, quiet)
+	h := newHandler(patterns.NewLock(d), client, name, quiet)
 	resp, err := h.Handle(ctx, ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures %+v, %v", resp.BatchItemFailures, err)

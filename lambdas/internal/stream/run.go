@@ -15,24 +15,25 @@ import (
 // Func is a stream handler's entry point, as aws-lambda-go types it.
 type Func func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)
 
-// Env is what a handler is built from at cold start: the design, the SDK
+// Env is what a handler is built from at cold start: the table's lock
+// (its design, and during a migration the target and phase), the SDK
 // configuration, the table's name and a logger.
 type Env struct {
-	Design *patterns.Design
+	Lock   *patterns.Lock
 	Config aws.Config
 	Table  string
 	Log    *slog.Logger
 }
 
-// Main is a handler binary's main: it loads the design the construct
-// ships, builds the handler once (clients included) and serves it. A
-// design that does not load ends the process with the reason logged.
+// Main is a handler binary's main: it loads the lock the construct
+// ships, builds the handler once (clients included) and serves it. A lock
+// that does not load ends the process with the reason logged.
 func Main(h patterns.Handler, build func(Env) Func) {
 	log := Logger(h)
-	d, err := Design()
+	l, err := Lock()
 	if err != nil {
 		log.Error("loading the design", "error", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(build(Env{Design: d, Config: Config(), Table: os.Getenv(patterns.TableNameEnv), Log: log}))
+	lambda.Start(build(Env{Lock: l, Config: Config(), Table: os.Getenv(patterns.TableNameEnv), Log: log}))
 }

@@ -15,11 +15,12 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// Design loads and plans the model the construct ships: the path in
-// patterns.ModelEnv (absolute, or relative to the task root), else the
-// design layer's patterns.DesignPath.
-func Design() (*patterns.Design, error) {
-	path := os.Getenv(patterns.ModelEnv)
+// Lock reads the lock the construct ships: the path in patterns.LockEnv
+// (absolute, or relative to the task root), else the design layer's
+// patterns.DesignPath. Its designs are read as planned (patterns.ReadLock
+// checks them): nothing is re-planned at cold start.
+func Lock() (*patterns.Lock, error) {
+	path := os.Getenv(patterns.LockEnv)
 	if path == "" {
 		path = patterns.DesignPath
 	}
@@ -28,11 +29,11 @@ func Design() (*patterns.Design, error) {
 			path = filepath.Join(root, path)
 		}
 	}
-	m, err := patterns.Load(path)
-	if err != nil {
-		return nil, err
+	l, err := patterns.LoadLock(path)
+	if err == nil && l == nil {
+		err = fmt.Errorf("%s: no lock there (the construct's design layer ships it; %s points elsewhere)", path, patterns.LockEnv)
 	}
-	return patterns.Plan(m)
+	return l, err
 }
 
 // Logger writes JSON lines to stdout (CloudWatch Logs).
