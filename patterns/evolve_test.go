@@ -9,67 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 )
-
-// edit is one change to a model's text.
-type edit struct {
-	name string
-	// apply rewrites the model text (it must change it).
-	apply func(string) string
-	// want are the change rule ids the diff must report (and no error
-	// unless the edit is refused).
-	want    []string
-	refused bool
-	// safe: one deploy, no backfill.
-	safe bool
-}
-
-func replace(old, new string) func(string) string {
-	return func(s string) string { return strings.Replace(s, old, new, 1) }
-}
-
-func addPattern(line string) func(string) string {
-	return replace("  GetProduct:         {get: Product, rate: 300}\n", "  GetProduct:         {get: Product, rate: 300}\n"+line+"\n")
-}
-
-// shopEdits walk the shop through successive changes: each applies to the
-// model the previous ones left (a refused edit is undone).
-var shopEdits = []edit{
-	{name: "pattern inserted first", apply: replace("patterns:\n", "patterns:\n  OrdersByTotal: {query: Order, where: [total], returns: [customerId]}\n"),
-		want: []string{"KP601", "KP610", "KP611"}},
-	{name: "pattern served by an existing shape", apply: addPattern("  RecentCustomerOrders: {query: Order, where: [customerId], sort: createdAt desc, limit: 5, returns: [status, total]}"),
-		want: []string{"KP611"}, safe: true},
-	{name: "new shape on an existing GSI", apply: addPattern("  ProductsByPrice: {query: Product, where: [category], sort: price, returns: [price]}"),
-		want: []string{"KP610", "KP611"}},
-	{name: "two new GSIs at once", apply: addPattern("  OrdersAt: {query: Order, where: [createdAt]}\n  CustomerOrdersByTotal: {query: Order, where: [customerId], sort: total}"),
-		want: []string{"KP601", "KP610", "KP611"}},
-	{name: "a wider projection", apply: replace("OrdersByTotal: {query: Order, where: [total], returns: [customerId]}", "OrdersByTotal: {query: Order, where: [total], returns: [customerId, status]}"),
-		want: []string{"KP601", "KP602", "KP603", "KP610"}},
-	{name: "a widened number", apply: replace("price: {type: number, min: 0, max: 10000000}\n      inventory", "price: {type: number, min: 0, max: 1000000000}\n      inventory"),
-		want: []string{"KP604", "KP610"}},
-	{name: "a renamed attribute without renamedFrom", apply: renameEmail("{type: string, maxLength: 254}"),
-		refused: true, want: []string{"KP605"}},
-	{name: "a renamed attribute with renamedFrom", apply: renameEmail("{type: string, maxLength: 254, renamedFrom: email}"),
-		want: []string{"KP606"}},
-	{name: "a TTL attribute", apply: replace("      shippingAddr: {type: string, maxLength: 1000}\n", "      shippingAddr: {type: string, maxLength: 1000}\n      expiresAt: {type: ttl, optional: true}\n"),
-		want: []string{"KP608"}, safe: true},
-	{name: "a TTL change", apply: replace("      expiresAt: {type: ttl, optional: true}\n", "      purgeAt: {type: ttl, optional: true}\n"),
-		want: []string{"KP608"}},
-	{name: "a removed pattern", apply: replace("  OrdersAt: {query: Order, where: [createdAt]}\n", ""),
-		want: []string{"KP602", "KP612"}, safe: true},
-}
-
-// renameEmail renames Customer.email to emailAddress everywhere (its
-// declaration, the pattern, the examples).
-func renameEmail(decl string) func(string) string {
-	return func(s string) string {
-		s = strings.Replace(s, "      email: {type: string, maxLength: 254}", "      emailAddress: "+decl, 1)
-		s = strings.Replace(s, "where: [email]", "where: [emailAddress]", 1)
-		s = strings.ReplaceAll(s, ", email: ", ", emailAddress: ")
-		return strings.ReplaceAll(s, "params: {email: ", "params: {emailAddress: ")
-	}
-}
 
 func planModel(t *testing.T, src string, lock *patterns.Lock) *patterns.Design {
 	t.Helper()
@@ -86,58 +28,6 @@ func planModel(t *testing.T, src string, lock *patterns.Lock) *patterns.Design {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// roundTrip writes a lock and reads it back, as the next command would.
-func roundTrip(t *testing.T, l *patterns.Lock) *patterns.Lock {
-	t.Helper()
-	b, err := l.Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, _ := back.Bytes()
-	if !bytes.Equal(b, again) {
-		t.Fatal("the lock's bytes changed on a round trip")
-	}
-	return back
-}
-
-// checkPhases asserts what CloudFormation and DynamoDB accept from one
-// deploy to the next: at most one GSI created or deleted, no GSI changing
-// its keys or projection under its name.
-func checkPhases(t *testing.T, from []*patterns.PhaseIndex, phases []*patterns.Phase) {
-	t.Helper()
-	prev := from
-	for i, p := range phases {
-		byName := map[string]*patterns.PhaseIndex{}
-		for _, ix := range prev {
-			byName[ix.Name] = ix
-		}
-		created, deleted := 0, 0
-		for _, ix := range p.Indexes {
-			old, ok := byName[ix.Name]
-			if !ok {
-				created++
-				continue
-			}
-			if old.PK != ix.PK || old.SK != ix.SK || old.Projection != ix.Projection || !slices.Equal(old.NonKeyAttributes, ix.NonKeyAttributes) {
-				t.Errorf("phase %d changes %s in place: %+v → %+v", i+1, ix.Name, old, ix)
-			}
-			delete(byName, ix.Name)
-		}
-		deleted = len(byName)
-		if created+deleted > 1 {
-			t.Errorf("phase %d creates %d and deletes %d GSIs", i+1, created, deleted)
-		}
-		if created != len(p.Create) || deleted != len(p.Delete) {
-			t.Errorf("phase %d says create %v delete %v, its indexes create %d delete %d", i+1, p.Create, p.Delete, created, deleted)
-		}
-		prev = p.Indexes
-	}
 }
 
 func changeIDs(df *patterns.Diff) []string {
@@ -160,28 +50,28 @@ func TestShopEvolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := string(src)
-	lock := roundTrip(t, patterns.NewLock(planModel(t, model, nil)))
-	for _, ed := range shopEdits {
-		t.Run(ed.name, func(t *testing.T) {
-			next := ed.apply(model)
+	lock := evolvetest.RoundTrip(t, patterns.NewLock(planModel(t, model, nil)))
+	for _, ed := range evolvetest.ShopEdits {
+		t.Run(ed.Name, func(t *testing.T) {
+			next := ed.Apply(model)
 			if next == model {
 				t.Fatal("the edit changed nothing")
 			}
 			d := planModel(t, next, lock)
 			df := patterns.Compare(lock, d)
 			ids := changeIDs(df)
-			for _, id := range ed.want {
+			for _, id := range ed.Want {
 				if !slices.Contains(ids, id) {
 					t.Errorf("changes %v lack %s:\n%s", ids, id, dump(df))
 				}
 			}
-			if got := len(df.Errors()) > 0; got != ed.refused {
-				t.Fatalf("refused %v, want %v:\n%s", got, ed.refused, dump(df))
+			if got := len(df.Errors()) > 0; got != ed.Refused {
+				t.Fatalf("refused %v, want %v:\n%s", got, ed.Refused, dump(df))
 			}
-			if df.Safe != ed.safe {
-				t.Errorf("safe %v, want %v:\n%s", df.Safe, ed.safe, dump(df))
+			if df.Safe != ed.Safe {
+				t.Errorf("safe %v, want %v:\n%s", df.Safe, ed.Safe, dump(df))
 			}
-			if ed.refused {
+			if ed.Refused {
 				before, _ := lock.Bytes()
 				if err := lock.Apply(d, df); err == nil {
 					t.Fatal("Apply accepted a refused change")
@@ -192,7 +82,7 @@ func TestShopEvolves(t *testing.T) {
 				}
 				return // the model stays as it was
 			}
-			checkPhases(t, df.From.Indexes, df.Phases)
+			evolvetest.CheckPhases(t, df.From.Indexes, df.Phases)
 			for _, x := range d.Errors() {
 				t.Errorf("the plan has an error: %s", x)
 			}
@@ -201,13 +91,13 @@ func TestShopEvolves(t *testing.T) {
 			}
 			// Deploy and backfill each phase.
 			for lock.Migration != nil {
-				lock = roundTrip(t, lock)
+				lock = evolvetest.RoundTrip(t, lock)
 				checkReadable(t, lock)
 				if err := lock.Advance(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			lock = roundTrip(t, lock)
+			lock = evolvetest.RoundTrip(t, lock)
 			// Once it is deployed, the model is what the lock records.
 			if again := patterns.Compare(lock, planModel(t, next, lock)); !again.Safe || len(again.Changes) != 0 || len(again.Phases) != 0 {
 				t.Errorf("after the migration the diff is not empty:\n%s", dump(again))
@@ -353,7 +243,7 @@ func TestLockIsAFixedPoint(t *testing.T) {
 			}
 			lock := patterns.NewLock(d)
 			first, _ := lock.Bytes()
-			for _, l := range []*patterns.Lock{lock, roundTrip(t, lock)} {
+			for _, l := range []*patterns.Lock{lock, evolvetest.RoundTrip(t, lock)} {
 				again, err := patterns.PlanLocked(m, l)
 				if err != nil {
 					t.Fatal(err)

@@ -1,0 +1,124 @@
+package evolvetest
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// ShopModel is the model the edits start from, from the repository root.
+const ShopModel = "examples/ecommerce.yaml"
+
+// Edit is one change to a model's text.
+type Edit struct {
+	Name string
+	// Apply rewrites the model text (it must change it).
+	Apply func(string) string
+	// Want are the change rule ids the diff must report (and no error
+	// unless the edit is refused).
+	Want    []string
+	Refused bool
+	// Safe: one deploy, no backfill.
+	Safe bool
+}
+
+func replace(old, new string) func(string) string {
+	return func(s string) string { return strings.Replace(s, old, new, 1) }
+}
+
+func addPattern(line string) func(string) string {
+	return replace("  GetProduct:         {get: Product, rate: 300}\n", "  GetProduct:         {get: Product, rate: 300}\n"+line+"\n")
+}
+
+// ShopEdits walk the shop through successive changes: each applies to the
+// model the previous ones left (a refused edit is undone).
+var ShopEdits = []Edit{
+	{Name: "pattern inserted first", Apply: replace("patterns:\n", "patterns:\n  OrdersByTotal: {query: Order, where: [total], returns: [customerId]}\n"),
+		Want: []string{"KP601", "KP610", "KP611"}},
+	{Name: "pattern served by an existing shape", Apply: addPattern("  RecentCustomerOrders: {query: Order, where: [customerId], sort: createdAt desc, limit: 5, returns: [status, total]}"),
+		Want: []string{"KP611"}, Safe: true},
+	{Name: "new shape on an existing GSI", Apply: addPattern("  ProductsByPrice: {query: Product, where: [category], sort: price, returns: [price]}"),
+		Want: []string{"KP610", "KP611"}},
+	{Name: "two new GSIs at once", Apply: addPattern("  OrdersAt: {query: Order, where: [createdAt]}\n  CustomerOrdersByTotal: {query: Order, where: [customerId], sort: total}"),
+		Want: []string{"KP601", "KP610", "KP611"}},
+	{Name: "a wider projection", Apply: replace("OrdersByTotal: {query: Order, where: [total], returns: [customerId]}", "OrdersByTotal: {query: Order, where: [total], returns: [customerId, status]}"),
+		Want: []string{"KP601", "KP602", "KP603", "KP610"}},
+	{Name: "a widened number", Apply: replace("price: {type: number, min: 0, max: 10000000}\n      inventory", "price: {type: number, min: 0, max: 1000000000}\n      inventory"),
+		Want: []string{"KP604", "KP610"}},
+	{Name: "a renamed attribute without renamedFrom", Apply: renameEmail("{type: string, maxLength: 254}"),
+		Refused: true, Want: []string{"KP605"}},
+	{Name: "a renamed attribute with renamedFrom", Apply: renameEmail("{type: string, maxLength: 254, renamedFrom: email}"),
+		Want: []string{"KP606"}},
+	{Name: "a TTL attribute", Apply: replace("      shippingAddr: {type: string, maxLength: 1000}\n", "      shippingAddr: {type: string, maxLength: 1000}\n      expiresAt: {type: ttl, optional: true}\n"),
+		Want: []string{"KP608"}, Safe: true},
+	{Name: "a TTL change", Apply: replace("      expiresAt: {type: ttl, optional: true}\n", "      purgeAt: {type: ttl, optional: true}\n"),
+		Want: []string{"KP608"}},
+	{Name: "a removed pattern", Apply: replace("  OrdersAt: {query: Order, where: [createdAt]}\n", ""),
+		Want: []string{"KP602", "KP612"}, Safe: true},
+}
+
+// renameEmail renames Customer.email to emailAddress everywhere (its
+// declaration, the pattern, the examples).
+func renameEmail(decl string) func(string) string {
+	return func(s string) string {
+		s = strings.Replace(s, "      email: {type: string, maxLength: 254}", "      emailAddress: "+decl, 1)
+		s = strings.Replace(s, "where: [email]", "where: [emailAddress]", 1)
+		s = strings.ReplaceAll(s, ", email: ", ", emailAddress: ")
+		return strings.ReplaceAll(s, "params: {email: ", "params: {emailAddress: ")
+	}
+}
+
+// RoundTrip writes a lock and reads it back, as the next command would.
+func RoundTrip(t testing.TB, l *patterns.Lock) *patterns.Lock {
+	t.Helper()
+	b, err := l.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := back.Bytes()
+	if !bytes.Equal(b, again) {
+		t.Fatal("the lock's bytes changed on a round trip")
+	}
+	return back
+}
+
+// CheckPhases asserts what CloudFormation and DynamoDB accept from one
+// deploy to the next: at most one GSI created or deleted, no GSI changing
+// its keys or projection under its name.
+func CheckPhases(t testing.TB, from []*patterns.PhaseIndex, phases []*patterns.Phase) {
+	t.Helper()
+	prev := from
+	for i, p := range phases {
+		byName := map[string]*patterns.PhaseIndex{}
+		for _, ix := range prev {
+			byName[ix.Name] = ix
+		}
+		created, deleted := 0, 0
+		for _, ix := range p.Indexes {
+			old, ok := byName[ix.Name]
+			if !ok {
+				created++
+				continue
+			}
+			if old.PK != ix.PK || old.SK != ix.SK || old.Projection != ix.Projection || !slices.Equal(old.NonKeyAttributes, ix.NonKeyAttributes) {
+				t.Errorf("phase %d changes %s in place: %+v → %+v", i+1, ix.Name, old, ix)
+			}
+			delete(byName, ix.Name)
+		}
+		deleted = len(byName)
+		if created+deleted > 1 {
+			t.Errorf("phase %d creates %d and deletes %d GSIs", i+1, created, deleted)
+		}
+		if created != len(p.Create) || deleted != len(p.Delete) {
+			t.Errorf("phase %d says create %v delete %v, its indexes create %d delete %d", i+1, p.Create, p.Delete, created, deleted)
+		}
+		prev = p.Indexes
+	}
+}
