@@ -277,31 +277,29 @@ func compareDesigns(from, to *Design) *Diff {
 	if from.TTL != to.TTL {
 		df.add(ChangeTTL, Subject{SubjectTable, to.Table}, "%s", ttlMessage(from.TTL, to.TTL))
 	}
-	// Patterns.
-	var added, removed []string
-	for _, p := range tm.Patterns {
-		if fm.Pattern(p.Name) == nil {
-			added = append(added, p.Name)
+	// Patterns, each its own change.
+	for _, p := range patternsByName(tm) {
+		if fm.Pattern(p.Name) != nil {
+			continue
 		}
+		pp := to.Pattern(p.Name)
+		if pp == nil || !pp.Served() {
+			continue // its check error follows
+		}
+		df.add(ChangePatternAdded, Subject{SubjectPattern, p.Name}, "new: %s on %s", pp.Operation, pp.Index)
 	}
-	for _, p := range fm.Patterns {
+	for _, p := range patternsByName(fm) {
 		if tm.Pattern(p.Name) == nil {
-			removed = append(removed, p.Name)
+			df.add(ChangePatternRemoved, Subject{SubjectPattern, p.Name}, "removed: nothing reads it any more (the keys it read go when no other pattern needs them)")
 		}
-	}
-	if len(added) > 0 {
-		sort.Strings(added)
-		df.add(ChangePatternAdded, Subject{SubjectTable, to.Table}, "%s", strings.Join(added, ", "))
-	}
-	if len(removed) > 0 {
-		sort.Strings(removed)
-		df.add(ChangePatternRemoved, Subject{SubjectTable, to.Table}, "%s", strings.Join(removed, ", "))
 	}
 	// A plan that leaves patterns unserved is no design to deploy.
 	for _, x := range to.Errors() {
 		df.Changes = append(df.Changes, Change{ID: x.ID, Severity: SeverityError, Kind: ChangeKind("check"), Subject: x.Subject, Message: x.Message})
 	}
-	df.Phases = phases(from, to, created, deleted, backfill)
+	if df.Phases = phases(from, to, created, deleted, backfill); df.Phases == nil {
+		df.Phases = []*Phase{} // JSON: [], not null
+	}
 	df.Safe = len(df.Errors()) == 0 && len(df.Phases) <= 1 && !df.Backfills()
 	return df
 }
