@@ -52,10 +52,16 @@ bench-synth: deps
 	$(GO) test ./test -run '^$$' -bench SynthExampleApp -benchtime 3x
 	time npx --no-install cdk synth --quiet -o $$(mktemp -d)
 
-## fuzz: fuzz the loader and planner for FUZZTIME (default 60s).
+## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
+## planner, the bound, the design and lock readers. Minimizing a large
+## input (a design is ~20 KB) would stall a run, so it is capped.
 FUZZTIME ?= 60s
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock
 fuzz:
-	$(GO) test ./patterns/report -run '^$$' -fuzz FuzzPlan -fuzztime $(FUZZTIME) -fuzzminimizetime 100x
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
+		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x; \
+	done
 
 ## plan: print the plans of the example models.
 plan:

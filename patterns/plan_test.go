@@ -243,7 +243,6 @@ func TestExplicitLayoutUnservable(t *testing.T) {
 		name, from, to, pattern, reason, id string
 	}{
 		{"missing index", `      GSI2: {pk: "HANDLE#{handle}", sk: "PLAYER#{playerId}"}` + "\n", "", "PlayerByHandle", "its partition key SEASON#{season} needs season in where", "KP101"},
-		{"get without full key", `sk: PROFILE}`, `sk: "PROFILE#{handle}"}`, "GetPlayer", "GetItem needs the whole sort key", "KP103"},
 		{"sort not in key", `sk: "RATING#{rating}"`, `sk: "HANDLE#{handle}"`, "SeasonLeaderboard", "does not order by rating", "KP103"},
 		{"untyped prefix reads other items", `sk: "MATCH#{playedAt}"`, `sk: "{playedAt}"`, "RecentMatches", "would also read Player items", "KP103"},
 	}
@@ -356,5 +355,34 @@ patterns:
 	errs := d.Errors()
 	if len(errs) != 1 || errs[0].ID != "KP102" || errs[0].Pos.Line != 7 {
 		t.Errorf("findings %v: want one KP102 at line 7", errs)
+	}
+}
+
+// A get whose where does not fill the whole base key reads the one
+// partition its item is in: a Query, one request (GetItem needs the
+// whole key). Found by FuzzBound: a unique get on the attribute the base
+// key is partitioned by was left unserved.
+func TestGetOnPartOfTheBaseKeyIsAQuery(t *testing.T) {
+	d := planText(t, strings.Replace(handmade, `sk: PROFILE}`, `sk: "PROFILE#{handle}"}`, 1))
+	if p := d.Pattern("GetPlayer"); !p.Served() || p.Operation != Query || p.Index != Table || p.Requests != 1 {
+		t.Errorf("GetPlayer: %s %s %q (%s)", p.Operation, p.Index, p.Text, p.Reason)
+	}
+	d = planText(t, `table: Gen
+entities:
+  A:
+    id: [aId]
+    attributes:
+      aId: {type: string, maxLength: 20}
+      p: {type: string, maxLength: 20, immutable: true}
+patterns:
+  P0: {query: A, where: [p], sort: aId}
+  P2: {get: A, where: [p], unique: true}
+  GetA: {get: A}
+`)
+	for _, x := range d.Errors() {
+		t.Errorf("designed: %s", x)
+	}
+	if p := d.Pattern("P2"); p.Operation != Query || p.Requests != 1 {
+		t.Errorf("P2: %s %q", p.Operation, p.Text)
 	}
 }

@@ -373,10 +373,10 @@ func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPl
 			return nil, ly.why("its sort key %s does not order by %s after the equality attributes", ek.SK, strings.Join(p.Sort, ", "))
 		}
 	}
+	// A get that does not fill the whole key is a Query of the partition
+	// (on the base table as on a GSI): one request, its item unique by
+	// the pattern's where (KP402 warns when that is not declared).
 	full := next == ""
-	if index == Table && p.Op == OpGet && !full {
-		return nil, ly.why("GetItem needs the whole sort key %s, but %s is not in where", ek.SK, next)
-	}
 	kc := &KeyCondition{PK: ly.subst(ek.PK, e, k), SortAttr: p.SortAttr()}
 	if len(p.Sort) == 1 {
 		kc.SortEnds = ek.SK[len(ek.SK)-1].Attr == p.Sort[0]
@@ -439,10 +439,11 @@ func (ly *layout) leftover(k known, consumed attrSet, ek *EntityKey) string {
 }
 
 func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
-	// A get served by the base table has its whole key (single refuses it
-	// otherwise): GetItem. Everything else is one Query.
+	// A get that fills the base table's whole key is a GetItem.
+	// Everything else is one Query (a get on part of a key reads the one
+	// partition its item is in).
 	op := Query
-	if index == Table && p.Op == OpGet {
+	if index == Table && p.Op == OpGet && kc.SKOp == SKEqual {
 		op = GetItem
 	}
 	requests := 1

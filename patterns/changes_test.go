@@ -1,0 +1,106 @@
+package patterns
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Every change rule is documented in docs/checks.md with an edit that
+// raises it and one that does not, and each does what the documentation
+// says: the model before is locked (and, for a migration in progress, the
+// lock has started one to the migrating model), the edited model is
+// planned with the lock and compared.
+func TestChangeRulesFireAndStayQuiet(t *testing.T) {
+	seen := map[string]map[string]bool{}
+	plan := func(t *testing.T, text string, l *Lock) *Design {
+		t.Helper()
+		m, err := Parse("checks.md", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := PlanLocked(m, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, x := range docExamples(t) {
+		if x.before == "" {
+			continue // a check rule (checks_test.go)
+		}
+		if seen[x.rule] == nil {
+			seen[x.rule] = map[string]bool{}
+		}
+		seen[x.rule][x.kind] = true
+		t.Run(x.rule+"/"+x.kind, func(t *testing.T) {
+			lock := NewLock(plan(t, x.before, nil))
+			if x.migrating != "" {
+				to := plan(t, x.migrating, lock)
+				if err := lock.Apply(to, Compare(lock, to)); err != nil || lock.Migration == nil {
+					t.Fatalf("starting the migration: %v", err)
+				}
+			}
+			df := Compare(lock, plan(t, x.model, lock))
+			var hits []Change
+			for _, c := range df.Changes {
+				if c.ID == x.rule {
+					hits = append(hits, c)
+				}
+			}
+			r, ok := changeRuleByID(x.rule)
+			if !ok {
+				t.Fatalf("%s is not a change rule", x.rule)
+			}
+			switch x.kind {
+			case "fail":
+				if len(hits) == 0 {
+					t.Fatalf("%s not raised; changes: %+v", x.rule, df.Changes)
+				}
+				for _, h := range hits {
+					if h.Severity != r.Severity || h.Kind != r.Kind || h.Subject.Name == "" || h.Message == "" {
+						t.Errorf("change lacks a field or has another severity: %+v", h)
+					}
+				}
+				refused := len(df.Errors()) > 0
+				if refused != (r.Severity == SeverityError) {
+					t.Errorf("refused %v for a rule of severity %s", refused, r.Severity)
+				}
+			case "pass":
+				if len(hits) > 0 {
+					t.Fatalf("%s raised: %+v", x.rule, hits)
+				}
+				if errs := df.Errors(); len(errs) > 0 {
+					t.Errorf("the passing edit is refused: %+v", errs)
+				}
+			}
+		})
+	}
+	for _, r := range ChangeRules() {
+		if !seen[r.ID]["fail"] || !seen[r.ID]["pass"] {
+			t.Errorf("%s lacks a documented edit that raises it or one that does not in docs/checks.md", r.ID)
+		}
+	}
+}
+
+func changeRuleByID(id string) (ChangeRule, bool) {
+	i := slices.IndexFunc(changeRules, func(r ChangeRule) bool { return r.ID == id })
+	if i < 0 {
+		return ChangeRule{}, false
+	}
+	return changeRules[i], true
+}
+
+// Change rule ids are stable: released ids keep their meaning and
+// severity.
+func TestChangeRuleIDsStable(t *testing.T) {
+	want := "KP601 info gsi-created,KP602 info gsi-deleted,KP603 warning projection-replaced,KP604 warning key-rewritten,KP605 error removed," +
+		"KP606 warning renamed,KP607 error base-key-changed,KP608 warning ttl-changed,KP609 error migration-pending,KP610 warning shape-added,KP611 info pattern-added,KP612 info pattern-removed"
+	var got []string
+	for _, r := range ChangeRules() {
+		got = append(got, r.ID+" "+string(r.Severity)+" "+string(r.Kind))
+	}
+	if strings.Join(got, ",") != want {
+		t.Errorf("change rules changed:\n got %s\nwant %s", strings.Join(got, ","), want)
+	}
+}

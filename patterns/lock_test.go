@@ -1,0 +1,101 @@
+package patterns_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// lockSeeds are a lock as first written and one in the middle of a
+// migration (a new GSI).
+func lockSeeds(tb testing.TB) (plain, migrating []byte) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, _ := patterns.Parse("shop.yaml", src)
+	d, _ := patterns.Plan(m)
+	l := patterns.NewLock(d)
+	plain, _ = l.Bytes()
+	next := strings.Replace(string(src), "patterns:\n", "patterns:\n  OrdersAt: {query: Order, where: [createdAt]}\n", 1)
+	m2, _ := patterns.Parse("shop.yaml", []byte(next))
+	d2, _ := patterns.PlanLocked(m2, l)
+	if err := l.Apply(d2, patterns.Compare(l, d2)); err != nil {
+		tb.Fatal(err)
+	}
+	migrating, _ = l.Bytes()
+	return plain, migrating
+}
+
+// FuzzReadLock: whatever the bytes, ReadLock returns a lock or an
+// ErrDesign naming the file, never a panic; a lock it returns writes the
+// same bytes back, and everything the construct, the runtime and keyplan
+// diff ask of it answers.
+func FuzzReadLock(f *testing.F) {
+	plain, migrating := lockSeeds(f)
+	f.Add(plain)
+	f.Add(migrating)
+	f.Add([]byte(`{"format":1,"table":"Shop"}`))
+	f.Add([]byte(`{"format":1,"table":"Shop","accepted":null,"migration":{"phases":[],"current":-1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := patterns.ReadLock("fuzz.lock.json", bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), "fuzz.lock.json") {
+				t.Fatalf("error does not match ErrDesign or name the file: %v", err)
+			}
+			return
+		}
+		b, err := l.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := patterns.ReadLock("fuzz.lock.json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("a lock's own bytes do not read back: %v", err)
+		}
+		if b2, _ := again.Bytes(); !bytes.Equal(b, b2) {
+			t.Fatal("a lock's bytes change on a second round trip")
+		}
+		l.Deployed()
+		for _, p := range l.Latest().Patterns {
+			l.ReadsTarget(p.Name)
+			l.Access(p.Name)
+		}
+		patterns.Compare(l, l.Latest())
+		l.Accepts(l.Latest())
+	})
+}
+
+// Locks that cannot be used are refused naming the file and the fault.
+func TestReadLockRefuses(t *testing.T) {
+	plain, migrating := lockSeeds(t)
+	tests := []struct {
+		name, content, want string
+	}{
+		{"truncated", string(plain[:len(plain)/3]), "not valid JSON"},
+		{"two values", string(plain) + "{}", "more after the value"},
+		{"another format", strings.Replace(string(plain), `"format": 1`, `"format": 2`, 1), "lock format 2; this keyplan reads format 1"},
+		{"another table", strings.Replace(string(plain), `"table": "Shop"`, `"table": "Other"`, 1), `the lock is for table "Other"`},
+		{"no accepted design", `{"format": 1, "table": "Shop"}`, "no accepted design"},
+		{"an index key edited by hand", strings.Replace(string(plain), `"sortKey": "GSI1SK"`, `"sortKey": "GSI9SK"`, 1), "fuzz.lock.json"},
+		{"a phase out of range", strings.Replace(string(migrating), `"current": 0`, `"current": 5`, 1), "migration at phase 5 of 1"},
+		{"a phase creating two GSIs", strings.Replace(string(migrating), `"create": [
+          "GSI3"
+        ]`, `"create": ["GSI3", "GSI4"]`, 1), "migration phase 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.content == string(plain) || tt.content == string(migrating) {
+				t.Fatal("the edit changed nothing")
+			}
+			_, err := patterns.ReadLock("fuzz.lock.json", strings.NewReader(tt.content))
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "fuzz.lock.json") {
+				t.Errorf("ReadLock: %v, want an ErrDesign naming the file and %q", err, tt.want)
+			}
+		})
+	}
+}
