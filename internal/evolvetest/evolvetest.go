@@ -2,6 +2,7 @@ package evolvetest
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -121,4 +122,55 @@ func CheckPhases(t testing.TB, from []*patterns.PhaseIndex, phases []*patterns.P
 		}
 		prev = p.Indexes
 	}
+}
+
+// ShopV2 is the shop with two new GSI shapes (a new GSI for Order, a new
+// shape of Product on an existing GSI): one migration phase that creates
+// GSI3 and backfills Order and Product. Its examples prove the new reads
+// on the example items.
+func ShopV2(v1 string) string {
+	s := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n"+
+			"  ProductsByPrice:    {query: Product, where: [category], sort: price, returns: [price]}\n"+
+			"  CustomerOrdersByTotal: {query: Order, where: [customerId], sort: total}\n", 1)
+	return strings.Replace(s, "  expect:\n", `  expect:
+    - pattern: ProductsByPrice
+      params: {category: electronics}
+      items: [pr2, pr1]
+    - pattern: CustomerOrdersByTotal
+      params: {customerId: c1}
+      items: [o2, o1]
+`, 1)
+}
+
+// Item is one generated item: its entity and values.
+type Item struct {
+	Entity string
+	Values map[string]any
+}
+
+// ShopItems generates n items for the shop (orders, their line items,
+// customers and products in a fixed mix), deterministic for n, in
+// customers, categories and ids of their own (gen-…), so the model's
+// example expectations still hold beside them.
+func ShopItems(n int) []Item {
+	out := make([]Item, 0, n)
+	for i := 0; len(out) < n; i++ {
+		switch i % 10 {
+		case 0:
+			out = append(out, Item{"Customer", map[string]any{"customerId": fmt.Sprintf("gen-c%d", i), "name": fmt.Sprintf("Customer %d", i),
+				"email": fmt.Sprintf("gen-%d@example.com", i), "createdAt": "2025-03-01T00:00:00Z"}})
+		case 1, 2:
+			out = append(out, Item{"Product", map[string]any{"productId": fmt.Sprintf("gen-p%d", i), "name": fmt.Sprintf("Product %d", i),
+				"category": fmt.Sprintf("gen-cat%d", i%97), "price": (i * 37) % 100000, "inventory": i % 500}})
+		case 3, 4, 5, 6:
+			out = append(out, Item{"Order", map[string]any{"orderId": fmt.Sprintf("gen-o%d", i), "customerId": fmt.Sprintf("gen-c%d", i-i%10),
+				"customerName": fmt.Sprintf("Customer %d", i-i%10), "status": []string{"PAID", "DELIVERED", "CANCELLED"}[i%3],
+				"createdAt": fmt.Sprintf("2026-%02d-%02dT%02d:00:00Z", 1+i%12, 1+i%28, i%24), "total": (i * 131) % 1000000, "shippingAddr": "1 Gen St"}})
+		default:
+			out = append(out, Item{"OrderItem", map[string]any{"orderId": fmt.Sprintf("gen-o%d", i-i%10+3), "sku": fmt.Sprintf("sku-%d", i),
+				"productName": "Thing", "quantity": 1 + i%5, "price": (i * 17) % 10000}})
+		}
+	}
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/keyplan/keyplan/internal/faults"
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -153,14 +154,14 @@ func TestCountersUnderFaults(t *testing.T) {
 		return setup, rounds
 	}
 	clean, cleanRounds := run(engine.Endpoint, 0)
-	faults, err := streamtest.NewFaults(engine.Endpoint, 0.2, 42)
+	proxy, err := faults.New(engine.Endpoint, 0.2, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer faults.Close()
-	faulty, faultyRounds := run(faults.URL, 1)
-	if faults.Failed() == 0 || faultyRounds <= cleanRounds {
-		t.Fatalf("no fault reached the handler: %d failed requests, %d vs %d deliveries", faults.Failed(), faultyRounds, cleanRounds)
+	defer proxy.Close()
+	faulty, faultyRounds := run(proxy.URL, 1)
+	if proxy.Failed() == 0 || faultyRounds <= cleanRounds {
+		t.Fatalf("no fault reached the handler: %d failed requests, %d vs %d deliveries", proxy.Failed(), faultyRounds, cleanRounds)
 	}
 	for i := range 5 {
 		id := fmt.Sprintf("p%d", i)
@@ -170,7 +171,7 @@ func TestCountersUnderFaults(t *testing.T) {
 			t.Errorf("%s: %d matches, %d wins without faults; %d and %d with", id, c1, w1, c2, w2)
 		}
 	}
-	t.Logf("%d requests failed; %d deliveries with faults, %d without", faults.Failed(), faultyRounds, cleanRounds)
+	t.Logf("%d requests failed; %d deliveries with faults, %d without", proxy.Failed(), faultyRounds, cleanRounds)
 }
 
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/faults"
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -142,13 +143,13 @@ func TestDeletedCopyNotRecreated(t *testing.T) {
 func TestCopiesUnderFaults(t *testing.T) {
 	ev := loadBatch(t)
 	good := ev.Records[:3]
-	faults, err := streamtest.NewFaults(engine.Endpoint, 0.2, 7)
+	proxy, err := faults.New(engine.Endpoint, 0.2, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer faults.Close()
+	defer proxy.Close()
 	tbl, name := setup(t, streamtest.Client(engine.Endpoint, 0))
-	h := newHandler(patterns.NewLock(tbl.Design()), streamtest.Client(faults.URL, 2), name, quiet)
+	h := newHandler(patterns.NewLock(tbl.Design()), streamtest.Client(proxy.URL, 2), name, quiet)
 	rounds, err := streamtest.Deliver(context.Background(), h.Handle, good, 100)
 	if err != nil {
 		t.Fatal(err)
@@ -158,10 +159,10 @@ func TestCopiesUnderFaults(t *testing.T) {
 			t.Errorf("order %s: %q, want %q", id, n, want)
 		}
 	}
-	if faults.Failed() == 0 {
+	if proxy.Failed() == 0 {
 		t.Error("no fault was injected")
 	}
-	t.Logf("%d failed requests, %d deliveries", faults.Failed(), rounds)
+	t.Logf("%d failed requests, %d deliveries", proxy.Failed(), rounds)
 }
 
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }

@@ -22,9 +22,10 @@ import (
 // One engine for the package: dynalite on a free loopback port, unless
 // KEYPLAN_DYNAMODB_ENDPOINT points at another (DynamoDB Local, DynamoDB).
 var (
-	engine *dynamodb.Client
-	client Client
-	tables atomic.Int64
+	engine         *dynamodb.Client
+	engineEndpoint string
+	client         Client
+	tables         atomic.Int64
 )
 
 func TestMain(m *testing.M) {
@@ -39,6 +40,7 @@ func TestMain(m *testing.M) {
 		}
 		endpoint = srv.Endpoint
 	}
+	engineEndpoint = endpoint
 	engine = dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
 		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
 	client = engine

@@ -121,7 +121,9 @@ func (r *rollout) prevRequest(pattern string, req Request) Request {
 }
 
 // expand adds to an item the keys the accepted design gives it (those the
-// target does not: the other GSI keys).
+// target does not: the other GSI keys), and the values of renamed
+// attributes under their old names too (readers of the accepted design
+// read those).
 func (t *Table) expand(entity string, v Values, item map[string]types.AttributeValue) error {
 	r := t.rollout
 	if r == nil {
@@ -138,6 +140,11 @@ func (t *Table) expand(entity string, v Values, item map[string]types.AttributeV
 	for k, x := range keys {
 		if _, has := item[k]; !has {
 			item[k] = x
+		}
+	}
+	for n, was := range r.attrs[entity] {
+		if x, ok := item[n]; ok && was != n {
+			item[was] = x
 		}
 	}
 	return nil

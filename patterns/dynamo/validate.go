@@ -91,7 +91,14 @@ func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...fu
 // Create, then runs every expected read and compares what comes back with
 // what the examples say: in order when the pattern sorts, as a set
 // otherwise.
-func Validate(ctx context.Context, t *Table) *Report {
+func Validate(ctx context.Context, t *Table) *Report { return validate(ctx, t, true) }
+
+// ValidateExisting runs the expected reads against a table that already
+// holds the example items (and maybe much more): nothing is written.
+// Items are named by the example whose keys they have.
+func ValidateExisting(ctx context.Context, t *Table) *Report { return validate(ctx, t, false) }
+
+func validate(ctx context.Context, t *Table, load bool) *Report {
 	rep := &Report{}
 	ex := t.m.Examples
 	if ex == nil {
@@ -101,11 +108,13 @@ func Validate(ctx context.Context, t *Table) *Report {
 	run := New(t.d, c, t.name)
 	names := map[string]string{} // entity + base key -> example item name
 	for _, it := range ex.Items {
-		if err := run.Create(ctx, it.Entity, Values(it.Values)); err != nil {
-			rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", it.Pos.In(t.m.Source), it.Name, err))
-			continue
+		if load {
+			if err := run.Create(ctx, it.Entity, Values(it.Values)); err != nil {
+				rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", it.Pos.In(t.m.Source), it.Name, err))
+				continue
+			}
+			rep.Loaded++
 		}
-		rep.Loaded++
 		key, _ := t.key(it.Entity, Values(it.Values))
 		names[it.Entity+"\x00"+keyText(t.d, key)] = it.Name
 	}

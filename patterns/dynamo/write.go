@@ -343,3 +343,26 @@ func (t *Table) delete(ctx context.Context, entity string, v Values) error {
 	}
 	return t.transact(ctx, tx, reasons)
 }
+
+// Items are the items a Create of the entity writes: the item, then the
+// guard items of its unique alternate keys. For bulk loading into an
+// empty table (BatchWriteItem), where Create's conditions are not needed.
+func (t *Table) Items(entity string, v Values) ([]map[string]types.AttributeValue, error) {
+	e, _, err := t.entity(entity)
+	if err != nil {
+		return nil, wrap("Items", entity, err)
+	}
+	item, err := t.item(entity, v)
+	if err != nil {
+		return nil, wrap("Items", entity, err)
+	}
+	guards, err := t.guards(e, v)
+	if err != nil {
+		return nil, wrap("Items", entity, err)
+	}
+	out := []map[string]types.AttributeValue{item}
+	for _, g := range guards {
+		out = append(out, g.item(item, t.d.PK, t.d.SK))
+	}
+	return out, nil
+}

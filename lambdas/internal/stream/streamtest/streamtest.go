@@ -6,15 +6,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"math/rand/v2"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -199,56 +192,6 @@ func Deliver(ctx context.Context, h Handler, records []events.DynamoDBEventRecor
 	}
 	return rounds, fmt.Errorf("records still failing after %d deliveries", rounds)
 }
-
-// Faults is a loopback proxy in front of an engine that fails a share of
-// requests (drawn from a seeded source, so a run repeats) before they reach
-// the engine, alternating a ThrottlingException and a 500: a failed
-// request has no effect.
-type Faults struct {
-	URL    string
-	failed atomic.Int64
-	srv    *httptest.Server
-	mu     sync.Mutex
-	rand   *rand.Rand
-	share  float64
-}
-
-// NewFaults starts the proxy failing share (0..1) of requests; Close
-// stops it.
-func NewFaults(target string, share float64, seed uint64) (*Faults, error) {
-	u, err := url.Parse(target)
-	if err != nil {
-		return nil, err
-	}
-	f := &Faults{share: share, rand: rand.New(rand.NewPCG(seed, seed+1))}
-	proxy := httputil.NewSingleHostReverseProxy(u)
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		fail := f.rand.Float64() < f.share
-		f.mu.Unlock()
-		if fail {
-			n := f.failed.Add(1)
-			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-			if n%2 == 0 {
-				w.WriteHeader(http.StatusBadRequest)
-				io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`)
-			} else {
-				w.WriteHeader(http.StatusInternalServerError)
-				io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`)
-			}
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	f.URL = f.srv.URL
-	return f, nil
-}
-
-// Failed counts the requests it failed.
-func (f *Faults) Failed() int64 { return f.failed.Load() }
-
-// Close stops the proxy.
-func (f *Faults) Close() { f.srv.Close() }
 
 // Main is a handler test binary's TestMain body with an engine: it
 // starts the engine into *e, runs the tests, stops it, and exits.

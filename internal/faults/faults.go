@@ -1,0 +1,83 @@
+package faults
+
+import (
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+)
+
+// Faults is a loopback proxy in front of an engine that fails a share of
+// requests (drawn from a seeded source, so a run repeats), alternating a
+// ThrottlingException and a 500. By default a failed request never
+// reaches the engine (it has no effect); with AfterForwarding one failure
+// in four is a lost response instead: the engine applied the request, the
+// client sees a 500.
+type Faults struct {
+	URL    string
+	failed atomic.Int64
+	lost   atomic.Int64
+	srv    *httptest.Server
+	mu     sync.Mutex
+	rand   *rand.Rand
+	share  float64
+	after  bool
+}
+
+// Option configures a proxy.
+type Option func(*Faults)
+
+// AfterForwarding makes one failure in four a lost response.
+func AfterForwarding() Option { return func(f *Faults) { f.after = true } }
+
+// New starts the proxy failing share (0..1) of requests; Close
+// stops it.
+func New(target string, share float64, seed uint64, opts ...Option) (*Faults, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	f := &Faults{share: share, rand: rand.New(rand.NewPCG(seed, seed+1))}
+	for _, o := range opts {
+		o(f)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(u)
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		fail := f.rand.Float64() < f.share
+		f.mu.Unlock()
+		if fail {
+			n := f.failed.Add(1)
+			if f.after && n%4 == 1 {
+				// Forwarded and applied; the response is lost.
+				proxy.ServeHTTP(httptest.NewRecorder(), r)
+				f.lost.Add(1)
+			}
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			if n%2 == 0 {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`)
+			} else {
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`)
+			}
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	f.URL = f.srv.URL
+	return f, nil
+}
+
+// Failed counts the requests it failed.
+func (f *Faults) Failed() int64 { return f.failed.Load() }
+
+// Lost counts the failed requests the engine applied.
+func (f *Faults) Lost() int64 { return f.lost.Load() }
+
+// Close stops the proxy.
+func (f *Faults) Close() { f.srv.Close() }

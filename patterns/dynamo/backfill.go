@@ -1,0 +1,402 @@
+package dynamo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// BackfillClient is what a backfill needs of DynamoDB.
+type BackfillClient interface {
+	RekeyClient
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// DefaultPageSize is the items per Scan page: small enough that a
+// checkpoint is never far behind, large enough to keep requests few.
+const DefaultPageSize = 250
+
+// Segment runs one Scan segment of the phase's backfill, page by page,
+// from start (nil: the segment's beginning) until the segment ends or
+// more reports false after a page (a Lambda's remaining time). It returns
+// the key to resume from (nil when the segment is done). Every item of
+// a page is applied before the next page is read; an item that cannot be
+// rewritten (ItemError) does not stop it, any other error does.
+func (r *Rekeyer) Segment(ctx context.Context, c BackfillClient, segment, segments int, start map[string]types.AttributeValue, pageSize int32, more func(next map[string]types.AttributeValue) bool) (map[string]types.AttributeValue, []error, error) {
+	if pageSize <= 0 {
+		pageSize = DefaultPageSize
+	}
+	var failed []error
+	next := start
+	for {
+		var out *dynamodb.ScanOutput
+		err := patiently(ctx, func() (err error) {
+			out, err = c.Scan(ctx, &dynamodb.ScanInput{
+				TableName: aws.String(r.name), Segment: aws.Int32(int32(segment)), TotalSegments: aws.Int32(int32(segments)),
+				ExclusiveStartKey: next, Limit: aws.Int32(pageSize),
+			})
+			return err
+		})
+		if err != nil {
+			return next, failed, fmt.Errorf("scanning segment %d of %d: %w", segment, segments, err)
+		}
+		r.stats.Scanned.Add(int64(len(out.Items)))
+		for _, item := range out.Items {
+			err := patiently(ctx, func() error { return r.Apply(ctx, item) })
+			if err != nil {
+				var ie *ItemError
+				if !errors.As(err, &ie) {
+					return next, failed, err
+				}
+				failed = append(failed, err)
+			}
+		}
+		next = out.LastEvaluatedKey
+		if len(next) == 0 {
+			return nil, failed, nil
+		}
+		if more != nil && !more(next) {
+			return next, failed, nil
+		}
+	}
+}
+
+// patiently runs f again while it fails transiently (after the SDK's
+// own retries), pausing 1, 2, 4, … 16 s: a throttled or briefly
+// unavailable table slows a backfill down rather than stopping it.
+func patiently(ctx context.Context, f func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := f()
+		if err == nil || !Transient(err) || attempt == 5 || ctx.Err() != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(1<<attempt) * time.Second):
+		}
+	}
+}
+
+// PatientRetries configures a client for long runs (a backfill): ten
+// attempts per request with backoff up to 20 s, and no retry quota, so a
+// burst of throttling never turns into failed requests.
+func PatientRetries(o *dynamodb.Options) {
+	o.Retryer = retry.NewStandard(func(s *retry.StandardOptions) {
+		s.MaxAttempts = 10
+		s.MaxBackoff = 20 * time.Second
+		s.RateLimiter = ratelimit.None
+	})
+}
+
+// Transient reports whether an error is the engine's or the network's,
+// not the request's: throttling, a server error, a timeout. A backfill
+// stops on one (after the SDK's retries) and resumes from its checkpoint.
+func Transient(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode() {
+		case "ThrottlingException", "ProvisionedThroughputExceededException", "RequestLimitExceeded",
+			"InternalServerError", "ServiceUnavailable", "LimitExceededException":
+			return true
+		}
+		return api.ErrorFault() == smithy.FaultServer
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// Checkpoint is a backfill's progress on disk: where each Scan segment
+// is, for the lock's phase it belongs to. A killed run resumes from it.
+type Checkpoint struct {
+	Format   int    `json:"format"`
+	Table    string `json:"table"`
+	Lock     string `json:"lock"` // sha256 of the lock's bytes
+	Phase    int    `json:"phase"`
+	Segments int    `json:"segments"`
+	// Next is each segment's resume key (PK, SK); Done marks the
+	// segments that are finished.
+	Next  []map[string]string `json:"next"`
+	Done  []bool              `json:"done"`
+	Stats CheckpointStats     `json:"stats"`
+}
+
+// CheckpointStats carries the counts of the runs before a resume.
+type CheckpointStats struct {
+	Scanned, Rewritten, Unchanged, Skipped, Deleted, Conflicts, Failed, MilliWCU int64
+}
+
+// LockDigest identifies a lock's state in a checkpoint.
+func LockDigest(l *patterns.Lock) (string, error) {
+	b, err := l.Bytes()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// ReadCheckpoint reads a checkpoint file; nil, nil when there is none.
+func ReadCheckpoint(path string) (*Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Checkpoint
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("%s: not a keyplan checkpoint (%v); delete it to start over", path, err)
+	}
+	if c.Format != 1 || c.Segments < 1 || len(c.Next) != c.Segments || len(c.Done) != c.Segments {
+		return nil, fmt.Errorf("%s: not a keyplan checkpoint (format %d, %d segments); delete it to start over", path, c.Format, c.Segments)
+	}
+	return &c, nil
+}
+
+// write replaces the checkpoint file atomically.
+func (c *Checkpoint) write(path string) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func keyToJSON(k map[string]types.AttributeValue) (map[string]string, error) {
+	if k == nil {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for n, v := range k {
+		s, ok := v.(*types.AttributeValueMemberS)
+		if !ok {
+			return nil, fmt.Errorf("resume key attribute %s is not a string", n)
+		}
+		out[n] = s.Value
+	}
+	return out, nil
+}
+
+func keyFromJSON(k map[string]string) map[string]types.AttributeValue {
+	if k == nil {
+		return nil
+	}
+	out := map[string]types.AttributeValue{}
+	for n, v := range k {
+		out[n] = &types.AttributeValueMemberS{Value: v}
+	}
+	return out
+}
+
+// BackfillOptions tune a backfill run.
+type BackfillOptions struct {
+	// Segments is the parallel Scan's segment count (default 1).
+	Segments int
+	// PageSize is the items per Scan page (default DefaultPageSize).
+	PageSize int32
+	// MaxWCU caps the write capacity the updates use per second (0: no
+	// cap).
+	MaxWCU float64
+	// Checkpoint is the file progress is kept in ("": none). An existing
+	// one for the same table, lock and segments is resumed.
+	Checkpoint string
+}
+
+// BackfillResult is what a run did: the counts (resumed runs included)
+// and the items it could not rewrite (at most 20 kept).
+type BackfillResult struct {
+	Stats   CheckpointStats
+	Failed  []error
+	Resumed bool
+}
+
+// Backfill runs the phase's backfill over every Scan segment in
+// parallel, keeping a checkpoint after each page. It returns when every
+// segment is done (the checkpoint is then removed), or on the first error
+// that is not an item's (the checkpoint stays: run again to resume).
+func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOptions) (*BackfillResult, error) {
+	if o.Segments <= 0 {
+		o.Segments = 1
+	}
+	digest, err := LockDigest(r.lock)
+	if err != nil {
+		return nil, err
+	}
+	res := &BackfillResult{}
+	cp := &Checkpoint{Format: 1, Table: r.name, Lock: digest, Phase: r.lock.Migration.Current, Segments: o.Segments,
+		Next: make([]map[string]string, o.Segments), Done: make([]bool, o.Segments)}
+	if o.Checkpoint != "" {
+		old, err := ReadCheckpoint(o.Checkpoint)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			switch {
+			case old.Table != r.name || old.Lock != digest || old.Phase != cp.Phase:
+				return nil, fmt.Errorf("%s is a checkpoint of another run (table %s, phase %d, another lock); delete it to start over", o.Checkpoint, old.Table, old.Phase+1)
+			case old.Segments != o.Segments:
+				return nil, fmt.Errorf("%s was written with %d segments, not %d: run with --segments %d to resume, or delete it to start over", o.Checkpoint, old.Segments, o.Segments, old.Segments)
+			}
+			cp, res.Resumed = old, true
+			s := &r.stats
+			s.Scanned.Store(old.Stats.Scanned)
+			s.Rewritten.Store(old.Stats.Rewritten)
+			s.Unchanged.Store(old.Stats.Unchanged)
+			s.Skipped.Store(old.Stats.Skipped)
+			s.Deleted.Store(old.Stats.Deleted)
+			s.Conflicts.Store(old.Stats.Conflicts)
+			s.Failed.Store(old.Stats.Failed)
+			s.MilliWCU.Store(old.Stats.MilliWCU)
+		}
+	}
+	if o.MaxWCU > 0 && r.Wait == nil {
+		r.Wait = newLimiter(o.MaxWCU).wait
+	}
+	var mu sync.Mutex
+	save := func(seg int, next map[string]types.AttributeValue) error {
+		mu.Lock()
+		defer mu.Unlock()
+		k, err := keyToJSON(next)
+		if err != nil {
+			return err
+		}
+		cp.Next[seg], cp.Done[seg] = k, next == nil
+		cp.Stats = r.snapshot()
+		if o.Checkpoint == "" {
+			return nil
+		}
+		return cp.write(o.Checkpoint)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make([]error, o.Segments)
+	for seg := range o.Segments {
+		if cp.Done[seg] {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var saveErr error
+			next, failed, err := r.Segment(ctx, c, seg, o.Segments, keyFromJSON(cp.Next[seg]), o.PageSize, func(next map[string]types.AttributeValue) bool {
+				saveErr = save(seg, next)
+				return saveErr == nil
+			})
+			mu.Lock()
+			for _, f := range failed {
+				if len(res.Failed) < 20 {
+					res.Failed = append(res.Failed, f)
+				}
+			}
+			mu.Unlock()
+			if err == nil {
+				err = saveErr
+			}
+			if err == nil {
+				err = save(seg, next)
+			}
+			if err != nil {
+				errs[seg] = err
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	res.Stats = r.snapshot()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return res, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return res, err
+		}
+	}
+	if o.Checkpoint != "" {
+		if err := os.Remove(o.Checkpoint); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (r *Rekeyer) snapshot() CheckpointStats {
+	s := &r.stats
+	return CheckpointStats{Scanned: s.Scanned.Load(), Rewritten: s.Rewritten.Load(), Unchanged: s.Unchanged.Load(), Skipped: s.Skipped.Load(),
+		Deleted: s.Deleted.Load(), Conflicts: s.Conflicts.Load(), Failed: s.Failed.Load(), MilliWCU: s.MilliWCU.Load()}
+}
+
+// limiter is a token bucket of write units: rate per second, a second's
+// worth of burst.
+type limiter struct {
+	mu     sync.Mutex
+	rate   float64
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rate float64) *limiter {
+	return &limiter{rate: rate, tokens: rate, last: time.Now()}
+}
+
+func (l *limiter) wait(ctx context.Context, units float64) error {
+	units = math.Min(units, l.rate) // a unit larger than a second's worth waits a second
+	for {
+		l.mu.Lock()
+		now := time.Now()
+		l.tokens = math.Min(l.rate, l.tokens+now.Sub(l.last).Seconds()*l.rate)
+		l.last = now
+		if l.tokens >= units {
+			l.tokens -= units
+			l.mu.Unlock()
+			return nil
+		}
+		d := time.Duration((units - l.tokens) / l.rate * float64(time.Second))
+		l.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
+}
+
+// DefaultSegments sizes a parallel Scan from a table's description: a
+// segment per 128 MB or per 25,000 items, whichever is more, 1 to 64.
+func DefaultSegments(t *types.TableDescription) int {
+	if t == nil {
+		return 1
+	}
+	bySize := math.Ceil(float64(aws.ToInt64(t.TableSizeBytes)) / (128 << 20))
+	byItems := math.Ceil(float64(aws.ToInt64(t.ItemCount)) / 25000)
+	return int(math.Max(1, math.Min(64, math.Max(bySize, byItems))))
+}

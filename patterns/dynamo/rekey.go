@@ -1,0 +1,506 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// The rekey engine backfills a migration phase: it makes each existing
+// item of the phase's backfill entities carry what the rollout runtime at
+// that phase would write for it, on the attributes keyplan owns and no
+// others:
+//
+//   - the GSI key attributes the target design gives the item (sparse as
+//     it says), and the accepted design's where the target has none on
+//     that index (expand), for the indexes the phase has;
+//   - the values of attributes renamed with renamedFrom, under the new
+//     name (the old name is kept while the migration runs: readers of the
+//     accepted design still read it);
+//   - no key attribute of a GSI that neither design gives the item (it
+//     left the index).
+//
+// One conditional UpdateItem per item: it holds only while the item still
+// has the values the keys were computed from, so a write that lands in
+// between is never overwritten (the item is read again and recomputed).
+// Attributes keyplan does not own (stream-maintained counters and copies
+// included) are never written. Running it twice changes nothing the second
+// time.
+
+// RekeyClient is what the rekey engine needs of DynamoDB.
+type RekeyClient interface {
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+}
+
+// Rekeyer rewrites the items of one migration phase.
+type Rekeyer struct {
+	lock   *patterns.Lock
+	phase  *patterns.Phase
+	rt     *Table // the rollout runtime (target names)
+	name   string
+	client RekeyClient
+	// backfill are the target entities the phase rewrites.
+	backfill map[string]bool
+	// deployed are the GSIs the phase's table has.
+	deployed map[string]bool
+	// owned are the GSI key attribute names of both designs.
+	owned []string
+	// sources are, per target entity and key attribute, the attributes
+	// (as an item may name them) its value is computed from.
+	sources map[string]map[string][]string
+	// index names the GSI of each key attribute.
+	index map[string]string
+	// renamed are, per target entity, new name → old name.
+	renamed map[string]map[string]string
+
+	// MaxConflicts bounds how often one item is read again after a
+	// concurrent write before it counts as failed (default 10).
+	MaxConflicts int
+	// Wait, when set, is called before each UpdateItem with the write
+	// units it is estimated to use (a rate limiter).
+	Wait func(ctx context.Context, units float64) error
+
+	stats RekeyStats
+}
+
+// RekeyStats counts what a backfill did.
+type RekeyStats struct {
+	// Scanned items; Rewritten (one UpdateItem each), Unchanged (already
+	// right), Skipped (another entity, or not a keyplan item), Deleted
+	// (gone before its update), Conflicts (re-reads after a concurrent
+	// write), Failed (items that could not be rewritten).
+	Scanned, Rewritten, Unchanged, Skipped, Deleted, Conflicts, Failed atomic.Int64
+	// MilliWCU is the write capacity the updates used, in thousandths
+	// (as the engine reports it, else estimated).
+	MilliWCU atomic.Int64
+}
+
+// ErrNoMigration: the lock has no migration to backfill.
+var ErrNoMigration = errors.New("no migration in progress")
+
+// NewRekeyer returns the engine for the lock's current phase, writing to
+// the table named name.
+func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, error) {
+	mg := l.Migration
+	if mg == nil || mg.Current >= len(mg.Phases) {
+		return nil, ErrNoMigration
+	}
+	r := &Rekeyer{lock: l, phase: mg.Phases[mg.Current], rt: NewRollout(l, nil, name), name: name, client: client,
+		backfill: map[string]bool{}, deployed: map[string]bool{}, sources: map[string]map[string][]string{}, index: map[string]string{}, renamed: map[string]map[string]string{},
+		MaxConflicts: 10}
+	for _, e := range r.phase.Backfill {
+		r.backfill[e] = true
+	}
+	for _, ix := range r.phase.Indexes {
+		r.deployed[ix.Name] = true
+	}
+	for _, d := range []*patterns.Design{l.Accepted, mg.Target} {
+		for _, ix := range d.Indexes {
+			if !slices.Contains(r.owned, ix.PK) {
+				r.owned = append(r.owned, ix.PK, ix.SK)
+			}
+		}
+	}
+	sort.Strings(r.owned)
+	for _, d := range []*patterns.Design{mg.Target, l.Accepted} {
+		for _, ix := range d.Indexes {
+			for _, k := range []string{ix.PK, ix.SK} {
+				if _, ok := r.index[k]; !ok {
+					r.index[k] = ix.Name
+				}
+			}
+		}
+	}
+	ro := r.rt.rollout
+	for _, e := range mg.Target.Model().Entities {
+		src := map[string][]string{}
+		// reads adds the attributes (as an item may name them) a key
+		// plan's attributes are read from.
+		reads := func(p *entityPlan, k keyPlan, names func(a *patterns.Attribute) []string) {
+			var attrs []string
+			for _, i := range k.needs {
+				attrs = append(attrs, names(p.e.Attributes[i])...)
+			}
+			for _, w := range k.when {
+				attrs = append(attrs, names(p.e.Attributes[w.attr])...)
+			}
+			for _, key := range []string{k.pkName, k.skName} {
+				for _, a := range attrs {
+					if !slices.Contains(src[key], a) {
+						src[key] = append(src[key], a)
+					}
+				}
+			}
+		}
+		if p := r.rt.plans[e.Name]; p != nil {
+			for _, k := range p.keys {
+				if !k.table {
+					reads(p, k, func(a *patterns.Attribute) []string {
+						if a.RenamedFrom != "" {
+							return []string{a.Name, a.RenamedFrom}
+						}
+						return []string{a.Name}
+					})
+				}
+			}
+		}
+		if old, ok := ro.entity[e.Name]; ok {
+			pp := ro.prev.plans[old]
+			for _, k := range pp.keys {
+				if !k.table {
+					reads(pp, k, func(a *patterns.Attribute) []string { return []string{a.Name} })
+				}
+			}
+			r.renamed[e.Name] = map[string]string{}
+			for n, was := range ro.attrs[e.Name] {
+				if n != was {
+					r.renamed[e.Name][n] = was
+				}
+			}
+		}
+		r.sources[e.Name] = src
+	}
+	return r, nil
+}
+
+// Stats is what the engine has done so far.
+func (r *Rekeyer) Stats() *RekeyStats { return &r.stats }
+
+// Rewrite is what one item needs: attributes to set and to remove, on
+// condition that the source attributes are still as read.
+type Rewrite struct {
+	Entity string
+	Key    map[string]types.AttributeValue
+	Set    map[string]types.AttributeValue
+	Remove []string
+	// Sources are the attributes the rewrite was computed from, with the
+	// values read (nil: absent).
+	Sources map[string]types.AttributeValue
+}
+
+// Plan computes an item's rewrite: nil when the item is not one the phase
+// rewrites, or already right.
+func (r *Rekeyer) Plan(item map[string]types.AttributeValue) (*Rewrite, error) {
+	rw, _, err := r.plan(item)
+	return rw, err
+}
+
+// plan is Plan, and whether the item is of an entity the phase rewrites.
+func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, error) {
+	entity, v, err := r.rt.Decode(item)
+	if errors.Is(err, ErrNotKeyplan) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if !r.backfill[entity] {
+		return nil, false, nil
+	}
+	rw, err := r.rewrite(entity, v, item)
+	return rw, true, err
+}
+
+// rewrite computes what an item of a backfilled entity needs.
+func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.AttributeValue) (*Rewrite, error) {
+	// Every key either design gives the item, target first.
+	keys, err := r.rt.keysOf(entity, v)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", entity, err)
+	}
+	if ro := r.rt.rollout; ro != nil {
+		if old, ok := ro.entity[entity]; ok {
+			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)))
+			if err != nil {
+				return nil, fmt.Errorf("%s (as %s): %w", entity, old, err)
+			}
+			for k, x := range prev {
+				if _, has := keys[k]; !has {
+					keys[k] = x
+				}
+			}
+		}
+	}
+	rw := &Rewrite{Entity: entity, Set: map[string]types.AttributeValue{}, Sources: map[string]types.AttributeValue{},
+		Key: map[string]types.AttributeValue{r.rt.d.PK: item[r.rt.d.PK], r.rt.d.SK: item[r.rt.d.SK]}}
+	for k, x := range keys {
+		if !r.deployed[r.index[k]] {
+			continue // its index is created in a later phase
+		}
+		if !sameValue(item[k], x) {
+			rw.Set[k] = x
+		}
+	}
+	for _, k := range r.owned {
+		if _, has := item[k]; has {
+			if _, want := keys[k]; !want {
+				rw.Remove = append(rw.Remove, k)
+			}
+		}
+	}
+	// The condition: the attributes the written and removed keys are
+	// computed from, and the renamed values copied, as read.
+	for _, k := range append(sortedNames(rw.Set), rw.Remove...) {
+		for _, a := range r.sources[entity][k] {
+			rw.Sources[a] = item[a]
+		}
+	}
+	for n, was := range r.renamed[entity] {
+		if old, ok := item[was]; ok && !sameValue(item[n], old) {
+			rw.Set[n] = old
+			rw.Sources[was] = old
+		}
+	}
+	if len(rw.Set) == 0 && len(rw.Remove) == 0 {
+		return nil, nil
+	}
+	return rw, nil
+}
+
+// sameValue compares two attribute values, deeply (nil: absent). Sets
+// compare as sets.
+func sameValue(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberBOOL:
+		y, ok := b.(*types.AttributeValueMemberBOOL)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberNULL:
+		_, ok := b.(*types.AttributeValueMemberNULL)
+		return ok
+	case *types.AttributeValueMemberB:
+		y, ok := b.(*types.AttributeValueMemberB)
+		return ok && string(x.Value) == string(y.Value)
+	case *types.AttributeValueMemberL:
+		y, ok := b.(*types.AttributeValueMemberL)
+		return ok && slices.EqualFunc(x.Value, y.Value, sameValue)
+	case *types.AttributeValueMemberM:
+		y, ok := b.(*types.AttributeValueMemberM)
+		if !ok || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for k, v := range x.Value {
+			if !sameValue(v, y.Value[k]) {
+				return false
+			}
+		}
+		return true
+	case *types.AttributeValueMemberSS:
+		y, ok := b.(*types.AttributeValueMemberSS)
+		return ok && sameSet(x.Value, y.Value)
+	case *types.AttributeValueMemberNS:
+		y, ok := b.(*types.AttributeValueMemberNS)
+		return ok && sameSet(x.Value, y.Value)
+	case *types.AttributeValueMemberBS:
+		y, ok := b.(*types.AttributeValueMemberBS)
+		if !ok {
+			return false
+		}
+		xs, ys := make([]string, len(x.Value)), make([]string, len(y.Value))
+		for i, v := range x.Value {
+			xs[i] = string(v)
+		}
+		for i, v := range y.Value {
+			ys[i] = string(v)
+		}
+		return sameSet(xs, ys)
+	}
+	return false
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}
+
+// input is the conditional UpdateItem of a rewrite.
+func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
+	var upd expression.UpdateBuilder
+	for _, k := range sortedNames(rw.Set) {
+		upd = upd.Set(expression.Name(k), expression.Value(rw.Set[k]))
+	}
+	for _, k := range rw.Remove {
+		upd = upd.Remove(expression.Name(k))
+	}
+	// One flat AND: nested pairs cost some engines' parsers dearly.
+	conds := []expression.ConditionBuilder{expression.AttributeExists(expression.Name(r.rt.d.PK))}
+	for _, s := range sortedNames(rw.Sources) {
+		if x := rw.Sources[s]; x == nil {
+			conds = append(conds, expression.AttributeNotExists(expression.Name(s)))
+		} else {
+			conds = append(conds, expression.Equal(expression.Name(s), expression.Value(x)))
+		}
+	}
+	cond := conds[0]
+	if len(conds) > 1 {
+		cond = expression.And(conds[0], conds[1], conds[2:]...)
+	}
+	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName: aws.String(r.name), Key: rw.Key,
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		ReturnConsumedCapacity:              types.ReturnConsumedCapacityTotal,
+	}, nil
+}
+
+// Apply rewrites one scanned item: it plans the rewrite and writes it on
+// condition; after a concurrent write it plans again from the item as it
+// is now. An item that cannot be rewritten is counted as failed and its
+// error returned.
+func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValue) error {
+	for attempt := 0; ; attempt++ {
+		rw, ours, err := r.plan(item)
+		if err != nil {
+			return r.failed(item, err)
+		}
+		if rw == nil {
+			if ours || attempt > 0 {
+				r.stats.Unchanged.Add(1)
+			} else {
+				r.stats.Skipped.Add(1)
+			}
+			return nil
+		}
+		in, err := r.input(rw)
+		if err != nil {
+			return r.failed(item, err)
+		}
+		estimate := writeUnits(item, rw)
+		if r.Wait != nil {
+			if err := r.Wait(ctx, estimate); err != nil {
+				return err
+			}
+		}
+		out, err := r.client.UpdateItem(ctx, in)
+		var ccf *types.ConditionalCheckFailedException
+		if errors.As(err, &ccf) {
+			if attempt+1 >= r.MaxConflicts {
+				return r.failed(item, fmt.Errorf("still changing after %d attempts", attempt+1))
+			}
+			r.stats.Conflicts.Add(1)
+			now := ccf.Item
+			if now == nil { // the engine does not return it: read it
+				got, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.name), Key: rw.Key, ConsistentRead: aws.Bool(true)})
+				if err != nil {
+					if !itemFault(err) {
+						return err
+					}
+					return r.failed(item, fmt.Errorf("reading it again: %w", err))
+				}
+				now = got.Item
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if len(now) == 0 {
+				r.stats.Deleted.Add(1)
+				return nil
+			}
+			item = now
+			continue
+		}
+		if err != nil {
+			if !itemFault(err) {
+				return err // not the item's fault: the run stops, to resume
+			}
+			return r.failed(item, err)
+		}
+		r.stats.Rewritten.Add(1)
+		units := estimate
+		if out.ConsumedCapacity != nil && aws.ToFloat64(out.ConsumedCapacity.CapacityUnits) > 0 {
+			units = aws.ToFloat64(out.ConsumedCapacity.CapacityUnits)
+		}
+		r.stats.MilliWCU.Add(int64(units * 1000))
+		return nil
+	}
+}
+
+// writeUnits estimates an update's write capacity: one unit per started
+// KB of the item after it.
+func writeUnits(item map[string]types.AttributeValue, rw *Rewrite) float64 {
+	size := 0
+	for k, v := range item {
+		size += len(k) + avSize(v)
+	}
+	for k, v := range rw.Set {
+		size += len(k) + avSize(v)
+	}
+	return float64(size/1024 + 1)
+}
+
+func avSize(v types.AttributeValue) int {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(x.Value)
+	case *types.AttributeValueMemberN:
+		return len(x.Value)/2 + 1
+	case *types.AttributeValueMemberB:
+		return len(x.Value)
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range x.Value {
+			n += 1 + avSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		n := 3
+		for k, e := range x.Value {
+			n += 1 + len(k) + avSize(e)
+		}
+		return n
+	}
+	return 1
+}
+
+// ItemError is an item the backfill could not rewrite (its values do not
+// fit the target model, or it kept changing); the run goes on without it.
+type ItemError struct {
+	Key string
+	Err error
+}
+
+func (e *ItemError) Error() string { return "item " + e.Key + ": " + e.Err.Error() }
+
+func (e *ItemError) Unwrap() error { return e.Err }
+
+// itemFault reports whether a request failed for the item's sake (the
+// engine refused it: a validation error), not the run's (throttling, the
+// network, a cancelled context): only those are counted and skipped.
+func itemFault(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorFault() == smithy.FaultClient && !Transient(err)
+}
+
+func (r *Rekeyer) failed(item map[string]types.AttributeValue, err error) error {
+	r.stats.Failed.Add(1)
+	return &ItemError{Key: keyText(r.rt.d, item), Err: err}
+}
