@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test deps vet fmt-check lint unit bench bench-synth fuzz plan clean
+.PHONY: synth test test-scale deps vet fmt-check lint unit bench bench-synth bench-backfill fuzz plan clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -43,9 +43,19 @@ lint: deps
 unit: deps
 	$(GO) test ./...
 
+## test-scale: the runs at scale CI does not make: keyplan migrate of a
+## table of 100,000 items on the embedded engine (about 2 minutes).
+test-scale: deps
+	KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -timeout 60m
+
 ## bench: the planner benchmarks (ns/op, allocs/op).
 bench:
 	$(GO) test ./patterns -run '^$$' -bench . -benchmem
+
+## bench-backfill: keyplan's backfill next to a hand-written Scan +
+## UpdateItem loop on the embedded engine (items/s and their ratio).
+bench-backfill: deps
+	$(GO) test ./patterns/dynamo -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
 
 ## bench-synth: wall time of synthesizing the example app.
 bench-synth: deps

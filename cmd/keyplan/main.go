@@ -34,10 +34,15 @@ usage:
   keyplan lock FILE
       record the plan in the lock: accept a one-step change, or start a
       migration; refuse (exit 1, lock untouched) what would strand data
-  keyplan validate FILE [--endpoint URL] [--keep]
+  keyplan migrate FILE --table NAME [--endpoint URL] [--segments N] [--max-wcu N]
+                 [--checkpoint FILE] [--apply-indexes] [--verify]
+      backfill the lock's current migration phase on the table (resumable,
+      rate-limited, safe under concurrent writes), then advance the lock
+  keyplan validate FILE [--endpoint URL] [--table NAME] [--keep] [--existing]
       create the table on a DynamoDB engine (an embedded dynalite unless
       --endpoint or $KEYPLAN_DYNAMODB_ENDPOINT), load the model's examples,
-      and prove each expected read returns exactly its items, in one request
+      and prove each expected read returns exactly its items, in one request;
+      --existing runs the reads against a table that already holds them
   keyplan schema
       print the JSON Schema of model files, for editors
   keyplan help
@@ -74,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return diff(args[1:], stdout, stderr)
 	case "lock":
 		return lock(args[1:], stdout, stderr)
+	case "migrate":
+		return migrate(args[1:], stdout, stderr)
 	case "schema":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
@@ -40,12 +41,25 @@ func newClient(endpoint string) *dynamodb.Client {
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	endpoint := fs.String("endpoint", os.Getenv(dynalite.EnvEndpoint), "DynamoDB endpoint URL (default: $"+dynalite.EnvEndpoint+", else an embedded dynalite)")
-	keep := fs.Bool("keep", false, "keep the table instead of deleting it")
+	keep := fs.Bool("keep", false, "keep the table afterwards (its name is printed)")
+	table := fs.String("table", "", "the table's name (default: a new keyplan-validate-… name)")
+	existing := fs.Bool("existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	file, ok := parse(fs, args, stderr)
 	if !ok {
 		return exitUsage
 	}
-	d, code := design(file, stderr)
+	switch {
+	case *existing && *table == "":
+		fmt.Fprintln(stderr, "keyplan validate: --existing needs --table NAME (the table that holds the items)")
+		return exitUsage
+	case *table != "" && !patterns.ValidTableName(*table):
+		fmt.Fprintf(stderr, "keyplan validate: --table %q: expected 3-255 characters of [a-zA-Z0-9_.-]\n", *table)
+		return exitUsage
+	case *existing && *keep:
+		fmt.Fprintln(stderr, "keyplan validate: --existing never deletes the table; --keep is for tables validate creates")
+		return exitUsage
+	}
+	d, lk, code := designAndLock(file, stderr)
 	if d == nil {
 		return code
 	}
@@ -62,6 +76,10 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if *endpoint == "" {
+		if *existing {
+			fmt.Fprintln(stderr, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $"+dynalite.EnvEndpoint)
+			return exitUsage
+		}
 		wd, _ := os.Getwd()
 		srv, err := dynalite.Start(wd)
 		if err != nil {
@@ -77,20 +95,38 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	client := newClient(*endpoint)
-	name := fmt.Sprintf("keyplan-validate-%s-%d", d.Table, time.Now().UnixNano())
-	if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: %s: %v\n", *endpoint, err)
-		return exitUsage
+	name := *table
+	if name == "" {
+		name = fmt.Sprintf("keyplan-validate-%s-%d", d.Table, time.Now().UnixNano())
 	}
-	if !*keep {
-		defer client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	if !*existing {
+		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
+			fmt.Fprintf(stderr, "keyplan validate: %s: %v\n", *endpoint, err)
+			return exitUsage
+		}
+		if *keep {
+			defer fmt.Fprintf(stdout, "kept table %s at %s\n", name, *endpoint)
+		} else {
+			defer client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		}
 	}
 	var c dynamo.Client = client
 	if !dynalite.SupportsTransactions(ctx, client) {
 		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
 		c = dynalite.EmulateTransactions(client)
 	}
-	rep := dynamo.Validate(ctx, dynamo.New(d, c, name))
+	// A new table proves the model's design; an existing one is read as
+	// it is deployed (during a migration, at the lock's phase).
+	tbl := dynamo.New(d, c, name)
+	if *existing && lk != nil && lk.Migration != nil {
+		tbl = dynamo.NewRollout(lk, c, name)
+	}
+	var rep *dynamo.Report
+	if *existing {
+		rep = dynamo.ValidateExisting(ctx, tbl)
+	} else {
+		rep = dynamo.Validate(ctx, tbl)
+	}
 	for _, err := range rep.LoadErrors {
 		fmt.Fprintf(stdout, "FAIL %v\n", err)
 	}

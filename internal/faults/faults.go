@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Faults is a loopback proxy in front of an engine that fails a share of
@@ -26,6 +27,7 @@ type Faults struct {
 	rand   *rand.Rand
 	share  float64
 	after  bool
+	delay  time.Duration
 }
 
 // Option configures a proxy.
@@ -33,6 +35,10 @@ type Option func(*Faults)
 
 // AfterForwarding makes one failure in four a lost response.
 func AfterForwarding() Option { return func(f *Faults) { f.after = true } }
+
+// Latency delays every request by d before it is forwarded: a network
+// between client and engine, as DynamoDB has one (loopback has none).
+func Latency(d time.Duration) Option { return func(f *Faults) { f.delay = d } }
 
 // New starts the proxy failing share (0..1) of requests; Close
 // stops it.
@@ -47,6 +53,9 @@ func New(target string, share float64, seed uint64, opts ...Option) (*Faults, er
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f.delay > 0 {
+			time.Sleep(f.delay)
+		}
 		f.mu.Lock()
 		fail := f.rand.Float64() < f.share
 		f.mu.Unlock()

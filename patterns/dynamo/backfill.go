@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -46,12 +47,22 @@ func (r *Rekeyer) Segment(ctx context.Context, c BackfillClient, segment, segmen
 	}
 	var failed []error
 	next := start
+	// Only what a rewrite reads comes back (less to send and decode).
+	proj := expression.NamesList(expression.Name(r.read[0]))
+	for _, a := range r.read[1:] {
+		proj = proj.AddNames(expression.Name(a))
+	}
+	pe, err := expression.NewBuilder().WithProjection(proj).Build()
+	if err != nil {
+		return start, nil, err
+	}
 	for {
 		var out *dynamodb.ScanOutput
 		err := patiently(ctx, func() (err error) {
 			out, err = c.Scan(ctx, &dynamodb.ScanInput{
 				TableName: aws.String(r.name), Segment: aws.Int32(int32(segment)), TotalSegments: aws.Int32(int32(segments)),
 				ExclusiveStartKey: next, Limit: aws.Int32(pageSize),
+				ProjectionExpression: pe.Projection(), ExpressionAttributeNames: pe.Names(),
 			})
 			return err
 		})
@@ -141,7 +152,7 @@ type Checkpoint struct {
 
 // CheckpointStats carries the counts of the runs before a resume.
 type CheckpointStats struct {
-	Scanned, Rewritten, Unchanged, Skipped, Deleted, Conflicts, Failed, MilliWCU int64
+	Scanned, Rewritten, Unchanged, Skipped, Deleted, Conflicts, Failed, Pending, MilliWCU int64
 }
 
 // LockDigest identifies a lock's state in a checkpoint.
@@ -232,6 +243,8 @@ type BackfillResult struct {
 	Stats   CheckpointStats
 	Failed  []error
 	Resumed bool
+	// Before are the counts the resumed checkpoint carried.
+	Before CheckpointStats
 }
 
 // Backfill runs the phase's backfill over every Scan segment in
@@ -261,7 +274,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 			case old.Segments != o.Segments:
 				return nil, fmt.Errorf("%s was written with %d segments, not %d: run with --segments %d to resume, or delete it to start over", o.Checkpoint, old.Segments, o.Segments, old.Segments)
 			}
-			cp, res.Resumed = old, true
+			cp, res.Resumed, res.Before = old, true, old.Stats
 			s := &r.stats
 			s.Scanned.Store(old.Stats.Scanned)
 			s.Rewritten.Store(old.Stats.Rewritten)
@@ -270,6 +283,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 			s.Deleted.Store(old.Stats.Deleted)
 			s.Conflicts.Store(old.Stats.Conflicts)
 			s.Failed.Store(old.Stats.Failed)
+			s.Pending.Store(old.Stats.Pending)
 			s.MilliWCU.Store(old.Stats.MilliWCU)
 		}
 	}
@@ -285,7 +299,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 			return err
 		}
 		cp.Next[seg], cp.Done[seg] = k, next == nil
-		cp.Stats = r.snapshot()
+		cp.Stats = r.Snapshot()
 		if o.Checkpoint == "" {
 			return nil
 		}
@@ -327,7 +341,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 		}()
 	}
 	wg.Wait()
-	res.Stats = r.snapshot()
+	res.Stats = r.Snapshot()
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return res, err
@@ -349,10 +363,11 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 	return res, nil
 }
 
-func (r *Rekeyer) snapshot() CheckpointStats {
+// Snapshot is the counts so far (for progress reports).
+func (r *Rekeyer) Snapshot() CheckpointStats {
 	s := &r.stats
 	return CheckpointStats{Scanned: s.Scanned.Load(), Rewritten: s.Rewritten.Load(), Unchanged: s.Unchanged.Load(), Skipped: s.Skipped.Load(),
-		Deleted: s.Deleted.Load(), Conflicts: s.Conflicts.Load(), Failed: s.Failed.Load(), MilliWCU: s.MilliWCU.Load()}
+		Deleted: s.Deleted.Load(), Conflicts: s.Conflicts.Load(), Failed: s.Failed.Load(), Pending: s.Pending.Load(), MilliWCU: s.MilliWCU.Load()}
 }
 
 // limiter is a token bucket of write units: rate per second, a second's
@@ -391,12 +406,13 @@ func (l *limiter) wait(ctx context.Context, units float64) error {
 }
 
 // DefaultSegments sizes a parallel Scan from a table's description: a
-// segment per 128 MB or per 25,000 items, whichever is more, 1 to 64.
+// segment per 128 MB or per 25,000 items, whichever is more, at least 4
+// (parallel requests overlap each other's latency) and at most 64.
 func DefaultSegments(t *types.TableDescription) int {
 	if t == nil {
-		return 1
+		return 4
 	}
 	bySize := math.Ceil(float64(aws.ToInt64(t.TableSizeBytes)) / (128 << 20))
 	byItems := math.Ceil(float64(aws.ToInt64(t.ItemCount)) / 25000)
-	return int(math.Max(1, math.Min(64, math.Max(bySize, byItems))))
+	return int(math.Max(4, math.Min(64, math.Max(bySize, byItems))))
 }

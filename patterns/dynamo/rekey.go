@@ -64,10 +64,16 @@ type Rekeyer struct {
 	index map[string]string
 	// renamed are, per target entity, new name → old name.
 	renamed map[string]map[string]string
+	// read are the attributes a rewrite reads (a Scan projects them).
+	read []string
 
 	// MaxConflicts bounds how often one item is read again after a
 	// concurrent write before it counts as failed (default 10).
 	MaxConflicts int
+	// DryRun plans every item and writes none: items that need a
+	// rewrite are counted as Pending (a check that a backfill run
+	// elsewhere, the construct's state machine, is complete).
+	DryRun bool
 	// Wait, when set, is called before each UpdateItem with the write
 	// units it is estimated to use (a rate limiter).
 	Wait func(ctx context.Context, units float64) error
@@ -82,6 +88,8 @@ type RekeyStats struct {
 	// (gone before its update), Conflicts (re-reads after a concurrent
 	// write), Failed (items that could not be rewritten).
 	Scanned, Rewritten, Unchanged, Skipped, Deleted, Conflicts, Failed atomic.Int64
+	// Pending items need a rewrite (DryRun).
+	Pending atomic.Int64
 	// MilliWCU is the write capacity the updates used, in thousandths
 	// (as the engine reports it, else estimated).
 	MilliWCU atomic.Int64
@@ -128,13 +136,19 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 		src := map[string][]string{}
 		// reads adds the attributes (as an item may name them) a key
 		// plan's attributes are read from.
+		// Attributes that never change (ids, immutable ones) need no
+		// condition: the item's base key already pins them.
 		reads := func(p *entityPlan, k keyPlan, names func(a *patterns.Attribute) []string) {
 			var attrs []string
 			for _, i := range k.needs {
-				attrs = append(attrs, names(p.e.Attributes[i])...)
+				if !p.e.Fixed(p.e.Attributes[i].Name) {
+					attrs = append(attrs, names(p.e.Attributes[i])...)
+				}
 			}
 			for _, w := range k.when {
-				attrs = append(attrs, names(p.e.Attributes[w.attr])...)
+				if !p.e.Fixed(p.e.Attributes[w.attr].Name) {
+					attrs = append(attrs, names(p.e.Attributes[w.attr])...)
+				}
 			}
 			for _, key := range []string{k.pkName, k.skName} {
 				for _, a := range attrs {
@@ -172,11 +186,31 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 		}
 		r.sources[e.Name] = src
 	}
+	// What a rewrite reads: the base key, every key attribute of both
+	// designs, and the attributes keys are built from (under either name).
+	read := []string{l.Accepted.PK, l.Accepted.SK}
+	read = append(read, r.owned...)
+	for _, t := range []*Table{r.rt, ro.prev} {
+		for _, p := range t.plans {
+			for i, a := range p.e.Attributes {
+				if p.keyed[i] {
+					read = append(read, a.Name)
+					if a.RenamedFrom != "" {
+						read = append(read, a.RenamedFrom)
+					}
+				}
+			}
+		}
+	}
+	for _, m := range r.renamed {
+		for n, was := range m {
+			read = append(read, n, was)
+		}
+	}
+	slices.Sort(read)
+	r.read = slices.Compact(read)
 	return r, nil
 }
-
-// Stats is what the engine has done so far.
-func (r *Rekeyer) Stats() *RekeyStats { return &r.stats }
 
 // Rewrite is what one item needs: attributes to set and to remove, on
 // condition that the source attributes are still as read.
@@ -346,14 +380,21 @@ func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 	for _, k := range rw.Remove {
 		upd = upd.Remove(expression.Name(k))
 	}
-	// One flat AND: nested pairs cost some engines' parsers dearly.
-	conds := []expression.ConditionBuilder{expression.AttributeExists(expression.Name(r.rt.d.PK))}
+	// One flat AND (nested pairs cost some engines' parsers dearly). An
+	// equality on a source also proves the item exists; without one,
+	// attribute_exists keeps a deleted item from coming back.
+	var conds []expression.ConditionBuilder
+	exists := false
 	for _, s := range sortedNames(rw.Sources) {
 		if x := rw.Sources[s]; x == nil {
 			conds = append(conds, expression.AttributeNotExists(expression.Name(s)))
 		} else {
 			conds = append(conds, expression.Equal(expression.Name(s), expression.Value(x)))
+			exists = true
 		}
+	}
+	if !exists {
+		conds = append(conds, expression.AttributeExists(expression.Name(r.rt.d.PK)))
 	}
 	cond := conds[0]
 	if len(conds) > 1 {
@@ -388,6 +429,10 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 			} else {
 				r.stats.Skipped.Add(1)
 			}
+			return nil
+		}
+		if r.DryRun {
+			r.stats.Pending.Add(1)
 			return nil
 		}
 		in, err := r.input(rw)

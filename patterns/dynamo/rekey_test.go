@@ -63,13 +63,10 @@ func newMigration(t testing.TB, n int) *migration {
 	}
 	mg.table = fmt.Sprintf("t%d-%s", tables.Add(1), mg.v1.Table)
 	ctx := context.Background()
-	if _, err := engine.CreateTable(ctx, LockTableInput(mg.lock, mg.table)); err != nil {
+	if err := CreateLockTable(ctx, engine, mg.lock, mg.table); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(mg.table)}) })
-	if err := waitActive(ctx, engine, mg.table); err != nil {
-		t.Fatal(err)
-	}
 	v1 := New(mg.v1, nil, mg.table)
 	var all []map[string]types.AttributeValue
 	load := func(entity string, v map[string]any) {

@@ -57,13 +57,10 @@ func TestRolloutExpandsThenSwitches(t *testing.T) {
 	// the table starts at the phase; its new index holds none of the old
 	// items either way (their new key attributes are not written yet).
 	name := fmt.Sprintf("t%d-%s", tables.Add(1), d1.Table)
-	if _, err := engine.CreateTable(ctx, LockTableInput(lock, name)); err != nil {
+	if err := CreateLockTable(ctx, engine, lock, name); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
-	if err := waitActive(ctx, engine, name); err != nil {
-		t.Fatal(err)
-	}
 	v1 := New(d1, client, name)
 	products := []Values{
 		{"productId": "p1", "name": "Keyboard", "category": "electronics", "price": 4200, "inventory": 10},

@@ -77,7 +77,14 @@ type TableAdmin interface {
 // CreateTable creates the design's table and waits (at most a minute)
 // until it and its indexes are active.
 func CreateTable(ctx context.Context, c TableAdmin, d *patterns.Design, name string) error {
-	if _, err := c.CreateTable(ctx, CreateTableInput(d, name)); err != nil {
+	return CreateLockTable(ctx, c, patterns.NewLock(d), name)
+}
+
+// CreateLockTable creates the table as the lock's current phase deploys
+// it (LockTableInput) and waits (at most a minute) until it and its
+// indexes are active.
+func CreateLockTable(ctx context.Context, c TableAdmin, l *patterns.Lock, name string) error {
+	if _, err := c.CreateTable(ctx, LockTableInput(l, name)); err != nil {
 		return fmt.Errorf("creating table %s: %w", name, err)
 	}
 	return waitActive(ctx, c, name)

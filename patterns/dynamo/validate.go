@@ -106,6 +106,9 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 	}
 	c := &counter{Client: t.client}
 	run := New(t.d, c, t.name)
+	if r := t.rollout; r != nil {
+		run = NewRollout(r.lock, c, t.name) // a table in the middle of a migration
+	}
 	names := map[string]string{} // entity + base key -> example item name
 	for _, it := range ex.Items {
 		if load {
