@@ -19,6 +19,9 @@ const (
 	LockEnv = "KEYPLAN_LOCK"
 	// ArchiveBucketEnv names the archive handler's bucket.
 	ArchiveBucketEnv = "KEYPLAN_ARCHIVE_BUCKET"
+	// BackfillMaxWCUEnv is a backfill worker's write-rate limit, in
+	// write units per second ("" or 0: none).
+	BackfillMaxWCUEnv = "KEYPLAN_BACKFILL_MAX_WCU"
 )
 
 // The design layer: one Lambda layer per table carries the table's lock
@@ -51,6 +54,33 @@ func Handlers() []Handler { return []Handler{HandlerFanout, HandlerCounters, Han
 
 // Package is the handler's main package, relative to the module root.
 func (h Handler) Package() string { return "lambdas/" + string(h) }
+
+// BackfillWorker is the backfill job's worker: its main package, relative
+// to the module root. The construct's state machine invokes it once per
+// stretch of a Scan segment (BackfillTask in, BackfillTask out).
+const BackfillWorker = "lambdas/backfill"
+
+// BackfillTask is the state the backfill job's state machine carries per
+// Scan segment: the worker reads it, rewrites pages of the segment until
+// the segment ends or its time runs short, and returns it updated. The
+// state machine loops until Done, and fails the job when Failed > 0.
+type BackfillTask struct {
+	Segment  int `json:"segment"`
+	Segments int `json:"segments"`
+	// Next is where the segment resumes (the Scan's LastEvaluatedKey).
+	Next map[string]string `json:"next,omitempty"`
+	Done bool              `json:"done"`
+	// Counts, over the segment so far.
+	Scanned   int64 `json:"scanned"`
+	Rewritten int64 `json:"rewritten"`
+	Failed    int64 `json:"failed"`
+}
+
+// The BackfillTask fields the state machine's definition reads.
+const (
+	BackfillTaskDone   = "done"
+	BackfillTaskFailed = "failed"
+)
 
 // StreamEvent is the eventName of a DynamoDB stream record.
 type StreamEvent string

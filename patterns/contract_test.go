@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"encoding/json"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -18,7 +19,7 @@ import (
 func TestContractHasNoSecondCopy(t *testing.T) {
 	exact := map[string]string{
 		TableNameEnv: "TableNameEnv", LockEnv: "LockEnv", ArchiveBucketEnv: "ArchiveBucketEnv",
-		DesignPath: "DesignPath", TTLPrincipal: "TTLPrincipal", Module: "Module",
+		DesignPath: "DesignPath", TTLPrincipal: "TTLPrincipal", Module: "Module", BackfillWorker: "BackfillWorker", BackfillMaxWCUEnv: "BackfillMaxWCUEnv",
 	}
 	prefixes := map[string]string{GuardTag: "GuardTag", MarkerTag: "MarkerTag", "/opt/" + LayerDir: "DesignPath"}
 	handlers := map[string]string{}
@@ -105,6 +106,21 @@ func TestEveryPackageHasDoc(t *testing.T) {
 		doc := f.Doc.Text()
 		if !strings.HasPrefix(doc, "Package "+f.Name.Name+" ") && !strings.HasPrefix(doc, "Command ") {
 			t.Errorf("%s/doc.go: the comment starts %q, not with what the package is for", rel, strings.SplitN(doc, "\n", 2)[0])
+		}
+	}
+}
+
+// The state machine reads BackfillTask's fields by these names.
+func TestBackfillTaskFieldNames(t *testing.T) {
+	b, err := json.Marshal(BackfillTask{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	for _, f := range []string{BackfillTaskDone, BackfillTaskFailed} {
+		if _, ok := m[f]; !ok {
+			t.Errorf("BackfillTask has no JSON field %q: %s", f, b)
 		}
 	}
 }

@@ -145,7 +145,7 @@ type StreamHandlerProps struct {
 // whether keyplan is this module or a dependency (in the module cache).
 // It asks for the module only: a CDK app's go.sum need not cover the
 // handlers' own dependencies, which are built in keyplan's module.
-func handlerSource(h patterns.Handler) (entry, module string, err error) {
+func handlerSource(pkg string) (entry, module string, err error) {
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", patterns.Module).Output()
 	if err != nil {
 		var ee *exec.ExitError
@@ -158,7 +158,7 @@ func handlerSource(h patterns.Handler) (entry, module string, err error) {
 	if module == "" {
 		return "", "", fmt.Errorf("go list -m %s: the module is not downloaded; run go mod download", patterns.Module)
 	}
-	return filepath.Join(module, h.Package()), module, nil
+	return filepath.Join(module, pkg), module, nil
 }
 
 // designBundle stages the lock as the design layer's content, in Go: CDK
@@ -181,12 +181,17 @@ func (b *designBundle) TryBundle(outputDir *string, _ *awscdk.BundlingOptions) *
 }
 
 // designLayer is the Lambda layer that carries the table's lock (its
-// designs as planned, and a migration's phase) to every handler, at
-// patterns.DesignPath. Its asset hash is the lock's content, so an
-// unchanged lock is not staged again. The asset's source directory is
-// never read (CUSTOM hash, local bundling): the working directory.
-func designLayer(scope constructs.Construct, l *patterns.Lock) (awslambda.LayerVersion, error) {
-	data, err := l.Bytes()
+// designs as planned, and a migration's phase) to every function of the
+// table, at patterns.DesignPath: one per table, made on first use. Its
+// asset hash is the lock's content, so an unchanged lock is not staged
+// again. The asset's source directory is never read (CUSTOM hash, local
+// bundling): the working directory.
+func (t *Table) designLayer() (awslambda.LayerVersion, error) {
+	if t.layer != nil {
+		return t.layer, nil
+	}
+	scope := t
+	data, err := t.Lock.Bytes()
 	if err != nil {
 		return nil, err
 	}
@@ -200,12 +205,13 @@ func designLayer(scope constructs.Construct, l *patterns.Lock) (awslambda.LayerV
 			Local: &designBundle{lock: data},
 		},
 	})
-	return awslambda.NewLayerVersion(scope, jsii.String("Design"), &awslambda.LayerVersionProps{
+	t.layer = awslambda.NewLayerVersion(scope, jsii.String("Design"), &awslambda.LayerVersionProps{
 		Code:                    code,
 		CompatibleRuntimes:      &[]awslambda.Runtime{awslambda.Runtime_PROVIDED_AL2023()},
 		CompatibleArchitectures: &[]awslambda.Architecture{awslambda.Architecture_ARM_64()},
-		Description:             jsii.String("keyplan: the table's lock (its planned design) the stream handlers read"),
-	}), nil
+		Description:             jsii.String("keyplan: the table's lock (its planned design) its functions read"),
+	})
+	return t.layer, nil
 }
 
 // addHandlers builds the handlers the model calls for.
@@ -225,7 +231,7 @@ func (t *Table) addHandlers(d *patterns.Design) {
 			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: the model needs no %s handler", h, h))
 		}
 	}
-	layer, err := designLayer(t, t.Lock)
+	layer, err := t.designLayer()
 	if err != nil {
 		t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: the design layer: %v", err))
 		return
@@ -260,7 +266,7 @@ func handlerList(hs []patterns.Handler) string {
 // (props.Table) must have been built; its design decides the handler's
 // filters and its access.
 func NewStreamHandler(scope constructs.Construct, id string, props *StreamHandlerProps) (*StreamHandler, error) {
-	entry, module, err := handlerSource(props.Handler)
+	entry, module, err := handlerSource(props.Handler.Package())
 	if err != nil {
 		return nil, err
 	}
@@ -300,23 +306,45 @@ func NewStreamHandler(scope constructs.Construct, id string, props *StreamHandle
 
 // function is the Go function, built from keyplan's module.
 func (h *StreamHandler) function(d *patterns.Design, handler patterns.Handler, entry, module string, layer awslambda.ILayerVersion, env map[string]*string, o HandlerOptions) {
+	h.Function = goFunction(h.Construct, goFunctionProps{entry: entry, module: module, role: h.Role, logGroup: h.LogGroup, layer: layer, env: env,
+		memory: o.MemorySize, timeout: o.Timeout, reserved: o.ReservedConcurrency,
+		description: "keyplan " + string(handler) + " stream handler for " + d.Table})
+}
+
+// goFunctionProps are what keyplan's functions differ in.
+type goFunctionProps struct {
+	entry, module string
+	role          awsiam.IRole
+	logGroup      awslogs.ILogGroup
+	layer         awslambda.ILayerVersion
+	env           map[string]*string
+	memory        float64
+	timeout       awscdk.Duration
+	reserved      float64
+	description   string
+}
+
+// goFunction is one of keyplan's Go functions (provided.al2023, arm64,
+// X-Ray, the design layer), built from keyplan's module by the local Go
+// toolchain.
+func goFunction(scope constructs.Construct, p goFunctionProps) awscdklambdagoalpha.GoFunction {
 	var reserved *float64
-	if o.ReservedConcurrency > 0 {
-		reserved = jsii.Number(o.ReservedConcurrency)
+	if p.reserved > 0 {
+		reserved = jsii.Number(p.reserved)
 	}
-	h.Function = awscdklambdagoalpha.NewGoFunction(h.Construct, jsii.String("Function"), &awscdklambdagoalpha.GoFunctionProps{
-		Entry:                        jsii.String(entry),
-		ModuleDir:                    jsii.String(filepath.Join(module, "go.mod")),
+	fn := awscdklambdagoalpha.NewGoFunction(scope, jsii.String("Function"), &awscdklambdagoalpha.GoFunctionProps{
+		Entry:                        jsii.String(p.entry),
+		ModuleDir:                    jsii.String(filepath.Join(p.module, "go.mod")),
 		Runtime:                      awslambda.Runtime_PROVIDED_AL2023(),
 		Architecture:                 awslambda.Architecture_ARM_64(),
-		MemorySize:                   jsii.Number(o.MemorySize),
-		Timeout:                      o.Timeout,
-		Role:                         h.Role,
-		LogGroup:                     h.LogGroup,
+		MemorySize:                   jsii.Number(p.memory),
+		Timeout:                      p.timeout,
+		Role:                         p.role,
+		LogGroup:                     p.logGroup,
 		ReservedConcurrentExecutions: reserved,
-		Environment:                  &env,
-		Layers:                       &[]awslambda.ILayerVersion{layer},
-		Description:                  jsii.String("keyplan " + string(handler) + " stream handler for " + d.Table),
+		Environment:                  &p.env,
+		Layers:                       &[]awslambda.ILayerVersion{p.layer},
+		Description:                  jsii.String(p.description),
 		Tracing:                      awslambda.Tracing_ACTIVE,
 		Bundling: &awscdklambdagoalpha.BundlingOptions{
 			CgoEnabled:   jsii.Bool(false),
@@ -324,8 +352,9 @@ func (h *StreamHandler) function(d *patterns.Design, handler patterns.Handler, e
 		},
 	})
 	// Our own constant flags: reviewed, acknowledged.
-	awscdk.Annotations_Of(h.Construct).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda-go-alpha:goBuildFlagsSecurityWarning"),
+	awscdk.Annotations_Of(scope).AcknowledgeWarning(jsii.String("@aws-cdk/aws-lambda-go-alpha:goBuildFlagsSecurityWarning"),
 		jsii.String("keyplan's fixed flags: -ldflags \"-s -w\" -trimpath"))
+	return fn
 }
 
 // access grants the role exactly what the handler does to the table

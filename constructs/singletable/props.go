@@ -85,6 +85,13 @@ type Props struct {
 	// Default: every handler the model needs, with HandlerOptions' defaults.
 	StreamHandlers *StreamHandlers
 
+	// Backfill synthesizes the job that backfills the lock's current
+	// migration phase on AWS (a Step Functions Distributed Map over Scan
+	// segments; see Backfill). Nothing is synthesized when no migration
+	// is in progress.
+	// Default: none (keyplan migrate backfills from one machine).
+	Backfill *Backfill
+
 	// Tags are applied to the table and every replica.
 	// Default: none.
 	Tags map[string]string

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -34,11 +35,16 @@ type Table struct {
 	Lock *patterns.Lock
 	// Handlers are the stream handlers the model called for.
 	Handlers map[patterns.Handler]*StreamHandler
+	// Backfill is the backfill job of the lock's current phase
+	// (Props.Backfill); nil when there is none.
+	Backfill *BackfillJob
 
 	props    Props
 	problems []string
 	// acknowledged are the Props.Acknowledge keys a warning matched.
 	acknowledged map[string]bool
+	// layer is the design layer, once made (designLayer).
+	layer awslambda.LayerVersion
 }
 
 // New builds the table described by props. Every problem with the props,
@@ -85,6 +91,7 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 	}
 	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), tp)
 	t.addHandlers(d)
+	t.addBackfill()
 	return t
 }
 

@@ -2,6 +2,7 @@ package faults
 
 import (
 	"io"
+	"log"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // Faults is a loopback proxy in front of an engine that fails a share of
@@ -52,6 +57,7 @@ func New(target string, share float64, seed uint64, opts ...Option) (*Faults, er
 		o(f)
 	}
 	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy.ErrorLog = log.New(io.Discard, "", 0) // a client giving up is expected here
 	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if f.delay > 0 {
 			time.Sleep(f.delay)
@@ -80,6 +86,17 @@ func New(target string, share float64, seed uint64, opts ...Option) (*Faults, er
 	}))
 	f.URL = f.srv.URL
 	return f, nil
+}
+
+// FastRetries configures a client for tests behind the proxy: ten
+// attempts per request, a millisecond apart, no retry quota (as
+// dynamo.PatientRetries, without its real-world pauses).
+func FastRetries(o *dynamodb.Options) {
+	o.Retryer = retry.NewStandard(func(s *retry.StandardOptions) {
+		s.MaxAttempts = 10
+		s.RateLimiter = ratelimit.None
+		s.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return time.Millisecond, nil })
+	})
 }
 
 // Failed counts the requests it failed.

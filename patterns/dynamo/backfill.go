@@ -197,7 +197,9 @@ func (c *Checkpoint) write(path string) error {
 	return os.Rename(tmp, path)
 }
 
-func keyToJSON(k map[string]types.AttributeValue) (map[string]string, error) {
+// ResumeJSON is a Scan's resume key (the table's string PK and SK) as
+// JSON-friendly strings, for a checkpoint or a state machine's state.
+func ResumeJSON(k map[string]types.AttributeValue) (map[string]string, error) {
 	if k == nil {
 		return nil, nil
 	}
@@ -212,7 +214,8 @@ func keyToJSON(k map[string]types.AttributeValue) (map[string]string, error) {
 	return out, nil
 }
 
-func keyFromJSON(k map[string]string) map[string]types.AttributeValue {
+// ResumeKey is ResumeJSON's inverse.
+func ResumeKey(k map[string]string) map[string]types.AttributeValue {
 	if k == nil {
 		return nil
 	}
@@ -288,13 +291,13 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 		}
 	}
 	if o.MaxWCU > 0 && r.Wait == nil {
-		r.Wait = newLimiter(o.MaxWCU).wait
+		r.Wait = Limit(o.MaxWCU)
 	}
 	var mu sync.Mutex
 	save := func(seg int, next map[string]types.AttributeValue) error {
 		mu.Lock()
 		defer mu.Unlock()
-		k, err := keyToJSON(next)
+		k, err := ResumeJSON(next)
 		if err != nil {
 			return err
 		}
@@ -317,7 +320,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 		go func() {
 			defer wg.Done()
 			var saveErr error
-			next, failed, err := r.Segment(ctx, c, seg, o.Segments, keyFromJSON(cp.Next[seg]), o.PageSize, func(next map[string]types.AttributeValue) bool {
+			next, failed, err := r.Segment(ctx, c, seg, o.Segments, ResumeKey(cp.Next[seg]), o.PageSize, func(next map[string]types.AttributeValue) bool {
 				saveErr = save(seg, next)
 				return saveErr == nil
 			})
@@ -368,6 +371,12 @@ func (r *Rekeyer) Snapshot() CheckpointStats {
 	s := &r.stats
 	return CheckpointStats{Scanned: s.Scanned.Load(), Rewritten: s.Rewritten.Load(), Unchanged: s.Unchanged.Load(), Skipped: s.Skipped.Load(),
 		Deleted: s.Deleted.Load(), Conflicts: s.Conflicts.Load(), Failed: s.Failed.Load(), Pending: s.Pending.Load(), MilliWCU: s.MilliWCU.Load()}
+}
+
+// Limit returns a Rekeyer.Wait that holds writes to rate units per
+// second (a token bucket with a second's worth of burst).
+func Limit(rate float64) func(ctx context.Context, units float64) error {
+	return newLimiter(rate).wait
 }
 
 // limiter is a token bucket of write units: rate per second, a second's

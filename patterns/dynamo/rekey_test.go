@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -361,16 +359,8 @@ func TestBackfillResumesAndSurvivesFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	// PatientRetries, with millisecond pauses for the test's sake.
 	fc := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(proxy.URL),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")}, PatientRetries,
-		func(o *dynamodb.Options) {
-			o.Retryer = retry.NewStandard(func(s *retry.StandardOptions) {
-				s.MaxAttempts = 10
-				s.RateLimiter = ratelimit.None
-				s.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return time.Millisecond, nil })
-			})
-		})
+		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")}, faults.FastRetries)
 	r, _ = NewRekeyer(faulty.lock, fc, faulty.table)
 	if _, err := r.Backfill(ctx, fc, BackfillOptions{Segments: 3, PageSize: 40}); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+)
+
+// handler runs stretches of the phase's backfill.
+type handler struct {
+	lock   *patterns.Lock
+	client dynamo.BackfillClient
+	table  string
+	log    *slog.Logger
+	// maxWCU is this worker's share of the job's write-rate limit (0:
+	// none).
+	maxWCU float64
+	// margin is the time left at which it stops after a page (default:
+	// a fifth of the invocation's time, at most a minute).
+	margin time.Duration
+}
+
+// Handle rewrites the task's segment from where it stands, page by page,
+// until the segment ends or the invocation's time runs short, and returns
+// the task updated. An error (the table unreachable after every retry)
+// makes Step Functions retry the task from the same place: work done is
+// not lost, only done again, and the rekey engine is idempotent.
+func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patterns.BackfillTask, error) {
+	if task.Segments < 1 || task.Segment < 0 || task.Segment >= task.Segments {
+		return task, fmt.Errorf("segment %d of %d: expected 0 ≤ segment < segments", task.Segment, task.Segments)
+	}
+	r, err := dynamo.NewRekeyer(h.lock, h.client, h.table)
+	if errors.Is(err, dynamo.ErrNoMigration) {
+		return task, errors.New("the lock the function carries has no migration in progress: redeploy after keyplan lock")
+	}
+	if err != nil {
+		return task, err
+	}
+	if h.maxWCU > 0 {
+		r.Wait = dynamo.Limit(h.maxWCU)
+	}
+	margin := h.margin
+	if dl, ok := ctx.Deadline(); ok && margin == 0 {
+		margin = min(time.Minute, time.Until(dl)/5)
+	}
+	more := func(map[string]types.AttributeValue) bool {
+		dl, ok := ctx.Deadline()
+		return !ok || time.Until(dl) > margin
+	}
+	next, failed, err := r.Segment(ctx, h.client, task.Segment, task.Segments, dynamo.ResumeKey(task.Next), 0, more)
+	s := r.Snapshot()
+	for _, f := range failed {
+		h.log.ErrorContext(ctx, "item not rewritten", "segment", task.Segment, "error", f.Error())
+	}
+	if err != nil {
+		h.log.ErrorContext(ctx, "stopped", "segment", task.Segment, "scanned", s.Scanned, "error", err.Error())
+		return task, err
+	}
+	if task.Next, err = dynamo.ResumeJSON(next); err != nil {
+		return task, err
+	}
+	task.Done = next == nil
+	task.Scanned += s.Scanned
+	task.Rewritten += s.Rewritten
+	task.Failed += s.Failed
+	h.log.InfoContext(ctx, "stretch done", "segment", task.Segment, "segments", task.Segments, "done", task.Done,
+		"scanned", s.Scanned, "rewritten", s.Rewritten, "failed", s.Failed, "conflicts", s.Conflicts)
+	return task, nil
+}

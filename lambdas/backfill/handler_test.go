@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/faults"
+	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+)
+
+var engine *streamtest.Engine
+
+func TestMain(m *testing.M) { streamtest.Main(m, &engine) }
+
+var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
+
+// phase1 is the shop migrating to ShopV2, at phase 1, on a table of its
+// own holding n generated items and the examples, as the accepted design
+// wrote them.
+func phase1(t *testing.T, n int) (*patterns.Lock, string) {
+	t.Helper()
+	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, err := patterns.Parse("ecommerce.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, _ := patterns.Plan(m1)
+	lock := patterns.NewLock(d1)
+	m2, err := patterns.Parse("ecommerce.yaml", []byte(evolvetest.ShopV2(string(src))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, _ := patterns.PlanLocked(m2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	c := streamtest.Client(engine.Endpoint, 0).Client
+	name := fmt.Sprintf("backfill-%d", time.Now().UnixNano())
+	ctx := context.Background()
+	if err := dynamo.CreateLockTable(ctx, c, lock, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	v1 := dynamo.New(d1, nil, name)
+	var all []map[string]types.AttributeValue
+	for _, it := range m1.Examples.Items {
+		items, err := v1.Items(it.Entity, it.Values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, items...)
+	}
+	for _, it := range evolvetest.ShopItems(n) {
+		items, err := v1.Items(it.Entity, it.Values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, items...)
+	}
+	if err := dynamo.BatchPut(ctx, c, name, all); err != nil {
+		t.Fatal(err)
+	}
+	return lock, name
+}
+
+// run plays the state machine: every segment's task, invoked again while
+// not done, each invocation given a short deadline so a segment takes
+// several. It returns the final tasks.
+func run(t *testing.T, h *handler, segments int, budget time.Duration) []patterns.BackfillTask {
+	t.Helper()
+	var out []patterns.BackfillTask
+	for seg := range segments {
+		task := patterns.BackfillTask{Segment: seg, Segments: segments}
+		for calls := 0; !task.Done; calls++ {
+			if calls > 200 {
+				t.Fatalf("segment %d never ends", seg)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), budget)
+			next, err := h.Handle(ctx, task)
+			cancel()
+			if err != nil {
+				continue // Step Functions retries the task as it was
+			}
+			task = next
+		}
+		out = append(out, task)
+	}
+	return out
+}
+
+// The worker, invoked as the state machine invokes it, backfills the
+// phase: every segment ends, the counts add up, every item carries what
+// the rollout runtime writes for it; invocations cut short by their
+// deadline resume where they stopped, and a proxy failing 20% of
+// requests changes nothing.
+func TestWorkerBackfillsThePhase(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		faulty bool
+	}{{"clean", false}, {"20% faults", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			lock, name := phase1(t, 1500)
+			endpoint := engine.Endpoint
+			if tc.faulty {
+				proxy, err := faults.New(endpoint, 0.2, 5, faults.AfterForwarding())
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer proxy.Close()
+				endpoint = proxy.URL
+			}
+			client := dynamodb.New(streamtest.Client(endpoint, 0).Client.Options(), faults.FastRetries)
+			h := &handler{lock: lock, client: client, table: name, log: quiet, margin: 150 * time.Millisecond}
+			tasks := run(t, h, 3, 250*time.Millisecond)
+			var scanned, rewritten, failed int64
+			for _, task := range tasks {
+				scanned, rewritten, failed = scanned+task.Scanned, rewritten+task.Rewritten, failed+task.Failed
+			}
+			if failed != 0 || rewritten == 0 || scanned < rewritten {
+				t.Errorf("scanned %d, rewritten %d, failed %d", scanned, rewritten, failed)
+			}
+			// Every item is as the rollout runtime writes it.
+			rt := dynamo.NewRollout(lock, nil, name)
+			c := streamtest.Client(engine.Endpoint, 0).Client
+			var next map[string]types.AttributeValue
+			bad := 0
+			for {
+				page, err := c.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(name), ExclusiveStartKey: next})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, it := range page.Items {
+					entity, v, err := rt.Decode(it)
+					if err != nil {
+						continue // a guard
+					}
+					want, _ := rt.Item(entity, v)
+					if len(want) != len(it) {
+						bad++
+					}
+				}
+				if next = page.LastEvaluatedKey; len(next) == 0 {
+					break
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d item(s) do not carry the phase's keys", bad)
+			}
+		})
+	}
+}
+
+// A task the state machine could not have built, and a lock without a
+// migration, are errors that say so.
+func TestWorkerRefuses(t *testing.T) {
+	lock, name := phase1(t, 10)
+	h := &handler{lock: lock, client: streamtest.Client(engine.Endpoint, 0).Client, table: name, log: quiet}
+	if _, err := h.Handle(context.Background(), patterns.BackfillTask{Segment: 3, Segments: 3}); err == nil || !strings.Contains(err.Error(), "segment 3 of 3") {
+		t.Errorf("segment out of range: %v", err)
+	}
+	done := patterns.NewLock(lock.Accepted)
+	h.lock = done
+	if _, err := h.Handle(context.Background(), patterns.BackfillTask{Segment: 0, Segments: 1}); err == nil || !strings.Contains(err.Error(), "no migration in progress") {
+		t.Errorf("a lock without a migration: %v", err)
+	}
+}
