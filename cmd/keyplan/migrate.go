@@ -182,6 +182,7 @@ func phaseReady(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *pat
 	want := mg.Phases[mg.Current].Indexes
 	applied := false
 	waited := false
+	pause := 500 * time.Millisecond
 	for {
 		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(o.table)})
 		var nf *types.ResourceNotFoundException
@@ -243,8 +244,9 @@ func phaseReady(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *pat
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
-			case <-time.After(5 * time.Second):
+			case <-time.After(pause):
 			}
+			pause = min(2*pause, 5*time.Second)
 			continue
 		}
 		return t, nil

@@ -406,3 +406,32 @@ func TestMigrateAtScale(t *testing.T) {
 	}
 	exactlyTarget(t, l.Accepted, items)
 }
+
+// migrate waits while the table (or a GSI) is still being built, then
+// goes on.
+func TestMigrateWaitsForTheTable(t *testing.T) {
+	wd, _ := os.Getwd()
+	slow, err := dynalite.StartSlow(wd, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Stop()
+	src, _ := os.ReadFile("../../" + evolvetest.ShopModel)
+	model := filepath.Join(t.TempDir(), "shop.yaml")
+	os.WriteFile(model, src, 0o644)
+	keyplan("lock", model)
+	os.WriteFile(model, []byte(evolvetest.ShopV2(string(src))), 0o644)
+	keyplan("lock", model)
+	lock, err := patterns.LoadLock(patterns.LockPath(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(slow.Endpoint)
+	if _, err := c.CreateTable(context.Background(), dynamo.LockTableInput(lock, "slow")); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := keyplan("migrate", model, "--table", "slow", "--endpoint", slow.Endpoint)
+	if code != 0 || !strings.Contains(errs, "waiting for slow") || !strings.Contains(out, "the migration is done") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -69,8 +69,13 @@ func Find(dir string) (string, error) {
 }
 
 // Start runs dynalite (found from dir) on a free loopback port and waits,
-// at most StartTimeout, until it accepts connections.
-func Start(dir string) (*Server, error) {
+// at most StartTimeout, until it accepts connections. Tables are ACTIVE
+// as soon as they are created.
+func Start(dir string) (*Server, error) { return StartSlow(dir, 0) }
+
+// StartSlow is Start with tables that stay CREATING for createTable
+// (to test code that waits for them).
+func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 	cli, err := Find(dir)
 	if err != nil {
 		return nil, err
@@ -85,7 +90,7 @@ func Start(dir string) (*Server, error) {
 	}
 	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), stderr: &bytes.Buffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(node, cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+		"--createTableMs", strconv.Itoa(int(createTable.Milliseconds())), "--deleteTableMs", "0", "--updateTableMs", "0")
 	s.cmd.Stdout = nil
 	s.cmd.Stderr = s.stderr
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
