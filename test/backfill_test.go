@@ -2,7 +2,6 @@ package test
 
 import (
 	"encoding/json"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,21 +21,7 @@ import (
 // phase 1 (create GSI3, backfill Order and Product).
 func shopMigrating(t *testing.T) (*patterns.Model, *patterns.Lock) {
 	t.Helper()
-	src, err := os.ReadFile("../" + evolvetest.ShopModel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m1, _ := patterns.Parse("ecommerce.yaml", src)
-	d1, _ := patterns.Plan(m1)
-	lock := patterns.NewLock(d1)
-	m2, err := patterns.Parse("ecommerce.yaml", []byte(evolvetest.ShopV2(string(src))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d2, _ := patterns.PlanLocked(m2, lock)
-	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
-		t.Fatalf("Apply: %v", err)
-	}
+	_, m2, lock := evolvetest.ShopMigration(t, "..")
 	return m2, lock
 }
 

@@ -254,33 +254,29 @@ func phaseReady(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *pat
 }
 
 func sameBaseKey(t *types.TableDescription, d *patterns.Design) error {
-	var pk, sk string
-	for _, k := range t.KeySchema {
-		if k.KeyType == types.KeyTypeHash {
-			pk = aws.ToString(k.AttributeName)
-		} else {
-			sk = aws.ToString(k.AttributeName)
-		}
-	}
-	if pk != d.PK || sk != d.SK {
+	if pk, sk := keyNames(t.KeySchema); pk != d.PK || sk != d.SK {
 		return fmt.Errorf("its key is %s/%s, not the design's %s/%s: not this model's table", pk, sk, d.PK, d.SK)
 	}
 	return nil
 }
 
 func sameIndex(g types.GlobalSecondaryIndexDescription, ix *patterns.PhaseIndex) error {
-	var pk, sk string
-	for _, k := range g.KeySchema {
+	if pk, sk := keyNames(g.KeySchema); pk != ix.PK || sk != ix.SK {
+		return fmt.Errorf("%s is keyed %s/%s, the phase's %s/%s: not this model's table", ix.Name, pk, sk, ix.PK, ix.SK)
+	}
+	return nil
+}
+
+// keyNames reads a key schema's partition and sort key attributes.
+func keyNames(schema []types.KeySchemaElement) (pk, sk string) {
+	for _, k := range schema {
 		if k.KeyType == types.KeyTypeHash {
 			pk = aws.ToString(k.AttributeName)
 		} else {
 			sk = aws.ToString(k.AttributeName)
 		}
 	}
-	if pk != ix.PK || sk != ix.SK {
-		return fmt.Errorf("%s is keyed %s/%s, the phase's %s/%s: not this model's table", ix.Name, pk, sk, ix.PK, ix.SK)
-	}
-	return nil
+	return pk, sk
 }
 
 // backfill runs the phase's backfill with progress, then prints the

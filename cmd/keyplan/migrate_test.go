@@ -131,25 +131,6 @@ func (sm *shopMigration) load(t testing.TB, table string, n int) {
 	sm.items = len(all)
 }
 
-// scan reads a table whole, by key.
-func scan(t testing.TB, c *dynamodb.Client, table string) map[string]map[string]types.AttributeValue {
-	t.Helper()
-	out := map[string]map[string]types.AttributeValue{}
-	var next map[string]types.AttributeValue
-	for {
-		page, err := c.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), ExclusiveStartKey: next})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range page.Items {
-			out[it["PK"].(*types.AttributeValueMemberS).Value+"|"+it["SK"].(*types.AttributeValueMemberS).Value] = it
-		}
-		if next = page.LastEvaluatedKey; len(next) == 0 {
-			return out
-		}
-	}
-}
-
 // exactlyTarget asserts every keyplan item has exactly the attributes
 // the target design writes for its values (no more, no fewer keys).
 func exactlyTarget(t testing.TB, d *patterns.Design, items map[string]map[string]types.AttributeValue) {
@@ -214,7 +195,7 @@ func TestMigrate(t *testing.T) {
 	if code, out, _ := keyplan("diff", sm.model); code != 0 {
 		t.Errorf("diff after the migration: exit %d\n%s", code, out)
 	}
-	exactlyTarget(t, l.Accepted, scan(t, sm.client, sm.table))
+	exactlyTarget(t, l.Accepted, evolvetest.ScanAll(t, sm.client, sm.table))
 	code, out, errs = keyplan("validate", sm.model, "--existing", "--table", sm.table, "--endpoint", ep)
 	if code != 0 || !strings.Contains(out, "0 item(s) loaded") || !strings.Contains(out, "ok   ProductsByPrice(category=electronics): [pr2 pr1] in order") {
 		t.Errorf("validate --existing: exit %d\n%s%s", code, out, errs)
@@ -355,7 +336,7 @@ func TestMigrateResumesAfterSIGKILL(t *testing.T) {
 		t.Error("the checkpoint is left after the resumed run")
 	}
 	t.Logf("killed after %d items scanned; %s", scanned, strings.TrimSpace(out))
-	got, want := scan(t, sm.client, sm.table), scan(t, sm.client, twin)
+	got, want := evolvetest.ScanAll(t, sm.client, sm.table), evolvetest.ScanAll(t, sm.client, twin)
 	if len(got) != len(want) {
 		t.Fatalf("%d items, the uninterrupted run's table has %d", len(got), len(want))
 	}
@@ -400,7 +381,7 @@ func TestMigrateAtScale(t *testing.T) {
 	if code != 0 {
 		t.Errorf("validate --existing: exit %d\n%s%s", code, out, errs)
 	}
-	items := scan(t, sm.client, sm.table)
+	items := evolvetest.ScanAll(t, sm.client, sm.table)
 	if len(items) != sm.items {
 		t.Errorf("%d items after the migration, %d before", len(items), sm.items)
 	}

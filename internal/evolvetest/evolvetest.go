@@ -2,10 +2,17 @@ package evolvetest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
 )
@@ -173,4 +180,64 @@ func ShopItems(n int) []Item {
 		}
 	}
 	return out
+}
+
+// ShopMigration is the shop (its model under root, the repository's
+// root) locked as first deployed, then moved to ShopV2 with that lock: a
+// migration at phase 1 (create GSI3, backfill Order and Product). It
+// returns both models and the lock.
+func ShopMigration(t testing.TB, root string) (v1, v2 *patterns.Model, lock *patterns.Lock) {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, ShopModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v1, err = patterns.Parse("ecommerce.yaml", src); err != nil {
+		t.Fatal(err)
+	}
+	d1, err := patterns.Plan(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock = patterns.NewLock(d1)
+	if v2, err = patterns.Parse("ecommerce.yaml", []byte(ShopV2(string(src)))); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := patterns.PlanLocked(v2, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatalf("starting the migration: %v", err)
+	}
+	return v1, v2, lock
+}
+
+// Scanner is what ScanAll needs of DynamoDB.
+type Scanner interface {
+	Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
+}
+
+// ScanAll reads a whole table, its items by "PK|SK".
+func ScanAll(t testing.TB, c Scanner, table string) map[string]map[string]types.AttributeValue {
+	t.Helper()
+	out := map[string]map[string]types.AttributeValue{}
+	var next map[string]types.AttributeValue
+	for {
+		page, err := c.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), ExclusiveStartKey: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			pk, _ := it[patterns.TablePK].(*types.AttributeValueMemberS)
+			sk, _ := it[patterns.TableSK].(*types.AttributeValueMemberS)
+			if pk == nil || sk == nil {
+				t.Fatalf("an item without a string %s/%s: %v", patterns.TablePK, patterns.TableSK, it)
+			}
+			out[pk.Value+"|"+sk.Value] = it
+		}
+		if next = page.LastEvaluatedKey; len(next) == 0 {
+			return out
+		}
+	}
 }

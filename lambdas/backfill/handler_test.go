@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -32,24 +31,8 @@ var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
 // wrote them.
 func phase1(t *testing.T, n int) (*patterns.Lock, string) {
 	t.Helper()
-	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m1, err := patterns.Parse("ecommerce.yaml", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d1, _ := patterns.Plan(m1)
-	lock := patterns.NewLock(d1)
-	m2, err := patterns.Parse("ecommerce.yaml", []byte(evolvetest.ShopV2(string(src))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d2, _ := patterns.PlanLocked(m2, lock)
-	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
-		t.Fatalf("Apply: %v", err)
-	}
+	m1, _, lock := evolvetest.ShopMigration(t, "../..")
+	d1 := lock.Accepted
 	c := streamtest.Client(engine.Endpoint, 0).Client
 	name := fmt.Sprintf("backfill-%d", time.Now().UnixNano())
 	ctx := context.Background()

@@ -71,7 +71,7 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 	}
 	for _, cp := range h.bySource[ch.Entity] {
 		before, after := ch.OldRaw[cp.c.FromAttr], ch.NewRaw[cp.c.FromAttr]
-		if equal(before, after) {
+		if dynamo.SameValue(before, after) {
 			continue
 		}
 		if err := h.fan(ctx, cp, ch.New, after); err != nil {
@@ -124,22 +124,4 @@ func (h *handler) fan(ctx context.Context, cp copyOf, source dynamo.Values, valu
 		h.updated++
 	}
 	return nil
-}
-
-// equal compares two scalar attribute values.
-func equal(a, b types.AttributeValue) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case *types.AttributeValueMemberS:
-		y, ok := b.(*types.AttributeValueMemberS)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberN:
-		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberBOOL:
-		y, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && x.Value == y.Value
-	}
-	return false
 }

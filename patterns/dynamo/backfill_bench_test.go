@@ -40,7 +40,7 @@ func handLoop(ctx context.Context, engine BackfillClient, mg *migration) (int, e
 			var upd expression.UpdateBuilder
 			set := false
 			for _, k := range newKeys {
-				if x, ok := want[k]; ok && !sameValue(it[k], x) {
+				if x, ok := want[k]; ok && !SameValue(it[k], x) {
 					upd = upd.Set(expression.Name(k), expression.Value(x))
 					set = true
 				}

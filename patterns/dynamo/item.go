@@ -312,25 +312,35 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 			}
 		}
 	}
-	for _, k := range p.keys {
-		if !k.table && !p.holds(k, present, enc) {
-			continue
-		}
-		pk, err := p.build(k.pk, enc, v)
-		if err != nil {
-			return nil, err
-		}
-		sk, err := p.build(k.sk, enc, v)
-		if err != nil {
-			return nil, err
-		}
-		item[k.pkName] = &types.AttributeValueMemberS{Value: pk}
-		item[k.skName] = &types.AttributeValueMemberS{Value: sk}
+	if err := p.putKeys(item, true, present, enc, v); err != nil {
+		return nil, err
 	}
 	if err := t.expand(entity, v, item); err != nil {
 		return nil, err
 	}
 	return item, nil
+}
+
+// putKeys writes into item the key attributes of every key the item
+// holds (the base table's when table is true, and each GSI key whose
+// attributes and sparse constants the item has).
+func (p *entityPlan) putKeys(item map[string]types.AttributeValue, table bool, present []bool, enc []string, v Values) error {
+	for _, k := range p.keys {
+		if k.table && !table || !k.table && !p.holds(k, present, enc) {
+			continue
+		}
+		pk, err := p.build(k.pk, enc, v)
+		if err != nil {
+			return err
+		}
+		sk, err := p.build(k.sk, enc, v)
+		if err != nil {
+			return err
+		}
+		item[k.pkName] = &types.AttributeValueMemberS{Value: pk}
+		item[k.skName] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return nil
 }
 
 // holds reports whether an item with these attributes is on a GSI key:

@@ -273,7 +273,7 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 		if !r.deployed[r.index[k]] {
 			continue // its index is created in a later phase
 		}
-		if !sameValue(item[k], x) {
+		if !SameValue(item[k], x) {
 			rw.Set[k] = x
 		}
 	}
@@ -292,7 +292,7 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 		}
 	}
 	for n, was := range r.renamed[entity] {
-		if old, ok := item[was]; ok && !sameValue(item[n], old) {
+		if old, ok := item[was]; ok && !SameValue(item[n], old) {
 			rw.Set[n] = old
 			rw.Sources[was] = old
 		}
@@ -303,9 +303,9 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 	return rw, nil
 }
 
-// sameValue compares two attribute values, deeply (nil: absent). Sets
+// SameValue compares two attribute values, deeply (nil: absent). Sets
 // compare as sets.
-func sameValue(a, b types.AttributeValue) bool {
+func SameValue(a, b types.AttributeValue) bool {
 	switch x := a.(type) {
 	case nil:
 		return b == nil
@@ -326,14 +326,14 @@ func sameValue(a, b types.AttributeValue) bool {
 		return ok && string(x.Value) == string(y.Value)
 	case *types.AttributeValueMemberL:
 		y, ok := b.(*types.AttributeValueMemberL)
-		return ok && slices.EqualFunc(x.Value, y.Value, sameValue)
+		return ok && slices.EqualFunc(x.Value, y.Value, SameValue)
 	case *types.AttributeValueMemberM:
 		y, ok := b.(*types.AttributeValueMemberM)
 		if !ok || len(x.Value) != len(y.Value) {
 			return false
 		}
 		for k, v := range x.Value {
-			if !sameValue(v, y.Value[k]) {
+			if !SameValue(v, y.Value[k]) {
 				return false
 			}
 		}

@@ -37,28 +37,8 @@ type migration struct {
 
 func newMigration(t testing.TB, n int) *migration {
 	t.Helper()
-	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan := func(text string, l *patterns.Lock) *patterns.Design {
-		m, err := patterns.Parse("ecommerce.yaml", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := patterns.PlanLocked(m, l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
-	mg := &migration{}
-	mg.v1 = plan(string(src), nil)
-	mg.lock = patterns.NewLock(mg.v1)
-	mg.v2 = plan(evolvetest.ShopV2(string(src)), mg.lock)
-	if err := mg.lock.Apply(mg.v2, patterns.Compare(mg.lock, mg.v2)); err != nil || mg.lock.Migration == nil {
-		t.Fatalf("Apply: %v", err)
-	}
+	m1, _, lock := evolvetest.ShopMigration(t, "../..")
+	mg := &migration{lock: lock, v1: lock.Accepted, v2: lock.Migration.Target}
 	mg.table = fmt.Sprintf("t%d-%s", tables.Add(1), mg.v1.Table)
 	ctx := context.Background()
 	if err := CreateLockTable(ctx, engine, mg.lock, mg.table); err != nil {
@@ -74,7 +54,7 @@ func newMigration(t testing.TB, n int) *migration {
 		}
 		all = append(all, items...)
 	}
-	for _, it := range mg.v1.Model().Examples.Items {
+	for _, it := range m1.Examples.Items {
 		load(it.Entity, it.Values)
 	}
 	for _, it := range evolvetest.ShopItems(n) {
@@ -85,25 +65,6 @@ func newMigration(t testing.TB, n int) *migration {
 	}
 	mg.items = len(all)
 	return mg
-}
-
-// scanAll reads a whole table, by base key.
-func scanAll(t testing.TB, c BackfillClient, table string) map[string]map[string]types.AttributeValue {
-	t.Helper()
-	out := map[string]map[string]types.AttributeValue{}
-	var next map[string]types.AttributeValue
-	for {
-		page, err := c.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), ExclusiveStartKey: next})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range page.Items {
-			out[it["PK"].(*types.AttributeValueMemberS).Value+"|"+it["SK"].(*types.AttributeValueMemberS).Value] = it
-		}
-		if next = page.LastEvaluatedKey; len(next) == 0 {
-			return out
-		}
-	}
 }
 
 // checkTarget asserts every item of the table is what the rollout
@@ -128,7 +89,7 @@ func checkTarget(t testing.TB, l *patterns.Lock, items map[string]map[string]typ
 			continue
 		}
 		for a, x := range want {
-			if !sameValue(it[a], x) {
+			if !SameValue(it[a], x) {
 				if bad++; bad < 5 {
 					t.Errorf("%s.%s = %v, want %v", k, a, it[a], x)
 				}
@@ -172,7 +133,7 @@ func TestBackfillRewritesThePhase(t *testing.T) {
 	if _, err := os.Stat(cp); !os.IsNotExist(err) {
 		t.Error("the checkpoint is left behind after a complete run")
 	}
-	checkTarget(t, mg.lock, scanAll(t, engine, mg.table))
+	checkTarget(t, mg.lock, evolvetest.ScanAll(t, engine, mg.table))
 	// Twice: nothing to do.
 	again, _ := NewRekeyer(mg.lock, engine, mg.table)
 	res, err = again.Backfill(ctx, engine, BackfillOptions{Segments: 2})
@@ -272,7 +233,7 @@ func TestBackfillUnderConcurrentWrites(t *testing.T) {
 		t.Fatalf("only %d concurrent writes: the test proves nothing", writes.Load())
 	}
 	t.Logf("%d concurrent writes, %d conflicts re-read, stats %+v", writes.Load(), res.Stats.Conflicts, res.Stats)
-	items := scanAll(t, engine, mg.table)
+	items := evolvetest.ScanAll(t, engine, mg.table)
 	checkTarget(t, mg.lock, items)
 	lost := 0
 	for _, view := range views {
@@ -323,7 +284,7 @@ func TestBackfillResumesAndSurvivesFaults(t *testing.T) {
 	if _, err := r.Backfill(ctx, engine, BackfillOptions{Segments: 3, PageSize: 40}); err != nil {
 		t.Fatal(err)
 	}
-	want := scanAll(t, engine, clean.table)
+	want := evolvetest.ScanAll(t, engine, clean.table)
 
 	// Stopped after 7 pages, then resumed.
 	resumed := newMigration(t, n)
@@ -350,7 +311,7 @@ func TestBackfillResumesAndSurvivesFaults(t *testing.T) {
 	if res.Stats.Scanned-mid.Stats.Scanned >= int64(resumed.items) {
 		t.Errorf("the resumed run scanned %d items again: it started over", res.Stats.Scanned-mid.Stats.Scanned)
 	}
-	sameTables(t, want, scanAll(t, engine, resumed.table))
+	sameTables(t, want, evolvetest.ScanAll(t, engine, resumed.table))
 
 	// Through faults.
 	faulty := newMigration(t, n)
@@ -369,7 +330,7 @@ func TestBackfillResumesAndSurvivesFaults(t *testing.T) {
 		t.Errorf("%d failed requests, %d lost responses: the proxy did not bite", proxy.Failed(), proxy.Lost())
 	}
 	t.Logf("faults: %d failed requests, %d of them applied", proxy.Failed(), proxy.Lost())
-	sameTables(t, want, scanAll(t, engine, faulty.table))
+	sameTables(t, want, evolvetest.ScanAll(t, engine, faulty.table))
 }
 
 func readCheckpoint(t *testing.T, path string) *Checkpoint {
@@ -397,7 +358,7 @@ func sameTables(t *testing.T, want, got map[string]map[string]types.AttributeVal
 			continue
 		}
 		for a, x := range w {
-			if !sameValue(g[a], x) {
+			if !SameValue(g[a], x) {
 				if bad++; bad < 5 {
 					t.Errorf("%s.%s is %v, want %v", k, a, g[a], x)
 				}

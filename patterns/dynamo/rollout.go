@@ -174,20 +174,9 @@ func (t *Table) keysOf(entity string, v Values) (map[string]types.AttributeValue
 		enc[i], present[i] = s, true
 	}
 	out := map[string]types.AttributeValue{}
-	for _, k := range p.keys {
-		if k.table || !p.holds(k, present, enc) {
-			continue // the base key is the same in both designs
-		}
-		pk, err := p.build(k.pk, enc, v)
-		if err != nil {
-			return nil, err
-		}
-		sk, err := p.build(k.sk, enc, v)
-		if err != nil {
-			return nil, err
-		}
-		out[k.pkName] = &types.AttributeValueMemberS{Value: pk}
-		out[k.skName] = &types.AttributeValueMemberS{Value: sk}
+	// The base key is the same in both designs: GSI keys only.
+	if err := p.putKeys(out, false, present, enc, v); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
