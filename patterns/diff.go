@@ -24,6 +24,7 @@ const (
 	ChangeShapeAdded     ChangeKind = "shape-added"
 	ChangePatternAdded   ChangeKind = "pattern-added"
 	ChangePatternRemoved ChangeKind = "pattern-removed"
+	ChangeUniqueGuard    ChangeKind = "unique-guard"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -59,6 +60,7 @@ var changeRules = []ChangeRule{
 	{"KP610", SeverityWarning, ChangeShapeAdded, "A new key of an existing entity is backfilled"},
 	{"KP611", SeverityInfo, ChangePatternAdded, "Patterns added"},
 	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed"},
+	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).
@@ -189,6 +191,7 @@ func compareDesigns(from, to *Design) *Diff {
 				names[was] = a.Name
 			}
 		}
+		uniqueGuards(df, fm, tm, fe, e, names)
 		var keyAttrs []string
 		for _, k := range fk.Keys {
 			for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
@@ -311,6 +314,55 @@ func mapKeys(m map[string]bool) func(func(string) bool) {
 				return
 			}
 		}
+	}
+}
+
+// uniqueGuards refuses what would strand the guard items that keep an
+// entity's unique alternate keys unique: they are keyed by the attribute's
+// name and its encoded value, and the backfill does not rewrite them; nor
+// does it write guards for a unique key new on items already there.
+func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]string) {
+	unique := func(m *Model, e string) map[string]*Pattern {
+		out := map[string]*Pattern{}
+		for _, p := range m.Patterns {
+			if p.Unique && len(p.Entities) == 1 && p.Entities[0] == e {
+				out[strings.Join(p.Where, ",")] = p
+			}
+		}
+		return out
+	}
+	was := unique(fm, fe.Name)
+	for _, p := range was {
+		for _, a := range p.Where {
+			n := names[a]
+			switch fa, ta := fe.Attr(a), te.Attr(n); {
+			case ta == nil:
+				// Gone: KP605 says so.
+			case n != a:
+				df.add(ChangeUniqueGuard, Subject{SubjectEntity, te.Name}, "attribute %s (renamed from %s) is unique (pattern %s): its items' guard items are keyed by the name %s, which the backfill does not rewrite; keep the name", n, a, p.Name, strings.ToUpper(a))
+			case encoding(fa) != encoding(ta):
+				df.add(ChangeUniqueGuard, Subject{SubjectEntity, te.Name}, "attribute %s is unique (pattern %s): its guard items hold its value at the encoding it is written with, which would change; keep its range", a, p.Name)
+			}
+		}
+	}
+	// A unique key is new unless the locked model has it, attributes
+	// renamed back to their locked names.
+	old := map[string]string{} // new name → locked name
+	for o, n := range names {
+		old[n] = o
+	}
+	for _, p := range unique(tm, te.Name) {
+		locked := make([]string, len(p.Where))
+		for i, a := range p.Where {
+			locked[i] = a
+			if o, ok := old[a]; ok {
+				locked[i] = o
+			}
+		}
+		if was[strings.Join(locked, ",")] != nil {
+			continue
+		}
+		df.add(ChangeUniqueGuard, Subject{SubjectPattern, p.Name}, "a new unique alternate key on %s, whose items are already in the table: keyplan would have to write their guard items (and find duplicates among them) first, which it does not do; declare the pattern without unique: true, or add it before the entity has items", te.Name)
 	}
 }
 

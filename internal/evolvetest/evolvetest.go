@@ -56,9 +56,11 @@ var ShopEdits = []Edit{
 		Want: []string{"KP601", "KP602", "KP603", "KP610"}},
 	{Name: "a widened number", Apply: replace("price: {type: number, min: 0, max: 10000000}\n      inventory", "price: {type: number, min: 0, max: 1000000000}\n      inventory"),
 		Want: []string{"KP604", "KP610"}},
-	{Name: "a renamed attribute without renamedFrom", Apply: renameEmail("{type: string, maxLength: 254}"),
+	{Name: "a renamed attribute without renamedFrom", Apply: renameCategory("{type: string, maxLength: 64, cardinality: 200}"),
 		Refused: true, Want: []string{"KP605"}},
-	{Name: "a renamed attribute with renamedFrom", Apply: renameEmail("{type: string, maxLength: 254, renamedFrom: email}"),
+	{Name: "a renamed unique attribute", Apply: renameEmail("{type: string, maxLength: 254, renamedFrom: email}"),
+		Refused: true, Want: []string{"KP613"}},
+	{Name: "a renamed attribute with renamedFrom", Apply: renameCategory("{type: string, maxLength: 64, cardinality: 200, renamedFrom: category}"),
 		Want: []string{"KP606"}},
 	{Name: "a TTL attribute", Apply: replace("      shippingAddr: {type: string, maxLength: 1000}\n", "      shippingAddr: {type: string, maxLength: 1000}\n      expiresAt: {type: ttl, optional: true}\n"),
 		Want: []string{"KP608"}, Safe: true},
@@ -66,6 +68,17 @@ var ShopEdits = []Edit{
 		Want: []string{"KP608"}},
 	{Name: "a removed pattern", Apply: replace("  OrdersAt: {query: Order, where: [createdAt]}\n", ""),
 		Want: []string{"KP602", "KP612"}, Safe: true},
+}
+
+// renameCategory renames Product.category to productCategory everywhere
+// (its declaration, the patterns, the examples).
+func renameCategory(decl string) func(string) string {
+	return func(s string) string {
+		s = strings.Replace(s, "      category: {type: string, maxLength: 64, cardinality: 200}", "      productCategory: "+decl, 1)
+		s = strings.ReplaceAll(s, "where: [category]", "where: [productCategory]")
+		s = strings.ReplaceAll(s, ", category: ", ", productCategory: ")
+		return strings.ReplaceAll(s, "params: {category: ", "params: {productCategory: ")
+	}
 }
 
 // renameEmail renames Customer.email to emailAddress everywhere (its

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"os"
 	"reflect"
 	"regexp"
 	"sort"
@@ -314,5 +315,46 @@ patterns:
 	err = tbl.Replace(context.Background(), "Log", old, changed)
 	if !errors.Is(err, ErrImmutable) || !strings.Contains(err.Error(), "Log.state from ok to fail") {
 		t.Errorf("Replace = %v, want ErrImmutable naming Log.state", err)
+	}
+}
+
+// An entity renamed with renamedFrom keeps its tag, in its keys and in
+// its guard items: a unique value taken before the rename stays taken.
+func TestRenamedEntityKeepsItsGuards(t *testing.T) {
+	src, err := os.ReadFile("../../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := func(text string, l *patterns.Lock) *patterns.Design {
+		m, err := patterns.Parse("shop.yaml", []byte(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := patterns.PlanLocked(m, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d1 := plan(string(src), nil)
+	renamed := strings.NewReplacer("  Customer:\n", "  Client:\n    renamedFrom: Customer\n", "{get: Customer", "{get: Client",
+		"{Customer: {", "{Client: {", "from: Customer.name", "from: Client.name").Replace(string(src))
+	d2 := plan(renamed, patterns.NewLock(d1))
+	v := Values{"customerId": "c9", "name": "Ada", "email": "ada@example.com", "createdAt": "2025-01-01T00:00:00Z"}
+	before, err := New(d1, nil, "t").Items("Customer", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := New(d2, nil, "t").Items("Client", v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) != 2 || len(after) != 2 {
+		t.Fatalf("%d and %d items (item and guard each)", len(before), len(after))
+	}
+	for i := range before {
+		if !SameValue(before[i]["PK"], after[i]["PK"]) || !SameValue(before[i]["SK"], after[i]["SK"]) {
+			t.Errorf("item %d: keys %v %v before the rename, %v %v after", i, before[i]["PK"], before[i]["SK"], after[i]["PK"], after[i]["SK"])
+		}
 	}
 }

@@ -38,7 +38,7 @@ func (t *Table) guards(e *patterns.Entity, v Values) ([]guard, error) {
 	seen := map[string]bool{}
 	for _, p := range t.unique[e.Name] {
 		var b strings.Builder
-		b.WriteString(guardTag + string(patterns.Sep) + patterns.Tag(e.Name))
+		b.WriteString(guardTag + string(patterns.Sep) + t.tag(e.Name))
 		complete := true
 		for _, a := range p.Where {
 			x, ok := v[a]
@@ -72,14 +72,25 @@ func (g guard) item(owner map[string]types.AttributeValue, pk, sk string) map[st
 	return item
 }
 
-// value is the guarded value as the guard's key spells it.
-func (g guard) value(e string) string {
+// value is the guarded value as the guard's key spells it (tag: the
+// entity's).
+func (g guard) value(tag string) string {
 	for _, v := range g.key {
 		if s := v.(*types.AttributeValueMemberS).Value; s != guardTag {
-			return strings.TrimPrefix(s, guardTag+string(patterns.Sep)+patterns.Tag(e)+string(patterns.Sep))
+			return strings.TrimPrefix(s, guardTag+string(patterns.Sep)+tag+string(patterns.Sep))
 		}
 	}
 	return ""
+}
+
+// tag is the constant an entity's keys and guards carry: the design's
+// (an entity renamed with renamedFrom keeps its old one, so its items and
+// guards keep their keys).
+func (t *Table) tag(entity string) string {
+	if ek := t.d.Entity(entity); ek != nil && ek.Tag != "" {
+		return ek.Tag
+	}
+	return patterns.Tag(entity)
 }
 
 // putGuard is the transaction step that takes a guard for an item, and
@@ -89,7 +100,7 @@ func (t *Table) putGuard(g guard, item map[string]types.AttributeValue, entity s
 	return types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(t.name), Item: g.item(item, t.d.PK, t.d.SK),
 		ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
-	}}, fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(entity)), err
+	}}, fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(entity))), err
 }
 
 // deleteGuard is the transaction step that drops an item's guard, on
@@ -98,7 +109,7 @@ func (t *Table) deleteGuard(g guard, owned expression.Expression, entity string)
 	return types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(t.name), Key: g.key,
 		ConditionExpression: owned.Condition(), ExpressionAttributeNames: owned.Names(), ExpressionAttributeValues: owned.Values(),
-	}}, fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(entity))
+	}}, fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(entity)))
 }
 
 // cond builds a condition expression into the fields of a request.
