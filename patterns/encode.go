@@ -139,8 +139,11 @@ func (a *Attribute) MaxKeyBytes() (int, bool) {
 	return 0, false
 }
 
-// EncodeKey renders v as the attribute's key form: order-preserving and free
-// of the separator. Strings escape '%', '#' and every byte below '#' as %XX;
+// EncodeKey renders v as the attribute's key form: order-preserving, free
+// of the separator, and made only of bytes above '$' (so value + "$" bounds
+// every key that starts with the value). Strings escape every byte up to
+// '%' (the separator '#', '$' and '%' included) as %XX, which sorts where
+// the byte did: below every byte kept as it is;
 // numbers are integers offset by the lower bound and zero-padded to a fixed
 // width, so string order is numeric order; times are fixed-width UTC.
 func (a *Attribute) EncodeKey(v any) (string, error) {
@@ -208,6 +211,44 @@ func formatTime(t time.Time) string {
 	return string(b[:])
 }
 
+// RangeSide places a range bound against the values the attribute's keys
+// can hold: -1 below them all, +1 above them all, 0 within (or for a type
+// without bounds). A bound outside makes a range empty or whole rather
+// than an error.
+func (a *Attribute) RangeSide(v any) (int, error) {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		n, err := a.anyInteger(v)
+		if err != nil {
+			return 0, err
+		}
+		lo := a.keyOffset()
+		if n < lo {
+			return -1, nil
+		}
+		if w := a.numberWidth(); w < 19 && uint64(n)-uint64(lo) >= uint64(math.Pow10(w)) {
+			return 1, nil
+		}
+		if lo, hi, ok := a.bounds(); ok && n < lo {
+			return -1, nil
+		} else if ok && n > hi {
+			return 1, nil
+		}
+	case TypeTime:
+		t, err := a.time(v)
+		if err != nil {
+			return 0, err
+		}
+		switch {
+		case t.Year() < 0:
+			return -1, nil
+		case t.Year() > 9999:
+			return 1, nil
+		}
+	}
+	return 0, nil
+}
+
 // DecodeKey reverses EncodeKey: string, int64, time.Time or bool.
 func (a *Attribute) DecodeKey(s string) (any, error) {
 	bad := func(msg string) error { return &ValueError{Attr: a.Name, Value: s, Msg: msg} }
@@ -248,6 +289,22 @@ func (a *Attribute) Check(v any) error {
 }
 
 func (a *Attribute) integer(v any) (int64, error) {
+	n, err := a.anyInteger(v)
+	if err != nil {
+		return 0, err
+	}
+	lo, hi, _ := a.bounds()
+	if n < lo || n > hi {
+		return 0, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("out of the declared range %d..%d", lo, hi)}
+	}
+	if a.Type == TypeTTL && n < 0 {
+		return 0, &ValueError{Attr: a.Name, Value: v, Msg: "a ttl is epoch seconds, not negative"}
+	}
+	return n, nil
+}
+
+// anyInteger reads v as a whole number, in or out of the declared range.
+func (a *Attribute) anyInteger(v any) (int64, error) {
 	bad := func(msg string) error { return &ValueError{Attr: a.Name, Value: v, Msg: msg} }
 	var n int64
 	switch x := v.(type) {
@@ -278,13 +335,6 @@ func (a *Attribute) integer(v any) (int64, error) {
 		n = i
 	default:
 		return 0, bad(fmt.Sprintf("expected a number, found %T", v))
-	}
-	lo, hi, _ := a.bounds()
-	if n < lo || n > hi {
-		return 0, bad(fmt.Sprintf("out of the declared range %d..%d", lo, hi))
-	}
-	if a.Type == TypeTTL && n < 0 {
-		return 0, bad("a ttl is epoch seconds, not negative")
 	}
 	return n, nil
 }
@@ -319,6 +369,29 @@ func (a *Attribute) time(v any) (time.Time, error) {
 		return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected a year from 0000 to 9999"}
 	}
 	return t, nil
+}
+
+// CheckIDTimes refuses id times finer than a millisecond, the precision
+// of times in keys: two items whose ids differ below it would share one
+// key, the second overwriting the first.
+func (e *Entity) CheckIDTimes(v map[string]any) error {
+	for _, id := range e.ID {
+		a := e.Attr(id)
+		if a == nil || a.Type != TypeTime {
+			continue
+		}
+		var t time.Time
+		switch x := v[id].(type) {
+		case time.Time:
+			t = x
+		case string:
+			t, _ = time.Parse(time.RFC3339Nano, x)
+		}
+		if t.Nanosecond()%int(time.Millisecond) != 0 {
+			return &ValueError{Attr: id, Value: v[id], Msg: "an id time finer than a millisecond (keys keep milliseconds: another item at the same millisecond would share this one's key); truncate it, t.Truncate(time.Millisecond)"}
+		}
+	}
+	return nil
 }
 
 func (a *Attribute) bool(v any) (bool, error) {
@@ -359,7 +432,9 @@ func (a *Attribute) string(v any) (string, error) {
 
 const hexDigits = "0123456789ABCDEF"
 
-func needsEscape(c byte) bool { return c <= Sep || c == '%' }
+// needsEscape: the bytes up to '%' (0x25): the separator '#', the bound
+// '$', the escape '%' and every byte below them.
+func needsEscape(c byte) bool { return c <= '%' }
 
 func escape(s string) string {
 	n := 0

@@ -56,6 +56,9 @@ func Parse(file string, data []byte) (*Model, error) {
 	return m, nil
 }
 
+// reservedAttr matches the attribute names keyplan's keys use.
+var reservedAttr = regexp.MustCompile(`^(PK|SK|GSI[0-9]+(PK|SK))$`)
+
 var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
 
 // syntax turns a YAML parser error into a positioned Error.
@@ -388,6 +391,8 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 	a := &Attribute{Name: f.key, Pos: f.keyAt}
 	if !validName(f.key) {
 		l.add(f.keyAt, path, "%q is not a valid attribute name; expected letters, digits and _ (starting with a letter)", f.key)
+	} else if reservedAttr.MatchString(f.key) {
+		l.add(f.keyAt, path, "%q is a key attribute keyplan writes (%s, %s, GSI<n>PK, GSI<n>SK): it would be overwritten, or put items into an index; rename it", f.key, TablePK, TableSK)
 	}
 	v := deref(f.val)
 	if v.Kind == yaml.ScalarNode {

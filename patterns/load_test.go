@@ -151,6 +151,11 @@ func TestParseBadInput(t *testing.T) {
 			want:  []string{`patterns.ByHandle.filter.handle: value c: expected one of a, b`},
 		},
 		{
+			name:  "an attribute named like a key attribute",
+			model: strings.Replace(validModel, "      handle: string\n", "      handle: string\n      GSI1PK: string\n", 1),
+			want:  []string{`model.yaml:8:7: entities.Player.attributes.GSI1PK: "GSI1PK" is a key attribute keyplan writes (PK, SK, GSI<n>PK, GSI<n>SK)`},
+		},
+		{
 			name:  "empty file",
 			model: "",
 			want:  []string{"model.yaml:1:1: the file is empty"},

@@ -267,6 +267,9 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 		return nil, err
 	}
 	e := p.e
+	if err := e.CheckIDTimes(v); err != nil {
+		return nil, err
+	}
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+2*len(p.keys))
 	var encBuf [16]string
 	var presentBuf [16]bool
@@ -370,6 +373,9 @@ func (t *Table) Key(entity string, v Values) (map[string]types.AttributeValue, e
 func (t *Table) key(entity string, v Values) (map[string]types.AttributeValue, error) {
 	e, ek, err := t.entity(entity)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.CheckIDTimes(v); err != nil {
 		return nil, err
 	}
 	k := ek.Key(patterns.Table)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -356,5 +357,34 @@ func TestRenamedEntityKeepsItsGuards(t *testing.T) {
 		if !SameValue(before[i]["PK"], after[i]["PK"]) || !SameValue(before[i]["SK"], after[i]["SK"]) {
 			t.Errorf("item %d: keys %v %v before the rename, %v %v after", i, before[i]["PK"], before[i]["SK"], after[i]["PK"], after[i]["SK"])
 		}
+	}
+}
+
+// Keys keep times to the millisecond: an id time finer than that is
+// refused (two items at the same millisecond would share one key); a
+// whole-millisecond one is fine, as are finer times outside ids.
+func TestIDTimesFinerThanAMillisecond(t *testing.T) {
+	m, err := patterns.Parse("r.yaml", []byte(`table: R
+entities:
+  Reading:
+    id: [deviceId, at]
+    attributes: {deviceId: {type: string, maxLength: 20}, at: time, seenAt: {type: time, optional: true}}
+patterns:
+  DeviceReadings: {query: Reading, where: [deviceId], sort: at}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := patterns.Plan(m)
+	tbl := New(d, nil, "t")
+	fine := time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	if _, err := tbl.Item("Reading", Values{"deviceId": "d", "at": fine}); err == nil || !strings.Contains(err.Error(), "finer than a millisecond") {
+		t.Errorf("Item with an id time of %v: %v", fine, err)
+	}
+	if _, err := tbl.Key("Reading", Values{"deviceId": "d", "at": "2026-01-02T03:04:05.1234Z"}); err == nil {
+		t.Error("Key with a sub-millisecond id time (text) accepted")
+	}
+	if _, err := tbl.Item("Reading", Values{"deviceId": "d", "at": fine.Truncate(time.Millisecond), "seenAt": fine}); err != nil {
+		t.Errorf("a millisecond id time: %v", err)
 	}
 }

@@ -319,12 +319,53 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 	}
 	// last: the sort attribute ends the key (no "#…" after its value).
 	last := kc.SortEnds
+	between := func(a, b string) (expression.KeyConditionBuilder, bool, error) {
+		return key.Between(expression.Value(a), expression.Value(b)), true, nil
+	}
+	whole := func() (expression.KeyConditionBuilder, bool, error) { return between(prefix, upper(prefix)) }
+	// A bound outside the values the attribute can hold makes the range
+	// empty or whole, not an error.
+	side, err := a.RangeSide(r.Value)
+	if err != nil {
+		return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: %v", ErrBadRange, err)
+	}
+	switch {
+	case side < 0 && (r.Op == Eq || r.Op == Lt || r.Op == Le):
+		return expression.KeyConditionBuilder{}, false, ErrEmptyRange
+	case side > 0 && (r.Op == Eq || r.Op == Gt || r.Op == Ge || r.Op == Between):
+		return expression.KeyConditionBuilder{}, false, ErrEmptyRange
+	case side < 0 && (r.Op == Gt || r.Op == Ge):
+		return whole()
+	case side > 0 && (r.Op == Lt || r.Op == Le):
+		return whole()
+	}
+	if r.Op == Between {
+		up, err := a.RangeSide(r.Upper)
+		if err != nil {
+			return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: %v", ErrBadRange, err)
+		}
+		switch {
+		case up < 0:
+			return expression.KeyConditionBuilder{}, false, ErrEmptyRange
+		case side < 0 && up > 0:
+			return whole()
+		case side < 0:
+			hi, err := enc(r.Upper)
+			if err != nil {
+				return expression.KeyConditionBuilder{}, false, err
+			}
+			return between(prefix, hi+"$")
+		case up > 0:
+			lo, err := enc(r.Value)
+			if err != nil {
+				return expression.KeyConditionBuilder{}, false, err
+			}
+			return between(lo, upper(prefix))
+		}
+	}
 	lo, err := enc(r.Value)
 	if err != nil {
 		return expression.KeyConditionBuilder{}, false, err
-	}
-	between := func(a, b string) (expression.KeyConditionBuilder, bool, error) {
-		return key.Between(expression.Value(a), expression.Value(b)), true, nil
 	}
 	switch r.Op {
 	case Eq:
@@ -347,7 +388,13 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		if err != nil {
 			return expression.KeyConditionBuilder{}, false, err
 		}
-		p, _ := enc(prev)
+		if below, _ := a.RangeSide(prev); below < 0 {
+			return expression.KeyConditionBuilder{}, false, ErrEmptyRange // < the least value
+		}
+		p, err := enc(prev)
+		if err != nil {
+			return expression.KeyConditionBuilder{}, false, err
+		}
 		return between(prefix, p+"$")
 	case Between:
 		hi, err := enc(r.Upper)

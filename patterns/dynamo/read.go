@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -105,6 +106,9 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 		return page, err
 	}
 	ins, err := t.queryInputs(pattern, r)
+	if errors.Is(err, ErrEmptyRange) {
+		return &Page{Items: []Item{}}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -205,6 +209,9 @@ func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[It
 		var ins []*dynamodb.QueryInput
 		if err == nil {
 			ins, err = t.queryInputs(pattern, &r)
+		}
+		if errors.Is(err, ErrEmptyRange) {
+			return // nothing to read
 		}
 		if err != nil {
 			yield(Item{}, wrap("All", pattern, err))

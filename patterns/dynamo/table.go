@@ -75,6 +75,10 @@ var (
 	ErrMissing        = errors.New("missing value")
 	ErrUnknownAttr    = errors.New("unknown attribute")
 	ErrBadRange       = errors.New("invalid range")
+	// ErrEmptyRange: a range no value of the attribute can fall in (a
+	// bound below its least value, say). Read and All return no items for
+	// it; QueryInput(s) return it, there being no request to make.
+	ErrEmptyRange = errors.New("the range holds no value")
 	// ErrNotUnique: a unique alternate key's value is taken.
 	ErrNotUnique = errors.New("value is not unique")
 	// ErrExists: Create found the item already there.
