@@ -246,6 +246,7 @@ func ScanAll(t testing.TB, c Scanner, table string) map[string]map[string]types.
 			sk, _ := it[patterns.TableSK].(*types.AttributeValueMemberS)
 			if pk == nil || sk == nil {
 				t.Fatalf("an item without a string %s/%s: %v", patterns.TablePK, patterns.TableSK, it)
+				continue
 			}
 			out[pk.Value+"|"+sk.Value] = it
 		}
