@@ -45,6 +45,8 @@ func canonicalModel(m *Model) *Model {
 	}
 	sort.SliceStable(c.Entities, func(i, j int) bool { return c.Entities[i].Name < c.Entities[j].Name })
 	c.Patterns = patternsByName(m)
+	c.Writes = slices.Clone(m.Writes)
+	sort.SliceStable(c.Writes, func(i, j int) bool { return c.Writes[i].Name < c.Writes[j].Name })
 	return c
 }
 

@@ -160,7 +160,7 @@ func TestFileOrderChangesNothing(t *testing.T) {
 	base := string(src)
 	line := "  OrdersByTotal: {query: Order, where: [total]}\n"
 	first := strings.Replace(base, "patterns:\n", "patterns:\n"+line, 1)
-	last := strings.Replace(base, "examples:\n", line+"examples:\n", 1)
+	last := strings.Replace(base, "writes:\n", line+"writes:\n", 1)
 	// Entities in reverse, patterns in reverse.
 	reordered := reverseSections(last)
 	lock := patterns.NewLock(planModel(t, base, nil))
@@ -199,7 +199,7 @@ func reverseSections(s string) string {
 	var entities [][]string
 	for _, l := range lines {
 		switch {
-		case l == "entities:" || l == "patterns:" || l == "examples:":
+		case l == "entities:" || l == "patterns:" || l == "writes:" || l == "examples:":
 			if section == "entities" {
 				slices.Reverse(entities)
 				for _, e := range entities {

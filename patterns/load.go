@@ -247,8 +247,10 @@ func (l *loader) number(n *yaml.Node, path string) float64 {
 }
 
 var (
-	topFields     = []string{"table", "entities", "patterns", "examples"}
-	entityFields  = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom"}
+	topFields     = []string{"table", "entities", "patterns", "writes", "examples"}
+	entityFields  = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom", "version"}
+	writeFields   = []string{"put", "update", "delete", "check", "transact", "batch", "if", "set", "add", "remove", "with", "condition", "rate"}
+	writeOps      = []string{string(WritePut), string(WriteUpdate), string(WriteDelete), string(WriteCheck), string(WriteTransact), string(WriteBatch)}
 	attrFields    = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable", "renamedFrom"}
 	keyFields     = []string{"pk", "sk"}
 	patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
@@ -271,6 +273,13 @@ func (l *loader) model(n *yaml.Node) *Model {
 		case "patterns":
 			for _, pf := range l.fields(f.val, "patterns", nil) {
 				m.Patterns = append(m.Patterns, l.pattern(pf))
+			}
+		case "writes":
+			for _, wf := range l.fields(f.val, "writes", nil) {
+				path := "writes." + wf.key
+				w := l.write(wf.val, path, wf.keyAt)
+				w.Name = l.name(&yaml.Node{Kind: yaml.ScalarNode, Value: wf.key, Line: wf.keyAt.Line, Column: wf.keyAt.Col}, path)
+				m.Writes = append(m.Writes, w)
 			}
 		case "examples":
 			m.Examples = l.examples(f.val)
@@ -297,6 +306,8 @@ func (l *loader) entity(f field) *Entity {
 			e.Within = l.str(g.val, p)
 		case "renamedFrom":
 			e.RenamedFrom = l.name(g.val, p)
+		case "version":
+			e.Version = l.name(g.val, p)
 		case "attributes":
 			for _, af := range l.fields(g.val, p, nil) {
 				e.Attributes = append(e.Attributes, l.attribute(af, p))
@@ -455,6 +466,146 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 	return AttrType(s)
 }
 
+// write reads a write pattern, or a step of a transaction: a mapping
+// with one operation (put, update, delete, check, transact, batch) and
+// its fields.
+func (l *loader) write(n *yaml.Node, path string, at Pos) *Write {
+	w := &Write{Pos: at, FieldPos: map[string]Pos{}}
+	for _, g := range l.fields(n, path, writeFields) {
+		w.FieldPos[g.key] = pos(g.val)
+		fp := join(path, g.key)
+		if slices.Contains(writeOps, g.key) {
+			if w.Op != "" {
+				l.add(g.keyAt, fp, "a write does one thing; %s already says %s", path, w.Op)
+				continue
+			}
+			w.Op = WriteOp(g.key)
+		}
+		switch g.key {
+		case "put", "update", "delete", "check":
+			w.Entity = l.str(g.val, fp)
+		case "transact":
+			v := deref(g.val)
+			if v.Kind != yaml.SequenceNode {
+				l.add(pos(v), fp, "expected a list of steps, found %s", kindName(v))
+				continue
+			}
+			for i, step := range v.Content {
+				w.Steps = append(w.Steps, l.write(step, fmt.Sprintf("%s[%d]", fp, i), pos(step)))
+			}
+		case "batch":
+			for _, bf := range l.fields(g.val, fp, []string{string(WritePut), string(WriteDelete)}) {
+				if w.Batch != "" {
+					l.add(bf.keyAt, fp, "a batch either puts or deletes, not both")
+					continue
+				}
+				w.Batch, w.Entity = WriteOp(bf.key), l.str(bf.val, join(fp, bf.key))
+			}
+		case "if":
+			w.If = l.str(g.val, fp)
+		case "set":
+			w.Set = l.strs(g.val, fp)
+		case "remove":
+			w.Remove = l.strs(g.val, fp)
+		case "with":
+			w.With = l.strs(g.val, fp)
+		case "add":
+			w.Add = l.increments(g.val, fp)
+		case "condition":
+			for _, cf := range l.fields(g.val, fp, nil) {
+				w.Condition = append(w.Condition, l.condition(cf, join(fp, cf.key)))
+			}
+		case "rate":
+			w.Rate = l.number(g.val, fp)
+		}
+	}
+	if w.Op == "" && deref(n).Kind == yaml.MappingNode {
+		l.add(at, path, "missing the operation; expected one of: %s", list(writeOps))
+	}
+	return w
+}
+
+// increments reads add: a list of attributes (each added the caller's
+// parameter of its name), or attribute → $param, -$param or a constant.
+func (l *loader) increments(n *yaml.Node, path string) []*Increment {
+	n = deref(n)
+	if n.Kind == yaml.SequenceNode || n.Kind == yaml.ScalarNode {
+		var out []*Increment
+		for _, a := range l.strs(n, path) {
+			out = append(out, &Increment{Attr: a, Param: a})
+		}
+		return out
+	}
+	var out []*Increment
+	for _, f := range l.fields(n, path, nil) {
+		inc := &Increment{Attr: f.key}
+		v := deref(f.val)
+		s := l.str(v, join(path, f.key))
+		switch {
+		case strings.HasPrefix(s, "-$"):
+			inc.Param, inc.Negate = s[2:], true
+		case strings.HasPrefix(s, "$"):
+			inc.Param = s[1:]
+		default:
+			by, err := strconv.ParseInt(s, 10, 64)
+			if err != nil && s != "" {
+				l.add(pos(v), join(path, f.key), "expected $param, -$param or a whole number, found %q", s)
+			}
+			inc.By = by
+		}
+		if (inc.Param != "" && !validName(inc.Param)) || (inc.Param == "" && strings.Contains(s, "$")) {
+			l.add(pos(v), join(path, f.key), "%q is not a parameter name; expected letters, digits and _", inc.Param)
+		}
+		out = append(out, inc)
+	}
+	return out
+}
+
+// condition reads attr: VALUE (equal to a constant), attr: $param (equal
+// to the caller's parameter), or attr: {OP: operand} with OP one of eq,
+// ne, lt, le, gt, ge (a constant or $param), in (a list of constants),
+// exists or absent (true).
+func (l *loader) condition(f field, path string) *Condition {
+	c := &Condition{Attr: f.key, Op: CondEq, Pos: f.keyAt}
+	operand := func(v *yaml.Node, p string) {
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			l.add(pos(v), p, "expected a constant or $param, found %s", kindName(v))
+			return
+		}
+		if name, ok := strings.CutPrefix(v.Value, "$"); ok {
+			if !validName(name) {
+				l.add(pos(v), p, "%q is not a parameter name; expected letters, digits and _", name)
+			}
+			c.Param = name
+			return
+		}
+		c.Value = v.Value
+	}
+	v := deref(f.val)
+	if v.Kind != yaml.MappingNode {
+		operand(v, path)
+		return c
+	}
+	fs := l.fields(v, path, []string{"eq", "ne", "lt", "le", "gt", "ge", "in", "exists", "absent"})
+	if len(fs) != 1 {
+		l.add(pos(v), path, "expected one comparison, e.g. {ge: $quantity}")
+		return c
+	}
+	g := fs[0]
+	c.Op = CondOp(g.key)
+	switch c.Op {
+	case CondIn:
+		c.Values = l.strs(g.val, join(path, "in"))
+	case CondExists, CondAbsent:
+		if !l.boolean(g.val, join(path, g.key)) {
+			l.add(pos(g.val), join(path, g.key), "write %s: true (a condition that does not test is no condition)", g.key)
+		}
+	default:
+		operand(deref(g.val), join(path, g.key))
+	}
+	return c
+}
+
 func (l *loader) pattern(f field) *Pattern {
 	path := "patterns." + f.key
 	p := &Pattern{Name: l.name(&yaml.Node{Kind: yaml.ScalarNode, Value: f.key, Line: f.keyAt.Line, Column: f.keyAt.Col}, path), Pos: f.keyAt, FieldPos: map[string]Pos{}}
@@ -547,8 +698,40 @@ func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
 
 func (l *loader) examples(n *yaml.Node) *Examples {
 	ex := &Examples{}
-	for _, f := range l.fields(n, "examples", []string{"items", "expect"}) {
+	for _, f := range l.fields(n, "examples", []string{"items", "steps", "expect"}) {
 		switch f.key {
+		case "steps":
+			seq := deref(f.val)
+			if seq.Kind != yaml.SequenceNode {
+				l.add(pos(seq), "examples.steps", "expected a list of {write, params, fails, item}, found %s", kindName(seq))
+				continue
+			}
+			for i, c := range seq.Content {
+				path := fmt.Sprintf("examples.steps[%d]", i)
+				st := &Step{Pos: pos(deref(c)), Params: map[string]any{}}
+				for _, g := range l.fields(c, path, []string{"write", "params", "fails", "item"}) {
+					switch g.key {
+					case "write":
+						st.Write = l.str(g.val, join(path, "write"))
+					case "params":
+						for _, pf := range l.fields(g.val, join(path, "params"), nil) {
+							if v := deref(pf.val); v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+								st.Params[pf.key] = nil // with: the item lacks it
+								continue
+							}
+							st.Params[pf.key] = l.scalar(pf.val, join(join(path, "params"), pf.key))
+						}
+					case "fails":
+						st.Fails = l.str(g.val, join(path, "fails"))
+					case "item":
+						st.Item = l.name(g.val, join(path, "item"))
+					}
+				}
+				if st.Write == "" {
+					l.add(st.Pos, join(path, "write"), "missing; expected the name of a write pattern")
+				}
+				ex.Steps = append(ex.Steps, st)
+			}
 		case "items":
 			for _, itf := range l.fields(f.val, "examples.items", nil) {
 				path := "examples.items." + itf.key

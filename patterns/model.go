@@ -16,6 +16,8 @@ type Model struct {
 	Entities []*Entity `json:"entities"`
 	// Patterns in declaration order.
 	Patterns []*Pattern `json:"patterns"`
+	// Writes are the declared write patterns, in declaration order.
+	Writes []*Write `json:"writes,omitempty"`
 	// Examples holds sample items and expected results, for `keyplan validate`.
 	Examples *Examples `json:"examples,omitempty"`
 
@@ -84,6 +86,10 @@ type Entity struct {
 	// RenamedFrom is the entity's name in the lock: its items and keys
 	// stay (keyplan keeps its old key tag).
 	RenamedFrom string `json:"renamedFrom,omitempty"`
+	// Version names a number attribute every write increments and
+	// conditions on (optimistic locking): a write holds only if the item
+	// still has the version the caller read.
+	Version string `json:"version,omitempty"`
 	// tag, when set, is the key tag the entity keeps from the lock.
 	tag string
 
@@ -223,8 +229,26 @@ type Const struct {
 
 // Examples are sample items and the results patterns must return on them.
 type Examples struct {
-	Items  []*ExampleItem `json:"items,omitempty"`
+	Items []*ExampleItem `json:"items,omitempty"`
+	// Steps are writes made, in order, after the items and before the
+	// expectations are read.
+	Steps  []*Step        `json:"steps,omitempty"`
 	Expect []*Expectation `json:"expect,omitempty"`
+}
+
+// Step is one example write: a write pattern, its parameters, and its
+// expected outcome.
+type Step struct {
+	Write  string         `json:"write"`
+	Params map[string]any `json:"params,omitempty"`
+	// Fails is the condition expected to fail, as keyplan names it (the
+	// start of the text: "inventory ≥ $quantity", "revision"); "" when
+	// the write must succeed.
+	Fails string `json:"fails,omitempty"`
+	// Item names the item a successful single-item write leaves, for the
+	// expectations to name.
+	Item string `json:"item,omitempty"`
+	Pos  Pos    `json:"-"`
 }
 
 // ExampleItem is one named sample item of an entity.

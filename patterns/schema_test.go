@@ -70,6 +70,12 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		"missing id":     strings.Replace(validModel, "    id: [playerId]\n", "", 1),
 		"missing table":  strings.Replace(validModel, "table: Leaderboard\n", "", 1),
 		"digits too big": strings.Replace(validModel, "min: 0, max: 99999", "digits: 19", 1),
+		"write two ops":  validModel + "writes:\n  W: {put: Player, delete: Player}\n",
+		"write bad if":   validModel + "writes:\n  W: {put: Player, if: maybe}\n",
+		"write bad add":  validModel + "writes:\n  W: {update: Player, add: {rating: lots}}\n",
+		"write two cmps": validModel + "writes:\n  W: {update: Player, set: [handle], condition: {rating: {ge: 1, le: 3}}}\n",
+		"check alone":    validModel + "writes:\n  W: {check: Player, condition: {rating: 1}}\n",
+		"step no write":  validModel + "examples:\n  steps:\n    - {params: {playerId: p1}}\n",
 	}
 	for name, model := range bad {
 		if _, err := Parse("model.yaml", []byte(model)); err == nil {

@@ -62,6 +62,7 @@ func (m *Model) validate(file string) error {
 	if len(m.Patterns) == 0 {
 		l.add(m.Pos, "patterns", "expected at least one pattern: the questions the table must answer")
 	}
+	m.validateWrites(l, names)
 	if len(l.errs) == 0 {
 		m.validateKeys(l)
 		m.validateStreams(l, names, pnames)
@@ -431,6 +432,42 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 		for _, name := range slices.Sorted(maps.Keys(it.Values)) {
 			if e.Attr(name) == nil {
 				l.unknown(it.Pos, path, "attribute of "+e.Name, name, attrs)
+			}
+		}
+	}
+	var writes []string
+	for _, w := range m.Writes {
+		writes = append(writes, w.Name)
+	}
+	for i, st := range m.Examples.Steps {
+		path := fmt.Sprintf("examples.steps[%d]", i)
+		w := m.Write(st.Write)
+		if w == nil {
+			if st.Write != "" {
+				l.unknown(st.Pos, path+".write", "write pattern", st.Write, writes)
+			}
+			continue
+		}
+		if w.Op == WriteBatch {
+			l.add(st.Pos, path+".write", "%s is a batch: a step runs one write (list its items under items instead)", w.Name)
+			continue
+		}
+		takes := m.Params(w)
+		for _, name := range slices.Sorted(maps.Keys(st.Params)) {
+			if !slices.Contains(takes, name) {
+				l.unknown(st.Pos, path+".params", "parameter of "+w.Name, name, takes)
+			}
+		}
+		if st.Item != "" {
+			switch {
+			case w.Named() == nil:
+				l.add(st.Pos, path+".item", "%s puts no item: item names the item a put leaves (a transaction's first put)", w.Name)
+			case slices.Contains(items, st.Item):
+				l.add(st.Pos, path+".item", "duplicate item name %q", st.Item)
+			case st.Fails != "":
+				l.add(st.Pos, path+".item", "a step expected to fail leaves no item to name")
+			default:
+				items = append(items, st.Item)
 			}
 		}
 	}

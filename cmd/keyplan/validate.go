@@ -127,19 +127,31 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	} else {
 		rep = dynamo.Validate(ctx, tbl)
 	}
+	if ex := d.Model().Examples; *existing && ex != nil && len(ex.Steps) > 0 {
+		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
+	}
 	for _, err := range rep.LoadErrors {
 		fmt.Fprintf(stdout, "FAIL %v\n", err)
 	}
 	failed := len(rep.LoadErrors)
-	for _, r := range rep.Results {
-		line := r.String()
-		if !r.OK() {
+	show := func(line string, ok bool, at patterns.Pos) {
+		if !ok {
 			failed++
-			line = r.Pos.In(file) + ": " + line
+			line = at.In(file) + ": " + line
 		}
 		fmt.Fprintln(stdout, line)
 	}
-	fmt.Fprintf(stdout, "%s: %d item(s) loaded, %d expectation(s), %d failed (%s)\n", file, rep.Loaded, len(rep.Results), failed, strings.TrimPrefix(*endpoint, "http://"))
+	for _, r := range rep.Steps {
+		show(r.String(), r.OK(), r.Pos)
+	}
+	for _, r := range rep.Results {
+		show(r.String(), r.OK(), r.Pos)
+	}
+	steps := ""
+	if len(rep.Steps) > 0 {
+		steps = fmt.Sprintf("%d write(s), ", len(rep.Steps))
+	}
+	fmt.Fprintf(stdout, "%s: %d item(s) loaded, %s%d expectation(s), %d failed (%s)\n", file, rep.Loaded, steps, len(rep.Results), failed, strings.TrimPrefix(*endpoint, "http://"))
 	if !rep.OK() {
 		return exitFindings
 	}

@@ -13,13 +13,15 @@ import (
 )
 
 // dynalite 4.0.0 has no TransactWriteItems. Transactions emulates it for
-// such engines, over plain conditional writes: each Put and Delete runs in
-// order with its condition, and when one fails the earlier ones are undone
-// from the images read before them, and the caller gets the
-// TransactionCanceledException DynamoDB would send (the failed request's
-// reason ConditionalCheckFailed, the others None). It is all-or-nothing
-// for one writer at a time, not isolated from concurrent writers: for
-// tests and keyplan validate, never for production.
+// such engines, over plain conditional writes: each Put, Update and
+// Delete runs in order with its condition (a ConditionCheck writes its
+// item back as it was, on its condition), and when one fails the earlier
+// ones are undone from the images read before them, and the caller gets
+// the TransactionCanceledException DynamoDB would send: the failed
+// request's reason ConditionalCheckFailed (with the item as it was, when
+// the request asks for it), the others None. It is all-or-nothing for
+// one writer at a time, not isolated from concurrent writers: for tests
+// and keyplan validate, never for production.
 
 // Transactions wraps an engine client (typically *dynamodb.Client) so that
 // TransactWriteItems works on engines without it.
@@ -134,12 +136,32 @@ func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 					ExpressionAttributeValues: d.ExpressionAttributeValues}, opts...)
 				return err
 			}
+		case w.ConditionCheck != nil:
+			c := w.ConditionCheck
+			table, key = aws.ToString(c.TableName), c.Key
 		default:
-			return nil, errors.Join(fmt.Errorf("dynalite: transaction request %d: only Put, Update and Delete are emulated", i), rollback())
+			return nil, errors.Join(fmt.Errorf("dynalite: transaction request %d: only Put, Update, Delete and ConditionCheck are emulated", i), rollback())
 		}
 		before, err := t.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key, ConsistentRead: aws.Bool(true)}, opts...)
 		if err != nil {
 			return nil, errors.Join(err, rollback())
+		}
+		if c := w.ConditionCheck; c != nil {
+			// A check writes nothing: the item is written back as it was
+			// (or deleted, when absent) on the condition.
+			write = func() error {
+				var err error
+				if before.Item == nil {
+					_, err = t.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: c.TableName, Key: c.Key,
+						ConditionExpression: c.ConditionExpression, ExpressionAttributeNames: c.ExpressionAttributeNames,
+						ExpressionAttributeValues: c.ExpressionAttributeValues}, opts...)
+				} else {
+					_, err = t.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: c.TableName, Item: before.Item,
+						ConditionExpression: c.ConditionExpression, ExpressionAttributeNames: c.ExpressionAttributeNames,
+						ExpressionAttributeValues: c.ExpressionAttributeValues}, opts...)
+				}
+				return err
+			}
 		}
 		if err := write(); err != nil {
 			rerr := rollback()
@@ -152,6 +174,9 @@ func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 				reasons[j].Code = aws.String("None")
 			}
 			reasons[i].Code = aws.String("ConditionalCheckFailed")
+			if allOld(w) {
+				reasons[i].Item = before.Item
+			}
 			return nil, errors.Join(&types.TransactionCanceledException{
 				Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons"),
 				CancellationReasons: reasons,
@@ -160,4 +185,21 @@ func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.Tran
 		done = append(done, undo{table: table, key: key, prior: before.Item})
 	}
 	return &dynamodb.TransactWriteItemsOutput{}, nil
+}
+
+// allOld reports whether a transaction request asks for the item as it
+// was when its condition fails.
+func allOld(w types.TransactWriteItem) bool {
+	var r types.ReturnValuesOnConditionCheckFailure
+	switch {
+	case w.Put != nil:
+		r = w.Put.ReturnValuesOnConditionCheckFailure
+	case w.Update != nil:
+		r = w.Update.ReturnValuesOnConditionCheckFailure
+	case w.Delete != nil:
+		r = w.Delete.ReturnValuesOnConditionCheckFailure
+	case w.ConditionCheck != nil:
+		r = w.ConditionCheck.ReturnValuesOnConditionCheckFailure
+	}
+	return r == types.ReturnValuesOnConditionCheckFailureAllOld
 }

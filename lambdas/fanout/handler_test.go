@@ -54,11 +54,11 @@ func setup(t *testing.T, client dynamo.Client) (*dynamo.Table, string) {
 		}
 	}
 	for i := range 30 { // more than one page of CustomerOrders (limit 25): the handler reads page by page
-		if err := tbl.Put(ctx, "Order", order(fmt.Sprintf("A%02d", i), "c1", "Ada")); err != nil {
+		if err := tbl.Create(ctx, "Order", order(fmt.Sprintf("A%02d", i), "c1", "Ada")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tbl.Put(ctx, "Order", order("C3", "c2", "Grace")); err != nil {
+	if err := tbl.Create(ctx, "Order", order("C3", "c2", "Grace")); err != nil {
 		t.Fatal(err)
 	}
 	return tbl, name

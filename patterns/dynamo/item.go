@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -269,6 +270,10 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 	e := p.e
 	if err := e.CheckIDTimes(v); err != nil {
 		return nil, err
+	}
+	if e.Version != "" && v[e.Version] == nil { // a new item is at version 1
+		v = maps.Clone(v)
+		v[e.Version] = 1
 	}
 	item := make(map[string]types.AttributeValue, len(e.Attributes)+2*len(p.keys))
 	var encBuf [16]string

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -18,8 +19,10 @@ type Client interface {
 	GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
 	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 }
 
 // Values are an entity's attribute values by name: string, integer,
@@ -43,13 +46,16 @@ type Table struct {
 
 	// rollout is set during a migration (NewRollout).
 	rollout *rollout
+	// batchBackoff is WriteBatch's first wait before a retry.
+	batchBackoff time.Duration
 }
 
 // New returns the runtime for a design's table named name (the physical
 // name, e.g. from TableNameEnv). client may be nil for the pure builders.
 func New(d *patterns.Design, client Client, name string) *Table {
 	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{},
-		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{}}
+		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{},
+		batchBackoff: batchBackoff}
 	for _, ek := range d.Entities {
 		t.plans[ek.Name] = compile(d, ek)
 	}

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -49,19 +50,64 @@ func sorted(s []string) []string {
 	return c
 }
 
+// StepResult is one example write's outcome.
+type StepResult struct {
+	Write  string
+	Params Params
+	// Fails is the condition expected to fail ("": none); Err is what the
+	// write returned.
+	Fails string
+	Err   error
+	Pos   patterns.Pos
+}
+
+// OK reports whether the write ended as expected: done, or refused by
+// the condition named.
+func (r *StepResult) OK() bool {
+	if r.Fails == "" {
+		return r.Err == nil
+	}
+	var ce *ConditionError
+	return errors.As(r.Err, &ce) && strings.HasPrefix(ce.Condition, r.Fails)
+}
+
+// String renders a step's outcome as one line.
+func (r *StepResult) String() string {
+	head := fmt.Sprintf("write %s(%s)", r.Write, paramText(r.Params))
+	switch {
+	case r.OK() && r.Fails == "":
+		return "ok   " + head
+	case r.OK():
+		return fmt.Sprintf("ok   %s: refused as expected (%v)", head, r.Err)
+	case r.Fails == "":
+		return fmt.Sprintf("FAIL %s: %v", head, r.Err)
+	case r.Err == nil:
+		return fmt.Sprintf("FAIL %s: succeeded; expected the condition %q to fail", head, r.Fails)
+	}
+	return fmt.Sprintf("FAIL %s: expected the condition %q to fail, got: %v", head, r.Fails, r.Err)
+}
+
 // Report is what Validate found.
 type Report struct {
 	// Loaded counts the example items written.
 	Loaded int
 	// LoadErrors name the example items the design could not hold.
 	LoadErrors []error
-	Results    []*Result
+	// Steps are the example writes' outcomes, in order.
+	Steps   []*StepResult
+	Results []*Result
 }
 
-// OK reports whether every item loaded and every expectation held.
+// OK reports whether every item loaded, every step ended as expected and
+// every expectation held.
 func (r *Report) OK() bool {
 	if len(r.LoadErrors) > 0 {
 		return false
+	}
+	for _, x := range r.Steps {
+		if !x.OK() {
+			return false
+		}
 	}
 	for _, x := range r.Results {
 		if !x.OK() {
@@ -121,6 +167,19 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 		key, _ := t.key(it.Entity, Values(it.Values))
 		names[it.Entity+"\x00"+keyText(t.d, key)] = it.Name
 	}
+	for _, st := range ex.Steps {
+		if !load {
+			break // a table that holds data is only read
+		}
+		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: st.Fails, Pos: st.Pos}
+		r.Err = run.Write(ctx, st.Write, Params(st.Params))
+		if r.Err == nil && st.Item != "" {
+			w := t.m.Write(st.Write).Named()
+			key, _ := t.key(w.Entity, Values(st.Params))
+			names[w.Entity+"\x00"+keyText(t.d, key)] = st.Item
+		}
+		rep.Steps = append(rep.Steps, r)
+	}
 	for _, x := range ex.Expect {
 		p := t.m.Pattern(x.Pattern)
 		r := &Result{Pattern: x.Pattern, Params: Params(x.Params), Expected: x.Items, Ordered: len(p.Sort) > 0,
@@ -159,15 +218,11 @@ func keyText(d *patterns.Design, key map[string]types.AttributeValue) string {
 
 // String renders a result as one line.
 func (r *Result) String() string {
-	params := make([]string, 0, len(r.Params))
-	for _, k := range sortedNames(r.Params) {
-		params = append(params, fmt.Sprintf("%s=%v", k, r.Params[k]))
-	}
 	order := "as a set"
 	if r.Ordered {
 		order = "in order"
 	}
-	head := fmt.Sprintf("%s(%s)", r.Pattern, strings.Join(params, ", "))
+	head := fmt.Sprintf("%s(%s)", r.Pattern, paramText(r.Params))
 	switch {
 	case r.Err != nil:
 		return fmt.Sprintf("FAIL %s: %v", head, r.Err)
@@ -177,6 +232,15 @@ func (r *Result) String() string {
 		return fmt.Sprintf("FAIL %s: expected %s %s, got %s", head, list(r.Expected), order, list(r.Actual))
 	}
 	return fmt.Sprintf("ok   %s: %s %s, %d request(s), %.1f RCU", head, list(r.Actual), order, r.Requests, r.Capacity)
+}
+
+// paramText renders parameters as name=value, by name.
+func paramText(p Params) string {
+	params := make([]string, 0, len(p))
+	for _, k := range sortedNames(p) {
+		params = append(params, fmt.Sprintf("%s=%v", k, p[k]))
+	}
+	return strings.Join(params, ", ")
 }
 
 func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }

@@ -2,14 +2,9 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -93,197 +88,75 @@ func (t *Table) tag(entity string) string {
 	return patterns.Tag(entity)
 }
 
-// putGuard is the transaction step that takes a guard for an item, and
-// the error its failed condition means.
-func (t *Table) putGuard(g guard, item map[string]types.AttributeValue, entity string) (types.TransactWriteItem, error, error) {
-	absent, err := cond(expression.AttributeNotExists(expression.Name(t.d.PK)))
-	return types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(t.name), Item: g.item(item, t.d.PK, t.d.SK),
-		ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
-	}}, fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(entity))), err
-}
-
-// deleteGuard is the transaction step that drops an item's guard, on
-// condition that the guard is the item's (owned), and what its failure means.
-func (t *Table) deleteGuard(g guard, owned expression.Expression, entity string) (types.TransactWriteItem, error) {
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(t.name), Key: g.key,
-		ConditionExpression: owned.Condition(), ExpressionAttributeNames: owned.Names(), ExpressionAttributeValues: owned.Values(),
-	}}, fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(entity)))
-}
-
-// cond builds a condition expression into the fields of a request.
-func cond(c expression.ConditionBuilder) (expression.Expression, error) {
-	return expression.NewBuilder().WithCondition(c).Build()
-}
-
-// Put writes an item unconditionally (create or replace). An entity with
-// unique alternate keys must use Create, Replace and Delete, which keep the
-// guards in step.
+// Put writes an item whatever is there (create or overwrite). An entity
+// with unique alternate keys, a version or attributes a stream handler
+// maintains must use Create, Replace, Update and Delete, which keep them.
 func (t *Table) Put(ctx context.Context, entity string, v Values) error {
-	if len(t.unique[entity]) > 0 {
-		return wrap("Put", entity, fmt.Errorf("%s has unique alternate keys (%s): use Create, Replace or Delete", entity, t.unique[entity][0].Name))
-	}
-	item, err := t.item(entity, v)
+	ws, err := t.putWrite(entity, v, "", nil, nil, 0)
 	if err != nil {
 		return wrap("Put", entity, err)
 	}
-	_, err = t.client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(t.name), Item: item})
-	return wrap("Put", entity, err)
+	return t.execute(ctx, "Put", entity, ws)
 }
 
-// Create writes a new item; ErrExists if its key is taken, ErrNotUnique
-// if a unique alternate key's value is.
+// Create writes a new item (with version 1, for an entity with one) and
+// its guards; ErrExists if its key is taken, ErrNotUnique if a unique
+// alternate key's value is (both within a *ConditionError).
 func (t *Table) Create(ctx context.Context, entity string, v Values) error {
-	return wrap("Create", entity, t.create(ctx, entity, v))
+	ws, err := t.putWrite(entity, v, patterns.IfAbsent, nil, nil, 0)
+	if err != nil {
+		return wrap("Create", entity, err)
+	}
+	return t.execute(ctx, "Create", entity, ws)
 }
 
-func (t *Table) create(ctx context.Context, entity string, v Values) error {
-	e, _, err := t.entity(entity)
-	if err != nil {
-		return err
-	}
-	item, err := t.item(entity, v)
-	if err != nil {
-		return err
-	}
-	guards, err := t.guards(e, v)
-	if err != nil {
-		return err
-	}
-	absent, err := cond(expression.AttributeNotExists(expression.Name(t.d.PK)))
-	if err != nil {
-		return err
-	}
-	if len(guards) == 0 {
-		_, err := t.client.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: aws.String(t.name), Item: item,
-			ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
-		})
-		var ccf *types.ConditionalCheckFailedException
-		if errors.As(err, &ccf) {
-			return ErrExists
-		}
-		return err
-	}
-	tx := []types.TransactWriteItem{{Put: &types.Put{
-		TableName: aws.String(t.name), Item: item,
-		ConditionExpression: absent.Condition(), ExpressionAttributeNames: absent.Names(),
-	}}}
-	reasons := []error{ErrExists}
-	for _, g := range guards {
-		step, reason, err := t.putGuard(g, item, entity)
-		if err != nil {
-			return err
-		}
-		tx, reasons = append(tx, step), append(reasons, reason)
-	}
-	return t.transact(ctx, tx, reasons)
-}
-
-// transact runs a transaction and maps a cancelled one to the reason of
-// the first request whose condition failed.
-func (t *Table) transact(ctx context.Context, tx []types.TransactWriteItem, reasons []error) error {
-	_, err := t.client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx})
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
-		for i, r := range tce.CancellationReasons {
-			if aws.ToString(r.Code) == "ConditionalCheckFailed" && i < len(reasons) {
-				return reasons[i]
-			}
-		}
-	}
-	return err
-}
-
-// Replace overwrites an existing item with new values of the same id.
-// old must be the item as stored (its unique alternate keys at least): the
-// write fails with ErrChanged if it is not, and moves each changed unique
-// value's guard in the same transaction (ErrNotUnique if the new value is
-// taken). A changed sparse-index attribute moves the item in or out of the
-// index, as Item decides.
+// Replace rewrites an existing item from old (as read) to new, with one
+// UpdateItem, or one transaction when a unique value's guard moves: every
+// attribute that differs is set or removed, every key it reads rebuilt;
+// attributes stream handlers maintain are left as they are. It holds only
+// if the item is still as old says (each attribute old gives, and the
+// absence of those it lacks; for an entity with a version, the version):
+// ErrChanged otherwise. An id or immutable attribute cannot change.
 func (t *Table) Replace(ctx context.Context, entity string, old, new Values) error {
-	return wrap("Replace", entity, t.replace(ctx, entity, old, new))
-}
-
-func (t *Table) replace(ctx context.Context, entity string, old, new Values) error {
 	e, _, err := t.entity(entity)
 	if err != nil {
-		return err
-	}
-	oldKey, err := t.key(entity, old)
-	if err != nil {
-		return err
-	}
-	item, err := t.item(entity, new)
-	if err != nil {
-		return err
+		return wrap("Replace", entity, err)
 	}
 	if err := immutableKept(e, old, new); err != nil {
-		return err
+		return wrap("Replace", entity, err)
 	}
-	for _, k := range []string{t.d.PK, t.d.SK} {
-		if item[k].(*types.AttributeValueMemberS).Value != oldKey[k].(*types.AttributeValueMemberS).Value {
-			return fmt.Errorf("the id changed: delete the old item and create the new one")
-		}
-	}
-	oldGuards, err := t.guards(e, old)
-	if err != nil {
-		return err
-	}
-	newGuards, err := t.guards(e, new)
-	if err != nil {
-		return err
-	}
-	// The stored item must still hold the old unique values.
-	c := expression.AttributeExists(expression.Name(t.d.PK))
-	for _, p := range t.unique[entity] {
-		for _, a := range p.Where {
-			if x, ok := old[a]; ok && x != nil {
-				av, err := stored(e.Attr(a), x)
-				if err != nil {
-					return err
-				}
-				c = c.And(expression.Name(a).Equal(expression.Value(av)))
-			} else {
-				c = c.And(expression.AttributeNotExists(expression.Name(a)))
-			}
-		}
-	}
-	match, err := cond(c)
-	if err != nil {
-		return err
-	}
-	tx := []types.TransactWriteItem{{Put: &types.Put{
-		TableName: aws.String(t.name), Item: item,
-		ConditionExpression: match.Condition(), ExpressionAttributeNames: match.Names(), ExpressionAttributeValues: match.Values(),
-	}}}
-	reasons := []error{ErrChanged}
-	same := func(a, b guard) bool {
-		return a.key[t.d.PK].(*types.AttributeValueMemberS).Value == b.key[t.d.PK].(*types.AttributeValueMemberS).Value
-	}
-	owned, err := t.ownedBy(oldKey)
-	if err != nil {
-		return err
-	}
-	for _, g := range oldGuards {
-		if slices.ContainsFunc(newGuards, func(n guard) bool { return same(g, n) }) {
+	ch := Changes{Set: Values{}, With: Values{}, Version: old[e.Version]}
+	for _, a := range e.Attributes {
+		if e.Fixed(a.Name) || e.Maintained(a.Name) || a.Name == e.Version {
 			continue
 		}
-		step, reason := t.deleteGuard(g, owned, entity)
-		tx, reasons = append(tx, step), append(reasons, reason)
-	}
-	for _, g := range newGuards {
-		if slices.ContainsFunc(oldGuards, func(o guard) bool { return same(g, o) }) {
-			continue
+		o, n := old[a.Name], new[a.Name]
+		ch.With[a.Name] = o
+		switch {
+		case n == nil && o != nil:
+			ch.Remove = append(ch.Remove, a.Name)
+		case n != nil && !sameStored(a, o, n):
+			ch.Set[a.Name] = n
 		}
-		step, reason, err := t.putGuard(g, item, entity)
-		if err != nil {
-			return err
-		}
-		tx, reasons = append(tx, step), append(reasons, reason)
 	}
-	return t.transact(ctx, tx, reasons)
+	if len(ch.Set)+len(ch.Remove) == 0 {
+		return nil // nothing to change
+	}
+	w, extra, err := t.updateWrite(entity, old, ch, 0)
+	if err != nil {
+		return wrap("Replace", entity, err)
+	}
+	return t.execute(ctx, "Replace", entity, append([]*itemWrite{w}, extra...))
+}
+
+// sameStored reports whether two values of an attribute are stored alike.
+func sameStored(a *patterns.Attribute, x, y any) bool {
+	if x == nil || y == nil {
+		return x == nil && y == nil
+	}
+	p, err1 := stored(a, x)
+	q, err2 := stored(a, y)
+	return err1 == nil && err2 == nil && SameValue(p, q)
 }
 
 // immutableKept refuses a change to an attribute that never changes once
@@ -306,53 +179,18 @@ func immutableKept(e *patterns.Entity, old, new Values) error {
 	return nil
 }
 
-// ownedBy is the condition that a guard names the item with key.
-func (t *Table) ownedBy(key map[string]types.AttributeValue) (expression.Expression, error) {
-	return cond(expression.Name(OwnerPK).Equal(expression.Value(key[t.d.PK])).
-		And(expression.Name(OwnerSK).Equal(expression.Value(key[t.d.SK]))))
-}
-
-// Delete removes an item and its guards; v needs the id and the unique
-// alternate keys' attributes. ErrChanged if the item is gone or its
-// guards are not its own.
+// Delete removes an item and the guards of its unique values: v needs the
+// id, the version read (an entity with one), and the unique attributes
+// the item holds (one it lacks must be absent from v too, so no guard is
+// left behind). One DeleteItem when there is no guard, a transaction
+// otherwise; ErrChanged (in a *ConditionError) if the item is gone or not
+// as v says.
 func (t *Table) Delete(ctx context.Context, entity string, v Values) error {
-	return wrap("Delete", entity, t.delete(ctx, entity, v))
-}
-
-func (t *Table) delete(ctx context.Context, entity string, v Values) error {
-	e, _, err := t.entity(entity)
+	ws, err := t.deleteWrite(entity, v, nil, nil, 0)
 	if err != nil {
-		return err
+		return wrap("Delete", entity, err)
 	}
-	key, err := t.key(entity, v)
-	if err != nil {
-		return err
-	}
-	guards, err := t.guards(e, v)
-	if err != nil {
-		return err
-	}
-	present, err := cond(expression.AttributeExists(expression.Name(t.d.PK)))
-	if err != nil {
-		return err
-	}
-	tx := []types.TransactWriteItem{{Delete: &types.Delete{
-		TableName: aws.String(t.name), Key: key,
-		ConditionExpression: present.Condition(), ExpressionAttributeNames: present.Names(),
-	}}}
-	reasons := []error{ErrChanged}
-	owned, err := t.ownedBy(key)
-	if err != nil {
-		return err
-	}
-	for _, g := range guards {
-		step, reason := t.deleteGuard(g, owned, entity)
-		tx, reasons = append(tx, step), append(reasons, reason)
-	}
-	if len(t.unique[entity]) > 0 && len(guards) < len(t.unique[entity]) {
-		return fmt.Errorf("%w: give the values of the unique alternate keys too, so their guards go with the item", ErrMissing)
-	}
-	return t.transact(ctx, tx, reasons)
+	return t.execute(ctx, "Delete", entity, ws)
 }
 
 // Items are the items a Create of the entity writes: the item, then the

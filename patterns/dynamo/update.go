@@ -1,0 +1,483 @@
+package dynamo
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// updateWrite plans an update: the item's write, and the writes of the
+// guard items of unique values it moves.
+func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*itemWrite, []*itemWrite, error) {
+	e, _, err := t.entity(entity)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := t.plans[entity]
+	k, err := t.key(entity, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := &itemWrite{kind: patterns.WriteUpdate, entity: entity, step: step, key: k, clauses: []clause{t.exists(ErrChanged)}}
+	changed := map[string]bool{}
+	change := func(name string) (*patterns.Attribute, error) {
+		a := e.Attr(name)
+		switch {
+		case a == nil:
+			return nil, fmt.Errorf("%w %q of %s", ErrUnknownAttr, name, entity)
+		case changed[name]:
+			return nil, fmt.Errorf("%s.%s is changed twice", entity, name)
+		case e.Fixed(name):
+			return nil, fmt.Errorf("%w: %s.%s never changes once written", ErrImmutable, entity, name)
+		case e.Maintained(name):
+			return nil, fmt.Errorf("%w: %s.%s", ErrMaintained, entity, name)
+		case name == e.Version:
+			return nil, fmt.Errorf("%s.%s is the version: every write increments it", entity, name)
+		}
+		changed[name] = true
+		return a, nil
+	}
+	var upd expression.UpdateBuilder
+	for _, name := range sortedNames(ch.Set) {
+		a, err := change(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ch.Set[name] == nil {
+			return nil, nil, fmt.Errorf("%s.%s set to nothing: remove it instead", entity, name)
+		}
+		av, err := stored(a, ch.Set[name])
+		if err != nil {
+			return nil, nil, err
+		}
+		upd = upd.Set(expression.Name(name), expression.Value(av))
+		w.updates = true
+	}
+	for _, name := range sortedNames(ch.Add) {
+		a, err := change(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if a.Type != patterns.TypeNumber {
+			return nil, nil, fmt.Errorf("add to %s.%s, a %s: add applies to numbers", entity, name, a.Type)
+		}
+		n, err := number(a, ch.Add[name], true) // a delta: not in the attribute's range
+		if err != nil {
+			return nil, nil, err
+		}
+		upd = upd.Add(expression.Name(name), expression.Value(&types.AttributeValueMemberN{Value: n}))
+		w.updates = true
+	}
+	removed := map[string]bool{}
+	for _, name := range ch.Remove {
+		a, err := change(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !a.Optional {
+			return nil, nil, fmt.Errorf("%w: %s.%s is required; it cannot be removed", ErrMissing, entity, name)
+		}
+		upd = upd.Remove(expression.Name(name))
+		removed[name] = true
+		w.updates = true
+	}
+	if !w.updates {
+		return nil, nil, fmt.Errorf("an update of %s that changes nothing: give Set, Add or Remove", entity)
+	}
+	// What the item holds after the update, as far as the write knows.
+	after := Values{}
+	for name, v := range ch.With {
+		if !changed[name] {
+			after[name] = v
+		}
+	}
+	for _, id := range e.ID {
+		after[id] = key[id]
+	}
+	for name, v := range ch.Set {
+		after[name] = v
+	}
+	// Every key an attribute it changes reads is rebuilt, or removed when
+	// the item no longer holds it (sparse).
+	n := len(e.Attributes)
+	enc, present := make([]string, n), make([]bool, n)
+	for _, kp := range p.keys {
+		if kp.table {
+			continue
+		}
+		reads := slices.Clone(kp.needs)
+		for _, wc := range kp.when {
+			reads = append(reads, wc.attr)
+		}
+		if !slices.ContainsFunc(reads, func(i int) bool { return changed[e.Attributes[i].Name] }) {
+			continue
+		}
+		var added, missing []string
+		for _, i := range reads {
+			name := e.Attributes[i].Name
+			present[i], enc[i] = false, ""
+			v, known := after[name]
+			switch {
+			case removed[name]:
+			case ch.Add[name] != nil:
+				added = append(added, name)
+			case !known && !hasKey(ch.With, name):
+				missing = append(missing, name)
+			case v != nil:
+				s, err := e.Attributes[i].EncodeKey(v)
+				if err != nil {
+					return nil, nil, err
+				}
+				enc[i], present[i] = s, true
+			}
+		}
+		pk := t.indexOf(kp)
+		switch {
+		case len(added) > 0:
+			return nil, nil, fmt.Errorf("%w: add to %s, which %s's key reads: its new value is unknown to the write; set it instead", ErrKeyChange, strings.Join(added, ", "), pk)
+		case len(missing) > 0:
+			return nil, nil, fmt.Errorf("%w: the update changes %s, which %s's key also builds from %s: pass %s in With (as the item holds it)",
+				ErrKeyChange, changedIn(reads, e, changed), pk, strings.Join(missing, ", "), strings.Join(missing, ", "))
+		}
+		if p.holds(kp, present, enc) {
+			pkv, err := p.build(kp.pk, enc, after)
+			if err != nil {
+				return nil, nil, err
+			}
+			skv, err := p.build(kp.sk, enc, after)
+			if err != nil {
+				return nil, nil, err
+			}
+			upd = upd.Set(expression.Name(kp.pkName), expression.Value(pkv)).Set(expression.Name(kp.skName), expression.Value(skv))
+		} else {
+			upd = upd.Remove(expression.Name(kp.pkName)).Remove(expression.Name(kp.skName))
+		}
+	}
+	// The item must still hold what With says.
+	for _, name := range sortedNames(ch.With) {
+		a := e.Attr(name)
+		if a == nil {
+			return nil, nil, fmt.Errorf("%w %q of %s (With)", ErrUnknownAttr, name, entity)
+		}
+		var av types.AttributeValue
+		if ch.With[name] != nil {
+			if av, err = stored(a, ch.With[name]); err != nil {
+				return nil, nil, err
+			}
+		}
+		w.clauses = append(w.clauses, is(name, av, ErrChanged))
+	}
+	if e.Version != "" {
+		vc, err := t.versionClause(e, ch.Version)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.clauses = append(w.clauses, vc)
+		upd = upd.Add(expression.Name(e.Version), expression.Value(&types.AttributeValueMemberN{Value: "1"}))
+	}
+	for _, c := range ch.If {
+		cl, err := t.condition(e, c, ch.Params)
+		if err != nil {
+			return nil, nil, err
+		}
+		w.clauses = append(w.clauses, cl)
+	}
+	w.update = upd
+	// Unique values it changes move their guards.
+	var extra []*itemWrite
+	for _, u := range t.unique[entity] {
+		if !slices.ContainsFunc(u.Where, func(a string) bool { return changed[a] }) {
+			continue
+		}
+		before := Values{}
+		for _, a := range u.Where {
+			v, ok := ch.With[a]
+			if !changed[a] {
+				v, ok = after[a]
+			}
+			if !ok && !hasKey(ch.With, a) {
+				return nil, nil, fmt.Errorf("%w: the update changes %s, which %s keeps unique: pass its current value in With (its guard moves)", ErrKeyChange, a, u.Name)
+			}
+			before[a] = v
+		}
+		moves, err := t.guardMove(e, u, before, after, k, step)
+		if err != nil {
+			return nil, nil, err
+		}
+		extra = append(extra, moves...)
+	}
+	return w, extra, nil
+}
+
+func hasKey(v Values, name string) bool {
+	_, ok := v[name]
+	return ok
+}
+
+// changedIn lists the changed attributes among a key's.
+func changedIn(reads []int, e *patterns.Entity, changed map[string]bool) string {
+	var out []string
+	for _, i := range reads {
+		if n := e.Attributes[i].Name; changed[n] && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// indexOf names a compiled key's index.
+func (t *Table) indexOf(kp keyPlan) string {
+	for _, ix := range t.d.Indexes {
+		if ix.PK == kp.pkName {
+			return ix.Name
+		}
+	}
+	return patterns.Table
+}
+
+// versionClause is the condition that the item is at the version read.
+func (t *Table) versionClause(e *patterns.Entity, read any) (clause, error) {
+	if read == nil {
+		return clause{}, fmt.Errorf("%w: %s has a version (%s): pass the version read", ErrMissing, e.Name, e.Version)
+	}
+	av, err := stored(e.Attr(e.Version), read)
+	if err != nil {
+		return clause{}, err
+	}
+	c := is(e.Version, av, ErrChanged)
+	c.text = e.Version + " is still " + text(av) + " (the version read)"
+	return c, nil
+}
+
+// guardFor is a unique pattern's guard for values; false when the values
+// lack one of its attributes (the item has no guard then).
+func (t *Table) guardFor(e *patterns.Entity, u *patterns.Pattern, v Values) (guard, bool, error) {
+	var b strings.Builder
+	b.WriteString(guardTag + string(patterns.Sep) + t.tag(e.Name))
+	for _, a := range u.Where {
+		x, ok := v[a]
+		if !ok || x == nil {
+			return guard{}, false, nil
+		}
+		enc, err := e.Attr(a).EncodeKey(x)
+		if err != nil {
+			return guard{}, false, err
+		}
+		b.WriteString(string(patterns.Sep) + strings.ToUpper(a) + string(patterns.Sep) + enc)
+	}
+	return guard{u.Name, map[string]types.AttributeValue{
+		t.d.PK: &types.AttributeValueMemberS{Value: b.String()},
+		t.d.SK: &types.AttributeValueMemberS{Value: guardTag},
+	}}, true, nil
+}
+
+// guardMove is the writes that move a unique pattern's guard from the
+// values before to those after, for the item with key owner.
+func (t *Table) guardMove(e *patterns.Entity, u *patterns.Pattern, before, after Values, owner map[string]types.AttributeValue, step int) ([]*itemWrite, error) {
+	old, hadOld, err := t.guardFor(e, u, before)
+	if err != nil {
+		return nil, err
+	}
+	now, hasNew, err := t.guardFor(e, u, after)
+	if err != nil {
+		return nil, err
+	}
+	if hadOld && hasNew && SameValue(old.key[t.d.PK], now.key[t.d.PK]) {
+		return nil, nil
+	}
+	var out []*itemWrite
+	if hadOld {
+		out = append(out, t.guardDelete(e, old, owner, step))
+	}
+	if hasNew {
+		out = append(out, t.guardPut(e, now, owner, step))
+	}
+	return out, nil
+}
+
+// guardPut takes a guard for the item with key owner.
+func (t *Table) guardPut(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
+	c := t.absent(fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(e.Name))))
+	c.text = fmt.Sprintf("%s %s is free", g.pattern, g.value(t.tag(e.Name)))
+	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}}
+}
+
+// guardDelete drops a guard, on condition it is the item's.
+func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
+	err := fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(e.Name)))
+	return &itemWrite{kind: patterns.WriteDelete, entity: e.Name, step: step, key: g.key,
+		clauses: []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}}
+}
+
+// putWrite plans a put of a whole item: if IfAbsent a create (its guards
+// taken), if IfPresent a replacement that keeps what stream handlers
+// maintain (an update of every other attribute), if "" either.
+func (t *Table) putWrite(entity string, v Values, mode string, conds []*patterns.Condition, params Params, step int) ([]*itemWrite, error) {
+	e, _, err := t.entity(entity)
+	if err != nil {
+		return nil, err
+	}
+	// A stream handler keeps a counter or copy once the item exists; its
+	// first value is the creator's.
+	for name := range v {
+		if e.Maintained(name) && mode != patterns.IfAbsent {
+			return nil, fmt.Errorf("%w: %s.%s (only a create gives it its first value)", ErrMaintained, entity, name)
+		}
+	}
+	declared := func(w *itemWrite) error {
+		for _, c := range conds {
+			cl, err := t.condition(e, c, params)
+			if err != nil {
+				return err
+			}
+			w.clauses = append(w.clauses, cl)
+		}
+		return nil
+	}
+	switch mode {
+	case patterns.IfPresent:
+		if len(t.unique[entity]) > 0 {
+			return nil, fmt.Errorf("%s has unique alternate keys (%s): replace it with Replace, or an update passing the unique values it changes", entity, t.unique[entity][0].Name)
+		}
+		ch := Changes{Set: Values{}, Version: v[e.Version], If: conds, Params: params, With: Values{}}
+		for _, a := range e.Attributes {
+			x, has := v[a.Name]
+			switch {
+			case e.IsID(a.Name) || e.Maintained(a.Name) || a.Name == e.Version:
+			case a.Immutable:
+				ch.With[a.Name] = x
+			case has && x != nil:
+				ch.Set[a.Name] = x
+			case a.Optional:
+				ch.Remove = append(ch.Remove, a.Name)
+			default:
+				return nil, fmt.Errorf("%w: %s.%s is required", ErrMissing, entity, a.Name)
+			}
+		}
+		w, extra, err := t.updateWrite(entity, v, ch, step)
+		if err != nil {
+			return nil, err
+		}
+		return append([]*itemWrite{w}, extra...), nil
+	case patterns.IfAbsent:
+		if e.Version != "" { // a new item is at version 1
+			v = maps.Clone(v)
+			v[e.Version] = 1
+		}
+		item, err := t.item(entity, v)
+		if err != nil {
+			return nil, err
+		}
+		w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item, clauses: []clause{t.absent(ErrExists)}}
+		if err := declared(w); err != nil {
+			return nil, err
+		}
+		out := []*itemWrite{w}
+		key := map[string]types.AttributeValue{t.d.PK: item[t.d.PK], t.d.SK: item[t.d.SK]}
+		for _, u := range t.unique[entity] {
+			g, ok, err := t.guardFor(e, u, v)
+			if err != nil {
+				return nil, err
+			}
+			if ok && !slices.ContainsFunc(out[1:], func(x *itemWrite) bool { return SameValue(x.item[t.d.PK], g.key[t.d.PK]) }) {
+				out = append(out, t.guardPut(e, g, key, step))
+			}
+		}
+		return out, nil
+	}
+	if len(t.unique[entity]) > 0 || e.Version != "" || len(e.Counters)+len(e.Copies) > 0 {
+		return nil, fmt.Errorf("%s keeps guards, a version or stream-maintained attributes, which a blind put would lose: create it (Create) or replace it (Replace, Update)", entity)
+	}
+	item, err := t.item(entity, v)
+	if err != nil {
+		return nil, err
+	}
+	w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item}
+	return []*itemWrite{w}, declared(w)
+}
+
+// deleteWrite plans a delete: the item (on condition it exists, is at the
+// version read, and holds the unique values given) and its guards. A
+// unique attribute the values lack must be absent from the item, so no
+// guard is left behind.
+func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition, params Params, step int) ([]*itemWrite, error) {
+	e, _, err := t.entity(entity)
+	if err != nil {
+		return nil, err
+	}
+	k, err := t.key(entity, v)
+	if err != nil {
+		return nil, err
+	}
+	w := &itemWrite{kind: patterns.WriteDelete, entity: entity, step: step, key: k, clauses: []clause{t.exists(ErrChanged)}}
+	if e.Version != "" {
+		vc, err := t.versionClause(e, v[e.Version])
+		if err != nil {
+			return nil, err
+		}
+		w.clauses = append(w.clauses, vc)
+	}
+	for _, c := range conds {
+		cl, err := t.condition(e, c, params)
+		if err != nil {
+			return nil, err
+		}
+		w.clauses = append(w.clauses, cl)
+	}
+	out := []*itemWrite{w}
+	tested := map[string]bool{}
+	for _, u := range t.unique[entity] {
+		for _, a := range u.Where {
+			if tested[a] || e.IsID(a) {
+				continue
+			}
+			tested[a] = true
+			var av types.AttributeValue
+			if x := v[a]; x != nil {
+				if av, err = stored(e.Attr(a), x); err != nil {
+					return nil, err
+				}
+			}
+			c := is(a, av, ErrChanged)
+			if av == nil {
+				c.text = a + " is absent (pass it when the item holds it: its guard goes with the item)"
+			}
+			w.clauses = append(w.clauses, c)
+		}
+		g, ok, err := t.guardFor(e, u, v)
+		if err != nil {
+			return nil, err
+		}
+		if ok && !slices.ContainsFunc(out[1:], func(x *itemWrite) bool { return SameValue(x.key[t.d.PK], g.key[t.d.PK]) }) {
+			out = append(out, t.guardDelete(e, g, k, step))
+		}
+	}
+	return out, nil
+}
+
+// checkWrite plans a transaction's check of an item.
+func (t *Table) checkWrite(entity string, v Values, conds []*patterns.Condition, params Params, step int) (*itemWrite, error) {
+	e, _, err := t.entity(entity)
+	if err != nil {
+		return nil, err
+	}
+	k, err := t.key(entity, v)
+	if err != nil {
+		return nil, err
+	}
+	w := &itemWrite{kind: patterns.WriteCheck, entity: entity, step: step, key: k}
+	for _, c := range conds {
+		cl, err := t.condition(e, c, params)
+		if err != nil {
+			return nil, err
+		}
+		w.clauses = append(w.clauses, cl)
+	}
+	return w, nil
+}

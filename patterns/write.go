@@ -1,0 +1,438 @@
+package patterns
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// WriteOp is what a write pattern (or a step of a transaction) does.
+type WriteOp string
+
+// Write operations.
+const (
+	// WritePut writes a whole item (If: absent creates only, present
+	// replaces only).
+	WritePut WriteOp = "put"
+	// WriteUpdate changes named attributes of an existing item.
+	WriteUpdate WriteOp = "update"
+	// WriteDelete deletes an item.
+	WriteDelete WriteOp = "delete"
+	// WriteCheck (in a transaction only) holds the transaction to a
+	// condition on an item it does not change.
+	WriteCheck WriteOp = "check"
+	// WriteTransact runs its steps all or nothing.
+	WriteTransact WriteOp = "transact"
+	// WriteBatch puts or deletes many items of one entity, each on its
+	// own (no conditions).
+	WriteBatch WriteOp = "batch"
+)
+
+// Put conditions (Write.If).
+const (
+	IfAbsent  = "absent"
+	IfPresent = "present"
+)
+
+// Write is a declared write: what the application writes, by name, as a
+// read pattern is what it reads. The runtime executes it (Table.Write),
+// the checks prove it keeps every key right, GrantPatterns grants exactly
+// its actions, the cost model counts its rate.
+type Write struct {
+	Name string  `json:"name"`
+	Op   WriteOp `json:"op"`
+	// Entity written (put, update, delete, check, batch).
+	Entity string `json:"entity,omitempty"`
+	// If (put): IfAbsent creates only, IfPresent replaces only, "" either.
+	If string `json:"if,omitempty"`
+	// Set (update): attributes set to the caller's values.
+	Set []string `json:"set,omitempty"`
+	// Add (update): numbers added to atomically.
+	Add []*Increment `json:"add,omitempty"`
+	// Remove (update): optional attributes removed.
+	Remove []string `json:"remove,omitempty"`
+	// With (update): attributes the caller passes as the item holds them,
+	// for the keys the update rebuilds; the write holds only if they still
+	// are.
+	With []string `json:"with,omitempty"`
+	// Condition the item must meet for the write to happen.
+	Condition []*Condition `json:"condition,omitempty"`
+	// Steps (transact), all or nothing.
+	Steps []*Write `json:"steps,omitempty"`
+	// Batch (batch): WritePut or WriteDelete, of Entity.
+	Batch WriteOp `json:"batch,omitempty"`
+	// Rate is the expected writes per second, for the cost model and the
+	// hot-partition check.
+	Rate float64 `json:"rate,omitempty"`
+
+	Pos Pos `json:"-"`
+	// FieldPos records where each field was declared.
+	FieldPos map[string]Pos `json:"-"`
+}
+
+// Increment is an atomic addition to a number attribute: the caller's
+// parameter (negated: a decrement) or a constant.
+type Increment struct {
+	Attr   string `json:"attr"`
+	Param  string `json:"param,omitempty"`
+	Negate bool   `json:"negate,omitempty"`
+	// By is the constant added when Param is empty.
+	By int64 `json:"by,omitempty"`
+}
+
+// String is the increment as the model writes it.
+func (i *Increment) String() string {
+	switch {
+	case i.Param != "" && i.Negate:
+		return "-$" + i.Param
+	case i.Param != "":
+		return "$" + i.Param
+	}
+	return strconv.FormatInt(i.By, 10)
+}
+
+// CondOp is a condition's comparison.
+type CondOp string
+
+// Condition comparisons.
+const (
+	CondEq     CondOp = "eq"
+	CondNe     CondOp = "ne"
+	CondLt     CondOp = "lt"
+	CondLe     CondOp = "le"
+	CondGt     CondOp = "gt"
+	CondGe     CondOp = "ge"
+	CondIn     CondOp = "in"
+	CondExists CondOp = "exists"
+	CondAbsent CondOp = "absent"
+)
+
+// CondOps lists the comparisons, in order.
+func CondOps() []CondOp {
+	return []CondOp{CondEq, CondNe, CondLt, CondLe, CondGt, CondGe, CondIn, CondExists, CondAbsent}
+}
+
+// Condition is one test of an item's attribute: against a constant, the
+// caller's parameter, a list of constants (in), or presence.
+type Condition struct {
+	Attr string `json:"attr"`
+	Op   CondOp `json:"op"`
+	// Value is the constant compared with (as the model writes it), unless
+	// Param names the caller's parameter.
+	Value  string   `json:"value,omitempty"`
+	Param  string   `json:"param,omitempty"`
+	Values []string `json:"values,omitempty"`
+	Pos    Pos      `json:"-"`
+}
+
+// String is the condition as a sentence's part: "inventory ≥ $quantity".
+func (c *Condition) String() string {
+	sym := map[CondOp]string{CondEq: "=", CondNe: "≠", CondLt: "<", CondLe: "≤", CondGt: ">", CondGe: "≥"}
+	switch c.Op {
+	case CondExists:
+		return c.Attr + " exists"
+	case CondAbsent:
+		return c.Attr + " is absent"
+	case CondIn:
+		return c.Attr + " in [" + strings.Join(c.Values, ", ") + "]"
+	}
+	operand := c.Value
+	if c.Param != "" {
+		operand = "$" + c.Param
+	}
+	return c.Attr + " " + sym[c.Op] + " " + operand
+}
+
+// Write returns the write pattern named name, or nil.
+func (m *Model) Write(name string) *Write {
+	for _, w := range m.Writes {
+		if w.Name == name {
+			return w
+		}
+	}
+	return nil
+}
+
+// Items are the single-item writes a write makes: itself, or a
+// transaction's steps.
+func (w *Write) Items() []*Write {
+	if w.Op == WriteTransact {
+		return w.Steps
+	}
+	return []*Write{w}
+}
+
+// Named is the put whose item an example step's item names: the write
+// itself, or a transaction's first put; nil when it puts nothing.
+func (w *Write) Named() *Write {
+	for _, s := range w.Items() {
+		if s.Op == WritePut {
+			return s
+		}
+	}
+	return nil
+}
+
+// Maintained reports whether a stream handler keeps the attribute (a
+// counter or a copy): the application never writes it.
+func (e *Entity) Maintained(attr string) bool {
+	for _, c := range e.Counters {
+		if c.Attr == attr {
+			return true
+		}
+	}
+	for _, c := range e.Copies {
+		if c.Attr == attr {
+			return true
+		}
+	}
+	return false
+}
+
+// Params lists the parameters a write takes from its caller, sorted: for
+// a put, the entity's attributes; otherwise the id, the attributes set,
+// passed (with) or removed-from, the increments' and conditions'
+// parameters, and the version read. A transaction takes its steps'.
+func (m *Model) Params(w *Write) []string {
+	var out []string
+	add := func(names ...string) {
+		for _, n := range names {
+			if n != "" && !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+	}
+	for _, s := range w.Items() {
+		e := m.Entity(s.Entity)
+		if e == nil {
+			continue
+		}
+		if s.Op == WritePut { // a create gives maintained attributes their first values
+			for _, a := range e.Attributes {
+				if a.Name != e.Version && (s.If == IfAbsent || !e.Maintained(a.Name)) {
+					add(a.Name)
+				}
+			}
+		} else {
+			add(e.ID...)
+		}
+		add(s.Set...)
+		add(s.With...)
+		for _, i := range s.Add {
+			add(i.Param)
+		}
+		for _, c := range s.Condition {
+			add(c.Param)
+		}
+		if e.Version != "" && !(s.Op == WritePut && s.If == IfAbsent) {
+			add(e.Version)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// validateWrites checks the write patterns against the entities: every
+// name known, each field used where it means something, operands of the
+// attribute's type. What a write does to keys and limits is for the
+// checks (KP701…).
+func (m *Model) validateWrites(l *errorList, entities []string) {
+	names := map[string]bool{}
+	for _, p := range m.Patterns {
+		names[p.Name] = true
+	}
+	for _, w := range m.Writes {
+		path := "writes." + w.Name
+		if names[w.Name] {
+			l.add(w.Pos, path, "duplicate name %q: read and write patterns share one namespace (GrantPatterns takes both)", w.Name)
+		}
+		names[w.Name] = true
+		if w.Rate < 0 {
+			l.add(w.field("rate"), path+".rate", "expected a rate of zero or more writes per second, found %v", w.Rate)
+		}
+		switch w.Op {
+		case WriteTransact:
+			if len(w.Steps) == 0 {
+				l.add(w.field("transact"), path+".transact", "expected at least one step")
+			}
+			for i, s := range w.Steps {
+				sp := fmt.Sprintf("%s.transact[%d]", path, i)
+				if s.Op == WriteTransact || s.Op == WriteBatch {
+					l.add(s.Pos, sp, "a transaction's steps are put, update, delete or check, not %s", s.Op)
+					continue
+				}
+				m.validateStep(l, s, sp, entities)
+			}
+		case WriteBatch:
+			if w.Batch != WritePut && w.Batch != WriteDelete {
+				l.add(w.field("batch"), path+".batch", "expected put: Entity or delete: Entity")
+			}
+			if m.Entity(w.Entity) == nil {
+				l.unknown(w.field("batch"), path+".batch", "entity", w.Entity, entities)
+			}
+		case WriteCheck:
+			l.add(w.Pos, path, "check is a step of a transaction (transact: [...]), not a write on its own")
+		default:
+			m.validateStep(l, w, path, entities)
+		}
+	}
+	for _, e := range m.Entities {
+		if e.Version == "" {
+			continue
+		}
+		if e.Attr(e.Version) == nil {
+			l.unknown(e.field("version"), "entities."+e.Name+".version", "attribute", e.Version, e.attrNames())
+		}
+	}
+}
+
+// validateStep checks one single-item write.
+func (m *Model) validateStep(l *errorList, w *Write, path string, entities []string) {
+	e := m.Entity(w.Entity)
+	if e == nil {
+		l.unknown(w.Pos, path+"."+string(w.Op), "entity", w.Entity, entities)
+		return
+	}
+	attrs := e.attrNames()
+	only := func(field string, ops ...WriteOp) {
+		if _, set := w.FieldPos[field]; set && !slices.Contains(ops, w.Op) {
+			l.add(w.field(field), path+"."+field, "%s applies to %s, not to %s", field, opList(ops), w.Op)
+		}
+	}
+	only("if", WritePut)
+	only("set", WriteUpdate)
+	only("add", WriteUpdate)
+	only("remove", WriteUpdate)
+	only("with", WriteUpdate)
+	if w.Op == WritePut && w.If != "" && w.If != IfAbsent && w.If != IfPresent {
+		l.add(w.field("if"), path+".if", "expected %s or %s, found %q", IfAbsent, IfPresent, w.If)
+	}
+	if w.Op == WriteUpdate && len(w.Set)+len(w.Add)+len(w.Remove) == 0 {
+		l.add(w.Pos, path, "an update changes something: give set, add or remove")
+	}
+	if w.Op == WriteCheck && len(w.Condition) == 0 {
+		l.add(w.Pos, path, "a check step holds the transaction to a condition: give condition")
+	}
+	changed := map[string]string{}
+	change := func(field, attr string) *Attribute {
+		fp := path + "." + field
+		a := e.Attr(attr)
+		switch {
+		case a == nil:
+			l.unknown(w.field(field), fp, "attribute", attr, attrs)
+			return nil
+		case changed[attr] != "":
+			l.add(w.field(field), fp, "%s is already in %s: an update changes an attribute once", attr, changed[attr])
+		case e.IsID(attr):
+			l.add(w.field(field), fp, "%s is part of %s's id: an item's id never changes (delete it and put a new one)", attr, e.Name)
+		case a.Immutable:
+			l.add(w.field(field), fp, "%s is immutable: it never changes once written", attr)
+		case attr == e.Version:
+			l.add(w.field(field), fp, "%s is %s's version: every write increments it itself", attr, e.Name)
+		}
+		changed[attr] = field
+		return a
+	}
+	for _, a := range w.Set {
+		change("set", a)
+	}
+	for _, i := range w.Add {
+		if a := change("add", i.Attr); a != nil && a.Type != TypeNumber {
+			l.add(w.field("add"), path+".add."+i.Attr, "add applies to numbers; %s is a %s", i.Attr, a.Type)
+		}
+	}
+	for _, r := range w.Remove {
+		if a := change("remove", r); a != nil && !a.Optional {
+			l.add(w.field("remove"), path+".remove", "%s is required: only optional attributes can be removed", r)
+		}
+	}
+	for _, a := range w.With {
+		switch {
+		case e.Attr(a) == nil:
+			l.unknown(w.field("with"), path+".with", "attribute", a, attrs)
+		case e.IsID(a):
+			l.add(w.field("with"), path+".with", "%s is part of the id: it is passed anyway", a)
+		case changed[a] != "":
+			l.add(w.field("with"), path+".with", "%s is in %s: with lists attributes the update passes as they are", a, changed[a])
+		}
+	}
+	for _, c := range w.Condition {
+		m.validateCondition(l, e, c, path+".condition."+c.Attr)
+	}
+}
+
+func opList(ops []WriteOp) string {
+	s := make([]string, len(ops))
+	for i, o := range ops {
+		s[i] = string(o)
+	}
+	return strings.Join(s, " and ")
+}
+
+// validateCondition checks a condition's attribute and operands.
+func (m *Model) validateCondition(l *errorList, e *Entity, c *Condition, path string) {
+	a := e.Attr(c.Attr)
+	if a == nil {
+		l.unknown(c.Pos, path, "attribute", c.Attr, e.attrNames())
+		return
+	}
+	if !slices.Contains(CondOps(), c.Op) {
+		l.add(c.Pos, path, "unknown comparison %q; expected one of %s", c.Op, condOpList())
+		return
+	}
+	constant := func(v string) {
+		if a.Type == TypeNumber {
+			if _, err := strconv.ParseFloat(v, 64); err != nil {
+				l.add(c.Pos, path, "value %q: expected a number", v)
+			}
+			return
+		}
+		if err := a.Check(v); err != nil {
+			l.add(c.Pos, path, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", c.Attr)))
+		}
+	}
+	switch c.Op {
+	case CondIn:
+		if len(c.Values) == 0 {
+			l.add(c.Pos, path, "in expects a list of values")
+		}
+		for _, v := range c.Values {
+			constant(v)
+		}
+	case CondExists, CondAbsent:
+	case CondLt, CondLe, CondGt, CondGe:
+		if a.Type == TypeBool {
+			l.add(c.Pos, path, "%s orders values; %s is a bool", c.Op, c.Attr)
+		}
+		fallthrough
+	default:
+		if c.Param == "" {
+			constant(c.Value)
+		}
+	}
+}
+
+func condOpList() string {
+	var s []string
+	for _, o := range CondOps() {
+		s = append(s, string(o))
+	}
+	return strings.Join(s, ", ")
+}
+
+// attrNames lists an entity's attribute names, in order.
+func (e *Entity) attrNames() []string {
+	out := make([]string, len(e.Attributes))
+	for i, a := range e.Attributes {
+		out[i] = a.Name
+	}
+	return out
+}
+
+func (w *Write) field(name string) Pos {
+	if p, ok := w.FieldPos[name]; ok {
+		return p
+	}
+	return w.Pos
+}
