@@ -11,26 +11,41 @@ import (
 // ("table" or GSI names) they run on. The construct turns it into IAM
 // statements on the table's ARN and its indexes' ARNs.
 type Access struct {
+	// Actions are the reads' actions, on Indexes.
 	Actions []string
 	Indexes []string
+	// Writes are the writes' item actions, on the table alone.
+	Writes []string
 }
 
 // ErrNoPatterns: an access asked for no pattern at all.
 var ErrNoPatterns = errors.New("name at least one pattern")
 
-// Access computes the least privilege for the named patterns: each
-// pattern's operation on the index it reads. Every unknown or unserved
+// Access computes the least privilege for the named patterns: each read
+// pattern's operation on the index it reads, each write pattern's item
+// actions on the table (Write.Actions). Every unknown or unserved
 // pattern is named in the error.
 func (d *Design) Access(names ...string) (Access, error) {
 	var a Access
 	var bad []string
 	for _, n := range names {
 		p := d.Pattern(n)
+		if w := d.model.Write(n); p == nil && w != nil {
+			for _, action := range w.Actions(d.model) {
+				if action = "dynamodb:" + action; !slices.Contains(a.Writes, action) {
+					a.Writes = append(a.Writes, action)
+				}
+			}
+			continue
+		}
 		switch {
 		case p == nil:
-			all := make([]string, len(d.Patterns))
-			for i, x := range d.Patterns {
-				all[i] = x.Name
+			all := make([]string, 0, len(d.Patterns)+len(d.model.Writes))
+			for _, x := range d.Patterns {
+				all = append(all, x.Name)
+			}
+			for _, x := range d.model.Writes {
+				all = append(all, x.Name)
 			}
 			bad = append(bad, fmt.Sprintf("unknown pattern %q (the design has %s)", n, strings.Join(all, ", ")))
 			continue
@@ -62,6 +77,7 @@ func (a *Access) add(action, index string) {
 func (a *Access) sort() {
 	slices.Sort(a.Actions)
 	slices.Sort(a.Indexes)
+	slices.Sort(a.Writes)
 }
 
 // Handlers lists the stream handlers the design's model calls for, in

@@ -87,3 +87,61 @@ func TestAccess(t *testing.T) {
 		t.Errorf("no pattern: %v", err)
 	}
 }
+
+// A write pattern is granted exactly its item actions, on the table.
+func TestWriteAccess(t *testing.T) {
+	desk := plan(t, "testdata/models/tickets.yaml")
+	shop := plan(t, "../examples/ecommerce.yaml")
+	tests := []struct {
+		d     *Design
+		names []string
+		want  []string
+	}{
+		{desk, []string{"OpenTicket"}, []string{"dynamodb:PutItem"}},
+		{desk, []string{"SetStatus", "Retitle"}, []string{"dynamodb:UpdateItem"}},
+		{desk, []string{"DeleteComment"}, []string{"dynamodb:DeleteItem"}},
+		{desk, []string{"ImportComments"}, []string{"dynamodb:BatchWriteItem"}},
+		{shop, []string{"PlaceOrder"}, []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}},
+	}
+	for _, tt := range tests {
+		a, err := tt.d.Access(tt.names...)
+		if err != nil || !slices.Equal(a.Writes, tt.want) || len(a.Actions)+len(a.Indexes) != 0 {
+			t.Errorf("%v: %+v %v, want the writes %v and no read", tt.names, a, err, tt.want)
+		}
+	}
+	src := `table: Bank
+entities:
+  Account:
+    id: [accountId]
+    attributes: {accountId: {type: string, maxLength: 40}, balance: {type: number, min: 0, max: 1000000}, email: {type: string, maxLength: 200}}
+  Hold:
+    id: [holdId]
+    attributes: {holdId: {type: string, maxLength: 40}, amount: {type: number, min: 0, max: 1000000}}
+patterns:
+  GetAccount: {get: Account}
+  ByEmail: {get: Account, where: [email], unique: true}
+  GetHold: {get: Hold}
+writes:
+  Debit:
+    transact:
+      - {check: Hold, condition: {amount: {le: $limit}}}
+      - {update: Account, add: {balance: -$amount}, condition: {balance: {ge: $amount}}}
+  ChangeEmail: {update: Account, set: [email]}
+`
+	m, err := Parse("bank.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank, err := Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := bank.Access("Debit", "GetAccount"); err != nil || !slices.Equal(a.Writes, []string{"dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"}) ||
+		!slices.Equal(a.Actions, []string{"dynamodb:GetItem"}) || !slices.Equal(a.Indexes, []string{Table}) {
+		t.Errorf("Debit + GetAccount: %+v %v", a, err)
+	}
+	// A unique value's guard moves: its put and delete.
+	if a, _ := bank.Access("ChangeEmail"); !slices.Equal(a.Writes, []string{"dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}) {
+		t.Errorf("ChangeEmail: %+v", a)
+	}
+}

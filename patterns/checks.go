@@ -58,6 +58,12 @@ var rules = []Rule{
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
 	{"KP403", SeverityWarning, "No partition hotter than the pattern needs", ruleIntroducedHot},
 	{"KP501", SeverityError, "Stream-maintained attributes are not in keys", ruleMaintainedInKey},
+	{"KP701", SeverityError, "An update rebuilds every key it changes", ruleStaleKey},
+	{"KP702", SeverityError, "Transactions fit DynamoDB's limits", ruleTransactLimits},
+	{"KP703", SeverityError, "The application does not write what stream handlers keep", ruleWritesMaintained},
+	{"KP704", SeverityError, "A version is a number only writes change", ruleVersion},
+	{"KP705", SeverityWarning, "No partition takes more writes than it can", ruleHotWrites},
+	{"KP706", SeverityError, "Writes without conditions only where none are needed", ruleUnconditional},
 }
 
 // Rules returns the catalog, in id order (a copy: the catalog itself

@@ -44,7 +44,10 @@ const (
 // otherwise; see Assumptions.
 type Cost struct {
 	Patterns []*PatternCost `json:"patterns"`
-	Entities []*EntityCost  `json:"entities"`
+	// Writes are the write patterns with a rate; Entities the entities
+	// none of them writes, from their writes guess.
+	Writes   []*WriteCost  `json:"writes,omitempty"`
+	Entities []*EntityCost `json:"entities"`
 	// Indexes holds the read and write units per second on each index
 	// ("table" first), what provisioned capacity is sized from.
 	Indexes []*IndexLoad `json:"indexes"`
@@ -83,6 +86,21 @@ type EntityCost struct {
 	// writes one item write makes.
 	Amplification int `json:"writeAmplification"`
 	// WriteUnits per item write, over the table and its GSIs (1 KB units).
+	WriteUnits     float64 `json:"writeUnits"`
+	Rate           float64 `json:"rate"`
+	UnitsPerSecond float64 `json:"unitsPerSecond"`
+}
+
+// WriteCost is what one call of a write pattern costs.
+type WriteCost struct {
+	Name string `json:"name"`
+	// Items is the item writes one call makes (guard items of unique
+	// values included); Indexes the GSI writes they cause.
+	Items   int `json:"items"`
+	Indexes int `json:"indexWrites"`
+	// WriteUnits per call, over the table and its GSIs (1 KB units; a
+	// GSI key an update moves is a delete and a put there; a transaction
+	// counts double). A batch's are per item.
 	WriteUnits     float64 `json:"writeUnits"`
 	Rate           float64 `json:"rate"`
 	UnitsPerSecond float64 `json:"unitsPerSecond"`
@@ -186,6 +204,14 @@ func (z *sizer) projected(d *Design, e *Entity, index string) int {
 	return n
 }
 
+// projects reports whether an index copies one of the attributes.
+func projects(ix *Index, attrs map[string]bool) bool {
+	if ix.Projection == ProjectAll {
+		return len(attrs) > 0
+	}
+	return slices.ContainsFunc(ix.NonKeyAttributes, func(a string) bool { return attrs[a] })
+}
+
 // decimalLen is the length of n written in decimal.
 func decimalLen(n int64) int {
 	l := 1
@@ -241,8 +267,53 @@ func EstimateCost(d *Design) *Cost {
 		load[pp.Index].ReadUnits += pc.UnitsPerSecond
 		c.Patterns = append(c.Patterns, pc)
 	}
+	written := map[string]bool{}
+	for _, w := range d.model.Writes {
+		if w.Rate <= 0 {
+			continue
+		}
+		wc := &WriteCost{Name: w.Name, Rate: w.Rate}
+		factor := 1.0
+		if w.Op == WriteTransact {
+			factor = 2
+		}
+		for _, fx := range d.effects(w) {
+			written[fx.e.Name] = true
+			base := units(z.item(d, fx.e), 1024) * factor
+			wc.Items += 1 + fx.guards
+			wc.WriteUnits += base + float64(fx.guards)*factor
+			load[Table].WriteUnits += (base + float64(fx.guards)*factor) * w.Rate
+			for _, ix := range d.Indexes {
+				k := d.Entity(fx.e.Name).Key(ix.Name)
+				if k == nil || fx.s.Op == WriteCheck {
+					continue
+				}
+				n := 0.0
+				switch {
+				case slices.Contains(fx.keys, k) && fx.s.Op == WriteUpdate:
+					n = 2 // the key moves: out and in
+				case slices.Contains(fx.keys, k):
+					n = 1
+				case fx.s.Op == WriteUpdate && projects(ix, fx.changed):
+					n = 1
+				}
+				if n > 0 {
+					u := n * units(z.projected(d, fx.e, ix.Name), 1024) * factor
+					wc.Indexes += int(n)
+					wc.WriteUnits += u
+					load[ix.Name].WriteUnits += u * w.Rate
+				}
+			}
+		}
+		wc.UnitsPerSecond = wc.WriteUnits * wc.Rate
+		c.WriteUnits += wc.UnitsPerSecond
+		c.Writes = append(c.Writes, wc)
+	}
 	for _, name := range entityNames(d.model) {
 		e := d.model.Entity(name)
+		if written[name] {
+			continue // the write patterns say what it costs
+		}
 		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
 		ec.WriteUnits = units(ec.ItemBytes, 1024)
 		ec.Amplification = 1

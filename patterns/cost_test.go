@@ -64,3 +64,43 @@ patterns:
 		t.Errorf("sharded read units %v, want 2", p.ReadUnits)
 	}
 }
+
+// Write patterns with rates replace the entity's guess: each counts its
+// item writes, the GSI writes they cause (two for a key an update moves),
+// guard items, and double for a transaction.
+func TestWriteCost(t *testing.T) {
+	c := EstimateCost(plan(t, "../examples/ecommerce.yaml"))
+	byName := map[string]*WriteCost{}
+	for _, w := range c.Writes {
+		byName[w.Name] = w
+	}
+	for _, e := range c.Entities {
+		if e.Name != "Customer" {
+			t.Errorf("%s is written by write patterns but still costed from its writes guess", e.Name)
+		}
+	}
+	po, ship, restock := byName["PlaceOrder"], byName["ShipOrder"], byName["Restock"]
+	if po == nil || ship == nil || restock == nil {
+		t.Fatalf("writes %+v", c.Writes)
+	}
+	// PlaceOrder: Order (2 units, on GSI1 and GSI2), OrderItem (1),
+	// Product (1, its GSI1 does not project inventory), all doubled.
+	if po.Items != 3 || po.Indexes != 2 || po.WriteUnits != 2*(2+1+1+1+1) {
+		t.Errorf("PlaceOrder %+v", po)
+	}
+	// ShipOrder: the order (2 units), its OrdersByStatus key moves (out and
+	// in), CustomerOrders projects status (1).
+	if ship.Items != 1 || ship.Indexes != 3 || ship.WriteUnits != 5 {
+		t.Errorf("ShipOrder %+v", ship)
+	}
+	sum := 0.0
+	for _, w := range c.Writes {
+		sum += w.UnitsPerSecond
+	}
+	for _, e := range c.Entities {
+		sum += e.UnitsPerSecond
+	}
+	if math.Abs(sum-c.WriteUnits) > 1e-9 {
+		t.Errorf("write units %g, the rows sum to %g", c.WriteUnits, sum)
+	}
+}

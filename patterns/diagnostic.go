@@ -26,6 +26,7 @@ const (
 	SubjectIndex   SubjectKind = "index"
 	SubjectEntity  SubjectKind = "entity"
 	SubjectPattern SubjectKind = "pattern"
+	SubjectWrite   SubjectKind = "write"
 )
 
 // Subject is what a finding is about: a kind and a name. It reads (and is

@@ -102,6 +102,6 @@ func ExampleEstimateCost_projections() {
 	}
 	// Output:
 	// design                 GSI reads/s  writes/s  on-demand $/month  provisioned $/month
-	// GSIs projected ALL           492.5     194.0             680.82               282.04
-	// keyplan projections          232.5     154.0             529.71               219.22
+	// GSIs projected ALL           492.5     498.0            1180.14               487.98
+	// keyplan projections          232.5     324.0             808.93               334.52
 }

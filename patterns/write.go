@@ -174,6 +174,52 @@ func (w *Write) Named() *Write {
 	return nil
 }
 
+// Actions are the DynamoDB actions a write makes, sorted: PutItem,
+// UpdateItem (an update, and a put if present, which keeps what stream
+// handlers maintain), DeleteItem, ConditionCheckItem, BatchWriteItem,
+// and for an entity with unique values the guard items' PutItem and
+// DeleteItem. A transaction needs no action of its own.
+func (w *Write) Actions(m *Model) []string {
+	var out []string
+	add := func(as ...string) {
+		for _, a := range as {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	for _, s := range w.Items() {
+		guards := false
+		if e := m.Entity(s.Entity); e != nil {
+			guards = len(m.unique(e)) > 0
+		}
+		switch {
+		case w.Op == WriteBatch:
+			add("BatchWriteItem")
+		case s.Op == WritePut && s.If == IfPresent:
+			add("UpdateItem")
+		case s.Op == WritePut:
+			add("PutItem")
+			if guards {
+				add("PutItem")
+			}
+		case s.Op == WriteUpdate:
+			add("UpdateItem")
+			if guards && slices.ContainsFunc(m.unique(m.Entity(s.Entity)), func(u *Pattern) bool {
+				return slices.ContainsFunc(u.Where, func(a string) bool { return slices.Contains(s.Set, a) || slices.Contains(s.Remove, a) })
+			}) {
+				add("PutItem", "DeleteItem")
+			}
+		case s.Op == WriteDelete:
+			add("DeleteItem")
+		case s.Op == WriteCheck:
+			add("ConditionCheckItem")
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Maintained reports whether a stream handler keeps the attribute (a
 // counter or a copy): the application never writes it.
 func (e *Entity) Maintained(attr string) bool {

@@ -37,6 +37,9 @@ type Stacks struct {
 	LeaderboardReader awsiam.Role
 	// ShopReader may read the catalog and customers' orders only.
 	ShopReader awsiam.Role
+	// ShopOrders (the order service) may read an order, place one and
+	// ship it: the write patterns' item actions on the table alone.
+	ShopOrders awsiam.Role
 }
 
 // New adds the example stacks to app, with cdk-nag's AwsSolutions and
@@ -78,6 +81,8 @@ func New(app awscdk.App, cfg Config) *Stacks {
 	})
 	s.ShopReader = reader(s.Shop, "ShopReader")
 	s.ShopTable.GrantPatterns(s.ShopReader, "GetProduct", "ProductsByCategory", "CustomerOrders")
+	s.ShopOrders = reader(s.Shop, "ShopOrders")
+	s.ShopTable.GrantPatterns(s.ShopOrders, "GetOrder", "PlaceOrder", "ShipOrder")
 
 	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
 	awscdk.Aspects_Of(app).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
@@ -85,10 +90,10 @@ func New(app awscdk.App, cfg Config) *Stacks {
 	return s
 }
 
-// reader is a role application code assumes to read the table.
+// reader is a role application code assumes to use the table.
 func reader(scope constructs.Construct, id string) awsiam.Role {
 	return awsiam.NewRole(scope, jsii.String(id), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-		Description: jsii.String("reads the table through keyplan's GrantPatterns: the patterns' actions on the indexes they use"),
+		Description: jsii.String("uses the table through keyplan's GrantPatterns: the patterns' actions on the indexes they use"),
 	})
 }

@@ -7,10 +7,13 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// GrantPatterns grants exactly what reading the named patterns takes
-// (patterns.Lock.Access): GetItem and/or Query, on the table's ARN if a
-// pattern reads the base table and on the ARN of each GSI a pattern
-// reads, nothing else (plus kms:Decrypt with a customer managed key).
+// GrantPatterns grants exactly what the named patterns take
+// (patterns.Lock.Access): for reads GetItem and/or Query, on the table's
+// ARN if a pattern reads the base table and on the ARN of each GSI a
+// pattern reads; for writes their item actions (PutItem, UpdateItem,
+// DeleteItem, ConditionCheckItem, BatchWriteItem) in a statement of their
+// own, on the table's ARN alone; nothing else (plus kms:Decrypt with a
+// customer managed key, and kms:Encrypt/GenerateDataKey for writes).
 // During a migration that is what both designs' plans read. An unknown
 // or unserved pattern fails synthesis.
 func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam.Grant {
@@ -22,9 +25,23 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 		t.problems = append(t.problems, "GrantPatterns: "+err.Error())
 		return nil
 	}
-	g := t.grant(grantee, a.Actions, a.Indexes...)
+	var g awsiam.Grant
+	if len(a.Actions) > 0 {
+		g = t.grant(grantee, a.Actions, a.Indexes...)
+	}
+	if len(a.Writes) > 0 {
+		w := t.grant(grantee, a.Writes, patterns.Table)
+		if g == nil {
+			g = w
+		} else {
+			g = g.Combine(w)
+		}
+	}
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(grantee, jsii.String("kms:Decrypt"))
+		if len(a.Writes) > 0 {
+			t.Table.GrantOnKey(grantee, jsii.String("kms:Encrypt"), jsii.String("kms:ReEncrypt*"), jsii.String("kms:GenerateDataKey*"))
+		}
 	}
 	return g
 }

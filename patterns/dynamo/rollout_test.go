@@ -44,9 +44,9 @@ func TestRolloutExpandsThenSwitches(t *testing.T) {
 	d1 := plan(string(src), nil)
 	lock := patterns.NewLock(d1)
 	// The change: a sorted listing (a new Product key on an existing GSI)
-	// and a lookup by inventory (a new GSI).
+	// and a lookup by name (a new GSI).
 	next := strings.Replace(string(src), "  GetProduct:         {get: Product, rate: 300}\n",
-		"  GetProduct:         {get: Product, rate: 300}\n  ProductsByPrice: {query: Product, where: [category], sort: price, returns: [price]}\n  ProductsByStock: {query: Product, where: [inventory]}\n", 1)
+		"  GetProduct:         {get: Product, rate: 300}\n  ProductsByPrice: {query: Product, where: [category], sort: price, returns: [price]}\n  ProductsByName: {query: Product, where: [name]}\n", 1)
 	d2 := plan(next, lock)
 	df := patterns.Compare(lock, d2)
 	if err := lock.Apply(d2, df); err != nil || lock.Migration == nil {
@@ -123,9 +123,9 @@ func TestRolloutExpandsThenSwitches(t *testing.T) {
 	if strings.Join(got, ",") != "p4,p2,p1" {
 		t.Errorf("ProductsByPrice after the migration: %v, want p4,p2,p1 (by price)", got)
 	}
-	page, err = done.Read(ctx, "ProductsByStock", Request{Params: Params{"inventory": 40}})
+	page, err = done.Read(ctx, "ProductsByName", Request{Params: Params{"name": "Mug"}})
 	if err != nil || len(page.Items) != 1 {
-		t.Errorf("ProductsByStock: %v, %v", page, err)
+		t.Errorf("ProductsByName: %v, %v", page, err)
 	}
 }
 

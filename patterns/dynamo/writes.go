@@ -266,9 +266,14 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 		}
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
+			// DynamoDB returns the item as it was (nil: there was none).
+			// An engine without ReturnValuesOnConditionCheckFailure returns
+			// none either way: read it (a role without GetItem, which only
+			// DynamoDB itself would have, keeps the nil).
 			item := ccf.Item
-			if item == nil { // an engine that does not return it: read it
-				if out, gerr := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: w.keyOf(t.d), ConsistentRead: aws.Bool(true)}); gerr == nil {
+			if item == nil {
+				out, gerr := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: w.keyOf(t.d), ConsistentRead: aws.Bool(true)})
+				if gerr == nil {
 					item = out.Item
 				}
 			}

@@ -72,9 +72,17 @@ func writeCostMarkdown(b *strings.Builder, d *patterns.Design, c *patterns.Cost)
 	for _, p := range inModelOrder(c.Patterns, patternNames(d), func(p *patterns.PatternCost) string { return p.Name }) {
 		fmt.Fprintf(b, "| %s | %s | %d | %d | %g | %g | %g |\n", p.Name, p.Index, p.ItemBytes, p.Items, p.ReadUnits, p.Rate, p.UnitsPerSecond)
 	}
-	b.WriteString("\n| Entity | Item bytes | Write amplification | Write units/write | Writes/s | Units/s |\n|---|---|---|---|---|---|\n")
-	for _, e := range inModelOrder(c.Entities, entityNames(d), func(e *patterns.EntityCost) string { return e.Name }) {
-		fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
+	if len(c.Writes) > 0 {
+		b.WriteString("\n| Write | Items | GSI writes | Write units/write | Writes/s | Units/s |\n|---|---|---|---|---|---|\n")
+		for _, w := range c.Writes {
+			fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", w.Name, w.Items, w.Indexes, w.WriteUnits, w.Rate, w.UnitsPerSecond)
+		}
+	}
+	if len(c.Entities) > 0 {
+		b.WriteString("\n| Entity | Item bytes | Write amplification | Write units/write | Writes/s | Units/s |\n|---|---|---|---|---|---|\n")
+		for _, e := range inModelOrder(c.Entities, entityNames(d), func(e *patterns.EntityCost) string { return e.Name }) {
+			fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
+		}
 	}
 	if len(c.Assumptions) > 0 {
 		b.WriteString("\nAssumed: " + strings.Join(c.Assumptions, "; ") + ".\n")

@@ -1,0 +1,406 @@
+package patterns
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// What a declared write does to the design: the item writes it makes,
+// the keys it writes or rebuilds. The checks (KP701…), the grants and the
+// cost estimate read it; the runtime does the same at run time.
+
+// Transaction limits of DynamoDB.
+const (
+	// MaxTransactItems is the most items one TransactWriteItems writes.
+	MaxTransactItems = 100
+	// MaxTransactBytes is the most data one transaction carries.
+	MaxTransactBytes = 4 << 20
+	// PartitionWCU is the write units per second one partition takes.
+	PartitionWCU = 1000
+)
+
+// stepEffect is what one single-item write (a write, or a step of a
+// transaction) does.
+type stepEffect struct {
+	s  *Write
+	e  *Entity
+	ek *EntityKeys
+	// changed are the attributes it writes: all of them for a put or a
+	// delete, those it sets, adds to or removes for an update, none for a
+	// check.
+	changed map[string]bool
+	// keys are the entity's keys it writes (its item's indexes): all for a
+	// put or a delete, for an update the table's and those reading a
+	// changed attribute.
+	keys []*EntityKey
+	// guards counts the guard items of unique values it writes.
+	guards int
+}
+
+// unique lists the unique alternate keys of an entity.
+func (m *Model) unique(e *Entity) []*Pattern {
+	var out []*Pattern
+	for _, p := range m.Patterns {
+		if p.Unique && len(p.Entities) == 1 && p.Entities[0] == e.Name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// keyReads lists the attributes an entity key reads: its templates' and
+// its sparse conditions'.
+func keyReads(k *EntityKey) []string {
+	out := append(k.PK.Attrs(), k.SK.Attrs()...)
+	for _, c := range k.When {
+		out = append(out, c.Attr)
+	}
+	return out
+}
+
+// effect analyses one single-item write; nil when its entity is unknown.
+func (d *Design) effect(s *Write) *stepEffect {
+	e := d.model.Entity(s.Entity)
+	ek := d.Entity(s.Entity)
+	if e == nil || ek == nil {
+		return nil
+	}
+	fx := &stepEffect{s: s, e: e, ek: ek, changed: map[string]bool{}}
+	switch s.Op {
+	case WritePut, WriteDelete, WriteBatch:
+		for _, a := range e.Attributes {
+			fx.changed[a.Name] = true
+		}
+		fx.keys = ek.Keys
+		if s.Op != WriteBatch {
+			fx.guards = len(d.model.unique(e))
+		}
+	case WriteUpdate:
+		for _, a := range s.Set {
+			fx.changed[a] = true
+		}
+		for _, i := range s.Add {
+			fx.changed[i.Attr] = true
+		}
+		for _, a := range s.Remove {
+			fx.changed[a] = true
+		}
+		for _, k := range ek.Keys {
+			if k.Index == Table || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
+				fx.keys = append(fx.keys, k)
+			}
+		}
+		for _, u := range d.model.unique(e) {
+			if slices.ContainsFunc(u.Where, func(a string) bool { return fx.changed[a] }) {
+				fx.guards += 2 // the old guard goes, the new one comes
+			}
+		}
+	case WriteCheck:
+		fx.keys = ek.Keys[:1]
+	}
+	return fx
+}
+
+// effects analyses a write's item writes, in order.
+func (d *Design) effects(w *Write) []*stepEffect {
+	var out []*stepEffect
+	for _, s := range w.Items() {
+		if w.Op == WriteBatch {
+			s = &Write{Op: WriteBatch, Entity: w.Entity}
+		}
+		if fx := d.effect(s); fx != nil {
+			out = append(out, fx)
+		}
+	}
+	return out
+}
+
+// stepName says which step of a write a finding is about.
+func stepName(w *Write, i int) string {
+	if w.Op == WriteTransact {
+		return fmt.Sprintf("step %d (%s %s)", i+1, w.Steps[i].Op, w.Steps[i].Entity)
+	}
+	return string(w.Op) + " " + w.Entity
+}
+
+func write(w *Write) Subject { return Subject{SubjectWrite, w.Name} }
+
+// KP701: an update that changes an attribute a key reads must be able to
+// rebuild the key: every other attribute the key reads is set, passed
+// (with) or part of the id, and none is added to atomically (its new
+// value is unknown to the write). A unique value's guard moves with the
+// old value, which a write pattern cannot name.
+func ruleStaleKey(d *Design) []finding {
+	var out []finding
+	for _, w := range d.model.Writes {
+		for i, fx := range d.effects(w) {
+			s := fx.s
+			if s.Op != WriteUpdate {
+				continue
+			}
+			known := map[string]bool{}
+			for _, a := range slices.Concat(s.Set, s.Remove, s.With, fx.e.ID) {
+				known[a] = true
+			}
+			for _, k := range fx.keys {
+				if k.Index == Table {
+					continue
+				}
+				reads := keyReads(k)
+				var added, missing []string
+				for _, a := range reads {
+					switch {
+					case slices.ContainsFunc(s.Add, func(inc *Increment) bool { return inc.Attr == a }):
+						added = appendNew(added, a)
+					case !known[a]:
+						missing = appendNew(missing, a)
+					}
+				}
+				changed := slices.DeleteFunc(slices.Clone(reads), func(a string) bool { return !fx.changed[a] })
+				key := fmt.Sprintf("%s's key on %s (%s / %s)", fx.e.Name, k.Index, k.PK, k.SK)
+				if len(k.When) > 0 {
+					key += ", sparse on " + constText(k.When)
+				}
+				switch {
+				case len(added) > 0:
+					out = append(out, finding{write(w), w.field("add"),
+						fmt.Sprintf("%s adds to %s, which %s reads: the write cannot know the new value, so the key would go stale", stepName(w, i), strings.Join(added, ", "), key),
+						"set the attribute to the new value instead of add, or take it out of the key"})
+				case len(missing) > 0:
+					out = append(out, finding{write(w), w.Pos,
+						fmt.Sprintf("%s changes %s, which %s reads with %s: without them the key cannot be rebuilt (stale, or wrongly in or out of a sparse index)",
+							stepName(w, i), strings.Join(uniq(changed), ", "), key, strings.Join(missing, ", ")),
+						fmt.Sprintf("add with: [%s] (the caller passes them as the item holds them; the write holds only if they still are)", strings.Join(missing, ", "))})
+				}
+			}
+			for _, u := range d.model.unique(fx.e) {
+				for _, a := range u.Where {
+					if slices.Contains(s.Set, a) || slices.Contains(s.Remove, a) {
+						out = append(out, finding{write(w), w.Pos,
+							fmt.Sprintf("%s changes %s, which %s keeps unique: its guard item moves from the old value, which a write pattern cannot name", stepName(w, i), a, u.Name),
+							"change it with Replace (old and new values) or Update with Changes.With holding the old value"})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func appendNew(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+func uniq(s []string) []string {
+	var out []string
+	for _, v := range s {
+		out = appendNew(out, v)
+	}
+	return out
+}
+
+func constText(cs []Const) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, c.Attr+"="+c.Value)
+	}
+	return strings.Join(s, ", ")
+}
+
+// KP702: a transaction within DynamoDB's limits: at most 100 items (guard
+// items included), at most 4 MB, and no item twice (parameters are one
+// namespace, so two steps on one entity write one item).
+func ruleTransactLimits(d *Design) []finding {
+	var out []finding
+	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
+	for _, w := range d.model.Writes {
+		if w.Op != WriteTransact {
+			continue
+		}
+		fxs := d.effects(w)
+		items, bytes := 0, 0
+		seen := map[string]int{}
+		for i, fx := range fxs {
+			items += 1 + fx.guards
+			bytes += z.item(d, fx.e)
+			if j, dup := seen[fx.e.Name]; dup {
+				out = append(out, finding{write(w), w.Steps[i].Pos,
+					fmt.Sprintf("steps %d and %d both write a %s with the same id parameters (%s): a transaction touches an item once", j+1, i+1, fx.e.Name, strings.Join(fx.e.ID, ", ")),
+					"merge the two steps into one, or make them separate writes"})
+			}
+			seen[fx.e.Name] = i
+		}
+		if items > MaxTransactItems {
+			out = append(out, finding{write(w), w.Pos,
+				fmt.Sprintf("writes %d items (guard items of unique values included); DynamoDB takes %d in a transaction", items, MaxTransactItems),
+				"split the transaction"})
+		}
+		if bytes > MaxTransactBytes {
+			out = append(out, finding{write(w), w.Pos,
+				fmt.Sprintf("its items may reach %d bytes; a transaction carries at most %d (4 MB)", bytes, MaxTransactBytes),
+				"split the transaction, or bound the attributes' sizes (maxLength)"})
+		}
+	}
+	return out
+}
+
+// KP703: the application never writes an attribute a stream handler
+// keeps (a counter or a copy): an update would race the handler, and a
+// put without if would overwrite it. A create gives it its first value.
+func ruleWritesMaintained(d *Design) []finding {
+	var out []finding
+	for _, w := range d.model.Writes {
+		for i, s := range w.Items() {
+			e := d.model.Entity(s.Entity)
+			if e == nil {
+				continue
+			}
+			var hit []string
+			if s.Op == WriteUpdate {
+				for _, a := range slices.Concat(s.Set, s.Remove) {
+					if e.Maintained(a) {
+						hit = appendNew(hit, a)
+					}
+				}
+				for _, inc := range s.Add {
+					if e.Maintained(inc.Attr) {
+						hit = appendNew(hit, inc.Attr)
+					}
+				}
+			}
+			if len(hit) > 0 {
+				out = append(out, finding{write(w), w.Pos,
+					fmt.Sprintf("%s writes %s, which a stream handler keeps (counters, copies): the two would overwrite each other", stepName(w, i), strings.Join(hit, ", ")),
+					"leave the attribute to its handler"})
+			}
+			if blind := (s.Op == WritePut && s.If == "") || w.Op == WriteBatch && w.Batch == WritePut; blind && len(e.Counters)+len(e.Copies) > 0 {
+				out = append(out, finding{write(w), w.Pos,
+					fmt.Sprintf("%s overwrites whole %s items, losing what the stream handlers keep (%s)", stepName(w, i), e.Name, strings.Join(maintained(e), ", ")),
+					"put with if: absent (create) or if: present (replace, keeping them), or use an update"})
+			}
+		}
+	}
+	return out
+}
+
+func maintained(e *Entity) []string {
+	var out []string
+	for _, c := range e.Counters {
+		out = append(out, c.Attr)
+	}
+	for _, c := range e.Copies {
+		out = append(out, c.Attr)
+	}
+	return out
+}
+
+// KP704: an entity's version is a number that only keyplan's writes
+// change: not in a key, not kept by a handler, not immutable.
+func ruleVersion(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		a := e.Attr(e.Version)
+		if e.Version == "" || a == nil {
+			continue
+		}
+		at := e.field("version")
+		switch {
+		case a.Type != TypeNumber:
+			out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s is a %s: it must be a number (every write adds 1)", a.Name, a.Type), "declare it type: number"})
+		case e.IsID(a.Name) || a.Immutable:
+			out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s never changes (id or immutable): every write changes it", a.Name), "use an attribute of its own"})
+		case e.Maintained(a.Name):
+			out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s is kept by a stream handler: only keyplan's writes change it", a.Name), "use an attribute of its own"})
+		}
+		if ek := d.Entity(e.Name); ek != nil {
+			for _, k := range ek.Keys {
+				if slices.Contains(keyReads(k), a.Name) {
+					out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s is in %s's key on %s: every write would move the item", a.Name, e.Name, k.Index), "keep the version out of patterns' where and sort"})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// KP705: a write rate one partition cannot take: the write units a
+// pattern's writes put on one partition of an index (its rate spread over
+// the partition key's values, when they are few) against DynamoDB's 1,000
+// WCU per partition.
+func ruleHotWrites(d *Design) []finding {
+	var out []finding
+	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
+	for _, w := range d.model.Writes {
+		if w.Rate <= 0 {
+			continue
+		}
+		factor := 1.0
+		if w.Op == WriteTransact {
+			factor = 2 // a transaction's writes cost double
+		}
+		for i, fx := range d.effects(w) {
+			for _, k := range fx.keys {
+				values := 1
+				for _, a := range k.PK.Attrs() {
+					c := cardinality(fx.e.Attr(a))
+					if c == 0 {
+						values = 0
+						break
+					}
+					values *= c
+				}
+				if values == 0 {
+					continue // many values: the writes spread
+				}
+				values *= max(k.PK.Shards(), 1)
+				bytes := z.item(d, fx.e)
+				if k.Index != Table {
+					bytes = z.projected(d, fx.e, k.Index)
+				}
+				wcu := w.Rate * factor * units(bytes, 1024) / float64(values)
+				if wcu <= PartitionWCU {
+					continue
+				}
+				out = append(out, finding{write(w), w.field("rate"),
+					fmt.Sprintf("%s at %g/s puts about %.0f WCU/s on one partition of %s (%s takes %d value(s)); a partition takes %d",
+						stepName(w, i), w.Rate, wcu, k.Index, k.PK, values, PartitionWCU),
+					"write-shard the key (shards: N on the patterns reading it), partition by an attribute with more values, or batch the updates"})
+			}
+		}
+	}
+	return out
+}
+
+// KP706: writes without conditions (a batch, a put without if) only for
+// entities whose writes need none: no unique values (their guard items
+// would not follow), no version (it would not be checked or bumped).
+func ruleUnconditional(d *Design) []finding {
+	var out []finding
+	for _, w := range d.model.Writes {
+		for i, s := range w.Items() {
+			e := d.model.Entity(s.Entity)
+			blind := (s.Op == WritePut && s.If == "") || w.Op == WriteBatch
+			if e == nil || !blind {
+				continue
+			}
+			var why []string
+			if u := d.model.unique(e); len(u) > 0 {
+				why = append(why, "unique values ("+u[0].Name+") whose guard items would not follow")
+			}
+			if e.Version != "" {
+				why = append(why, "a version ("+e.Version+") that would be neither checked nor bumped")
+			}
+			if len(why) > 0 {
+				out = append(out, finding{write(w), w.Pos,
+					fmt.Sprintf("%s writes %s items without conditions, but %s has %s", stepName(w, i), e.Name, e.Name, strings.Join(why, " and ")),
+					"use put with if: absent or if: present, update or delete, one item at a time"})
+			}
+		}
+	}
+	return out
+}
