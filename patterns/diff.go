@@ -58,8 +58,8 @@ var changeRules = []ChangeRule{
 	{"KP608", SeverityWarning, ChangeTTL, "The TTL attribute changes in two phases"},
 	{"KP609", SeverityError, ChangePending, "One migration at a time"},
 	{"KP610", SeverityWarning, ChangeShapeAdded, "A new key of an existing entity is backfilled"},
-	{"KP611", SeverityInfo, ChangePatternAdded, "Patterns added"},
-	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed"},
+	{"KP611", SeverityInfo, ChangePatternAdded, "Patterns added (reads and writes)"},
+	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed (reads and writes)"},
 	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
 }
 
@@ -294,6 +294,18 @@ func compareDesigns(from, to *Design) *Diff {
 	for _, p := range patternsByName(fm) {
 		if tm.Pattern(p.Name) == nil {
 			df.add(ChangePatternRemoved, Subject{SubjectPattern, p.Name}, "removed: nothing reads it any more (the keys it read go when no other pattern needs them)")
+		}
+	}
+	// Write patterns change no table, only what the application may do
+	// (and its grants).
+	for _, w := range tm.Writes {
+		if fm.Write(w.Name) == nil {
+			df.add(ChangePatternAdded, Subject{SubjectWrite, w.Name}, "new: %s (%s)", w.Op, strings.Join(w.Actions(tm), ", "))
+		}
+	}
+	for _, w := range fm.Writes {
+		if tm.Write(w.Name) == nil {
+			df.add(ChangePatternRemoved, Subject{SubjectWrite, w.Name}, "removed: the application no longer makes this write (grants of it go)")
 		}
 	}
 	// A plan that leaves patterns unserved is no design to deploy.

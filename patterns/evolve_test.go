@@ -262,3 +262,24 @@ func TestLockIsAFixedPoint(t *testing.T) {
 		})
 	}
 }
+
+// A write pattern added or removed changes no table: the change is safe,
+// and says what the write may do.
+func TestWriteChangesAreSafe(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := string(src)
+	lock := patterns.NewLock(planModel(t, base, nil))
+	next := strings.Replace(base, "  Restock: {update: Product, add: {inventory: $count}, rate: 1}\n", "  Discontinue: {delete: Product}\n", 1)
+	df := patterns.Compare(lock, planModel(t, next, lock))
+	var got []string
+	for _, c := range df.Changes {
+		got = append(got, c.ID+" "+c.Subject.String()+": "+c.Message)
+	}
+	want := []string{"KP611 write Discontinue: new: delete (DeleteItem)", "KP612 write Restock: removed: the application no longer makes this write (grants of it go)"}
+	if !df.Safe || !slices.Equal(got, want) {
+		t.Errorf("safe %v, changes\n%s\nwant\n%s", df.Safe, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -42,6 +43,55 @@ func (t *Table) WriteInput(name string, params Params) (*dynamodb.TransactWriteI
 	return in, nil
 }
 
+// Op is one write pattern and its parameters, for Transact.
+type Op struct {
+	Write  string
+	Params Params
+}
+
+// Transact runs several write patterns as one transaction, all or
+// nothing: say, an order's lines, each an AddLine. Each op's parameters
+// are its own, so ops may write different items of one entity; no item
+// may be written twice. A failed condition comes back as a
+// *ConditionError whose Subject names the op ("AddLine (op 3)").
+func (t *Table) Transact(ctx context.Context, ops ...Op) error {
+	ws, err := t.transactWrites(ops)
+	if err != nil {
+		return wrap("Transact", fmt.Sprintf("%d ops", len(ops)), err)
+	}
+	return t.execute(ctx, "Transact", fmt.Sprintf("%d ops", len(ops)), ws)
+}
+
+// TransactInput builds the transaction Transact sends.
+func (t *Table) TransactInput(ops ...Op) (*dynamodb.TransactWriteItemsInput, error) {
+	ws, err := t.transactWrites(ops)
+	if err == nil {
+		var in *dynamodb.TransactWriteItemsInput
+		if in, err = t.transactInput(ws); err == nil {
+			return in, nil
+		}
+	}
+	return nil, wrap("TransactInput", fmt.Sprintf("%d ops", len(ops)), err)
+}
+
+func (t *Table) transactWrites(ops []Op) ([]*itemWrite, error) {
+	if len(ops) == 0 {
+		return nil, errors.New("no op to run")
+	}
+	var out []*itemWrite
+	for i, op := range ops {
+		ws, err := t.writes(op.Write, op.Params)
+		if err != nil {
+			return nil, fmt.Errorf("op %d (%s): %w", i+1, op.Write, err)
+		}
+		for _, w := range ws {
+			w.op, w.opName = i+1, op.Write
+		}
+		out = append(out, ws...)
+	}
+	return out, nil
+}
+
 // writes plans a write pattern's item writes.
 func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 	w := t.m.Write(name)
@@ -55,10 +105,15 @@ func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 	if w.Op == patterns.WriteBatch {
 		return nil, fmt.Errorf("%s is a batch: run it with WriteBatch", name)
 	}
-	takes := t.m.Params(w)
-	for _, p := range sortedNames(params) {
-		if !slices.Contains(takes, p) {
-			return nil, fmt.Errorf("unknown parameter %q (%s takes %s)", p, name, orNone(takes))
+	takes := t.takes(w)
+	for p := range params {
+		if !takes[p] {
+			names := slices.Sorted(maps.Keys(takes))
+			for _, p := range sortedNames(params) {
+				if !takes[p] {
+					return nil, fmt.Errorf("unknown parameter %q (%s takes %s)", p, name, orNone(names))
+				}
+			}
 		}
 	}
 	var out []*itemWrite
@@ -79,21 +134,32 @@ func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 	return out, nil
 }
 
+// takes is the set of a write's parameters (Model.Params), worked out
+// once.
+func (t *Table) takes(w *patterns.Write) map[string]bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if set, ok := t.writeParams[w.Name]; ok {
+		return set
+	}
+	set := map[string]bool{}
+	for _, p := range t.m.Params(w) {
+		set[p] = true
+	}
+	t.writeParams[w.Name] = set
+	return set
+}
+
 // step plans one single-item write of a pattern.
 func (t *Table) step(s *patterns.Write, params Params, step int) ([]*itemWrite, error) {
 	e, _, err := t.entity(s.Entity)
 	if err != nil {
 		return nil, err
 	}
-	v := Values{}
-	for _, a := range e.Attributes {
-		if x, ok := params[a.Name]; ok {
-			v[a.Name] = x
-		}
-	}
+	v := Values(params) // each write takes the names it needs
 	switch s.Op {
 	case patterns.WritePut:
-		return t.putWrite(s.Entity, v, s.If, s.Condition, params, step)
+		return t.putWrite(s.Entity, v, false, s.If, s.Condition, params, step)
 	case patterns.WriteDelete:
 		return t.deleteWrite(s.Entity, v, s.Condition, params, step)
 	case patterns.WriteCheck:

@@ -262,6 +262,12 @@ func (t *Table) Item(entity string, v Values) (map[string]types.AttributeValue, 
 }
 
 func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, error) {
+	return t.build(entity, v, true)
+}
+
+// build is item; when not strict, values of other names (a write's other
+// parameters) are left out instead of refused.
+func (t *Table) build(entity string, v Values, strict bool) (map[string]types.AttributeValue, error) {
 	p := t.plans[entity]
 	if p == nil {
 		_, _, err := t.entity(entity)
@@ -313,7 +319,7 @@ func (t *Table) item(entity string, v Values) (map[string]types.AttributeValue, 
 		}
 		item[a.Name] = av
 	}
-	if known < len(v) {
+	if strict && known < len(v) {
 		for _, name := range sortedNames(v) {
 			if _, ok := p.byName[name]; !ok && v[name] != nil {
 				return nil, fmt.Errorf("%w %q of %s", ErrUnknownAttr, name, entity)

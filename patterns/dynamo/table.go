@@ -43,6 +43,8 @@ type Table struct {
 
 	mu          sync.Mutex
 	projections map[string]expression.ProjectionBuilder
+	writeParams map[string]map[string]bool // write pattern -> its parameters
+	shapes      map[string]*shapeExpr      // built condition and update expressions
 
 	// rollout is set during a migration (NewRollout).
 	rollout *rollout
@@ -54,7 +56,7 @@ type Table struct {
 // name, e.g. from TableNameEnv). client may be nil for the pure builders.
 func New(d *patterns.Design, client Client, name string) *Table {
 	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{},
-		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{},
+		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{}, writeParams: map[string]map[string]bool{}, shapes: map[string]*shapeExpr{},
 		batchBackoff: batchBackoff}
 	for _, ek := range d.Entities {
 		t.plans[ek.Name] = compile(d, ek)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -24,9 +23,10 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &itemWrite{kind: patterns.WriteUpdate, entity: entity, step: step, key: k, clauses: []clause{t.exists(ErrChanged)}}
+	w := &itemWrite{kind: patterns.WriteUpdate, entity: entity, step: step, key: k, clauses: make([]clause, 1, 2+len(ch.With)+len(ch.If))}
+	w.clauses[0] = t.exists(ErrChanged)
 	changed := map[string]bool{}
-	change := func(name string) (*patterns.Attribute, error) {
+	mark := func(name string) (*patterns.Attribute, error) {
 		a := e.Attr(name)
 		switch {
 		case a == nil:
@@ -43,24 +43,26 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		changed[name] = true
 		return a, nil
 	}
-	var upd expression.UpdateBuilder
-	for _, name := range sortedNames(ch.Set) {
-		a, err := change(name)
+	w.changes = make([]edit, 0, len(ch.Set)+len(ch.Add)+len(ch.Remove)+3)
+	if err := inOrder(e, ch.Set, func(name string) error {
+		a, err := mark(name)
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if ch.Set[name] == nil {
-			return nil, nil, fmt.Errorf("%s.%s set to nothing: remove it instead", entity, name)
+			return fmt.Errorf("%s.%s set to nothing: remove it instead", entity, name)
 		}
 		av, err := stored(a, ch.Set[name])
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
-		upd = upd.Set(expression.Name(name), expression.Value(av))
-		w.updates = true
+		w.changes = append(w.changes, edit{updSet, name, av})
+		return nil
+	}); err != nil {
+		return nil, nil, err
 	}
 	for _, name := range sortedNames(ch.Add) {
-		a, err := change(name)
+		a, err := mark(name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -71,23 +73,24 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		if err != nil {
 			return nil, nil, err
 		}
-		upd = upd.Add(expression.Name(name), expression.Value(&types.AttributeValueMemberN{Value: n}))
-		w.updates = true
+		w.changes = append(w.changes, edit{updAdd, name, &types.AttributeValueMemberN{Value: n}})
 	}
-	removed := map[string]bool{}
+	var removed map[string]bool
+	if len(ch.Remove) > 0 {
+		removed = make(map[string]bool, len(ch.Remove))
+	}
 	for _, name := range ch.Remove {
-		a, err := change(name)
+		a, err := mark(name)
 		if err != nil {
 			return nil, nil, err
 		}
 		if !a.Optional {
 			return nil, nil, fmt.Errorf("%w: %s.%s is required; it cannot be removed", ErrMissing, entity, name)
 		}
-		upd = upd.Remove(expression.Name(name))
+		w.changes = append(w.changes, edit{updRemove, name, nil})
 		removed[name] = true
-		w.updates = true
 	}
-	if !w.updates {
+	if len(w.changes) == 0 {
 		return nil, nil, fmt.Errorf("an update of %s that changes nothing: give Set, Add or Remove", entity)
 	}
 	// What the item holds after the update, as far as the write knows.
@@ -106,12 +109,21 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	// Every key an attribute it changes reads is rebuilt, or removed when
 	// the item no longer holds it (sparse).
 	n := len(e.Attributes)
-	enc, present := make([]string, n), make([]bool, n)
+	var encBuf [16]string
+	var presentBuf [16]bool
+	var enc []string
+	var present []bool
+	if n <= len(encBuf) {
+		enc, present = encBuf[:n], presentBuf[:n]
+	} else {
+		enc, present = make([]string, n), make([]bool, n)
+	}
+	var readBuf [16]int
 	for _, kp := range p.keys {
 		if kp.table {
 			continue
 		}
-		reads := slices.Clone(kp.needs)
+		reads := append(readBuf[:0], kp.needs...)
 		for _, wc := range kp.when {
 			reads = append(reads, wc.attr)
 		}
@@ -154,24 +166,23 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 			if err != nil {
 				return nil, nil, err
 			}
-			upd = upd.Set(expression.Name(kp.pkName), expression.Value(pkv)).Set(expression.Name(kp.skName), expression.Value(skv))
+			w.changes = append(w.changes, edit{updSet, kp.pkName, &types.AttributeValueMemberS{Value: pkv}}, edit{updSet, kp.skName, &types.AttributeValueMemberS{Value: skv}})
 		} else {
-			upd = upd.Remove(expression.Name(kp.pkName)).Remove(expression.Name(kp.skName))
+			w.changes = append(w.changes, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
 		}
 	}
 	// The item must still hold what With says.
-	for _, name := range sortedNames(ch.With) {
-		a := e.Attr(name)
-		if a == nil {
-			return nil, nil, fmt.Errorf("%w %q of %s (With)", ErrUnknownAttr, name, entity)
-		}
+	if err := inOrder(e, ch.With, func(name string) error {
 		var av types.AttributeValue
 		if ch.With[name] != nil {
-			if av, err = stored(a, ch.With[name]); err != nil {
-				return nil, nil, err
+			if av, err = stored(e.Attr(name), ch.With[name]); err != nil {
+				return err
 			}
 		}
 		w.clauses = append(w.clauses, is(name, av, ErrChanged))
+		return nil
+	}); err != nil {
+		return nil, nil, fmt.Errorf("%w (With)", err)
 	}
 	if e.Version != "" {
 		vc, err := t.versionClause(e, ch.Version)
@@ -179,7 +190,7 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 			return nil, nil, err
 		}
 		w.clauses = append(w.clauses, vc)
-		upd = upd.Add(expression.Name(e.Version), expression.Value(&types.AttributeValueMemberN{Value: "1"}))
+		w.changes = append(w.changes, edit{updAdd, e.Version, one})
 	}
 	for _, c := range ch.If {
 		cl, err := t.condition(e, c, ch.Params)
@@ -188,7 +199,6 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		}
 		w.clauses = append(w.clauses, cl)
 	}
-	w.update = upd
 	// Unique values it changes move their guards.
 	var extra []*itemWrite
 	for _, u := range t.unique[entity] {
@@ -213,6 +223,32 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		extra = append(extra, moves...)
 	}
 	return w, extra, nil
+}
+
+// one is the version's increment.
+var one = &types.AttributeValueMemberN{Value: "1"}
+
+// inOrder calls fn with the names of v in the entity's attribute order
+// (deterministic requests without sorting); a name that is no attribute
+// of the entity is ErrUnknownAttr.
+func inOrder(e *patterns.Entity, v Values, fn func(name string) error) error {
+	seen := 0
+	for _, a := range e.Attributes {
+		if _, ok := v[a.Name]; ok {
+			seen++
+			if err := fn(a.Name); err != nil {
+				return err
+			}
+		}
+	}
+	if seen < len(v) {
+		for _, name := range sortedNames(v) {
+			if e.Attr(name) == nil {
+				return fmt.Errorf("%w %q of %s", ErrUnknownAttr, name, e.Name)
+			}
+		}
+	}
+	return nil
 }
 
 func hasKey(v Values, name string) bool {
@@ -251,7 +287,7 @@ func (t *Table) versionClause(e *patterns.Entity, read any) (clause, error) {
 		return clause{}, err
 	}
 	c := is(e.Version, av, ErrChanged)
-	c.text = e.Version + " is still " + text(av) + " (the version read)"
+	c.version = true
 	return c, nil
 }
 
@@ -318,7 +354,10 @@ func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.
 // putWrite plans a put of a whole item: if IfAbsent a create (its guards
 // taken), if IfPresent a replacement that keeps what stream handlers
 // maintain (an update of every other attribute), if "" either.
-func (t *Table) putWrite(entity string, v Values, mode string, conds []*patterns.Condition, params Params, step int) ([]*itemWrite, error) {
+//
+// v may hold other names than the entity's attributes (a write's other
+// parameters) unless strict.
+func (t *Table) putWrite(entity string, v Values, strict bool, mode string, conds []*patterns.Condition, params Params, step int) ([]*itemWrite, error) {
 	e, _, err := t.entity(entity)
 	if err != nil {
 		return nil, err
@@ -331,6 +370,9 @@ func (t *Table) putWrite(entity string, v Values, mode string, conds []*patterns
 		}
 	}
 	declared := func(w *itemWrite) error {
+		if len(conds) == 0 {
+			return nil
+		}
 		for _, c := range conds {
 			cl, err := t.condition(e, c, params)
 			if err != nil {
@@ -370,17 +412,22 @@ func (t *Table) putWrite(entity string, v Values, mode string, conds []*patterns
 			v = maps.Clone(v)
 			v[e.Version] = 1
 		}
-		item, err := t.item(entity, v)
+		item, err := t.build(entity, v, strict)
 		if err != nil {
 			return nil, err
 		}
-		w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item, clauses: []clause{t.absent(ErrExists)}}
+		w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item, clauses: make([]clause, 1, 1+len(conds))}
+		w.clauses[0] = t.absent(ErrExists)
 		if err := declared(w); err != nil {
 			return nil, err
 		}
+		unique := t.unique[entity]
+		if len(unique) == 0 {
+			return []*itemWrite{w}, nil
+		}
 		out := []*itemWrite{w}
 		key := map[string]types.AttributeValue{t.d.PK: item[t.d.PK], t.d.SK: item[t.d.SK]}
-		for _, u := range t.unique[entity] {
+		for _, u := range unique {
 			g, ok, err := t.guardFor(e, u, v)
 			if err != nil {
 				return nil, err
@@ -394,7 +441,7 @@ func (t *Table) putWrite(entity string, v Values, mode string, conds []*patterns
 	if len(t.unique[entity]) > 0 || e.Version != "" || len(e.Counters)+len(e.Copies) > 0 {
 		return nil, fmt.Errorf("%s keeps guards, a version or stream-maintained attributes, which a blind put would lose: create it (Create) or replace it (Replace, Update)", entity)
 	}
-	item, err := t.item(entity, v)
+	item, err := t.build(entity, v, strict)
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ func (t *Table) tag(entity string) string {
 // with unique alternate keys, a version or attributes a stream handler
 // maintains must use Create, Replace, Update and Delete, which keep them.
 func (t *Table) Put(ctx context.Context, entity string, v Values) error {
-	ws, err := t.putWrite(entity, v, "", nil, nil, 0)
+	ws, err := t.putWrite(entity, v, true, "", nil, nil, 0)
 	if err != nil {
 		return wrap("Put", entity, err)
 	}
@@ -103,7 +103,7 @@ func (t *Table) Put(ctx context.Context, entity string, v Values) error {
 // its guards; ErrExists if its key is taken, ErrNotUnique if a unique
 // alternate key's value is (both within a *ConditionError).
 func (t *Table) Create(ctx context.Context, entity string, v Values) error {
-	ws, err := t.putWrite(entity, v, patterns.IfAbsent, nil, nil, 0)
+	ws, err := t.putWrite(entity, v, true, patterns.IfAbsent, nil, nil, 0)
 	if err != nil {
 		return wrap("Create", entity, err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -76,28 +75,65 @@ func (e *ConditionError) Is(target error) bool { return target == ErrCondition }
 
 func (e *ConditionError) Unwrap() error { return e.Err }
 
-// clause is one condition of an item write: as the request states it,
-// and as keyplan tests it on the item a failed write returns.
+// clause is one condition of an item write: as the request states it
+// (op on attr, with the operand eq or the list in), and as keyplan tests
+// it on the item a failed write returns.
 type clause struct {
-	cond expression.ConditionBuilder
-	// attr is the attribute tested ("" for the item itself).
+	op   condOp
 	attr string
-	// text says what must hold; holds tests it (nil item: absent).
+	eq   types.AttributeValue
+	in   []types.AttributeValue
+	// text says what must hold ("": said from op, attr and eq); holds
+	// tests it (nil item: absent), unless isEq.
 	text  string
 	holds func(item map[string]types.AttributeValue) bool
 	// err is the specific error when this clause fails.
 	err error
+	// isEq marks the clause attr = eq (eq nil: attr is absent), said and
+	// tested from those fields; version marks it as the version read.
+	isEq    bool
+	version bool
+}
+
+// said is what the clause says must hold.
+func (c *clause) said() string {
+	switch {
+	case c.text != "":
+		return c.text
+	case c.version:
+		return c.attr + " is still " + text(c.eq) + " (the version read)"
+	case c.eq == nil:
+		return c.attr + " is absent"
+	}
+	return c.attr + " = " + text(c.eq)
+}
+
+// testable reports whether keyplan can test the clause on an item.
+func (c *clause) testable() bool { return c.isEq || c.holds != nil }
+
+// test tests the clause on an item as it was (nil: absent).
+func (c *clause) test(it map[string]types.AttributeValue) bool {
+	if c.isEq {
+		if c.eq == nil {
+			return it != nil && it[c.attr] == nil
+		}
+		return it != nil && SameValue(it[c.attr], c.eq)
+	}
+	return c.holds(it)
 }
 
 // itemWrite is one item's write: a put, an update, a delete, or a check.
 type itemWrite struct {
-	kind    patterns.WriteOp
-	entity  string
-	step    int
+	kind   patterns.WriteOp
+	entity string
+	step   int
+	// op is the write's op in a Transact (from 1; 0: none), opName its
+	// write pattern.
+	op      int
+	opName  string
 	key     map[string]types.AttributeValue
 	item    map[string]types.AttributeValue // put
-	update  expression.UpdateBuilder
-	updates bool
+	changes []edit                          // update
 	clauses []clause
 }
 
@@ -148,14 +184,15 @@ func (t *Table) UpdateInput(entity string, key Values, ch Changes) (*dynamodb.Up
 	if err != nil {
 		return nil, wrap("UpdateInput", entity, err)
 	}
-	in, err := t.request(w)
+	in, err := t.request(w, false)
 	if err != nil {
 		return nil, wrap("UpdateInput", entity, err)
 	}
 	return in.Update, nil
 }
 
-// requests are one item write as a request of each kind.
+// requests are one item write as a request on its own (one of Put,
+// Update, Delete) or as a transaction's item.
 type requests struct {
 	Put    *dynamodb.PutItemInput
 	Update *dynamodb.UpdateItemInput
@@ -163,53 +200,38 @@ type requests struct {
 	tx     types.TransactWriteItem
 }
 
-// request builds an item write's request, alone and as a transaction
-// item.
-func (t *Table) request(w *itemWrite) (*requests, error) {
-	b := expression.NewBuilder()
-	if len(w.clauses) > 0 {
-		conds := make([]expression.ConditionBuilder, len(w.clauses))
-		for i, c := range w.clauses {
-			conds[i] = c.cond
-		}
-		cond := conds[0]
-		if len(conds) > 1 {
-			cond = expression.And(conds[0], conds[1], conds[2:]...)
-		}
-		b = b.WithCondition(cond)
-	}
-	if w.updates {
-		b = b.WithUpdate(w.update)
-	}
-	var expr expression.Expression
-	if len(w.clauses) > 0 || w.updates {
-		var err error
-		if expr, err = b.Build(); err != nil {
-			return nil, err
-		}
+// request builds an item write's request: alone, or (tx) as a
+// transaction item.
+func (t *Table) request(w *itemWrite, tx bool) (requests, error) {
+	cond, upd, names, values, err := t.expressions(w)
+	if err != nil {
+		return requests{}, err
 	}
 	table := aws.String(t.name)
-	old := types.ReturnValuesOnConditionCheckFailureAllOld
-	r := &requests{}
-	switch w.kind {
-	case patterns.WritePut:
-		r.Put = &dynamodb.PutItemInput{TableName: table, Item: w.item, ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: old}
-		r.tx.Put = &types.Put{TableName: table, Item: w.item, ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailure(old)}
-	case patterns.WriteUpdate:
-		r.Update = &dynamodb.UpdateItemInput{TableName: table, Key: w.key, UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: old}
-		r.tx.Update = &types.Update{TableName: table, Key: w.key, UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailure(old)}
-	case patterns.WriteDelete:
-		r.Delete = &dynamodb.DeleteItemInput{TableName: table, Key: w.key, ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: old}
-		r.tx.Delete = &types.Delete{TableName: table, Key: w.key, ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailure(old)}
-	case patterns.WriteCheck:
-		r.tx.ConditionCheck = &types.ConditionCheck{TableName: table, Key: w.key, ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailure(old)}
+	const old = types.ReturnValuesOnConditionCheckFailureAllOld
+	var r requests
+	switch {
+	case w.kind == patterns.WritePut && tx:
+		r.tx.Put = &types.Put{TableName: table, Item: w.item, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
+	case w.kind == patterns.WritePut:
+		r.Put = &dynamodb.PutItemInput{TableName: table, Item: w.item, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
+	case w.kind == patterns.WriteUpdate && tx:
+		r.tx.Update = &types.Update{TableName: table, Key: w.key, UpdateExpression: upd, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
+	case w.kind == patterns.WriteUpdate:
+		r.Update = &dynamodb.UpdateItemInput{TableName: table, Key: w.key, UpdateExpression: upd, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
+	case w.kind == patterns.WriteDelete && tx:
+		r.tx.Delete = &types.Delete{TableName: table, Key: w.key, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
+	case w.kind == patterns.WriteDelete:
+		r.Delete = &dynamodb.DeleteItemInput{TableName: table, Key: w.key, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
+	case w.kind == patterns.WriteCheck:
+		r.tx.ConditionCheck = &types.ConditionCheck{TableName: table, Key: w.key, ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
 	}
 	return r, nil
 }
@@ -222,21 +244,40 @@ func (t *Table) transactInput(ws []*itemWrite) (*dynamodb.TransactWriteItemsInpu
 	if len(ws) > MaxTransactItems {
 		return nil, fmt.Errorf("%w: %d items (guard items included); DynamoDB takes %d", ErrTooLarge, len(ws), MaxTransactItems)
 	}
-	seen := map[string]int{}
-	in := &dynamodb.TransactWriteItemsInput{}
+	seen := make(map[string]int, len(ws))
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, 0, len(ws))}
 	for i, w := range ws {
-		k := keyText(t.d, w.keyOf(t.d))
-		if j, dup := seen[k]; dup {
-			return nil, fmt.Errorf("steps %d and %d write the same item (%s): a transaction touches an item once", ws[j].step, w.step, k)
+		k := w.keyOf(t.d)
+		pk, _ := k[t.d.PK].(*types.AttributeValueMemberS)
+		sk, _ := k[t.d.SK].(*types.AttributeValueMemberS)
+		if pk != nil && sk != nil {
+			id := pk.Value + "\x00" + sk.Value
+			if j, dup := seen[id]; dup {
+				return nil, fmt.Errorf("%s and %s write the same item (%s): a transaction touches an item once", ws[j].name(), w.name(), keyText(t.d, k))
+			}
+			seen[id] = i
 		}
-		seen[k] = i
-		r, err := t.request(w)
+		r, err := t.request(w, true)
 		if err != nil {
 			return nil, err
 		}
 		in.TransactItems = append(in.TransactItems, r.tx)
 	}
 	return in, nil
+}
+
+// subject names the op of a Transact w is part of: "AddLine (op 3)".
+func (w *itemWrite) subject() string { return fmt.Sprintf("%s (op %d)", w.opName, w.op) }
+
+// name says which write of a transaction w is.
+func (w *itemWrite) name() string {
+	switch {
+	case w.op > 0 && w.step > 0:
+		return fmt.Sprintf("%s step %d", w.subject(), w.step)
+	case w.op > 0:
+		return w.subject()
+	}
+	return fmt.Sprintf("step %d", w.step)
 }
 
 func (w *itemWrite) keyOf(d *patterns.Design) map[string]types.AttributeValue {
@@ -250,7 +291,7 @@ func (w *itemWrite) keyOf(d *patterns.Design) map[string]types.AttributeValue {
 func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite) error {
 	if len(ws) == 1 {
 		w := ws[0]
-		r, err := t.request(w)
+		r, err := t.request(w, false)
 		if err != nil {
 			return wrap(op, subject, err)
 		}
@@ -300,16 +341,20 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 // explain names the condition of w that the item as it was (known: the
 // engine returned it, nil then meaning absent) fails.
 func (t *Table) explain(op, subject string, w *itemWrite, item map[string]types.AttributeValue, known bool) error {
+	if w.op > 0 {
+		subject = w.subject()
+	}
 	ce := &ConditionError{Op: op, Subject: subject, Step: w.step, Entity: w.entity, Item: item}
 	if len(item) == 0 {
 		ce.Item = nil
 	}
-	for _, c := range w.clauses {
-		if known && c.holds != nil && c.holds(ce.Item) {
+	for i := range w.clauses {
+		c := &w.clauses[i]
+		if known && c.testable() && c.test(ce.Item) {
 			continue
 		}
-		ce.Condition, ce.Err = c.text, c.err
-		if known && c.holds != nil {
+		ce.Condition, ce.Err = c.said(), c.err
+		if known && c.testable() {
 			ce.Condition += ": " + describe(ce.Item, c)
 		}
 		return ce
@@ -320,14 +365,14 @@ func (t *Table) explain(op, subject string, w *itemWrite, item map[string]types.
 
 func clauseTexts(cs []clause) string {
 	var s []string
-	for _, c := range cs {
-		s = append(s, c.text)
+	for i := range cs {
+		s = append(s, cs[i].said())
 	}
 	return strings.Join(s, "; ")
 }
 
 // describe says how the item stood against a failed clause.
-func describe(item map[string]types.AttributeValue, c clause) string {
+func describe(item map[string]types.AttributeValue, c *clause) string {
 	switch {
 	case item == nil:
 		return "the item does not exist"
@@ -382,24 +427,22 @@ func text(v types.AttributeValue) string {
 
 // exists is the clause that the item is there.
 func (t *Table) exists(err error) clause {
-	return clause{cond: expression.AttributeExists(expression.Name(t.d.PK)), text: "the item exists", err: err,
+	return clause{op: condExists, attr: t.d.PK, text: "the item exists", err: err,
 		holds: func(it map[string]types.AttributeValue) bool { return it != nil }}
 }
 
 // absent is the clause that the item is not there yet.
 func (t *Table) absent(err error) clause {
-	return clause{cond: expression.AttributeNotExists(expression.Name(t.d.PK)), text: "no such item exists yet", err: err,
+	return clause{op: condAbsent, attr: t.d.PK, text: "no such item exists yet", err: err,
 		holds: func(it map[string]types.AttributeValue) bool { return it == nil }}
 }
 
 // is is the clause that an attribute holds a value (nil: is absent).
 func is(attr string, v types.AttributeValue, err error) clause {
 	if v == nil {
-		return clause{attr: attr, cond: expression.AttributeNotExists(expression.Name(attr)), text: attr + " is absent", err: err,
-			holds: func(it map[string]types.AttributeValue) bool { return it != nil && it[attr] == nil }}
+		return clause{op: condAbsent, attr: attr, err: err, isEq: true}
 	}
-	return clause{attr: attr, cond: expression.Name(attr).Equal(expression.Value(v)), text: attr + " = " + text(v), err: err,
-		holds: func(it map[string]types.AttributeValue) bool { return it != nil && SameValue(it[attr], v) }}
+	return clause{op: condEq, attr: attr, err: err, isEq: true, eq: v}
 }
 
 // condition is a declared condition as a clause, its $parameter from
@@ -409,7 +452,6 @@ func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Para
 	if a == nil {
 		return clause{}, fmt.Errorf("%w %q of %s", ErrUnknownAttr, c.Attr, e.Name)
 	}
-	name := expression.Name(c.Attr)
 	value := func(s string, param bool) (types.AttributeValue, error) {
 		var v any = s
 		if param {
@@ -424,27 +466,26 @@ func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Para
 	cl := clause{attr: c.Attr, text: c.String()}
 	switch c.Op {
 	case patterns.CondExists:
-		cl.cond = expression.AttributeExists(name)
+		cl.op = condExists
 		cl.holds = func(it map[string]types.AttributeValue) bool { return it != nil && it[c.Attr] != nil }
 		return cl, nil
 	case patterns.CondAbsent:
-		cl.cond = expression.AttributeNotExists(name)
+		cl.op = condAbsent
 		cl.holds = func(it map[string]types.AttributeValue) bool { return it != nil && it[c.Attr] == nil }
 		return cl, nil
 	case patterns.CondIn:
-		var vals []types.AttributeValue
+		cl.op = condIn
 		for _, s := range c.Values {
 			v, err := value(s, false)
 			if err != nil {
 				return clause{}, err
 			}
-			vals = append(vals, v)
+			cl.in = append(cl.in, v)
 		}
-		ops := make([]expression.OperandBuilder, len(vals))
-		for i, v := range vals {
-			ops[i] = expression.Value(v)
+		if len(cl.in) == 0 {
+			return clause{}, fmt.Errorf("condition on %s: in lists no value", c.Attr)
 		}
-		cl.cond = name.In(ops[0], ops[1:]...)
+		vals := cl.in
 		cl.holds = func(it map[string]types.AttributeValue) bool {
 			return it != nil && slices.ContainsFunc(vals, func(v types.AttributeValue) bool { return SameValue(it[c.Attr], v) })
 		}
@@ -461,31 +502,25 @@ func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Para
 	if param {
 		cl.text += " (" + text(v) + ")"
 	}
-	test := map[patterns.CondOp]func(int) bool{
-		patterns.CondEq: func(n int) bool { return n == 0 }, patterns.CondNe: func(n int) bool { return n != 0 },
-		patterns.CondLt: func(n int) bool { return n < 0 }, patterns.CondLe: func(n int) bool { return n <= 0 },
-		patterns.CondGt: func(n int) bool { return n > 0 }, patterns.CondGe: func(n int) bool { return n >= 0 },
-	}[c.Op]
-	switch c.Op {
-	case patterns.CondEq:
-		cl.cond = name.Equal(expression.Value(v))
-	case patterns.CondNe:
-		cl.cond = name.NotEqual(expression.Value(v))
-	case patterns.CondLt:
-		cl.cond = name.LessThan(expression.Value(v))
-	case patterns.CondLe:
-		cl.cond = name.LessThanEqual(expression.Value(v))
-	case patterns.CondGt:
-		cl.cond = name.GreaterThan(expression.Value(v))
-	case patterns.CondGe:
-		cl.cond = name.GreaterThanEqual(expression.Value(v))
+	ops := map[patterns.CondOp]struct {
+		op   condOp
+		test func(int) bool
+	}{
+		patterns.CondEq: {condEq, func(n int) bool { return n == 0 }}, patterns.CondNe: {condNe, func(n int) bool { return n != 0 }},
+		patterns.CondLt: {condLt, func(n int) bool { return n < 0 }}, patterns.CondLe: {condLe, func(n int) bool { return n <= 0 }},
+		patterns.CondGt: {condGt, func(n int) bool { return n > 0 }}, patterns.CondGe: {condGe, func(n int) bool { return n >= 0 }},
 	}
+	o, ok := ops[c.Op]
+	if !ok {
+		return clause{}, fmt.Errorf("condition on %s: unknown comparison %q", c.Attr, c.Op)
+	}
+	cl.op, cl.eq = o.op, v
 	cl.holds = func(it map[string]types.AttributeValue) bool {
 		if it == nil {
 			return false
 		}
 		n, ok := compareAV(it[c.Attr], v)
-		return ok && test(n)
+		return ok && o.test(n)
 	}
 	return cl, nil
 }

@@ -309,3 +309,37 @@ func scanAll(t testing.TB, tbl *Table) []map[string]types.AttributeValue {
 		}
 	}
 }
+
+// Transact runs several write patterns, each with its own parameters, as
+// one transaction: ten comments, or none when one fails.
+func TestTransactOps(t *testing.T) {
+	tbl := fresh(t, design(t, ticketsModel))
+	ctx := context.Background()
+	ops := commentOps(10)
+	if err := tbl.Transact(ctx, ops...); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(scanAll(t, tbl)); n != 10 {
+		t.Fatalf("%d items after Transact of 10 comments", n)
+	}
+	again := append(commentOps(12)[10:], ops[4]) // two new ones and one that exists
+	err := tbl.Transact(ctx, again...)
+	var ce *ConditionError
+	if !errors.As(err, &ce) || ce.Subject != "AddComment (op 3)" {
+		t.Fatalf("a transaction with a comment that exists: %v, want a *ConditionError naming op 3", err)
+	}
+	if n := len(scanAll(t, tbl)); n != 10 {
+		t.Errorf("%d items after a failed Transact, want the 10 from before", n)
+	}
+	if _, err := tbl.TransactInput(ops[0], ops[0]); err == nil || !strings.Contains(err.Error(), "AddComment (op 1) and AddComment (op 2) write the same item") {
+		t.Errorf("one item twice: %v", err)
+	}
+}
+
+func commentOps(n int) []Op {
+	ops := make([]Op, n)
+	for i := range ops {
+		ops[i] = Op{"AddComment", Params{"ticketId": "t1", "commentId": fmt.Sprintf("c%02d", i), "author": "ann", "body": "line " + fmt.Sprint(i)}}
+	}
+	return ops
+}
