@@ -48,9 +48,11 @@ unit: deps
 test-scale: deps
 	KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -timeout 60m
 
-## bench: the planner benchmarks (ns/op, allocs/op).
+## bench: the planner benchmarks, and the runtime's requests next to the
+## same built by hand (ns/op, allocs/op).
 bench:
 	$(GO) test ./patterns -run '^$$' -bench . -benchmem
+	$(GO) test ./patterns/dynamo -run '^$$' -bench 'Item|QueryInput|UpdateItemInput|TransactInput' -benchmem
 
 ## bench-backfill: keyplan's backfill next to a hand-written Scan +
 ## UpdateItem loop on the embedded engine (items/s and their ratio).

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 const ticketsModel = "../testdata/models/tickets.yaml"
@@ -342,4 +344,89 @@ func commentOps(n int) []Op {
 		ops[i] = Op{"AddComment", Params{"ticketId": "t1", "commentId": fmt.Sprintf("c%02d", i), "author": "ann", "body": "line " + fmt.Sprint(i)}}
 	}
 	return ops
+}
+
+// txCounter counts the transactions a client sends.
+type txCounter struct {
+	Client
+	n atomic.Int64
+}
+
+func (c *txCounter) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	c.n.Add(1)
+	return c.Client.TransactWriteItems(ctx, in, opts...)
+}
+
+// Delete and Replace send one conditional request unless a guard item
+// must move with the item; an item without its optional unique value,
+// and an attribute two unique patterns keep, delete cleanly.
+func TestDeleteAndReplaceWithoutTransactions(t *testing.T) {
+	src := `table: Accounts
+entities:
+  User:
+    id: [userId]
+    attributes: {userId: {type: string, maxLength: 40}, email: {type: string, maxLength: 200, optional: true}, name: {type: string, maxLength: 100}}
+  Note:
+    id: [noteId]
+    attributes: {noteId: {type: string, maxLength: 40}, text: {type: string, maxLength: 100}}
+patterns:
+  GetUser: {get: User}
+  ByEmail: {get: User, where: [email], unique: true}
+  EmailName: {get: User, where: [email], unique: true, returns: [name]}
+  GetNote: {get: Note}
+`
+	m, err := patterns.Parse("accounts.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := fresh(t, d)
+	counted := &txCounter{Client: client}
+	tbl := New(d, counted, base.Name())
+	ctx := context.Background()
+	note := Values{"noteId": "n1", "text": "hi"}
+	if err := tbl.Create(ctx, "Note", note); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Replace(ctx, "Note", note, with(note, "text", "bye")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Delete(ctx, "Note", with(note, "text", "bye")); err != nil {
+		t.Fatal(err)
+	}
+	if n := counted.n.Load(); n != 0 {
+		t.Errorf("%d transactions for an entity without guards, want 0", n)
+	}
+	// No email: no guard, one request each way.
+	anon := Values{"userId": "u1", "name": "Ann"}
+	if err := tbl.Create(ctx, "User", anon); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Delete(ctx, "User", anon); err != nil {
+		t.Errorf("deleting a user without the optional unique email: %v", err)
+	}
+	// Two unique patterns on email share one guard.
+	bob := Values{"userId": "u2", "name": "Bob", "email": "bob@example.com"}
+	if err := tbl.Create(ctx, "User", bob); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Create(ctx, "User", Values{"userId": "u3", "name": "Bobby", "email": "bob@example.com"}); !errors.Is(err, ErrNotUnique) {
+		t.Errorf("a taken email: %v, want ErrNotUnique", err)
+	}
+	// Deleting without the email the item holds would strand its guard.
+	if err := tbl.Delete(ctx, "User", Values{"userId": "u2"}); !errors.Is(err, ErrChanged) {
+		t.Errorf("deleting bob without his email: %v, want ErrChanged", err)
+	}
+	if err := tbl.Delete(ctx, "User", bob); err != nil {
+		t.Errorf("deleting bob: %v", err)
+	}
+	if left := scanAll(t, base); len(left) != 0 {
+		t.Errorf("%d items left (guards?): %v", len(left), left)
+	}
+	if err := tbl.Create(ctx, "User", Values{"userId": "u3", "name": "Bobby", "email": "bob@example.com"}); err != nil {
+		t.Errorf("the email is free again: %v", err)
+	}
 }
