@@ -174,3 +174,52 @@ func BenchmarkPlanAdversarial(b *testing.B) {
 		})
 	}
 }
+
+// atLimits builds a model at the loader's limits: entities each of
+// MaxAttributes-1 attributes, MaxPatterns patterns spread over them, each
+// a query on its own attribute (a GSI shape each: far past 20 GSIs, the
+// planner's hardest case), half of them sorted by another.
+func atLimits(entities int) string {
+	var b strings.Builder
+	b.WriteString("table: Limits\nentities:\n")
+	attrs := MaxAttributes - 1
+	for e := range entities {
+		fmt.Fprintf(&b, "  T%d:\n    id: [tid]\n    attributes:\n      tid: {type: string, maxLength: 40}\n", e)
+		for i := range attrs {
+			fmt.Fprintf(&b, "      a%d: {type: string, maxLength: 20}\n", i)
+		}
+	}
+	b.WriteString("patterns:\n")
+	per := MaxPatterns / entities
+	for e := range entities {
+		fmt.Fprintf(&b, "  Get%d: {get: T%d}\n", e, e)
+		for i := range per - 1 {
+			sort := ""
+			if (i/attrs)%2 == 0 {
+				sort = fmt.Sprintf(", sort: a%d", (i+1+i/attrs)%attrs)
+			}
+			fmt.Fprintf(&b, "  By%dx%d: {query: T%d, where: [a%d]%s}\n", e, i, e, i%attrs, sort)
+		}
+	}
+	return b.String()
+}
+
+// Loading and planning a model at the loader's limits: the bound the CLI
+// promises (well under a second and 200 MB; make bench).
+func BenchmarkPlanAtLimits(b *testing.B) {
+	for _, entities := range []int{1, 20} {
+		src := []byte(atLimits(entities))
+		b.Run(fmt.Sprintf("entities=%d", entities), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m, err := Parse("limits.yaml", src)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Plan(m); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

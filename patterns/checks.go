@@ -85,7 +85,7 @@ func Check(d *Design) []Diagnostic {
 	out := []Diagnostic{}
 	for _, r := range rules {
 		for _, f := range r.check(d) {
-			out = append(out, Diagnostic{ID: r.ID, Severity: r.Severity, Subject: f.subject, Message: f.msg, Fix: f.fix,
+			out = append(out, Diagnostic{ID: r.ID, Severity: r.Severity, Subject: f.subject, Message: Printable(f.msg), Fix: Printable(f.fix),
 				File: d.model.Source, Pos: f.pos})
 		}
 	}

@@ -88,5 +88,5 @@ func (d Diagnostic) String() string {
 	if d.Fix != "" {
 		s += " (fix: " + d.Fix + ")"
 	}
-	return s
+	return Printable(s)
 }

@@ -137,7 +137,7 @@ func sameDesign(a, b *Design) bool {
 
 func (d *Diff) add(k ChangeKind, s Subject, format string, args ...any) {
 	r := changeRule(k)
-	d.Changes = append(d.Changes, Change{ID: r.ID, Severity: r.Severity, Kind: k, Subject: s, Message: fmt.Sprintf(format, args...)})
+	d.Changes = append(d.Changes, Change{ID: r.ID, Severity: r.Severity, Kind: k, Subject: s, Message: Printable(fmt.Sprintf(format, args...))})
 }
 
 // keyText renders a key for messages.

@@ -21,6 +21,8 @@ type Error struct {
 	Hint  string // e.g. `did you mean "rating"?`
 }
 
+// Error renders the problem on one line, safe to print (Printable: the
+// field path and the message may hold the file's own text).
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Where())
@@ -37,7 +39,7 @@ func (e *Error) Error() string {
 		b.WriteString(e.Hint)
 		b.WriteString(")")
 	}
-	return b.String()
+	return Printable(b.String())
 }
 
 // Where renders "file:line:col", omitting what is unknown.
@@ -53,7 +55,12 @@ type errorList struct {
 }
 
 func (l *errorList) add(pos Pos, field, format string, args ...any) *Error {
-	e := &Error{File: l.file, Pos: pos, Field: field, Msg: fmt.Sprintf(format, args...)}
+	for i, a := range args { // the file's own text, maybe huge
+		if s, ok := a.(string); ok {
+			args[i] = clip(s)
+		}
+	}
+	e := &Error{File: l.file, Pos: pos, Field: clip(field), Msg: fmt.Sprintf(format, args...)}
 	l.errs = append(l.errs, e)
 	return e
 }
@@ -98,8 +105,14 @@ func list(names []string) string {
 // suggest returns the candidate closest to name when it is close enough to be
 // a likely typo, else "".
 func suggest(name string, candidates []string) string {
+	if len(name) > maxShown || len(candidates) > 1000 {
+		return "" // no typo of a real name is that long; bounded work
+	}
 	best, bestD := "", 0
 	for _, c := range candidates {
+		if len(c) > maxShown {
+			continue
+		}
 		d := distance(strings.ToLower(name), strings.ToLower(c))
 		if best == "" || d < bestD {
 			best, bestD = c, d

@@ -3,7 +3,10 @@ package patterns
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,35 +17,84 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Load reads a model file (YAML or JSON, the same structure) and validates it.
-// Every problem is reported as an [*Error] naming the file, line and column,
+// Load reads a model file (YAML or JSON, the same structure; "-" reads
+// standard input) of at most MaxModelBytes and validates it. Every problem is reported as an [*Error] naming the file, line and column,
 // the field and what was expected; they are joined into one error that
 // matches [ErrInvalidModel].
 func Load(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	if path == "-" {
+		return Read("<stdin>", os.Stdin)
+	}
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
 	}
-	return Parse(path, data)
+	defer f.Close()
+	return Read(path, f)
+}
+
+// MaxModelBytes bounds a model file: far above any real model (the
+// largest example is under 10 KB), far below what would exhaust memory.
+const MaxModelBytes = 4 << 20
+
+// maxNodes bounds the YAML nodes a model expands to, aliases included
+// (an anchor used a thousand times is a thousand copies).
+const maxNodes = 200_000
+
+// Read reads a model of at most MaxModelBytes from r; file names it in
+// errors.
+func Read(file string, r io.Reader) (*Model, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxModelBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidModel, file, err)
+	}
+	if len(data) > MaxModelBytes {
+		l := &loader{errorList: errorList{file: file}}
+		l.add(Pos{Line: 1, Col: 1}, "", "the file is larger than %d bytes; a model is far smaller (is it the right file?)", MaxModelBytes)
+		return nil, l.err()
+	}
+	return Parse(file, data)
 }
 
 // Parse reads a model from data; file names it in errors. JSON is recognised
-// by a ".json" suffix or a leading "{".
+// by a ".json" suffix or a leading "{", and must be strict JSON (one value,
+// no comments). YAML must be one document.
 func Parse(file string, data []byte) (*Model, error) {
 	l := &loader{errorList: errorList{file: file}}
+	if len(data) > MaxModelBytes {
+		l.add(Pos{Line: 1, Col: 1}, "", "the model is larger than %d bytes", MaxModelBytes)
+		return nil, l.err()
+	}
 	if strings.EqualFold(filepath.Ext(file), ".json") || bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		if !l.strictJSON(data) {
+			return nil, l.err()
+		}
 		// JSON is YAML, except that YAML refuses tabs as indentation. A raw
 		// tab cannot occur inside a JSON string, so each tab is whitespace:
 		// one space keeps every column where it was.
 		data = bytes.ReplaceAll(data, []byte("\t"), []byte(" "))
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
 		l.syntax(err)
 		return nil, l.err()
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		l.add(Pos{Line: 1, Col: 1}, "", "the file is empty; expected a mapping with table, entities and patterns")
+		return nil, l.err()
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err != io.EOF {
+		at := Pos{Line: next.Line, Col: next.Column}
+		if err != nil || at.Line == 0 {
+			at = Pos{Line: 1, Col: 1}
+		}
+		l.add(at, "", "a second YAML document (after ---): a model is one document")
+		return nil, l.err()
+	}
+	if n := expanded(&doc, map[*yaml.Node]int{}); n > maxNodes {
+		l.add(Pos{Line: 1, Col: 1}, "", "the model expands to more than %d YAML nodes (anchors and aliases included); a model is far smaller", maxNodes)
 		return nil, l.err()
 	}
 	m := l.model(doc.Content[0])
@@ -54,6 +106,64 @@ func Parse(file string, data []byte) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// expanded counts the nodes under n with every alias expanded, each
+// subtree counted once (memo), capped past maxNodes.
+func expanded(n *yaml.Node, memo map[*yaml.Node]int) int {
+	if n == nil {
+		return 0
+	}
+	if c, ok := memo[n]; ok {
+		return c
+	}
+	memo[n] = maxNodes + 1 // a cycle counts as too many
+	c := 1
+	if n.Kind == yaml.AliasNode {
+		c += expanded(n.Alias, memo)
+	}
+	for _, k := range n.Content {
+		if c += expanded(k, memo); c > maxNodes {
+			break
+		}
+	}
+	c = min(c, maxNodes+1)
+	memo[n] = c
+	return c
+}
+
+// strictJSON checks that data is one JSON value and nothing else,
+// recording where it is not.
+func (l *loader) strictJSON(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var v any
+	err := dec.Decode(&v)
+	off := dec.InputOffset()
+	if err == nil {
+		if _, more := dec.Token(); more != io.EOF {
+			err = fmt.Errorf("unexpected data after the top-level value")
+			for off < int64(len(data)) && strings.ContainsRune(" \t\r\n", rune(data[off])) {
+				off++
+			}
+		}
+	}
+	if err == nil {
+		return true
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		off = se.Offset
+	}
+	line, col := 1, 1
+	for _, b := range data[:min(int(off), len(data))] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	l.add(Pos{Line: line, Col: col}, "", "invalid JSON: %v (JSON input is strict: one value, no comments, no trailing data)", err)
+	return false
 }
 
 // reservedAttr matches the attribute names keyplan's keys use.
@@ -236,10 +346,26 @@ func (l *loader) boolean(n *yaml.Node, path string) bool {
 	return false
 }
 
+// MaxRate bounds a declared rate (requests or writes per second): far
+// above any table's throughput, far below where sums of rates lose
+// precision.
+const MaxRate = 1e9
+
+// number reads a rate: a finite number of at most MaxRate.
 func (l *loader) number(n *yaml.Node, path string) float64 {
+	n = deref(n)
 	if n.Kind == yaml.ScalarNode && (n.Tag == "!!int" || n.Tag == "!!float") {
-		if v, err := strconv.ParseFloat(n.Value, 64); err == nil {
+		v, err := strconv.ParseFloat(n.Value, 64)
+		switch {
+		case err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) && v <= MaxRate:
 			return v
+		case err == nil && v > MaxRate:
+			l.add(pos(n), path, "expected at most %g per second, found %s", float64(MaxRate), n.Value)
+			return 0
+		}
+		if lower := strings.ToLower(n.Value); strings.Contains(lower, "nan") || strings.Contains(lower, "inf") {
+			l.add(pos(n), path, "expected a finite number, found %q", n.Value)
+			return 0
 		}
 	}
 	l.add(pos(n), path, "expected a number, found %s", kindName(n))
@@ -267,15 +393,15 @@ func (l *loader) model(n *yaml.Node) *Model {
 			m.Table = l.str(f.val, "table")
 			m.Pos = pos(f.val)
 		case "entities":
-			for _, ef := range l.fields(f.val, "entities", nil) {
+			for _, ef := range l.capped(l.fields(f.val, "entities", nil), f.val, "entities", MaxEntities) {
 				m.Entities = append(m.Entities, l.entity(ef))
 			}
 		case "patterns":
-			for _, pf := range l.fields(f.val, "patterns", nil) {
+			for _, pf := range l.capped(l.fields(f.val, "patterns", nil), f.val, "patterns", MaxPatterns) {
 				m.Patterns = append(m.Patterns, l.pattern(pf))
 			}
 		case "writes":
-			for _, wf := range l.fields(f.val, "writes", nil) {
+			for _, wf := range l.capped(l.fields(f.val, "writes", nil), f.val, "writes", MaxPatterns) {
 				path := "writes." + wf.key
 				w := l.write(wf.val, path, wf.keyAt)
 				w.Name = l.name(&yaml.Node{Kind: yaml.ScalarNode, Value: wf.key, Line: wf.keyAt.Line, Column: wf.keyAt.Col}, path)
@@ -291,6 +417,25 @@ func (l *loader) model(n *yaml.Node) *Model {
 		}
 	}
 	return m
+}
+
+// Limits on a model's size: each far above any real model, and what
+// keeps planning bounded (a model the loader accepts plans in well under
+// a second: BenchmarkPlanAtLimits).
+const (
+	MaxEntities   = 500
+	MaxPatterns   = 2000 // read patterns; write patterns as many
+	MaxAttributes = 1000 // per entity
+)
+
+// capped refuses more than max entries of a mapping (what follows is not
+// read).
+func (l *loader) capped(fs []field, n *yaml.Node, path string, max int) []field {
+	if len(fs) <= max {
+		return fs
+	}
+	l.add(pos(n), path, "%d entries; at most %d are accepted (a model is far smaller)", len(fs), max)
+	return fs[:max]
 }
 
 func (l *loader) entity(f field) *Entity {
@@ -309,7 +454,7 @@ func (l *loader) entity(f field) *Entity {
 		case "version":
 			e.Version = l.name(g.val, p)
 		case "attributes":
-			for _, af := range l.fields(g.val, p, nil) {
+			for _, af := range l.capped(l.fields(g.val, p, nil), g.val, p, MaxAttributes) {
 				e.Attributes = append(e.Attributes, l.attribute(af, p))
 			}
 		case "copies":

@@ -62,6 +62,9 @@ func (p Pos) In(file string) string {
 
 // Entity is one kind of item stored in the table.
 type Entity struct {
+	// attrIdx finds attributes by name (indexAttrs).
+	attrIdx map[string]int
+
 	Name string `json:"name"`
 	// ID lists the attributes that identify one item, in order.
 	ID []string `json:"id"`
@@ -313,12 +316,32 @@ func (m *Model) Pattern(name string) *Pattern {
 
 // Attr returns the named attribute, or nil.
 func (e *Entity) Attr(name string) *Attribute {
+	if i, ok := e.attrIdx[name]; ok && i < len(e.Attributes) && e.Attributes[i].Name == name {
+		return e.Attributes[i]
+	}
 	for _, a := range e.Attributes {
 		if a.Name == name {
 			return a
 		}
 	}
 	return nil
+}
+
+// indexAttrs indexes the attributes by name for Attr (built when the
+// model is validated, read-only after: the planner reads it from several
+// goroutines). An index that no longer matches (attributes reordered in a
+// copy) is only slower: Attr checks each hit.
+func (e *Entity) indexAttrs() {
+	if len(e.Attributes) < 16 {
+		e.attrIdx = nil
+		return
+	}
+	e.attrIdx = make(map[string]int, len(e.Attributes))
+	for i, a := range e.Attributes {
+		if _, dup := e.attrIdx[a.Name]; !dup {
+			e.attrIdx[a.Name] = i
+		}
+	}
 }
 
 // TTLAttr returns the entity's ttl attribute, or nil.

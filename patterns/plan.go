@@ -212,19 +212,30 @@ func (pl *planner) design() *layout {
 // need (whole items first), so that GSIs laid side by side across groups
 // tend to need the same projection.
 func heaviestFirst(m *Model, gsis []map[string][]*EntityKey) []map[string][]*EntityKey {
-	w := func(keys map[string][]*EntityKey) int {
-		n := 0
-		for e := range keys {
-			for _, p := range m.Patterns {
-				if slices.Contains(p.Entities, e) && len(p.Returns) == 0 {
-					n++
-				}
+	whole := map[string]int{} // entity -> patterns reading its whole items
+	for _, p := range m.Patterns {
+		if len(p.Returns) == 0 {
+			for _, e := range p.Entities {
+				whole[e]++
 			}
 		}
-		return n
 	}
-	out := slices.Clone(gsis)
-	sort.SliceStable(out, func(i, j int) bool { return w(out[i]) > w(out[j]) })
+	type weighted struct {
+		keys map[string][]*EntityKey
+		w    int
+	}
+	ws := make([]weighted, len(gsis))
+	for i, keys := range gsis {
+		ws[i].keys = keys
+		for e := range keys {
+			ws[i].w += whole[e]
+		}
+	}
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].w > ws[j].w })
+	out := make([]map[string][]*EntityKey, len(ws))
+	for i, x := range ws {
+		out[i] = x.keys
+	}
 	return out
 }
 
@@ -251,7 +262,7 @@ func (pl *planner) prune(ly *layout) *layout {
 			}
 			ly.keys[e] = keep
 		}
-		ly.on, ly.keysOn = nil, nil
+		ly.on, ly.keysOn, ly.byPK = nil, nil, nil
 		if !dropped {
 			break
 		}

@@ -18,6 +18,11 @@ type layout struct {
 	// entity's keys per index; reset both (nil) after changing keys.
 	on     map[string]map[string][]*Entity
 	keysOn map[string]map[string][]*EntityKey
+	// byPK caches, per entity and the sorted attributes of a partition
+	// key, the positions of the indexes where the entity has such a key
+	// (a pattern is looked for only where its equality attributes fill
+	// the partition key); reset with keysOn.
+	byPK map[string][]int
 	// quiet skips writing why an index does not serve a pattern (the
 	// search asks only whether it does).
 	quiet bool
@@ -167,6 +172,69 @@ func (ly *layout) keysAt(entity, index string) []*EntityKey {
 	return ly.keysOn[index][entity]
 }
 
+// maxKnownForCandidates bounds the subsets candidates enumerates.
+const maxKnownForCandidates = 10
+
+// candidates lists, in index order, the indexes where a one-entity
+// pattern's entity has a key whose partition attributes the pattern's
+// equality attributes and constants all give: the only ones that can
+// serve it.
+func (ly *layout) candidates(p *Pattern) []string {
+	k := ly.m.derive(p).known
+	var attrs []string
+	for a := range k.eq {
+		attrs = append(attrs, a)
+	}
+	for a := range k.consts {
+		if !k.eq[a] {
+			attrs = append(attrs, a)
+		}
+	}
+	if len(attrs) > maxKnownForCandidates {
+		return ly.indexes
+	}
+	sort.Strings(attrs)
+	if ly.byPK == nil {
+		ly.byPK = map[string][]int{}
+		for i, ix := range ly.indexes {
+			for e, ks := range ly.keysOnIndex(ix) {
+				for _, ek := range ks {
+					pk := ek.PK.Attrs()
+					sort.Strings(pk)
+					id := e + "\x00" + strings.Join(pk, "\x00")
+					if l := ly.byPK[id]; len(l) == 0 || l[len(l)-1] != i {
+						ly.byPK[id] = append(l, i)
+					}
+				}
+			}
+		}
+	}
+	var at []int
+	for mask := 0; mask < 1<<len(attrs); mask++ {
+		var sub []string
+		for j, a := range attrs {
+			if mask&(1<<j) != 0 {
+				sub = append(sub, a)
+			}
+		}
+		at = append(at, ly.byPK[p.Entities[0]+"\x00"+strings.Join(sub, "\x00")]...)
+	}
+	sort.Ints(at)
+	out := make([]string, 0, len(at))
+	for j, i := range at {
+		if j == 0 || at[j-1] != i {
+			out = append(out, ly.indexes[i])
+		}
+	}
+	return out
+}
+
+// keysOnIndex lists each entity's keys on an index.
+func (ly *layout) keysOnIndex(index string) map[string][]*EntityKey {
+	ly.keysAt("", index) // builds the cache
+	return ly.keysOn[index]
+}
+
 // whereOf returns the pattern's equality attributes.
 func whereOf(m *Model, p *Pattern) []string { return m.Where(p) }
 
@@ -189,7 +257,11 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 	}
 	var reasons []string
 	var first *PatternPlan
-	for _, ix := range ly.indexes {
+	indexes := ly.indexes
+	if ly.quiet && len(p.Entities) == 1 && len(indexes) > 4 {
+		indexes = ly.candidates(p) // a bounded look among many indexes
+	}
+	for _, ix := range indexes {
 		plan, reason := ly.serveOn(p, ix)
 		if plan != nil && !ly.projects(p, plan) {
 			plan, reason = nil, ly.why("its projection %s does not hold what the pattern returns", ly.proj[ix].ProjectionText())

@@ -19,6 +19,7 @@ func (m *Model) validate(file string) error {
 		if _, dup := m.entityIdx[e.Name]; !dup {
 			m.entityIdx[e.Name] = e
 		}
+		e.indexAttrs()
 	}
 	m.patternIdx = make(map[string]*Pattern, len(m.Patterns))
 	for _, p := range m.Patterns {
@@ -160,10 +161,12 @@ func (m *Model) validateWithin(l *errorList) {
 // attrNames lists the attributes of the named entities, without repeats.
 func (m *Model) attrNames(entities []string) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, n := range entities {
 		if e := m.Entity(n); e != nil {
 			for _, a := range e.Attributes {
-				if !slices.Contains(out, a.Name) {
+				if !seen[a.Name] {
+					seen[a.Name] = true
 					out = append(out, a.Name)
 				}
 			}
@@ -238,10 +241,12 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 			}
 		}
 	}
-	all := m.attrNames(p.Entities)
-	for _, a := range p.Returns {
-		if !slices.Contains(all, a) {
-			l.unknown(p.field("returns"), path+".returns", "attribute", a, all)
+	if len(p.Returns) > 0 {
+		all := m.attrNames(p.Entities)
+		for _, a := range p.Returns {
+			if !slices.Contains(all, a) {
+				l.unknown(p.field("returns"), path+".returns", "attribute", a, all)
+			}
 		}
 	}
 	if p.Unique && p.Op != OpGet {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -64,6 +65,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = terminal{stdout}, terminal{stderr}
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -112,6 +114,10 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(stderr, "keyplan %s: expected one model FILE, got %d\n", fs.Name(), len(files))
+		return "", false
+	}
+	if files[0] == "-" && slices.Contains([]string{"diff", "lock", "migrate"}, fs.Name()) {
+		fmt.Fprintf(stderr, "keyplan %s: reads the model from a file (- is standard input): its lock lives beside it\n", fs.Name())
 		return "", false
 	}
 	return files[0], true
@@ -166,7 +172,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 	if d == nil {
 		return code
 	}
-	if err := report.WriteFindings(stdout, file, d.Diagnostics, f); err != nil {
+	if err := report.WriteFindings(stdout, d.Source, d.Diagnostics, f); err != nil {
 		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
 		return exitUsage
 	}
@@ -189,10 +195,12 @@ func designAndLock(file string, stderr io.Writer) (*patterns.Design, *patterns.L
 		printErr(stderr, err)
 		return nil, nil, exitUsage
 	}
-	lock, err := patterns.LoadLock(patterns.LockPath(file))
-	if err != nil {
-		printErr(stderr, err)
-		return nil, nil, exitUsage
+	var lock *patterns.Lock
+	if file != "-" { // a model on stdin has no lock beside it
+		if lock, err = patterns.LoadLock(patterns.LockPath(file)); err != nil {
+			printErr(stderr, err)
+			return nil, nil, exitUsage
+		}
 	}
 	d, err := patterns.PlanLocked(m, lock)
 	if err != nil {

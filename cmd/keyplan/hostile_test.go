@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+const plainModel = `table: Games
+entities:
+  Player:
+    id: [playerId]
+    attributes: {playerId: {type: string, maxLength: 40}, rating: {type: number, min: 0, max: 9999}}
+patterns:
+  GetPlayer: {get: Player, rate: 10}
+`
+
+// Hostile input: every case is refused (exit 2) with file:line:col and
+// what was expected, quickly and in bounded memory, and nothing the file
+// holds reaches the terminal raw.
+func TestHostileInputBounded(t *testing.T) {
+	big := strings.Repeat("x", 5<<20)
+	alias := "table: Games\nx: &a [" + strings.Repeat("1,", 1000) + "1]\n" +
+		"y: &b [" + strings.Repeat("*a,", 1000) + "*a]\nentities: {}\npatterns: {}\n"
+	tests := []struct {
+		name, file, content string
+		want                []string
+	}{
+		{"larger than the cap", "big.yaml", big, []string{"big.yaml:1:1", "larger than 4194304 bytes"}},
+		{"a 5 MB unknown name", "name.yaml", strings.Replace(plainModel, "GetPlayer: {get: Player", "GetPlayer: {get: P"+strings.Repeat("q", 3<<20), 1),
+			[]string{"name.yaml:7:", "unknown entity", "… (3145729 bytes)"}},
+		{"alias expansion", "alias.yaml", alias, []string{"alias.yaml:1:1", "expands to more than 200000 YAML nodes"}},
+		{"NaN rate", "nan.yaml", strings.Replace(plainModel, "rate: 10", "rate: !!float .nan", 1), []string{"nan.yaml:7:", "rate: expected a finite number"}},
+		{"infinite writes", "inf.yaml", strings.Replace(plainModel, "    id: [playerId]\n", "    id: [playerId]\n    writes: !!float +.inf\n", 1), []string{"inf.yaml:5:13", "writes: expected a finite number"}},
+		{"a rate of 1e308", "huge.yaml", strings.Replace(plainModel, "rate: 10", "rate: 1e308", 1), []string{"huge.yaml:7:", "expected at most 1e+09 per second"}},
+		{"ANSI in a name", "ansi.yaml", strings.Replace(plainModel, "  Player:\n", "  \"Pl\\e[2Jayer\":\n", 1), []string{`Pl\x1b[2Jayer`}},
+		{"trailing JSON", "t.json", `{"table": "Games"} {"x": 1}`, []string{"t.json:1:20", "invalid JSON"}},
+		{"a JSON comment", "c.json", "{\"table\": \"Games\", // no\n\"entities\": {}}", []string{"c.json:1:", "invalid JSON"}},
+		{"a raw tab in a JSON string", "tab.json", "{\"table\": \"Ga\tmes\"}", []string{"tab.json:1:", "invalid JSON"}},
+		{"two YAML documents", "two.yaml", plainModel + "---\ntable: Other\n", []string{"two.yaml:8:1", "a second YAML document"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errs := keyplan("plan", write(t, tt.file, tt.content))
+			if code != exitUsage {
+				t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%.2000s", w, errs)
+				}
+			}
+			if len(errs) > 20000 {
+				t.Errorf("%d bytes of errors: the file's text is echoed", len(errs))
+			}
+			if strings.ContainsAny(errs+out, "\x1b\r\x00") {
+				t.Errorf("a control character reached the output: %q", errs)
+			}
+		})
+	}
+}
+
+// "-" reads the model from standard input.
+func TestModelFromStdin(t *testing.T) {
+	f := write(t, "m.yaml", plainModel)
+	in, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	saved := os.Stdin
+	os.Stdin = in
+	defer func() { os.Stdin = saved }()
+	code, out, errs := keyplan("check", "-")
+	if code != exitClean || !strings.Contains(out, "<stdin>: 0 error(s)") {
+		t.Errorf("check -: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := keyplan("lock", "-"); code != exitUsage || !strings.Contains(errs, "its lock lives beside it") {
+		t.Errorf("lock -: exit %d %s", code, errs)
+	}
+}

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// terminal is a writer that escapes what a terminal would act on:
+// control characters other than newline and tab (ANSI escapes, carriage
+// returns, C1 controls) and invalid UTF-8, however they reached the
+// output (a name, a value, a file path, an engine's error).
+type terminal struct{ w io.Writer }
+
+func (t terminal) Write(p []byte) (int, error) {
+	if clean(p) {
+		return t.w.Write(p)
+	}
+	lines := strings.Split(string(p), "\n")
+	for i, l := range lines {
+		parts := strings.Split(l, "\t")
+		for j, s := range parts {
+			parts[j] = patterns.Printable(s)
+		}
+		lines[i] = strings.Join(parts, "\t")
+	}
+	if _, err := io.WriteString(t.w, strings.Join(lines, "\n")); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// clean reports whether p holds nothing terminal needs to escape.
+func clean(p []byte) bool {
+	for i := 0; i < len(p); {
+		c := p[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(p[i:])
+		if r == utf8.RuneError || (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += size
+	}
+	return true
+}
