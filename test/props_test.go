@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/constructs/singletable"
@@ -311,6 +312,35 @@ func TestTableProps(t *testing.T) {
 		r := obj(r)
 		if r["TableClass"] != "STANDARD_INFREQUENT_ACCESS" || obj(r["ContributorInsightsSpecification"])["Enabled"] != true {
 			t.Errorf("replica %s: class %v, insights %v", r["Region"], r["TableClass"], r["ContributorInsightsSpecification"])
+		}
+	}
+}
+
+// The usage doc.go shows, with a typo in the model: code that touches the
+// table (its name, grants) runs, and synthesis ends in the model's own
+// error, file:line and all, never a nil pointer.
+func TestDocumentedUsageEndsInTheModelsError(t *testing.T) {
+	file := modelFile(t, strings.Replace(hotModel, "createdAt: time", "createdAt: tiem", 1))
+	app := awscdk.NewApp(nil)
+	stack := awscdk.NewStack(app, jsii.String("Game"), nil)
+	msg := jsiiPanic(func() {
+		table := singletable.New(stack, "Leaderboard", &singletable.Props{ModelFile: file})
+		fn := awslambda.NewFunction(stack, jsii.String("Fn"), &awslambda.FunctionProps{
+			Runtime: awslambda.Runtime_NODEJS_20_X(), Handler: jsii.String("index.handler"),
+			Code: awslambda.Code_FromInline(jsii.String("x")),
+		})
+		if g := table.GrantPatterns(fn, "GetOrder"); g == nil {
+			t.Error("GrantPatterns returned nil")
+		}
+		if g := table.GrantReadData(fn); g == nil {
+			t.Error("GrantReadData returned nil")
+		}
+		fn.AddEnvironment(jsii.String(singletable.TableNameEnv), table.Table.TableName(), nil)
+		app.Synth(nil)
+	})
+	for _, want := range []string{"model.yaml:5:104", `unknown type "tiem"`} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("synthesis ended in %q, want it to name %q", msg, want)
 		}
 	}
 }

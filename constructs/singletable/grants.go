@@ -18,12 +18,12 @@ import (
 // or unserved pattern fails synthesis.
 func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam.Grant {
 	if !t.built() {
-		return nil
+		return notBuilt(grantee)
 	}
 	a, err := t.Lock.Access(names...)
 	if err != nil {
 		t.problems = append(t.problems, "GrantPatterns: "+err.Error())
-		return nil
+		return notBuilt(grantee)
 	}
 	var g awsiam.Grant
 	if len(a.Actions) > 0 {

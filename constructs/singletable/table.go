@@ -24,11 +24,11 @@ const TableNameEnv = patterns.TableNameEnv
 // keyplan design: keys, overloaded GSIs with their projections, TTL.
 type Table struct {
 	constructs.Construct
-	// Table is the synthesized table; nil when the model could not be
-	// used (synthesis then fails with the reason).
+	// Table is the synthesized table; never nil: when the model cannot be
+	// used it is a stand-in, and synthesis fails naming every problem.
 	Table awsdynamodb.TableV2
-	// Design is the plan the table was built from; nil with Table. During
-	// a migration it is the lock's target.
+	// Design is the plan the table was built from; nil when the model
+	// could not be used. During a migration it is the lock's target.
 	Design *patterns.Design
 	// Lock is what the table is deployed from: the lock read from
 	// Props.LockFile, or a lock of Design when there is none.
@@ -58,20 +58,35 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 		t.props = *props
 	}
 	t.Node().AddValidation(&validation{t})
+	t.build()
+	if t.Table == nil {
+		// The problems fail synthesis, naming each; until then a stand-in
+		// keeps code that references the table (its name, grants)
+		// working, so the model's own error is what the user sees.
+		t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), &awsdynamodb.TablePropsV2{
+			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(patterns.TablePK), Type: awsdynamodb.AttributeType_STRING},
+		})
+	}
+	return t
+}
+
+// build plans the model and builds the table, its handlers and its
+// backfill job; a problem leaves Table nil.
+func (t *Table) build() {
 	m, err := t.model()
 	if err != nil {
 		t.fail(err)
-		return t
+		return
 	}
 	lock, err := t.lock()
 	if err != nil {
 		t.fail(err)
-		return t
+		return
 	}
 	d, err := patterns.PlanLocked(m, lock)
 	if err != nil {
 		t.fail(err)
-		return t
+		return
 	}
 	if lock == nil {
 		lock = patterns.NewLock(d)
@@ -80,19 +95,19 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 			modelName(m), modelArg(m)))
 	} else if !lock.Accepts(d) {
 		t.problems = append(t.problems, disagreement(m, lock, d))
-		return t
+		return
 	}
 	t.Design, t.Lock = d, lock
 	t.annotate(d.Diagnostics)
 	tp, problems := t.tableProps(d)
 	t.problems = append(t.problems, problems...)
 	if len(problems) > 0 {
-		return t
+		t.Design = nil // nothing built from it
+		return
 	}
 	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), tp)
 	t.addHandlers(d)
 	t.addBackfill()
-	return t
 }
 
 // NoLockWarning is the id of the warning for a table synthesized without
@@ -254,8 +269,15 @@ func (t *Table) warn(key, id, subject, text string) {
 	ann.AddInfo(jsii.String(fmt.Sprintf("acknowledged %s (%s): %s", key, subject, reason)))
 }
 
-// built reports whether there is a table to grant on.
-func (t *Table) built() bool { return t.Table != nil && t.Design != nil }
+// built reports whether the table was built from a design (not a
+// stand-in).
+func (t *Table) built() bool { return t.Design != nil }
+
+// notBuilt is the grant of a table that was not built: nothing, the
+// synthesis failing anyway.
+func notBuilt(grantee awsiam.IGrantable) awsiam.Grant {
+	return awsiam.Grant_Drop(grantee, jsii.String("a keyplan table whose model could not be used"))
+}
 
 // Environment returns the variables application code needs: the table's
 // name under TableNameEnv.
@@ -269,7 +291,7 @@ func (t *Table) Environment() map[string]*string {
 // GrantReadData grants every read action on the table and its indexes.
 func (t *Table) GrantReadData(grantee awsiam.IGrantable) awsiam.Grant {
 	if !t.built() {
-		return nil
+		return notBuilt(grantee)
 	}
 	return t.Table.GrantReadData(grantee)
 }
@@ -277,7 +299,7 @@ func (t *Table) GrantReadData(grantee awsiam.IGrantable) awsiam.Grant {
 // GrantWriteData grants every write action on the table.
 func (t *Table) GrantWriteData(grantee awsiam.IGrantable) awsiam.Grant {
 	if !t.built() {
-		return nil
+		return notBuilt(grantee)
 	}
 	return t.Table.GrantWriteData(grantee)
 }
@@ -285,7 +307,7 @@ func (t *Table) GrantWriteData(grantee awsiam.IGrantable) awsiam.Grant {
 // GrantStreamRead grants reading the table's stream.
 func (t *Table) GrantStreamRead(grantee awsiam.IGrantable) awsiam.Grant {
 	if !t.built() {
-		return nil
+		return notBuilt(grantee)
 	}
 	return t.Table.GrantStreamRead(grantee)
 }
