@@ -161,7 +161,7 @@ func phaseText(p *patterns.Phase) string {
 // engines), or AWS's with the default credential chain and region.
 func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	if endpoint != "" {
-		return dynamodb.New(newClient(endpoint).Options(), dynamo.PatientRetries), nil
+		return dynamodb.New(newClient(endpoint, defaultRequestTimeout).Options(), dynamo.PatientRetries), nil
 	}
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {

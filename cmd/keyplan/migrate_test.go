@@ -96,7 +96,7 @@ func newShopMigration(t testing.TB, n int) *shopMigration {
 		t.Fatal(err)
 	}
 	sm.table = fmt.Sprintf("migrate-%d", tableSeq.Add(1))
-	sm.client = newClient(engine(t))
+	sm.client = newClient(engine(t), 0)
 	sm.load(t, sm.table, n)
 	return sm
 }
@@ -407,7 +407,7 @@ func TestMigrateWaitsForTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(slow.Endpoint)
+	c := newClient(slow.Endpoint, 0)
 	if _, err := c.CreateTable(context.Background(), dynamo.LockTableInput(lock, "slow")); err != nil {
 		t.Fatal(err)
 	}

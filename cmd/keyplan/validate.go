@@ -5,13 +5,16 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"io"
 	"os"
+	"os/signal"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
@@ -19,31 +22,14 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// newClient is a DynamoDB client for an endpoint: credentials from the
-// environment when set (for real DynamoDB), placeholders otherwise (local
-// engines accept any).
-func newClient(endpoint string) *dynamodb.Client {
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = "us-east-1"
-	}
-	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" {
-		id, secret = "keyplan", "keyplan"
-	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       region,
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN")),
-	})
-}
-
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	endpoint := fs.String("endpoint", os.Getenv(dynalite.EnvEndpoint), "DynamoDB endpoint URL (default: $"+dynalite.EnvEndpoint+", else an embedded dynalite)")
 	keep := fs.Bool("keep", false, "keep the table afterwards (its name is printed)")
 	table := fs.String("table", "", "the table's name (default: a new keyplan-validate-… name)")
 	existing := fs.Bool("existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
+	timeout := fs.Duration("timeout", defaultRequestTimeout, "the longest one request to the engine may take")
+	deadline := fs.Duration("deadline", 5*time.Minute, "the longest the whole validation may take")
 	file, ok := parse(fs, args, stderr)
 	if !ok {
 		return exitUsage
@@ -57,6 +43,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	case *existing && *keep:
 		fmt.Fprintln(stderr, "keyplan validate: --existing never deletes the table; --keep is for tables validate creates")
+		return exitUsage
+	case *timeout <= 0 || *deadline <= 0:
+		fmt.Fprintln(stderr, "keyplan validate: --timeout and --deadline: expected a positive duration, e.g. 30s")
 		return exitUsage
 	}
 	d, lk, code := designAndLock(file, stderr)
@@ -92,22 +81,38 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		defer srv.Stop()
 		*endpoint = srv.Endpoint
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	// SIGINT and SIGTERM cancel the work; what was created is cleaned up
+	// on the way out (the embedded engine dies with keyplan in any case).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *deadline)
 	defer cancel()
-	client := newClient(*endpoint)
+	defer func() {
+		if errors.Is(context.Cause(ctx), context.Canceled) && ctx.Err() != nil {
+			fmt.Fprintln(stderr, "keyplan validate: interrupted")
+		}
+	}()
+	client := newClient(*endpoint, *timeout)
 	name := *table
 	if name == "" {
-		name = fmt.Sprintf("keyplan-validate-%s-%d", d.Table, time.Now().UnixNano())
+		name = validationTable(d.Table, time.Now())
 	}
 	if !*existing {
-		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			fmt.Fprintf(stderr, "keyplan validate: %s: %v\n", *endpoint, err)
-			return exitUsage
-		}
 		if *keep {
 			defer fmt.Fprintf(stdout, "kept table %s at %s\n", name, *endpoint)
 		} else {
-			defer client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+			// Registered before the table is created: a table half made
+			// (created, then a failure or a signal) goes too.
+			defer func() {
+				stop() // a second signal ends keyplan at once
+				if err := dropTable(client, name, *timeout); err != nil {
+					fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, *endpoint, err)
+				}
+			}()
+		}
+		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
+			fmt.Fprintf(stderr, "keyplan validate: %s: %v\n", *endpoint, err)
+			return exitUsage
 		}
 	}
 	var c dynamo.Client = client
@@ -156,4 +161,38 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return exitFindings
 	}
 	return exitClean
+}
+
+// validationTable names the table validate creates: short and unique
+// whatever the model's table is called (a valid name may be 255
+// characters, too long to prefix).
+func validationTable(model string, now time.Time) string {
+	if len(model) > 32 {
+		model = model[:32]
+	}
+	return "kpv-" + model + "-" + strconv.FormatInt(now.UnixNano(), 36)
+}
+
+// dropCleanupTime bounds deleting validate's table: a table still being
+// created cannot be deleted, so deleting waits for it.
+const dropCleanupTime = 2 * time.Minute
+
+// dropTable deletes a table validate created, waiting while it is still
+// being created; a table already gone is fine.
+func dropTable(c *dynamodb.Client, name string, timeout time.Duration) error {
+	deadline := time.Now().Add(dropCleanupTime)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		cancel()
+		var nf *types.ResourceNotFoundException
+		var inUse *types.ResourceInUseException
+		switch {
+		case err == nil || errors.As(err, &nf):
+			return nil
+		case !errors.As(err, &inUse) || time.Now().After(deadline):
+			return err
+		}
+		time.Sleep(wait)
+	}
 }

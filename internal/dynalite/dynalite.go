@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -93,11 +94,25 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 		"--createTableMs", strconv.Itoa(int(createTable.Milliseconds())), "--deleteTableMs", "0", "--updateTableMs", "0")
 	s.cmd.Stdout = nil
 	s.cmd.Stderr = s.stderr
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := s.cmd.Start(); err != nil {
+	s.cmd.SysProcAttr = procAttr()
+	started := make(chan error, 1)
+	go func() {
+		// The kernel sends Pdeathsig when the thread that started the
+		// engine ends, not the process: this goroutine keeps its thread,
+		// starting and then waiting, for as long as the engine runs.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := s.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		_ = s.cmd.Wait()
+		close(s.done)
+	}()
+	if err := <-started; err != nil {
 		return nil, fmt.Errorf("dynalite: starting %s %s: %w", node, cli, err)
 	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(StartTimeout)
 	for time.Now().Before(deadline) {
 		select {

@@ -56,6 +56,9 @@ func (t *Transactions) keyNames(ctx context.Context, table string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
+	if out.Table == nil || len(out.Table.KeySchema) == 0 {
+		return nil, fmt.Errorf("dynalite: the engine described table %s without a key schema", table)
+	}
 	var names []string
 	for _, k := range out.Table.KeySchema {
 		names = append(names, aws.ToString(k.AttributeName))

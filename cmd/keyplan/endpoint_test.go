@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/internal/dynalite"
+)
+
+// keyplan validate does not trust its endpoint: a reply that says
+// nothing, one that never ends, and one that never comes each end the run
+// with exit 2 and a reason, in bounded time and memory, never a panic.
+func TestValidateDistrustsTheEndpoint(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		args    []string
+		want    string
+	}{
+		{"an empty reply", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			fmt.Fprint(w, "{}")
+		}, nil, "the engine"},
+		{"an endless reply", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			fmt.Fprint(w, `{"Table": {"TableName": "`)
+			chunk := []byte(strings.Repeat("x", 1<<20))
+			for {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}, nil, "larger than"},
+		{"no reply", func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body) // then the server notices the client going
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		}, []string{"--timeout", "300ms"}, "Timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			defer srv.CloseClientConnections()
+			start := time.Now()
+			args := append([]string{"validate", "--endpoint", srv.URL}, tt.args...)
+			code, out, errs := keyplan(append(args, "../../examples/leaderboard.yaml")...)
+			if code != exitUsage || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, want 2 and %q:\n%s%.2000s", code, tt.want, out, errs)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
+	}
+}
+
+// The table validate makes has a short name whatever the model's table is
+// called (255 characters is valid), and is gone afterwards, also when the
+// run fails.
+func TestValidateNamesAndCleansUp(t *testing.T) {
+	src, err := os.ReadFile("../../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("L", 250)
+	model := write(t, "long.yaml", strings.Replace(string(src), "table: Leaderboard", "table: "+long, 1))
+	failing := write(t, "failing.yaml", strings.Replace(string(src), "items: [p1, p3, p4, p2]", "items: [p2, p1, p3, p4]", 1))
+	c := newClient(engine(t), 0)
+	before := tableCount(t, c)
+	for _, f := range []string{model, failing} {
+		t.Setenv(dynalite.EnvEndpoint, engine(t))
+		code, out, errs := keyplan("validate", f)
+		if f == model && code != exitClean {
+			t.Errorf("a 250-character table name: exit %d\n%s%s", code, out, errs)
+		}
+		if f == failing && code != exitFindings {
+			t.Errorf("a failing expectation: exit %d\n%s%s", code, out, errs)
+		}
+	}
+	if after := tableCount(t, c); after != before {
+		t.Errorf("%d tables before, %d after: validate left tables behind", before, after)
+	}
+	if n := validationTable(long, time.Now()); len(n) > 60 {
+		t.Errorf("validation table name %q is %d characters", n, len(n))
+	}
+}
+
+func tableCount(t *testing.T, c *dynamodb.Client) int {
+	t.Helper()
+	out, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{Limit: aws.Int32(100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(out.TableNames)
+}
+
+// SIGINT (or SIGTERM) in the middle of a run: the table it created goes,
+// its embedded engine stops, and the process exits.
+func TestValidateCleansUpOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds keyplan")
+	}
+	bin := filepath.Join(t.TempDir(), "keyplan")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	wd, _ := os.Getwd()
+	slow, err := dynalite.StartSlow(wd, 3*time.Second) // tables stay CREATING: validate waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Stop()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(bin, "validate", "--endpoint", slow.Endpoint, "../../examples/leaderboard.yaml")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		c := newClient(slow.Endpoint, 0)
+		deadline := time.Now().Add(15 * time.Second)
+		for tableCount(t, c) == 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if tableCount(t, c) == 0 {
+			t.Fatalf("validate created no table: %s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond) // it is waiting for the table now
+		cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(60 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: validate did not exit", sig)
+		}
+		if n := tableCount(t, c); n != 0 {
+			t.Errorf("%v: %d table(s) left behind\n%s", sig, n, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("%v: stderr %q", sig, stderr.String())
+		}
+	}
+}
+
+// The embedded engine dies with keyplan, even when keyplan is killed.
+func TestEmbeddedEngineDiesWithKeyplan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds keyplan")
+	}
+	bin := filepath.Join(t.TempDir(), "keyplan")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "validate", "--timeout", "1s", "../../examples/leaderboard.yaml")
+	cmd.Env = append(os.Environ(), dynalite.EnvEndpoint+"=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var engines []int
+	deadline := time.Now().Add(20 * time.Second)
+	for len(engines) == 0 && time.Now().Before(deadline) {
+		engines = children(cmd.Process.Pid)
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(engines) == 0 {
+		cmd.Process.Kill()
+		t.Skip("validate finished before its engine could be seen")
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if !anyAlive(engines) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the embedded engine %v outlived keyplan (SIGKILL)", engines)
+}
+
+// children lists the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		stat, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if f := strings.Fields(s[i+1:]); i > 0 && len(f) > 1 && f[1] == fmt.Sprint(pid) {
+			var child int
+			fmt.Sscan(p.Name(), &child)
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// anyAlive reports whether one of the processes still runs (a zombie
+// counts as gone).
+func anyAlive(pids []int) bool {
+	for _, p := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err == nil {
+			s := string(stat)
+			if i := strings.LastIndexByte(s, ')'); i > 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z") {
+				return true
+			}
+		}
+	}
+	return false
+}
