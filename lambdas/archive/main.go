@@ -8,7 +8,10 @@ import (
 )
 
 func main() {
-	stream.Main(patterns.HandlerArchive, func(e stream.Env) stream.Func {
-		return newHandler(e.Lock, newS3(e.Config), e.Table, os.Getenv(patterns.ArchiveBucketEnv), e.Log).Handle
-	})
+	stream.Main(patterns.HandlerArchive, build)
+}
+
+// build makes the handler at cold start, its clients included.
+func build(e stream.Env) stream.Func {
+	return newHandler(e.Lock, newS3(e.Config), e.Table, os.Getenv(patterns.ArchiveBucketEnv), e.Log).Handle
 }

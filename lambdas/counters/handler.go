@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"math/big"
 	"slices"
 	"strconv"
 	"time"
@@ -73,32 +74,59 @@ func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 }
 
 // contribution is what one child item adds to a counter (0 when absent or
-// not matching the counter's constants).
-func contribution(c counter, v dynamo.Values) (float64, error) {
+// not matching the counter's constants), exactly: a sum reads the number
+// as stored, in decimal.
+func contribution(c counter, v dynamo.Values, raw map[string]types.AttributeValue) (*big.Rat, error) {
+	zero := new(big.Rat)
 	if v == nil {
-		return 0, nil
+		return zero, nil
 	}
 	for _, w := range c.c.Where {
 		a := c.child.Attr(w.Attr)
 		want, _ := a.EncodeKey(w.Value)
 		got, err := a.EncodeKey(v[w.Attr])
 		if err != nil || got != want {
-			return 0, nil
+			return zero, nil
 		}
 	}
 	if c.c.Sum == "" {
-		return 1, nil
+		return big.NewRat(1, 1), nil
 	}
-	switch x := v[c.c.Sum].(type) {
+	switch n := raw[c.c.Sum].(type) {
 	case nil:
-		return 0, nil
-	case int64:
-		return float64(x), nil
-	case float64:
-		return x, nil
+		return zero, nil
+	case *types.AttributeValueMemberN:
+		r, ok := new(big.Rat).SetString(n.Value)
+		if !ok {
+			return nil, fmt.Errorf("%w: %s.%s is %q, not a number", stream.ErrMalformed, c.child.Name, c.c.Sum, n.Value)
+		}
+		return r, nil
 	}
-	return 0, fmt.Errorf("%w: %s.%s is not a number", stream.ErrMalformed, c.child.Name, c.c.Sum)
+	return nil, fmt.Errorf("%w: %s.%s is not a number", stream.ErrMalformed, c.child.Name, c.c.Sum)
 }
+
+// decimal renders an exact sum of decimals as a decimal ("12.5", "-3").
+func decimal(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	// A sum of decimals has a power of ten as denominator: find its
+	// places.
+	den := new(big.Int).Set(r.Denom())
+	places := 0
+	ten := big.NewInt(10)
+	for p := new(big.Int).Set(den); places < 400; places++ {
+		if new(big.Int).Mod(new(big.Int).Exp(ten, big.NewInt(int64(places)), nil), p).Sign() == 0 {
+			break
+		}
+	}
+	return r.FloatString(places)
+}
+
+// ErrParentMissing: a counter's parent is not there (yet): a child
+// written before its parent is retried, and sent to the failure queue if
+// the parent never comes.
+var ErrParentMissing = errors.New("counter's parent item is missing")
 
 func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) error {
 	ch, err := stream.Decode(h.tbl, r)
@@ -111,25 +139,13 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 	}
 	type update struct {
 		key  map[string]types.AttributeValue
-		adds map[string]float64
+		adds map[string]*big.Rat
 	}
 	var updates []*update
 	byKey := map[string]*update{}
-	for _, c := range cs {
-		after, err := contribution(c, ch.New)
-		if err != nil {
-			return err
-		}
-		before, err := contribution(c, ch.Old)
-		if err != nil {
-			return err
-		}
-		if after == before {
-			continue
-		}
-		v := ch.New
-		if v == nil {
-			v = ch.Old
+	add := func(c counter, v dynamo.Values, by *big.Rat) error {
+		if by.Sign() == 0 {
+			return nil
 		}
 		key, err := h.tbl.Key(c.parent.Name, v)
 		if err != nil {
@@ -138,13 +154,40 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 		id := key[h.d.PK].(*types.AttributeValueMemberS).Value + "\x00" + key[h.d.SK].(*types.AttributeValueMemberS).Value
 		u := byKey[id]
 		if u == nil {
-			u = &update{key: key, adds: map[string]float64{}}
+			u = &update{key: key, adds: map[string]*big.Rat{}}
 			byKey[id] = u
 			updates = append(updates, u)
 		}
-		u.adds[c.c.Attr] += after - before
+		if u.adds[c.c.Attr] == nil {
+			u.adds[c.c.Attr] = new(big.Rat)
+		}
+		u.adds[c.c.Attr].Add(u.adds[c.c.Attr], by)
+		return nil
+	}
+	for _, c := range cs {
+		after, err := contribution(c, ch.New, ch.NewRaw)
+		if err != nil {
+			return err
+		}
+		before, err := contribution(c, ch.Old, ch.OldRaw)
+		if err != nil {
+			return err
+		}
+		// The old image's parent loses what the child gave it, the new
+		// image's parent gains: one parent, the difference; a child that
+		// moved, both.
+		if err := add(c, ch.Old, new(big.Rat).Neg(before)); err != nil {
+			return err
+		}
+		if err := add(c, ch.New, after); err != nil {
+			return err
+		}
 	}
 	for _, u := range updates {
+		maps.DeleteFunc(u.adds, func(_ string, by *big.Rat) bool { return by.Sign() == 0 })
+		if len(u.adds) == 0 {
+			continue // the child stayed, and so did what it counts for
+		}
 		if err := h.apply(ctx, r, u.key, u.adds); err != nil {
 			return err
 		}
@@ -154,7 +197,7 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 
 // apply adds to one parent's counters and writes the record's marker, in
 // one transaction; a marker already there means the record was applied.
-func (h *handler) apply(ctx context.Context, r events.DynamoDBEventRecord, key map[string]types.AttributeValue, adds map[string]float64) error {
+func (h *handler) apply(ctx context.Context, r events.DynamoDBEventRecord, key map[string]types.AttributeValue, adds map[string]*big.Rat) error {
 	pk := key[h.d.PK].(*types.AttributeValueMemberS).Value
 	sk := key[h.d.SK].(*types.AttributeValueMemberS).Value
 	marker := map[string]types.AttributeValue{
@@ -167,8 +210,13 @@ func (h *handler) apply(ctx context.Context, r events.DynamoDBEventRecord, key m
 		return err
 	}
 	var upd expression.UpdateBuilder
+	decrement := true
 	for _, attr := range slices.Sorted(maps.Keys(adds)) {
-		upd = upd.Add(expression.Name(attr), expression.Value(&types.AttributeValueMemberN{Value: strconv.FormatFloat(adds[attr], 'f', -1, 64)}))
+		if adds[attr].Sign() == 0 {
+			continue
+		}
+		decrement = decrement && adds[attr].Sign() < 0
+		upd = upd.Add(expression.Name(attr), expression.Value(&types.AttributeValueMemberN{Value: decimal(adds[attr])}))
 	}
 	exists, err := expression.NewBuilder().WithUpdate(upd).WithCondition(expression.AttributeExists(expression.Name(h.d.PK))).Build()
 	if err != nil {
@@ -188,9 +236,13 @@ func (h *handler) apply(ctx context.Context, r events.DynamoDBEventRecord, key m
 			h.skipped++
 			h.log.DebugContext(ctx, "record applied before", "eventID", r.EventID)
 			return nil
-		case aws.ToString(tce.CancellationReasons[1].Code) == "ConditionalCheckFailed":
-			h.log.WarnContext(ctx, "parent is gone; counter dropped", "eventID", r.EventID, "parent", pk+" "+sk)
+		case aws.ToString(tce.CancellationReasons[1].Code) == "ConditionalCheckFailed" && decrement:
+			// The parent went first (deleted with its children): there is
+			// nothing left to count down.
+			h.log.InfoContext(ctx, "parent is gone; nothing to count down", "eventID", r.EventID, "parent", pk+" "+sk)
 			return nil
+		case aws.ToString(tce.CancellationReasons[1].Code) == "ConditionalCheckFailed":
+			return fmt.Errorf("%w: %s %s (the child came first: retried, then the failure queue)", ErrParentMissing, pk, sk)
 		}
 	}
 	if err == nil {

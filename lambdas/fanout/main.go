@@ -8,7 +8,10 @@ import (
 )
 
 func main() {
-	stream.Main(patterns.HandlerFanout, func(e stream.Env) stream.Func {
-		return newHandler(e.Lock, dynamodb.NewFromConfig(e.Config), e.Table, e.Log).Handle
-	})
+	stream.Main(patterns.HandlerFanout, build)
+}
+
+// build makes the handler at cold start, its clients included.
+func build(e stream.Env) stream.Func {
+	return newHandler(e.Lock, dynamodb.NewFromConfig(e.Config), e.Table, e.Log).Handle
 }

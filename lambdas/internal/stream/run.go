@@ -29,11 +29,22 @@ type Env struct {
 // ships, builds the handler once (clients included) and serves it. A lock
 // that does not load ends the process with the reason logged.
 func Main(h patterns.Handler, build func(Env) Func) {
-	log := Logger(h)
-	l, err := Lock()
+	e, err := Init(h)
 	if err != nil {
-		log.Error("loading the design", "error", err.Error())
+		e.Log.Error("loading the design", "error", err.Error())
 		os.Exit(1)
 	}
-	lambda.Start(build(Env{Lock: l, Config: Config(), Table: os.Getenv(patterns.TableNameEnv), Log: log}))
+	lambda.Start(build(e))
+}
+
+// Init is what a handler does at cold start before building itself: the
+// logger, the lock, the SDK configuration, the table's name.
+func Init(h patterns.Handler) (Env, error) {
+	e := Env{Log: Logger(h), Table: os.Getenv(patterns.TableNameEnv)}
+	l, err := Lock()
+	if err != nil {
+		return e, err
+	}
+	e.Lock, e.Config = l, Config()
+	return e, nil
 }

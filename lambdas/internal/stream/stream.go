@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -61,7 +62,15 @@ func Image(img map[string]events.DynamoDBAttributeValue) (map[string]types.Attri
 	return out, nil
 }
 
-func value(v events.DynamoDBAttributeValue) (types.AttributeValue, error) {
+func value(v events.DynamoDBAttributeValue) (av types.AttributeValue, err error) {
+	// aws-lambda-go panics on a value that holds nothing (its zero value
+	// reads as binary): one bad attribute is a malformed record, never a
+	// lost batch.
+	defer func() {
+		if r := recover(); r != nil {
+			av, err = nil, fmt.Errorf("an attribute value without data (%v)", r)
+		}
+	}()
 	switch v.DataType() {
 	case events.DataTypeString:
 		return &types.AttributeValueMemberS{Value: v.String()}, nil
@@ -141,7 +150,7 @@ func Decode(t *dynamo.Table, r events.DynamoDBEventRecord) (*Change, error) {
 			continue
 		}
 		name, v, err := t.Decode(img.raw)
-		if errors.Is(err, dynamo.ErrNotKeyplan) {
+		if errors.Is(err, dynamo.ErrNotKeyplan) && reserved(img.raw, t.Design().PK) {
 			return c, nil // a guard or a marker: nothing to do
 		}
 		if err != nil {
@@ -153,6 +162,14 @@ func Decode(t *dynamo.Table, r events.DynamoDBEventRecord) (*Change, error) {
 		c.Entity, *img.out = name, v
 	}
 	return c, nil
+}
+
+// reserved reports whether an item is one of keyplan's own (a guard, a
+// marker): its partition key starts with patterns.ReservedPrefix. Any
+// other item the design cannot decode is a malformed record.
+func reserved(item map[string]types.AttributeValue, pk string) bool {
+	s, ok := item[pk].(*types.AttributeValueMemberS)
+	return ok && strings.HasPrefix(s.Value, patterns.ReservedPrefix)
 }
 
 // Failures collects the records to report back by sequence number.
@@ -181,10 +198,21 @@ func (f *Failures) Response() events.DynamoDBEventResponse { return f.resp }
 func Process(ctx context.Context, log *slog.Logger, ev events.DynamoDBEvent, record func(context.Context, events.DynamoDBEventRecord) error) events.DynamoDBEventResponse {
 	f := NewFailures(log)
 	for _, r := range ev.Records {
-		if err := record(ctx, r); err != nil {
+		if err := guarded(ctx, r, record); err != nil {
 			f.Fail(ctx, r, err)
 		}
 	}
 	log.InfoContext(ctx, "batch done", "records", len(ev.Records), "failed", len(f.resp.BatchItemFailures))
 	return f.Response()
+}
+
+// guarded runs record on r, turning a panic into that record's failure:
+// one record never takes its batch down.
+func guarded(ctx context.Context, r events.DynamoDBEventRecord, record func(context.Context, events.DynamoDBEventRecord) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrMalformed, p)
+		}
+	}()
+	return record(ctx, r)
 }
