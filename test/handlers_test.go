@@ -154,8 +154,17 @@ func TestStreamHandlers(t *testing.T) {
 			}
 			// AND the queue is encrypted and refuses plain HTTP.
 			qID, q := byPrefix(t, tmpl, "AWS::SQS::Queue", base+"Failures")
-			if props(q)["SqsManagedSseEnabled"] != true {
-				t.Errorf("queue %v", props(q))
+			if props(q)["SqsManagedSseEnabled"] != true || props(q)["MessageRetentionPeriod"] != 1209600.0 || q["DeletionPolicy"] != "Retain" {
+				t.Errorf("queue %v (want encrypted, 14 days, retained)", q)
+			}
+			// AND an alarm goes off on the first record given up on.
+			_, alarm := byPrefix(t, tmpl, "AWS::CloudWatch::Alarm", base+"FailuresAlarm")
+			ap := props(alarm)
+			dims := list(ap["Dimensions"])
+			if ap["MetricName"] != "ApproximateNumberOfMessagesVisible" || ap["Threshold"] != 1.0 ||
+				ap["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" || len(dims) != 1 ||
+				obj(obj(dims[0])["Value"])["Fn::GetAtt"] == nil || list(obj(obj(dims[0])["Value"])["Fn::GetAtt"])[0] != qID {
+				t.Errorf("failure alarm %v", ap)
 			}
 			_, qp := byPrefix(t, tmpl, "AWS::SQS::QueuePolicy", base+"Failures")
 			if !denyInsecure(props(qp)["PolicyDocument"], qID) {
@@ -262,7 +271,7 @@ func TestBundledHandlers(t *testing.T) {
 			continue
 		}
 		bundles++
-		if bin.Size() >= 15_000_000 || len(entries) != 1 {
+		if bin.Size() >= 20_000_000 || len(entries) != 1 {
 			t.Errorf("%s: bootstrap is %d bytes beside %d other entries", dir, bin.Size(), len(entries)-1)
 		}
 		head := make([]byte, 20)

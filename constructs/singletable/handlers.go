@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
@@ -119,9 +120,11 @@ type StreamHandler struct {
 	constructs.Construct
 	Function awscdklambdagoalpha.GoFunction
 	Role     awsiam.Role
-	// Failures receives the records the handler gave up on.
-	Failures awssqs.Queue
-	LogGroup awslogs.LogGroup
+	// Failures receives the records the handler gave up on; FailuresAlarm
+	// goes off when one does (add an action to be told).
+	Failures      awssqs.Queue
+	FailuresAlarm awscloudwatch.Alarm
+	LogGroup      awslogs.LogGroup
 	// Filters are the event filter patterns, as JSON.
 	Filters []string
 }
@@ -280,10 +283,23 @@ func NewStreamHandler(scope constructs.Construct, id string, props *StreamHandle
 		Description: jsii.String("keyplan " + string(props.Handler) + " stream handler: its log group, the table's stream, and what its patterns use"),
 	})
 	h.LogGroup.GrantWrite(h.Role)
+	// The records given up on: kept (RETAIN, 14 days; each message holds
+	// the stream's ARN, the shard and the sequence range, to replay them
+	// from the stream within its 24 hours: docs/operations.md), and an
+	// alarm as soon as one arrives.
 	h.Failures = awssqs.NewQueue(h.Construct, jsii.String("Failures"), &awssqs.QueueProps{
 		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 		EnforceSSL:      jsii.Bool(true),
 		RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+		RemovalPolicy:   awscdk.RemovalPolicy_RETAIN,
+	})
+	h.FailuresAlarm = h.Failures.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+		Period: awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Maximum"),
+	}).CreateAlarm(h.Construct, jsii.String("FailuresAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription: jsii.String("keyplan " + string(props.Handler) + " stream handler gave up on records: replay them from the stream within 24 h (docs/operations.md)"),
+		Threshold:        jsii.Number(1), EvaluationPeriods: jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 	})
 	env := map[string]*string{
 		patterns.TableNameEnv: t.Table.TableName(),

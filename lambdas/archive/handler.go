@@ -17,13 +17,16 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// Line is one archived item, a JSON line of the object.
+// Line is one archived item, a JSON line of the object. Item is the item
+// exactly as it was stored: the stream's old image in DynamoDB JSON
+// ({"N": "12.50"}), every attribute (keys, and those the model does not
+// declare, included), numbers as their decimal strings.
 type Line struct {
-	Entity    string        `json:"entity"`
-	EventID   string        `json:"eventID"`
-	Sequence  string        `json:"sequenceNumber"`
-	ExpiredAt time.Time     `json:"expiredAt"`
-	Item      dynamo.Values `json:"item"`
+	Entity    string                                   `json:"entity"`
+	EventID   string                                   `json:"eventID"`
+	Sequence  string                                   `json:"sequenceNumber"`
+	ExpiredAt time.Time                                `json:"expiredAt"`
+	Item      map[string]events.DynamoDBAttributeValue `json:"item"`
 }
 
 // handler keeps TTL expiries of the archived entities: removals made by
@@ -74,7 +77,7 @@ func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 			continue
 		}
 		lines = append(lines, Line{Entity: ch.Entity, EventID: r.EventID, Sequence: r.Change.SequenceNumber,
-			ExpiredAt: r.Change.ApproximateCreationDateTime.UTC(), Item: ch.Old})
+			ExpiredAt: r.Change.ApproximateCreationDateTime.UTC(), Item: r.Change.OldImage})
 		carried = append(carried, r)
 	}
 	if len(lines) > 0 {

@@ -13,13 +13,18 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 const model = "../../examples/leaderboard.yaml"
@@ -58,11 +63,14 @@ func (f *fakeS3) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.headers[r.URL.Path] = r.Header.Clone()
 }
 
-func newFake(failures int) (*fakeS3, *s3Client, func()) {
+func newFake(failures int) (*fakeS3, *s3Putter, func()) {
 	f := &fakeS3{objects: map[string][]byte{}, headers: map[string]http.Header{}, failures: failures}
 	srv := httptest.NewServer(f)
-	c := newS3(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")})
-	c.endpoint = srv.URL
+	c := newS3(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")},
+		func(o *s3.Options) {
+			o.BaseEndpoint, o.UsePathStyle = aws.String(srv.URL), true
+			o.Retryer = retry.NewStandard(func(o *retry.StandardOptions) { o.MaxBackoff = 10 * time.Millisecond })
+		})
 	return f, c, srv.Close
 }
 
@@ -87,7 +95,7 @@ func TestArchivesExpiriesOnly(t *testing.T) {
 			t.Errorf("key %s, want %s", path, want)
 		}
 		hd := fake.headers[path]
-		if hd.Get("Content-Encoding") != "gzip" || hd.Get("X-Amz-Server-Side-Encryption") != "AES256" {
+		if hd.Get("Content-Encoding") != "gzip" || hd.Get("X-Amz-Server-Side-Encryption") != "" {
 			t.Errorf("headers %v", hd)
 		}
 		zr, err := gzip.NewReader(bytes.NewReader(body))
@@ -103,7 +111,7 @@ func TestArchivesExpiriesOnly(t *testing.T) {
 			}
 			lines = append(lines, l)
 		}
-		if len(lines) != 2 || lines[0].Entity != "Match" || lines[0].Item["result"] != "win" || lines[1].Item["result"] != "draw" {
+		if len(lines) != 2 || lines[0].Entity != "Match" || lines[0].Item["result"].String() != "win" || lines[1].Item["result"].String() != "draw" {
 			t.Errorf("archived %+v", lines)
 		}
 	}
@@ -161,9 +169,57 @@ func TestStreamEvent(t *testing.T) {
 			lines = append(lines, l)
 		}
 		if !strings.HasPrefix(key, "/archive-bucket/Blog/2025/11/21/") || len(lines) != 1 ||
-			lines[0].Entity != "Post" || lines[0].Item["postId"] != "p1" || lines[0].Item["title"] != "Notes on the Analytical Engine" ||
+			lines[0].Entity != "Post" || lines[0].Item["postId"].String() != "p1" || lines[0].Item["title"].String() != "Notes on the Analytical Engine" ||
 			lines[0].Sequence != ev.Records[4].Change.SequenceNumber {
 			t.Errorf("object %s holds %+v", key, lines)
+		}
+	}
+}
+
+// The archive keeps the item exactly as stored: an attribute the model
+// does not declare, a number past float64's precision, the keys. An
+// expiry whose keys are no item of the design fails (it is not
+// silently skipped), and one holding an empty value fails alone.
+func TestArchiveKeepsItemsExactly(t *testing.T) {
+	d := streamtest.Design(t, model)
+	fake, s3c, stop := newFake(0)
+	defer stop()
+	h := newHandler(patterns.NewLock(d), s3c, "Leaderboard", "archive-bucket", quiet)
+	tbl := dynamo.New(d, nil, "Leaderboard")
+	item, err := tbl.Item("Match", dynamo.Values{"playerId": "p1", "playedAt": "2026-06-01T10:00:00Z", "result": "win",
+		"ratingDelta": 5, "mapId": "dust", "expiresAt": 1900000000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	item["legacyScore"] = &types.AttributeValueMemberN{Value: "9007199254740993.25"}
+	item["notes"] = &types.AttributeValueMemberSS{Value: []string{"a", "b"}}
+	kept := streamtest.Expiry(streamtest.Record(d, "Leaderboard", item, nil))
+	stranger := streamtest.Expiry(streamtest.Record(d, "Leaderboard", map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "OTHER#1"}, "SK": &types.AttributeValueMemberS{Value: "X"}}, nil))
+	empty := streamtest.Expiry(streamtest.Record(d, "Leaderboard", item, nil))
+	empty.Change.OldImage = streamtest.Image(item) // its own copy
+	empty.Change.OldImage["mapId"] = events.DynamoDBAttributeValue{}
+	resp, err := h.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{kept, stranger, empty}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 2 || resp.BatchItemFailures[0].ItemIdentifier != stranger.Change.SequenceNumber ||
+		resp.BatchItemFailures[1].ItemIdentifier != empty.Change.SequenceNumber {
+		t.Errorf("failures %+v, want the stranger and the empty value", resp.BatchItemFailures)
+	}
+	if len(fake.objects) != 1 {
+		t.Fatalf("%d objects", len(fake.objects))
+	}
+	for _, body := range fake.objects {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(zr)
+		for _, want := range []string{`"legacyScore":{"N":"9007199254740993.25"}`, `"notes":{"SS":["a","b"]}`, `"PK":{"S":"PLAYER#p1"}`, `"ratingDelta":{"N":"5"}`} {
+			if !strings.Contains(string(raw), want) {
+				t.Errorf("the archived line lacks %s:\n%s", want, raw)
+			}
 		}
 	}
 }

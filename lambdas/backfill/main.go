@@ -13,14 +13,13 @@ import (
 )
 
 func main() {
-	log := stream.Logger("backfill")
-	l, err := stream.Lock()
+	e, err := stream.Init("backfill")
 	if err != nil {
-		log.Error("loading the design", "error", err.Error())
+		e.Log.Error("starting", "error", err.Error())
 		os.Exit(1)
 	}
 	rate, _ := strconv.ParseFloat(os.Getenv(patterns.BackfillMaxWCUEnv), 64)
-	h := &handler{lock: l, client: dynamodb.NewFromConfig(stream.Config(), dynamo.PatientRetries),
-		table: os.Getenv(patterns.TableNameEnv), log: log, maxWCU: rate}
+	h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, dynamo.PatientRetries),
+		table: e.Table, log: e.Log, maxWCU: rate}
 	lambda.Start(h.Handle)
 }

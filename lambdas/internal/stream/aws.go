@@ -1,20 +1,16 @@
 package stream
 
 import (
-	"os"
+	"context"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/config"
 )
 
-// Config is the SDK configuration Lambda provides: the region and the
-// function role's credentials, both in the environment. Built by hand
-// rather than with the config package, which brings SSO, STS and the
-// shared files in and grows each binary by megabytes.
-func Config() aws.Config {
-	return aws.Config{
-		Region: os.Getenv("AWS_REGION"),
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(
-			os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY"), os.Getenv("AWS_SESSION_TOKEN"))),
-	}
+// Config is the SDK configuration, as config.LoadDefaultConfig reads it
+// from Lambda's environment: the region, the function role's
+// credentials, and what an operator sets (AWS_ENDPOINT_URL*,
+// AWS_MAX_ATTEMPTS, AWS_RETRY_MODE, FIPS and dual-stack endpoints).
+func Config(ctx context.Context) (aws.Config, error) {
+	return config.LoadDefaultConfig(ctx)
 }

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 
@@ -31,7 +32,7 @@ type Env struct {
 func Main(h patterns.Handler, build func(Env) Func) {
 	e, err := Init(h)
 	if err != nil {
-		e.Log.Error("loading the design", "error", err.Error())
+		e.Log.Error("starting", "error", err.Error())
 		os.Exit(1)
 	}
 	lambda.Start(build(e))
@@ -45,6 +46,10 @@ func Init(h patterns.Handler) (Env, error) {
 	if err != nil {
 		return e, err
 	}
-	e.Lock, e.Config = l, Config()
+	cfg, err := Config(context.Background())
+	if err != nil {
+		return e, fmt.Errorf("the SDK configuration: %w", err)
+	}
+	e.Lock, e.Config = l, cfg
 	return e, nil
 }

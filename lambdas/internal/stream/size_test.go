@@ -11,7 +11,7 @@ import (
 
 // MaxBinary bounds each handler binary (linux/arm64, stripped), as
 // GoFunction bundles it.
-const MaxBinary = 15_000_000
+const MaxBinary = 20_000_000
 
 func TestHandlerBinariesAreSmall(t *testing.T) {
 	if testing.Short() {

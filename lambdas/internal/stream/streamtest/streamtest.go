@@ -154,6 +154,12 @@ func value(v types.AttributeValue) events.DynamoDBAttributeValue {
 			m[k] = value(e)
 		}
 		return events.NewMapAttribute(m)
+	case *types.AttributeValueMemberSS:
+		return events.NewStringSetAttribute(x.Value)
+	case *types.AttributeValueMemberNS:
+		return events.NewNumberSetAttribute(x.Value)
+	case *types.AttributeValueMemberBS:
+		return events.NewBinarySetAttribute(x.Value)
 	}
 	return events.NewNullAttribute()
 }
