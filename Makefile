@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test test-scale deps vet fmt-check lint unit bench bench-synth bench-backfill fuzz plan clean
+.PHONY: synth test test-scale deps vet fmt-check lint cross unit bench bench-synth bench-backfill fuzz plan clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -16,8 +16,9 @@ synth: deps
 	npx --no-install cdk synth --quiet
 	@ls cdk.out/*.template.json
 
-## test: everything CI runs: vet, formatting, staticcheck, all tests.
-test: deps vet fmt-check lint unit
+## test: everything CI runs: vet, formatting, staticcheck, the CLI and
+## its packages built and vetted for macOS and Windows, all tests.
+test: deps vet fmt-check lint cross unit
 
 # The npm packages pinned in package-lock.json: the CDK CLI and dynalite.
 # aws-cdk ships templates for `cdk init` as .go files that are not Go; they
@@ -39,6 +40,16 @@ fmt-check: deps
 
 lint: deps
 	$(GO) run $(STATICCHECK) ./...
+
+# The CLI and everything it uses (not the CDK side: jsii needs Node) for
+# the other systems keyplan runs on.
+CROSS_PKGS := ./cmd/... ./patterns/... ./internal/...
+cross: deps
+	@set -e; for os in darwin windows; do \
+		echo "GOOS=$$os go build ./cmd/keyplan; go vet $(CROSS_PKGS)"; \
+		GOOS=$$os $(GO) build -o /dev/null ./cmd/keyplan; \
+		GOOS=$$os $(GO) vet $(CROSS_PKGS); \
+	done
 
 unit: deps
 	$(GO) test ./...

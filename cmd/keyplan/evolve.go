@@ -13,9 +13,9 @@ import (
 func diff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
 	format := fs.String("format", string(report.Text), "output format: "+formatList(report.DiffFormats()))
-	file, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	file, code := parse(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	f, err := report.ParseFormat(*format, report.DiffFormats())
 	if err != nil {
@@ -43,9 +43,9 @@ func diff(args []string, stdout, stderr io.Writer) int {
 
 func lock(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lock", flag.ContinueOnError)
-	file, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	file, code := parse(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	d, lk, code := designAndLock(file, stderr)
 	if d == nil {

@@ -79,3 +79,36 @@ func TestModelFromStdin(t *testing.T) {
 		t.Errorf("lock -: exit %d %s", code, errs)
 	}
 }
+
+// Every subcommand's --help prints its flags and exits 0; version says
+// the build; check and plan take several files and exit with the worst.
+func TestHelpVersionAndSeveralFiles(t *testing.T) {
+	for _, cmd := range []string{"plan", "check", "diff", "lock", "migrate", "validate", "schema"} {
+		code, out, errs := keyplan(cmd, "--help")
+		if code != exitClean || !strings.Contains(out, "usage: keyplan "+cmd) || errs != "" {
+			t.Errorf("%s --help: exit %d\n%s%s", cmd, code, out, errs)
+		}
+	}
+	if code, out, _ := keyplan("--version"); code != exitClean || !strings.HasPrefix(out, "keyplan ") {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+	bad := write(t, "bad.yaml", strings.Replace(plainModel, "rate: 10", "rate: lots", 1))
+	scan := write(t, "scan.yaml", strings.Replace(plainModel, "GetPlayer: {get: Player, rate: 10}", "GetPlayer: {get: Player, rate: 10}\n  ByRating: {query: Player, where: [rating], consistent: true}", 1))
+	tests := []struct {
+		files []string
+		code  int
+	}{
+		{[]string{"../../examples/leaderboard.yaml", "../../examples/merchant-orders.yaml"}, exitClean},
+		{[]string{"../../examples/merchant-orders.yaml", scan}, exitFindings},
+		{[]string{scan, bad, "../../examples/merchant-orders.yaml"}, exitUsage},
+	}
+	for _, tt := range tests {
+		code, out, errs := keyplan(append([]string{"check"}, tt.files...)...)
+		if code != tt.code {
+			t.Errorf("check %v: exit %d, want %d\n%s%s", tt.files, code, tt.code, out, errs)
+		}
+		if n := strings.Count(out, " error(s), "); n != len(tt.files)-strings.Count(strings.Join(tt.files, " "), "bad.yaml") {
+			t.Errorf("check %v: %d summaries\n%s", tt.files, n, out)
+		}
+	}
+}

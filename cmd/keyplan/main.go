@@ -24,9 +24,9 @@ const (
 const usage = `keyplan: DynamoDB single-table design from access patterns
 
 usage:
-  keyplan plan FILE [--format text|json|markdown] [--strict]
+  keyplan plan FILE... [--format text|json|markdown] [--strict]
       design (or check a hand-made layout) and print the plan
-  keyplan check FILE [--format text|json|sarif] [--strict]
+  keyplan check FILE... [--format text|json|sarif] [--strict]
       run the design checks (for CI; sarif for code-scanning UIs)
   keyplan diff FILE [--format text|json|markdown]
       compare the model with its lock (FILE.lock.json): every change
@@ -46,8 +46,10 @@ usage:
       --existing runs the reads against a table that already holds them
   keyplan schema
       print the JSON Schema of model files, for editors
+  keyplan version
+      the module version keyplan was built from
   keyplan help
-      this text
+      this text (COMMAND --help: its flags)
 
 exit codes: 0 clean, 1 findings (errors; warnings too with --strict), 2 unusable input or usage
 `
@@ -84,6 +86,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "migrate":
 		return migrate(args[1:], stdout, stderr)
 	case "schema":
+		if len(args) > 1 && slices.Contains([]string{"-h", "-help", "--help"}, args[1]) {
+			fmt.Fprintln(stdout, "usage: keyplan schema\n  print the JSON Schema of model files, for editors")
+			return exitClean
+		}
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
 			return exitUsage
@@ -93,18 +99,41 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitClean
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "keyplan", version())
+		return exitClean
 	}
 	fmt.Fprintf(stderr, "keyplan: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
 }
 
-// parse reads flags that may come before or after the one FILE argument.
-func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
+// parse reads flags that may come before or after the one FILE
+// argument. A code of 0 or more ends the command with it: --help (its
+// flags on stdout, 0) or a usage error (2).
+func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (string, int) {
+	files, code := parseFiles(fs, args, stdout, stderr, false)
+	if code >= 0 {
+		return "", code
+	}
+	return files[0], -1
+}
+
+// parseFiles is parse for commands that take several files (many).
+func parseFiles(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, many bool) ([]string, int) {
 	fs.SetOutput(stderr)
+	fs.Usage = func() {} // --help prints to stdout below; a bad flag names itself
 	var files []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			return "", false
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+			fmt.Fprintf(stdout, "usage: keyplan %s FILE%s [flags]\n", fs.Name(), map[bool]string{true: "...", false: ""}[many])
+			fs.PrintDefaults()
+			return nil, exitClean
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "keyplan %s --help lists its flags\n", fs.Name())
+			return nil, exitUsage
 		}
 		if fs.NArg() == 0 {
 			break
@@ -112,39 +141,50 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (string, bool) {
 		files = append(files, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(files) != 1 {
+	switch {
+	case len(files) == 0 || len(files) > 1 && !many:
 		fmt.Fprintf(stderr, "keyplan %s: expected one model FILE, got %d\n", fs.Name(), len(files))
-		return "", false
-	}
-	if files[0] == "-" && slices.Contains([]string{"diff", "lock", "migrate"}, fs.Name()) {
+		return nil, exitUsage
+	case slices.Contains(files, "-") && slices.Contains([]string{"diff", "lock", "migrate"}, fs.Name()):
 		fmt.Fprintf(stderr, "keyplan %s: reads the model from a file (- is standard input): its lock lives beside it\n", fs.Name())
-		return "", false
+		return nil, exitUsage
 	}
-	return files[0], true
+	return files, -1
+}
+
+// each runs one file's command over several, returning the worst code.
+func each(files []string, one func(file string) int) int {
+	worst := exitClean
+	for _, f := range files {
+		worst = max(worst, one(f))
+	}
+	return worst
 }
 
 func plan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	format := fs.String("format", string(report.Text), "output format: "+formatList(report.PlanFormats()))
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
-	file, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	files, code := parseFiles(fs, args, stdout, stderr, true)
+	if code >= 0 {
+		return code
 	}
 	f, err := report.ParseFormat(*format, report.PlanFormats())
 	if err != nil {
 		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
 		return exitUsage
 	}
-	d, code := design(file, stderr)
-	if d == nil {
-		return code
-	}
-	if err := report.Write(stdout, d, f); err != nil {
-		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
-		return exitUsage
-	}
-	return findings(d.Diagnostics, *strict)
+	return each(files, func(file string) int {
+		d, code := design(file, stderr)
+		if d == nil {
+			return code
+		}
+		if err := report.Write(stdout, d, f); err != nil {
+			fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
+			return exitUsage
+		}
+		return findings(d.Diagnostics, *strict)
+	})
 }
 
 func formatList(fs []report.Format) string {
@@ -159,24 +199,26 @@ func check(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	format := fs.String("format", string(report.Text), "output format: "+formatList(report.FindingFormats()))
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
-	file, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	files, code := parseFiles(fs, args, stdout, stderr, true)
+	if code >= 0 {
+		return code
 	}
 	f, err := report.ParseFormat(*format, report.FindingFormats())
 	if err != nil {
 		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
 		return exitUsage
 	}
-	d, code := design(file, stderr)
-	if d == nil {
-		return code
-	}
-	if err := report.WriteFindings(stdout, d.Source, d.Diagnostics, f); err != nil {
-		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
-		return exitUsage
-	}
-	return findings(d.Diagnostics, *strict)
+	return each(files, func(file string) int {
+		d, code := design(file, stderr)
+		if d == nil {
+			return code
+		}
+		if err := report.WriteFindings(stdout, d.Source, d.Diagnostics, f); err != nil {
+			fmt.Fprintf(stderr, "keyplan check: %v\n", err)
+			return exitUsage
+		}
+		return findings(d.Diagnostics, *strict)
+	})
 }
 
 // design loads and plans a model, printing every input problem.
@@ -208,6 +250,25 @@ func designAndLock(file string, stderr io.Writer) (*patterns.Design, *patterns.L
 		return nil, nil, exitUsage
 	}
 	return d, lock, exitClean
+}
+
+// version is the module's version from the build info (a tagged
+// version, or "(devel)" with the commit for a build from a checkout).
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
 }
 
 func printErr(w io.Writer, err error) {

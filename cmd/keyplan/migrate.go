@@ -46,9 +46,9 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.applyIndexes, "apply-indexes", false, "create and delete the phase's GSIs with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
 	fs.BoolVar(&o.verify, "verify", false, "write nothing: check that every item is as the phase needs (after the construct's backfill job ran), and advance the lock if so")
 	fs.DurationVar(&o.progress, "progress", 10*time.Second, "how often to print progress when stderr is not a terminal (0: never)")
-	file, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	file, code := parse(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	switch {
 	case o.table == "":

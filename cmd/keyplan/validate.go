@@ -30,9 +30,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	existing := fs.Bool("existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	timeout := fs.Duration("timeout", defaultRequestTimeout, "the longest one request to the engine may take")
 	deadline := fs.Duration("deadline", 5*time.Minute, "the longest the whole validation may take")
-	file, ok := parse(fs, args, stderr)
-	if !ok {
-		return exitUsage
+	file, code := parse(fs, args, stdout, stderr)
+	if code >= 0 {
+		return code
 	}
 	switch {
 	case *existing && *table == "":
@@ -83,12 +83,19 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	// SIGINT and SIGTERM cancel the work; what was created is cleaned up
 	// on the way out (the embedded engine dies with keyplan in any case).
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(ctx, *deadline)
+	signalled, stopped := false, false
+	stopSignals := func() { // a second signal then ends keyplan at once
+		if !stopped {
+			signalled, stopped = sigCtx.Err() != nil, true
+			stop()
+		}
+	}
+	ctx, cancel := context.WithTimeout(sigCtx, *deadline)
 	defer cancel()
 	defer func() {
-		if errors.Is(context.Cause(ctx), context.Canceled) && ctx.Err() != nil {
+		if stopSignals(); signalled {
 			fmt.Fprintln(stderr, "keyplan validate: interrupted")
 		}
 	}()
@@ -104,7 +111,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			// Registered before the table is created: a table half made
 			// (created, then a failure or a signal) goes too.
 			defer func() {
-				stop() // a second signal ends keyplan at once
+				stopSignals()
 				if err := dropTable(client, name, *timeout); err != nil {
 					fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, *endpoint, err)
 				}

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -134,11 +133,11 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 func (s *Server) Stop() {
 	s.once.Do(func() {
 		if s.cmd.Process != nil {
-			_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+			terminate(s.cmd.Process)
 			select {
 			case <-s.done:
 			case <-time.After(3 * time.Second):
-				_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+				kill(s.cmd.Process)
 				<-s.done
 			}
 		}
