@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/stacks"
 )
 
@@ -44,6 +45,7 @@ func TestMain(m *testing.M) {
 	app.Synth(nil)
 	code := m.Run()
 	os.RemoveAll(out)
+	singletable.Close() // the jsii runtime and its temporary directory
 	os.Exit(code)
 }
 
