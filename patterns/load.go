@@ -513,8 +513,16 @@ func (l *loader) copy(f field, path string) *Copy {
 // counter reads `attr: {count: Child, where: {…}}` or `{sum: Child.attr}`.
 func (l *loader) counter(f field, path string) *Counter {
 	c := &Counter{Attr: f.key, Pos: f.keyAt}
-	for _, g := range l.fields(f.val, path, []string{"count", "sum", "where"}) {
+	for _, g := range l.fields(f.val, path, []string{"count", "sum", "where", "expiries"}) {
 		switch g.key {
+		case "expiries":
+			switch v := l.str(g.val, join(path, "expiries")); v {
+			case "keep":
+				c.KeepExpired = true
+			case "count":
+			default:
+				l.add(pos(g.val), join(path, "expiries"), "expected count (an expired child counts down) or keep, found %q", v)
+			}
 		case "count":
 			c.Child = l.str(g.val, join(path, "count"))
 		case "sum":

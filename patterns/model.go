@@ -132,7 +132,11 @@ type Counter struct {
 	Child string  `json:"child"`
 	Sum   string  `json:"sum,omitempty"`
 	Where []Const `json:"where,omitempty"`
-	Pos   Pos     `json:"-"`
+	// KeepExpired keeps what children expired by the table's TTL gave
+	// the counter (expiries: keep): matches played stay played when their
+	// records expire.
+	KeepExpired bool `json:"keepExpired,omitempty"`
+	Pos         Pos  `json:"-"`
 }
 
 // AttrType is the declared type of an attribute.

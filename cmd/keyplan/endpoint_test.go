@@ -95,16 +95,23 @@ func TestValidateNamesAndCleansUp(t *testing.T) {
 			t.Errorf("a failing expectation: exit %d\n%s%s", code, out, errs)
 		}
 	}
-	after := tableCount(t, c)
-	for wait := time.Now().Add(5 * time.Second); after > before && time.Now().Before(wait); after = tableCount(t, c) {
-		time.Sleep(50 * time.Millisecond) // a table being deleted is still listed
-	}
-	if after != before {
+	if after := settled(t, c, before); after != before {
 		t.Errorf("%d tables before, %d after: validate left tables behind", before, after)
 	}
 	if n := validationTable(long, time.Now()); len(n) > 60 {
 		t.Errorf("validation table name %q is %d characters", n, len(n))
 	}
+}
+
+// settled is the number of tables once it is down to want, or after 5
+// seconds: a table being deleted is listed for a moment.
+func settled(t *testing.T, c *dynamodb.Client, want int) int {
+	t.Helper()
+	n := tableCount(t, c)
+	for wait := time.Now().Add(5 * time.Second); n > want && time.Now().Before(wait); n = tableCount(t, c) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return n
 }
 
 func tableCount(t *testing.T, c *dynamodb.Client) int {
@@ -157,7 +164,7 @@ func TestValidateCleansUpOnSignal(t *testing.T) {
 			cmd.Process.Kill()
 			t.Fatalf("%v: validate did not exit", sig)
 		}
-		if n := tableCount(t, c); n != 0 {
+		if n := settled(t, c, 0); n != 0 {
 			t.Errorf("%v: %d table(s) left behind\n%s", sig, n, stderr.String())
 		}
 		if !strings.Contains(stderr.String(), "interrupted") {

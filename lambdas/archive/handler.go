@@ -52,12 +52,6 @@ func newHandler(l *patterns.Lock, s3c Putter, table, bucket string, log *slog.Lo
 	return h
 }
 
-// expiry reports whether a record is a removal by the TTL service.
-func expiry(r events.DynamoDBEventRecord) bool {
-	return patterns.StreamEvent(r.EventName) == patterns.EventRemove && r.UserIdentity != nil &&
-		r.UserIdentity.Type == patterns.TTLIdentityType && r.UserIdentity.PrincipalID == patterns.TTLPrincipal
-}
-
 // Handle archives a batch's expiries; a malformed record fails alone, a
 // failed write fails the records it carried.
 func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
@@ -65,7 +59,7 @@ func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 	var lines []Line
 	var carried []events.DynamoDBEventRecord
 	for _, r := range ev.Records {
-		if !expiry(r) {
+		if !stream.Expiry(r) {
 			continue // not an expiry: nothing to keep
 		}
 		ch, err := stream.Decode(h.tbl, r)

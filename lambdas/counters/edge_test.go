@@ -24,10 +24,12 @@ entities:
       teamId: {type: string, maxLength: 20}
       members: {type: number, min: 0, optional: true}
       points: {type: number, optional: true}
+      joined: {type: number, min: 0, optional: true}
       expiresAt: {type: ttl, optional: true}
     counters:
       members: {count: Member}
       points: {sum: Member.points}
+      joined: {count: Member, expiries: keep}
   Member:
     id: [memberId]
     attributes:
@@ -131,5 +133,37 @@ func TestCountersEdges(t *testing.T) {
 	}
 	if m, p := teamCounts(t, tbl, "green"); m != "2" || p != "9" {
 		t.Errorf("green after the batch: members %s, points %s; want m5 counted", m, p)
+	}
+}
+
+// An expiry by the table's TTL counts down a counter, unless the counter
+// keeps what expired (expiries: keep); a delete counts down both.
+func TestCountersKeepExpiries(t *testing.T) {
+	d := teamsDesign(t)
+	name := engine.Table(t, d)
+	client := streamtest.Client(engine.Endpoint, 0)
+	tbl := dynamo.New(d, client, name)
+	ctx := context.Background()
+	if err := tbl.Create(ctx, "Team", dynamo.Values{"teamId": "red", "members": 0, "points": 0, "joined": 0}); err != nil {
+		t.Fatal(err)
+	}
+	item := streamtest.Items(t, tbl)
+	h := newHandler(patterns.NewLock(d), client, name, quiet)
+	a := item("Member", dynamo.Values{"memberId": "a", "teamId": "red", "points": 1})
+	b := item("Member", dynamo.Values{"memberId": "b", "teamId": "red", "points": 1})
+	for _, rs := range [][]events.DynamoDBEventRecord{
+		{streamtest.Record(d, name, nil, a), streamtest.Record(d, name, nil, b)},
+		{streamtest.Expiry(streamtest.Record(d, name, a, nil)), streamtest.Record(d, name, b, nil)},
+	} {
+		if resp, err := h.Handle(ctx, events.DynamoDBEvent{Records: rs}); err != nil || len(resp.BatchItemFailures) > 0 {
+			t.Fatalf("%v %+v", err, resp)
+		}
+	}
+	it, err := tbl.Get(ctx, "GetTeam", dynamo.Params{"teamId": "red"})
+	if err != nil || it == nil {
+		t.Fatal(err)
+	}
+	if m, j := text(it.Raw["members"]), text(it.Raw["joined"]); m != "0" || j != "1" {
+		t.Errorf("after one expiry and one delete: members %s (want 0), joined %s (want 1: the expired member stays counted)", m, j)
 	}
 }

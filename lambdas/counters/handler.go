@@ -165,6 +165,9 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 		return nil
 	}
 	for _, c := range cs {
+		if c.c.KeepExpired && stream.Expiry(r) {
+			continue // expiries: keep
+		}
 		after, err := contribution(c, ch.New, ch.NewRaw)
 		if err != nil {
 			return err

@@ -164,6 +164,12 @@ func Decode(t *dynamo.Table, r events.DynamoDBEventRecord) (*Change, error) {
 	return c, nil
 }
 
+// Expiry reports whether a record is a removal by the table's TTL.
+func Expiry(r events.DynamoDBEventRecord) bool {
+	return patterns.StreamEvent(r.EventName) == patterns.EventRemove && r.UserIdentity != nil &&
+		r.UserIdentity.Type == patterns.TTLIdentityType && r.UserIdentity.PrincipalID == patterns.TTLPrincipal
+}
+
 // reserved reports whether an item is one of keyplan's own (a guard, a
 // marker): its partition key starts with patterns.ReservedPrefix. Any
 // other item the design cannot decode is a malformed record.
