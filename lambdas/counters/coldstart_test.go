@@ -3,24 +3,11 @@ package main
 import (
 	"testing"
 
-	"github.com/keyplan/keyplan/lambdas/internal/stream"
+	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// BenchmarkColdStart is the code that runs before the first event: the
-// lock read and checked, the SDK configuration, the handler and its
-// clients built.
+// BenchmarkColdStart is the code that runs before the first event.
 func BenchmarkColdStart(b *testing.B) {
-	b.Setenv(patterns.LockEnv, "../../examples/leaderboard.lock.json")
-	b.Setenv("AWS_REGION", "us-east-1")
-	b.ReportAllocs()
-	for b.Loop() {
-		e, err := stream.Init(patterns.HandlerCounters)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if build(e) == nil {
-			b.Fatal("no handler")
-		}
-	}
+	streamtest.BenchColdStart(b, patterns.HandlerCounters, "../../examples/leaderboard.lock.json", build)
 }

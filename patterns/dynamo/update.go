@@ -192,12 +192,8 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		w.clauses = append(w.clauses, vc)
 		w.changes = append(w.changes, edit{updAdd, e.Version, one})
 	}
-	for _, c := range ch.If {
-		cl, err := t.condition(e, c, ch.Params)
-		if err != nil {
-			return nil, nil, err
-		}
-		w.clauses = append(w.clauses, cl)
+	if err := t.conditions(w, e, ch.If, ch.Params); err != nil {
+		return nil, nil, err
 	}
 	// Unique values it changes move their guards.
 	var extra []*itemWrite
@@ -369,19 +365,6 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 			return nil, fmt.Errorf("%w: %s.%s (only a create gives it its first value)", ErrMaintained, entity, name)
 		}
 	}
-	declared := func(w *itemWrite) error {
-		if len(conds) == 0 {
-			return nil
-		}
-		for _, c := range conds {
-			cl, err := t.condition(e, c, params)
-			if err != nil {
-				return err
-			}
-			w.clauses = append(w.clauses, cl)
-		}
-		return nil
-	}
 	switch mode {
 	case patterns.IfPresent:
 		if len(t.unique[entity]) > 0 {
@@ -418,7 +401,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 		}
 		w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item, clauses: make([]clause, 1, 1+len(conds))}
 		w.clauses[0] = t.absent(ErrExists)
-		if err := declared(w); err != nil {
+		if err := t.conditions(w, e, conds, params); err != nil {
 			return nil, err
 		}
 		unique := t.unique[entity]
@@ -432,7 +415,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 			if err != nil {
 				return nil, err
 			}
-			if ok && !slices.ContainsFunc(out[1:], func(x *itemWrite) bool { return SameValue(x.item[t.d.PK], g.key[t.d.PK]) }) {
+			if ok && !t.writesGuard(out[1:], g) {
 				out = append(out, t.guardPut(e, g, key, step))
 			}
 		}
@@ -446,7 +429,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 		return nil, err
 	}
 	w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item}
-	return []*itemWrite{w}, declared(w)
+	return []*itemWrite{w}, t.conditions(w, e, conds, params)
 }
 
 // deleteWrite plans a delete: the item (on condition it exists, is at the
@@ -470,12 +453,8 @@ func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition
 		}
 		w.clauses = append(w.clauses, vc)
 	}
-	for _, c := range conds {
-		cl, err := t.condition(e, c, params)
-		if err != nil {
-			return nil, err
-		}
-		w.clauses = append(w.clauses, cl)
+	if err := t.conditions(w, e, conds, params); err != nil {
+		return nil, err
 	}
 	out := []*itemWrite{w}
 	tested := map[string]bool{}
@@ -501,7 +480,7 @@ func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition
 		if err != nil {
 			return nil, err
 		}
-		if ok && !slices.ContainsFunc(out[1:], func(x *itemWrite) bool { return SameValue(x.key[t.d.PK], g.key[t.d.PK]) }) {
+		if ok && !t.writesGuard(out[1:], g) {
 			out = append(out, t.guardDelete(e, g, k, step))
 		}
 	}
@@ -519,12 +498,24 @@ func (t *Table) checkWrite(entity string, v Values, conds []*patterns.Condition,
 		return nil, err
 	}
 	w := &itemWrite{kind: patterns.WriteCheck, entity: entity, step: step, key: k}
+	return w, t.conditions(w, e, conds, params)
+}
+
+// conditions adds declared conditions to an item write, their
+// $parameters from params.
+func (t *Table) conditions(w *itemWrite, e *patterns.Entity, conds []*patterns.Condition, params Params) error {
 	for _, c := range conds {
 		cl, err := t.condition(e, c, params)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		w.clauses = append(w.clauses, cl)
 	}
-	return w, nil
+	return nil
+}
+
+// writesGuard reports whether one of ws writes the guard item g (two
+// unique patterns on one attribute share it).
+func (t *Table) writesGuard(ws []*itemWrite, g guard) bool {
+	return slices.ContainsFunc(ws, func(x *itemWrite) bool { return SameValue(x.keyOf(t.d)[t.d.PK], g.key[t.d.PK]) })
 }

@@ -269,3 +269,21 @@ func Items(t testing.TB, tbl *dynamo.Table) func(entity string, v dynamo.Values)
 		return it
 	}
 }
+
+// BenchColdStart measures what a handler does before its first event:
+// stream.Init (the lock read and checked, the SDK configuration) and
+// build (the handler and its clients), with the lock at lockFile.
+func BenchColdStart(b *testing.B, h patterns.Handler, lockFile string, build func(stream.Env) stream.Func) {
+	b.Setenv(patterns.LockEnv, lockFile)
+	b.Setenv("AWS_REGION", "us-east-1")
+	b.ReportAllocs()
+	for b.Loop() {
+		e, err := stream.Init(h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if build(e) == nil {
+			b.Fatal("no handler")
+		}
+	}
+}
