@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -32,6 +32,7 @@ const Install = "run `npm ci` in the keyplan repository (package-lock.json pins 
 
 // Server is a running engine.
 type Server struct {
+	stdin io.WriteCloser
 	// Endpoint is its URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
 	cmd      *exec.Cmd
@@ -89,29 +90,23 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 		return nil, fmt.Errorf("dynalite: finding a free port: %w", err)
 	}
 	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), stderr: &bytes.Buffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(node, cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+	s.cmd = exec.Command(node, "--import", exitWithParent, cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--createTableMs", strconv.Itoa(int(createTable.Milliseconds())), "--deleteTableMs", "0", "--updateTableMs", "0")
 	s.cmd.Stdout = nil
 	s.cmd.Stderr = s.stderr
 	s.cmd.SysProcAttr = procAttr()
-	started := make(chan error, 1)
-	go func() {
-		// The kernel sends Pdeathsig when the thread that started the
-		// engine ends, not the process: this goroutine keeps its thread,
-		// starting and then waiting, for as long as the engine runs.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := s.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		_ = s.cmd.Wait()
-		close(s.done)
-	}()
-	if err := <-started; err != nil {
+	// The engine reads nothing from its stdin but its end: keyplan holds
+	// the pipe's other end, and when keyplan goes, however it goes (a
+	// SIGKILL included), the system closes it and the engine exits.
+	stdin, err := s.cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("dynalite: %w", err)
+	}
+	s.stdin = stdin
+	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("dynalite: starting %s %s: %w", node, cli, err)
 	}
+	go func() { _ = s.cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(StartTimeout)
 	for time.Now().Before(deadline) {
 		select {
@@ -129,9 +124,16 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 	return nil, fmt.Errorf("dynalite did not listen on port %d within %s", port, StartTimeout)
 }
 
+// exitWithParent is loaded into the engine's node before dynalite: it
+// exits when its stdin ends (keyplan, which holds the other end, is gone).
+const exitWithParent = `data:text/javascript,process.stdin.on("end",()=>process.exit(0));process.stdin.resume()`
+
 // Stop ends the engine and everything it started.
 func (s *Server) Stop() {
 	s.once.Do(func() {
+		if s.stdin != nil {
+			s.stdin.Close()
+		}
 		if s.cmd.Process != nil {
 			terminate(s.cmd.Process)
 			select {

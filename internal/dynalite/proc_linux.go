@@ -8,11 +8,10 @@ import (
 )
 
 // procAttr starts the engine in its own process group (Stop ends the
-// group), and has the kernel kill it when keyplan dies, however it dies
-// (SIGKILL included), so no engine outlives the run that started it.
-func procAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
+// group). (Not Pdeathsig: the kernel sends it when the *thread* that
+// started the engine ends, which Go does not promise; the engine's stdin
+// ending is what ties it to keyplan.)
+func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 // terminate asks the engine's process group to end; kill ends it.
 func terminate(p *os.Process) { _ = syscall.Kill(-p.Pid, syscall.SIGTERM) }
