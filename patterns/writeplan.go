@@ -345,19 +345,10 @@ func ruleHotWrites(d *Design) []finding {
 		}
 		for i, fx := range d.effects(w) {
 			for _, k := range fx.keys {
-				values := 1
-				for _, a := range k.PK.Attrs() {
-					c := cardinality(fx.e.Attr(a))
-					if c == 0 {
-						values = 0
-						break
-					}
-					values *= c
-				}
-				if values == 0 {
+				values := cardinalityOf(fx.e, k.PK.Attrs(), nil, k.PK.Shards())
+				if values >= highCardinality {
 					continue // many values: the writes spread
 				}
-				values *= max(k.PK.Shards(), 1)
 				bytes := z.item(d, fx.e)
 				if k.Index != Table {
 					bytes = z.projected(d, fx.e, k.Index)

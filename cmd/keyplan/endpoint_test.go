@@ -129,10 +129,7 @@ func TestValidateCleansUpOnSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}
-	bin := filepath.Join(t.TempDir(), "keyplan")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildKeyplan(t)
 	wd, _ := os.Getwd()
 	slow, err := dynalite.StartSlow(wd, 3*time.Second) // tables stay CREATING: validate waits
 	if err != nil {
@@ -178,10 +175,7 @@ func TestEmbeddedEngineDiesWithKeyplan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}
-	bin := filepath.Join(t.TempDir(), "keyplan")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildKeyplan(t)
 	cmd := exec.Command(bin, "validate", "--timeout", "1s", "../../examples/leaderboard.yaml")
 	cmd.Env = append(os.Environ(), dynalite.EnvEndpoint+"=")
 	if err := cmd.Start(); err != nil {

@@ -3,11 +3,42 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// built is the keyplan binary the tests that run it as a process share,
+// built once per test run (buildKeyplan).
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// buildKeyplan builds the keyplan binary once and returns its path.
+func buildKeyplan(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "keyplan-bin")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "keyplan")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.path
+}
 
 func keyplan(args ...string) (code int, stdout, stderr string) {
 	var out, errb bytes.Buffer

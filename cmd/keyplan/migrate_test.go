@@ -56,6 +56,9 @@ func TestMain(m *testing.M) {
 	if engineSrv != nil {
 		engineSrv.Stop()
 	}
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
 	os.Exit(code)
 }
 
@@ -279,10 +282,7 @@ func TestMigrateVerify(t *testing.T) {
 // Killed (SIGKILL) in the middle, migrate resumes from its checkpoint
 // when run again, and the table ends as an uninterrupted run leaves it.
 func TestMigrateResumesAfterSIGKILL(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "keyplan")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildKeyplan(t)
 	const n = 4000
 	sm := newShopMigration(t, n)
 	ep := engine(t)

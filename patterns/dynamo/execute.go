@@ -312,8 +312,8 @@ func (t *Table) batchRequests(name string, items []Values) ([]types.WriteRequest
 	if err != nil {
 		return nil, err
 	}
-	if len(t.unique[e.Name]) > 0 || e.Version != "" || (w.Batch == patterns.WritePut && len(e.Counters)+len(e.Copies) > 0) {
-		return nil, fmt.Errorf("%s keeps unique values, a version or stream-kept attributes, which writes without conditions would break (KP703, KP706)", e.Name)
+	if err := t.unconditional(e, w.Batch == patterns.WritePut); err != nil {
+		return nil, err
 	}
 	reqs := make([]types.WriteRequest, len(items))
 	seen := make(map[string]int, len(items))

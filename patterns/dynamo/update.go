@@ -421,8 +421,8 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 		}
 		return out, nil
 	}
-	if len(t.unique[entity]) > 0 || e.Version != "" || len(e.Counters)+len(e.Copies) > 0 {
-		return nil, fmt.Errorf("%s keeps guards, a version or stream-maintained attributes, which a blind put would lose: create it (Create) or replace it (Replace, Update)", entity)
+	if err := t.unconditional(e, true); err != nil {
+		return nil, fmt.Errorf("%w: create it (Create) or replace it (Replace, Update)", err)
 	}
 	item, err := t.build(entity, v, strict)
 	if err != nil {
@@ -518,4 +518,25 @@ func (t *Table) conditions(w *itemWrite, e *patterns.Entity, conds []*patterns.C
 // unique patterns on one attribute share it).
 func (t *Table) writesGuard(ws []*itemWrite, g guard) bool {
 	return slices.ContainsFunc(ws, func(x *itemWrite) bool { return SameValue(x.keyOf(t.d)[t.d.PK], g.key[t.d.PK]) })
+}
+
+// unconditional refuses a write without conditions (a put without if, a
+// batch; put: it writes whole items) of an entity whose writes need them:
+// unique values (guard items), a version, and for puts the attributes
+// stream handlers keep (KP703, KP706 at plan time).
+func (t *Table) unconditional(e *patterns.Entity, put bool) error {
+	var why []string
+	if len(t.unique[e.Name]) > 0 {
+		why = append(why, "unique values")
+	}
+	if e.Version != "" {
+		why = append(why, "a version")
+	}
+	if put && len(e.Counters)+len(e.Copies) > 0 {
+		why = append(why, "attributes stream handlers keep")
+	}
+	if len(why) > 0 {
+		return fmt.Errorf("%s has %s, which a write without conditions would break (KP703, KP706)", e.Name, strings.Join(why, " and "))
+	}
+	return nil
 }
