@@ -1,15 +1,16 @@
 package dynalite
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -85,14 +86,12 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: node is not on PATH", ErrNotInstalled)
 	}
-	port, err := freePort()
-	if err != nil {
-		return nil, fmt.Errorf("dynalite: finding a free port: %w", err)
-	}
-	s := &Server{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port), stderr: &bytes.Buffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(node, "--import", exitWithParent, cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
-		"--createTableMs", strconv.Itoa(int(createTable.Milliseconds())), "--deleteTableMs", "0", "--updateTableMs", "0")
-	s.cmd.Stdout = nil
+	s := &Server{stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	// The engine picks its own port (0) and says which. A port found free
+	// here and handed over could be taken meanwhile (by another test
+	// binary's engine): this engine would then die on it unseen, and its
+	// caller talk to the other one until that one stopped.
+	s.cmd = exec.Command(node, "-e", serve, filepath.Dir(cli), strconv.Itoa(int(createTable.Milliseconds())))
 	s.cmd.Stderr = s.stderr
 	s.cmd.SysProcAttr = procAttr()
 	// The engine reads nothing from its stdin but its end: keyplan holds
@@ -103,30 +102,48 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 		return nil, fmt.Errorf("dynalite: %w", err)
 	}
 	s.stdin = stdin
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("dynalite: %w", err)
+	}
 	if err := s.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("dynalite: starting %s %s: %w", node, cli, err)
 	}
-	go func() { _ = s.cmd.Wait(); close(s.done) }()
-	deadline := time.Now().Add(StartTimeout)
-	for time.Now().Before(deadline) {
-		select {
-		case <-s.done:
+	ports := make(chan string, 1)
+	go func() {
+		r := bufio.NewReader(stdout)
+		line, _ := r.ReadString('\n')
+		ports <- strings.TrimSpace(line)
+		_, _ = io.Copy(io.Discard, r) // nothing more is expected; Wait after the last read
+		_ = s.cmd.Wait()
+		close(s.done)
+	}()
+	select {
+	case port := <-ports:
+		if _, err := strconv.Atoi(port); err != nil {
+			s.Stop()
 			return nil, fmt.Errorf("dynalite exited before listening: %s", bytes.TrimSpace(s.stderr.Bytes()))
-		default:
 		}
-		if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond); err == nil {
-			c.Close()
-			return s, nil
-		}
-		time.Sleep(50 * time.Millisecond)
+		s.Endpoint = "http://127.0.0.1:" + port
+		return s, nil
+	case <-time.After(StartTimeout):
+		s.Stop()
+		return nil, fmt.Errorf("dynalite did not listen within %s", StartTimeout)
 	}
-	s.Stop()
-	return nil, fmt.Errorf("dynalite did not listen on port %d within %s", port, StartTimeout)
 }
 
-// exitWithParent is loaded into the engine's node before dynalite: it
-// exits when its stdin ends (keyplan, which holds the other end, is gone).
-const exitWithParent = `data:text/javascript,process.stdin.on("end",()=>process.exit(0));process.stdin.resume()`
+// serve runs dynalite on a port of its choosing on loopback, prints the
+// port, and exits when its stdin ends (keyplan, which holds the other
+// end, is gone). Arguments: dynalite's directory, the CREATING time.
+const serve = `const [dir, createMs] = process.argv.slice(1);
+const server = require(dir)({createTableMs: Number(createMs), deleteTableMs: 0, updateTableMs: 0});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();`
+
+// Log is what the engine has written to stderr (why it died, when it
+// did).
+func (s *Server) Log() string { return s.stderr.String() }
 
 // Stop ends the engine and everything it started.
 func (s *Server) Stop() {
@@ -144,13 +161,4 @@ func (s *Server) Stop() {
 			}
 		}
 	})
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

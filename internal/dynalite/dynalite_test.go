@@ -73,8 +73,12 @@ func TestStartFailures(t *testing.T) {
 	if _, err := Start("."); !errors.Is(err, ErrNotInstalled) {
 		t.Errorf("missing cli.js: %v", err)
 	}
-	broken := filepath.Join(t.TempDir(), "cli.js")
-	os.WriteFile(broken, []byte("console.error('no engine here'); process.exit(3)\n"), 0o644)
+	// A dynalite whose module dies as it loads (keyplan runs the module,
+	// found beside its cli.js).
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "cli.js")
+	os.WriteFile(broken, []byte("// the command line; keyplan loads index.js\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "index.js"), []byte("console.error('no engine here'); process.exit(3)\n"), 0o644)
 	t.Setenv(EnvPath, broken)
 	if _, err := Start("."); err == nil || !strings.Contains(err.Error(), "exited before listening: no engine here") {
 		t.Errorf("an engine that exits: %v", err)

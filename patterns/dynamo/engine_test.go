@@ -48,6 +48,9 @@ func TestMain(m *testing.M) {
 		client = dynalite.EmulateTransactions(engine)
 	}
 	code := m.Run()
+	if srv != nil && code != 0 {
+		fmt.Fprintf(os.Stderr, "dynalite log:\n%s\n", srv.Log())
+	}
 	if srv != nil {
 		srv.Stop()
 	}

@@ -209,6 +209,9 @@ func Main(m *testing.M, e **Engine) {
 		os.Exit(2)
 	}
 	code := m.Run()
+	if code != 0 && (*e).srv != nil {
+		fmt.Fprintf(os.Stderr, "dynalite log:\n%s\n", (*e).srv.Log())
+	}
 	(*e).Stop()
 	os.Exit(code)
 }
