@@ -70,11 +70,15 @@ func validate(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		wd, _ := os.Getwd()
+		if dynalite.NeedsInstall(wd) {
+			cache, _ := dynalite.CacheDir()
+			fmt.Fprintf(stderr, "keyplan validate: installing the local engine (dynalite@4.0.0, pinned) into %s with npm, once\n", cache)
+		}
 		srv, err := dynalite.Start(wd)
 		if err != nil {
 			fmt.Fprintf(stderr, "keyplan validate: the embedded engine did not start: %v\n", err)
 			if errors.Is(err, dynalite.ErrNotInstalled) {
-				fmt.Fprintf(stderr, "  %s\n", dynalite.Install)
+				fmt.Fprintf(stderr, "  %s\n", dynalite.InstallHint)
 			}
 			return exitUsage
 		}

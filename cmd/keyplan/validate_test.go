@@ -48,7 +48,7 @@ func TestValidateWithoutEngine(t *testing.T) {
 	t.Setenv(dynalite.EnvPath, "/nonexistent/dynalite/cli.js")
 	t.Setenv(dynalite.EnvEndpoint, "")
 	code, _, errs := keyplan("validate", "../../examples/leaderboard.yaml")
-	if code != 2 || !strings.Contains(errs, "dynalite is not installed") || !strings.Contains(errs, "npm ci") {
+	if code != 2 || !strings.Contains(errs, "dynalite is not installed") || !strings.Contains(errs, dynalite.EnvPath) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }

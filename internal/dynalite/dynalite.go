@@ -28,8 +28,8 @@ const StartTimeout = 15 * time.Second
 // ErrNotInstalled means node or dynalite could not be found.
 var ErrNotInstalled = errors.New("dynalite is not installed")
 
-// Install is what to run when it is not.
-const Install = "run `npm ci` in the keyplan repository (package-lock.json pins dynalite@4.0.0), set " + EnvPath + " to dynalite's cli.js, or pass --endpoint"
+// InstallHint says how keyplan finds an engine, for when it could not.
+const InstallHint = "keyplan installs dynalite@4.0.0 into its cache with npm when Node.js is on PATH (" + EnvCache + " moves the cache); or set " + EnvPath + " to dynalite's cli.js, or pass --endpoint"
 
 // Server is a running engine.
 type Server struct {
@@ -44,8 +44,31 @@ type Server struct {
 
 // Find locates dynalite's cli.js: $KEYPLAN_DYNALITE, else
 // node_modules/dynalite/cli.js in dir or one of its parents, else beside
-// the running executable's parents.
+// the running executable's parents, else the pinned install in the
+// user's cache (made by Install when it is not there yet).
 func Find(dir string) (string, error) {
+	cli, err := find(dir)
+	if err == nil || os.Getenv(EnvPath) != "" {
+		return cli, err
+	}
+	return Install()
+}
+
+// NeedsInstall reports whether Find would install dynalite first (to
+// say so before the wait).
+func NeedsInstall(dir string) bool {
+	if _, err := find(dir); err == nil || os.Getenv(EnvPath) != "" {
+		return false
+	}
+	cache, err := CacheDir()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(cache, "node_modules", "dynalite", "cli.js"))
+	return err != nil
+}
+
+func find(dir string) (string, error) {
 	if p := os.Getenv(EnvPath); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			return "", fmt.Errorf("%w: %s=%s: %v", ErrNotInstalled, EnvPath, p, err)

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 		wd, _ := os.Getwd()
 		var err error
 		if srv, err = dynalite.Start(wd); err != nil {
-			fmt.Fprintf(os.Stderr, "dynalite: %v\n%s\n", err, dynalite.Install)
+			fmt.Fprintf(os.Stderr, "dynalite: %v\n%s\n", err, dynalite.InstallHint)
 			os.Exit(2)
 		}
 		endpoint = srv.Endpoint

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -22,53 +20,38 @@ import (
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
 )
 
-// Engine is dynalite (or $KEYPLAN_DYNAMODB_ENDPOINT) for a test binary.
-type Engine struct {
-	Endpoint string
-	srv      *dynalite.Server
-	tables   atomic.Int64
-}
+// Engine is dynamotest's engine for a handler test binary; Table gives
+// the name of a fresh table.
+type Engine struct{ *dynamotest.Engine }
 
 // StartEngine starts the engine; call Stop when the tests are done.
 func StartEngine() (*Engine, error) {
-	if ep := os.Getenv(dynalite.EnvEndpoint); ep != "" {
-		return &Engine{Endpoint: ep}, nil
-	}
-	wd, _ := os.Getwd()
-	srv, err := dynalite.Start(wd)
+	e, err := dynamotest.New()
 	if err != nil {
-		return nil, fmt.Errorf("%w\n%s", err, dynalite.Install)
+		return nil, err
 	}
-	return &Engine{Endpoint: srv.Endpoint, srv: srv}, nil
-}
-
-// Stop stops an engine StartEngine started.
-func (e *Engine) Stop() {
-	if e.srv != nil {
-		e.srv.Stop()
-	}
+	return &Engine{e}, nil
 }
 
 // Client is a client of the engine at endpoint, with transactions
 // emulated where the engine lacks them. attempts sets the SDK's retries
 // (0: its default).
 func Client(endpoint string, attempts int) *dynalite.Transactions {
-	c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: attempts,
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+	c := dynamotest.Client(endpoint)
+	if attempts > 0 {
+		c = dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.RetryMaxAttempts = attempts })
+	}
 	return dynalite.EmulateTransactions(c)
 }
 
-// Table creates a fresh table for the design.
+// Table creates a fresh table for the design (deleted when t ends) and
+// returns its name.
 func (e *Engine) Table(t testing.TB, d *patterns.Design) string {
 	t.Helper()
-	name := fmt.Sprintf("t%d-%s", e.tables.Add(1), d.Table)
-	c := Client(e.Endpoint, 0)
-	if err := dynamo.CreateTable(context.Background(), c.Client, d, name); err != nil {
-		t.Fatal(err)
-	}
-	return name
+	return e.TableName(t, d)
 }
 
 // Design plans a model file.
@@ -209,8 +192,8 @@ func Main(m *testing.M, e **Engine) {
 		os.Exit(2)
 	}
 	code := m.Run()
-	if code != 0 && (*e).srv != nil {
-		fmt.Fprintf(os.Stderr, "dynalite log:\n%s\n", (*e).srv.Log())
+	if log := (*e).Log(); code != 0 && log != "" {
+		fmt.Fprintf(os.Stderr, "engine log:\n%s\n", log)
 	}
 	(*e).Stop()
 	os.Exit(code)

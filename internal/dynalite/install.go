@@ -1,0 +1,104 @@
+package dynalite
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// The pinned install: dynalite@4.0.0 and, through the lock file, every
+// package under it, installed with `npm ci` into the user's cache the
+// first time keyplan needs an engine outside a keyplan checkout.
+//
+//go:embed npm/package.json npm/package-lock.json
+var pinned embed.FS
+
+// EnvCache overrides where the pinned install goes (default:
+// os.UserCacheDir()/keyplan).
+const EnvCache = "KEYPLAN_CACHE"
+
+// InstallTimeout bounds the one-time npm ci.
+const InstallTimeout = 5 * time.Minute
+
+// CacheDir is where Install puts dynalite: $KEYPLAN_CACHE, else the
+// user's cache directory, under a name that changes with the pinned lock
+// (a new pin installs beside the old, never over it).
+func CacheDir() (string, error) {
+	base := os.Getenv(EnvCache)
+	if base == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("%w: no cache directory (%v); set %s", ErrNotInstalled, err, EnvCache)
+		}
+		base = filepath.Join(c, "keyplan")
+	}
+	lock, _ := pinned.ReadFile("npm/package-lock.json")
+	sum := sha256.Sum256(lock)
+	return filepath.Join(base, "dynalite-4.0.0-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// Install runs `npm ci` on the pinned lock into CacheDir (once: an
+// install that finished is reused) and returns dynalite's cli.js. The
+// install goes to a temporary directory first and is renamed into place,
+// so an interrupted or concurrent install never leaves half a tree.
+func Install() (string, error) {
+	dir, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	cli := filepath.Join(dir, "node_modules", "dynalite", "cli.js")
+	if _, err := os.Stat(cli); err == nil {
+		return cli, nil
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		return "", fmt.Errorf("%w: npm is not on PATH to install it", ErrNotInstalled)
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".install-")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
+	defer os.RemoveAll(tmp)
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, _ := pinned.ReadFile("npm/" + f)
+		if err := os.WriteFile(filepath.Join(tmp, f), b, 0o644); err != nil {
+			return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
+		}
+	}
+	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+	cmd.Dir = tmp
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("%w: npm ci: %v", ErrNotInstalled, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(InstallTimeout):
+		_ = cmd.Process.Kill()
+		err = <-done
+		err = fmt.Errorf("did not finish within %s (%v)", InstallTimeout, err)
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: npm ci of the pinned dynalite in %s: %v\n%s", ErrNotInstalled, tmp, err, bytes.TrimSpace(out.Bytes()))
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		// Another keyplan installed it meanwhile: theirs is as good.
+		if _, serr := os.Stat(cli); serr == nil {
+			return cli, nil
+		}
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
+	}
+	return cli, nil
+}

@@ -1,0 +1,78 @@
+package dynamotest_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+)
+
+func shop(t *testing.T) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Load("../../../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// A user's test: an engine, a table for the design, the runtime over it;
+// the table goes when the test ends, and the engine with it.
+func TestStart(t *testing.T) {
+	d := shop(t)
+	var db *dynamotest.Engine
+	var name string
+	t.Run("user test", func(t *testing.T) {
+		db = dynamotest.Start(t)
+		shop := db.Table(t, d)
+		name = shop.Name()
+		ctx := context.Background()
+		if err := shop.Create(ctx, "Customer", dynamo.Values{"customerId": "c1", "name": "Ada", "email": "ada@example.com", "createdAt": "2026-11-22T08:00:00Z"}); err != nil {
+			t.Fatal(err)
+		}
+		it, err := shop.Get(ctx, "CustomerByEmail", dynamo.Params{"email": "ada@example.com"})
+		if err != nil || it == nil || it.Values["name"] != "Ada" {
+			t.Fatalf("CustomerByEmail: %+v, %v", it, err)
+		}
+		out, err := db.Raw.ListTables(ctx, &dynamodb.ListTablesInput{})
+		if err != nil || !slices.Contains(out.TableNames, name) {
+			t.Fatalf("tables %v, %v; want %s among them", out, err, name)
+		}
+	})
+	if db.Endpoint == "" {
+		t.Fatal("no endpoint")
+	}
+	// Stopped by the cleanup: nothing answers at the endpoint any more
+	// (unless $KEYPLAN_DYNAMODB_ENDPOINT named it).
+	if os.Getenv(dynamotest.EnvEndpoint) != "" {
+		return
+	}
+	once := func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 }
+	if _, err := dynamotest.Client(db.Endpoint).ListTables(context.Background(), &dynamodb.ListTablesInput{}, once); err == nil {
+		t.Fatalf("the engine at %s still answers after the test", db.Endpoint)
+	}
+}
+
+// New and Stop serve a TestMain: one engine, many tables apart.
+func TestNewTablesApart(t *testing.T) {
+	db, err := dynamotest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Stop) // before the tables' cleanups: it runs after them
+	d := shop(t)
+	a, b := db.Table(t, d), db.Table(t, d)
+	if a.Name() == b.Name() {
+		t.Fatalf("two tables named %s", a.Name())
+	}
+}
