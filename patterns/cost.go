@@ -336,13 +336,76 @@ func EstimateCost(d *Design) *Cost {
 	const second = 3600 * HoursPerMonth
 	c.OnDemand = (c.ReadUnits*PriceRRU + c.WriteUnits*PriceWRU) * second
 	for _, l := range c.Indexes {
-		rcu := math.Max(1, math.Ceil(l.ReadUnits*100/TargetUtilizationPercent))
-		wcu := math.Max(1, math.Ceil(l.WriteUnits*100/TargetUtilizationPercent))
-		c.Provisioned += (rcu*PriceRCUHour + wcu*PriceWCUHour) * HoursPerMonth
+		c.Provisioned += (ProvisionedUnits(l.ReadUnits)*PriceRCUHour + ProvisionedUnits(l.WriteUnits)*PriceWCUHour) * HoursPerMonth
 	}
 	for a := range z.assumed {
 		c.Assumptions = append(c.Assumptions, a)
 	}
 	sort.Strings(c.Assumptions)
 	return c
+}
+
+// ProvisionedUnits is the capacity provisioned for a load of units per
+// second at TargetUtilizationPercent: at least 1.
+func ProvisionedUnits(units float64) float64 {
+	return math.Max(1, math.Ceil(units*100/TargetUtilizationPercent))
+}
+
+// ReplicaReads is one replica region's provisioned read capacity per
+// index ("table" and GSI names); an index it does not name is sized like
+// the primary's (what a global table deploys unless told otherwise).
+type ReplicaReads struct {
+	Region string
+	Read   map[string]float64
+}
+
+// Global is the estimate of a global table: the primary region (the
+// design's Cost) and each replica. Every write is replicated to every
+// replica (priced as a write there: replicated write units cost what
+// writes cost since November 2024); reads are the model's rates, served
+// where they are made, so they are counted once (on-demand) while each
+// replica pays for the read capacity it provisions.
+type Global struct {
+	Replicas []*ReplicaCost `json:"replicas"`
+	// ReplicatedWriteUnits per second, over all replicas.
+	ReplicatedWriteUnits float64 `json:"replicatedWriteUnitsPerSecond"`
+	// OnDemand and Provisioned are the monthly cost of all regions, USD.
+	OnDemand    float64 `json:"onDemandMonthlyUSD"`
+	Provisioned float64 `json:"provisionedMonthlyUSD"`
+}
+
+// ReplicaCost is one replica's monthly share.
+type ReplicaCost struct {
+	Region string `json:"region"`
+	// ReadCapacity and WriteCapacity are the provisioned units over the
+	// table and its GSIs (the write capacity is the primary's: a global
+	// table's replicas take every write).
+	ReadCapacity  float64 `json:"readCapacity"`
+	WriteCapacity float64 `json:"writeCapacity"`
+	OnDemand      float64 `json:"onDemandMonthlyUSD"`
+	Provisioned   float64 `json:"provisionedMonthlyUSD"`
+}
+
+// Global adds replicas to the estimate.
+func (c *Cost) Global(replicas []ReplicaReads) *Global {
+	const second = 3600 * HoursPerMonth
+	g := &Global{OnDemand: c.OnDemand, Provisioned: c.Provisioned}
+	for _, r := range replicas {
+		rc := &ReplicaCost{Region: r.Region}
+		for _, l := range c.Indexes {
+			read, ok := r.Read[l.Name]
+			if !ok {
+				read = ProvisionedUnits(l.ReadUnits)
+			}
+			rc.ReadCapacity += read
+			rc.WriteCapacity += ProvisionedUnits(l.WriteUnits)
+		}
+		rc.OnDemand = c.WriteUnits * PriceWRU * second
+		rc.Provisioned = (rc.ReadCapacity*PriceRCUHour + rc.WriteCapacity*PriceWCUHour) * HoursPerMonth
+		g.ReplicatedWriteUnits += c.WriteUnits
+		g.OnDemand += rc.OnDemand
+		g.Provisioned += rc.Provisioned
+		g.Replicas = append(g.Replicas, rc)
+	}
+	return g
 }

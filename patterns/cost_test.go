@@ -104,3 +104,45 @@ func TestWriteCost(t *testing.T) {
 		t.Errorf("write units %g, the rows sum to %g", c.WriteUnits, sum)
 	}
 }
+
+// A global table: every replica takes every write and provisions its own
+// reads (the primary's unless told); on-demand reads are counted once.
+func TestCostGlobal(t *testing.T) {
+	d := planText(t, `table: Things
+entities:
+  Doc:
+    id: [docId]
+    writes: 10
+    attributes: {docId: {type: string, maxLength: 10}, owner: {type: string, maxLength: 10}}
+patterns:
+  GetDoc:  {get: Doc, rate: 1000}
+  ByOwner: {query: Doc, where: [owner], limit: 10, rate: 50}
+`)
+	c := d.Cost
+	if g := c.Global(nil); g.OnDemand != c.OnDemand || g.Provisioned != c.Provisioned || len(g.Replicas) != 0 {
+		t.Fatalf("no replicas: %+v", g)
+	}
+	g := c.Global([]ReplicaReads{{Region: "eu-west-1"}, {Region: "ap-south-1", Read: map[string]float64{Table: 5, "GSI1": 1}}})
+	if g.ReplicatedWriteUnits != 2*c.WriteUnits {
+		t.Errorf("replicated writes %v, want 2 × %v", g.ReplicatedWriteUnits, c.WriteUnits)
+	}
+	var primaryRead, primaryWrite float64
+	for _, l := range c.Indexes {
+		primaryRead += ProvisionedUnits(l.ReadUnits)
+		primaryWrite += ProvisionedUnits(l.WriteUnits)
+	}
+	eu, ap := g.Replicas[0], g.Replicas[1]
+	if eu.ReadCapacity != primaryRead || eu.WriteCapacity != primaryWrite {
+		t.Errorf("eu-west-1 %+v; want the primary's %v RCU, %v WCU", eu, primaryRead, primaryWrite)
+	}
+	if ap.ReadCapacity != 6 || ap.WriteCapacity != primaryWrite || ap.Provisioned >= eu.Provisioned {
+		t.Errorf("ap-south-1 %+v; want 6 RCU (its own) and cheaper than eu-west-1", ap)
+	}
+	wantOnDemand := c.OnDemand + 2*c.WriteUnits*PriceWRU*3600*HoursPerMonth
+	if math.Abs(g.OnDemand-wantOnDemand) > 1e-9 {
+		t.Errorf("on-demand %v, want %v (reads once, writes three times)", g.OnDemand, wantOnDemand)
+	}
+	if math.Abs(g.Provisioned-(c.Provisioned+eu.Provisioned+ap.Provisioned)) > 1e-9 {
+		t.Errorf("provisioned %v is not the sum of the regions", g.Provisioned)
+	}
+}

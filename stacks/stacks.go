@@ -59,7 +59,9 @@ func New(app awscdk.App, cfg Config) *Stacks {
 			Read:  singletable.Scaling{Min: 5, Max: 500},
 			Write: singletable.Scaling{Min: 5, Max: 200},
 		},
-		Replicas: []singletable.Replica{{Region: cfg.ReplicaRegion}},
+		// The second region serves a few reads (failover, reporting):
+		// it provisions its own, not the primary's.
+		Replicas: []singletable.Replica{{Region: cfg.ReplicaRegion, Read: &singletable.Scaling{Min: 2, Max: 100}}},
 		Tags:     map[string]string{"app": "leaderboard"},
 		Acknowledge: map[string]string{
 			"KP401:SeasonLeaderboard": "a season has thousands of players but eight seasons exist at once; reads are cached by the game servers and writes are rating updates at 30/s, well under one partition's 1,000 WCU",

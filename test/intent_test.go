@@ -1,10 +1,13 @@
 package test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // Intent-level assertions with CDK's own matchers, beside the golden
@@ -73,16 +76,41 @@ func TestLeaderboardReplicaStreamAndAutoscaling(t *testing.T) {
 			"WriteProvisionedThroughputSettings": m{"WriteCapacityAutoScalingSettings": like(m{
 				"TargetTrackingScalingPolicyConfiguration": like(m{"TargetValue": 70})})},
 		}))}))
-		for _, region := range []string{"us-east-1", "eu-west-1"} {
+		// the replica reads with its own capacity (Replica.Read), the
+		// primary with Billing.Read
+		for region, minMax := range map[string][2]int{"us-east-1": {5, 500}, "eu-west-1": {2, 100}} {
 			has(t, "leaderboard", "AWS::DynamoDB::GlobalTable", like(m{"Replicas": with(like(m{
 				"Region":                            region,
-				"ReadProvisionedThroughputSettings": m{"ReadCapacityAutoScalingSettings": like(m{"MinCapacity": 5, "MaxCapacity": 500})},
+				"ReadProvisionedThroughputSettings": m{"ReadCapacityAutoScalingSettings": like(m{"MinCapacity": minMax[0], "MaxCapacity": minMax[1]})},
 				"GlobalSecondaryIndexes": with(like(m{
 					"IndexName":                         ix.Name,
 					"ReadProvisionedThroughputSettings": m{"ReadCapacityAutoScalingSettings": like(m{})},
 				})),
 			}))}))
 		}
+	}
+}
+
+// The leaderboard's estimate counts its replica: every write again in
+// eu-west-1, and the replica's own 2 RCU (Replica.Read) instead of the
+// primary's reads.
+func TestLeaderboardEstimateWithReplica(t *testing.T) {
+	d := example.LeaderboardTable.Design
+	reads := patterns.ReplicaReads{Region: "eu-west-1", Read: map[string]float64{patterns.Table: 2}}
+	g := d.Cost.Global([]patterns.ReplicaReads{reads})
+	want := fmt.Sprintf("estimate with 1 replica(s) (eu-west-1 %.0f RCU): %.1f replicated write units/s; on-demand $%.2f/month, provisioned $%.2f/month, all regions",
+		g.Replicas[0].ReadCapacity, d.Cost.WriteUnits, g.OnDemand, g.Provisioned)
+	ann := assertions.Annotations_FromStack(stackOf("leaderboard"))
+	if found := *ann.FindInfo(jsii.String("*"), assertions.Match_Exact(jsii.String(want))); len(found) != 1 {
+		t.Errorf("no info %q among %v", want, toString(*ann.FindInfo(jsii.String("*"), assertions.Match_AnyValue())))
+	}
+	// its GSIs read like the primary's (no Replica.Indexes)
+	wantRCU := 2.0
+	for _, l := range d.Cost.Indexes[1:] {
+		wantRCU += patterns.ProvisionedUnits(l.ReadUnits)
+	}
+	if g.Replicas[0].ReadCapacity != wantRCU || g.Provisioned <= d.Cost.Provisioned {
+		t.Errorf("replica %+v (want %v RCU), all regions %v vs primary %v", g.Replicas[0], wantRCU, g.Provisioned, d.Cost.Provisioned)
 	}
 }
 

@@ -123,6 +123,13 @@ func TestPropsProblems(t *testing.T) {
 				Read: singletable.Scaling{TargetUtilization: 95}, Write: singletable.Scaling{Min: 10, Max: 5},
 				Indexes: map[string]singletable.IndexScaling{"GSI9": {}}}}
 		}, nil, []string{"Billing.Read.TargetUtilization 95: expected 20 to 90", "Billing.Write: expected 1 <= Min <= Max, got Min 10, Max 5", `Billing.Indexes["GSI9"]: the table has no such GSI`}},
+		{"a replica's reads on demand, and of a GSI that is not there", "us-east-1", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Replicas: []singletable.Replica{{Region: "eu-west-1", Read: &singletable.Scaling{Min: 1}}}}
+		}, nil, []string{"Replicas[0].Read, .Indexes: a replica's own read capacity applies to Provisioned billing"}},
+		{"a replica's reads out of range", "us-east-1", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Billing: &singletable.Billing{Mode: singletable.Provisioned},
+				Replicas: []singletable.Replica{{Region: "eu-west-1", Read: &singletable.Scaling{Min: 20, Max: 2}, Indexes: map[string]singletable.Scaling{"GSI9": {Min: 1}}}}}
+		}, nil, []string{"Replicas[0].Read: expected 1 <= Min <= Max, got Min 20, Max 2", `Replicas[0].Indexes["GSI9"]: the table has no such GSI`}},
 		{"stream view with replicas", "us-east-1", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, Stream: awsdynamodb.StreamViewType_KEYS_ONLY, Replicas: []singletable.Replica{{Region: "eu-west-1"}}}
 		}, nil, []string{"Stream KEYS_ONLY: a table with replicas streams NEW_AND_OLD_IMAGES"}},

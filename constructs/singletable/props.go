@@ -160,6 +160,15 @@ type Replica struct {
 	// Encryption is CustomerManaged.
 	// Default: none.
 	KeyArn string
+	// Read is the replica's own provisioned read capacity (Provisioned
+	// billing only): a replica serving few reads need not provision the
+	// primary's.
+	// Default: the table's (Billing.Read), as DynamoDB global tables do.
+	Read *Scaling
+	// Indexes is the replica's read capacity per GSI name (Provisioned
+	// billing only).
+	// Default: each GSI's (Billing.Indexes).
+	Indexes map[string]Scaling
 }
 
 // EncryptionKind is who owns the table's key.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -45,7 +46,7 @@ func (t *Table) tableProps(d *patterns.Design) (*awsdynamodb.TablePropsV2, []str
 	t.naming(out, &ps)
 	t.billing(d, out, &ps)
 	t.encryption(out, &ps)
-	t.replicas(out, &ps)
+	t.replicas(d, out, &ps)
 	t.stream(d, out, &ps)
 	return out, ps
 }
@@ -170,11 +171,13 @@ func (t *Table) encryption(out *awsdynamodb.TablePropsV2, ps *problems) {
 }
 
 // replicas: the global table's other regions, each protected like the
-// table.
-func (t *Table) replicas(out *awsdynamodb.TablePropsV2, ps *problems) {
+// table, each with its own read capacity when given; the estimate with
+// every region's cost goes into the cloud assembly as an info annotation.
+func (t *Table) replicas(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *problems) {
 	p := t.props
 	seen := map[string]bool{}
 	var replicas []*awsdynamodb.ReplicaTableProps
+	var reads []patterns.ReplicaReads
 	for i, r := range p.Replicas {
 		switch {
 		case r.Region == "":
@@ -188,16 +191,26 @@ func (t *Table) replicas(out *awsdynamodb.TablePropsV2, ps *problems) {
 		if p.Encryption != nil && p.Encryption.Kind == CustomerManaged && r.KeyArn == "" {
 			ps.add("Replicas[%d].KeyArn: a customer managed table needs a key for replica %s", i, r.Region)
 		}
-		replicas = append(replicas, &awsdynamodb.ReplicaTableProps{
+		rp := &awsdynamodb.ReplicaTableProps{
 			Region:                           jsii.String(r.Region),
 			PointInTimeRecoverySpecification: out.PointInTimeRecoverySpecification,
 			DeletionProtection:               out.DeletionProtection,
 			ContributorInsightsSpecification: out.ContributorInsightsSpecification,
 			Tags:                             out.Tags,
-		})
+		}
+		reads = append(reads, t.replicaReads(d, i, r, rp, ps))
+		replicas = append(replicas, rp)
 	}
 	if len(replicas) > 0 {
 		out.Replicas = &replicas
+		g := d.Cost.Global(reads)
+		regions := make([]string, len(g.Replicas))
+		for i, r := range g.Replicas {
+			regions[i] = fmt.Sprintf("%s %.0f RCU", r.Region, r.ReadCapacity)
+		}
+		awscdk.Annotations_Of(t).AddInfo(jsii.String(fmt.Sprintf(
+			"estimate with %d replica(s) (%s): %.1f replicated write units/s; on-demand $%.2f/month, provisioned $%.2f/month, all regions",
+			len(g.Replicas), strings.Join(regions, ", "), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)))
 	}
 	if len(p.Replicas) > 0 {
 		region := awscdk.Stack_Of(t).Region()
@@ -207,6 +220,55 @@ func (t *Table) replicas(out *awsdynamodb.TablePropsV2, ps *problems) {
 			ps.add("Replicas: %s is the stack's own region", *region)
 		}
 	}
+}
+
+// replicaReads sets one replica's own read capacity (Replica.Read,
+// Replica.Indexes) and returns what it provisions, for the estimate.
+func (t *Table) replicaReads(d *patterns.Design, i int, r Replica, rp *awsdynamodb.ReplicaTableProps, ps *problems) patterns.ReplicaReads {
+	rr := patterns.ReplicaReads{Region: r.Region, Read: map[string]float64{}}
+	provisioned := t.props.Billing != nil && t.props.Billing.Mode == Provisioned
+	if !provisioned {
+		if r.Read != nil || len(r.Indexes) > 0 {
+			ps.add("Replicas[%d].Read, .Indexes: a replica's own read capacity applies to Provisioned billing", i)
+		}
+		return rr
+	}
+	load := map[string]float64{}
+	for _, l := range d.Cost.Indexes {
+		load[l.Name] = l.ReadUnits
+	}
+	if r.Read != nil {
+		before := len(*ps)
+		o := scaled(ps, fmt.Sprintf("Replicas[%d].Read", i), *r.Read, load[patterns.Table])
+		if len(*ps) == before { // CDK throws on bad capacity
+			rp.ReadCapacity = awsdynamodb.Capacity_Autoscaled(o)
+		}
+		rr.Read[patterns.Table] = *o.MinCapacity
+	}
+	names := make([]string, 0, len(r.Indexes))
+	for name := range r.Indexes {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	deployed, _ := t.Lock.Deployed()
+	gsis := map[string]*awsdynamodb.ReplicaGlobalSecondaryIndexOptions{}
+	for _, name := range names {
+		if !slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name }) {
+			ps.add("Replicas[%d].Indexes[%q]: the table has no such GSI", i, name)
+			continue
+		}
+		before := len(*ps)
+		o := scaled(ps, fmt.Sprintf("Replicas[%d].Indexes[%q]", i, name), r.Indexes[name], load[name])
+		if len(*ps) > before {
+			continue
+		}
+		gsis[name] = &awsdynamodb.ReplicaGlobalSecondaryIndexOptions{ReadCapacity: awsdynamodb.Capacity_Autoscaled(o)}
+		rr.Read[name] = *o.MinCapacity
+	}
+	if len(gsis) > 0 {
+		rp.GlobalSecondaryIndexOptions = &gsis
+	}
+	return rr
 }
 
 // stream: NEW_AND_OLD_IMAGES when replicas or stream handlers need it.
