@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test test-scale deps vet fmt-check lint cross unit bench bench-synth bench-backfill fuzz plan clean
+.PHONY: synth test test-scale deps vet fmt-check lint cross unit bench bench-gen bench-synth bench-backfill fuzz plan clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -64,6 +64,11 @@ test-scale: deps
 bench:
 	$(GO) test ./patterns -run '^$$' -bench . -benchmem
 	$(GO) test ./patterns/dynamo -run '^$$' -bench 'Item|QueryInput|UpdateItemInput|TransactInput' -benchmem
+
+## bench-gen: the generated accessors (examples/shopdb) next to the
+## runtime calls they wrap, values read into a struct by hand (ns/op, allocs/op).
+bench-gen:
+	$(GO) test ./examples/shopdb -run '^$$' -bench . -benchmem -count 6
 
 ## bench-backfill: keyplan's backfill next to a hand-written Scan +
 ## UpdateItem loop on the embedded engine (items/s and their ratio).

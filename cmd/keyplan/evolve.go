@@ -94,6 +94,11 @@ func writeLock(path string, l *patterns.Lock) error {
 	if err != nil {
 		return err
 	}
+	return writeAtomic(path, b)
+}
+
+// writeAtomic replaces a file atomically (a crash leaves the old one).
+func writeAtomic(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err

@@ -44,6 +44,9 @@ usage:
       --endpoint or $KEYPLAN_DYNAMODB_ENDPOINT), load the model's examples,
       and prove each expected read returns exactly its items, in one request;
       --existing runs the reads against a table that already holds them
+  keyplan gen go FILE --package NAME --out DIR
+      typed Go code for the design: a struct per entity, a method per
+      pattern, the design embedded (DIR/keyplan.gen.go)
   keyplan schema
       print the JSON Schema of model files, for editors
   keyplan version
@@ -85,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return lock(args[1:], stdout, stderr)
 	case "migrate":
 		return migrate(args[1:], stdout, stderr)
+	case "gen":
+		return generate(args[1:], stdout, stderr)
 	case "schema":
 		if len(args) > 1 && slices.Contains([]string{"-h", "-help", "--help"}, args[1]) {
 			fmt.Fprintln(stdout, "usage: keyplan schema\n  print the JSON Schema of model files, for editors")

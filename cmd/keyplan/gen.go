@@ -1,0 +1,61 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/keyplan/keyplan/patterns/gen"
+)
+
+// genFile is the file keyplan gen go writes in --out.
+const genFile = "keyplan.gen.go"
+
+// generate is keyplan gen LANG MODEL: typed code from the design.
+func generate(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "go" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+			fmt.Fprintln(stdout, "usage: keyplan gen go FILE --package NAME --out DIR\n  typed Go code for the model's design (keyplan gen go --help: its flags)")
+			return exitClean
+		}
+		fmt.Fprintln(stderr, "keyplan gen: expected a language: keyplan gen go FILE --package NAME --out DIR")
+		return exitUsage
+	}
+	fs := flag.NewFlagSet("gen go", flag.ContinueOnError)
+	pkg := fs.String("package", "", "the generated package's name (required), e.g. shopdb")
+	out := fs.String("out", "", "the directory to write "+genFile+" into (required; created if missing)")
+	file, code := parse(fs, args[1:], stdout, stderr)
+	if code >= 0 {
+		return code
+	}
+	if *pkg == "" || *out == "" {
+		fmt.Fprintln(stderr, "keyplan gen go: --package and --out are required")
+		return exitUsage
+	}
+	d, code := design(file, stderr)
+	if d == nil {
+		return code
+	}
+	if findings(d.Diagnostics, false) != exitClean {
+		fmt.Fprintf(stderr, "keyplan gen go: %s has errors (keyplan check %s): no code is generated from a design that fails its checks\n", file, file)
+		return exitFindings
+	}
+	src, err := gen.Go(d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file)})
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan gen go: %s: %v\n", file, err)
+		return exitUsage
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fmt.Fprintf(stderr, "keyplan gen go: %v\n", err)
+		return exitUsage
+	}
+	path := filepath.Join(*out, genFile)
+	if err := writeAtomic(path, src); err != nil {
+		fmt.Fprintf(stderr, "keyplan gen go: %v\n", err)
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "wrote %s (package %s, %d bytes)\n", path, *pkg, len(src))
+	return exitClean
+}
