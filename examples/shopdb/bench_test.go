@@ -108,6 +108,9 @@ func BenchmarkCustomerOrders(b *testing.B) {
 			for _, it := range p.Items {
 				orders = append(orders, byHand(it.Values))
 			}
+			if orders[24].Total != 1600 {
+				b.Fatal(orders[24])
+			}
 		}
 	})
 }
