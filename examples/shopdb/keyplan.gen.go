@@ -73,6 +73,38 @@ type Page[T any] struct {
 	Next  map[string]types.AttributeValue
 }
 
+// readPage is one page of a query, its items decoded.
+func readPage[T any](ctx context.Context, t *dynamo.Table, pattern string, r dynamo.Request, decode func(dynamo.Item) (T, error)) (*Page[T], error) {
+	page, err := t.Read(ctx, pattern, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.LastEvaluatedKey}
+	for _, it := range page.Items {
+		v, err := decode(it)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, v)
+	}
+	return out, nil
+}
+
+// readAll iterates a query to its end, its items decoded.
+func readAll[T any](ctx context.Context, t *dynamo.Table, pattern string, r dynamo.Request, decode func(dynamo.Item) (T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for it, err := range t.All(ctx, pattern, r) {
+			var v T
+			if err == nil {
+				v, err = decode(it)
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // The runtime decodes numbers as int64 when integral, else float64.
 func asInt64(x any) (int64, bool) {
 	switch n := x.(type) {
@@ -390,98 +422,32 @@ func decodeOrderWithItemsItem(it dynamo.Item) (v OrderWithItemsItem, err error) 
 
 // OrderWithItems reads Order, OrderItem by orderId: Query.
 func (db *DB) OrderWithItems(ctx context.Context, orderID string, o Options) (*Page[OrderWithItemsItem], error) {
-	page, err := db.t.Read(ctx, "OrderWithItems", o.request(dynamo.Params{"orderId": orderID}))
-	if err != nil {
-		return nil, err
-	}
-	out := &Page[OrderWithItemsItem]{Items: make([]OrderWithItemsItem, 0, len(page.Items)), Next: page.LastEvaluatedKey}
-	for _, it := range page.Items {
-		v, err := decodeOrderWithItemsItem(it)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, v)
-	}
-	return out, nil
+	return readPage(ctx, db.t, "OrderWithItems", o.request(dynamo.Params{"orderId": orderID}), decodeOrderWithItemsItem)
 }
 
 // OrderWithItemsAll iterates every item OrderWithItems reads, page after page.
 func (db *DB) OrderWithItemsAll(ctx context.Context, orderID string, o Options) iter.Seq2[OrderWithItemsItem, error] {
-	return func(yield func(OrderWithItemsItem, error) bool) {
-		for it, err := range db.t.All(ctx, "OrderWithItems", o.request(dynamo.Params{"orderId": orderID})) {
-			var v OrderWithItemsItem
-			if err == nil {
-				v, err = decodeOrderWithItemsItem(it)
-			}
-			if !yield(v, err) || err != nil {
-				return
-			}
-		}
-	}
+	return readAll(ctx, db.t, "OrderWithItems", o.request(dynamo.Params{"orderId": orderID}), decodeOrderWithItemsItem)
 }
 
 // OrdersByStatus reads Order by status, by createdAt descending: Query.
 func (db *DB) OrdersByStatus(ctx context.Context, status OrderStatus, o Options) (*Page[Order], error) {
-	page, err := db.t.Read(ctx, "OrdersByStatus", o.request(dynamo.Params{"status": string(status)}))
-	if err != nil {
-		return nil, err
-	}
-	out := &Page[Order]{Items: make([]Order, 0, len(page.Items)), Next: page.LastEvaluatedKey}
-	for _, it := range page.Items {
-		v, err := decodeOrder(it)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, v)
-	}
-	return out, nil
+	return readPage(ctx, db.t, "OrdersByStatus", o.request(dynamo.Params{"status": string(status)}), decodeOrder)
 }
 
 // OrdersByStatusAll iterates every item OrdersByStatus reads, page after page.
 func (db *DB) OrdersByStatusAll(ctx context.Context, status OrderStatus, o Options) iter.Seq2[Order, error] {
-	return func(yield func(Order, error) bool) {
-		for it, err := range db.t.All(ctx, "OrdersByStatus", o.request(dynamo.Params{"status": string(status)})) {
-			var v Order
-			if err == nil {
-				v, err = decodeOrder(it)
-			}
-			if !yield(v, err) || err != nil {
-				return
-			}
-		}
-	}
+	return readAll(ctx, db.t, "OrdersByStatus", o.request(dynamo.Params{"status": string(status)}), decodeOrder)
 }
 
 // ProductsByCategory reads Product by category: Query.
 func (db *DB) ProductsByCategory(ctx context.Context, category string, o Options) (*Page[Product], error) {
-	page, err := db.t.Read(ctx, "ProductsByCategory", o.request(dynamo.Params{"category": category}))
-	if err != nil {
-		return nil, err
-	}
-	out := &Page[Product]{Items: make([]Product, 0, len(page.Items)), Next: page.LastEvaluatedKey}
-	for _, it := range page.Items {
-		v, err := decodeProduct(it)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, v)
-	}
-	return out, nil
+	return readPage(ctx, db.t, "ProductsByCategory", o.request(dynamo.Params{"category": category}), decodeProduct)
 }
 
 // ProductsByCategoryAll iterates every item ProductsByCategory reads, page after page.
 func (db *DB) ProductsByCategoryAll(ctx context.Context, category string, o Options) iter.Seq2[Product, error] {
-	return func(yield func(Product, error) bool) {
-		for it, err := range db.t.All(ctx, "ProductsByCategory", o.request(dynamo.Params{"category": category})) {
-			var v Product
-			if err == nil {
-				v, err = decodeProduct(it)
-			}
-			if !yield(v, err) || err != nil {
-				return
-			}
-		}
-	}
+	return readAll(ctx, db.t, "ProductsByCategory", o.request(dynamo.Params{"category": category}), decodeProduct)
 }
 
 // CustomerByEmail reads Customer by email: Query.
@@ -500,34 +466,12 @@ func (db *DB) CustomerByEmail(ctx context.Context, email string) (*Customer, err
 
 // CustomerOrders reads Order by customerId, by createdAt descending: Query.
 func (db *DB) CustomerOrders(ctx context.Context, customerID string, o Options) (*Page[Order], error) {
-	page, err := db.t.Read(ctx, "CustomerOrders", o.request(dynamo.Params{"customerId": customerID}))
-	if err != nil {
-		return nil, err
-	}
-	out := &Page[Order]{Items: make([]Order, 0, len(page.Items)), Next: page.LastEvaluatedKey}
-	for _, it := range page.Items {
-		v, err := decodeOrder(it)
-		if err != nil {
-			return nil, err
-		}
-		out.Items = append(out.Items, v)
-	}
-	return out, nil
+	return readPage(ctx, db.t, "CustomerOrders", o.request(dynamo.Params{"customerId": customerID}), decodeOrder)
 }
 
 // CustomerOrdersAll iterates every item CustomerOrders reads, page after page.
 func (db *DB) CustomerOrdersAll(ctx context.Context, customerID string, o Options) iter.Seq2[Order, error] {
-	return func(yield func(Order, error) bool) {
-		for it, err := range db.t.All(ctx, "CustomerOrders", o.request(dynamo.Params{"customerId": customerID})) {
-			var v Order
-			if err == nil {
-				v, err = decodeOrder(it)
-			}
-			if !yield(v, err) || err != nil {
-				return
-			}
-		}
-	}
+	return readAll(ctx, db.t, "CustomerOrders", o.request(dynamo.Params{"customerId": customerID}), decodeOrder)
 }
 
 // GetProduct reads Product by productId: GetItem.

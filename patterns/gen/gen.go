@@ -85,9 +85,10 @@ func Exported(name string) string {
 		}
 	}
 	s := b.String()
-	for _, suffix := range []string{"Id", "Ids", "Url", "Arn"} {
-		if strings.HasSuffix(s, suffix) && len(s) > len(suffix) {
-			s = s[:len(s)-len(suffix)] + strings.ToUpper(suffix[:len(suffix)-boolInt(suffix == "Ids")]) + map[bool]string{true: "s"}[suffix == "Ids"]
+	for from, to := range initialisms {
+		if strings.HasSuffix(s, from) && len(s) > len(from) {
+			s = strings.TrimSuffix(s, from) + to
+			break
 		}
 	}
 	if s == "" || !unicode.IsLetter([]rune(s)[0]) {
@@ -96,12 +97,8 @@ func Exported(name string) string {
 	return s
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
+// initialisms are the word endings Go spells in capitals.
+var initialisms = map[string]string{"Id": "ID", "Ids": "IDs", "Url": "URL", "Arn": "ARN"}
 
 // local is a name as an unexported Go identifier (a parameter).
 func local(name string) string {
@@ -226,6 +223,38 @@ func (o Options) request(p dynamo.Params) dynamo.Request {
 type Page[T any] struct {
 	Items []T
 	Next  map[string]types.AttributeValue
+}
+
+// readPage is one page of a query, its items decoded.
+func readPage[T any](ctx context.Context, t *dynamo.Table, pattern string, r dynamo.Request, decode func(dynamo.Item) (T, error)) (*Page[T], error) {
+	page, err := t.Read(ctx, pattern, r)
+	if err != nil {
+		return nil, err
+	}
+	out := &Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.LastEvaluatedKey}
+	for _, it := range page.Items {
+		v, err := decode(it)
+		if err != nil {
+			return nil, err
+		}
+		out.Items = append(out.Items, v)
+	}
+	return out, nil
+}
+
+// readAll iterates a query to its end, its items decoded.
+func readAll[T any](ctx context.Context, t *dynamo.Table, pattern string, r dynamo.Request, decode func(dynamo.Item) (T, error)) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for it, err := range t.All(ctx, pattern, r) {
+			var v T
+			if err == nil {
+				v, err = decode(it)
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // The runtime decodes numbers as int64 when integral, else float64.
@@ -565,15 +594,7 @@ func (g *gen) read(p *patterns.Pattern) error {
 	}
 	prefix := strings.Join(append(sig, ""), ", ")
 	g.p("func (db *DB) %s(ctx context.Context, %so Options) (*Page[%s], error) {", name, prefix, item)
-	g.p("page, err := db.t.Read(ctx, %q, o.request(%s))", p.Name, paramMap)
-	g.p("if err != nil { return nil, err }")
-	g.p("out := &Page[%s]{Items: make([]%s, 0, len(page.Items)), Next: page.LastEvaluatedKey}", item, item)
-	g.p("for _, it := range page.Items {")
-	g.p("v, err := %s(it)", decode)
-	g.p("if err != nil { return nil, err }")
-	g.p("out.Items = append(out.Items, v)")
-	g.p("}")
-	g.p("return out, nil")
+	g.p("return readPage(ctx, db.t, %q, o.request(%s), %s)", p.Name, paramMap, decode)
 	g.p("}")
 	g.p("")
 	all := name + "All"
@@ -582,13 +603,7 @@ func (g *gen) read(p *patterns.Pattern) error {
 	}
 	g.p("// %s iterates every item %s reads, page after page.", all, name)
 	g.p("func (db *DB) %s(ctx context.Context, %so Options) iter.Seq2[%s, error] {", all, prefix, item)
-	g.p("return func(yield func(%s, error) bool) {", item)
-	g.p("for it, err := range db.t.All(ctx, %q, o.request(%s)) {", p.Name, paramMap)
-	g.p("var v %s", item)
-	g.p("if err == nil { v, err = %s(it) }", decode)
-	g.p("if !yield(v, err) || err != nil { return }")
-	g.p("}")
-	g.p("}")
+	g.p("return readAll(ctx, db.t, %q, o.request(%s), %s)", p.Name, paramMap, decode)
 	g.p("}")
 	g.p("")
 	return nil
