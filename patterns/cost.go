@@ -347,9 +347,11 @@ func EstimateCost(d *Design) *Cost {
 
 // ProvisionedUnits is the capacity provisioned for a load of units per
 // second at TargetUtilizationPercent: at least 1.
-func ProvisionedUnits(units float64) float64 {
-	return math.Max(1, math.Ceil(units*100/TargetUtilizationPercent))
-}
+func ProvisionedUnits(units float64) float64 { return CapacityAt(units, TargetUtilizationPercent) }
+
+// CapacityAt is the capacity that runs a load of units per second at
+// target percent utilization: at least 1.
+func CapacityAt(units, target float64) float64 { return math.Max(1, math.Ceil(units*100/target)) }
 
 // ReplicaReads is one replica region's provisioned read capacity per
 // index ("table" and GSI names); an index it does not name is sized like

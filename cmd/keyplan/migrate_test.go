@@ -22,39 +22,31 @@ import (
 	"github.com/keyplan/keyplan/internal/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
 )
 
 // The engine of this package's tests: started on first use, stopped by
 // TestMain.
 var (
 	engineOnce sync.Once
-	engineSrv  *dynalite.Server
-	engineURL  string
+	engineOn   *dynamotest.Engine
 	engineErr  error
 	tableSeq   atomic.Int64
 )
 
 func engine(t testing.TB) string {
 	t.Helper()
-	engineOnce.Do(func() {
-		if engineURL = os.Getenv(dynalite.EnvEndpoint); engineURL != "" {
-			return
-		}
-		wd, _ := os.Getwd()
-		if engineSrv, engineErr = dynalite.Start(wd); engineErr == nil {
-			engineURL = engineSrv.Endpoint
-		}
-	})
+	engineOnce.Do(func() { engineOn, engineErr = dynamotest.New() })
 	if engineErr != nil {
 		t.Fatal(engineErr)
 	}
-	return engineURL
+	return engineOn.Endpoint
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if engineSrv != nil {
-		engineSrv.Stop()
+	if engineOn != nil {
+		engineOn.Stop()
 	}
 	if built.path != "" {
 		os.RemoveAll(filepath.Dir(built.path))

@@ -370,7 +370,7 @@ func scaled(ps *problems, where string, s Scaling, units float64) *awsdynamodb.A
 	}
 	lo := s.Min
 	if lo == 0 {
-		lo = math.Max(1, math.Ceil(units*100/target))
+		lo = patterns.CapacityAt(units, target)
 	}
 	hi := s.Max
 	if hi == 0 {

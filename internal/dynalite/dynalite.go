@@ -31,6 +31,9 @@ var ErrNotInstalled = errors.New("dynalite is not installed")
 // InstallHint says how keyplan finds an engine, for when it could not.
 const InstallHint = "keyplan installs dynalite@4.0.0 into its cache with npm when Node.js is on PATH (" + EnvCache + " moves the cache); or set " + EnvPath + " to dynalite's cli.js, or pass --endpoint"
 
+// cliIn is dynalite's cli.js under dir's node_modules.
+func cliIn(dir string) string { return filepath.Join(dir, "node_modules", "dynalite", "cli.js") }
+
 // Server is a running engine.
 type Server struct {
 	stdin io.WriteCloser
@@ -64,7 +67,7 @@ func NeedsInstall(dir string) bool {
 	if err != nil {
 		return false
 	}
-	_, err = os.Stat(filepath.Join(cache, "node_modules", "dynalite", "cli.js"))
+	_, err = os.Stat(cliIn(cache))
 	return err != nil
 }
 
@@ -81,7 +84,7 @@ func find(dir string) (string, error) {
 	}
 	for _, start := range starts {
 		for d := start; ; d = filepath.Dir(d) {
-			p := filepath.Join(d, "node_modules", "dynalite", "cli.js")
+			p := cliIn(d)
 			if _, err := os.Stat(p); err == nil {
 				return p, nil
 			}

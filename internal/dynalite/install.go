@@ -2,6 +2,7 @@ package dynalite
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -52,7 +53,7 @@ func Install() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cli := filepath.Join(dir, "node_modules", "dynalite", "cli.js")
+	cli := cliIn(dir)
 	if _, err := os.Stat(cli); err == nil {
 		return cli, nil
 	}
@@ -74,24 +75,15 @@ func Install() (string, error) {
 			return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
 		}
 	}
-	cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
+	ctx, cancel := context.WithTimeout(context.Background(), InstallTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
 	cmd.Dir = tmp
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("%w: npm ci: %v", ErrNotInstalled, err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err = <-done:
-	case <-time.After(InstallTimeout):
-		_ = cmd.Process.Kill()
-		err = <-done
-		err = fmt.Errorf("did not finish within %s (%v)", InstallTimeout, err)
-	}
-	if err != nil {
-		return "", fmt.Errorf("%w: npm ci of the pinned dynalite in %s: %v\n%s", ErrNotInstalled, tmp, err, bytes.TrimSpace(out.Bytes()))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("did not finish within %s", InstallTimeout)
+		}
+		return "", fmt.Errorf("%w: npm ci of the pinned dynalite in %s: %v\n%s", ErrNotInstalled, tmp, err, bytes.TrimSpace(out))
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		// Another keyplan installed it meanwhile: theirs is as good.
