@@ -1,0 +1,4 @@
+/*
+Package interpreter processes the queries and evaluates them
+*/
+package interpreter

@@ -1,0 +1,46 @@
+// Package minidyn is keyplan's in-process DynamoDB engine: a fork of
+// github.com/truora/minidyn v0.7.0 (MIT, LICENSE) that serves the
+// DynamoDB JSON API from memory on a loopback port, with real
+// TransactWriteItems. README.md lists what the fork changed and why;
+// docs/engines.md compares it with dynalite and DynamoDB.
+package minidyn
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/keyplan/keyplan/internal/minidyn/server"
+)
+
+// Server is a running engine.
+type Server struct {
+	// Endpoint is its URL, e.g. http://127.0.0.1:40123.
+	Endpoint string
+	srv      *http.Server
+	once     sync.Once
+}
+
+// Start serves a fresh, empty engine on a loopback port of the system's
+// choosing.
+func Start() (*Server, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("in-process engine: %w", err)
+	}
+	s := &Server{
+		Endpoint: "http://" + l.Addr().String(),
+		srv:      &http.Server{Handler: server.NewServer(), ReadHeaderTimeout: 10 * time.Second},
+	}
+	go func() { _ = s.srv.Serve(l) }()
+	return s, nil
+}
+
+// Stop closes the listener and every connection; the tables are gone.
+func (s *Server) Stop() { s.once.Do(func() { _ = s.srv.Close() }) }
+
+// Log is empty: the engine runs in this process and reports through its
+// responses.
+func (s *Server) Log() string { return "" }

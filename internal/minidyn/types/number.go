@@ -1,0 +1,146 @@
+package types
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+)
+
+// A DynamoDB number has up to 38 significant digits and a magnitude
+// between 1E-130 and 9.9999999999999999999999999999999999999E+125; the
+// engine keeps numbers exact (math/big) instead of as float64, so counters
+// past 2^53 add up as they do on DynamoDB.
+
+var errNumber = errors.New("not a number")
+
+// decimal splits a DynamoDB number string into its sign, its significant
+// digits (no leading or trailing zeros) and the exponent e such that the
+// number is 0.digits × 10^e. Zero has no digits.
+func decimal(s string) (neg bool, digits string, exp int, err error) {
+	in := s
+	s = strings.TrimSpace(s)
+
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+
+	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp {
+		if _, e := fmt.Sscanf(expPart, "%d", &exp); e != nil || expPart == "" {
+			return false, "", 0, fmt.Errorf("%w: %q", errNumber, in)
+		}
+	}
+
+	intPart, frac, _ := strings.Cut(mant, ".")
+	if intPart == "" && frac == "" {
+		return false, "", 0, fmt.Errorf("%w: %q", errNumber, in)
+	}
+
+	for _, r := range intPart + frac {
+		if r < '0' || r > '9' {
+			return false, "", 0, fmt.Errorf("%w: %q", errNumber, in)
+		}
+	}
+
+	all := intPart + frac
+	exp += len(intPart)
+	trimmed := strings.TrimLeft(all, "0")
+	exp -= len(all) - len(trimmed)
+	digits = strings.TrimRight(trimmed, "0")
+
+	if digits == "" {
+		return false, "", 0, nil
+	}
+
+	return neg, digits, exp, nil
+}
+
+// OrderedNumber encodes a number so that encodings compare as strings in
+// the numbers' order, and equal numbers ("1", "1.0", "10E-1") encode alike.
+func OrderedNumber(s string) (string, error) {
+	neg, digits, exp, err := decimal(s)
+	if err != nil {
+		return "", err
+	}
+
+	if digits == "" {
+		return "1", nil
+	}
+
+	if !neg {
+		return fmt.Sprintf("2%05d%s", exp+10000, digits), nil
+	}
+
+	complement := make([]byte, len(digits))
+	for i := range len(digits) {
+		complement[i] = '9' - (digits[i] - '0')
+	}
+
+	// '~' sorts after every digit, so a shorter magnitude (closer to
+	// zero) sorts after a longer one with the same prefix.
+	return fmt.Sprintf("0%05d%s~", 99999-(exp+10000), complement), nil
+}
+
+// ParseNumber reads a DynamoDB number exactly.
+func ParseNumber(s string) (*big.Rat, error) {
+	neg, digits, exp, err := decimal(s)
+	if err != nil {
+		return nil, err
+	}
+
+	r := new(big.Rat)
+	if digits == "" {
+		return r, nil
+	}
+
+	if exp-len(digits) < -400 || exp > 400 {
+		return nil, fmt.Errorf("%w: %q is out of range", errNumber, s)
+	}
+
+	n, _ := new(big.Int).SetString(digits, 10)
+	r.SetInt(n)
+
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(abs(exp-len(digits)))), nil)
+	if exp-len(digits) >= 0 {
+		r.Mul(r, new(big.Rat).SetInt(scale))
+	} else {
+		r.Quo(r, new(big.Rat).SetInt(scale))
+	}
+
+	if neg {
+		r.Neg(r)
+	}
+
+	return r, nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+
+	return n
+}
+
+// FormatNumber writes r, a sum or difference of DynamoDB numbers (so a
+// finite decimal), as DynamoDB does: no exponent, no trailing zeros.
+func FormatNumber(r *big.Rat) string {
+	if r.IsInt() {
+		return r.Num().String()
+	}
+
+	// The denominator divides a power of ten: find the digits it needs.
+	scaled := new(big.Rat).Set(r)
+	ten := big.NewRat(10, 1)
+
+	for places := 1; places <= 400; places++ {
+		scaled.Mul(scaled, ten)
+		if scaled.IsInt() {
+			return r.FloatString(places)
+		}
+	}
+
+	return r.FloatString(40)
+}
