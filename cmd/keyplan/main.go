@@ -39,8 +39,9 @@ usage:
                  [--checkpoint FILE] [--apply-indexes] [--verify]
       backfill the lock's current migration phase on the table (resumable,
       rate-limited, safe under concurrent writes), then advance the lock
-  keyplan validate FILE [--endpoint URL] [--table NAME] [--keep] [--existing]
-      create the table on a DynamoDB engine (an embedded dynalite unless
+  keyplan validate FILE [--engine memory|dynalite] [--endpoint URL] [--table NAME]
+                 [--keep] [--existing]
+      create the table on a DynamoDB engine (in process unless --engine,
       --endpoint or $KEYPLAN_DYNAMODB_ENDPOINT), load the model's examples,
       and prove each expected read returns exactly its items, in one request;
       --existing runs the reads against a table that already holds them

@@ -10,11 +10,13 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	localengine "github.com/keyplan/keyplan/internal/engine"
 )
 
 // A user's module, outside this repository (a temporary directory with a
 // replace pointing here): keyplan as a Go tool (go tool keyplan), its exit
-// codes, validate with an engine installed on demand into a fresh cache,
+// codes, validate on the in-process engine with no Node.js on PATH, then
+// on dynalite installed on demand into a fresh cache,
 // code generated for every example model compiled and vetted, and the
 // shop's generated code run in the user's own test against the engine
 // dynamotest starts.
@@ -28,11 +30,17 @@ func TestOutsideModule(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cache := filepath.Join(t.TempDir(), "cache") // no dynalite here yet: validate installs it
-	env := append(os.Environ(), dynalite.EnvCache+"="+cache, dynalite.EnvPath+"=", dynalite.EnvEndpoint+"=", "GOFLAGS=")
+	env := append(os.Environ(), dynalite.EnvCache+"="+cache, dynalite.EnvPath+"=", dynalite.EnvEndpoint+"=", localengine.EnvEngine+"=", "GOFLAGS=")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	goOnly := "PATH=" + filepath.Dir(goBin) // go, and no node or npm
+	var extra []string                      // set for one run
 	run := func(want int, name string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(name, args...)
-		cmd.Dir, cmd.Env = dir, env
+		cmd.Dir, cmd.Env = dir, append(env, extra...)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
@@ -87,8 +95,16 @@ func TestOutsideModule(t *testing.T) {
 		t.Fatalf("check:\n%s", out)
 	}
 	run(2, "go", "tool", "keyplan", "check", "broken.yaml") // unusable input stays 2 through go tool
-	if out := run(0, "go", "tool", "keyplan", "validate", "ecommerce.yaml"); !strings.Contains(out, "installing the local engine") {
-		t.Fatalf("validate did not say it installs the engine:\n%s", out)
+	extra = []string{goOnly, "CGO_ENABLED=0"}
+	if out := run(0, "go", "tool", "keyplan", "validate", "ecommerce.yaml"); strings.Contains(out, "installing") || strings.Contains(out, "emulates") {
+		t.Fatalf("validate on the in-process engine installed something or emulated transactions:\n%s", out)
+	}
+	if _, err := os.Stat(cache); !os.IsNotExist(err) {
+		t.Fatalf("the in-process engine touched the cache: %v", err)
+	}
+	extra = nil
+	if out := run(0, "go", "tool", "keyplan", "validate", "--engine", "dynalite", "ecommerce.yaml"); !strings.Contains(out, "installing the local engine") {
+		t.Fatalf("validate --engine dynalite did not say it installs the engine:\n%s", out)
 	}
 	if _, err := os.Stat(cache); err != nil {
 		t.Fatalf("no engine in the cache: %v", err)

@@ -18,13 +18,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	endpoint := fs.String("endpoint", os.Getenv(dynalite.EnvEndpoint), "DynamoDB endpoint URL (default: $"+dynalite.EnvEndpoint+", else an embedded dynalite)")
+	endpoint := fs.String("endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
+	engineName := fs.String("engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
 	keep := fs.Bool("keep", false, "keep the table afterwards (its name is printed)")
 	table := fs.String("table", "", "the table's name (default: a new keyplan-validate-… name)")
 	existing := fs.Bool("existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
@@ -48,6 +50,10 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "keyplan validate: --timeout and --deadline: expected a positive duration, e.g. 30s")
 		return exitUsage
 	}
+	if err := localengine.Check(*engineName); err != nil {
+		fmt.Fprintf(stderr, "keyplan validate: --engine: %v\n", err)
+		return exitUsage
+	}
 	d, lk, code := designAndLock(file, stderr)
 	if d == nil {
 		return code
@@ -66,17 +72,17 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	}
 	if *endpoint == "" {
 		if *existing {
-			fmt.Fprintln(stderr, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $"+dynalite.EnvEndpoint)
+			fmt.Fprintln(stderr, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $"+localengine.EnvEndpoint)
 			return exitUsage
 		}
 		wd, _ := os.Getwd()
-		if dynalite.NeedsInstall(wd) {
+		if localengine.NeedsInstall(*engineName, wd) {
 			cache, _ := dynalite.CacheDir()
 			fmt.Fprintf(stderr, "keyplan validate: installing the local engine (dynalite@4.0.0, pinned) into %s with npm, once\n", cache)
 		}
-		srv, err := dynalite.Start(wd)
+		srv, err := localengine.Start(*engineName, wd)
 		if err != nil {
-			fmt.Fprintf(stderr, "keyplan validate: the embedded engine did not start: %v\n", err)
+			fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", *engineName, err)
 			if errors.Is(err, dynalite.ErrNotInstalled) {
 				fmt.Fprintf(stderr, "  %s\n", dynalite.InstallHint)
 			}

@@ -43,13 +43,34 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// No engine: exit 2 with what to run, at once.
+// No dynalite: exit 2 with what to run, at once. No such engine: exit 2
+// naming the engines.
 func TestValidateWithoutEngine(t *testing.T) {
 	t.Setenv(dynalite.EnvPath, "/nonexistent/dynalite/cli.js")
 	t.Setenv(dynalite.EnvEndpoint, "")
-	code, _, errs := keyplan("validate", "../../examples/leaderboard.yaml")
+	code, _, errs := keyplan("validate", "--engine", "dynalite", "../../examples/leaderboard.yaml")
 	if code != 2 || !strings.Contains(errs, "dynalite is not installed") || !strings.Contains(errs, dynalite.EnvPath) {
 		t.Errorf("exit %d: %s", code, errs)
+	}
+	code, _, errs = keyplan("validate", "--engine", "dynamodb-local", "../../examples/leaderboard.yaml")
+	if code != 2 || !strings.Contains(errs, `--engine: engine "dynamodb-local": expected one of memory, dynalite`) {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
+
+// The in-process engine has transactions: validate runs them for real,
+// with nothing to say about emulation; dynalite's are emulated, and
+// validate says so.
+func TestValidateSaysWhenItEmulates(t *testing.T) {
+	t.Setenv(dynalite.EnvEndpoint, "")
+	for _, tt := range []struct {
+		engine   string
+		emulated bool
+	}{{"memory", false}, {"dynalite", true}} {
+		code, out, errs := keyplan("validate", "--engine", tt.engine, "../../examples/ecommerce.yaml")
+		if code != 0 || strings.Contains(out, "emulates it") != tt.emulated {
+			t.Errorf("--engine %s: exit %d, emulation said: %v, want %v\n%s%s", tt.engine, code, !tt.emulated, tt.emulated, out, errs)
+		}
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -24,21 +25,24 @@ import (
 var (
 	engine         *dynamodb.Client
 	engineEndpoint string
+	engineName     = "endpoint" // or the engine TestMain started
 	client         Client
 	tables         atomic.Int64
 )
 
 func TestMain(m *testing.M) {
-	endpoint := os.Getenv(dynalite.EnvEndpoint)
-	var srv *dynalite.Server
+	// dynamotest starts engines for everyone else; it imports this
+	// package, so these tests start theirs the same way by hand.
+	endpoint := os.Getenv(enginepkg.EnvEndpoint)
+	var srv *enginepkg.Running
 	if endpoint == "" {
 		wd, _ := os.Getwd()
 		var err error
-		if srv, err = dynalite.Start(wd); err != nil {
-			fmt.Fprintf(os.Stderr, "dynalite: %v\n%s\n", err, dynalite.InstallHint)
+		if srv, err = enginepkg.Start(enginepkg.Default(), wd); err != nil {
+			fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, dynalite.InstallHint)
 			os.Exit(2)
 		}
-		endpoint = srv.Endpoint
+		endpoint, engineName = srv.Endpoint, srv.Name
 	}
 	engineEndpoint = endpoint
 	engine = dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
@@ -49,7 +53,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	if srv != nil && code != 0 {
-		fmt.Fprintf(os.Stderr, "dynalite log:\n%s\n", srv.Log())
+		fmt.Fprintf(os.Stderr, "%s log:\n%s\n", srv.Name, srv.Log())
 	}
 	if srv != nil {
 		srv.Stop()

@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -12,12 +13,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// EnvEndpoint names an engine to use instead of starting one.
-const EnvEndpoint = dynalite.EnvEndpoint
+// EnvEndpoint names an engine to use instead of starting one; EnvEngine
+// picks the engine to start: memory (in process, the default) or
+// dynalite.
+const (
+	EnvEndpoint = engine.EnvEndpoint
+	EnvEngine   = engine.EnvEngine
+)
 
 // Engine is a running engine and clients of it.
 type Engine struct {
@@ -28,8 +35,10 @@ type Engine struct {
 	Raw *dynamodb.Client
 	// DB is the client to hand keyplan's runtime: Raw, with
 	// TransactWriteItems emulated when the engine lacks it (dynalite).
-	DB     dynamo.Client
-	srv    *dynalite.Server
+	DB dynamo.Client
+	// Name is the engine started (memory or dynalite), or "endpoint".
+	Name   string
+	srv    *engine.Running
 	tables atomic.Int64
 }
 
@@ -45,17 +54,20 @@ func Start(t testing.TB) *Engine {
 	return e
 }
 
-// New starts an engine (or connects to $KEYPLAN_DYNAMODB_ENDPOINT's); the
-// caller stops it with Stop.
+// New starts an engine ($KEYPLAN_ENGINE's, in process by default) or
+// connects to $KEYPLAN_DYNAMODB_ENDPOINT's; the caller stops it with Stop.
 func New() (*Engine, error) {
-	e := &Engine{Endpoint: os.Getenv(EnvEndpoint)}
+	e := &Engine{Endpoint: os.Getenv(EnvEndpoint), Name: "endpoint"}
 	if e.Endpoint == "" {
 		wd, _ := os.Getwd()
-		srv, err := dynalite.Start(wd)
+		srv, err := engine.Start(engine.Default(), wd)
 		if err != nil {
-			return nil, fmt.Errorf("dynamotest: %w\n%s", err, dynalite.InstallHint)
+			if errors.Is(err, dynalite.ErrNotInstalled) {
+				return nil, fmt.Errorf("dynamotest: %w\n%s", err, dynalite.InstallHint)
+			}
+			return nil, fmt.Errorf("dynamotest: $%s: %w", EnvEngine, err)
 		}
-		e.srv, e.Endpoint = srv, srv.Endpoint
+		e.srv, e.Endpoint, e.Name = srv, srv.Endpoint, srv.Name
 	}
 	e.Raw = Client(e.Endpoint)
 	e.DB = e.Raw
