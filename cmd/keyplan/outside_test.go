@@ -117,13 +117,36 @@ func TestOutsideModule(t *testing.T) {
 		}
 		run(0, "go", "tool", "keyplan", "gen", "go", filepath.Base(m), "--package", pkg, "--out", pkg)
 	}
+	// Every kind of attribute, required and optional, through gen.
+	write("kinds.yaml", kindsModel)
+	run(0, "go", "tool", "keyplan", "gen", "go", "kinds.yaml", "--package", "kindsdb", "--out", "kindsdb")
 	write("app_test.go", appTest)
 	run(0, "go", "mod", "tidy")
 	run(0, "go", "vet", "./...")
-	if out := run(0, "go", "test", "-count=1", "-v", "./..."); !strings.Contains(out, "--- PASS: TestShop") {
+	if out := run(0, "go", "test", "-count=1", "-v", "./..."); !strings.Contains(out, "--- PASS: TestShop") || !strings.Contains(out, "--- PASS: TestKinds") {
 		t.Fatalf("the user's test did not run:\n%s", out)
 	}
 }
+
+// kindsModel has an attribute of every kind, required and optional.
+const kindsModel = `table: Kinds
+entities:
+  Thing:
+    id: [thingId]
+    attributes:
+      thingId: {type: string, maxLength: 20}
+      note: {type: string, maxLength: 20, optional: true}
+      state: {type: string, values: [NEW, DONE]}
+      phase: {type: string, values: [ONE, TWO], optional: true}
+      at: time
+      seen: {type: time, optional: true}
+      flag: bool
+      maybe: {type: bool, optional: true}
+      count: {type: number, min: 0, max: 1000}
+      ratio: {type: number, optional: true}
+patterns:
+  GetThing: {get: Thing}
+`
 
 // appTest is the user's test: their table, from the generated design, on
 // dynamotest's engine, read and written through the generated methods.
@@ -132,9 +155,11 @@ const appTest = `package shop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"example.com/shop/kindsdb"
 	"example.com/shop/shopdb"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
@@ -171,6 +196,37 @@ func TestShop(t *testing.T) {
 	pending, err := db.OrdersByStatus(ctx, shopdb.OrderStatusPending, shopdb.Options{})
 	if err != nil || len(pending.Items) != 1 || pending.Items[0].OrderID != "A1" || !pending.Items[0].CreatedAt.Equal(at) {
 		t.Fatalf("pending: %+v, %v", pending, err)
+	}
+}
+
+// Every kind of attribute round-trips, set and unset.
+func TestKinds(t *testing.T) {
+	ctx := context.Background()
+	engine := dynamotest.Start(t)
+	d, err := kindsdb.Design()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := kindsdb.Open(engine.DB, engine.TableName(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	note, phase, maybe, ratio := "hi", kindsdb.ThingPhaseTwo, true, 0.5
+	full := kindsdb.Thing{ThingID: "t1", Note: &note, State: kindsdb.ThingStateDone, Phase: &phase, At: at, Seen: &at,
+		Flag: true, Maybe: &maybe, Count: 7, Ratio: &ratio}
+	bare := kindsdb.Thing{ThingID: "t2", State: kindsdb.ThingStateNew, At: at}
+	for _, th := range []kindsdb.Thing{full, bare} {
+		if err := db.Runtime().Create(ctx, "Thing", th.Values()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.GetThing(ctx, th.ThingID)
+		if err != nil || got == nil {
+			t.Fatalf("GetThing(%s): %v, %v", th.ThingID, got, err)
+		}
+		if fmt.Sprint(got.Values()) != fmt.Sprint(th.Values()) {
+			t.Errorf("%s round-trips as %v, want %v", th.ThingID, got.Values(), th.Values())
+		}
 	}
 }
 `

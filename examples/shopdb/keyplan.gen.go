@@ -131,27 +131,9 @@ func asBool(x any) (bool, bool)      { b, ok := x.(bool); return b, ok }
 func asTime(x any) (time.Time, bool) { t, ok := x.(time.Time); return t, ok }
 func asAny(x any) (any, bool)        { return x, true }
 
-// get reads a value the item must have the type of (absent: zero).
-func get[T any](values dynamo.Values, name string, as func(any) (T, bool)) (T, error) {
-	x, ok := values[name]
-	if !ok {
-		var zero T
-		return zero, nil
-	}
-	v, ok := as(x)
-	if !ok {
-		return v, fmt.Errorf("%s: %T where %T was expected", name, x, v)
-	}
-	return v, nil
-}
-
-// optional reads an optional value (absent: nil).
-func optional[T any](values dynamo.Values, name string, as func(any) (T, bool)) (*T, error) {
-	if _, ok := values[name]; !ok {
-		return nil, nil
-	}
-	v, err := get(values, name, as)
-	return &v, err
+// badType is the error of a value an item holds with the wrong type.
+func badType(entity, name string, x, want any) error {
+	return fmt.Errorf("%s: %s: %T where %T was expected", entity, name, x, want)
 }
 
 // Customer is an item of entity Customer.
@@ -172,21 +154,33 @@ func (v *Customer) Values() dynamo.Values {
 	return x
 }
 
-func (v *Customer) from(x dynamo.Values) (err error) {
+func (v *Customer) from(x dynamo.Values) error {
 	*v = Customer{}
-	if v.CustomerID, err = get(x, "customerId", asString); err != nil {
-		return fmt.Errorf("Customer: %w", err)
+	if a, found := x["customerId"]; found {
+		var ok bool
+		if v.CustomerID, ok = asString(a); !ok {
+			return badType("Customer", "customerId", a, v.CustomerID)
+		}
 	}
-	if v.Name, err = get(x, "name", asString); err != nil {
-		return fmt.Errorf("Customer: %w", err)
+	if a, found := x["name"]; found {
+		var ok bool
+		if v.Name, ok = asString(a); !ok {
+			return badType("Customer", "name", a, v.Name)
+		}
 	}
-	if v.Email, err = get(x, "email", asString); err != nil {
-		return fmt.Errorf("Customer: %w", err)
+	if a, found := x["email"]; found {
+		var ok bool
+		if v.Email, ok = asString(a); !ok {
+			return badType("Customer", "email", a, v.Email)
+		}
 	}
-	if v.CreatedAt, err = get(x, "createdAt", asTime); err != nil {
-		return fmt.Errorf("Customer: %w", err)
+	if a, found := x["createdAt"]; found {
+		var ok bool
+		if v.CreatedAt, ok = asTime(a); !ok {
+			return badType("Customer", "createdAt", a, v.CreatedAt)
+		}
 	}
-	return err
+	return nil
 }
 
 func decodeCustomer(it dynamo.Item) (v Customer, err error) {
@@ -235,37 +229,58 @@ func (v *Order) Values() dynamo.Values {
 	return x
 }
 
-func (v *Order) from(x dynamo.Values) (err error) {
+func (v *Order) from(x dynamo.Values) error {
 	*v = Order{}
-	if v.OrderID, err = get(x, "orderId", asString); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["orderId"]; found {
+		var ok bool
+		if v.OrderID, ok = asString(a); !ok {
+			return badType("Order", "orderId", a, v.OrderID)
+		}
 	}
-	if v.CustomerID, err = get(x, "customerId", asString); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["customerId"]; found {
+		var ok bool
+		if v.CustomerID, ok = asString(a); !ok {
+			return badType("Order", "customerId", a, v.CustomerID)
+		}
 	}
-	if v.CustomerName, err = get(x, "customerName", asString); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["customerName"]; found {
+		var ok bool
+		if v.CustomerName, ok = asString(a); !ok {
+			return badType("Order", "customerName", a, v.CustomerName)
+		}
 	}
-	{
-		s, err := get(x, "status", asString)
-		if err != nil {
-			return fmt.Errorf("Order: %w", err)
+	if a, found := x["status"]; found {
+		s, ok := asString(a)
+		if !ok {
+			return badType("Order", "status", a, s)
 		}
 		v.Status = OrderStatus(s)
 	}
-	if v.CreatedAt, err = get(x, "createdAt", asTime); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["createdAt"]; found {
+		var ok bool
+		if v.CreatedAt, ok = asTime(a); !ok {
+			return badType("Order", "createdAt", a, v.CreatedAt)
+		}
 	}
-	if v.Total, err = get(x, "total", asInt64); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["total"]; found {
+		var ok bool
+		if v.Total, ok = asInt64(a); !ok {
+			return badType("Order", "total", a, v.Total)
+		}
 	}
-	if v.ShippingAddr, err = get(x, "shippingAddr", asString); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["shippingAddr"]; found {
+		var ok bool
+		if v.ShippingAddr, ok = asString(a); !ok {
+			return badType("Order", "shippingAddr", a, v.ShippingAddr)
+		}
 	}
-	if v.Revision, err = get(x, "revision", asInt64); err != nil {
-		return fmt.Errorf("Order: %w", err)
+	if a, found := x["revision"]; found {
+		var ok bool
+		if v.Revision, ok = asInt64(a); !ok {
+			return badType("Order", "revision", a, v.Revision)
+		}
 	}
-	return err
+	return nil
 }
 
 func decodeOrder(it dynamo.Item) (v Order, err error) {
@@ -296,24 +311,39 @@ func (v *OrderItem) Values() dynamo.Values {
 	return x
 }
 
-func (v *OrderItem) from(x dynamo.Values) (err error) {
+func (v *OrderItem) from(x dynamo.Values) error {
 	*v = OrderItem{}
-	if v.OrderID, err = get(x, "orderId", asString); err != nil {
-		return fmt.Errorf("OrderItem: %w", err)
+	if a, found := x["orderId"]; found {
+		var ok bool
+		if v.OrderID, ok = asString(a); !ok {
+			return badType("OrderItem", "orderId", a, v.OrderID)
+		}
 	}
-	if v.Sku, err = get(x, "sku", asString); err != nil {
-		return fmt.Errorf("OrderItem: %w", err)
+	if a, found := x["sku"]; found {
+		var ok bool
+		if v.Sku, ok = asString(a); !ok {
+			return badType("OrderItem", "sku", a, v.Sku)
+		}
 	}
-	if v.ProductName, err = get(x, "productName", asString); err != nil {
-		return fmt.Errorf("OrderItem: %w", err)
+	if a, found := x["productName"]; found {
+		var ok bool
+		if v.ProductName, ok = asString(a); !ok {
+			return badType("OrderItem", "productName", a, v.ProductName)
+		}
 	}
-	if v.Quantity, err = get(x, "quantity", asInt64); err != nil {
-		return fmt.Errorf("OrderItem: %w", err)
+	if a, found := x["quantity"]; found {
+		var ok bool
+		if v.Quantity, ok = asInt64(a); !ok {
+			return badType("OrderItem", "quantity", a, v.Quantity)
+		}
 	}
-	if v.Price, err = get(x, "price", asInt64); err != nil {
-		return fmt.Errorf("OrderItem: %w", err)
+	if a, found := x["price"]; found {
+		var ok bool
+		if v.Price, ok = asInt64(a); !ok {
+			return badType("OrderItem", "price", a, v.Price)
+		}
 	}
-	return err
+	return nil
 }
 
 func decodeOrderItem(it dynamo.Item) (v OrderItem, err error) {
@@ -344,24 +374,39 @@ func (v *Product) Values() dynamo.Values {
 	return x
 }
 
-func (v *Product) from(x dynamo.Values) (err error) {
+func (v *Product) from(x dynamo.Values) error {
 	*v = Product{}
-	if v.ProductID, err = get(x, "productId", asString); err != nil {
-		return fmt.Errorf("Product: %w", err)
+	if a, found := x["productId"]; found {
+		var ok bool
+		if v.ProductID, ok = asString(a); !ok {
+			return badType("Product", "productId", a, v.ProductID)
+		}
 	}
-	if v.Name, err = get(x, "name", asString); err != nil {
-		return fmt.Errorf("Product: %w", err)
+	if a, found := x["name"]; found {
+		var ok bool
+		if v.Name, ok = asString(a); !ok {
+			return badType("Product", "name", a, v.Name)
+		}
 	}
-	if v.Category, err = get(x, "category", asString); err != nil {
-		return fmt.Errorf("Product: %w", err)
+	if a, found := x["category"]; found {
+		var ok bool
+		if v.Category, ok = asString(a); !ok {
+			return badType("Product", "category", a, v.Category)
+		}
 	}
-	if v.Price, err = get(x, "price", asInt64); err != nil {
-		return fmt.Errorf("Product: %w", err)
+	if a, found := x["price"]; found {
+		var ok bool
+		if v.Price, ok = asInt64(a); !ok {
+			return badType("Product", "price", a, v.Price)
+		}
 	}
-	if v.Inventory, err = get(x, "inventory", asInt64); err != nil {
-		return fmt.Errorf("Product: %w", err)
+	if a, found := x["inventory"]; found {
+		var ok bool
+		if v.Inventory, ok = asInt64(a); !ok {
+			return badType("Product", "inventory", a, v.Inventory)
+		}
 	}
-	return err
+	return nil
 }
 
 func decodeProduct(it dynamo.Item) (v Product, err error) {

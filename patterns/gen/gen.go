@@ -283,27 +283,9 @@ func asBool(x any) (bool, bool)           { b, ok := x.(bool); return b, ok }
 func asTime(x any) (time.Time, bool)      { t, ok := x.(time.Time); return t, ok }
 func asAny(x any) (any, bool)             { return x, true }
 
-// get reads a value the item must have the type of (absent: zero).
-func get[T any](values dynamo.Values, name string, as func(any) (T, bool)) (T, error) {
-	x, ok := values[name]
-	if !ok {
-		var zero T
-		return zero, nil
-	}
-	v, ok := as(x)
-	if !ok {
-		return v, fmt.Errorf("%%s: %%T where %%T was expected", name, x, v)
-	}
-	return v, nil
-}
-
-// optional reads an optional value (absent: nil).
-func optional[T any](values dynamo.Values, name string, as func(any) (T, bool)) (*T, error) {
-	if _, ok := values[name]; !ok {
-		return nil, nil
-	}
-	v, err := get(values, name, as)
-	return &v, err
+// badType is the error of a value an item holds with the wrong type.
+func badType(entity, name string, x, want any) error {
+	return fmt.Errorf("%%s: %%s: %%T where %%T was expected", entity, name, x, want)
 }
 `, strconv.Quote(string(raw)), o.Package)
 	for _, name := range g.entityNames() {
@@ -422,25 +404,42 @@ func (g *gen) entity(e *patterns.Entity) error {
 	g.p("return x")
 	g.p("}")
 	g.p("")
-	g.p("func (v *%s) from(x dynamo.Values) (err error) {", tn)
+	// Each attribute is read with a direct call of its conversion (the
+	// compiler inlines them), not through a generic helper taking the
+	// conversion as a func value: decoding is on every read's path.
+	g.p("func (v *%s) from(x dynamo.Values) error {", tn)
 	g.p("*v = %s{}", tn)
 	for _, a := range e.Attributes {
 		f, t := g.field(e, a)
-		fn := "get"
 		if a.Optional {
-			fn, t = "optional", t[1:]
+			t = t[1:]
 		}
-		if t != baseTypeBuiltin(t) { // an enum: stored as its string
-			g.p("{")
-			g.p("s, err := %s(x, %q, asString)", fn, a.Name)
-			g.p("if err != nil { return fmt.Errorf(\"%s: %%w\", err) }", e.Name)
-			g.p("v.%s = %s", f, enumConv(a.Optional, t))
-			g.p("}")
-			continue
+		enum := t != baseTypeBuiltin(t) // stored as its string
+		conv := asFunc(t)
+		if enum {
+			conv = "asString"
 		}
-		g.p("if v.%s, err = %s(x, %q, %s); err != nil { return fmt.Errorf(\"%s: %%w\", err) }", f, fn, a.Name, asFunc(t), e.Name)
+		g.p("if a, found := x[%q]; found {", a.Name)
+		switch {
+		case !a.Optional && !enum:
+			g.p("var ok bool")
+			g.p("if v.%s, ok = %s(a); !ok { return badType(%q, %q, a, v.%s) }", f, conv, e.Name, a.Name, f)
+		default:
+			g.p("s, ok := %s(a)", conv)
+			g.p("if !ok { return badType(%q, %q, a, s) }", e.Name, a.Name)
+			switch {
+			case enum && a.Optional:
+				g.p("e := %s(s)", t)
+				g.p("v.%s = &e", f)
+			case enum:
+				g.p("v.%s = %s(s)", f, t)
+			default:
+				g.p("v.%s = &s", f)
+			}
+		}
+		g.p("}")
 	}
-	g.p("return err")
+	g.p("return nil")
 	g.p("}")
 	g.p("")
 	g.p("func decode%s(it dynamo.Item) (v %s, err error) {", tn, tn)
@@ -458,13 +457,6 @@ func asFunc(t string) string {
 		return "asTime"
 	}
 	return "as" + Exported(t)
-}
-
-func enumConv(optional bool, t string) string {
-	if optional {
-		return fmt.Sprintf("(*%s)(s)", t)
-	}
-	return t + "(s)"
 }
 
 // baseTypeBuiltin is t when it is a builtin or time.Time, "" for an enum.
