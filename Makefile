@@ -95,7 +95,7 @@ bench-synth: deps
 ## planner, the bound, the design and lock readers, stream records. Minimizing a large
 ## input (a design is ~20 KB) would stall a run, so it is capped.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \

@@ -54,6 +54,11 @@ func decimal(s string) (neg bool, digits string, exp int, err error) {
 		return false, "", 0, nil
 	}
 
+	// DynamoDB's range: 1E-130 to 9.99…E+125 in magnitude, 38 digits.
+	if exp > 126 || exp < -129 || len(digits) > 38 {
+		return false, "", 0, fmt.Errorf("%w: %q is out of DynamoDB's range (38 significant digits, 1E-130 to 1E+126)", errNumber, in)
+	}
+
 	return neg, digits, exp, nil
 }
 
@@ -93,10 +98,6 @@ func ParseNumber(s string) (*big.Rat, error) {
 	r := new(big.Rat)
 	if digits == "" {
 		return r, nil
-	}
-
-	if exp-len(digits) < -400 || exp > 400 {
-		return nil, fmt.Errorf("%w: %q is out of range", errNumber, s)
 	}
 
 	n, _ := new(big.Int).SetString(digits, 10)

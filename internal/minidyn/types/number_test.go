@@ -72,3 +72,59 @@ func TestParseAndFormatNumberExact(t *testing.T) {
 		t.Errorf("-1.5e2 = %s", got)
 	}
 }
+
+func TestNumberRange(t *testing.T) {
+	for _, bad := range []string{"1E126", "1e-131", "123456789012345678901234567890123456789", "1e99999999999999999999"} {
+		if _, err := OrderedNumber(bad); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+		if _, err := ParseNumber(bad); err == nil {
+			t.Errorf("%s: ParseNumber, no error", bad)
+		}
+	}
+	for _, good := range []string{"9.9999999999999999999999999999999999999E+125", "1E-130", "12345678901234567890123456789012345678"} {
+		if _, err := OrderedNumber(good); err != nil {
+			t.Errorf("%s: %v", good, err)
+		}
+	}
+}
+
+// Encodings compare as the numbers do, for any two numbers.
+func FuzzOrderedNumber(f *testing.F) {
+	for _, s := range [][2]string{{"1", "1.0"}, {"-0.12", "-0.123"}, {"10", "9"}, {"1e5", "99999"}, {"-1e-3", "0"}} {
+		f.Add(s[0], s[1])
+	}
+
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ea, errA := OrderedNumber(a)
+		eb, errB := OrderedNumber(b)
+		ra, errRA := ParseNumber(a)
+		rb, errRB := ParseNumber(b)
+
+		if (errA == nil) != (errRA == nil) || (errB == nil) != (errRB == nil) {
+			t.Fatalf("OrderedNumber and ParseNumber disagree on validity: %q %v/%v, %q %v/%v", a, errA, errRA, b, errB, errRB)
+		}
+
+		if errA != nil || errB != nil {
+			return
+		}
+
+		want := ra.Cmp(rb)
+		got := 0
+
+		switch {
+		case ea < eb:
+			got = -1
+		case ea > eb:
+			got = 1
+		}
+
+		if got != want {
+			t.Fatalf("%q vs %q: encodings compare %d, numbers %d (%q, %q)", a, b, got, want, ea, eb)
+		}
+
+		if back, err := ParseNumber(FormatNumber(ra)); err != nil || back.Cmp(ra) != 0 {
+			t.Fatalf("%q formats as %q, which reads back as %v (%v)", a, FormatNumber(ra), back, err)
+		}
+	})
+}
