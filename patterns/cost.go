@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Prices used by the estimate: us-east-1, Standard table class, from
@@ -60,6 +61,9 @@ type Cost struct {
 	// TargetUtilizationPercent, each index sized on its own, in USD.
 	Provisioned float64  `json:"provisionedMonthlyUSD"`
 	Assumptions []string `json:"assumptions,omitempty"`
+	// AllRegions is the estimate of a global table with replicas, when
+	// asked for (keyplan plan --replica, the construct's Replicas).
+	AllRegions *Global `json:"allRegions,omitempty"`
 }
 
 // PatternCost is what one read of a pattern costs.
@@ -386,6 +390,16 @@ type ReplicaCost struct {
 	WriteCapacity float64 `json:"writeCapacity"`
 	OnDemand      float64 `json:"onDemandMonthlyUSD"`
 	Provisioned   float64 `json:"provisionedMonthlyUSD"`
+}
+
+// Summary names the replicas and the read capacity each provisions:
+// "2 replica(s) (eu-west-1 2 RCU, ap-south-1 9 RCU)".
+func (g *Global) Summary() string {
+	regions := make([]string, len(g.Replicas))
+	for i, r := range g.Replicas {
+		regions[i] = fmt.Sprintf("%s %.0f RCU", r.Region, r.ReadCapacity)
+	}
+	return fmt.Sprintf("%d replica(s) (%s)", len(g.Replicas), strings.Join(regions, ", "))
 }
 
 // Global adds replicas to the estimate.

@@ -25,7 +25,9 @@ const usage = `keyplan: DynamoDB single-table design from access patterns
 
 usage:
   keyplan plan FILE... [--format text|json|markdown] [--strict]
-      design (or check a hand-made layout) and print the plan
+               [--replica REGION[:table=RCU,GSI1=RCU...]]...
+      design (or check a hand-made layout) and print the plan; with
+      replicas, the estimate of every region
   keyplan check FILE... [--format text|json|sarif] [--strict]
       run the design checks (for CI; sarif for code-scanning UIs)
   keyplan diff FILE [--format text|json|markdown]
@@ -171,6 +173,9 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	format := fs.String("format", string(report.Text), "output format: "+formatList(report.PlanFormats()))
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
+	var replicas replicaFlags
+	fs.Var(&replicas, "replica", "a replica region of a global table, repeatable: `REGION[:table=RCU,GSI=RCU...]` "+
+		"(the read capacity it provisions, by default the primary's); the estimate then covers every region")
 	files, code := parseFiles(fs, args, stdout, stderr, true)
 	if code >= 0 {
 		return code
@@ -184,6 +189,14 @@ func plan(args []string, stdout, stderr io.Writer) int {
 		d, code := design(file, stderr)
 		if d == nil {
 			return code
+		}
+		if len(replicas) > 0 && d.Cost != nil {
+			reads, err := replicas.reads(d.Cost)
+			if err != nil {
+				fmt.Fprintf(stderr, "keyplan plan: %s: --replica %v\n", file, err)
+				return exitUsage
+			}
+			d.Cost.AllRegions = d.Cost.Global(reads)
 		}
 		if err := report.Write(stdout, d, f); err != nil {
 			fmt.Fprintf(stderr, "keyplan plan: %v\n", err)

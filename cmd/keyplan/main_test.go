@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // built is the keyplan binary the tests that run it as a process share,
@@ -126,6 +128,12 @@ patterns:
 		{"missing file", []string{"plan", "nope.yaml"}, 2, "", "nope.yaml: no such file"},
 		{"no file", []string{"plan"}, 2, "", "expected one model FILE, got 0"},
 		{"bad format", []string{"plan", "../../examples/ecommerce.yaml", "--format", "xml"}, 2, "", `unknown --format "xml"`},
+		{"replicas", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "eu-west-1:table=3", "--replica", "ap-south-1"}, 0, "with 2 replica(s) (eu-west-1 ", ""},
+		{"replicas, markdown", []string{"plan", "--format", "markdown", "../../examples/ecommerce.yaml", "--replica", "eu-west-1"}, 0, "| Replica | Read capacity |", ""},
+		{"replica, bad region", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "Mars"}, 2, "", `"Mars": expected REGION[:table=RCU,GSI1=RCU...]`},
+		{"replica twice", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "eu-west-1", "--replica", "eu-west-1:table=2"}, 2, "", "eu-west-1 is given twice"},
+		{"replica, unknown index", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "eu-west-1:GSI9=2"}, 2, "", "the design has no index GSI9 (it has table, "},
+		{"replica, bad capacity", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "eu-west-1:table=0.5"}, 2, "", `"table=0.5": expected INDEX=RCU, RCU a whole number from 1 to 40000`},
 		{"unknown command", []string{"deploy"}, 2, "", `unknown command "deploy"`},
 		{"no command", nil, 2, "", "usage:"},
 		{"schema", []string{"schema"}, 0, `"$schema": "https://json-schema.org/draft/2020-12/schema"`, ""},
@@ -144,6 +152,49 @@ patterns:
 				t.Errorf("stderr %q lacks %q", errs, tt.stderr)
 			}
 		})
+	}
+}
+
+// plan --replica: every write is replicated to each replica; a replica
+// provisions the read capacity given, the primary's elsewhere.
+func TestPlanReplicas(t *testing.T) {
+	code, out, errs := keyplan("plan", "../../examples/ecommerce.yaml", "--format", "json", "--replica", "eu-west-1:table=3", "--replica", "ap-south-1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d struct {
+		Cost struct {
+			WriteUnits  float64 `json:"writeUnitsPerSecond"`
+			Provisioned float64 `json:"provisionedMonthlyUSD"`
+			Indexes     []struct {
+				Name      string  `json:"name"`
+				ReadUnits float64 `json:"readUnitsPerSecond"`
+			} `json:"indexes"`
+			AllRegions *patterns.Global `json:"allRegions"`
+		} `json:"cost"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	g := d.Cost.AllRegions
+	if g == nil || len(g.Replicas) != 2 || g.Replicas[0].Region != "eu-west-1" || g.Replicas[1].Region != "ap-south-1" {
+		t.Fatalf("allRegions: %+v", g)
+	}
+	if g.ReplicatedWriteUnits != 2*d.Cost.WriteUnits {
+		t.Errorf("replicated write units %g, want 2 × %g", g.ReplicatedWriteUnits, d.Cost.WriteUnits)
+	}
+	var primary, others float64
+	for _, l := range d.Cost.Indexes {
+		primary += patterns.ProvisionedUnits(l.ReadUnits)
+		if l.Name != patterns.Table {
+			others += patterns.ProvisionedUnits(l.ReadUnits)
+		}
+	}
+	if g.Replicas[0].ReadCapacity != 3+others || g.Replicas[1].ReadCapacity != primary {
+		t.Errorf("replica read capacity %g and %g, want %g (3 on the table) and %g (the primary's)", g.Replicas[0].ReadCapacity, g.Replicas[1].ReadCapacity, 3+others, primary)
+	}
+	if g.Provisioned <= d.Cost.Provisioned {
+		t.Errorf("all regions $%.2f, not more than the primary's $%.2f", g.Provisioned, d.Cost.Provisioned)
 	}
 }
 

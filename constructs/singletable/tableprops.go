@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -204,13 +203,9 @@ func (t *Table) replicas(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *
 	if len(replicas) > 0 {
 		out.Replicas = &replicas
 		g := d.Cost.Global(reads)
-		regions := make([]string, len(g.Replicas))
-		for i, r := range g.Replicas {
-			regions[i] = fmt.Sprintf("%s %.0f RCU", r.Region, r.ReadCapacity)
-		}
 		awscdk.Annotations_Of(t).AddInfo(jsii.String(fmt.Sprintf(
-			"estimate with %d replica(s) (%s): %.1f replicated write units/s; on-demand $%.2f/month, provisioned $%.2f/month, all regions",
-			len(g.Replicas), strings.Join(regions, ", "), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)))
+			"estimate with %s: %.1f replicated write units/s; on-demand $%.2f/month, provisioned $%.2f/month, all regions",
+			g.Summary(), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)))
 	}
 	if len(p.Replicas) > 0 {
 		region := awscdk.Stack_Of(t).Region()

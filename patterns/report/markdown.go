@@ -84,6 +84,14 @@ func writeCostMarkdown(b *strings.Builder, d *patterns.Design, c *patterns.Cost)
 			fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
 		}
 	}
+	if g := c.AllRegions; g != nil {
+		fmt.Fprintf(b, "\nWith %s: %.1f replicated write units/s, **$%.2f/month on-demand**, **$%.2f/month provisioned**, all regions.\n\n",
+			g.Summary(), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)
+		b.WriteString("| Replica | Read capacity | Write capacity | On-demand $/month | Provisioned $/month |\n|---|---|---|---|---|\n")
+		for _, r := range g.Replicas {
+			fmt.Fprintf(b, "| %s | %g | %g | %.2f | %.2f |\n", r.Region, r.ReadCapacity, r.WriteCapacity, r.OnDemand, r.Provisioned)
+		}
+	}
 	if len(c.Assumptions) > 0 {
 		b.WriteString("\nAssumed: " + strings.Join(c.Assumptions, "; ") + ".\n")
 	}

@@ -41,6 +41,10 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 	if c := d.Cost; c != nil {
 		fmt.Fprintf(b, "\ncost: %.1f read units/s, %.1f write units/s: $%.2f/month on-demand, $%.2f/month provisioned (us-east-1)\n",
 			c.ReadUnits, c.WriteUnits, c.OnDemand, c.Provisioned)
+		if g := c.AllRegions; g != nil {
+			fmt.Fprintf(b, "with %s: %.1f replicated write units/s: $%.2f/month on-demand, $%.2f/month provisioned, all regions\n",
+				g.Summary(), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)
+		}
 	}
 	writeDiagnostics(b, d.Diagnostics)
 	_, err := io.WriteString(w, b.String())
