@@ -83,3 +83,12 @@ func Start(name, dir string) (*Running, error) {
 	}
 	return &Running{Name: name, Endpoint: s.Endpoint, Server: s}, nil
 }
+
+// Env reads the variables that choose the engine and says what they are.
+// A package whose TestMain starts the engine calls it from a test too:
+// go test caches a package's result by the variables its tests read, and
+// reads before m.Run are not seen, so without it a result on one engine
+// would be reused for the other.
+func Env() string {
+	return fmt.Sprintf("%s=%q %s=%q", EnvEngine, os.Getenv(EnvEngine), EnvEndpoint, os.Getenv(EnvEndpoint))
+}

@@ -24,6 +24,8 @@ var engine *streamtest.Engine
 
 func TestMain(m *testing.M) { streamtest.Main(m, &engine) }
 
+func TestEngine(t *testing.T) { streamtest.EngineChoice(t, engine) }
+
 var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
 
 // phase1 is the shop migrating to ShopV2, at phase 1, on a table of its

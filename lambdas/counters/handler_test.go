@@ -22,6 +22,8 @@ var engine *streamtest.Engine
 
 func TestMain(m *testing.M) { streamtest.Main(m, &engine) }
 
+func TestEngine(t *testing.T) { streamtest.EngineChoice(t, engine) }
+
 const model = "../../examples/leaderboard.yaml"
 
 var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))

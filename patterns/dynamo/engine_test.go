@@ -61,6 +61,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// The engine the tests run on, with the variables that chose it read
+// inside a test, so go test's cache keys this package's result on them
+// (TestMain's reads are not seen).
+func TestEngine(t *testing.T) {
+	t.Logf("engine %s at %s (%s)", engineName, engineEndpoint, enginepkg.Env())
+}
+
 // fresh creates the design's table under a new name.
 func fresh(t testing.TB, d *patterns.Design) *Table {
 	t.Helper()

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -183,7 +184,8 @@ func Deliver(ctx context.Context, h Handler, records []events.DynamoDBEventRecor
 }
 
 // Main is a handler test binary's TestMain body with an engine: it
-// starts the engine into *e, runs the tests, stops it, and exits.
+// starts the engine into *e, runs the tests, stops it, and exits. The
+// package has a test calling EngineChoice too.
 func Main(m *testing.M, e **Engine) {
 	flag.Parse()
 	var err error
@@ -197,6 +199,13 @@ func Main(m *testing.M, e **Engine) {
 	}
 	(*e).Stop()
 	os.Exit(code)
+}
+
+// EngineChoice logs the engine the tests run on, reading the variables
+// that chose it inside a test, so that go test's cache keys the package's
+// result on them (engine.Env).
+func EngineChoice(t *testing.T, e *Engine) {
+	t.Logf("engine %s at %s (%s)", e.Name, e.Endpoint, engine.Env())
 }
 
 // Batch reads a stream event from path, checking that it round-trips
