@@ -51,7 +51,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if err := localengine.Check(*engineName); err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: --engine: %v\n", err)
+		fmt.Fprintf(stderr, "keyplan validate: --engine (or $%s): %v\n", localengine.EnvEngine, err)
 		return exitUsage
 	}
 	d, lk, code := designAndLock(file, stderr)

@@ -53,7 +53,7 @@ func TestValidateWithoutEngine(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	code, _, errs = keyplan("validate", "--engine", "dynamodb-local", "../../examples/leaderboard.yaml")
-	if code != 2 || !strings.Contains(errs, `--engine: engine "dynamodb-local": expected one of memory, dynalite`) {
+	if code != 2 || !strings.Contains(errs, `--engine (or $KEYPLAN_ENGINE): engine "dynamodb-local": expected one of memory, dynalite`) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
