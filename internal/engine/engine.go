@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
@@ -35,10 +36,8 @@ func Default() string {
 
 // Check refuses a name that is not an engine.
 func Check(name string) error {
-	for _, n := range Names {
-		if name == n {
-			return nil
-		}
+	if slices.Contains(Names, name) {
+		return nil
 	}
 	return fmt.Errorf("engine %q: expected one of %s", name, strings.Join(Names, ", "))
 }
