@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log"
 	"net/http"
 
@@ -46,12 +47,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	op := operation(r.Header.Get("X-Amz-Target"))
 
-	decoder := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	// The body is read to its end (at most MaxRequestBytes) before anything
+	// runs, so the connection stays reusable after any answer.
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	if err != nil {
+		writeError(w, &smithy.GenericAPIError{Code: "ValidationException", Message: "request body: " + err.Error()})
+		return
+	}
 
-	var (
-		resp any
-		err  error
-	)
+	decoder := json.NewDecoder(bytes.NewReader(raw))
+
+	var resp any
 
 	switch op {
 	case "CreateTable":
