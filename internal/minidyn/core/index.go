@@ -79,13 +79,8 @@ func (i *index) putData(key string, item map[string]*types.Item) error {
 	return nil
 }
 
-func (i *index) updateData(key string, item, _ map[string]*types.Item) error {
-	return i.putData(key, item)
-}
-
-func (i *index) delete(key string, _ map[string]*types.Item) error {
+func (i *index) delete(key string) {
 	delete(i.refs, key)
-	return nil
 }
 
 func (i *index) lessKey(x, y int) bool {

@@ -545,14 +545,6 @@ func (t *Table) lastKeyOf(item map[string]*types.Item, ix *index) map[string]*ty
 	return key
 }
 
-func (t *Table) getLastKey(item map[string]*types.Item, limit, count, scanned, keysSize int64, index *index) map[string]*types.Item {
-	if len(item) == 0 || limit == 0 || scanned > keysSize || limit > count {
-		return map[string]*types.Item{}
-	}
-
-	return t.lastKeyOf(item, index)
-}
-
 // InterpreterMatch evaluates a match expression against an item
 func (t *Table) InterpreterMatch(input interpreter.MatchInput) (bool, error) {
 	if t.UseNativeInterpreter {
@@ -934,7 +926,7 @@ func (t *Table) Update(input *types.UpdateItemInput) (map[string]*types.Item, er
 
 	// update secondary Indexes
 	for _, index := range t.Indexes {
-		err := index.updateData(key, item, oldItem)
+		err := index.putData(key, item)
 		if err != nil {
 			return nil, types.NewError("ValidationException", err.Error(), nil)
 		}
@@ -1009,10 +1001,7 @@ func (t *Table) Delete(input *types.DeleteItemInput) (map[string]*types.Item, er
 	}
 
 	for _, index := range t.Indexes {
-		err := index.delete(key, item)
-		if err != nil {
-			return nil, types.NewError("ValidationException", err.Error(), nil)
-		}
+		index.delete(key)
 	}
 
 	return item, nil

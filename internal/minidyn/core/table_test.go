@@ -1030,7 +1030,9 @@ func TestGetItem(t *testing.T) {
 	c.Equal(item, resultItem)
 }
 
-func TestGetLastKey(t *testing.T) {
+// A page's last key is the table's key of its last item (and the index's
+// key on an index).
+func TestLastKeyOf(t *testing.T) {
 	c := require.New(t)
 
 	newTable, err := createPokemonTable()
@@ -1042,17 +1044,15 @@ func TestGetLastKey(t *testing.T) {
 		Name: "Bulbasaur",
 	})
 
-	newIndex := &index{
-		sortedRefs: [][2]string{{"ref1", "ref2"}},
-		sortedKeys: []string{"ref2", "ref1"},
-		refs:       map[string]string{"ref1": "ref2"},
-		Table:      newTable,
-	}
-
-	result := newTable.getLastKey(item, 1, 1, 1, 2, newIndex)
+	result := newTable.lastKeyOf(item, nil)
+	c.Equal(newTable.KeySchema.getKeyItem(item), result)
 	c.Equal(item["id"], result["id"])
-}
 
+	withIndex := newTable.lastKeyOf(item, newTable.Indexes["invert"])
+	c.Equal(item["name"], withIndex["name"])
+	c.Len(withIndex, 2)
+	c.Equal(item["id"], withIndex["id"])
+}
 func TestInterpreterMatch(t *testing.T) {
 	c := require.New(t)
 

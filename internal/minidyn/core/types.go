@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"maps"
 	"reflect"
 
@@ -162,51 +161,4 @@ func mapToDynamoDBType(v any) string {
 	}
 
 	return ""
-}
-
-func getItemValue(item map[string]*types.Item, field, typ string) (any, error) {
-	val, ok := item[field]
-	if !ok {
-		return nil, fmt.Errorf("%w; field: %q", errMissingField, field)
-	}
-
-	goVal, ok := getGoValue(val, typ)
-	if !ok {
-		// revive:disable-next-line
-		return nil, fmt.Errorf("%w; field %q", ErrInvalidAtrributeValue, field)
-	}
-
-	return goVal, nil
-}
-
-func getGoValue(val *types.Item, typ string) (any, bool) {
-	switch typ {
-	case "S":
-		return types.StringValue(val.S), val.S != nil
-	case "BOOL":
-		return val.BOOL, val.BOOL != nil
-	case "N":
-		return types.StringValue(val.N), val.N != nil
-	}
-
-	return getGoComplexValue(val, typ)
-}
-
-func getGoComplexValue(val *types.Item, typ string) (any, bool) {
-	switch typ {
-	case "B":
-		return val.B, val.B != nil
-	case "L":
-		return val.L, val.L != nil
-	case "M":
-		return val.M, val.M != nil
-	case "BS":
-		return val.BS, val.BS != nil
-	case "SS":
-		return val.SS, val.SS != nil
-	case "NS":
-		return val.NS, val.NS != nil
-	}
-
-	return nil, false
 }
