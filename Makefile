@@ -82,7 +82,7 @@ bench-gen:
 	$(GO) test ./examples/shopdb -run '^$$' -bench . -benchmem -count 6
 
 ## bench-backfill: keyplan's backfill next to a hand-written Scan +
-## UpdateItem loop on the embedded engine (items/s and their ratio).
+## UpdateItem loop on the local engine ($KEYPLAN_ENGINE; items/s and their ratio).
 bench-backfill: deps
 	$(GO) test ./patterns/dynamo -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
 
