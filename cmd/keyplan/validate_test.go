@@ -52,8 +52,8 @@ func TestValidateWithoutEngine(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "dynalite is not installed") || !strings.Contains(errs, dynalite.EnvPath) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
-	code, _, errs = keyplan("validate", "--engine", "dynamodb-local", "../../examples/leaderboard.yaml")
-	if code != 2 || !strings.Contains(errs, `--engine (or $KEYPLAN_ENGINE): engine "dynamodb-local": expected one of memory, dynalite`) {
+	code, _, errs = keyplan("validate", "--engine", "dynamodb", "../../examples/leaderboard.yaml")
+	if code != 2 || !strings.Contains(errs, `--engine (or $KEYPLAN_ENGINE): engine "dynamodb": expected one of memory, dynalite, dynamodb-local`) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
