@@ -274,3 +274,41 @@ func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 		t.Error("no model returns an attribute from the keys: the test tests nothing")
 	}
 }
+
+// A hand-made key may end in a literal glued to a value ("{tag}Z"): the
+// value is what precedes that suffix, even when the value holds the
+// literal's text ("aZbZ"), so a KEYS_ONLY read decodes it exactly.
+func TestDecodeValueBeforeATrailingLiteral(t *testing.T) {
+	m, err := patterns.Parse("glued.yaml", []byte(`table: Glued
+entities:
+  Doc:
+    id: [docId]
+    attributes:
+      docId: {type: string, maxLength: 20}
+      tag: {type: string, maxLength: 20}
+    keys:
+      table: {pk: "DOC#{docId}", sk: "D"}
+      GSI1: {pk: "TAGS", sk: "{tag}Z"}
+patterns:
+  GetDoc: {get: Doc}
+  ByTag: {query: Doc, sort: tag, returns: [tag]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl := New(d, nil, "Tbl")
+	for _, tag := range []string{"aZbZ", "Z", "ZZ", "a", "a#Z", "%5A"} {
+		item, err := tbl.Item("Doc", Values{"docId": "d1", "tag": tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v, err := tbl.Decode(storedOn(tbl, d.Pattern("ByTag"), item))
+		if err != nil || v["tag"] != tag {
+			t.Errorf("tag %q from %s=%s: decoded %#v, %v", tag, "GSI1SK", s(item, "GSI1SK"), v["tag"], err)
+		}
+	}
+}
