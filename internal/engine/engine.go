@@ -138,7 +138,7 @@ func Start(name, dir string) (*Running, error) {
 // would be reused for another.
 func Env() string {
 	var b strings.Builder
-	for _, v := range []string{EnvEngine, EnvEndpoint, dynalite.EnvPath, ddblocal.EnvPath} {
+	for _, v := range []string{EnvEngine, EnvEndpoint, dynalite.EnvPath, ddblocal.EnvPath, "JAVA_HOME"} {
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
