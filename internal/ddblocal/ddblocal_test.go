@@ -113,7 +113,6 @@ func TestNoJava(t *testing.T) {
 		t.Errorf("JAVA_HOME without java: %v", err)
 	}
 	t.Setenv("JAVA_HOME", "")
-	os.Unsetenv("JAVA_HOME")
 	t.Setenv("PATH", t.TempDir())
 	if _, err := Java(); !errors.Is(err, ErrNoJava) || !strings.Contains(err.Error(), "not on PATH") {
 		t.Errorf("no java on PATH: %v", err)
