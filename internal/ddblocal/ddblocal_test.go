@@ -183,3 +183,18 @@ func TestDiesWithItsStarter(t *testing.T) {
 	kill(&os.Process{Pid: group})
 	os.RemoveAll(run)
 }
+
+// An engine that cannot run says why, in the JVM's words.
+func TestStartFailure(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, Jar), []byte("not a jar"), 0o644)
+	t.Setenv(EnvPath, dir)
+	s, err := Start()
+	if err == nil {
+		s.Stop()
+		t.Fatal("a corrupt jar started")
+	}
+	if !strings.Contains(err.Error(), "exited before listening") || !strings.Contains(err.Error(), "jarfile") {
+		t.Errorf("a corrupt jar: %v", err)
+	}
+}
