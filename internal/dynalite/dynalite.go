@@ -46,9 +46,12 @@ type Server struct {
 }
 
 // Find locates dynalite's cli.js: $KEYPLAN_DYNALITE, else
-// node_modules/dynalite/cli.js in dir or one of its parents, else beside
-// the running executable's parents, else the pinned install in the
-// user's cache (made by Install when it is not there yet).
+// node_modules/dynalite/cli.js at the root of the Go module dir is in
+// (ProjectRoot: the project's own, pinned by its package-lock.json), else
+// the pinned install in the user's cache (made by Install when it is not
+// there yet). Nothing else is looked at: a node_modules in a parent
+// directory or beside the executable (go run builds into the temporary
+// directory) may be another user's, and would run as this one.
 func Find(dir string) (string, error) {
 	cli, err := find(dir)
 	if err == nil || os.Getenv(EnvPath) != "" {
@@ -78,25 +81,52 @@ func find(dir string) (string, error) {
 		}
 		return p, nil
 	}
-	starts := []string{dir}
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
+	root, err := ProjectRoot(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
-	for _, start := range starts {
-		for d := start; ; d = filepath.Dir(d) {
-			p := cliIn(d)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
+	cli := cliIn(root)
+	if _, err := os.Stat(cli); err != nil {
+		return "", fmt.Errorf("%w: no %s", ErrNotInstalled, cli)
+	}
+	// The project's files must be its user's: one another local user
+	// could write would run as this one.
+	for p := cli; ; p = filepath.Dir(p) {
+		if err := trusted(p); err != nil {
+			return "", fmt.Errorf("%w: %s is not used: %v", ErrNotInstalled, cli, err)
+		}
+		if p == root {
+			break
 		}
 	}
-	return "", fmt.Errorf("%w: no node_modules/dynalite/cli.js above %s", ErrNotInstalled, dir)
+	return cli, nil
 }
 
-// Start runs dynalite (found from dir) on a free loopback port and waits,
+// ProjectRoot is the root of the Go module dir is in: the nearest
+// directory at or above dir holding a go.mod, as the go command finds it
+// (and, like it, never the system's temporary directory itself), whose
+// go.mod is the user's own.
+func ProjectRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	tmp, _ := filepath.Abs(os.TempDir())
+	for d := dir; ; d = filepath.Dir(d) {
+		mod := filepath.Join(d, "go.mod")
+		if fi, err := os.Stat(mod); err == nil && !fi.IsDir() && d != tmp {
+			if err := trusted(mod); err != nil {
+				return "", fmt.Errorf("%s is not used: %v", mod, err)
+			}
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("%s is in no Go module (no go.mod above it)", dir)
+		}
+	}
+}
+
+// Start runs dynalite (found from dir: Find) on a free loopback port and waits,
 // at most StartTimeout, until it accepts connections. Tables are ACTIVE
 // as soon as they are created.
 func Start(dir string) (*Server, error) { return StartSlow(dir, 0) }

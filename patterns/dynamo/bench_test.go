@@ -95,7 +95,7 @@ func BenchmarkQueryInputByHand(b *testing.B) {
 	for b.Loop() {
 		cond := expression.Key("GSI2PK").Equal(expression.Value(fmt.Sprintf("PLAYER#SEASON#%s", "2026-Q2"))).
 			And(expression.Key("GSI2SK").Between(expression.Value(fmt.Sprintf("PLAYER#%05d", 1000)), expression.Value("PLAYER$")))
-		proj := expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI2PK"), expression.Name("GSI2SK"), expression.Name("handle"), expression.Name("rating"))
+		proj := expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI2PK"), expression.Name("GSI2SK"), expression.Name("handle"))
 		expr, err := expression.NewBuilder().WithKeyCondition(cond).WithProjection(proj).Build()
 		if err != nil {
 			b.Fatal(err)

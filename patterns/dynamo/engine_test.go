@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 		wd, _ := os.Getwd()
 		var err error
 		if srv, err = enginepkg.Start(enginepkg.Default(), wd); err != nil {
-			fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, dynalite.InstallHint)
+			fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, enginepkg.Hint(err))
 			os.Exit(2)
 		}
 		endpoint, engineName = srv.Endpoint, srv.Name

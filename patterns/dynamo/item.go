@@ -472,8 +472,18 @@ func parse(e *patterns.Entity, tmpl patterns.Template, s string, v Values) bool 
 				end = len(s)
 			}
 			if i+1 < len(tmpl) && tmpl[i+1].Lit != "" && !strings.HasPrefix(tmpl[i+1].Lit, string(patterns.Sep)) {
-				// A literal glued to the value ("{x}Z"): the value ends where it starts.
-				if j := strings.Index(s, tmpl[i+1].Lit); j >= 0 && j < end {
+				// A literal glued to the value ("{x}Z"): the value ends where it
+				// starts. One that ends the key is its suffix (the value may
+				// hold its text: "aZbZ" in "{x}Z"); one within the key holds
+				// a '#' (ParseTemplate), which no value holds, so its first
+				// occurrence is the one.
+				lit := tmpl[i+1].Lit
+				if i+2 == len(tmpl) {
+					if !strings.HasSuffix(s, lit) || len(s)-len(lit) > end {
+						return false
+					}
+					end = len(s) - len(lit)
+				} else if j := strings.Index(s, lit); j >= 0 && j < end {
 					end = j
 				}
 			}

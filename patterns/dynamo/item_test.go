@@ -170,7 +170,9 @@ func TestQueryInputEqualsHandBuilt(t *testing.T) {
 	}
 	expr, _ := expression.NewBuilder().
 		WithKeyCondition(expression.Key("GSI2PK").Equal(expression.Value("PLAYER#SEASON#2026-Q2"))).
-		WithProjection(expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI2PK"), expression.Name("GSI2SK"), expression.Name("handle"), expression.Name("rating"))).
+		// GSI2 is INCLUDE (handle): rating is read from GSI2SK, never
+		// asked of the index (DynamoDB refuses it: "does not project").
+		WithProjection(expression.NamesList(expression.Name("PK"), expression.Name("SK"), expression.Name("GSI2PK"), expression.Name("GSI2SK"), expression.Name("handle"))).
 		Build()
 	want := &dynamodb.QueryInput{
 		TableName: aws.String("Tbl"), IndexName: aws.String("GSI2"),

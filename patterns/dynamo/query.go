@@ -138,27 +138,48 @@ func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expres
 	if b, ok := t.projections[p.Name]; ok {
 		return b
 	}
-	b := t.buildProjection(p, pp)
+	b := expression.NamesList(expression.Name(t.d.PK))
+	for _, n := range t.projected(p, pp)[1:] {
+		b = b.AddNames(expression.Name(n))
+	}
 	t.projections[p.Name] = b
 	return b
 }
 
-func (t *Table) buildProjection(p *patterns.Pattern, pp *patterns.PatternPlan) expression.ProjectionBuilder {
+// projected lists the attributes a pattern's read asks for: the table's
+// keys and the index's (Decode reads the entity and the key-encoded
+// attributes from them), and what the pattern returns and verifies that
+// the index stores. A GSI that is not ALL stores only its projection, and
+// DynamoDB refuses a read that asks it for more ("does not project");
+// what the pattern returns beyond it the planner left out because the
+// keys hold it (docs/planner.md, "Projections"), so it is decoded from
+// them.
+func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []string {
 	names := []string{t.d.PK, t.d.SK}
+	var ix *patterns.Index
 	if pp.Index != patterns.Table {
 		pk, sk := t.d.KeyNames(pp.Index)
 		names = append(names, pk, sk)
+		ix = t.d.Index(pp.Index)
 	}
 	for _, a := range append(slices.Clone(p.Returns), pp.Verify...) {
-		if !slices.Contains(names, a) {
-			names = append(names, a)
+		if ix != nil && !stores(ix, a) || slices.Contains(names, a) {
+			continue
 		}
+		names = append(names, a)
 	}
-	proj := expression.NamesList(expression.Name(names[0]))
-	for _, n := range names[1:] {
-		proj = proj.AddNames(expression.Name(n))
+	return names
+}
+
+// stores reports whether a GSI holds a non-key attribute.
+func stores(ix *patterns.Index, attr string) bool {
+	switch ix.Projection {
+	case patterns.ProjectAll:
+		return true
+	case patterns.ProjectInclude:
+		return slices.Contains(ix.NonKeyAttributes, attr)
 	}
-	return proj
+	return false
 }
 
 // QueryInput builds the request of a pattern served by Query. A sharded

@@ -2,7 +2,6 @@ package dynamotest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -19,8 +18,8 @@ import (
 )
 
 // EnvEndpoint names an engine to use instead of starting one; EnvEngine
-// picks the engine to start: memory (in process, the default) or
-// dynalite.
+// picks the engine to start: memory (in process, the default), dynalite
+// or dynamodb-local.
 const (
 	EnvEndpoint = engine.EnvEndpoint
 	EnvEngine   = engine.EnvEngine
@@ -36,7 +35,8 @@ type Engine struct {
 	// DB is the client to hand keyplan's runtime: Raw, with
 	// TransactWriteItems emulated when the engine lacks it (dynalite).
 	DB dynamo.Client
-	// Name is the engine started (memory or dynalite), or "endpoint".
+	// Name is the engine started (memory, dynalite or dynamodb-local), or
+	// "endpoint".
 	Name   string
 	srv    *engine.Running
 	tables atomic.Int64
@@ -62,8 +62,8 @@ func New() (*Engine, error) {
 		wd, _ := os.Getwd()
 		srv, err := engine.Start(engine.Default(), wd)
 		if err != nil {
-			if errors.Is(err, dynalite.ErrNotInstalled) {
-				return nil, fmt.Errorf("dynamotest: %w\n%s", err, dynalite.InstallHint)
+			if hint := engine.Hint(err); hint != "" {
+				return nil, fmt.Errorf("dynamotest: %w\n%s", err, hint)
 			}
 			return nil, fmt.Errorf("dynamotest: $%s: %w", EnvEngine, err)
 		}
