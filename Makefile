@@ -98,11 +98,12 @@ bench-synth: deps
 	time npx --no-install cdk synth --quiet -o $$(mktemp -d)
 
 ## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
-## planner, the bound, the design and lock readers, stream records, the
+## planner, the bound, the design and lock readers, code generated for
+## random models (it must compile), stream records, the
 ## in-process engine (any request; number order). Minimizing a large
 ## input (a design is ~20 KB) would stall a run, so it is capped.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
