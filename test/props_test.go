@@ -3,6 +3,7 @@ package test
 import (
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -277,7 +278,8 @@ func TestCustomerManagedKey(t *testing.T) {
 }
 
 // The GlobalTable rule pack flags a replica without point-in-time recovery
-// (cdk-nag's DynamoDB rules never look at AWS::DynamoDB::GlobalTable).
+// (cdk-nag's DynamoDB rules never look at AWS::DynamoDB::GlobalTable):
+// error annotations, and synthesis fails naming each finding.
 func TestRulePackOnRawTable(t *testing.T) {
 	stack := newStack("us-east-1")
 	awsdynamodb.NewTableV2(stack, jsii.String("Raw"), &awsdynamodb.TablePropsV2{
@@ -285,16 +287,80 @@ func TestRulePackOnRawTable(t *testing.T) {
 		Replicas:     &[]*awsdynamodb.ReplicaTableProps{{Region: jsii.String("eu-west-1")}},
 	})
 	awscdk.Aspects_Of(stack).Add(tablerules.NewAspect(), nil)
-	ann := assertions.Annotations_FromStack(stack)
-	for _, id := range []string{"KPG1", "KPG2"} {
-		errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`)))
-		if len(errs) != 1 {
-			t.Errorf("%s: %d errors, want 1", id, len(errs))
+	msg := jsiiPanic(func() { awscdk.Stage_Of(stack).Synth(nil) })
+	for _, want := range []string{"[KPG1] replica eu-west-1 has no point-in-time recovery", "[KPG2] replica eu-west-1 has no deletion protection"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("synthesis failed with %q, which lacks %q", msg, want)
 		}
 	}
 	for _, id := range []string{"KPG3", "KPG4"} {
-		if errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`))); len(errs) != 0 {
-			t.Errorf("%s fired on a compliant table: %s", id, toString(errs[0]))
+		if strings.Contains(msg, "["+id+"]") {
+			t.Errorf("%s fired on a compliant table: %s", id, msg)
+		}
+	}
+}
+
+// The README's app shape (an environment-agnostic stack, whose replica
+// region is {"Ref": "AWS::Region"}) with the rule pack over the app:
+// it synthesizes, and a finding on such a stack names the region as
+// CloudFormation will resolve it.
+func TestRulePackOnAgnosticStack(t *testing.T) {
+	app := awscdk.NewApp(nil)
+	stack := awscdk.NewStack(app, jsii.String("Game"), nil)
+	tbl := singletable.New(stack, "Leaderboard", &singletable.Props{ModelFile: modelFile(t, hotModel), Acknowledge: map[string]string{"KP401": "test"}})
+	awscdk.Aspects_Of(app).Add(tablerules.NewAspect(), nil)
+	if got := validate(tbl); got != "" {
+		t.Fatal(got)
+	}
+	app.Synth(nil) // panics on a finding or an error
+	if errs := *assertions.Annotations_FromStack(stack).FindError(jsii.String("*"), assertions.Match_AnyValue()); len(errs) != 0 {
+		t.Errorf("errors on a compliant table: %v", toString(errs))
+	}
+
+	bad := awscdk.NewApp(nil)
+	stack = awscdk.NewStack(bad, jsii.String("Game"), nil)
+	awsdynamodb.NewTableV2(stack, jsii.String("Raw"), &awsdynamodb.TablePropsV2{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
+	})
+	awscdk.Aspects_Of(bad).Add(tablerules.NewAspect(), nil)
+	msg := jsiiPanic(func() { bad.Synth(nil) })
+	if want := "[KPG1] replica ${AWS::Region} has no point-in-time recovery"; !strings.Contains(msg, want) {
+		t.Errorf("synthesis failed with %q, which lacks %q", msg, want)
+	}
+}
+
+// Under go run with CDK_OUTDIR (how the CDK CLI runs an app), the rule
+// pack's finding fails the run: the app exits non-zero naming it, and a
+// compliant app exits 0 with its cloud assembly written.
+func TestRulePackFailsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an app")
+	}
+	model := modelFile(t, hotModel)
+	bin := filepath.Join(t.TempDir(), "agnostic")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/agnostic").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, bad := range []bool{false, true} {
+		out := t.TempDir()
+		args := []string{model}
+		if bad {
+			args = append(args, "bad")
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "CDK_OUTDIR="+out)
+		stderr, err := cmd.CombinedOutput()
+		switch {
+		case !bad && err != nil:
+			t.Errorf("a compliant app: %v\n%s", err, stderr)
+		case !bad:
+			if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+				t.Errorf("a compliant app synthesized nothing: %v", err)
+			}
+		case err == nil:
+			t.Errorf("an app with a finding exited 0:\n%s", stderr)
+		case !strings.Contains(string(stderr), "[KPG1] replica ${AWS::Region} has no point-in-time recovery"):
+			t.Errorf("an app with a finding failed without naming it:\n%s", stderr)
 		}
 	}
 }
