@@ -50,7 +50,12 @@ func statements(pol map[string]any) []string {
 			res = []string{resShape(r)}
 		}
 		sort.Strings(res)
-		out = append(out, strings.Join(actions, ",")+" on "+strings.Join(res, ","))
+		line := strings.Join(actions, ",") + " on " + strings.Join(res, ",")
+		if c, ok := st["Condition"]; ok {
+			b, _ := json.Marshal(c)
+			line += " if " + string(b)
+		}
+		out = append(out, line)
 	}
 	sort.Strings(out)
 	return out
@@ -79,25 +84,26 @@ func resShape(r any) string {
 func TestStreamHandlers(t *testing.T) {
 	tests := []struct {
 		stack, handler string
-		events         []string // the filter's event names
-		prefix         string   // the filter's sort-key match
+		filters        []string // each filter's event names and sort-key match
 		statements     []string
 	}{
-		{"leaderboard", "Counters", []string{"INSERT", "MODIFY", "REMOVE"}, `{"prefix":"MATCH#"}`, []string{
+		{"leaderboard", "Counters", []string{`INSERT,MODIFY,REMOVE {"prefix":"MATCH#"}`}, []string{
 			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on LeaderboardTableEE164F4B.StreamArn",
 			"dynamodb:PutItem,dynamodb:UpdateItem on LeaderboardTableEE164F4B.Arn",
 			"logs:CreateLogStream,logs:PutLogEvents on LeaderboardCountersLogs19D194AF.Arn",
 			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on LeaderboardCountersFailures93141D36.Arn",
 			"xray:PutTelemetryRecords,xray:PutTraceSegments on *",
 		}},
-		{"leaderboard", "Archive", []string{"REMOVE"}, `{"prefix":"MATCH#"}`, []string{
+		{"leaderboard", "Archive", []string{`REMOVE {"prefix":"MATCH#"}`}, []string{
 			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on LeaderboardTableEE164F4B.StreamArn",
 			"logs:CreateLogStream,logs:PutLogEvents on LeaderboardArchiveLogsAEB7B32F.Arn",
 			"s3:PutObject on LeaderboardArchiveBucketArchiveF38DDA13.Arn/Leaderboard/*",
 			"sqs:GetQueueAttributes,sqs:GetQueueUrl,sqs:SendMessage on LeaderboardArchiveFailures47366AFC.Arn",
 			"xray:PutTelemetryRecords,xray:PutTraceSegments on *",
 		}},
-		{"shop", "Fanout", []string{"MODIFY"}, `"CUSTOMER"`, []string{
+		// The fanout's second filter and its own actions: its continuations.
+		{"shop", "Fanout", []string{`MODIFY "CUSTOMER"`, `INSERT,MODIFY "~FANOUT"`}, []string{
+			`dynamodb:DeleteItem,dynamodb:GetItem,dynamodb:PutItem on ShopTable9FD07E5E.Arn if {"ForAllValues:StringLike":{"dynamodb:LeadingKeys":["~FANOUT*"]}}`,
 			"dynamodb:DescribeStream,dynamodb:GetRecords,dynamodb:GetShardIterator,dynamodb:ListStreams on ShopTable9FD07E5E.StreamArn",
 			"dynamodb:Query on ShopTable9FD07E5E.Arn/index/GSI1", // CustomerOrders, exactly
 			"dynamodb:UpdateItem on ShopTable9FD07E5E.Arn",
@@ -137,15 +143,16 @@ func TestStreamHandlers(t *testing.T) {
 				t.Errorf("on-failure destination %s", dest)
 			}
 			// AND filters keep only the handler's events on its entity's items.
-			filters := list(obj(ep["FilterCriteria"])["Filters"])
-			if len(filters) != 1 {
-				t.Fatalf("filters %v", filters)
-			}
 			var pattern map[string]any
-			json.Unmarshal([]byte(obj(filters[0])["Pattern"].(string)), &pattern)
-			sk, _ := json.Marshal(list(obj(obj(obj(pattern["dynamodb"])["Keys"])["SK"])["S"])[0])
-			if !slices.Equal(toStrings(pattern["eventName"]), tt.events) || string(sk) != tt.prefix {
-				t.Errorf("filter %v", pattern)
+			var filters []string
+			for _, f := range list(obj(ep["FilterCriteria"])["Filters"]) {
+				pattern = nil
+				json.Unmarshal([]byte(obj(f)["Pattern"].(string)), &pattern)
+				sk, _ := json.Marshal(list(obj(obj(obj(pattern["dynamodb"])["Keys"])["SK"])["S"])[0])
+				filters = append(filters, strings.Join(toStrings(pattern["eventName"]), ",")+" "+string(sk))
+			}
+			if !slices.Equal(filters, tt.filters) {
+				t.Errorf("filters %v, want %v", filters, tt.filters)
 			}
 			if tt.handler == "Archive" {
 				if ui := obj(pattern["userIdentity"]); toStrings(ui["principalId"])[0] != patterns.TTLPrincipal {

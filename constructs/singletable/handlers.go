@@ -383,6 +383,16 @@ func (h *StreamHandler) access(t *Table, handler patterns.Handler, bucket awss3.
 	if len(a.Reads) > 0 {
 		t.GrantPatterns(h.Role, a.Reads...)
 	}
+	if len(a.OwnActions) > 0 {
+		// Only on its own items: their partition keys start with OwnPrefix.
+		h.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Actions:   jsii.Strings(a.OwnActions...),
+			Resources: &[]*string{t.Table.TableArn()},
+			Conditions: &map[string]any{"ForAllValues:StringLike": map[string]any{
+				"dynamodb:LeadingKeys": []string{a.OwnPrefix + "*"},
+			}},
+		}))
+	}
 	if bucket != nil {
 		h.Role.AddToPrincipalPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Actions:   jsii.Strings("s3:PutObject"),
