@@ -23,8 +23,9 @@ synth: deps
 test: deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local
 
 # The npm packages pinned in package-lock.json: the CDK CLI and dynalite.
-# aws-cdk ships templates for `cdk init` as .go files that are not Go; they
-# would break go vet ./... and gofmt -l ., and synth never uses them.
+# aws-cdk ships templates for `cdk init` as .go files that are not Go:
+# go.mod's `ignore ./node_modules` keeps the go command out of them, but
+# gofmt -l . would read them, and synth never uses them.
 $(NPM_STAMP): package.json package-lock.json
 	npm ci --no-audit --no-fund
 	rm -rf node_modules/aws-cdk/lib/init-templates/*/go
@@ -68,12 +69,14 @@ unit-dynalite: deps
 unit-dynamodb-local: deps
 	KEYPLAN_ENGINE=dynamodb-local $(GO) test $(ENGINE_PKGS)
 
-## test-scale: the runs at scale CI does not make: keyplan migrate of a
-## table of 100,000 items, on each local engine.
+## test-scale: the runs at scale CI does not make, on each local engine:
+## keyplan migrate of a table of 100,000 items, and the fanout handler
+## renaming a source with 100,000 copies (continuation after continuation).
 test-scale: deps
 	@set -e; for e in memory dynalite dynamodb-local; do \
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
 	done
 
 ## bench: the planner benchmarks, and the runtime's requests next to the
@@ -98,11 +101,12 @@ bench-synth: deps
 	time npx --no-install cdk synth --quiet -o $$(mktemp -d)
 
 ## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
-## planner, the bound, the design and lock readers, stream records, the
+## planner, the bound, the design and lock readers, code generated for
+## random models (it must compile), stream records, the
 ## in-process engine (any request; number order). Minimizing a large
 ## input (a design is ~20 KB) would stall a run, so it is capped.
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \

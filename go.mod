@@ -2,6 +2,10 @@ module github.com/keyplan/keyplan
 
 go 1.26
 
+// The CDK CLI (npm, package.json) ships its cdk init templates as
+// %name%.template.go files that are not Go.
+ignore ./node_modules
+
 require (
 	github.com/aws/aws-cdk-go/awscdk/v2 v2.270.0
 	github.com/aws/aws-cdk-go/awscdklambdagoalpha/v2 v2.265.0-alpha.0

@@ -101,7 +101,8 @@ func (d *Design) Handlers() []Handler {
 
 // StreamFilter keeps the stream records a handler needs: its events on
 // one entity's items (told apart by the constant their base sort keys
-// start with), and for the archive only removals by the TTL service.
+// start with), or on the handler's own items (Entity ""), and for the
+// archive only removals by the TTL service.
 type StreamFilter struct {
 	Entity string
 	Events []StreamEvent
@@ -163,6 +164,11 @@ func (d *Design) StreamFilters(h Handler) []StreamFilter {
 			for _, c := range e.Copies {
 				add(c.FromEntity, false, EventModify)
 			}
+			if len(e.Copies) > 0 && !seen[FanoutTag] {
+				// Its continuations: the copies a record left to update.
+				seen[FanoutTag] = true
+				out = append(out, StreamFilter{Events: []StreamEvent{EventInsert, EventModify}, SortKey: d.SK, Lead: FanoutTag})
+			}
 		case HandlerCounters:
 			for _, c := range e.Counters {
 				add(c.Child, false, EventInsert, EventModify, EventRemove)
@@ -177,10 +183,13 @@ func (d *Design) StreamFilters(h Handler) []StreamFilter {
 }
 
 // HandlerAccess is what a stream handler does to the table: write actions
-// on the base table, and the patterns it reads.
+// on the base table, the patterns it reads, and the actions on its own
+// items alone (those whose partition keys start with OwnPrefix).
 type HandlerAccess struct {
 	TableActions []string
 	Reads        []string
+	OwnActions   []string
+	OwnPrefix    string
 }
 
 // HandlerAccess computes a handler's least privilege on the table (its
@@ -196,7 +205,9 @@ func (d *Design) HandlerAccess(h Handler) HandlerAccess {
 				}
 			}
 		}
-		return HandlerAccess{TableActions: []string{"dynamodb:UpdateItem"}, Reads: reads}
+		// Its continuations: read (consistently), written, advanced, removed.
+		return HandlerAccess{TableActions: []string{"dynamodb:UpdateItem"}, Reads: reads,
+			OwnActions: []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"}, OwnPrefix: FanoutTag}
 	case HandlerCounters:
 		// Each record's transaction: a marker Put and the parent's Update.
 		return HandlerAccess{TableActions: []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}}

@@ -37,7 +37,8 @@ func TestStreamFilters(t *testing.T) {
 			`{"dynamodb":{"Keys":{"SK":{"S":[{"prefix":"MATCH#"}]}}},"eventName":["REMOVE"],"userIdentity":{"principalId":["dynamodb.amazonaws.com"],"type":["Service"]}}`}},
 		// A constant sort key is matched exactly, not as a prefix.
 		{"../examples/ecommerce.yaml", HandlerFanout, []string{
-			`{"dynamodb":{"Keys":{"SK":{"S":["CUSTOMER"]}}},"eventName":["MODIFY"]}`}},
+			`{"dynamodb":{"Keys":{"SK":{"S":["CUSTOMER"]}}},"eventName":["MODIFY"]}`,
+			`{"dynamodb":{"Keys":{"SK":{"S":["~FANOUT"]}}},"eventName":["INSERT","MODIFY"]}`}},
 		{"../examples/ecommerce.yaml", HandlerCounters, nil},
 	}
 	for _, tt := range tests {
@@ -54,7 +55,8 @@ func TestStreamFilters(t *testing.T) {
 
 func TestHandlerAccess(t *testing.T) {
 	shop := plan(t, "../examples/ecommerce.yaml")
-	if a := shop.HandlerAccess(HandlerFanout); !slices.Equal(a.TableActions, []string{"dynamodb:UpdateItem"}) || !slices.Equal(a.Reads, []string{"CustomerOrders"}) {
+	if a := shop.HandlerAccess(HandlerFanout); !slices.Equal(a.TableActions, []string{"dynamodb:UpdateItem"}) || !slices.Equal(a.Reads, []string{"CustomerOrders"}) ||
+		!slices.Equal(a.OwnActions, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"}) || a.OwnPrefix != FanoutTag {
 		t.Errorf("fanout: %+v", a)
 	}
 	board := plan(t, "../examples/leaderboard.yaml")

@@ -107,4 +107,8 @@ const (
 	GuardTag = ReservedPrefix + "UNIQUE"
 	// MarkerTag keys the counters handler's once-only markers.
 	MarkerTag = ReservedPrefix + "EVENT"
+	// FanoutTag keys the fanout handler's continuations: the copies of
+	// one source value still to update, and where to resume. Their sort
+	// key is FanoutTag itself (the fanout's event filter matches it).
+	FanoutTag = ReservedPrefix + "FANOUT"
 )

@@ -21,7 +21,7 @@ func TestContractHasNoSecondCopy(t *testing.T) {
 		TableNameEnv: "TableNameEnv", LockEnv: "LockEnv", ArchiveBucketEnv: "ArchiveBucketEnv",
 		DesignPath: "DesignPath", TTLPrincipal: "TTLPrincipal", Module: "Module", BackfillWorker: "BackfillWorker", BackfillMaxWCUEnv: "BackfillMaxWCUEnv",
 	}
-	prefixes := map[string]string{GuardTag: "GuardTag", MarkerTag: "MarkerTag", "/opt/" + LayerDir: "DesignPath"}
+	prefixes := map[string]string{GuardTag: "GuardTag", MarkerTag: "MarkerTag", FanoutTag: "FanoutTag", "/opt/" + LayerDir: "DesignPath"}
 	handlers := map[string]string{}
 	for _, h := range Handlers() {
 		handlers[string(h)] = "Handler" + strings.ToUpper(string(h[:1])) + string(h[1:])

@@ -1,7 +1,9 @@
 package test
 
 import (
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,6 +155,40 @@ func TestPropsProblems(t *testing.T) {
 		{"handlers read both images", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: "../examples/ecommerce.yaml", Stream: awsdynamodb.StreamViewType_NEW_IMAGE}
 		}, nil, []string{"Stream NEW_IMAGE: the stream handlers read NEW_AND_OLD_IMAGES"}},
+		{"numbers that are not numbers", "us-east-1", func(awscdk.Stack) *singletable.Props {
+			nan, inf := math.NaN(), math.Inf(1)
+			return &singletable.Props{ModelFile: "../examples/leaderboard.yaml", RecoveryPeriodDays: nan,
+				Billing: &singletable.Billing{Mode: singletable.Provisioned,
+					Read:    singletable.Scaling{Min: nan, TargetUtilization: inf},
+					Write:   singletable.Scaling{Max: math.Inf(-1)},
+					Indexes: map[string]singletable.IndexScaling{"GSI1": {Read: singletable.Scaling{TargetUtilization: nan}}}},
+				Replicas:       []singletable.Replica{{Region: "eu-west-1", Read: &singletable.Scaling{Max: inf}}},
+				StreamHandlers: &singletable.StreamHandlers{Defaults: singletable.HandlerOptions{BatchSize: nan}, Handlers: map[patterns.Handler]singletable.HandlerOptions{patterns.HandlerCounters: {ParallelizationFactor: nan, MemorySize: inf}}},
+				Backfill:       &singletable.Backfill{MaxWCU: nan, MemorySize: inf},
+			}
+		}, nil, []string{"RecoveryPeriodDays NaN: expected a finite number",
+			"Billing.Read.Min NaN: expected a finite number", "Billing.Read.TargetUtilization +Inf: expected a finite number",
+			"Billing.Write.Max -Inf: expected a finite number", `Billing.Indexes["GSI1"].Read.TargetUtilization NaN: expected a finite number`,
+			"Replicas[0].Read.Max +Inf: expected a finite number",
+			"StreamHandlers.Defaults.BatchSize NaN", `StreamHandlers.Handlers["counters"].ParallelizationFactor NaN`, `StreamHandlers.Handlers["counters"].MemorySize +Inf`,
+			"Backfill.MaxWCU NaN: expected a finite number", "Backfill.MemorySize +Inf"}},
+		{"scaling on demand", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Billing: &singletable.Billing{Read: singletable.Scaling{Min: 10, Max: 5}, Write: singletable.Scaling{Min: math.NaN()}}}
+		}, nil, []string{"Billing.Read: capacity and its auto-scaling apply to Provisioned billing (Billing.Mode); an on-demand table has none (Min 10, Max 5",
+			"Billing.Write: capacity and its auto-scaling apply to Provisioned billing (Billing.Mode); an on-demand table has none (Min NaN"}},
+		{"a recovery period without recovery", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, PointInTimeRecovery: jsii.Bool(false), RecoveryPeriodDays: 7}
+		}, nil, []string{"RecoveryPeriodDays 7: point-in-time recovery is off (PointInTimeRecovery false)"}},
+		{"a recovery period of part of a day", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, RecoveryPeriodDays: 7.5}
+		}, nil, []string{"RecoveryPeriodDays 7.5: expected a whole number of days, 1 to 35"}},
+		{"tags DynamoDB refuses", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Tags: map[string]string{
+				"aws:owner": "me", "AWS:Team": "x", "": "empty key", strings.Repeat("k", 129): "v",
+				"long": strings.Repeat("é", 257), "ok": "", strings.Repeat("ü", 128): strings.Repeat("ü", 256), "semi;colon": "v", "app": "a|b"}}
+		}, nil, []string{`Tags["aws:owner"]: keys starting with aws: are reserved for AWS`, `Tags["AWS:Team"]: keys starting with aws: are reserved for AWS`,
+			`Tags: an empty key (value "empty key"): expected 1 to 128 characters`, `Tags["` + strings.Repeat("k", 129) + `"]: the key is 129 characters, expected at most 128`,
+			`Tags["long"]: the value is 257 characters, expected at most 256`, `Tags["semi;colon"]: the key holds ';'`, `Tags["app"]: the value holds '|'`}},
 		{"bad table name", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, TableName: "my table"}
 		}, nil,
@@ -242,7 +278,8 @@ func TestCustomerManagedKey(t *testing.T) {
 }
 
 // The GlobalTable rule pack flags a replica without point-in-time recovery
-// (cdk-nag's DynamoDB rules never look at AWS::DynamoDB::GlobalTable).
+// (cdk-nag's DynamoDB rules never look at AWS::DynamoDB::GlobalTable):
+// error annotations, and synthesis fails naming each finding.
 func TestRulePackOnRawTable(t *testing.T) {
 	stack := newStack("us-east-1")
 	awsdynamodb.NewTableV2(stack, jsii.String("Raw"), &awsdynamodb.TablePropsV2{
@@ -250,16 +287,80 @@ func TestRulePackOnRawTable(t *testing.T) {
 		Replicas:     &[]*awsdynamodb.ReplicaTableProps{{Region: jsii.String("eu-west-1")}},
 	})
 	awscdk.Aspects_Of(stack).Add(tablerules.NewAspect(), nil)
-	ann := assertions.Annotations_FromStack(stack)
-	for _, id := range []string{"KPG1", "KPG2"} {
-		errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`)))
-		if len(errs) != 1 {
-			t.Errorf("%s: %d errors, want 1", id, len(errs))
+	msg := jsiiPanic(func() { awscdk.Stage_Of(stack).Synth(nil) })
+	for _, want := range []string{"[KPG1] replica eu-west-1 has no point-in-time recovery", "[KPG2] replica eu-west-1 has no deletion protection"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("synthesis failed with %q, which lacks %q", msg, want)
 		}
 	}
 	for _, id := range []string{"KPG3", "KPG4"} {
-		if errs := *ann.FindError(jsii.String("*"), assertions.Match_StringLikeRegexp(jsii.String(`\[`+id+`\]`))); len(errs) != 0 {
-			t.Errorf("%s fired on a compliant table: %s", id, toString(errs[0]))
+		if strings.Contains(msg, "["+id+"]") {
+			t.Errorf("%s fired on a compliant table: %s", id, msg)
+		}
+	}
+}
+
+// The README's app shape (an environment-agnostic stack, whose replica
+// region is {"Ref": "AWS::Region"}) with the rule pack over the app:
+// it synthesizes, and a finding on such a stack names the region as
+// CloudFormation will resolve it.
+func TestRulePackOnAgnosticStack(t *testing.T) {
+	app := awscdk.NewApp(nil)
+	stack := awscdk.NewStack(app, jsii.String("Game"), nil)
+	tbl := singletable.New(stack, "Leaderboard", &singletable.Props{ModelFile: modelFile(t, hotModel), Acknowledge: map[string]string{"KP401": "test"}})
+	awscdk.Aspects_Of(app).Add(tablerules.NewAspect(), nil)
+	if got := validate(tbl); got != "" {
+		t.Fatal(got)
+	}
+	app.Synth(nil) // panics on a finding or an error
+	if errs := *assertions.Annotations_FromStack(stack).FindError(jsii.String("*"), assertions.Match_AnyValue()); len(errs) != 0 {
+		t.Errorf("errors on a compliant table: %v", toString(errs))
+	}
+
+	bad := awscdk.NewApp(nil)
+	stack = awscdk.NewStack(bad, jsii.String("Game"), nil)
+	awsdynamodb.NewTableV2(stack, jsii.String("Raw"), &awsdynamodb.TablePropsV2{
+		PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("PK"), Type: awsdynamodb.AttributeType_STRING},
+	})
+	awscdk.Aspects_Of(bad).Add(tablerules.NewAspect(), nil)
+	msg := jsiiPanic(func() { bad.Synth(nil) })
+	if want := "[KPG1] replica ${AWS::Region} has no point-in-time recovery"; !strings.Contains(msg, want) {
+		t.Errorf("synthesis failed with %q, which lacks %q", msg, want)
+	}
+}
+
+// Under go run with CDK_OUTDIR (how the CDK CLI runs an app), the rule
+// pack's finding fails the run: the app exits non-zero naming it, and a
+// compliant app exits 0 with its cloud assembly written.
+func TestRulePackFailsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an app")
+	}
+	model := modelFile(t, hotModel)
+	bin := filepath.Join(t.TempDir(), "agnostic")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/agnostic").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, bad := range []bool{false, true} {
+		out := t.TempDir()
+		args := []string{model}
+		if bad {
+			args = append(args, "bad")
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Env = append(os.Environ(), "CDK_OUTDIR="+out)
+		stderr, err := cmd.CombinedOutput()
+		switch {
+		case !bad && err != nil:
+			t.Errorf("a compliant app: %v\n%s", err, stderr)
+		case !bad:
+			if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+				t.Errorf("a compliant app synthesized nothing: %v", err)
+			}
+		case err == nil:
+			t.Errorf("an app with a finding exited 0:\n%s", stderr)
+		case !strings.Contains(string(stderr), "[KPG1] replica ${AWS::Region} has no point-in-time recovery"):
+			t.Errorf("an app with a finding failed without naming it:\n%s", stderr)
 		}
 	}
 }
@@ -349,5 +450,50 @@ func TestDocumentedUsageEndsInTheModelsError(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("synthesis ended in %q, want it to name %q", msg, want)
 		}
+	}
+}
+
+// Props that are not numbers fail synthesis once, every problem named,
+// before anything reaches jsii: the app's jsii runtime stays usable (a
+// NaN marshaled to jsii panics and kills it for the rest of the app), no
+// number is reported twice (not a number, then out of range), and tags at
+// DynamoDB's limits pass.
+func TestPropsProblemsFailOnce(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	stack := newStack("us-east-1")
+	tbl := singletable.New(stack, "Tbl", &singletable.Props{ModelFile: "../examples/leaderboard.yaml", RecoveryPeriodDays: inf,
+		Billing:        &singletable.Billing{Mode: singletable.Provisioned, Read: singletable.Scaling{Min: nan, Max: inf, TargetUtilization: inf}},
+		Replicas:       []singletable.Replica{{Region: "eu-west-1", Read: &singletable.Scaling{Min: nan}}},
+		StreamHandlers: &singletable.StreamHandlers{Defaults: singletable.HandlerOptions{ParallelizationFactor: nan}},
+		Backfill:       &singletable.Backfill{MaxWCU: inf},
+		Tags:           map[string]string{"aws:x": "y"},
+	})
+	problems := *tbl.Node().Validate()
+	var got []string
+	for _, p := range problems {
+		got = append(got, *p)
+	}
+	want := []string{"RecoveryPeriodDays +Inf", "Billing.Read.Min NaN", "Billing.Read.Max +Inf", "Billing.Read.TargetUtilization +Inf",
+		"Replicas[0].Read.Min NaN", "StreamHandlers.Defaults.ParallelizationFactor NaN", "Backfill.MaxWCU +Inf", `Tags["aws:x"]`}
+	if len(got) != len(want) {
+		t.Errorf("%d problems, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	msg := jsiiPanic(func() { awscdk.Stage_Of(stack).Synth(nil) })
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("synthesis failed with %q, which lacks %q", msg, w)
+		}
+	}
+	// jsii still works: a good table in a new app synthesizes, with tags
+	// at DynamoDB's limits.
+	good := newStack("")
+	tbl = singletable.New(good, "Good", &singletable.Props{ModelFile: modelFile(t, hotModel), Acknowledge: map[string]string{"KP401": "test"},
+		Tags: map[string]string{"ok": "", strings.Repeat("ü", 128): strings.Repeat("ü", 256), "team/name:x": "a+b=c d.e_f@g"}})
+	if got := validate(tbl); got != "" {
+		t.Fatal(got)
+	}
+	tags := props(one(t, toMap(assertions.Template_FromStack(good, nil).ToJSON()), "AWS::DynamoDB::GlobalTable"))["Replicas"]
+	if !strings.Contains(toString(tags), strings.Repeat("ü", 256)) {
+		t.Errorf("the table's tags %v", tags)
 	}
 }

@@ -9,7 +9,10 @@ import (
 )
 
 // Props configure a single table. Nil props, or zero fields, mean the
-// defaults each field documents; only the model is required.
+// defaults each field documents; only the model is required. Every
+// problem with them (a number that is NaN or infinite, out of range, or
+// given where it does not apply) fails synthesis, all of them at once,
+// each naming its prop.
 type Props struct {
 	// Model is the access-pattern model, built in Go or loaded with
 	// patterns.Load.
@@ -51,7 +54,8 @@ type Props struct {
 	// Default: true.
 	PointInTimeRecovery *bool
 	// RecoveryPeriodDays is how far back point-in-time recovery reaches
-	// (MinRecoveryPeriodDays–MaxRecoveryPeriodDays).
+	// (MinRecoveryPeriodDays–MaxRecoveryPeriodDays, whole days); refused
+	// when PointInTimeRecovery is false.
 	// Default: MaxRecoveryPeriodDays (35).
 	RecoveryPeriodDays float64
 
@@ -92,7 +96,11 @@ type Props struct {
 	// Default: none (keyplan migrate backfills from one machine).
 	Backfill *Backfill
 
-	// Tags are applied to the table and every replica.
+	// Tags are applied to the table and every replica. DynamoDB's limits
+	// are checked at synth: at most MaxTags; keys of 1 to MaxTagKeyLength
+	// characters, not starting with ReservedTagPrefix (aws:, any case);
+	// values of at most MaxTagValueLength; letters, digits, white space
+	// and + - = . _ : / @.
 	// Default: none.
 	Tags map[string]string
 
@@ -124,8 +132,8 @@ type Billing struct {
 	// Mode is OnDemand or Provisioned.
 	// Default: OnDemand.
 	Mode BillingMode
-	// Read and Write scale the table's provisioned capacity; ignored
-	// on-demand.
+	// Read and Write scale the table's provisioned capacity (refused
+	// on-demand, which has none).
 	// Default: sized from the model's cost estimate (see Scaling).
 	Read, Write Scaling
 	// Indexes overrides Read and Write per GSI name.

@@ -2,9 +2,13 @@ package singletable
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -28,6 +32,15 @@ const (
 	// source mapping's concurrent batches per shard.
 	MinParallelization = 1
 	MaxParallelization = 10
+	// MaxTags, MaxTagKeyLength and MaxTagValueLength bound a table's tags
+	// (DynamoDB's tagging restrictions: lengths in Unicode characters; a
+	// key is at least one character, a value may be empty).
+	MaxTags           = 50
+	MaxTagKeyLength   = 128
+	MaxTagValueLength = 256
+	// ReservedTagPrefix starts the tags AWS assigns; a user's tag key may
+	// not start with it, in any case.
+	ReservedTagPrefix = "aws:"
 )
 
 // problems collects props problems, each naming its prop.
@@ -39,6 +52,8 @@ func (p *problems) add(format string, args ...any) { *p = append(*p, fmt.Sprintf
 // concern at a time, collecting every props problem.
 func (t *Table) tableProps(d *patterns.Design) (*awsdynamodb.TablePropsV2, []string) {
 	var ps problems
+	t.numbers(&ps)
+	t.checkTags(&ps)
 	out := &awsdynamodb.TablePropsV2{}
 	t.keys(d, out)
 	t.protection(out, &ps)
@@ -99,10 +114,12 @@ func (t *Table) protection(out *awsdynamodb.TablePropsV2, ps *problems) {
 		if days == 0 {
 			days = MaxRecoveryPeriodDays
 		}
-		if days < MinRecoveryPeriodDays || days > MaxRecoveryPeriodDays {
-			ps.add("RecoveryPeriodDays %v: expected %d to %d", p.RecoveryPeriodDays, MinRecoveryPeriodDays, MaxRecoveryPeriodDays)
+		if finite(days) && (days < MinRecoveryPeriodDays || days > MaxRecoveryPeriodDays || days != math.Trunc(days)) {
+			ps.add("RecoveryPeriodDays %v: expected a whole number of days, %d to %d", p.RecoveryPeriodDays, MinRecoveryPeriodDays, MaxRecoveryPeriodDays)
 		}
 		pitr.RecoveryPeriodInDays = jsii.Number(days)
+	} else if p.RecoveryPeriodDays != 0 {
+		ps.add("RecoveryPeriodDays %v: point-in-time recovery is off (PointInTimeRecovery false), so no period applies; remove one of them", p.RecoveryPeriodDays)
 	}
 	out.PointInTimeRecoverySpecification = pitr
 	out.DeletionProtection = jsii.Bool(boolOr(p.DeletionProtection, true))
@@ -124,6 +141,78 @@ func (t *Table) naming(out *awsdynamodb.TablePropsV2, ps *problems) {
 			ps.add("TableName %q: expected 3-255 characters of [a-zA-Z0-9_.-]", name)
 		}
 		out.TableName = jsii.String(name)
+	}
+}
+
+// checkTags refuses the tags DynamoDB would: more than MaxTags, an empty
+// or over-long key, an over-long value, a key starting with aws: (in any
+// case), a character outside letters, digits, white space and + - = . _ :
+// / @.
+func (t *Table) checkTags(ps *problems) {
+	tags := t.props.Tags
+	if len(tags) > MaxTags {
+		ps.add("Tags: %d tags, expected at most %d per table", len(tags), MaxTags)
+	}
+	for _, k := range slices.Sorted(maps.Keys(tags)) {
+		v := tags[k]
+		switch n := utf8.RuneCountInString(k); {
+		case n == 0:
+			ps.add("Tags: an empty key (value %q): expected 1 to %d characters", v, MaxTagKeyLength)
+		case n > MaxTagKeyLength:
+			ps.add("Tags[%q]: the key is %d characters, expected at most %d", k, n, MaxTagKeyLength)
+		}
+		if strings.HasPrefix(strings.ToLower(k), ReservedTagPrefix) {
+			ps.add("Tags[%q]: keys starting with %s are reserved for AWS", k, ReservedTagPrefix)
+		}
+		if n := utf8.RuneCountInString(v); n > MaxTagValueLength {
+			ps.add("Tags[%q]: the value is %d characters, expected at most %d", k, n, MaxTagValueLength)
+		}
+		for what, s := range map[string]string{"key": k, "value": v} {
+			if i := strings.IndexFunc(s, func(r rune) bool { return !tagRune(r) }); i >= 0 {
+				r, _ := utf8.DecodeRuneInString(s[i:])
+				ps.add("Tags[%q]: the %s holds %q: expected letters, digits, white space and + - = . _ : / @", k, what, r)
+			}
+		}
+	}
+}
+
+// tagRune reports whether r may be in a tag's key or value.
+func tagRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r) || strings.ContainsRune("+-=._:/@", r)
+}
+
+// finite reports whether x is a number jsii can carry (not NaN, not ±Inf).
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// numbers refuses NaN and infinite numbers in the numeric props, naming
+// each, before anything reaches jsii: JSON cannot carry them, and a jsii
+// call that tries panics and leaves the jsii runtime dead for the rest of
+// the app. The range checks that follow skip them (one problem each).
+// Scaling's numbers are scaled's to check, where each is used.
+func (t *Table) numbers(ps *problems) {
+	p := t.props
+	num := func(name string, x float64) {
+		if !finite(x) {
+			ps.add("%s %v: expected a finite number", name, x)
+		}
+	}
+	handler := func(name string, o HandlerOptions) {
+		num(name+".BatchSize", o.BatchSize)
+		num(name+".RetryAttempts", o.RetryAttempts)
+		num(name+".ParallelizationFactor", o.ParallelizationFactor)
+		num(name+".ReservedConcurrency", o.ReservedConcurrency)
+		num(name+".MemorySize", o.MemorySize)
+	}
+	num("RecoveryPeriodDays", p.RecoveryPeriodDays)
+	if sh := p.StreamHandlers; sh != nil {
+		handler("StreamHandlers.Defaults", sh.Defaults)
+		for _, h := range slices.Sorted(maps.Keys(sh.Handlers)) {
+			handler(fmt.Sprintf("StreamHandlers.Handlers[%q]", h), sh.Handlers[h])
+		}
+	}
+	if b := p.Backfill; b != nil {
+		num("Backfill.MaxWCU", b.MaxWCU)
+		num("Backfill.MemorySize", b.MemorySize)
 	}
 }
 
@@ -237,8 +326,8 @@ func (t *Table) replicaReads(d *patterns.Design, i int, r Replica, rp *awsdynamo
 		o := scaled(ps, fmt.Sprintf("Replicas[%d].Read", i), *r.Read, load[patterns.Table])
 		if len(*ps) == before { // CDK throws on bad capacity
 			rp.ReadCapacity = awsdynamodb.Capacity_Autoscaled(o)
+			rr.Read[patterns.Table] = *o.MinCapacity
 		}
-		rr.Read[patterns.Table] = *o.MinCapacity
 	}
 	names := make([]string, 0, len(r.Indexes))
 	for name := range r.Indexes {
@@ -292,6 +381,12 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *p
 		if b != nil && len(b.Indexes) > 0 {
 			ps.add("Billing.Indexes: per-index capacity applies to Provisioned billing")
 		}
+		for i, s := range []Scaling{b.orNone().Read, b.orNone().Write} {
+			if s != (Scaling{}) {
+				ps.add("%s: capacity and its auto-scaling apply to Provisioned billing (Billing.Mode); an on-demand table has none (Min %v, Max %v, TargetUtilization %v)",
+					[]string{"Billing.Read", "Billing.Write"}[i], s.Min, s.Max, s.TargetUtilization)
+			}
+		}
 		out.Billing = awsdynamodb.Billing_OnDemand(nil)
 		return
 	}
@@ -316,16 +411,16 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *p
 	indexes := map[string][2]*awsdynamodb.AutoscaledCapacityOptions{}
 	for _, ix := range deployed {
 		s, ok := b.Indexes[ix.Name]
-		if !ok {
-			s = IndexScaling{Read: Scaling{TargetUtilization: b.Read.TargetUtilization}, Write: Scaling{TargetUtilization: b.Write.TargetUtilization}}
+		if !ok { // like the table (a target that is not a number is reported there)
+			s = IndexScaling{Read: Scaling{TargetUtilization: orZero(b.Read.TargetUtilization)}, Write: Scaling{TargetUtilization: orZero(b.Write.TargetUtilization)}}
 		}
 		l := load[ix.Name]
 		if l == nil {
 			l = &patterns.IndexLoad{}
 		}
 		indexes[ix.Name] = [2]*awsdynamodb.AutoscaledCapacityOptions{
-			scaled(ps, "Billing.Indexes["+ix.Name+"].Read", s.Read, l.ReadUnits),
-			scaled(ps, "Billing.Indexes["+ix.Name+"].Write", s.Write, l.WriteUnits),
+			scaled(ps, fmt.Sprintf("Billing.Indexes[%q].Read", ix.Name), s.Read, l.ReadUnits),
+			scaled(ps, fmt.Sprintf("Billing.Indexes[%q].Write", ix.Name), s.Write, l.WriteUnits),
 		}
 	}
 	names := make([]string, 0, len(b.Indexes))
@@ -353,9 +448,39 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *p
 	}
 }
 
+// orNone is b, or no billing props at all.
+func (b *Billing) orNone() *Billing {
+	if b == nil {
+		return &Billing{}
+	}
+	return b
+}
+
+// orZero is x when finite, else 0.
+func orZero(x float64) float64 {
+	if finite(x) {
+		return x
+	}
+	return 0
+}
+
 // scaled is one dimension's auto-scaling: Min defaults to the estimate at
 // the target utilization (at least 1), Max to 10 × Min (at least 10).
+// Nil, with a problem naming each, when a number is NaN or infinite.
 func scaled(ps *problems, where string, s Scaling, units float64) *awsdynamodb.AutoscaledCapacityOptions {
+	bad := false
+	for _, f := range []struct {
+		name string
+		x    float64
+	}{{"Min", s.Min}, {"Max", s.Max}, {"TargetUtilization", s.TargetUtilization}} {
+		if !finite(f.x) {
+			ps.add("%s.%s %v: expected a finite number", where, f.name, f.x)
+			bad = true
+		}
+	}
+	if bad {
+		return nil
+	}
 	target := s.TargetUtilization
 	if target == 0 {
 		target = DefaultTargetUtilization

@@ -17,6 +17,11 @@ type Aspect struct{}
 func NewAspect() awscdk.IAspect { return &Aspect{} }
 
 // Visit evaluates a GlobalTable resource; other constructs are skipped.
+// Each finding, and a resource the pack cannot read, is an error
+// annotation (what `cdk synth` prints) and fails the resource's
+// validation, so synthesis fails wherever the app runs: under the CDK
+// CLI, and under `go run` with CDK_OUTDIR, where error annotations alone
+// would let the app exit 0.
 func (a *Aspect) Visit(node constructs.IConstruct) {
 	if !*awsdynamodb.CfnGlobalTable_IsCfnGlobalTable(node) {
 		return
@@ -25,14 +30,31 @@ func (a *Aspect) Visit(node constructs.IConstruct) {
 	if !ok {
 		return
 	}
-	g, err := Resolve(cfn)
-	if err != nil {
-		awscdk.Annotations_Of(node).AddError(jsii.String("tablerules: " + err.Error()))
+	var msgs []string
+	if g, err := Resolve(cfn); err != nil {
+		msgs = []string{"tablerules: " + err.Error()}
+	} else {
+		msgs = Evaluate(g)
+	}
+	if len(msgs) == 0 {
 		return
 	}
-	for _, msg := range Evaluate(g) {
+	for _, msg := range msgs {
 		awscdk.Annotations_Of(node).AddError(jsii.String(msg))
 	}
+	node.Node().AddValidation(findings(msgs))
+}
+
+// findings fail a resource's validation.
+type findings []string
+
+// Validate returns the findings: each fails synthesis.
+func (f findings) Validate() *[]*string {
+	out := make([]*string, len(f))
+	for i, m := range f {
+		out[i] = jsii.String(m)
+	}
+	return &out
 }
 
 // Resolve reads a GlobalTable's properties as CloudFormation will see them.

@@ -65,10 +65,50 @@ func TestRules(t *testing.T) {
 			}
 		})
 	}
-	if res, _ := ReplicaStream(&GlobalTable{Replicas: []Replica{{Region: "us-east-1"}}}); res != NotApplicable {
+	if res, _ := ReplicaStream(&GlobalTable{Replicas: []Replica{{Region: Literal("us-east-1")}}}); res != NotApplicable {
 		t.Errorf("KPG3 on a single-region table: %s", res)
 	}
 	if msgs := Evaluate(table(t, compliantProvisioned)); len(msgs) != 0 {
 		t.Errorf("compliant table: %v", msgs)
+	}
+}
+
+// An environment-agnostic stack's table (its replica's region is
+// {"Ref": "AWS::Region"}), and properties that are intrinsics: read, never
+// an error; a rule that needs an intrinsic true says it cannot prove it.
+func TestIntrinsics(t *testing.T) {
+	g := table(t, `{
+  "BillingMode": "PAY_PER_REQUEST",
+  "Replicas": [{"Region": {"Ref": "AWS::Region"}, "DeletionProtectionEnabled": true, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": true}}]
+}`)
+	if msgs := Evaluate(g); len(msgs) != 0 {
+		t.Errorf("a compliant table of an environment-agnostic stack: %v", msgs)
+	}
+	if got := g.Replicas[0].Region.String(); got != "${AWS::Region}" {
+		t.Errorf("region %q", got)
+	}
+	g = table(t, `{
+  "BillingMode": {"Fn::If": ["Prod", "PROVISIONED", "PAY_PER_REQUEST"]},
+  "StreamSpecification": {"StreamViewType": {"Ref": "View"}},
+  "Replicas": [
+    {"Region": {"Ref": "AWS::Region"}, "DeletionProtectionEnabled": {"Ref": "Protect"}, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": {"Fn::If": ["Prod", true, false]}}},
+    {"Region": "eu-west-1", "DeletionProtectionEnabled": true, "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": true},
+     "ReadProvisionedThroughputSettings": {"ReadCapacityUnits": {"Ref": "Reads"}}}]
+}`)
+	msgs := strings.Join(Evaluate(g), "\n")
+	for _, want := range []string{
+		`[KPG1] replica ${AWS::Region} has no point-in-time recovery (it is {"Fn::If": ["Prod", true, false]}, which only the deploy resolves: give a literal true)`,
+		"[KPG2] replica ${AWS::Region} has no deletion protection (it is ${Protect}, which only the deploy resolves",
+		"[KPG3] replicas need a NEW_AND_OLD_IMAGES stream",
+		"[KPG4] provisioned writes are not auto-scaled",
+	} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("findings:\n%s\nwant:\n%s", msgs, want)
+		}
+	}
+	// A Value writes back what it read.
+	b, err := json.Marshal(g.Replicas[1].ReadProvisionedThroughputSettings)
+	if err != nil || string(b) != `{"ReadCapacityUnits":{"Ref":"Reads"},"ReadCapacityAutoScalingSettings":null}` {
+		t.Errorf("%s %v", b, err)
 	}
 }

@@ -42,7 +42,8 @@ func Design() (*patterns.Design, error) { return design() }
 type DB struct{ t *dynamo.Table }
 
 // Open returns the DB over the table named table (the deployed name,
-// e.g. from the TABLE_NAME the construct sets) through client.
+// e.g. from the environment variable KEYPLAN_TABLE_NAME the construct
+// sets) through client.
 func Open(client dynamo.Client, table string) (*DB, error) {
 	d, err := design()
 	if err != nil {

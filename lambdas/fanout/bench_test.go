@@ -12,7 +12,8 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// nopClient answers every CustomerOrders query with one order.
+// nopClient answers every CustomerOrders query with one order, and finds
+// no continuation.
 type nopClient struct {
 	dynamo.Client
 	order map[string]types.AttributeValue
@@ -20,6 +21,10 @@ type nopClient struct {
 
 func (c nopClient) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	return &dynamodb.QueryOutput{Items: []map[string]types.AttributeValue{c.order}}, nil
+}
+
+func (nopClient) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return &dynamodb.GetItemOutput{}, nil
 }
 
 func (nopClient) UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {

@@ -240,6 +240,17 @@ type BackfillOptions struct {
 	Checkpoint string
 }
 
+// CheckMaxWCU refuses a write-rate limit (BackfillOptions.MaxWCU,
+// keyplan migrate --max-wcu) that is not a finite number of write units
+// per second, zero (no limit) or more: NaN compares false with every
+// bound, and would run unlimited.
+func CheckMaxWCU(rate float64) error {
+	if math.IsNaN(rate) || math.IsInf(rate, 0) || rate < 0 {
+		return fmt.Errorf("%v: expected a finite number of write units per second, 0 (no limit) or more", rate)
+	}
+	return nil
+}
+
 // BackfillResult is what a run did: the counts (resumed runs included)
 // and the items it could not rewrite (at most 20 kept).
 type BackfillResult struct {
@@ -255,6 +266,9 @@ type BackfillResult struct {
 // segment is done (the checkpoint is then removed), or on the first error
 // that is not an item's (the checkpoint stays: run again to resume).
 func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOptions) (*BackfillResult, error) {
+	if err := CheckMaxWCU(o.MaxWCU); err != nil {
+		return nil, fmt.Errorf("BackfillOptions.MaxWCU: %w", err)
+	}
 	if o.Segments <= 0 {
 		o.Segments = 1
 	}

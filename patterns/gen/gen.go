@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/format"
 	"go/token"
+	"go/types"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,16 +29,43 @@ type Options struct {
 // entities' and patterns'.
 var reserved = []string{"DB", "Open", "Design", "TableName", "Options", "Page", "Runtime"}
 
+// CheckPackage refuses a name the generated package cannot have: not a
+// Go identifier, a keyword, the blank identifier, or main (a command,
+// which no code can import and go build refuses without a func main).
+func CheckPackage(name string) error {
+	if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
+		return fmt.Errorf("package %q: expected a Go package name (an identifier such as shopdb)", name)
+	}
+	if name == "main" {
+		return fmt.Errorf("package %q: expected a Go package name other than main (the generated code is a library a program imports, e.g. shopdb)", name)
+	}
+	return nil
+}
+
 // Go returns the generated file, gofmt'ed; an error names the model
 // name that cannot become Go (and why).
+//
+// Names follow the model's: an entity, pattern or attribute becomes its
+// exported Go name (Exported). Two renames keep the code compiling
+// whatever the model calls things:
+//   - a method's parameter is the attribute's name in lower camel case
+//     (customerId → customerID); when that is a Go keyword or predeclared
+//     identifier (string, nil, len…), a name the generated code uses
+//     (ctx, db, o, it, err, v, dynamo, readPage, decodeOrder…; see
+//     bodyNames) or the name of an earlier parameter of the same
+//     method (ab, aB), underscores are appended until it is none of them
+//     (string → string_, aB → ab_);
+//   - an entity's field named like a method of its struct (Values) gets
+//     an underscore appended (values → Values_).
+//
+// Other collisions (two attributes of one entity with one Go name, a
+// pattern named like an entity or like the generated API) are refused
+// with an error naming both.
 func Go(d *patterns.Design, o Options) ([]byte, error) {
-	if !token.IsIdentifier(o.Package) || token.IsKeyword(o.Package) || o.Package == "_" {
-		return nil, fmt.Errorf("--package %q: expected a Go package name (an identifier such as shopdb)", o.Package)
+	if err := CheckPackage(o.Package); err != nil {
+		return nil, err
 	}
-	g := &gen{d: d, m: d.Model(), names: map[string]string{}}
-	for _, r := range reserved {
-		g.names[r] = "keyplan's generated API"
-	}
+	g := newGen(d)
 	if err := g.file(o); err != nil {
 		return nil, err
 	}
@@ -48,11 +76,30 @@ func Go(d *patterns.Design, o Options) ([]byte, error) {
 	return out, nil
 }
 
+func newGen(d *patterns.Design) *gen {
+	g := &gen{d: d, m: d.Model(), names: map[string]string{}, decoders: map[string]bool{}}
+	for _, r := range reserved {
+		g.names[r] = "keyplan's generated API"
+	}
+	for _, e := range g.m.Entities {
+		g.decoders["decode"+Exported(e.Name)] = true
+	}
+	for _, p := range g.m.Patterns {
+		if len(p.Entities) > 1 {
+			g.decoders["decode"+Exported(p.Name)+"Item"] = true
+		}
+	}
+	return g
+}
+
 type gen struct {
 	d     *patterns.Design
 	m     *patterns.Model
 	buf   bytes.Buffer
 	names map[string]string // exported top-level name -> what took it
+	// decoders are the generated decode functions' names (unexported, so
+	// a parameter could shadow one).
+	decoders map[string]bool
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
@@ -64,6 +111,17 @@ func (g *gen) claim(name, what string) error {
 	}
 	g.names[name] = what
 	return nil
+}
+
+// commentText is s fit for a line comment: control characters (a line
+// break would end the comment and start code) become spaces.
+func commentText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // Exported is a model name as an exported Go identifier: the first
@@ -100,7 +158,8 @@ func Exported(name string) string {
 // initialisms are the word endings Go spells in capitals.
 var initialisms = map[string]string{"Id": "ID", "Ids": "IDs", "Url": "URL", "Arn": "ARN"}
 
-// local is a name as an unexported Go identifier (a parameter).
+// local is a name as an unexported Go identifier, before the renames
+// that keep it from shadowing (param).
 func local(name string) string {
 	s := Exported(name)
 	r := []rune(s)
@@ -109,12 +168,43 @@ func local(name string) string {
 		r[i] = unicode.ToLower(r[i])
 		i++
 	}
-	s = string(r)
-	if token.IsKeyword(s) || s == "ctx" || s == "db" || s == "o" || s == "in" {
+	return string(r)
+}
+
+// bodyNames are the unexported names a method of DB with parameters from
+// the model sees, besides the decoders: the imports, the package's
+// helpers, the receiver, the fixed parameters and the locals. A parameter
+// by one of these names would shadow it (a test checks the list against
+// the generated code).
+var bodyNames = []string{
+	// imports
+	"context", "fmt", "iter", "strings", "sync", "time", "types", "patterns", "dynamo",
+	// package-level helpers
+	"designJSON", "design", "readPage", "readAll", "asInt64", "asFloat64", "asString", "asBool", "asTime", "asAny", "badType",
+	// a method's receiver, fixed parameters and locals
+	"db", "ctx", "o", "in", "it", "err", "v",
+}
+
+// paramReserved reports whether a generated method's parameter may not
+// be called name: a keyword, a predeclared identifier, or a name the
+// generated code uses.
+func (g *gen) paramReserved(name string) bool {
+	return token.IsKeyword(name) || types.Universe.Lookup(name) != nil || slices.Contains(bodyNames, name) || g.decoders[name]
+}
+
+// paramName is the parameter for attribute attr, given the parameters
+// before it (the rule in Go's documentation).
+func (g *gen) paramName(attr string, before []param) string {
+	s := local(attr)
+	for g.paramReserved(s) || slices.ContainsFunc(before, func(p param) bool { return p.name == s }) {
 		s += "_"
 	}
 	return s
 }
+
+// methods are the methods of an entity's struct: a field may not be
+// named like one.
+var methods = []string{"Values", "from"}
 
 // goType is an attribute's Go type: a builtin, time.Time, or the
 // entity's named string type for an enum.
@@ -143,10 +233,10 @@ func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
 func (g *gen) file(o Options) error {
 	g.p("%s", Header)
 	if o.Source != "" {
-		g.p("// Source: %s (keyplan gen go)", strings.ReplaceAll(o.Source, "\n", " "))
+		g.p("// Source: %s (keyplan gen go)", commentText(o.Source))
 	}
 	g.p("")
-	g.p("// Package %s reads and writes the %s table as its keyplan design says:", o.Package, g.d.Table)
+	g.p("// Package %s reads and writes the %s table as its keyplan design says:", o.Package, commentText(g.d.Table))
 	g.p("// one typed method per access pattern, each one GetItem, Query or write.")
 	g.p("package %s", o.Package)
 	g.p("")
@@ -194,7 +284,8 @@ func Design() (*patterns.Design, error) { return design() }
 type DB struct{ t *dynamo.Table }
 
 // Open returns the DB over the table named table (the deployed name,
-// e.g. from the TABLE_NAME the construct sets) through client.
+// e.g. from the environment variable %s the construct
+// sets) through client.
 func Open(client dynamo.Client, table string) (*DB, error) {
 	d, err := design()
 	if err != nil {
@@ -287,7 +378,7 @@ func asAny(x any) (any, bool)             { return x, true }
 func badType(entity, name string, x, want any) error {
 	return fmt.Errorf("%%s: %%s: %%T where %%T was expected", entity, name, x, want)
 }
-`, strconv.Quote(string(raw)), o.Package)
+`, strconv.Quote(string(raw)), o.Package, patterns.TableNameEnv)
 	for _, name := range g.entityNames() {
 		if err := g.entity(g.m.Entity(name)); err != nil {
 			return err
@@ -324,7 +415,11 @@ func (g *gen) field(e *patterns.Entity, a *patterns.Attribute) (name, typ string
 	if a.Optional {
 		typ = "*" + typ
 	}
-	return Exported(a.Name), typ
+	name = Exported(a.Name)
+	for slices.Contains(methods, name) {
+		name += "_"
+	}
+	return name, typ
 }
 
 func (g *gen) entity(e *patterns.Entity) error {
@@ -504,7 +599,7 @@ func (g *gen) attrOf(entities []string, name string) (*patterns.Entity, *pattern
 
 func (g *gen) paramOf(e *patterns.Entity, a *patterns.Attribute, name string, ptr bool) param {
 	t := g.goType(e, a)
-	return param{attr: name, name: local(name), typ: t, enum: baseTypeBuiltin(t) == "", ptr: ptr}
+	return param{attr: name, typ: t, enum: baseTypeBuiltin(t) == "", ptr: ptr}
 }
 
 func (g *gen) read(p *patterns.Pattern) error {
@@ -522,7 +617,9 @@ func (g *gen) read(p *patterns.Pattern) error {
 		if a == nil {
 			return fmt.Errorf("pattern %s: no entity of it has attribute %s", p.Name, w)
 		}
-		params = append(params, g.paramOf(e, a, w, false))
+		p := g.paramOf(e, a, w, false)
+		p.name = g.paramName(w, params)
+		params = append(params, p)
 	}
 	var sig, args []string
 	for _, a := range params {
@@ -649,7 +746,7 @@ func (g *gen) write(w *patterns.Write) error {
 	seen := map[string]string{}
 	for _, p := range params {
 		if prev, ok := seen[p.name]; ok {
-			return fmt.Errorf("write pattern %s: parameters %s and %s both become the Go field %s", w.Name, prev, p.attr, p.name)
+			return fmt.Errorf("write pattern %s: parameters %s and %s both become the Go field %s; rename one", w.Name, prev, p.attr, p.name)
 		}
 		seen[p.name] = p.attr
 		g.p("%s %s", p.name, p.typ)

@@ -2,6 +2,9 @@ package gen
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,6 +44,9 @@ func TestEveryModelGenerates(t *testing.T) {
 		}
 		if !bytes.HasPrefix(a, []byte(Header+"\n")) {
 			t.Errorf("%s: no generated-code header", f)
+		}
+		if !bytes.Contains(a, []byte("environment variable "+patterns.TableNameEnv+" the construct")) {
+			t.Errorf("%s: Open's comment does not name the variable the construct sets, %s", f, patterns.TableNameEnv)
 		}
 		for _, p := range d.Model().Patterns {
 			if !bytes.Contains(a, []byte("func (db *DB) "+Exported(p.Name)+"(")) {
@@ -104,9 +110,168 @@ patterns:
 		}
 	}
 	d := planFile(t, "../../examples/ecommerce.yaml")
-	for _, pkg := range []string{"", "func", "shop-db", "_"} {
+	for _, pkg := range []string{"", "func", "shop-db", "_", "main"} {
 		if _, err := Go(d, Options{Package: pkg}); err == nil || !strings.Contains(err.Error(), "expected a Go package name") {
 			t.Errorf("package %q: %v", pkg, err)
+		}
+	}
+}
+
+// plan parses and plans a model given as text.
+func plan(t *testing.T, yaml string) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Parse("m.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// issueNames are the names that made generated code fail to compile
+// (issue 28): attributes named like the generated code's imports, helpers
+// and locals, Go's predeclared identifiers and keywords, ids named it,
+// err, v and nil, an attribute values beside the method Values, and two
+// attributes Go spells alike as parameters (ab, aB).
+const issueNames = `table: Things
+entities:
+  Doc:
+    id: [it]
+    attributes:
+      it: string
+      dynamo: string
+      string: string
+      readPage: string
+      readAll: string
+      decodeDoc: string
+      values: string
+      ab: string
+      aB: string
+      err: string
+      v: string
+      nil: string
+      func: string
+      ctx: {type: string, values: [a, b]}
+      o: number
+  Note:
+    id: [it, err]
+    within: Doc
+    attributes: {it: string, err: string, len: string, true: bool}
+patterns:
+  GetDoc: {get: Doc}
+  ByDynamo: {query: Doc, where: [dynamo]}
+  ByString: {query: Doc, where: [string], sort: func}
+  ByReadPage: {query: Doc, where: [readPage]}
+  ByReadAll: {query: Doc, where: [readAll]}
+  ByDecoder: {query: Doc, where: [decodeDoc]}
+  ByAb: {query: Doc, where: [ab, aB]}
+  ByV: {get: Doc, where: [v], unique: true}
+  ByErr: {get: Doc, where: [err], unique: true}
+  ByNil: {get: Doc, where: [nil], unique: true}
+  ByCtx: {query: Doc, where: [ctx, o]}
+  GetNote: {get: Note}
+  DocWithNotes: {query: [Doc, Note], where: [it]}
+writes:
+  PutNote: {put: Note, if: absent}
+  SetValues: {update: Doc, set: [values], condition: {string: {eq: $nil}}}
+  DropNote: {delete: Note}
+  Import: {batch: {put: Note}}
+`
+
+// The names of issue 28 compile, renamed by the documented rule.
+func TestIssueNamesCompile(t *testing.T) {
+	d := plan(t, issueNames)
+	for _, dg := range d.Diagnostics {
+		if dg.Severity == patterns.SeverityError {
+			t.Fatalf("the model has an error (keyplan gen go would refuse it): %v", dg)
+		}
+	}
+	src, err := Go(d, Options{Package: "db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := typeCheck(t, "db", src); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"func (db *DB) GetDoc(ctx context.Context, it_ string) (*Doc, error)",
+		"func (db *DB) ByDynamo(ctx context.Context, dynamo_ string, o Options)",
+		"func (db *DB) ByString(ctx context.Context, string_ string, o Options)",
+		"func (db *DB) ByReadPage(ctx context.Context, readPage_ string, o Options)",
+		"func (db *DB) ByDecoder(ctx context.Context, decodeDoc_ string, o Options)",
+		"func (db *DB) ByAb(ctx context.Context, ab string, ab_ string, o Options)",
+		"func (db *DB) ByNil(ctx context.Context, nil_ string) (*Doc, error)",
+		"func (db *DB) ByCtx(ctx context.Context, ctx_ DocCtx, o_ float64, o Options)",
+		"func (db *DB) GetNote(ctx context.Context, it_ string, err_ string) (*Note, error)",
+		`x["values"] = v.Values_`,
+	} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("no %q in the generated code", want)
+		}
+	}
+}
+
+// Generated code, and the same code compiled by go build and vetted by
+// go vet in a module of its own (the bounded version of FuzzGenCompiles,
+// with the real toolchain): the models of issue 28, and each example
+// with an odd but legal package name.
+func TestGeneratedCodeBuilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a module of its own")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The repository's requirements (so nothing is looked up), keyplan
+	// itself replaced by this checkout.
+	mod := strings.Replace(string(gomod), "module "+patterns.Module, "module example.com/gencheck", 1) +
+		"\nrequire " + patterns.Module + " v0.0.0-00010101000000-000000000000\n\nreplace " + patterns.Module + " => " + filepath.ToSlash(root) + "\n"
+	write("go.mod", []byte(mod))
+	write("go.sum", sum)
+	gen := func(dir, pkg string, d *patterns.Design) {
+		t.Helper()
+		src, err := Go(d, Options{Package: pkg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(dir, "keyplan.gen.go"), src)
+	}
+	gen("issue", "db", plan(t, issueNames))
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	more, _ := filepath.Glob("../testdata/models/*.yaml")
+	for i, f := range append(files, more...) {
+		pkg := []string{"dynamo", "fmt", "string", "nil", "types", "patterns"}[i%6]
+		gen(fmt.Sprintf("m%d", i), pkg, planFile(t, f))
+	}
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 }
