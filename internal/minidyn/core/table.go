@@ -8,11 +8,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/keyplan/keyplan/internal/minidyn/interpreter"
 	"github.com/keyplan/keyplan/internal/minidyn/interpreter/language"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
+
+const defaultIndexActivationDelay = 0
 
 // QueryInput struct to represent a query input
 type QueryInput struct {
@@ -45,16 +48,18 @@ type Table struct {
 	UseNativeInterpreter bool
 	NativeInterpreter    interpreter.Native
 	LangInterpreter      interpreter.Language
+	IndexActivationDelay time.Duration
 }
 
 // NewTable creates a new Table
 func NewTable(name string) *Table {
 	return &Table{
-		Name:          name,
-		Indexes:       map[string]*index{},
-		AttributesDef: map[string]string{},
-		SortedKeys:    []string{},
-		Data:          map[string]map[string]*types.Item{},
+		Name:                 name,
+		Indexes:              map[string]*index{},
+		AttributesDef:        map[string]string{},
+		SortedKeys:           []string{},
+		Data:                 map[string]map[string]*types.Item{},
+		IndexActivationDelay: defaultIndexActivationDelay,
 	}
 }
 
@@ -222,6 +227,7 @@ func (t *Table) addGlobalIndex(gsiInput *types.GlobalSecondaryIndex) error {
 		return err
 	}
 
+	i.createdAt = time.Now()
 	// DynamoDB backfills an index created on a table that holds items.
 	for key, item := range t.Data {
 		if err := i.putData(key, item); err != nil {
@@ -291,6 +297,29 @@ func validateSearchInputMaps(input QueryInput) error {
 
 	if err := types.ValidateItemMap(input.ExclusiveStartKey); err != nil {
 		return types.NewError("ValidationException", err.Error(), nil)
+	}
+
+	return nil
+}
+
+// validateSearchExpressionAttributeNames rejects up front any Query/Scan expression that
+// references an attribute name placeholder (#name) not declared in ExpressionAttributeNames.
+// DynamoDB validates this before scanning, so it must error even when the table is empty or
+// no item matches (when the per-item interpreter checks would never run).
+func validateSearchExpressionAttributeNames(input QueryInput) error {
+	checks := []struct {
+		label      string
+		expression string
+	}{
+		{"KeyConditionExpression", input.KeyConditionExpression},
+		{"FilterExpression", input.FilterExpression},
+		{"ProjectionExpression", input.ProjectionExpression},
+	}
+
+	for _, c := range checks {
+		if err := interpreter.ValidateExpressionAttributeNamesDeclared(c.label, c.expression, input.Aliases); err != nil {
+			return types.NewError("ValidationException", err.Error(), nil)
+		}
 	}
 
 	return nil
@@ -418,6 +447,10 @@ func (t *Table) Search(input QueryInput) (SearchResult, error) { //nolint:gocogn
 		return r, err
 	}
 
+	if err := validateSearchExpressionAttributeNames(input); err != nil {
+		return r, err
+	}
+
 	if !input.Scan && input.KeyConditionExpression == "" {
 		return r, nil
 	}
@@ -506,12 +539,13 @@ func (t *Table) Search(input QueryInput) (SearchResult, error) { //nolint:gocogn
 		}
 
 		if keep {
-			item := copyItem(stored)
+			// An index returns the attributes it projects.
+			item := ix.ProjectItem(stored)
 
 			if input.ProjectionExpression != "" {
 				item, err = t.LangInterpreter.Project(interpreter.ProjectInput{
 					Expression: input.ProjectionExpression,
-					Item:       stored,
+					Item:       item,
 					Aliases:    input.Aliases,
 				})
 				if err != nil {
@@ -1033,11 +1067,17 @@ func (t *Table) IndexesDescription() ([]types.GlobalSecondaryIndexDescription, [
 		switch index.typ {
 		case indexTypeGlobal:
 			{
+				status := "ACTIVE"
+				if t.IndexActivationDelay > 0 && time.Since(index.createdAt) < t.IndexActivationDelay {
+					status = "CREATING"
+				}
+
 				gsi = append(gsi, types.GlobalSecondaryIndexDescription{
-					IndexName:  &indexName,
-					ItemCount:  count,
-					KeySchema:  schema,
-					Projection: index.projection,
+					IndexName:   &indexName,
+					ItemCount:   count,
+					KeySchema:   schema,
+					Projection:  index.projection,
+					IndexStatus: &status,
 				})
 			}
 		case indexTypeLocal:

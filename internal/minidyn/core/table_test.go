@@ -127,6 +127,26 @@ func TestAddLocalIndexes(t *testing.T) {
 	c.Contains(err.Error(), "ValidationException: LSI list is empty/invalid")
 }
 
+func TestTableIndexesDescription(t *testing.T) {
+	c := require.New(t)
+
+	newTable, err := createPokemonTable()
+	c.NoError(err)
+
+	localIndexes := createLocalSecondaryIndex()
+	localIndexes[0].KeySchema = []*types.KeySchemaElement{
+		{
+			AttributeName: "id",
+			KeyType:       "HASH",
+		},
+	}
+	c.NoError(newTable.AddLocalIndexes(localIndexes))
+
+	_, lsi := newTable.IndexesDescription()
+	c.Len(lsi, 1)
+	c.Equal("indexname", *lsi[0].IndexName)
+}
+
 func TestApplyIndexChange(t *testing.T) {
 	c := require.New(t)
 
@@ -704,6 +724,49 @@ func TestSearchData_duplicateExpressionAttributeValues(t *testing.T) {
 	c.Contains(apiErr.Message(), "contains duplicates")
 }
 
+func TestSearchData_undeclaredExpressionAttributeName(t *testing.T) {
+	cases := []struct {
+		name  string
+		input QueryInput
+		label string
+	}{
+		{
+			name:  "KeyConditionExpression",
+			input: QueryInput{KeyConditionExpression: "#a = :v"},
+			label: "KeyConditionExpression",
+		},
+		{
+			name:  "FilterExpression",
+			input: QueryInput{FilterExpression: "#a = :v"},
+			label: "FilterExpression",
+		},
+		{
+			name:  "ProjectionExpression",
+			input: QueryInput{ProjectionExpression: "#a"},
+			label: "ProjectionExpression",
+		},
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := require.New(t)
+
+			newTable, err := createPokemonTable()
+			c.NoError(err)
+
+			// Empty table: the per-item interpreter checks never run, so validation must
+			// happen up front to match DynamoDB.
+			_, _, err = newTable.SearchData(tc.input)
+			c.Error(err)
+
+			var apiErr types.Error
+			c.True(errors.As(err, &apiErr))
+			c.Equal("ValidationException", apiErr.Code())
+			c.Contains(apiErr.Message(), "Invalid "+tc.label+": An expression attribute name used in the document path is not defined; attribute name: #a")
+		})
+	}
+}
+
 func TestUpdate_duplicateExpressionAttributeValues(t *testing.T) {
 	c := require.New(t)
 
@@ -778,7 +841,7 @@ func TestUpdate(t *testing.T) {
 
 	var checkErr *types.ConditionalCheckFailedException
 	c.True(errors.As(err, &checkErr))
-	c.Contains(checkErr.Error(), "Conditional request failed")
+	c.Contains(checkErr.Error(), "The conditional request failed")
 	c.Len(checkErr.Item, 3)
 	c.Equal("001", types.StringValue(checkErr.Item["id"].S))
 	c.Equal("grass", types.StringValue(checkErr.Item["type"].S))
@@ -1010,6 +1073,57 @@ func TestPutItem(t *testing.T) {
 	c.NoError(err)
 }
 
+func TestPutItemOverwriteReconcilesGSIKey(t *testing.T) {
+	c := require.New(t)
+
+	newTable := NewTable(tableName)
+	newTable.AttributesDef = map[string]string{"id": "S", "type": "S"}
+	newTable.KeySchema = keySchema{"id", "", false}
+
+	indexName, allStr := "by-type", "ALL"
+	err := newTable.AddGlobalIndexes([]*types.GlobalSecondaryIndex{
+		{
+			ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: 1, WriteCapacityUnits: 1},
+			IndexName:             &indexName,
+			KeySchema: []*types.KeySchemaElement{
+				{AttributeName: "type", KeyType: "HASH"},
+			},
+			Projection: &types.Projection{ProjectionType: &allStr},
+		},
+	})
+	c.NoError(err)
+
+	put := func(id, typ string) {
+		_, perr := newTable.Put(&types.PutItemInput{
+			Item:      map[string]*types.Item{"id": {S: new(id)}, "type": {S: new(typ)}},
+			TableName: &newTable.Name,
+		})
+		c.NoError(perr)
+	}
+
+	queryByType := func(typ string) []map[string]*types.Item {
+		items, _, qerr := newTable.SearchData(QueryInput{
+			Index:                     "by-type",
+			KeyConditionExpression:    "#type = :type",
+			Aliases:                   map[string]string{"#type": "type"},
+			ExpressionAttributeValues: map[string]*types.Item{":type": {S: new(typ)}},
+			ScanIndexForward:          true,
+		})
+		c.NoError(qerr)
+
+		return items
+	}
+
+	put("001", "grass")
+	c.Len(queryByType("grass"), 1)
+
+	// Overwriting the same primary key with a changed GSI key must move the
+	// projection: the new key becomes searchable and the old one is dropped.
+	put("001", "fire")
+	c.Len(queryByType("fire"), 1)
+	c.Len(queryByType("grass"), 0)
+}
+
 func TestGetItem(t *testing.T) {
 	c := require.New(t)
 
@@ -1120,6 +1234,9 @@ func TestMatchKey(t *testing.T) {
 		ExpressionAttributeValues: map[string]*types.Item{
 			":id": {S: new("001")},
 		},
+		Aliases: map[string]string{
+			"#id": "id",
+		},
 		KeyConditionExpression: "#id = :id",
 		FilterExpression:       "#id = :id",
 		ConditionExpression:    new("attribute_exists(id)"),
@@ -1129,6 +1246,273 @@ func TestMatchKey(t *testing.T) {
 	c.NoError(err)
 	c.True(ok)
 	c.NotNil(expresionType)
+}
+
+func TestValidatePrimaryKeyMap_TableMethod(t *testing.T) {
+	c := require.New(t)
+
+	table := NewTable("pk_test")
+	table.AttributesDef = map[string]string{"id": "S"}
+	table.KeySchema = keySchema{"id", "", false}
+
+	err := table.ValidatePrimaryKeyMap(map[string]*types.Item{})
+	c.Error(err)
+	c.Contains(err.Error(), "invalid")
+
+	err = table.ValidatePrimaryKeyMap(map[string]*types.Item{"id": {S: aws.String("1")}})
+	c.NoError(err)
+}
+
+func TestGSIUpdateMovesSecondaryIndexKey(t *testing.T) {
+	c := require.New(t)
+
+	table := NewTable("gsi_move")
+	table.AttributesDef = map[string]string{"id": "S", "seg": "S"}
+	table.KeySchema = keySchema{"id", "", false}
+	table.LangInterpreter = interpreter.Language{}
+
+	idxName := "by_seg"
+	allStr := "ALL"
+
+	err := table.AddGlobalIndexes([]*types.GlobalSecondaryIndex{{
+		ProvisionedThroughput: &types.ProvisionedThroughput{
+			ReadCapacityUnits:  1,
+			WriteCapacityUnits: 1,
+		},
+		IndexName: &idxName,
+		KeySchema: []*types.KeySchemaElement{
+			{AttributeName: "seg", KeyType: "HASH"},
+		},
+		Projection: &types.Projection{ProjectionType: &allStr},
+	}})
+	c.NoError(err)
+
+	idVal := "1"
+	aVal := "alpha"
+	bVal := "beta"
+
+	_, err = table.Put(&types.PutItemInput{
+		TableName: aws.String(table.Name),
+		Item: map[string]*types.Item{
+			"id":  {S: &idVal},
+			"seg": {S: &aVal},
+		},
+	})
+	c.NoError(err)
+
+	queryBySeg := func(seg string) []map[string]*types.Item {
+		t.Helper()
+
+		items, _, qerr := table.SearchData(QueryInput{
+			Index:                  idxName,
+			KeyConditionExpression: "#s = :s",
+			Aliases:                map[string]string{"#s": "seg"},
+			ExpressionAttributeValues: map[string]*types.Item{
+				":s": {S: &seg},
+			},
+			ScanIndexForward: true,
+		})
+		c.NoError(qerr)
+
+		return items
+	}
+
+	matched := queryBySeg(aVal)
+	c.Len(matched, 1)
+	c.Equal(idVal, *matched[0]["id"].S)
+	c.Equal(aVal, *matched[0]["seg"].S)
+	c.Empty(queryBySeg(bVal))
+
+	_, err = table.Update(&types.UpdateItemInput{
+		TableName: aws.String(table.Name),
+		Key: map[string]*types.Item{
+			"id": {S: &idVal},
+		},
+		UpdateExpression: "SET seg = :b",
+		ExpressionAttributeValues: map[string]*types.Item{
+			":b": {S: &bVal},
+		},
+	})
+	c.NoError(err)
+
+	matched = queryBySeg(bVal)
+	c.Len(matched, 1)
+	c.Equal(idVal, *matched[0]["id"].S)
+	c.Equal(bVal, *matched[0]["seg"].S)
+	c.Empty(queryBySeg(aVal))
+}
+
+func TestMatchKey_errorsAndFilterBranches(t *testing.T) {
+	c := require.New(t)
+
+	table, err := createPokemonTable()
+	c.NoError(err)
+
+	item := createPokemon(pokemon{
+		ID:   "001",
+		Type: "grass",
+		Name: "Bulbasaur",
+	})
+
+	t.Run("KeyConditionExpression_syntax_error", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		_, _, err := table.matchKey(QueryInput{
+			KeyConditionExpression: ")))",
+			ExpressionAttributeValues: map[string]*types.Item{
+				":id": {S: new("001")},
+			},
+		}, item)
+		req.Error(err)
+	})
+
+	t.Run("FilterExpression_error", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		_, _, err := table.matchKey(QueryInput{
+			KeyConditionExpression: "#id = :id",
+			FilterExpression:       ")))",
+			Aliases: map[string]string{
+				"#id": "id",
+			},
+			ExpressionAttributeValues: map[string]*types.Item{
+				":id": {S: new("001")},
+			},
+		}, item)
+		req.Error(err)
+	})
+
+	t.Run("ConditionExpression_error", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		_, _, err := table.matchKey(QueryInput{
+			ConditionExpression: aws.String(")))"),
+			ExpressionAttributeValues: map[string]*types.Item{
+				":id": {S: new("001")},
+			},
+		}, item)
+		req.Error(err)
+	})
+
+	t.Run("Filter_skipped_when_key_unmatched", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		exprType, matched, err := table.matchKey(QueryInput{
+			KeyConditionExpression: "#id = :id",
+			FilterExpression:       "#id = :id",
+			Aliases: map[string]string{
+				"#id": "id",
+			},
+			ExpressionAttributeValues: map[string]*types.Item{
+				":id": {S: new("999")},
+			},
+		}, item)
+		req.NoError(err)
+		req.False(matched)
+		req.Equal(interpreter.ExpressionTypeFilter, exprType)
+	})
+}
+
+func TestSearchData_projectionExpressionError(t *testing.T) {
+	c := require.New(t)
+
+	table := NewTable("proj_err")
+	table.AttributesDef = map[string]string{"id": "S"}
+	table.KeySchema = keySchema{"id", "", false}
+	table.LangInterpreter = interpreter.Language{}
+
+	_, err := table.Put(&types.PutItemInput{
+		TableName: aws.String("proj_err"),
+		Item: map[string]*types.Item{
+			"id": {S: aws.String("1")},
+		},
+	})
+	c.NoError(err)
+
+	_, _, err = table.SearchData(QueryInput{
+		Scan:                 true,
+		ProjectionExpression: "@@@",
+	})
+	c.Error(err)
+}
+
+func TestDelete_conditionalCheckFailedAndExpressionValues(t *testing.T) {
+	c := require.New(t)
+
+	table, err := createPokemonTable()
+	c.NoError(err)
+
+	item := createPokemon(pokemon{
+		ID:   "001",
+		Type: "grass",
+		Name: "Bulbasaur",
+	})
+
+	_, err = table.Put(&types.PutItemInput{
+		Item:      item,
+		TableName: aws.String(table.Name),
+	})
+	c.NoError(err)
+
+	t.Run("duplicate_set_values_returns_validation_exception", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		dupA, dupB := "x", "x"
+		_, derr := table.Delete(&types.DeleteItemInput{
+			TableName: aws.String(table.Name),
+			Key:       primaryKeyFromPokemonItem(item),
+			ExpressionAttributeValues: map[string]*types.Item{
+				":bad": {SS: []*string{&dupA, &dupB}},
+			},
+		})
+		req.Error(derr)
+
+		var apiErr types.Error
+		req.True(errors.As(derr, &apiErr))
+		req.Equal("ValidationException", apiErr.Code())
+	})
+
+	t.Run("failing_condition_returns_conditional_check_failed", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		cond := "attribute_exists(nonexistent)"
+		_, derr := table.Delete(&types.DeleteItemInput{
+			TableName:                 aws.String(table.Name),
+			Key:                       primaryKeyFromPokemonItem(item),
+			ConditionExpression:       &cond,
+			ExpressionAttributeValues: map[string]*types.Item{},
+		})
+
+		var checkErr *types.ConditionalCheckFailedException
+		req.True(errors.As(derr, &checkErr))
+	})
+
+	t.Run("delete_missing_item_succeeds", func(t *testing.T) {
+		t.Parallel()
+
+		req := require.New(t)
+
+		_, derr := table.Delete(&types.DeleteItemInput{
+			TableName: aws.String(table.Name),
+			Key: map[string]*types.Item{
+				"id":   {S: aws.String("missing")},
+				"name": {S: aws.String("nobody")},
+			},
+		})
+		req.NoError(derr)
+	})
 }
 
 func TestSetAttributeDefinition(t *testing.T) {
@@ -1249,6 +1633,83 @@ func TestSearchDataWithProjectionExpression(t *testing.T) {
 	c.Len(items[0], 1)
 	c.Equal("bar", *items[0]["foo"].S)
 	c.Contains(lastKey, "id")
+}
+
+func TestSearchData_secondaryIndexProjectionKeysOnlyAndInclude(t *testing.T) {
+	c := require.New(t)
+
+	table := NewTable("idxproj")
+	table.BillingMode = aws.String("PAY_PER_REQUEST")
+	table.AttributesDef = map[string]string{"id": "S", "gsi_pk": "S", "title": "S", "extra": "S"}
+	table.LangInterpreter = interpreter.Language{}
+
+	err := table.CreatePrimaryIndex(&types.CreateTableInput{
+		KeySchema: []*types.KeySchemaElement{{AttributeName: "id", KeyType: "HASH"}},
+	})
+	c.NoError(err)
+
+	keysOnly := "keys-only"
+	includeIdx := "include-idx"
+
+	err = table.AddGlobalIndexes([]*types.GlobalSecondaryIndex{
+		{
+			IndexName: &keysOnly,
+			KeySchema: []*types.KeySchemaElement{{AttributeName: "gsi_pk", KeyType: "HASH"}},
+			Projection: &types.Projection{
+				ProjectionType: aws.String("KEYS_ONLY"),
+			},
+		},
+		{
+			IndexName: &includeIdx,
+			KeySchema: []*types.KeySchemaElement{{AttributeName: "gsi_pk", KeyType: "HASH"}},
+			Projection: &types.Projection{
+				ProjectionType:   aws.String("INCLUDE"),
+				NonKeyAttributes: []*string{aws.String("title")},
+			},
+		},
+	})
+	c.NoError(err)
+
+	_, err = table.Put(&types.PutItemInput{
+		TableName: aws.String("idxproj"),
+		Item: map[string]*types.Item{
+			"id":     {S: aws.String("1")},
+			"gsi_pk": {S: aws.String("g1")},
+			"title":  {S: aws.String("t1")},
+			"extra":  {S: aws.String("x")},
+		},
+	})
+	c.NoError(err)
+
+	items, _, err := table.SearchData(QueryInput{
+		Index:                  keysOnly,
+		KeyConditionExpression: "gsi_pk = :g",
+		ExpressionAttributeValues: map[string]*types.Item{
+			":g": {S: aws.String("g1")},
+		},
+		Limit:            10,
+		ScanIndexForward: true,
+	})
+	c.NoError(err)
+	c.Len(items, 1)
+	c.Contains(items[0], "id")
+	c.Contains(items[0], "gsi_pk")
+	c.NotContains(items[0], "title")
+	c.NotContains(items[0], "extra")
+
+	items2, _, err := table.SearchData(QueryInput{
+		Index:                  includeIdx,
+		KeyConditionExpression: "gsi_pk = :g",
+		ExpressionAttributeValues: map[string]*types.Item{
+			":g": {S: aws.String("g1")},
+		},
+		Limit:            10,
+		ScanIndexForward: true,
+	})
+	c.NoError(err)
+	c.Len(items2, 1)
+	c.Contains(items2[0], "title")
+	c.NotContains(items2[0], "extra")
 }
 
 func TestSnapshot(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -23,21 +24,154 @@ type Client struct {
 	nativeInterpreter    *interpreter.Native
 	useNativeInterpreter bool
 	forceFailureErr      error
+	tableFailureErrs     map[string]error
+	unprocessedMatchers  map[string]func(int, map[string]*AttributeValue) bool
+	indexActivationDelay time.Duration
 }
 
 // NewClient creates a new in-memory DynamoDB-compatible client used by the HTTP server.
 func NewClient() *Client {
 	return &Client{
-		tables:            map[string]*core.Table{},
-		meta:              map[string]*tableMeta{},
-		mu:                sync.Mutex{},
-		nativeInterpreter: interpreter.NewNativeInterpreter(),
-		langInterpreter:   &interpreter.Language{},
+		tables:              map[string]*core.Table{},
+		meta:                map[string]*tableMeta{},
+		mu:                  sync.Mutex{},
+		nativeInterpreter:   interpreter.NewNativeInterpreter(),
+		langInterpreter:     &interpreter.Language{},
+		tableFailureErrs:    map[string]error{},
+		unprocessedMatchers: map[string]func(int, map[string]*AttributeValue) bool{},
 	}
 }
 
 func (c *Client) setFailureCondition(err error) {
 	c.forceFailureErr = err
+}
+
+// failureKey builds the lookup key for a table-scoped failure. An empty index
+// means the failure applies to the whole table.
+func failureKey(table, index string) string {
+	return table + "\x00" + index
+}
+
+// setTableFailureCondition scopes a failure to a table, or to a specific index of
+// that table when index is not empty. A nil err clears that exact scope.
+func (c *Client) setTableFailureCondition(table, index string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	key := failureKey(table, index)
+
+	if err == nil {
+		delete(c.tableFailureErrs, key)
+
+		return
+	}
+
+	c.tableFailureErrs[key] = err
+}
+
+// failureErrFor resolves the emulated error for an operation targeting the given
+// table and index. A global failure overrides everything; otherwise an
+// index-scoped failure (when index is set) wins over a table-wide one. Callers
+// must hold c.mu.
+func (c *Client) failureErrFor(table, index string) error {
+	if c.forceFailureErr != nil {
+		return c.forceFailureErr
+	}
+
+	if index != "" {
+		if err := c.tableFailureErrs[failureKey(table, index)]; err != nil {
+			return err
+		}
+	}
+
+	return c.tableFailureErrs[failureKey(table, "")]
+}
+
+// setUnprocessedMatcher installs a predicate that marks matching sub-requests of a
+// batch operation on tableName as unprocessed. A nil match clears the predicate for
+// that table.
+func (c *Client) setUnprocessedMatcher(tableName string, match func(int, map[string]*AttributeValue) bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if match == nil {
+		delete(c.unprocessedMatchers, tableName)
+
+		return
+	}
+
+	c.unprocessedMatchers[tableName] = match
+}
+
+// clearUnprocessedMatchers removes every batch partial-failure predicate.
+func (c *Client) clearUnprocessedMatchers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	c.unprocessedMatchers = map[string]func(int, map[string]*AttributeValue) bool{}
+}
+
+// batchEmulation is a lock-free snapshot of the failure emulation that applies to a
+// batch operation: a hard failure error (global or table-scoped) that fails the whole
+// call, and the per-table partial-failure predicates.
+type batchEmulation struct {
+	failErr  error
+	matchers map[string]func(int, map[string]*AttributeValue) bool
+}
+
+// unprocessed reports whether sub-request n (raw payload) of tableName should be
+// returned as unprocessed instead of being executed.
+func (e batchEmulation) unprocessed(tableName string, n int, raw map[string]*AttributeValue) bool {
+	match, ok := e.matchers[tableName]
+
+	return ok && match(n, raw)
+}
+
+// batchEmulationFor snapshots the emulation state relevant to a batch touching the
+// given tables. A global failure overrides everything; otherwise any table-scoped
+// failure hard-fails the whole batch. Takes c.mu briefly so the loop can run lock-free.
+func (c *Client) batchEmulationFor(tables ...string) batchEmulation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	snap := batchEmulation{}
+
+	if c.forceFailureErr != nil {
+		snap.failErr = c.forceFailureErr
+
+		return snap
+	}
+
+	for _, table := range tables {
+		if err := c.failureErrFor(table, ""); err != nil {
+			snap.failErr = err
+
+			return snap
+		}
+	}
+
+	for _, table := range tables {
+		if match, ok := c.unprocessedMatchers[table]; ok {
+			if snap.matchers == nil {
+				snap.matchers = map[string]func(int, map[string]*AttributeValue) bool{}
+			}
+
+			snap.matchers[table] = match
+		}
+	}
+
+	return snap
+}
+
+func (c *Client) setIndexActivationDelay(delay time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	c.indexActivationDelay = delay
+
+	for _, table := range c.tables {
+		table.IndexActivationDelay = delay
+	}
 }
 
 // Table helpers
@@ -66,6 +200,7 @@ func (c *Client) CreateTable(ctx context.Context, input *CreateTableInput) (*Cre
 	table.NativeInterpreter = *c.nativeInterpreter
 	table.UseNativeInterpreter = c.useNativeInterpreter
 	table.LangInterpreter = *c.langInterpreter
+	table.IndexActivationDelay = c.indexActivationDelay
 
 	if err := table.CreatePrimaryIndex(&types.CreateTableInput{
 		KeySchema:             mapKeySchema(input.KeySchema),
@@ -214,8 +349,8 @@ func (c *Client) PutItem(ctx context.Context, input *PutItemInput) (*PutItemOutp
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
+	if ferr := c.failureErrFor(aws.ToString(input.TableName), ""); ferr != nil {
+		return nil, ferr
 	}
 
 	if err := validateExpressionAttributes(
@@ -263,8 +398,8 @@ func (c *Client) DeleteItem(ctx context.Context, input *DeleteItemInput) (*Delet
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
+	if ferr := c.failureErrFor(aws.ToString(input.TableName), ""); ferr != nil {
+		return nil, ferr
 	}
 
 	if err := validateExpressionAttributes(
@@ -308,8 +443,8 @@ func (c *Client) UpdateItem(ctx context.Context, input *UpdateItemInput) (*Updat
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
+	if ferr := c.failureErrFor(aws.ToString(input.TableName), ""); ferr != nil {
+		return nil, ferr
 	}
 
 	if err := validateExpressionAttributes(
@@ -355,8 +490,8 @@ func (c *Client) GetItem(ctx context.Context, input *GetItemInput) (*GetItemOutp
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
+	if ferr := c.failureErrFor(aws.ToString(input.TableName), ""); ferr != nil {
+		return nil, ferr
 	}
 
 	if err := validateExpressionAttributes(input.ExpressionAttributeNames, nil, aws.ToString(input.ProjectionExpression)); err != nil {
@@ -397,8 +532,8 @@ func (c *Client) Query(ctx context.Context, input *QueryInput) (*QueryOutput, er
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
+	if ferr := c.failureErrFor(aws.ToString(input.TableName), aws.ToString(input.IndexName)); ferr != nil {
+		return nil, ferr
 	}
 
 	if err := validateExpressionAttributes(
@@ -453,8 +588,8 @@ func (c *Client) Scan(ctx context.Context, input *ScanInput) (*ScanOutput, error
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
+	if ferr := c.failureErrFor(aws.ToString(input.TableName), aws.ToString(input.IndexName)); ferr != nil {
+		return nil, ferr
 	}
 
 	if err := validateExpressionAttributes(
@@ -506,7 +641,10 @@ func (c *Client) Scan(ctx context.Context, input *ScanInput) (*ScanOutput, error
 	}, nil
 }
 
-const batchWriteItemRequestsLimit = 25
+const (
+	batchWriteItemRequestsLimit = 25
+	batchGetItemRequestsLimit   = 100
+)
 
 // DynamoDB returns this message when a WriteRequest has both Put and Delete, or neither.
 var errBatchWriteRequestShape = &smithy.GenericAPIError{
@@ -552,25 +690,44 @@ func validateBatchWriteItemInput(input *BatchWriteItemInput) error {
 	return nil
 }
 
-// BatchWriteItem runs put and delete sub-requests in order. Sub-request failures that look
-// retriable (InternalServerError, ProvisionedThroughputExceededException) are appended to
-// UnprocessedItems and processing continues, matching DynamoDB batch semantics. Any other
-// error fails the whole batch.
-//
-// With EmulateFailure(FailureConditionInternalServerError), each sub-request fails that way,
-// so those writes appear as unprocessed until you call EmulateFailure(FailureConditionNone).
-//
-//gocyclo:ignore
-//gocognit:ignore
+func batchWriteRequestKey(req WriteRequest) map[string]*AttributeValue {
+	if req.PutRequest != nil {
+		return req.PutRequest.Item
+	}
+
+	if req.DeleteRequest != nil {
+		return req.DeleteRequest.Key
+	}
+
+	return nil
+}
+
+// BatchWriteItem runs put and delete sub-requests in order. An emulated failure
+// (global EmulateFailure or table-scoped EmulateFailureForTable touching any table in
+// the batch) hard-fails the whole call, mirroring DynamoDB returning a 500 for the
+// request. UnprocessedItems is produced only by EmulateUnprocessedItems, whose
+// predicate selects individual sub-requests to leave unprocessed while the rest are
+// applied.
 func (c *Client) BatchWriteItem(ctx context.Context, input *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
 	if err := validateBatchWriteItemInput(input); err != nil {
 		return nil, err
 	}
 
+	emulation := c.batchEmulationFor(tableNames(input.RequestItems)...)
+	if emulation.failErr != nil {
+		return nil, emulation.failErr
+	}
+
 	unprocessed := map[string][]WriteRequest{}
 
 	for tableName, reqs := range input.RequestItems {
-		for _, req := range reqs {
+		for i, req := range reqs {
+			if emulation.unprocessed(tableName, i, batchWriteRequestKey(req)) {
+				unprocessed[tableName] = append(unprocessed[tableName], req)
+
+				continue
+			}
+
 			var err error
 			if req.PutRequest != nil {
 				_, err = c.PutItem(ctx, &PutItemInput{
@@ -587,23 +744,120 @@ func (c *Client) BatchWriteItem(ctx context.Context, input *BatchWriteItemInput)
 			}
 
 			if err != nil {
-				var oe smithy.APIError
-				if errors.As(err, &oe) {
-					var is500 *ddbtypes.InternalServerError
-					var isThrottled *ddbtypes.ProvisionedThroughputExceededException
-
-					if errors.As(err, &is500) || errors.As(err, &isThrottled) {
-						unprocessed[tableName] = append(unprocessed[tableName], req)
-						continue
-					}
-				}
-
 				return nil, err
 			}
 		}
 	}
 
 	return &BatchWriteItemOutput{UnprocessedItems: unprocessed}, nil
+}
+
+func tableNames[V any](requestItems map[string]V) []string {
+	names := make([]string, 0, len(requestItems))
+	for name := range requestItems {
+		names = append(names, name)
+	}
+
+	return names
+}
+
+func validateBatchGetItemInput(input *BatchGetItemInput) error {
+	if input == nil {
+		return nil
+	}
+
+	count := 0
+
+	for _, reqs := range input.RequestItems {
+		count += len(reqs.Keys)
+	}
+
+	if count == 0 {
+		return &smithy.GenericAPIError{
+			Code:    "ValidationException",
+			Message: "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
+		}
+	}
+
+	if count > batchGetItemRequestsLimit {
+		return &smithy.GenericAPIError{
+			Code:    "ValidationException",
+			Message: "Too many items requested for the BatchGetItem call",
+		}
+	}
+
+	return nil
+}
+
+// BatchGetItem retrieves multiple items across one or more tables. Validation errors
+// (invalid key schema, malformed AttributeValues, or missing tables) fail the whole
+// batch. An emulated failure (global EmulateFailure or table-scoped
+// EmulateFailureForTable touching any table in the batch) hard-fails the whole call.
+// UnprocessedKeys is produced only by EmulateUnprocessedItems, whose predicate selects
+// individual keys to leave unprocessed while the rest are fetched.
+func (c *Client) BatchGetItem(ctx context.Context, input *BatchGetItemInput) (*BatchGetItemOutput, error) {
+	if err := validateBatchGetItemInput(input); err != nil {
+		return nil, err
+	}
+
+	emulation := c.batchEmulationFor(tableNames(input.RequestItems)...)
+	if emulation.failErr != nil {
+		return nil, emulation.failErr
+	}
+
+	responses := map[string][]map[string]*AttributeValue{}
+	unprocessed := map[string]KeysAndAttributes{}
+
+	for tableName, reqs := range input.RequestItems {
+		tableResponses, unprocessedKeys, err := c.batchGetItemForTable(ctx, tableName, reqs, emulation)
+		if err != nil {
+			return nil, err
+		}
+
+		responses[tableName] = tableResponses
+
+		if len(unprocessedKeys) > 0 {
+			tableUnprocessed := reqs
+			tableUnprocessed.Keys = unprocessedKeys
+			unprocessed[tableName] = tableUnprocessed
+		}
+	}
+
+	return &BatchGetItemOutput{Responses: responses, UnprocessedKeys: unprocessed}, nil
+}
+
+func (c *Client) batchGetItemForTable(ctx context.Context, tableName string, reqs KeysAndAttributes, emulation batchEmulation) ([]map[string]*AttributeValue, []map[string]*AttributeValue, error) {
+	if err := validateExpressionAttributes(reqs.ExpressionAttributeNames, nil, aws.ToString(reqs.ProjectionExpression)); err != nil {
+		return nil, nil, err
+	}
+
+	responses := make([]map[string]*AttributeValue, 0, len(reqs.Keys))
+	unprocessedKeys := make([]map[string]*AttributeValue, 0, len(reqs.Keys))
+
+	for i, key := range reqs.Keys {
+		if emulation.unprocessed(tableName, i, key) {
+			unprocessedKeys = append(unprocessedKeys, key)
+
+			continue
+		}
+
+		item, err := c.GetItem(ctx, &GetItemInput{
+			TableName:                aws.String(tableName),
+			Key:                      key,
+			ConsistentRead:           reqs.ConsistentRead,
+			ExpressionAttributeNames: reqs.ExpressionAttributeNames,
+			ProjectionExpression:     reqs.ProjectionExpression,
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+
+		if len(item.Item) > 0 {
+			responses = append(responses, item.Item)
+		}
+	}
+
+	return responses, unprocessedKeys, nil
 }
 
 func (c *Client) prepareTransact(items []TransactWriteItem) (map[string]core.TableSnapshot, error) {
@@ -627,6 +881,10 @@ func (c *Client) prepareTransact(items []TransactWriteItem) (map[string]core.Tab
 
 		if tableName == "" {
 			continue
+		}
+
+		if ferr := c.failureErrFor(tableName, ""); ferr != nil {
+			return nil, ferr
 		}
 
 		if _, alreadySnapped := snapshots[tableName]; !alreadySnapped {
@@ -693,6 +951,107 @@ func (c *Client) TransactWriteItems(ctx context.Context, input *TransactWriteIte
 	}
 
 	return &TransactWriteItemsOutput{}, nil
+}
+
+func validateTransactGetItemsInput(c *Client, input *TransactGetItemsInput) error {
+	if input == nil {
+		return nil
+	}
+
+	count := len(input.TransactItems)
+	if count == 0 {
+		return &smithy.GenericAPIError{
+			Code:    "ValidationException",
+			Message: "1 validation error detected: Value '{}' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1",
+		}
+	}
+
+	if count > batchGetItemRequestsLimit {
+		return &smithy.GenericAPIError{
+			Code:    "ValidationException",
+			Message: "Too many items requested for the TransactGetItems call",
+		}
+	}
+
+	seenKeys := make(map[string]struct{}, count)
+
+	for _, item := range input.TransactItems {
+		if item.Get == nil {
+			return &smithy.GenericAPIError{
+				Code:    "ValidationException",
+				Message: "transaction item must include Get",
+			}
+		}
+
+		get := item.Get
+
+		tableName := aws.ToString(get.TableName)
+		if tableName == "" {
+			return &smithy.GenericAPIError{
+				Code:    "ValidationException",
+				Message: "TableName must not be null",
+			}
+		}
+
+		table, err := c.getTable(tableName)
+		if err != nil {
+			return mapKnownError(err)
+		}
+
+		internalKeyMap := mapAttributeValueMapToTypes(get.Key)
+		if vErr := types.ValidateItemMap(internalKeyMap); vErr != nil {
+			return mapKnownError(types.NewError("ValidationException", vErr.Error(), nil))
+		}
+
+		if keyErr := table.ValidatePrimaryKeyMap(internalKeyMap); keyErr != nil {
+			return &smithy.GenericAPIError{Code: "ValidationException", Message: keyErr.Error()}
+		}
+
+		key, err := table.KeySchema.GetKey(table.AttributesDef, internalKeyMap)
+		if err != nil {
+			return &smithy.GenericAPIError{Code: "ValidationException", Message: err.Error()}
+		}
+
+		id := tableName + "|" + key
+
+		if _, exists := seenKeys[id]; exists {
+			return &smithy.GenericAPIError{
+				Code:    "ValidationException",
+				Message: "Transaction request cannot include multiple operations on one item",
+			}
+		}
+
+		seenKeys[id] = struct{}{}
+	}
+
+	return nil
+}
+
+// TransactGetItems atomically retrieves multiple items from one or more tables.
+func (c *Client) TransactGetItems(ctx context.Context, input *TransactGetItemsInput) (*TransactGetItemsOutput, error) {
+	if err := validateTransactGetItemsInput(c, input); err != nil {
+		return nil, err
+	}
+
+	responses := make([]ItemResponse, 0, len(input.TransactItems))
+
+	for _, item := range input.TransactItems {
+		get := item.Get
+
+		out, err := c.GetItem(ctx, &GetItemInput{
+			TableName:                get.TableName,
+			Key:                      get.Key,
+			ExpressionAttributeNames: get.ExpressionAttributeNames,
+			ProjectionExpression:     get.ProjectionExpression,
+		})
+		if err != nil {
+			return nil, err
+		}
+
+		responses = append(responses, ItemResponse{Item: out.Item})
+	}
+
+	return &TransactGetItemsOutput{Responses: responses}, nil
 }
 
 func (c *Client) runTransactItem(i, n int, item TransactWriteItem) error {
@@ -887,8 +1246,8 @@ func mapKnownError(err error) error {
 		return nil
 	}
 
-	var intErr types.Error
-	if !errors.As(err, &intErr) {
+	intErr, ok := errors.AsType[types.Error](err)
+	if !ok {
 		return err
 	}
 
@@ -898,8 +1257,7 @@ func mapKnownError(err error) error {
 			Message: aws.String(intErr.Message()),
 		}
 
-		var conditionalErr *types.ConditionalCheckFailedException
-		if errors.As(err, &conditionalErr) {
+		if conditionalErr, ok := errors.AsType[*types.ConditionalCheckFailedException](err); ok {
 			checkErr.Item = mapTypesMapToDDBAttributeValue(conditionalErr.Item)
 		}
 

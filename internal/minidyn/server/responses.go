@@ -72,5 +72,21 @@ type BatchWriteItemOutput struct {
 	UnprocessedItems map[string][]WriteRequest `json:"UnprocessedItems,omitempty"`
 }
 
+// BatchGetItemOutput mirrors DynamoDB BatchGetItemOutput.
+type BatchGetItemOutput struct {
+	Responses       map[string][]map[string]*AttributeValue `json:"Responses,omitempty"`
+	UnprocessedKeys map[string]KeysAndAttributes            `json:"UnprocessedKeys,omitempty"`
+}
+
 // TransactWriteItemsOutput mirrors DynamoDB TransactWriteItemsOutput.
 type TransactWriteItemsOutput struct{}
+
+// ItemResponse mirrors DynamoDB ItemResponse.
+type ItemResponse struct {
+	Item map[string]*AttributeValue `json:"Item,omitempty"`
+}
+
+// TransactGetItemsOutput mirrors DynamoDB TransactGetItemsOutput.
+type TransactGetItemsOutput struct {
+	Responses []ItemResponse `json:"Responses,omitempty"`
+}

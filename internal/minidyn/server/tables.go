@@ -46,7 +46,8 @@ func (m *tableMeta) addDefinitions(defs []ddbtypes.AttributeDefinition) {
 }
 
 // describe is the table's description as DynamoDB gives it; the engine
-// has no asynchronous work, so the table and its indexes are ACTIVE.
+// has no asynchronous work, so the table and its indexes are ACTIVE (an
+// index is CREATING for the activation delay, if one is set).
 func (c *Client) describe(name string, table *core.Table, status ddbtypes.TableStatus) *ddbtypes.TableDescription {
 	d := mapTableDescriptionToDDB(table.Description(name))
 	d.TableStatus = status
@@ -57,7 +58,9 @@ func (c *Client) describe(name string, table *core.Table, status ddbtypes.TableS
 	})
 
 	for i := range d.GlobalSecondaryIndexes {
-		d.GlobalSecondaryIndexes[i].IndexStatus = ddbtypes.IndexStatusActive
+		if d.GlobalSecondaryIndexes[i].IndexStatus == "" {
+			d.GlobalSecondaryIndexes[i].IndexStatus = ddbtypes.IndexStatusActive
+		}
 	}
 
 	m := c.meta[name]

@@ -25,6 +25,10 @@ func TestEval(t *testing.T) {
 		{":a = :a AND :b = :b", TRUE},
 		{":a = :a AND :a = :b", FALSE},
 		{":a = :a OR :a = :b", TRUE},
+		{":a = :a or :a = :b", TRUE},
+		{":a = :a and :b = :b", TRUE},
+		{"not :a = :a", FALSE},
+		{":a = :a Or :a = :b", TRUE},
 		{":x = :y", FALSE},
 		// Numbers
 		{":s = :b", FALSE},
@@ -213,7 +217,9 @@ func TestEvalFunctions(t *testing.T) {
 		{"size(:bin) = :binSize", TRUE},
 		{"attribute_exists(:n)", FALSE},
 		{"attribute_exists(h.notFound)", FALSE},
+		{"attribute_exists(:nilVal)", TRUE},
 		{"attribute_not_exists(:n)", TRUE},
+		{"attribute_not_exists(:nilVal)", FALSE},
 		{"begins_with(:s, :prefix)", TRUE},
 		{"contains(:s, :subtext)", TRUE},
 		{"contains(:list, :element)", TRUE},
@@ -221,20 +227,24 @@ func TestEvalFunctions(t *testing.T) {
 		{"contains(:binSet, :bin)", TRUE},
 		{"contains(:numSet, :num)", TRUE},
 		{"attribute_type(:s, :type)", TRUE},
+		{"attribute_type(:nilVal, :nullType)", TRUE},
+		{"attribute_type(:n, :nullType)", FALSE},
 	}
 
 	env := NewEnvironment()
 
 	err := env.AddAttributes(map[string]*types.Item{
-		":s":       {S: new("HELLO WORLD!")},
-		":sSize":   {N: new("12")},
-		":type":    {S: new("S")},
-		":bin":     {B: []byte{10, 10, 10}},
-		":binSize": {N: new("3")},
-		":prefix":  {S: new("HELLO")},
-		":subtext": {S: new("ELL")},
-		":element": {S: new("a")},
-		":num":     {N: new("1")},
+		":s":        {S: new("HELLO WORLD!")},
+		":sSize":    {N: new("12")},
+		":type":     {S: new("S")},
+		":nullType": {S: new("NULL")},
+		":nilVal":   {NULL: &boolTrue},
+		":bin":      {B: []byte{10, 10, 10}},
+		":binSize":  {N: new("3")},
+		":prefix":   {S: new("HELLO")},
+		":subtext":  {S: new("ELL")},
+		":element":  {S: new("a")},
+		":num":      {N: new("1")},
 		":list": {
 			L: []*types.Item{
 				{S: new("a")},
@@ -361,6 +371,19 @@ func TestEvalUpdateError(t *testing.T) {
 		if result.Inspect() != tt.expectedError.Inspect() {
 			t.Errorf("unexpected error for %q in %q. got=%v, want=%v", tt.envField, tt.input, result.Inspect(), tt.expectedError.Inspect())
 		}
+	}
+}
+
+func TestEvalUpdateIndexAliasInvalidPath(t *testing.T) {
+	env := startEvalUpdateEnv(t)
+
+	// #nested_map_attr aliases a scalar string field; indexing it with [0] fails
+	// and surfaces the resolved alias in the document-path error, exercising
+	// indexFieldID's alias branch.
+	result := testEvalUpdate(t, "SET #nested_map_attr[0] = :one", env)
+
+	if !isError(result) {
+		t.Fatalf("expected an error, got %v", result.Inspect())
 	}
 }
 
@@ -938,19 +961,39 @@ func TestUpdateEvalSyntaxError(t *testing.T) {
 		},
 		{
 			"SET h.bar = :one",
-			"index assignation for \"NULL\" type is not supported",
+			"The document path provided in the update expression is invalid for update; field id: h; path: bar",
 		},
 		{
 			"SET notFound.bar = :one",
-			"index assignation for \"NULL\" type is not supported",
+			"The document path provided in the update expression is invalid for update; field id: notFound; path: bar",
+		},
+		{
+			"SET :val.bar = :one",
+			"The document path provided in the update expression is invalid for update; field id: :val; path: bar",
+		},
+		{
+			"SET notFound[0] = :one",
+			"The document path provided in the update expression is invalid for update; field id: notFound; path: 0",
+		},
+		{
+			"SET info.a.b = :one",
+			"The document path provided in the update expression is invalid for update; field id: info; path: a.b",
+		},
+		{
+			"SET entry_list[0].a.b = :one",
+			"The document path provided in the update expression is invalid for update; field id: entry_list; path: 0.a.b",
+		},
+		{
+			"SET wrapper.label[0] = :one",
+			"The document path provided in the update expression is invalid for update; field id: wrapper; path: label.0",
 		},
 		{
 			"ADD :voidVal :one",
-			"an operand in the update expression has an incorrect data type",
+			"An operand in the update expression has an incorrect data type",
 		},
 		{
 			"SET :x[1] = :one",
-			"index operator not supported for \"BOOL\"",
+			"The document path provided in the update expression is invalid for update; field id: :x; path: 1",
 		},
 		{
 			"SET :list[:x] = :val",
@@ -966,7 +1009,7 @@ func TestUpdateEvalSyntaxError(t *testing.T) {
 		},
 		{
 			"DELETE :x :list",
-			"an operand in the update expression has an incorrect data type",
+			"An operand in the update expression has an incorrect data type",
 		},
 		{
 			"DELETE :list sizze(:x)",
@@ -985,6 +1028,13 @@ func TestUpdateEvalSyntaxError(t *testing.T) {
 				"a": {BOOL: &boolTrue},
 			},
 		},
+		"info": {M: map[string]*types.Item{}},
+		"entry_list": {L: []*types.Item{
+			{M: map[string]*types.Item{}},
+		}},
+		"wrapper": {M: map[string]*types.Item{
+			"label": {S: new("text")},
+		}},
 		":voidVal": {
 			NULL: &boolTrue,
 		},
@@ -1031,6 +1081,24 @@ func TestEvalBooleanInfixExpressionUndefinedOrNil(t *testing.T) {
 	testEvalBooleanInfixUndefinedOrNil(t, "both_undefined", UNDEFINED, UNDEFINED)
 	testEvalBooleanInfixUndefinedOrNil(t, "nil_left", nil, TRUE)
 	testEvalBooleanInfixUndefinedOrNil(t, "nil_right", TRUE, nil)
+}
+
+func TestIsUndefinedObject(t *testing.T) {
+	if !IsUndefinedObject(nil) {
+		t.Fatal("nil should be undefined")
+	}
+
+	if !IsUndefinedObject(UNDEFINED) {
+		t.Fatal("UNDEFINED sentinel should be undefined")
+	}
+
+	if IsUndefinedObject(&Null{IsUndefined: false}) {
+		t.Fatal("NULL dynamodb value is not undefined sentinel")
+	}
+
+	if IsUndefinedObject(TRUE) {
+		t.Fatal("boolean is not undefined")
+	}
 }
 
 func TestEvalBooleanInfixExpressionLeftNotBoolean(t *testing.T) {

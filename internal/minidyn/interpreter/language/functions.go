@@ -69,13 +69,13 @@ var functions = map[string]*Function{
 func attributeExists(args ...Object) Object {
 	path := args[0]
 
-	return nativeBoolToBooleanObject(path.Type() != ObjectTypeNull)
+	return nativeBoolToBooleanObject(!isUndefined(path))
 }
 
 func attributeNotExists(args ...Object) Object {
 	path := args[0]
 
-	return nativeBoolToBooleanObject(path.Type() == ObjectTypeNull)
+	return nativeBoolToBooleanObject(isUndefined(path))
 }
 
 func attributeType(args ...Object) Object {
@@ -86,6 +86,10 @@ func attributeType(args ...Object) Object {
 		strObj, _ := typ.(*String)
 		if !dynamodbTypes[ObjectType(strObj.Value)] {
 			return newError("invalid type %s", strObj.Value)
+		}
+
+		if isUndefined(path) {
+			return FALSE
 		}
 
 		return nativeBoolToBooleanObject(path.Type() == ObjectType(strObj.Value))
@@ -139,15 +143,8 @@ func contains(args ...Object) Object {
 func objectSize(args ...Object) Object {
 	path := args[0]
 
-	switch path.Type() {
-	case ObjectTypeString:
-		str, _ := path.(*String)
-
-		return &Number{Value: float64(len(str.Value))}
-	case ObjectTypeBinary:
-		bin, _ := path.(*Binary)
-
-		return &Number{Value: float64(len(bin.Value))}
+	if sizable, ok := path.(SizableObject); ok {
+		return &Number{Value: float64(sizable.Size())}
 	}
 
 	return newError("type not supported: size %s", path.Type())
@@ -156,7 +153,7 @@ func objectSize(args ...Object) Object {
 func ifNotExists(args ...Object) Object {
 	obj := args[0]
 
-	if obj == nil || obj.Type() == ObjectTypeNull {
+	if isUndefined(obj) {
 		return args[1]
 	}
 

@@ -99,3 +99,121 @@ func TestSetProjectedPath_listIndex(t *testing.T) {
 		t.Fatal(diff)
 	}
 }
+
+func TestExtractPath_listIndex_nonNumericIdentifierEval(t *testing.T) {
+	t.Parallel()
+
+	env := NewEnvironment()
+
+	err := env.AddAttributes(map[string]*types.Item{
+		"L": {L: []*types.Item{{S: new("a")}, {S: new("b")}, {S: new("c")}}},
+		"k": {N: new("2")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	l := NewLexer("L[k]")
+	p := NewParser(l)
+	exprs := p.ParseProjectionExpression()
+	checkParserErrors(t, p)
+
+	path, err := ExtractPath(exprs[0], env)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	want := []PathElement{
+		{Kind: PathKindMapKey, Key: "L"},
+		{Kind: PathKindListIndex, Index: 2},
+	}
+	if !reflect.DeepEqual(want, path) {
+		t.Fatalf("path = %+v, want %+v", path, want)
+	}
+}
+
+func TestExtractPathFromIndex_unsupportedIndexType(t *testing.T) {
+	t.Parallel()
+
+	ie := &IndexExpression{
+		Type:  ObjectTypeString,
+		Left:  &Identifier{Value: "x"},
+		Index: &Identifier{Value: "y"},
+	}
+
+	_, err := extractPathFromIndex(ie, nil)
+	if err == nil {
+		t.Fatal("expected error for unsupported index type")
+	}
+}
+
+func TestSetProjectedPath_threeMapSegments(t *testing.T) {
+	t.Parallel()
+
+	target := map[string]*types.Item{}
+	val := "deep"
+
+	SetProjectedPath(target, []PathElement{
+		{Kind: PathKindMapKey, Key: "a"},
+		{Kind: PathKindMapKey, Key: "b"},
+		{Kind: PathKindMapKey, Key: "c"},
+	}, types.Item{S: &val})
+
+	want := map[string]*types.Item{
+		"a": {M: map[string]*types.Item{
+			"b": {M: map[string]*types.Item{
+				"c": {S: &val},
+			}},
+		}},
+	}
+	if !reflect.DeepEqual(want, target) {
+		t.Fatalf("target = %+v, want %+v", target, want)
+	}
+}
+
+func TestAppendListIndexSegment_invalidIndexExpression(t *testing.T) {
+	t.Parallel()
+
+	_, err := appendListIndexSegment([]PathElement{{Kind: PathKindMapKey, Key: "L"}}, &PrefixExpression{}, NewEnvironment())
+	if err == nil {
+		t.Fatal("expected error when list index is not an identifier")
+	}
+}
+
+func TestExtractPath_listIndex_evaluatesToNonNumber(t *testing.T) {
+	t.Parallel()
+
+	env := NewEnvironment()
+
+	err := env.AddAttributes(map[string]*types.Item{
+		"L": {L: []*types.Item{{S: new("x")}}},
+		"k": {S: new("text")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	l := NewLexer("L[k]")
+	p := NewParser(l)
+	exprs := p.ParseProjectionExpression()
+	checkParserErrors(t, p)
+
+	_, err = ExtractPath(exprs[0], env)
+	if err == nil {
+		t.Fatal("expected error when index evaluates to non-number")
+	}
+}
+
+func TestExtractPathListIndex_reservedWordEval(t *testing.T) {
+	t.Parallel()
+
+	env := NewEnvironment()
+
+	_, err := extractPathListIndex(&Identifier{
+		Token: Token{Type: IDENT, Literal: "OR"},
+		Value: "OR",
+	}, env)
+	if err == nil {
+		t.Fatal("expected reserved word index to error")
+	}
+}
