@@ -20,8 +20,11 @@ type Server struct {
 
 // Start serves a fresh, empty engine on a loopback port of the system's
 // choosing.
-func Start() (*Server, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+func Start() (*Server, error) { return StartAt("127.0.0.1:0") }
+
+// StartAt serves a fresh, empty engine on addr (host:port).
+func StartAt(addr string) (*Server, error) {
+	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("in-process engine: %w", err)
 	}

@@ -1229,10 +1229,6 @@ func newServerTransactionCancelledError(i, n int, opErr error) error {
 
 // Utilities
 func mapTypesSliceToAttributeValue(items []map[string]*types.Item) []map[string]*AttributeValue {
-	if len(items) == 0 {
-		return nil
-	}
-
 	out := make([]map[string]*AttributeValue, len(items))
 	for i, it := range items {
 		out[i] = mapTypesMapToAttributeValue(it)
