@@ -46,26 +46,30 @@ type UpdateItemOutput struct {
 
 // GetItemOutput mirrors DynamoDB GetItemOutput.
 type GetItemOutput struct {
-	Item             map[string]*AttributeValue `json:"Item,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
+	// Item is a pointer so an item projected to nothing is still sent
+	// ({}), and a missing one is not.
+	Item             *map[string]*AttributeValue `json:"Item,omitempty"`
+	ConsumedCapacity *ddbtypes.ConsumedCapacity  `json:"ConsumedCapacity,omitempty"`
 }
 
 // QueryOutput mirrors DynamoDB QueryOutput.
 type QueryOutput struct {
-	Items            []map[string]*AttributeValue `json:"Items"`
-	Count            int32                        `json:"Count"`
-	ScannedCount     int32                        `json:"ScannedCount"`
-	LastEvaluatedKey map[string]*AttributeValue   `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity   `json:"ConsumedCapacity,omitempty"`
+	// Items is absent for Select COUNT, and [] for no items.
+	Items            *[]map[string]*AttributeValue `json:"Items,omitempty"`
+	Count            int32                         `json:"Count"`
+	ScannedCount     int32                         `json:"ScannedCount"`
+	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
+	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
 }
 
 // ScanOutput mirrors DynamoDB ScanOutput.
 type ScanOutput struct {
-	Items            []map[string]*AttributeValue `json:"Items"`
-	Count            int32                        `json:"Count"`
-	ScannedCount     int32                        `json:"ScannedCount"`
-	LastEvaluatedKey map[string]*AttributeValue   `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity   `json:"ConsumedCapacity,omitempty"`
+	// Items is absent for Select COUNT, and [] for no items.
+	Items            *[]map[string]*AttributeValue `json:"Items,omitempty"`
+	Count            int32                         `json:"Count"`
+	ScannedCount     int32                         `json:"ScannedCount"`
+	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
+	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
 }
 
 // BatchWriteItemOutput mirrors DynamoDB BatchWriteItemOutput.
@@ -84,7 +88,7 @@ type TransactWriteItemsOutput struct{}
 
 // ItemResponse mirrors DynamoDB ItemResponse.
 type ItemResponse struct {
-	Item map[string]*AttributeValue `json:"Item,omitempty"`
+	Item *map[string]*AttributeValue `json:"Item,omitempty"`
 }
 
 // TransactGetItemsOutput mirrors DynamoDB TransactGetItemsOutput.

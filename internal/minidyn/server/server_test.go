@@ -56,6 +56,15 @@ func newTestDynamoClient(t *testing.T, url string) *dynamodb.Client {
 	})
 }
 
+// DynamoDB's messages for the expression attribute checks (prefixes).
+const (
+	unusedExpressionAttributeNamesMsg              = "Value provided in ExpressionAttributeNames unused in expressions"
+	unusedExpressionAttributeValuesMsg             = "Value provided in ExpressionAttributeValues unused in expressions"
+	invalidExpressionAttributeName                 = "ExpressionAttributeNames contains invalid key"
+	invalidExpressionAttributeValue                = "ExpressionAttributeValues contains invalid key"
+	expressionAttributeNamesOnlyWithExpressionsMsg = "ExpressionAttributeNames can only be specified when using expressions"
+)
+
 func TestServerCRUDWithSDKv2(t *testing.T) {
 	srv := NewServer()
 	ts := httptest.NewServer(srv)
@@ -188,7 +197,7 @@ func TestServerClearTable(t *testing.T) {
 		},
 	})
 	c.NoError(err)
-	c.Equal("Bulbasaur", aws.ToString(getOut.Item["name"].S))
+	c.Equal("Bulbasaur", aws.ToString((*getOut.Item)["name"].S))
 
 	queryOut, err := srv.client.Query(ctx, &QueryInput{
 		TableName: aws.String(tableName),
@@ -202,7 +211,7 @@ func TestServerClearTable(t *testing.T) {
 		KeyConditionExpression: aws.String("#type = :type"),
 	})
 	c.NoError(err)
-	c.Len(queryOut.Items, 1)
+	c.Len((*queryOut.Items), 1)
 
 	err = srv.ClearTable(tableName)
 	c.NoError(err)
@@ -228,7 +237,7 @@ func TestServerClearTable(t *testing.T) {
 		KeyConditionExpression: aws.String("#type = :type"),
 	})
 	c.NoError(err)
-	c.Empty(queryOut.Items)
+	c.Empty((*queryOut.Items))
 }
 
 func TestServerClearAllTables(t *testing.T) {
@@ -316,7 +325,7 @@ func TestServerClearAllTables(t *testing.T) {
 		KeyConditionExpression: aws.String("#type = :type"),
 	})
 	c.NoError(err)
-	c.Empty(queryOut.Items)
+	c.Empty((*queryOut.Items))
 
 	getOut, err = srv.client.GetItem(ctx, &GetItemInput{
 		TableName: aws.String("trainers"),
@@ -495,7 +504,9 @@ func TestServerBatchWriteItemValidatesWriteRequests(t *testing.T) {
 		var apiErr smithy.APIError
 		require.ErrorAs(t, err, &apiErr)
 		require.Equal(t, "ValidationException", apiErr.ErrorCode())
-		require.Equal(t, "Too many items requested for the BatchWriteItem call", apiErr.ErrorMessage())
+		// AWS checks the list's length (DynamoDB Local says "Too many items
+		// requested for the BatchWriteItem call").
+		require.Contains(t, apiErr.ErrorMessage(), "Member must have length less than or equal to 25")
 	})
 }
 
@@ -618,7 +629,7 @@ func TestServerBatchGetItemValidationException(t *testing.T) {
 		var apiErr smithy.APIError
 		require.ErrorAs(t, err, &apiErr)
 		require.Equal(t, "ValidationException", apiErr.ErrorCode())
-		require.Equal(t, "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1", apiErr.ErrorMessage())
+		require.Equal(t, "BatchGetItem must have some requests set", apiErr.ErrorMessage())
 	})
 
 	t.Run("all tables have empty keys", func(t *testing.T) {
@@ -630,7 +641,7 @@ func TestServerBatchGetItemValidationException(t *testing.T) {
 		var apiErr smithy.APIError
 		require.ErrorAs(t, err, &apiErr)
 		require.Equal(t, "ValidationException", apiErr.ErrorCode())
-		require.Equal(t, "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy constraint: Member must have length greater than or equal to 1", apiErr.ErrorMessage())
+		require.Equal(t, "The list of keys in RequestItems for BatchGetItem is required: pokemons has empty list", apiErr.ErrorMessage())
 	})
 
 	t.Run("too many keys", func(t *testing.T) {
@@ -816,7 +827,7 @@ func TestServerUpdateItemWithConditionalExpression(t *testing.T) {
 
 	uexpr := "SET second_type = :ntype"
 	expr := map[string]ddbtypes.AttributeValue{
-		":ntyp": &ddbtypes.AttributeValueMemberS{Value: "poison"},
+		":ntype": &ddbtypes.AttributeValueMemberS{Value: "poison"},
 	}
 	input := &dynamodb.UpdateItemInput{
 		TableName: aws.String("pokemons"),
@@ -1619,12 +1630,14 @@ func TestServerQueryPaginationAndFilters(t *testing.T) {
 	require.Len(t, out.Items, 0) // because start key advanced
 }
 
-func TestServerServeHTTPMethodNotAllowed(t *testing.T) {
+// A GET is a health check, answered as DynamoDB answers it.
+func TestServerServeHTTPHealthCheck(t *testing.T) {
 	srv := NewServer()
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, req)
-	require.Equal(t, http.StatusMethodNotAllowed, rec.Code)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), "healthy")
 }
 
 func TestServerServeHTTPUnsupportedOperation(t *testing.T) {
@@ -1709,33 +1722,28 @@ func TestServerServeHTTPJSONEncodeError(t *testing.T) {
 
 func TestServerValidateTransactGetItemsInput(t *testing.T) {
 	c := NewClient()
+	ctx := context.Background()
 	id := map[string]*AttributeValue{"id": {S: aws.String("1")}}
 
-	// nil input is a no-op.
-	require.NoError(t, validateTransactGetItemsInput(c, nil))
-
 	// empty TransactItems.
-	require.Error(t, validateTransactGetItemsInput(c, &TransactGetItemsInput{}))
+	_, err := c.TransactGetItems(ctx, &TransactGetItemsInput{})
+	require.Error(t, err)
 
 	// too many items.
-	require.Error(t, validateTransactGetItemsInput(c, &TransactGetItemsInput{
-		TransactItems: make([]TransactGetItem, batchGetItemRequestsLimit+1),
-	}))
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: make([]TransactGetItem, MaxTransactItems+1)})
+	require.Error(t, err)
 
 	// missing Get.
-	require.Error(t, validateTransactGetItemsInput(c, &TransactGetItemsInput{
-		TransactItems: []TransactGetItem{{Get: nil}},
-	}))
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: []TransactGetItem{{Get: nil}}})
+	require.Error(t, err)
 
 	// empty table name.
-	require.Error(t, validateTransactGetItemsInput(c, &TransactGetItemsInput{
-		TransactItems: []TransactGetItem{{Get: &Get{TableName: aws.String(""), Key: id}}},
-	}))
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: []TransactGetItem{{Get: &Get{TableName: aws.String(""), Key: id}}}})
+	require.Error(t, err)
 
 	// non-existent table.
-	require.Error(t, validateTransactGetItemsInput(c, &TransactGetItemsInput{
-		TransactItems: []TransactGetItem{{Get: &Get{TableName: aws.String("ghost"), Key: id}}},
-	}))
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: []TransactGetItem{{Get: &Get{TableName: aws.String("ghost"), Key: id}}}})
+	require.Error(t, err)
 }
 
 func TestServerNilServerGuards(t *testing.T) {
@@ -1867,14 +1875,14 @@ func TestServerUpdateItemConditionalFailureReturnsAllOldItem(t *testing.T) {
 		},
 	})
 
-	var cond *ddbtypes.ConditionalCheckFailedException
+	var cond *conditionFailedError
 	require.ErrorAs(t, err, &cond)
-	require.NotNil(t, cond.Item)
-	require.Equal(t, "001", cond.Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
-	require.Equal(t, "Bulbasaur", cond.Item["name"].(*ddbtypes.AttributeValueMemberS).Value)
-	require.Equal(t, "5", cond.Item["lvl"].(*ddbtypes.AttributeValueMemberN).Value)
-	require.ElementsMatch(t, []string{"grass", "poison"}, cond.Item["tags"].(*ddbtypes.AttributeValueMemberSS).Value)
-	require.Equal(t, "kanto", cond.Item["meta"].(*ddbtypes.AttributeValueMemberM).Value["region"].(*ddbtypes.AttributeValueMemberS).Value)
+	require.NotNil(t, cond.item)
+	require.Equal(t, "001", *cond.item["id"].S)
+	require.Equal(t, "Bulbasaur", *cond.item["name"].S)
+	require.Equal(t, "5", *cond.item["lvl"].N)
+	require.ElementsMatch(t, []string{"grass", "poison"}, []string{*cond.item["tags"].SS[0], *cond.item["tags"].SS[1]})
+	require.Equal(t, "kanto", *cond.item["meta"].M["region"].S)
 }
 
 func TestServerBatchWriteItemHardFailsOnEmulatedInternalError(t *testing.T) {
@@ -2390,8 +2398,9 @@ func TestClientGetItemMissingTableEmulatedErrorAndInvalidKeyMap(t *testing.T) {
 		TableName: aws.String("no-such-table"),
 		Key:       map[string]*AttributeValue{"id": {S: aws.String("1")}},
 	})
-	var notFound *ddbtypes.ResourceNotFoundException
+	var notFound *apiError
 	require.ErrorAs(t, err, &notFound)
+	require.Equal(t, "ResourceNotFoundException", notFound.Code)
 
 	s.EmulateFailure(FailureConditionInternalServerError)
 	_, err = cli.GetItem(ctx, &GetItemInput{
@@ -2435,14 +2444,16 @@ func TestClientQueryScanMissingTableEmulatedErrorAndInvalidExprValues(t *testing
 	_, err = cli.Query(ctx, &QueryInput{
 		TableName: aws.String("missing"),
 	})
-	var notFoundQ *ddbtypes.ResourceNotFoundException
+	var notFoundQ *apiError
 	require.ErrorAs(t, err, &notFoundQ)
+	require.Equal(t, "ResourceNotFoundException", notFoundQ.Code)
 
 	_, err = cli.Scan(ctx, &ScanInput{
 		TableName: aws.String("missing"),
 	})
-	var notFoundS *ddbtypes.ResourceNotFoundException
+	var notFoundS *apiError
 	require.ErrorAs(t, err, &notFoundS)
+	require.Equal(t, "ResourceNotFoundException", notFoundS.Code)
 
 	s.EmulateFailure(FailureConditionInternalServerError)
 	_, err = cli.Query(ctx, &QueryInput{TableName: aws.String("items")})
@@ -2481,7 +2492,7 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 	cli := NewClient()
 
 	_, err := cli.CreateTable(ctx, &CreateTableInput{
-		TableName: aws.String("pk"),
+		TableName: aws.String("pks"),
 		KeySchema: []ddbtypes.KeySchemaElement{
 			{AttributeName: aws.String("h"), KeyType: ddbtypes.KeyTypeHash},
 			{AttributeName: aws.String("r"), KeyType: ddbtypes.KeyTypeRange},
@@ -2496,7 +2507,7 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 
 	for _, r := range []string{"a", "b", "c"} {
 		_, putErr := cli.PutItem(ctx, &PutItemInput{
-			TableName: aws.String("pk"),
+			TableName: aws.String("pks"),
 			Item: map[string]*AttributeValue{
 				"h": {S: aws.String("1")},
 				"r": {S: aws.String(r)},
@@ -2506,7 +2517,7 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 	}
 
 	qOut, err := cli.Query(ctx, &QueryInput{
-		TableName:              aws.String("pk"),
+		TableName:              aws.String("pks"),
 		KeyConditionExpression: aws.String("h = :h"),
 		ExpressionAttributeValues: map[string]*AttributeValue{
 			":h": {S: aws.String("1")},
@@ -2515,26 +2526,26 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 		Limit:            aws.Int32(1),
 	})
 	require.NoError(t, err)
-	require.Len(t, qOut.Items, 1)
-	require.Equal(t, "c", aws.ToString(qOut.Items[0]["r"].S))
+	require.Len(t, (*qOut.Items), 1)
+	require.Equal(t, "c", aws.ToString((*qOut.Items)[0]["r"].S))
 	require.NotEmpty(t, qOut.LastEvaluatedKey)
 
 	scanOut, err := cli.Scan(ctx, &ScanInput{
-		TableName: aws.String("pk"),
+		TableName: aws.String("pks"),
 		Limit:     aws.Int32(2),
 	})
 	require.NoError(t, err)
-	require.Len(t, scanOut.Items, 2)
+	require.Len(t, (*scanOut.Items), 2)
 	require.Equal(t, int32(2), scanOut.Count)
 	require.NotEmpty(t, scanOut.LastEvaluatedKey)
 
 	scan2, err := cli.Scan(ctx, &ScanInput{
-		TableName:         aws.String("pk"),
+		TableName:         aws.String("pks"),
 		Limit:             aws.Int32(10),
 		ExclusiveStartKey: scanOut.LastEvaluatedKey,
 	})
 	require.NoError(t, err)
-	require.Len(t, scan2.Items, 1)
+	require.Len(t, *scan2.Items, 1)
 }
 
 // helpers
@@ -3183,9 +3194,11 @@ func TestServerTransactWriteItems(t *testing.T) {
 				},
 			})
 
-			var apiErr smithy.APIError
-			c.True(errors.As(err, &apiErr))
-			c.Equal("ValidationException", apiErr.ErrorCode())
+			// A key of the wrong type cancels the transaction with a
+			// ValidationError reason, as DynamoDB Local does.
+			var canceled *ddbtypes.TransactionCanceledException
+			c.True(errors.As(err, &canceled))
+			c.Equal("ValidationError", aws.ToString(canceled.CancellationReasons[0].Code))
 		})
 
 		t.Run("invalid expression", func(t *testing.T) {
