@@ -196,7 +196,8 @@ func (p *parser) checkRedundant() error {
 // checkOperators refuses an expression with more than MaxOperators.
 func (p *parser) checkOperators() error {
 	if p.ops > MaxOperators {
-		return &parseError{at: p.i, err: errorf("Invalid %s: The expression contains too many operators; operator count: %d", p.kind, p.ops)}
+		// DynamoDB stops counting at the first operator too many.
+		return &parseError{at: p.i, err: errorf("Invalid %s: The expression contains too many operators; operator count: %d", p.kind, MaxOperators+1)}
 	}
 
 	return nil
