@@ -89,7 +89,7 @@ func TestQueryReturnsWhatABruteForceFilterSelects(t *testing.T) {
 
 	type target struct {
 		index, hash, rng, rngType string
-		hashes, values          []string
+		hashes, values            []string
 	}
 
 	targets := []target{

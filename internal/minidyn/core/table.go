@@ -764,3 +764,25 @@ func (t *Table) EncodeKey(item map[string]*types.Item) (string, bool) {
 func (t *Table) CheckItem(item map[string]*types.Item) error {
 	return t.checkItem(item, msgItemTooBig)
 }
+
+// Each calls fn on every item in key order, until fn returns false.
+func (t *Table) Each(fn func(item map[string]*types.Item) bool) {
+	t.items.Ascend("", true, func(_ string, item map[string]*types.Item) bool { return fn(item) })
+}
+
+// IndexDefinitions are the table's secondary indexes as CreateTable gives
+// them, sorted by name.
+func (t *Table) IndexDefinitions() (gsis, lsis []IndexDefinition) {
+	for _, name := range slices.Sorted(maps.Keys(t.Indexes)) {
+		i := t.Indexes[name]
+		d := IndexDefinition{Name: name, KeySchema: i.keySchema.describe(), Projection: i.projection}
+
+		if i.typ == indexTypeGlobal {
+			gsis = append(gsis, d)
+		} else {
+			lsis = append(lsis, d)
+		}
+	}
+
+	return gsis, lsis
+}

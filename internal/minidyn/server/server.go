@@ -7,21 +7,38 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync/atomic"
 )
-
-// MaxRequestBytes bounds one request body (DynamoDB's largest requests,
-// a 25-item batch or a 100-item transaction, are 16 MB and 4 MB of item
-// data).
-const MaxRequestBytes = 32 << 20
 
 // Server implements http.Handler for the DynamoDB JSON API.
 type Server struct {
 	client *Client
+	opts   Options
+	// slots holds a token per request being worked on (MaxInFlight).
+	slots chan struct{}
+	// changes counts the requests that changed tables or items.
+	changes atomic.Uint64
 }
 
-// NewServer creates an HTTP handler serving a fresh, empty engine.
-func NewServer() *Server {
-	return &Server{client: NewClient()}
+// mutating are the operations that change tables or items.
+var mutating = map[string]bool{
+	"CreateTable": true, "UpdateTable": true, "DeleteTable": true, "UpdateTimeToLive": true,
+	"PutItem": true, "DeleteItem": true, "UpdateItem": true, "BatchWriteItem": true, "TransactWriteItems": true,
+}
+
+// Changes counts the requests that have changed the engine's tables or
+// items (what a saver watches).
+func (s *Server) Changes() uint64 { return s.changes.Load() }
+
+// NewServer creates an HTTP handler serving a fresh, empty engine with
+// the default bounds and no access key.
+func NewServer() *Server { return NewServerWith(Options{}) }
+
+// NewServerWith creates an HTTP handler serving a fresh, empty engine.
+func NewServerWith(o Options) *Server {
+	o = o.withDefaults()
+
+	return &Server{client: NewClient(), opts: o, slots: make(chan struct{}, o.MaxInFlight)}
 }
 
 // decodeAndRun decodes a request body into a new In and runs op on it.
@@ -48,13 +65,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	defer func() { _ = r.Body.Close() }()
 
+	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
+		writeError(w, err)
+		return
+	}
+
+	// At most MaxInFlight requests are read and run at once; the others
+	// wait here, their bodies unread.
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-r.Context().Done():
+		return
+	}
+
 	op := operation(r.Header.Get("X-Amz-Target"))
 
 	// The body is read to its end (at most MaxRequestBytes) before anything
 	// runs, so the connection stays reusable after any answer.
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
 	if err != nil {
 		writeError(w, &apiError{Code: "ValidationException", Message: "Request body too large or unreadable: " + err.Error()})
+		return
+	}
+
+	if n := countValues(raw, s.opts.MaxRequestValues); n > s.opts.MaxRequestValues {
+		writeError(w, validation("The request holds more than %d attribute values", s.opts.MaxRequestValues))
 		return
 	}
 
@@ -104,6 +140,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, err)
 		return
+	}
+
+	if mutating[op] {
+		s.changes.Add(1)
 	}
 
 	// The whole response is encoded before any of it is written, so an

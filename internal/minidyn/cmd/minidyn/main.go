@@ -1,6 +1,6 @@
 // Command minidyn serves the in-process engine on a loopback address until
 // it is interrupted: what scripts/conformance runs the Alternator suite
-// against.
+// against, and a local DynamoDB for any tool.
 package main
 
 import (
@@ -14,16 +14,27 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:8000", "the host:port to serve on")
+	var o minidyn.Options
+
+	flag.StringVar(&o.Addr, "addr", "127.0.0.1:8000", "the loopback host:port to serve on")
+	flag.StringVar(&o.AccessKeyID, "access-key", "", "accept only requests signed with this access key id")
+	flag.StringVar(&o.DataDir, "data-dir", "", "keep the tables in this directory across restarts")
 	flag.Parse()
-	s, err := minidyn.StartAt(*addr)
+
+	s, err := minidyn.Serve(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "minidyn:", err)
 		os.Exit(1)
 	}
+
 	fmt.Println(s.Endpoint)
+
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, os.Interrupt, syscall.SIGTERM)
 	<-stop
-	s.Stop()
+
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "minidyn:", err)
+		os.Exit(1)
+	}
 }
