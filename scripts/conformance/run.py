@@ -140,7 +140,8 @@ def prepare_suite(suite, work):
 
 def run_engine(name, root, files, args, work):
     """Runs the files on a fresh engine; when the engine dies (dynalite
-    crashes on some requests), the test that killed it fails, and the tests
+    crashes on some requests) or hangs (stops answering for --timeout
+    seconds: it is then killed), the test it was on fails, and the tests
     the suite then skipped run again on a restarted engine."""
     results, restarts = {}, 0
     targets = [os.path.join("test", "alternator", f + ".py") for f in files]
@@ -148,7 +149,7 @@ def run_engine(name, root, files, args, work):
     while targets:
         proc, url = start_engine(name, free_port(), args, work)
         try:
-            res = run_pytest(name, root, targets, url, args, work, restarts)
+            res = run_pytest(name, root, targets, url, args, work, restarts, proc)
             died = proc.poll() is not None
         finally:
             stop(proc)
@@ -164,7 +165,7 @@ def run_engine(name, root, files, args, work):
     return results, time.time() - start
 
 
-def run_pytest(name, root, targets, url, args, work, n):
+def run_pytest(name, root, targets, url, args, work, n, engine):
     out = os.path.join(work, f"{name}.{n}.json")
     env = dict(os.environ, KEYPLAN_CONFORMANCE_OUT=out, PYTHONDONTWRITEBYTECODE="1",
                AWS_EC2_METADATA_DISABLED="true")
@@ -172,7 +173,19 @@ def run_pytest(name, root, targets, url, args, work, n):
            "--runxfail", "-q", "-rN", "--tb=no", "--timeout", str(args.timeout), "--url=" + url]
     logname = os.path.join(work, f"{name}.{n}.pytest.log")
     with open(logname, "w") as log:
-        subprocess.run(cmd + targets, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        p = subprocess.Popen(cmd + targets, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        # pytest prints a character per test: no output for --timeout
+        # seconds means the engine hangs (pytest-timeout cannot interrupt a
+        # read the engine never answers); killing it fails that test.
+        size, last = -1, time.time()
+        while p.poll() is None:
+            time.sleep(1)
+            now = os.path.getsize(logname)
+            if now != size:
+                size, last = now, time.time()
+            elif time.time() - last > args.timeout and engine.poll() is None:
+                print(f"   {name} stopped answering for {args.timeout}s: killed", file=sys.stderr)
+                engine.kill()
     with open(logname) as log:
         lines = log.read().strip().splitlines()
     print("   pytest: " + (lines[-1] if lines else "no output"), file=sys.stderr)
