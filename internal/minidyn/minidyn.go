@@ -34,6 +34,9 @@ type Options struct {
 	// SaveEvery is how often changed tables are written to DataDir
 	// (default one second).
 	SaveEvery time.Duration
+	// SweepEvery is how often items whose TTL has passed are deleted
+	// (default one second; negative: never, ExpireTTL does it).
+	SweepEvery time.Duration
 	// MaxRequestBytes, MaxRequestValues and MaxInFlight bound the memory
 	// a request can take and the requests worked on at once (0: the
 	// server package's defaults).
@@ -106,6 +109,17 @@ func Serve(opts Options) (*Server, error) {
 
 	go func() { _ = s.srv.Serve(l) }()
 
+	if opts.SweepEvery >= 0 {
+		every := opts.SweepEvery
+		if every == 0 {
+			every = time.Second
+		}
+
+		s.saver.Add(1)
+
+		go s.sweepLoop(every)
+	}
+
 	if s.dataDir != "" {
 		every := opts.SaveEvery
 		if every <= 0 {
@@ -153,6 +167,32 @@ func (s *Server) saveLoop(every time.Duration) {
 		}
 	}
 }
+
+func (s *Server) sweepLoop(every time.Duration) {
+	defer s.saver.Done()
+
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-tick.C:
+			s.engine.ExpireTTL()
+		}
+	}
+}
+
+// ExpireTTL deletes the items whose TTL attribute (epoch seconds) has
+// passed on the engine's clock, as DynamoDB's TTL process does (each a
+// stream REMOVE record by the DynamoDB service), and returns how many. The
+// engine also does it every SweepEvery.
+func (s *Server) ExpireTTL() int { return s.engine.ExpireTTL() }
+
+// SetClock sets the clock the engine reads for TTL expiry and stream
+// records (tests move it; time.Now by default).
+func (s *Server) SetClock(now func() time.Time) { s.engine.SetClock(now) }
 
 // saveIfChanged writes the tables to the data directory if they changed
 // since the last save.

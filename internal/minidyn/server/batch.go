@@ -111,7 +111,7 @@ func (c *Client) BatchWriteItem(_ context.Context, in *BatchWriteItemInput) (*Ba
 	}
 
 	for _, w := range writes {
-		w.Commit()
+		c.commit(w, false)
 	}
 
 	return &BatchWriteItemOutput{UnprocessedItems: unprocessed}, nil

@@ -27,6 +27,10 @@ type Client struct {
 	// minutes, as DynamoDB does).
 	tokens map[string]transactToken
 	now    func() time.Time
+	// streams are the tables' streams by ARN (kept after a table goes);
+	// seq numbers their records.
+	streams map[string]*stream
+	seq     uint64
 }
 
 // NewClient creates an empty engine.
@@ -38,6 +42,7 @@ func NewClient() *Client {
 		unprocessedMatchers: map[string]func(int, map[string]*AttributeValue) bool{},
 		tokens:              map[string]transactToken{},
 		now:                 time.Now,
+		streams:             map[string]*stream{},
 	}
 }
 
@@ -197,7 +202,7 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
 	}
 
-	w.Commit()
+	c.commit(w, false)
 
 	out := &PutItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New)}
 	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
@@ -248,7 +253,7 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
 	}
 
-	w.Commit()
+	c.commit(w, false)
 
 	out := &DeleteItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, nil)}
 	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
@@ -301,7 +306,7 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
 	}
 
-	w.Commit()
+	c.commit(w, false)
 
 	return &UpdateItemOutput{
 		Attributes:       toWireMap(updateReturnValues(in.ReturnValues, w)),

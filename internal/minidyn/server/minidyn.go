@@ -132,3 +132,18 @@ func (s *Server) Reset() error {
 
 	return nil
 }
+
+// ExpireTTL deletes the items whose TTL has passed (see Client.ExpireTTL)
+// and returns how many it deleted.
+func (s *Server) ExpireTTL() int {
+	n := s.client.ExpireTTL()
+	if n > 0 {
+		s.changes.Add(1)
+	}
+
+	return n
+}
+
+// SetClock sets the clock the engine reads for TTL expiry, stream records
+// and transaction tokens (tests move it).
+func (s *Server) SetClock(now func() time.Time) { s.client.SetClock(now) }

@@ -133,6 +133,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp, err = decodeAndRun(raw, c.TransactWriteItems)
 	case "TransactGetItems":
 		resp, err = decodeAndRun(raw, c.TransactGetItems)
+	case "ListStreams":
+		resp, err = decodeAndRun(raw, c.ListStreams)
+	case "DescribeStream":
+		resp, err = decodeAndRun(raw, c.DescribeStream)
+	case "GetShardIterator":
+		resp, err = decodeAndRun(raw, c.GetShardIterator)
+	case "GetRecords":
+		resp, err = decodeAndRun(raw, c.GetRecords)
 	default:
 		err = &apiError{Code: "UnknownOperationException", Message: "The engine does not implement " + op}
 	}

@@ -22,11 +22,13 @@ import (
 // tableMeta is what CreateTable and UpdateTable said that the core's
 // tables do not keep.
 type tableMeta struct {
-	definitions   []ddbtypes.AttributeDefinition
-	billing       ddbtypes.BillingMode
-	throughput    *ddbtypes.ProvisionedThroughput
-	stream        *ddbtypes.StreamSpecification
-	streamLabel   string
+	definitions []ddbtypes.AttributeDefinition
+	billing     ddbtypes.BillingMode
+	throughput  *ddbtypes.ProvisionedThroughput
+	stream      *ddbtypes.StreamSpecification
+	streamLabel string
+	// streamArn is the table's enabled stream ("" when none).
+	streamArn     string
 	ttl           *ddbtypes.TimeToLiveSpecification
 	created       time.Time
 	gsiThroughput map[string]*ddbtypes.ProvisionedThroughput
@@ -161,7 +163,7 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 	}
 
 	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
-		m.streamLabel = streamLabel(m.created)
+		c.startStream(table, m, m.stream)
 	}
 
 	for _, g := range in.GlobalSecondaryIndexes {
@@ -248,10 +250,16 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 	}
 
 	if in.StreamSpecification != nil {
-		m.stream = in.StreamSpecification
-		if aws.ToBool(m.stream.StreamEnabled) {
-			m.streamLabel = streamLabel(c.now())
+		switch on := aws.ToBool(in.StreamSpecification.StreamEnabled); {
+		case on && m.streamArn != "":
+			return nil, validation("Table already has an enabled stream: %s", m.streamArn)
+		case on:
+			c.startStream(table, m, in.StreamSpecification)
+		default:
+			c.endStream(m)
 		}
+
+		m.stream = in.StreamSpecification
 	}
 
 	return &UpdateTableOutput{TableDescription: c.describe(table, "ACTIVE")}, nil
@@ -293,6 +301,7 @@ func (c *Client) DeleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTa
 		TableSizeBytes: full.TableSizeBytes, ItemCount: full.ItemCount,
 	}
 
+	c.endStream(c.meta[table.Name])
 	delete(c.tables, table.Name)
 	delete(c.meta, table.Name)
 
@@ -517,8 +526,11 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 		})
 	}
 
-	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
+	if m.streamArn != "" {
 		d.StreamSpecification = &streamJSON{StreamEnabled: true, StreamViewType: string(m.stream.StreamViewType)}
+	}
+
+	if m.streamLabel != "" {
 		d.LatestStreamLabel = m.streamLabel
 		d.LatestStreamArn = arn + "/stream/" + m.streamLabel
 	}

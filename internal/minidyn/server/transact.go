@@ -175,7 +175,7 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 	}
 
 	for _, w := range writes {
-		w.Commit()
+		c.commit(w, false)
 	}
 
 	if in.ClientRequestToken != nil {
