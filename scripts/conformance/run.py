@@ -139,29 +139,33 @@ def prepare_suite(suite, work):
 
 
 def run_engine(name, root, files, args, work):
-    """Runs the files on a fresh engine; when the engine dies (dynalite
-    crashes on some requests) or hangs (stops answering for --timeout
-    seconds: it is then killed), the test it was on fails, and the tests
-    the suite then skipped run again on a restarted engine."""
+    """Runs each file in its own pytest session, on one engine. When the
+    engine dies (dynalite crashes on some requests) or hangs (stops
+    answering for --timeout seconds: it is then killed), the test it was
+    on fails, and the tests the suite then skipped run again on a
+    restarted engine; the next file starts on a fresh one."""
     results, restarts = {}, 0
-    targets = [os.path.join("test", "alternator", f + ".py") for f in files]
     start = time.time()
-    while targets:
-        proc, url = start_engine(name, free_port(), args, work)
-        try:
-            res = run_pytest(name, root, targets, url, args, work, restarts, proc)
-            died = proc.poll() is not None
-        finally:
-            stop(proc)
-        results.update({t: o for t, o in res.items() if not (o == "down" and t in results)})
-        targets = sorted(t for t, o in res.items() if o == "down")
-        if targets and not died:
-            raise RuntimeError(f"{name}: the suite saw the engine down but it is still running")
-        if targets:
-            restarts += 1
-            print(f"   {name} exited; restart {restarts} for {len(targets)} tests", file=sys.stderr)
-            if restarts > 100:
-                raise RuntimeError(f"{name}: more than 100 restarts")
+    proc, url = start_engine(name, free_port(), args, work)
+    try:
+        for f in files:
+            targets = [os.path.join("test", "alternator", f + ".py")]
+            while targets:
+                res = run_pytest(name, root, targets, url, args, work, restarts, proc)
+                died = proc.poll() is not None
+                results.update({t: o for t, o in res.items() if not (o == "down" and t in results)})
+                targets = sorted(t for t, o in res.items() if o == "down")
+                if targets and not died:
+                    raise RuntimeError(f"{name}: the suite saw the engine down but it is still running")
+                if died:
+                    restarts += 1
+                    if restarts > 100:
+                        raise RuntimeError(f"{name}: more than 100 restarts")
+                    print(f"   {name} exited during {f}; restart {restarts}", file=sys.stderr)
+                    stop(proc)
+                    proc, url = start_engine(name, free_port(), args, work)
+    finally:
+        stop(proc)
     return results, time.time() - start
 
 
@@ -188,7 +192,7 @@ def run_pytest(name, root, targets, url, args, work, n, engine):
                 engine.kill()
     with open(logname) as log:
         lines = log.read().strip().splitlines()
-    print("   pytest: " + (lines[-1] if lines else "no output"), file=sys.stderr)
+    print(f"   {targets[0].rsplit('/', 1)[-1] if len(targets) == 1 else len(targets)}: " + (lines[-1] if lines else "no output"), file=sys.stderr)
     if not os.path.exists(out):
         raise RuntimeError(f"{name}: pytest wrote no results (see {logname})")
     with open(out) as f:
