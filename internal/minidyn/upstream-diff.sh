@@ -11,6 +11,7 @@ repo=$(field repository)
 commit=$(field commit)
 tag=$(field tag)
 packages=$(field packages)
+added=$(field added)
 module=$(field module)
 
 upstream=${1:-}
@@ -37,13 +38,16 @@ mkdir "$tmp/upstream" "$tmp/fork"
 git -C "$upstream" archive "$commit" $packages | tar -x -C "$tmp/upstream"
 # The fork's import path is keyplan's; everything else is compared as is.
 grep -rlF "$module" "$tmp/upstream" | xargs -r sed -i "s#$module#github.com/keyplan/keyplan/internal/minidyn#g"
-for p in $packages; do
-	cp -R "$here/$p" "$tmp/fork/$p"
+# A package the fork dropped shows as deleted, one it added as new.
+for p in $packages $added; do
+	if [ -d "$here/$p" ]; then
+		cp -R "$here/$p" "$tmp/fork/$p"
+	fi
 done
 
-echo "# internal/minidyn against $repo $tag ($commit), packages: $packages"
+echo "# internal/minidyn against $repo $tag ($commit), packages: $packages; added by the fork: $added"
 echo "# (import path rewritten; files only in the fork shown as new; keyplan's own"
-echo "# files outside these packages: $(cd "$here" && ls -p | grep -v -E "^($(echo "$packages" | tr ' ' '|'))/$" | tr '\n' ' '))"
+echo "# files outside these packages: $(cd "$here" && ls -p | grep -v -E "^($(echo "$packages $added" | tr ' ' '|'))/$" | tr '\n' ' '))"
 cd "$tmp"
 set +o pipefail
 # Without the temporary files' timestamps, so two runs print the same.

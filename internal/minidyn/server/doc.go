@@ -6,8 +6,10 @@ parent package's Start).
 Operations: CreateTable, UpdateTable, DeleteTable, DescribeTable,
 ListTables, DescribeTimeToLive, UpdateTimeToLive, PutItem, GetItem,
 UpdateItem, DeleteItem, Query, Scan, BatchWriteItem, BatchGetItem,
-TransactWriteItems and TransactGetItems; any other answers
-UnknownOperationException.
+TransactWriteItems and TransactGetItems, and the DynamoDB Streams API
+(ListStreams, DescribeStream, GetShardIterator, GetRecords) on the same
+endpoint; any other answers UnknownOperationException. A GET is a health
+check.
 
 Failure emulation (from upstream): EmulateFailure forces
 InternalServerError, EmulateFailureForTable for one table or index, so
