@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test test-scale deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill fuzz plan clean
+.PHONY: synth test test-scale deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill fuzz plan minidyn-diff clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -112,6 +112,14 @@ fuzz:
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x; \
 	done
+
+## minidyn-diff: the in-process engine's patches (internal/minidyn) as a
+## diff against the truora/minidyn commit it is cut from
+## (internal/minidyn/UPSTREAM). It fetches nothing: it needs a checkout of
+## truora/minidyn, make minidyn-diff MINIDYN_UPSTREAM=path/to/minidyn.
+MINIDYN_UPSTREAM ?=
+minidyn-diff:
+	@internal/minidyn/upstream-diff.sh "$(MINIDYN_UPSTREAM)"
 
 ## plan: print the plans of the example models.
 plan:

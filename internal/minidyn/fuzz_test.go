@@ -12,7 +12,7 @@ import (
 var fuzzOps = []string{"CreateTable", "UpdateTable", "DeleteTable", "DescribeTable", "PutItem", "DeleteItem", "UpdateItem",
 	"GetItem", "Query", "Scan", "BatchWriteItem", "TransactWriteItems", "ListTables", "DescribeTimeToLive", "UpdateTimeToLive", "Nope"}
 
-const fuzzTable = `{"TableName":"t","BillingMode":"PAY_PER_REQUEST",
+const fuzzTable = `{"TableName":"tbl","BillingMode":"PAY_PER_REQUEST",
 "AttributeDefinitions":[{"AttributeName":"PK","AttributeType":"S"},{"AttributeName":"SK","AttributeType":"N"},{"AttributeName":"G","AttributeType":"S"}],
 "KeySchema":[{"AttributeName":"PK","KeyType":"HASH"},{"AttributeName":"SK","KeyType":"RANGE"}],
 "GlobalSecondaryIndexes":[{"IndexName":"GSI1","KeySchema":[{"AttributeName":"G","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}]}`
@@ -28,26 +28,26 @@ func serve(h http.Handler, op, body string) int {
 // Any request, however malformed, gets an answer (a DynamoDB error at
 // worst): the engine never panics, since it runs inside keyplan.
 func FuzzServer(f *testing.F) {
-	f.Add(uint8(4), `{"TableName":"t","Item":{"PK":{"S":"a"},"SK":{"N":"1"},"G":{"S":"x"}}}`)
-	f.Add(uint8(6), `{"TableName":"t","Key":{"PK":{"S":"a"},"SK":{"N":"1"}},"UpdateExpression":"ADD n :one REMOVE G","ExpressionAttributeValues":{":one":{"N":"1"}}}`)
-	f.Add(uint8(8), `{"TableName":"t","IndexName":"GSI1","KeyConditionExpression":"G = :g","ExpressionAttributeValues":{":g":{"S":"x"}},"Limit":1}`)
-	f.Add(uint8(9), `{"TableName":"t","Segment":1,"TotalSegments":3,"ExclusiveStartKey":{"PK":{"S":"a"},"SK":{"N":"1"}}}`)
-	f.Add(uint8(11), `{"TransactItems":[{"Put":{"TableName":"t","Item":{"PK":{"S":"b"},"SK":{"N":"2"}},"ConditionExpression":"attribute_not_exists(PK)"}}]}`)
-	f.Add(uint8(1), `{"TableName":"t","AttributeDefinitions":[{"AttributeName":"H","AttributeType":"S"}],"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"GSI2","KeySchema":[{"AttributeName":"H","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`)
-	f.Add(uint8(4), `{"TableName":"t","Item":{"PK":{"S":"a"},"SK":{"N":"1e999"}}}`)
-	f.Add(uint8(8), `{"TableName":"t","KeyConditionExpression":"PK = :p AND SK BETWEEN :a AND :b","ExpressionAttributeValues":{":p":{"S":"a"},":a":{"N":"-1"},":b":{"N":"x"}}}`)
+	f.Add(uint8(4), `{"TableName":"tbl","Item":{"PK":{"S":"a"},"SK":{"N":"1"},"G":{"S":"x"}}}`)
+	f.Add(uint8(6), `{"TableName":"tbl","Key":{"PK":{"S":"a"},"SK":{"N":"1"}},"UpdateExpression":"ADD n :one REMOVE G","ExpressionAttributeValues":{":one":{"N":"1"}}}`)
+	f.Add(uint8(8), `{"TableName":"tbl","IndexName":"GSI1","KeyConditionExpression":"G = :g","ExpressionAttributeValues":{":g":{"S":"x"}},"Limit":1}`)
+	f.Add(uint8(9), `{"TableName":"tbl","Segment":1,"TotalSegments":3,"ExclusiveStartKey":{"PK":{"S":"a"},"SK":{"N":"1"}}}`)
+	f.Add(uint8(11), `{"TransactItems":[{"Put":{"TableName":"tbl","Item":{"PK":{"S":"b"},"SK":{"N":"2"}},"ConditionExpression":"attribute_not_exists(PK)"}}]}`)
+	f.Add(uint8(1), `{"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"H","AttributeType":"S"}],"GlobalSecondaryIndexUpdates":[{"Create":{"IndexName":"GSI2","KeySchema":[{"AttributeName":"H","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}}]}`)
+	f.Add(uint8(4), `{"TableName":"tbl","Item":{"PK":{"S":"a"},"SK":{"N":"1e999"}}}`)
+	f.Add(uint8(8), `{"TableName":"tbl","KeyConditionExpression":"PK = :p AND SK BETWEEN :a AND :b","ExpressionAttributeValues":{":p":{"S":"a"},":a":{"N":"-1"},":b":{"N":"x"}}}`)
 	f.Fuzz(func(t *testing.T, op uint8, body string) {
 		h := server.NewServer()
 		if code := serve(h, "CreateTable", fuzzTable); code != http.StatusOK {
 			t.Fatalf("CreateTable: %d", code)
 		}
-		serve(h, "PutItem", `{"TableName":"t","Item":{"PK":{"S":"a"},"SK":{"N":"1"},"G":{"S":"x"},"n":{"N":"5"}}}`)
+		serve(h, "PutItem", `{"TableName":"tbl","Item":{"PK":{"S":"a"},"SK":{"N":"1"},"G":{"S":"x"},"n":{"N":"5"}}}`)
 		name := fuzzOps[int(op)%len(fuzzOps)]
 		if code := serve(h, name, body); code != http.StatusOK && (code < 400 || code > 599) {
 			t.Fatalf("%s %s: status %d", name, body, code)
 		}
 		// The engine still answers afterwards.
-		if code := serve(h, "Scan", `{"TableName":"t"}`); code != http.StatusOK && code != http.StatusBadRequest {
+		if code := serve(h, "Scan", `{"TableName":"tbl"}`); code != http.StatusOK && code != http.StatusBadRequest {
 			t.Fatalf("Scan after %s: status %d", name, code)
 		}
 	})

@@ -1,9 +1,8 @@
 package core
 
 import (
-	"maps"
 	"slices"
-	"sort"
+	"time"
 
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
@@ -15,124 +14,118 @@ const (
 	indexTypeLocal  indexType = "local"
 )
 
+// Projection types of a secondary index.
+const (
+	ProjectionAll      = "ALL"
+	ProjectionKeysOnly = "KEYS_ONLY"
+	ProjectionInclude  = "INCLUDE"
+)
+
+// index is a secondary index: its entries, in index key order, point at
+// the items that hold its key attributes (an item without them, or with
+// one of another type, is not in the index: a sparse index).
 type index struct {
+	name       string
 	keySchema  keySchema
-	sortedKeys []string
-	sortedRefs [][2]string // used for searching
 	typ        indexType
-	projection *types.Projection // TODO use projection in queries
+	projection *types.Projection
 	Table      *Table
-	refs       map[string]string
+	createdAt  time.Time
+	// entries maps an entry key (index key, entrySeparator, primary key)
+	// to the item's primary key; byItem maps a primary key to its entry.
+	entries orderedMap[string]
+	byItem  map[string]string
 }
 
-func newIndex(t *Table, typ indexType, ks keySchema) *index {
-	ks.Secondary = true
-
+func newIndex(t *Table, name string, typ indexType, ks keySchema, projection *types.Projection) *index {
 	return &index{
+		name:       name,
 		keySchema:  ks,
-		sortedKeys: []string{},
 		typ:        typ,
+		projection: projection,
 		Table:      t,
-		refs:       map[string]string{},
+		createdAt:  time.Now(),
+		byItem:     map[string]string{},
 	}
 }
 
-func (i *index) Clear() {
-	i.sortedKeys = []string{}
-	i.refs = map[string]string{}
-}
-
-// indexSnapshot is an index's entries at one moment (refs maps each
-// item's primary key to its index key); sortedKeys is rebuilt from them by
-// every search.
-type indexSnapshot struct {
-	refs map[string]string
-}
-
-func (i *index) snapshot() indexSnapshot {
-	refs := make(map[string]string, len(i.refs))
-	maps.Copy(refs, i.refs)
-
-	return indexSnapshot{refs: refs}
-}
-
-func (i *index) restore(s indexSnapshot) {
-	i.refs = s.refs
-}
-
-// putData indexes the item stored under key, replacing its previous entry.
-// An item without the index's key attributes is not in the index (a
-// sparse index), even if an earlier version of it was.
-func (i *index) putData(key string, item map[string]*types.Item) error {
-	indexKey, err := i.keySchema.GetKey(i.Table.AttributesDef, item)
-	if err != nil {
-		return err
+// entryKey is the item's entry in the index, ok false when the item is not
+// in it.
+func (i *index) entryKey(pk string, item map[string]*types.Item) (string, bool) {
+	if item == nil {
+		return "", false
 	}
 
-	if indexKey == "" {
-		delete(i.refs, key)
-		return nil
+	ik, ok := i.keySchema.encode(i.Table.AttributesDef, item)
+	if !ok {
+		return "", false
 	}
 
-	i.refs[key] = indexKey
-
-	return nil
+	return ik + entrySeparator + pk, true
 }
 
-func (i *index) delete(key string) {
-	delete(i.refs, key)
+// put indexes the item stored under pk (nil: deleted), replacing its
+// previous entry.
+func (i *index) put(pk string, item map[string]*types.Item) {
+	if old, ok := i.byItem[pk]; ok {
+		i.entries.Delete(old)
+		delete(i.byItem, pk)
+	}
+
+	if ek, ok := i.entryKey(pk, item); ok {
+		i.entries.Set(ek, pk)
+		i.byItem[pk] = ek
+	}
 }
 
-func (i *index) lessKey(x, y int) bool {
-	if i.sortedRefs[x][1] < i.sortedRefs[y][1] {
+func (i *index) clear() {
+	i.entries = orderedMap[string]{}
+	i.byItem = map[string]string{}
+}
+
+func (i *index) count() int64 { return int64(i.entries.Len()) }
+
+func (i *index) projectionType() string {
+	if i.projection == nil || i.projection.ProjectionType == nil {
+		return ProjectionAll
+	}
+
+	return *i.projection.ProjectionType
+}
+
+// Projects reports whether the index holds attribute name of its items.
+func (i *index) Projects(name string) bool {
+	switch i.projectionType() {
+	case ProjectionAll:
 		return true
-	}
-
-	if i.sortedRefs[x][1] > i.sortedRefs[y][1] {
-		return false
-	}
-
-	return i.sortedRefs[x][0] < i.sortedRefs[y][0]
-}
-
-func (i *index) startSearch(scanForward bool) {
-	i.sortedRefs = make([][2]string, len(i.refs))
-	pos := 0
-
-	for k, v := range i.refs {
-		i.sortedRefs[pos] = [2]string{k, v}
-		pos++
-	}
-
-	// Ascending by (index key, primary key); a backward search walks the
-	// same order from its end.
-	sort.Slice(i.sortedRefs, i.lessKey)
-
-	i.sortedKeys = make([]string, len(i.sortedRefs))
-	for n, ref := range i.sortedRefs {
-		i.sortedKeys[n] = ref[1]
-	}
-
-	if !scanForward {
-		slices.Reverse(i.sortedRefs)
-	}
-}
-
-func (i *index) getPrimaryKey(indexKey string) (string, bool) {
-	if len(i.sortedRefs) > 0 {
-		key := i.sortedRefs[0]
-		pk, ik := key[0], key[1]
-
-		i.sortedRefs = i.sortedRefs[1:len(i.sortedRefs)]
-
-		if indexKey == ik {
-			return pk, true
+	case ProjectionInclude:
+		if slices.ContainsFunc(i.projection.NonKeyAttributes, func(a *string) bool { return a != nil && *a == name }) {
+			return true
 		}
 	}
 
-	return "", false
+	return slices.Contains(i.Table.KeySchema.attributes(), name) || slices.Contains(i.keySchema.attributes(), name)
 }
 
-func (i *index) count() int64 {
-	return int64(len(i.refs))
+// project is the part of item the index holds.
+func (i *index) project(item map[string]*types.Item) map[string]*types.Item {
+	if i.projectionType() == ProjectionAll {
+		return item
+	}
+
+	out := map[string]*types.Item{}
+
+	for name, v := range item {
+		if i.Projects(name) {
+			out[name] = v
+		}
+	}
+
+	return out
 }
+
+// ProjectsAll reports whether the index holds its items whole.
+func (i *index) ProjectsAll() bool { return i.projectionType() == ProjectionAll }
+
+// KeyNames are the index's hash and range key attributes ("" for none).
+func (i *index) KeyNames() (hash, rng string) { return i.keySchema.HashKey, i.keySchema.RangeKey }

@@ -1,114 +1,76 @@
 package core
 
 import (
-	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
-// errInvalidKeyConditionCount matches DynamoDB ValidationException when the Key map
-// does not contain exactly the expected number of attributes (hash + range if defined).
-//
-//nolint:stylecheck,staticcheck,ST1005 // AWS error message
-var errInvalidKeyConditionCount = errors.New("The number of conditions on the keys is invalid")
-
+// keySchema names the key attributes of a table or an index.
 type keySchema struct {
-	HashKey   string
-	RangeKey  string
-	Secondary bool
+	HashKey  string
+	RangeKey string
 }
 
-// validatePrimaryKeyMap ensures Key-shaped maps (GetItem, DeleteItem, UpdateItem)
-// contain exactly the hash key and, when applicable, the range key attribute names.
-func (ks keySchema) validatePrimaryKeyMap(key map[string]*types.Item) error {
-	if ks.Secondary {
-		return nil
-	}
+// Encoded keys: a key's parts are joined by keySeparator, and an index
+// entry is its index key, entrySeparator, and the item's primary key. No
+// two keys collide (escapeKeyPart keeps NUL out of the parts), and each
+// part sorts as DynamoDB orders that key type (strings and binaries by
+// bytes, numbers by value), so the items of one partition sort by their
+// sort key and an index's entries by their index key, then primary key.
+const (
+	entrySeparator = "\x00\x00"
+	keySeparator   = "\x00\x01"
+	// afterValue, appended to an encoded sort key value, sorts after
+	// every key holding that value and before every greater value.
+	afterValue = "\x00\x02"
+)
 
-	want := 1
-	if ks.RangeKey != "" {
-		want = 2
-	}
-
-	if len(key) != want {
-		return fmt.Errorf("%w; expected %d keys, got %d", errInvalidKeyConditionCount, want, len(key))
-	}
-
-	if _, ok := key[ks.HashKey]; !ok {
-		return fmt.Errorf("%w; missing hash key", errMissingField)
-	}
-
-	if ks.RangeKey != "" {
-		if _, ok := key[ks.RangeKey]; !ok {
-			return fmt.Errorf("%w; missing range key", errMissingField)
-		}
-	}
-
-	return nil
-}
-
-func (ks keySchema) GetKey(attrs map[string]string, item map[string]*types.Item) (string, error) {
-	key, err := ks.getKeyValue(attrs, item)
-	if ks.Secondary && errors.Is(err, errMissingField) {
-		// secondary indexes are sparse
-		err = nil
-	}
-
-	return key, err
-}
-
-// getKeyValue encodes the item's key as one string: its parts are joined
-// by keySeparator, so no two keys collide, and each part sorts as DynamoDB
-// orders that key type (strings and binaries by bytes, numbers by value),
-// so the items of one partition sort by their sort key.
-func (ks keySchema) getKeyValue(attrs map[string]string, item map[string]*types.Item) (string, error) {
-	hash, err := keyPart(item, ks.HashKey, attrs[ks.HashKey])
-	if err != nil {
-		return "", err
-	}
-
+// attributes are the key attributes, hash first.
+func (ks keySchema) attributes() []string {
 	if ks.RangeKey == "" {
-		return hash, nil
+		return []string{ks.HashKey}
 	}
 
-	sortPart, err := keyPart(item, ks.RangeKey, attrs[ks.RangeKey])
-	if err != nil {
-		return "", err
-	}
-
-	return hash + keySeparator + sortPart, nil
+	return []string{ks.HashKey, ks.RangeKey}
 }
 
-// keySeparator joins a key's parts; escapeKeyPart keeps it out of them.
-const keySeparator = "\x00\x01"
-
-func keyPart(item map[string]*types.Item, field, typ string) (string, error) {
-	val, ok := item[field]
-	if !ok {
-		return "", fmt.Errorf("%w; field: %q", errMissingField, field)
+// encode is the item's encoded key; ok is false when the item lacks a
+// key attribute or holds one of another type than attrs defines (an item
+// that is not in a sparse index).
+func (ks keySchema) encode(attrs map[string]string, item map[string]*types.Item) (string, bool) {
+	hash, ok := encodePart(item[ks.HashKey], attrs[ks.HashKey])
+	if !ok || ks.RangeKey == "" {
+		return hash, ok
 	}
 
-	switch {
-	case typ == "S" && val.S != nil:
-		return escapeKeyPart(*val.S), nil
-	case typ == "B" && val.B != nil:
-		return escapeKeyPart(string(val.B)), nil
-	case typ == "N" && val.N != nil:
-		n, err := types.OrderedNumber(*val.N)
-		if err != nil {
-			return "", fmt.Errorf("%w; field %q: %w", ErrInvalidAtrributeValue, field, err)
-		}
+	sortPart, ok := encodePart(item[ks.RangeKey], attrs[ks.RangeKey])
 
-		return n, nil
+	return hash + keySeparator + sortPart, ok
+}
+
+// encodePart is one key attribute's value, encoded to sort in DynamoDB's
+// order for its type.
+func encodePart(v *types.Item, typ string) (string, bool) {
+	if types.TypeOf(v) != typ {
+		return "", false
 	}
 
-	return "", fmt.Errorf("%w; field %q", ErrInvalidAtrributeValue, field)
+	switch typ {
+	case types.TypeS:
+		return escapeKeyPart(*v.S), true
+	case types.TypeB:
+		return escapeKeyPart(string(v.B)), true
+	case types.TypeN:
+		n, err := types.OrderedNumber(*v.N)
+		return n, err == nil
+	}
+
+	return "", false
 }
 
 // escapeKeyPart doubles every NUL as NUL 0xFF, which sorts after the
-// separator's NUL 0x01 and keeps byte order.
+// separators' NUL 0x00..0x02 and keeps byte order.
 func escapeKeyPart(s string) string {
 	if !strings.Contains(s, "\x00") {
 		return s
@@ -127,36 +89,25 @@ func HashKeyPart(key string) string {
 	return key
 }
 
-func (ks *keySchema) describe() []types.KeySchemaElement {
-	desc := []types.KeySchemaElement{}
-
-	keySchemaElement := types.KeySchemaElement{
-		AttributeName: ks.HashKey,
-		KeyType:       "HASH",
-	}
-	desc = append(desc, keySchemaElement)
+func (ks keySchema) describe() []types.KeySchemaElement {
+	desc := []types.KeySchemaElement{{AttributeName: ks.HashKey, KeyType: "HASH"}}
 
 	if ks.RangeKey != "" {
-		keySchemaElement := types.KeySchemaElement{
-			AttributeName: ks.RangeKey,
-			KeyType:       "RANGE",
-		}
-		desc = append(desc, keySchemaElement)
+		desc = append(desc, types.KeySchemaElement{AttributeName: ks.RangeKey, KeyType: "RANGE"})
 	}
 
 	return desc
 }
 
-func (ks *keySchema) getKeyItem(item map[string]*types.Item) map[string]*types.Item {
-	keyItem := map[string]*types.Item{}
+// keyItem is the item's key attributes.
+func (ks keySchema) keyItem(item map[string]*types.Item) map[string]*types.Item {
+	out := map[string]*types.Item{}
 
-	if v, ok := item[ks.HashKey]; ok {
-		keyItem[ks.HashKey] = v
+	for _, a := range ks.attributes() {
+		if v, ok := item[a]; ok {
+			out[a] = v
+		}
 	}
 
-	if v, ok := item[ks.RangeKey]; ok && ks.RangeKey != "" {
-		keyItem[ks.RangeKey] = v
-	}
-
-	return keyItem
+	return out
 }

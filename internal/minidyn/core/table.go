@@ -2,1061 +2,787 @@ package core
 
 import (
 	"fmt"
-	"hash/fnv"
 	"maps"
-	"reflect"
+	"regexp"
 	"slices"
-	"sort"
 	"strings"
+	"time"
 
-	"github.com/keyplan/keyplan/internal/minidyn/interpreter"
-	"github.com/keyplan/keyplan/internal/minidyn/interpreter/language"
+	"github.com/keyplan/keyplan/internal/minidyn/expression"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
-// QueryInput struct to represent a query input
-type QueryInput struct {
-	Index                     string
-	ExpressionAttributeValues map[string]*types.Item
-	Limit                     int64
-	ExclusiveStartKey         map[string]*types.Item
-	KeyConditionExpression    string
-	ConditionExpression       *string
-	FilterExpression          string
-	ProjectionExpression      string
-	Aliases                   map[string]string
-	ScanIndexForward          bool
-	Scan                      bool
-	// Segment and TotalSegments split a parallel Scan (TotalSegments 0:
-	// no split).
-	Segment       int32
-	TotalSegments int32
-}
-
-// Table struct to mock a dynamodb table
+// Table is one table: its schema, its items in primary key order and its
+// secondary indexes. Stored items are never changed in place (a write
+// stores a new map), so an item read from the table can be returned
+// without a copy.
 type Table struct {
-	Name                 string
-	Indexes              map[string]*index
-	AttributesDef        map[string]string
-	SortedKeys           []string
-	Data                 map[string]map[string]*types.Item
-	KeySchema            keySchema
-	BillingMode          *string
-	UseNativeInterpreter bool
-	NativeInterpreter    interpreter.Native
-	LangInterpreter      interpreter.Language
+	Name          string
+	KeySchema     keySchema
+	AttributesDef map[string]string
+	Indexes       map[string]*index
+	// IndexActivationDelay is how long a new GSI reports CREATING.
+	IndexActivationDelay time.Duration
+	CreatedAt            time.Time
+
+	items orderedMap[map[string]*types.Item]
+	bytes int64
 }
 
-// NewTable creates a new Table
-func NewTable(name string) *Table {
-	return &Table{
-		Name:          name,
-		Indexes:       map[string]*index{},
-		AttributesDef: map[string]string{},
-		SortedKeys:    []string{},
-		Data:          map[string]map[string]*types.Item{},
+// IndexDefinition is a secondary index as CreateTable and UpdateTable
+// give it.
+type IndexDefinition struct {
+	Name       string
+	KeySchema  []types.KeySchemaElement
+	Projection *types.Projection
+}
+
+// Definition is a table as CreateTable gives it.
+type Definition struct {
+	Name       string
+	Attributes []types.AttributeDefinition
+	KeySchema  []types.KeySchemaElement
+	GSIs, LSIs []IndexDefinition
+	// GSIsGiven and LSIsGiven are true when the request had the list,
+	// even empty (an empty list is refused).
+	GSIsGiven, LSIsGiven bool
+}
+
+var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+
+// ValidName is DynamoDB's rule for table and index names.
+func ValidName(name string) bool { return namePattern.MatchString(name) }
+
+const invalidName = "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
+
+// NewTable checks a table definition as DynamoDB's CreateTable does and
+// returns the empty table.
+func NewTable(def Definition) (*Table, error) {
+	if !ValidName(def.Name) {
+		return nil, validationError(invalidName)
 	}
-}
 
-// ValidatePrimaryKeyMap checks that a Key map for GetItem, DeleteItem, or UpdateItem
-// contains exactly the table's primary key attribute names (hash and range when defined).
-func (t *Table) ValidatePrimaryKeyMap(key map[string]*types.Item) error {
-	return t.KeySchema.validatePrimaryKeyMap(key)
-}
-
-// SetAttributeDefinition sets the attribute definition of a table
-func (t *Table) SetAttributeDefinition(attrs []*types.AttributeDefinition) {
-	for _, attr := range attrs {
-		t.AttributesDef[*attr.AttributeName] = *attr.AttributeType
+	if err := checkKeyNameLengths(def); err != nil {
+		return nil, err
 	}
-}
 
-func parseKeySchema(schema []*types.KeySchemaElement) (keySchema, error) {
-	var ks keySchema
+	attrs, err := attributeTypes(def.Attributes)
+	if err != nil {
+		return nil, err
+	}
 
-	for _, element := range schema {
-		if element.KeyType == "HASH" {
-			ks.HashKey = element.AttributeName
-			continue
+	t := &Table{Name: def.Name, AttributesDef: attrs, Indexes: map[string]*index{}, CreatedAt: time.Now()}
+
+	ks, err := parseKeySchema(def.KeySchema, attrs, "keySchema")
+	if err != nil {
+		return nil, err
+	}
+
+	t.KeySchema = ks
+	used := map[string]bool{}
+
+	for _, a := range ks.attributes() {
+		used[a] = true
+	}
+
+	if def.GSIsGiven && len(def.GSIs) == 0 {
+		return nil, validationError("GSI list is empty/invalid")
+	}
+
+	if def.LSIsGiven && len(def.LSIs) == 0 {
+		return nil, validationError("LSI list is empty/invalid")
+	}
+
+	if len(def.LSIs) > 0 && ks.RangeKey == "" {
+		return nil, validationError("Local Secondary indices are not allowed on hash tables, only hash and range tables")
+	}
+
+	for n, d := range def.LSIs {
+		if _, dup := t.Indexes[d.Name]; dup {
+			return nil, validationError("One or more parameter values were invalid: Duplicate index name: %s", d.Name)
 		}
 
-		ks.RangeKey = element.AttributeName
+		i, err := t.buildIndex(d, indexTypeLocal, n+1)
+		if err != nil {
+			return nil, err
+		}
+
+		if i.keySchema.HashKey != ks.HashKey {
+			return nil, validationError("Local Secondary indices must have the same hash key as the main table")
+		}
+
+		if i.keySchema.RangeKey == "" {
+			return nil, validationError("Local secondary indices must have a range key")
+		}
+
+		t.Indexes[d.Name] = i
 	}
 
-	if ks.HashKey == "" {
-		return ks, types.NewError("ValidationException", "No Hash Key specified in schema. All Dynamo DB Tables must have exactly one hash key", nil)
+	gsis := map[string]bool{}
+
+	for n, d := range def.GSIs {
+		if gsis[d.Name] {
+			return nil, validationError("One or more parameter values were invalid: Duplicate index name: %s", d.Name)
+		}
+
+		if _, dup := t.Indexes[d.Name]; dup {
+			return nil, validationError("One or more parameter values were invalid: Duplicate index name: %s (a local and a global secondary index)", d.Name)
+		}
+
+		gsis[d.Name] = true
+
+		i, err := t.buildIndex(d, indexTypeGlobal, n+1)
+		if err != nil {
+			return nil, err
+		}
+
+		t.Indexes[d.Name] = i
+	}
+
+	for _, i := range t.Indexes {
+		for _, a := range i.keySchema.attributes() {
+			used[a] = true
+		}
+	}
+
+	if len(used) != len(attrs) {
+		return nil, validationError("One or more parameter values were invalid: Number of attributes in KeySchema does not exactly match number of attributes defined in AttributeDefinitions")
+	}
+
+	return t, nil
+}
+
+// MaxKeyNameBytes is the longest name of a key attribute.
+const MaxKeyNameBytes = 255
+
+// checkKeyNameLengths refuses key attribute names over 255 bytes, before
+// anything else about the definition (as DynamoDB does).
+func checkKeyNameLengths(def Definition) error {
+	for n, a := range def.Attributes {
+		if a.AttributeName != nil && len(*a.AttributeName) > MaxKeyNameBytes {
+			return validationError("1 validation error detected: Value '%s' at 'attributeDefinitions.%d.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to %d", *a.AttributeName, n+1, MaxKeyNameBytes)
+		}
+	}
+
+	check := func(where string, schema []types.KeySchemaElement) error {
+		for n, e := range schema {
+			if len(e.AttributeName) > MaxKeyNameBytes {
+				return validationError("1 validation error detected: Value '%s' at '%s.%d.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to %d", e.AttributeName, where, n+1, MaxKeyNameBytes)
+			}
+		}
+
+		return nil
+	}
+
+	if err := check("keySchema", def.KeySchema); err != nil {
+		return err
+	}
+
+	for _, d := range def.GSIs {
+		if err := check("globalSecondaryIndexes.member.keySchema", d.KeySchema); err != nil {
+			return err
+		}
+	}
+
+	for _, d := range def.LSIs {
+		if err := check("localSecondaryIndexes.member.keySchema", d.KeySchema); err != nil {
+			return err
+		}
+	}
+
+	return nil
+}
+
+// attributeTypes reads AttributeDefinitions.
+func attributeTypes(defs []types.AttributeDefinition) (map[string]string, error) {
+	attrs := map[string]string{}
+
+	for n, a := range defs {
+		switch {
+		case a.AttributeName == nil:
+			return nil, validationError("1 validation error detected: Value null at 'attributeDefinitions.%d.member.attributeName' failed to satisfy constraint: Member must not be null", n+1)
+		case a.AttributeType == nil || *a.AttributeType == "":
+			return nil, validationError("1 validation error detected: Value null at 'attributeDefinitions.%d.member.attributeType' failed to satisfy constraint: Member must not be null", n+1)
+		case !types.IsScalarKeyType(*a.AttributeType):
+			return nil, validationError("1 validation error detected: Value '%s' at 'attributeDefinitions.%d.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]", *a.AttributeType, n+1)
+		}
+
+		if _, dup := attrs[*a.AttributeName]; dup {
+			return nil, validationError("One or more parameter values were invalid: Duplicate AttributeName in AttributeDefinitions: %s", *a.AttributeName)
+		}
+
+		attrs[*a.AttributeName] = *a.AttributeType
+	}
+
+	return attrs, nil
+}
+
+// parseKeySchema reads a key schema (HASH, then optionally RANGE) whose
+// attributes attrs defines; where names it in messages ("keySchema",
+// "globalSecondaryIndexes.1.member.keySchema").
+func parseKeySchema(schema []types.KeySchemaElement, attrs map[string]string, where string) (keySchema, error) {
+	var ks keySchema
+
+	switch {
+	case len(schema) == 0:
+		return ks, validationError("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", where)
+	case len(schema) > 2:
+		return ks, validationError("1 validation error detected: Value '%v' at '%s' failed to satisfy constraint: Member must have length less than or equal to 2", schema, where)
+	case schema[0].KeyType != "HASH":
+		return ks, validationError("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
+	case len(schema) == 2 && schema[1].KeyType != "RANGE":
+		return ks, validationError("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
+	}
+
+	ks.HashKey = schema[0].AttributeName
+	if len(schema) == 2 {
+		ks.RangeKey = schema[1].AttributeName
+		if ks.RangeKey == ks.HashKey {
+			return ks, validationError("Two keys can not have the same name")
+		}
+	}
+
+	var missing []string
+
+	for _, a := range ks.attributes() {
+		if _, ok := attrs[a]; !ok {
+			missing = append(missing, a)
+		}
+	}
+
+	if len(missing) > 0 {
+		defined := slices.Sorted(maps.Keys(attrs))
+		return ks, validationError("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", strings.Join(missing, ", "), strings.Join(defined, ", "))
 	}
 
 	return ks, nil
 }
 
-// CreatePrimaryIndex creates the primary index of a table
-func (t *Table) CreatePrimaryIndex(input *types.CreateTableInput) error {
-	ks, err := parseKeySchema(input.KeySchema)
-	if err != nil {
-		return err
+func (t *Table) buildIndex(d IndexDefinition, typ indexType, n int) (*index, error) {
+	where := fmt.Sprintf("globalSecondaryIndexes.%d.member", n)
+	if typ == indexTypeLocal {
+		where = fmt.Sprintf("localSecondaryIndexes.%d.member", n)
 	}
 
-	err = t.validateAttributeDefinition(ks, "")
-	if err != nil {
-		return err
+	if !ValidName(d.Name) {
+		return nil, validationError("1 validation error detected: Value '%s' at '%s.indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+, and have length between 3 and 255", d.Name, where)
 	}
 
-	// types-local check this after validate the key schema
-	if t.BillingMode == nil || types.StringValue(t.BillingMode) != "PAY_PER_REQUEST" {
-		if input.ProvisionedThroughput == nil {
-			// https://github.com/aws/aws-sdk-go/issues/3140
-			return types.NewError("ValidationException", "No provisioned throughput specified for the table", nil)
-		}
-	}
-
-	t.KeySchema = ks
-
-	return nil
-}
-
-func isValidKeyAttributeType(typ string) bool {
-	switch typ {
-	case "S", "N", "B":
-		return true
-	default:
-		return false
-	}
-}
-
-func (t *Table) validateAttributeDefinition(ks keySchema, message string) error {
-	if _, ok := t.AttributesDef[ks.HashKey]; !ok {
-		return types.NewError("ValidationException", fmt.Sprintf("%sHash Key not specified in Attribute Definitions.  Type unknown.", message), nil)
-	}
-
-	if _, ok := t.AttributesDef[ks.RangeKey]; ks.RangeKey != "" && !ok {
-		return types.NewError("ValidationException", fmt.Sprintf("%sRange Key not specified in Attribute Definitions.  Type unknown.", message), nil)
-	}
-
-	hashType := t.AttributesDef[ks.HashKey]
-	if !isValidKeyAttributeType(hashType) {
-		return types.NewError("ValidationException", fmt.Sprintf(
-			"%sHash key attribute %q has invalid type %q; key attributes must be scalar types S, N, or B.",
-			message, ks.HashKey, hashType,
-		), nil)
-	}
-
-	if ks.RangeKey != "" {
-		rangeType := t.AttributesDef[ks.RangeKey]
-		if !isValidKeyAttributeType(rangeType) {
-			return types.NewError("ValidationException", fmt.Sprintf(
-				"%sRange key attribute %q has invalid type %q; key attributes must be scalar types S, N, or B.",
-				message, ks.RangeKey, rangeType,
-			), nil)
-		}
-	}
-
-	return nil
-}
-
-func buildGSI(t *Table, gsiInput *types.GlobalSecondaryIndex) (*index, error) {
-	if t.BillingMode == nil || types.StringValue(t.BillingMode) != "PAY_PER_REQUEST" {
-		if gsiInput.ProvisionedThroughput == nil {
-			// https://github.com/aws/aws-sdk-go/issues/3140
-			return nil, types.NewError("ValidationException", "No provisioned throughput specified for the global secondary index", nil)
-		}
-	}
-
-	ks, err := parseKeySchema(gsiInput.KeySchema)
+	ks, err := parseKeySchema(d.KeySchema, t.AttributesDef, where+".keySchema")
 	if err != nil {
 		return nil, err
 	}
 
-	err = t.validateAttributeDefinition(ks, "Global Secondary Index ")
-	if err != nil {
+	if err := checkProjection(d.Projection, where); err != nil {
 		return nil, err
 	}
 
-	i := newIndex(t, indexTypeGlobal, ks)
-	i.projection = gsiInput.Projection
-
-	return i, nil
+	return newIndex(t, d.Name, typ, ks, d.Projection), nil
 }
 
-// ApplyIndexChange applies the index change
-func (t *Table) ApplyIndexChange(change *types.GlobalSecondaryIndexUpdate) error {
-	switch {
-	case change.Create != nil:
-		{
-			gsi := &types.GlobalSecondaryIndex{
-				IndexName:             change.Create.IndexName,
-				KeySchema:             change.Create.KeySchema,
-				Projection:            change.Create.Projection,
-				ProvisionedThroughput: change.Create.ProvisionedThroughput,
+func checkProjection(p *types.Projection, where string) error {
+	if p == nil || p.ProjectionType == nil || *p.ProjectionType == "" {
+		return validationError("One or more parameter values were invalid: Unknown ProjectionType: null (an index's Projection needs a ProjectionType)")
+	}
+
+	switch *p.ProjectionType {
+	case ProjectionAll, ProjectionKeysOnly:
+		if len(p.NonKeyAttributes) > 0 {
+			return validationError("One or more parameter values were invalid: ProjectionType is %s, but NonKeyAttributes is specified", *p.ProjectionType)
+		}
+	case ProjectionInclude:
+		if len(p.NonKeyAttributes) == 0 {
+			return validationError("One or more parameter values were invalid: ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+		}
+
+		seen := map[string]bool{}
+
+		for _, a := range p.NonKeyAttributes {
+			if a != nil && len(*a) > MaxKeyNameBytes {
+				return validationError("1 validation error detected: Value '%s' at '%s.projection.nonKeyAttributes' failed to satisfy constraint: Member must have length less than or equal to %d", *a, where, MaxKeyNameBytes)
 			}
 
-			return t.addGlobalIndex(gsi)
+			if a == nil || seen[*a] {
+				return validationError("One or more parameter values were invalid: Duplicate projected attributes are not allowed")
+			}
+
+			seen[*a] = true
 		}
-	case change.Delete != nil:
-		return t.deleteIndex(*change.Delete.IndexName)
-	case change.Update != nil:
-		return t.updateIndex(*change.Update.IndexName, change.Update.ProvisionedThroughput)
+	default:
+		return validationError("1 validation error detected: Value '%s' at '%s.projection.projectionType' failed to satisfy constraint: Member must satisfy enum value set: [ALL, INCLUDE, KEYS_ONLY]", *p.ProjectionType, where)
 	}
 
 	return nil
 }
 
-// AddGlobalIndexes adds global indexes to a table
-func (t *Table) AddGlobalIndexes(input []*types.GlobalSecondaryIndex) error {
-	if input != nil && len(input) == 0 {
-		return types.NewError("ValidationException", "GSI list is empty/invalid", nil)
+// AddGlobalIndex creates a GSI on the table (UpdateTable), backfilled
+// from the items: an item whose index key attribute has another type than
+// the definition is not indexed, as DynamoDB leaves it out.
+func (t *Table) AddGlobalIndex(d IndexDefinition, attrs []types.AttributeDefinition) error {
+	if _, ok := t.Indexes[d.Name]; ok {
+		return validationError("Attempting to create an index which already exists")
 	}
 
-	for _, gsiInput := range input {
-		if err := t.addGlobalIndex(gsiInput); err != nil {
-			return err
+	for _, a := range attrs {
+		if a.AttributeName != nil && len(*a.AttributeName) > MaxKeyNameBytes {
+			return validationError("1 validation error detected: Value '%s' at 'attributeDefinitions.1.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to %d", *a.AttributeName, MaxKeyNameBytes)
 		}
 	}
 
-	return nil
-}
+	for _, e := range d.KeySchema {
+		if len(e.AttributeName) > MaxKeyNameBytes {
+			return validationError("1 validation error detected: Value '%s' at 'globalSecondaryIndexUpdates.1.member.create.keySchema.1.member.attributeName' failed to satisfy constraint: Member must have length less than or equal to %d", e.AttributeName, MaxKeyNameBytes)
+		}
+	}
 
-func (t *Table) addGlobalIndex(gsiInput *types.GlobalSecondaryIndex) error {
-	i, err := buildGSI(t, gsiInput)
+	merged := maps.Clone(t.AttributesDef)
+
+	for _, a := range attrs {
+		if a.AttributeName == nil || a.AttributeType == nil || !types.IsScalarKeyType(*a.AttributeType) {
+			return validationError("Member must satisfy enum value set: [B, N, S]")
+		}
+
+		if old, ok := merged[*a.AttributeName]; ok && old != *a.AttributeType {
+			return validationError("Cannot change the type of the attribute %s: it is already a key attribute of type %s", *a.AttributeName, old)
+		}
+
+		merged[*a.AttributeName] = *a.AttributeType
+	}
+
+	prev := t.AttributesDef
+	t.AttributesDef = merged
+
+	i, err := t.buildIndex(d, indexTypeGlobal, 1)
 	if err != nil {
+		t.AttributesDef = prev
 		return err
 	}
 
-	// DynamoDB backfills an index created on a table that holds items.
-	for key, item := range t.Data {
-		if err := i.putData(key, item); err != nil {
-			return types.NewError("ValidationException", err.Error(), nil)
-		}
-	}
+	t.items.Ascend("", true, func(pk string, item map[string]*types.Item) bool {
+		i.put(pk, item)
+		return true
+	})
 
-	t.Indexes[*gsiInput.IndexName] = i
+	t.Indexes[d.Name] = i
 
 	return nil
 }
 
-func (t *Table) deleteIndex(indexName string) error {
-	if _, ok := t.Indexes[indexName]; !ok {
+// DeleteGlobalIndex removes a GSI (UpdateTable).
+func (t *Table) DeleteGlobalIndex(name string) error {
+	i, ok := t.Indexes[name]
+	if !ok || i.typ != indexTypeGlobal {
 		return types.NewError("ResourceNotFoundException", "Requested resource not found", nil)
 	}
 
-	delete(t.Indexes, indexName)
+	delete(t.Indexes, name)
 
 	return nil
 }
 
-func (t *Table) updateIndex(indexName string, provisionedThroughput *types.ProvisionedThroughput) error {
-	// we do not have support for provisionedThroughput values in the index
-	return nil
-}
-
-func buildLSI(t *Table, lsiInput *types.LocalSecondaryIndex) (*index, error) {
-	ks, err := parseKeySchema(lsiInput.KeySchema)
-	if err != nil {
-		return nil, err
+// Index returns the named secondary index, or a ValidationException.
+func (t *Table) Index(name string) (*index, error) {
+	i, ok := t.Indexes[name]
+	if !ok {
+		return nil, validationError("The table does not have the specified index: %s", name)
 	}
-
-	err = t.validateAttributeDefinition(ks, "Local Secondary Index ")
-	if err != nil {
-		return nil, err
-	}
-
-	i := newIndex(t, indexTypeLocal, ks)
-	i.projection = lsiInput.Projection
 
 	return i, nil
 }
 
-// AddLocalIndexes adds local indexes to a table
-func (t *Table) AddLocalIndexes(input []*types.LocalSecondaryIndex) error {
-	if input != nil && len(input) == 0 {
-		return types.NewError("ValidationException", "ValidationException: LSI list is empty/invalid", nil)
+// IsGlobal reports whether the named index is a GSI.
+func (t *Table) IsGlobal(name string) bool {
+	i, ok := t.Indexes[name]
+	return ok && i.typ == indexTypeGlobal
+}
+
+// ItemCount and SizeBytes are DescribeTable's figures.
+func (t *Table) ItemCount() int64 { return int64(t.items.Len()) }
+
+// SizeBytes is the total size of the items.
+func (t *Table) SizeBytes() int64 { return t.bytes }
+
+// Clear removes every item.
+func (t *Table) Clear() {
+	t.items = orderedMap[map[string]*types.Item]{}
+	t.bytes = 0
+
+	for _, i := range t.Indexes {
+		i.clear()
+	}
+}
+
+// CheckKeyShape refuses a Key parameter without exactly the table's key
+// attributes (whatever their values).
+func (t *Table) CheckKeyShape(key map[string]*types.Item) error {
+	if len(key) != len(t.KeySchema.attributes()) {
+		return validationError("The number of conditions on the keys is invalid")
 	}
 
-	for _, lsi := range input {
-		i, err := buildLSI(t, lsi)
-		if err != nil {
+	for _, a := range t.KeySchema.attributes() {
+		if _, ok := key[a]; !ok {
+			return validationError("One of the required keys was not given a value")
+		}
+	}
+
+	return nil
+}
+
+// KeyOf checks a Key parameter (exactly the table's key attributes, of
+// their types, not empty) and returns its encoding.
+func (t *Table) KeyOf(key map[string]*types.Item) (string, error) {
+	if err := t.CheckKeyShape(key); err != nil {
+		return "", err
+	}
+
+	for _, a := range t.KeySchema.attributes() {
+		v := key[a]
+
+		if err := t.checkKeyValue(a, v, t.AttributesDef[a], "Type mismatch for key"); err != nil {
+			return "", err
+		}
+	}
+
+	k, _ := t.KeySchema.encode(t.AttributesDef, key)
+
+	return k, nil
+}
+
+// checkKeyValue refuses a primary key value of the wrong type, empty or
+// too long.
+func (t *Table) checkKeyValue(name string, v *types.Item, typ, mismatch string) error {
+	if types.TypeOf(v) != typ {
+		return validationError("One or more parameter values were invalid: %s", mismatch)
+	}
+
+	n := 0
+
+	switch typ {
+	case types.TypeS:
+		n = len(*v.S)
+		if n == 0 {
+			return validationError("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", name)
+		}
+	case types.TypeB:
+		n = len(v.B)
+		if n == 0 {
+			return validationError("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", name)
+		}
+	}
+
+	return checkKeySize(name == t.KeySchema.RangeKey, n)
+}
+
+// checkKeySize refuses a key attribute value over DynamoDB's limits, with
+// its messages.
+func checkKeySize(isRange bool, n int) error {
+	switch {
+	case isRange && n > MaxRangeKeyBytes:
+		return validationError("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of %d bytes", MaxRangeKeyBytes)
+	case !isRange && n > MaxHashKeyBytes:
+		return validationError("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of%d bytes", MaxHashKeyBytes)
+	}
+
+	return nil
+}
+
+// checkItem refuses an item DynamoDB would not store: a missing, empty,
+// oversized or mistyped key attribute, an index key attribute of the wrong
+// type or empty, an item over 400 KB. tooBig is the message for the size.
+func (t *Table) checkItem(item map[string]*types.Item, tooBig string) error {
+	for _, a := range t.KeySchema.attributes() {
+		v, ok := item[a]
+		if !ok {
+			return validationError("One of the required keys was not given a value")
+		}
+
+		if err := t.checkKeyValue(a, v, t.AttributesDef[a], "Type mismatch for key"); err != nil {
 			return err
 		}
-
-		t.Indexes[*lsi.IndexName] = i
 	}
 
-	return nil
-}
+	for _, name := range slices.Sorted(maps.Keys(t.Indexes)) {
+		i := t.Indexes[name]
 
-func validateSearchInputMaps(input QueryInput) error {
-	if err := types.ValidateItemMap(input.ExpressionAttributeValues); err != nil {
-		return types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	if err := types.ValidateItemMap(input.ExclusiveStartKey); err != nil {
-		return types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	return nil
-}
-
-func validateUpdateItemInputKeysAndValues(input *types.UpdateItemInput) error {
-	if err := types.ValidateItemMap(input.Key); err != nil {
-		return types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	if err := types.ValidateItemMap(input.ExpressionAttributeValues); err != nil {
-		return types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	return nil
-}
-
-func (t *Table) fetchQueryData(input QueryInput) (*index, []string) {
-	if input.Index != "" {
-		i := t.Indexes[input.Index]
-		i.startSearch(input.ScanIndexForward)
-
-		return i, i.sortedKeys
-	}
-
-	return nil, t.SortedKeys
-}
-
-// GetKeyAt returns the key value in a given position
-func GetKeyAt(sortedKeys []string, size int64, pos int64, forward bool) string {
-	if !forward {
-		return sortedKeys[size-1-int64(pos)]
-	}
-
-	return sortedKeys[pos]
-}
-
-// MaxPageBytes is the most item data one Query or Scan page evaluates.
-const MaxPageBytes = 1 << 20
-
-// SearchResult is one page of a Query or a Scan.
-type SearchResult struct {
-	Items []map[string]*types.Item
-	// LastKey is the key to start the next page from (empty on the last
-	// page).
-	LastKey map[string]*types.Item
-	// Scanned counts the items evaluated: those the key condition (or the
-	// Scan segment) selected, before the filter; Limit bounds it.
-	Scanned int64
-	// ReadBytes is their size, what DynamoDB charges the read for.
-	ReadBytes int64
-}
-
-// searchPosition is where an item sits in a search's order: its index key
-// (empty on the table) and its primary key.
-type searchPosition struct{ indexKey, key string }
-
-func (p searchPosition) after(q searchPosition, forward bool) bool {
-	c := strings.Compare(p.indexKey, q.indexKey)
-	if c == 0 {
-		c = strings.Compare(p.key, q.key)
-	}
-
-	if forward {
-		return c > 0
-	}
-
-	return c < 0
-}
-
-// startPosition is the position of ExclusiveStartKey; a page starts after
-// it even if that item has since been deleted or moved.
-func (t *Table) startPosition(ix *index, start map[string]*types.Item) (searchPosition, bool, error) {
-	if len(start) == 0 {
-		return searchPosition{}, false, nil
-	}
-
-	key, err := t.KeySchema.GetKey(t.AttributesDef, start)
-	if err != nil {
-		return searchPosition{}, false, types.NewError("ValidationException", "The provided starting key is invalid: "+err.Error(), nil)
-	}
-
-	pos := searchPosition{key: key}
-
-	if ix != nil {
-		ik, err := ix.keySchema.getKeyValue(t.AttributesDef, start)
-		if err != nil {
-			return searchPosition{}, false, types.NewError("ValidationException", "The provided starting key is invalid: "+err.Error(), nil)
-		}
-
-		pos.indexKey = ik
-	}
-
-	return pos, true, nil
-}
-
-// Segment is the Scan segment (of total) an encoded primary key belongs
-// to: a hash of its partition key, as DynamoDB assigns segments by
-// partition.
-func Segment(key string, total int32) int32 {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(HashKeyPart(key)))
-
-	return int32(h.Sum32() % uint32(total))
-}
-
-// SearchData queries the table based on the input.
-func (t *Table) SearchData(input QueryInput) ([]map[string]*types.Item, map[string]*types.Item, error) {
-	r, err := t.Search(input)
-	if err != nil {
-		return nil, nil, err
-	}
-
-	return r.Items, r.LastKey, nil
-}
-
-// Search runs a Query (a key condition) or a Scan (input.Scan) over the
-// table or one of its indexes, one page: it starts after
-// ExclusiveStartKey, evaluates at most Limit items, and filters and
-// projects those.
-func (t *Table) Search(input QueryInput) (SearchResult, error) { //nolint:gocognit // paging, segments, key condition, filter, projection
-	r := SearchResult{Items: []map[string]*types.Item{}, LastKey: map[string]*types.Item{}}
-
-	if err := validateSearchInputMaps(input); err != nil {
-		return r, err
-	}
-
-	if !input.Scan && input.KeyConditionExpression == "" {
-		return r, nil
-	}
-
-	forward := input.ScanIndexForward
-	ix, sortedKeys := t.fetchQueryData(input)
-
-	start, hasStart, err := t.startPosition(ix, input.ExclusiveStartKey)
-	if err != nil {
-		return r, err
-	}
-
-	size := int64(len(sortedKeys))
-	first := 0
-
-	if hasStart && ix == nil && forward {
-		// The table's keys are sorted: a page starts by binary search, so
-		// scanning a table page by page is not quadratic.
-		first, _ = slices.BinarySearch(sortedKeys, start.key)
-	}
-
-	var last map[string]*types.Item
-
-	for pos := first; pos < len(sortedKeys); pos++ {
-		k := GetKeyAt(sortedKeys, size, int64(pos), forward)
-
-		here := searchPosition{key: k}
-		if ix != nil {
-			pk, ok := ix.getPrimaryKey(k)
+		for _, a := range i.keySchema.attributes() {
+			v, ok := item[a]
 			if !ok {
 				continue
 			}
 
-			here = searchPosition{indexKey: k, key: pk}
-		}
-
-		if hasStart && !here.after(start, forward) {
-			continue
-		}
-
-		if input.TotalSegments > 0 && Segment(here.key, input.TotalSegments) != input.Segment {
-			continue
-		}
-
-		stored, ok := t.Data[here.key]
-		if !ok {
-			continue
-		}
-
-		if input.KeyConditionExpression != "" {
-			matched, err := t.InterpreterMatch(interpreter.MatchInput{
-				TableName:      t.Name,
-				Expression:     input.KeyConditionExpression,
-				ExpressionType: interpreter.ExpressionTypeKey,
-				Item:           stored,
-				Aliases:        input.Aliases,
-				Attributes:     input.ExpressionAttributeValues,
-			})
-			if err != nil {
-				return r, types.NewError("ValidationException", err.Error(), nil)
+			if types.TypeOf(v) != t.AttributesDef[a] {
+				return validationError("One or more parameter values were invalid: Type mismatch for Index Key %s Expected: %s Actual: %s IndexName: %s", a, t.AttributesDef[a], types.TypeOf(v), name)
 			}
 
-			if !matched {
-				continue
-			}
-		}
-
-		r.Scanned++
-		r.ReadBytes += int64(types.ItemSize(stored))
-		last = stored
-
-		keep := true
-
-		if input.FilterExpression != "" {
-			keep, err = t.InterpreterMatch(interpreter.MatchInput{
-				TableName:      t.Name,
-				Expression:     input.FilterExpression,
-				ExpressionType: interpreter.ExpressionTypeFilter,
-				Item:           stored,
-				Aliases:        input.Aliases,
-				Attributes:     input.ExpressionAttributeValues,
-			})
-			if err != nil {
-				return r, types.NewError("ValidationException", err.Error(), nil)
-			}
-		}
-
-		if keep {
-			item := copyItem(stored)
-
-			if input.ProjectionExpression != "" {
-				item, err = t.LangInterpreter.Project(interpreter.ProjectInput{
-					Expression: input.ProjectionExpression,
-					Item:       stored,
-					Aliases:    input.Aliases,
-				})
-				if err != nil {
-					return r, types.NewError("ValidationException", err.Error(), nil)
-				}
+			n := keyValueBytes(v)
+			if n == 0 && types.TypeOf(v) != types.TypeN {
+				return validationError("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", emptyKind(v), name, a)
 			}
 
-			r.Items = append(r.Items, item)
-		}
-
-		// A page ends at Limit items evaluated, or at 1 MB of them, as on
-		// DynamoDB.
-		if input.Limit > 0 && r.Scanned == input.Limit || r.ReadBytes >= MaxPageBytes {
-			r.LastKey = t.lastKeyOf(last, ix)
-			break
+			if err := checkKeySize(a == i.keySchema.RangeKey, n); err != nil {
+				return err
+			}
 		}
 	}
 
-	return r, nil
+	if types.ItemSize(item) > MaxItemBytes {
+		return validationError("%s", tooBig)
+	}
+
+	return nil
 }
 
-// lastKeyOf is the LastEvaluatedKey of a page ending at item: the table's
-// key, and the index's key on an index.
-func (t *Table) lastKeyOf(item map[string]*types.Item, ix *index) map[string]*types.Item {
-	key := t.KeySchema.getKeyItem(item)
-
-	if ix != nil {
-		maps.Copy(key, ix.keySchema.getKeyItem(item))
+// keyValueBytes is the length of a string or binary key value.
+func keyValueBytes(v *types.Item) int {
+	switch types.TypeOf(v) {
+	case types.TypeS:
+		return len(*v.S)
+	case types.TypeB:
+		return len(v.B)
 	}
 
-	return key
+	return 0
 }
 
-// InterpreterMatch evaluates a match expression against an item
-func (t *Table) InterpreterMatch(input interpreter.MatchInput) (bool, error) {
-	if t.UseNativeInterpreter {
-		matched, err := t.NativeInterpreter.Match(input)
-		if err == nil {
-			return matched, nil
-		}
+func emptyKind(v *types.Item) string {
+	if types.TypeOf(v) == types.TypeB {
+		return "binary"
 	}
 
-	matched, err := t.LangInterpreter.Match(input)
+	return "string"
+}
+
+// Get is the item stored under an encoded key, nil when there is none.
+func (t *Table) Get(key string) map[string]*types.Item {
+	item, _ := t.items.Get(key)
+	return item
+}
+
+// Write is a prepared change to one item: checked, its condition met, not
+// yet applied. New is nil for a delete.
+type Write struct {
+	Table    *Table
+	Key      string
+	Old, New map[string]*types.Item
+	// Paths are the paths an update wrote (ReturnValues UPDATED_*).
+	Paths []expression.Path
+}
+
+// Messages for an item over the size limit.
+const (
+	msgItemTooBig   = "Item size has exceeded the maximum allowed size"
+	msgUpdateTooBig = "Item size to update has exceeded the maximum allowed size"
+)
+
+// PreparePut checks a PutItem: the item, then the condition on the item
+// it replaces.
+func (t *Table) PreparePut(item map[string]*types.Item, cond *expression.Condition) (*Write, error) {
+	if err := t.checkItem(item, msgItemTooBig); err != nil {
+		return nil, err
+	}
+
+	key, _ := t.KeySchema.encode(t.AttributesDef, item)
+	old := t.Get(key)
+
+	if cond != nil && !cond.Eval(orEmpty(old)) {
+		return nil, conditionFailed(old)
+	}
+
+	return &Write{Table: t, Key: key, Old: old, New: item}, nil
+}
+
+// PrepareDelete checks a DeleteItem's key and condition.
+func (t *Table) PrepareDelete(keyItem map[string]*types.Item, cond *expression.Condition) (*Write, error) {
+	key, err := t.KeyOf(keyItem)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 
-	return matched, nil
+	old := t.Get(key)
+
+	if cond != nil && !cond.Eval(orEmpty(old)) {
+		return nil, conditionFailed(old)
+	}
+
+	return &Write{Table: t, Key: key, Old: old}, nil
 }
 
-func (t *Table) matchKey(input QueryInput, item map[string]*types.Item) (interpreter.ExpressionType, bool, error) { //nolint:gocognit // key, filter, and conditional expression branches
-	var lastMatchExpressionType interpreter.ExpressionType
-	matched := input.Scan
-
-	if input.KeyConditionExpression != "" {
-		var err error
-
-		matched, err = t.InterpreterMatch(interpreter.MatchInput{
-			TableName:      t.Name,
-			Expression:     input.KeyConditionExpression,
-			ExpressionType: interpreter.ExpressionTypeKey,
-			Item:           item,
-			Aliases:        input.Aliases,
-			Attributes:     input.ExpressionAttributeValues,
-		})
-		if err != nil {
-			return interpreter.ExpressionTypeKey, false, err
-		}
-		lastMatchExpressionType = interpreter.ExpressionTypeKey
+// PrepareCheck checks a ConditionCheck of a transaction.
+func (t *Table) PrepareCheck(keyItem map[string]*types.Item, cond *expression.Condition) (*Write, error) {
+	w, err := t.PrepareDelete(keyItem, cond)
+	if err != nil {
+		return nil, err
 	}
 
-	if input.FilterExpression != "" {
-		if matched {
-			m, err := t.InterpreterMatch(interpreter.MatchInput{
-				TableName:      t.Name,
-				Expression:     input.FilterExpression,
-				ExpressionType: interpreter.ExpressionTypeFilter,
-				Item:           item,
-				Aliases:        input.Aliases,
-				Attributes:     input.ExpressionAttributeValues,
-			})
-			if err != nil {
-				return interpreter.ExpressionTypeFilter, false, err
+	w.New = w.Old
+
+	return w, nil
+}
+
+// PrepareUpdate checks an UpdateItem: the key, the condition on the
+// stored item, then the updated item (computed from the stored one, or
+// from the key when there is none).
+func (t *Table) PrepareUpdate(keyItem map[string]*types.Item, upd *expression.Update, cond *expression.Condition) (*Write, error) {
+	key, err := t.KeyOf(keyItem)
+	if err != nil {
+		return nil, err
+	}
+
+	if upd != nil {
+		for _, p := range upd.Paths() {
+			if slices.Contains(t.KeySchema.attributes(), p.Top()) {
+				return nil, validationError("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", p.Top())
 			}
-			matched = m
 		}
-		lastMatchExpressionType = interpreter.ExpressionTypeFilter
 	}
 
-	if input.ConditionExpression != nil && *input.ConditionExpression != "" {
-		var err error
+	old := t.Get(key)
 
-		matched, err = t.InterpreterMatch(interpreter.MatchInput{
-			TableName:      t.Name,
-			Expression:     *input.ConditionExpression,
-			ExpressionType: interpreter.ExpressionTypeConditional,
-			Item:           item,
-			Aliases:        input.Aliases,
-			Attributes:     input.ExpressionAttributeValues,
-		})
-		if err != nil {
-			return interpreter.ExpressionTypeConditional, false, err
-		}
-		lastMatchExpressionType = interpreter.ExpressionTypeConditional
+	if cond != nil && !cond.Eval(orEmpty(old)) {
+		return nil, conditionFailed(old)
 	}
 
-	return lastMatchExpressionType, matched, nil
+	base := old
+	if base == nil {
+		base = maps.Clone(keyItem)
+	}
+
+	w := &Write{Table: t, Key: key, Old: old, New: base}
+
+	if upd == nil {
+		return w, nil
+	}
+
+	w.Paths = upd.Paths()
+
+	if old == nil && upd.OnlyRemoves() {
+		// Removing from an item that does not exist creates nothing.
+		w.New = nil
+		return w, nil
+	}
+
+	w.New, err = upd.Apply(base, old == nil)
+	if err != nil {
+		return nil, validationError("%s", err.Error())
+	}
+
+	if err := t.checkItem(w.New, msgUpdateTooBig); err != nil {
+		return nil, err
+	}
+
+	return w, nil
 }
 
-func (t *Table) setItem(key string, item map[string]*types.Item) {
-	_, exists := t.Data[key]
-	t.Data[key] = item
-
-	if !exists {
-		pos, _ := slices.BinarySearch(t.SortedKeys, key)
-		t.SortedKeys = slices.Insert(t.SortedKeys, pos, key)
-	}
-}
-
-func (t *Table) getItem(key string) map[string]*types.Item {
-	item, exists := t.Data[key]
-	if !exists {
+func orEmpty(item map[string]*types.Item) map[string]*types.Item {
+	if item == nil {
 		return map[string]*types.Item{}
 	}
 
 	return item
 }
 
-// Clear removes data and sorted keys from a table
-func (t *Table) Clear() {
-	t.SortedKeys = []string{}
-	t.Data = map[string]map[string]*types.Item{}
-}
+// Commit applies a prepared write to the table and its indexes.
+func (w *Write) Commit() {
+	t := w.Table
 
-// TableSnapshot captures a point-in-time copy of mutable table state for transactional rollback
-type TableSnapshot struct {
-	data       map[string]map[string]*types.Item
-	sortedKeys []string
-	indexes    map[string]indexSnapshot
-}
-
-// Snapshot returns a deep copy of the table's mutable state
-func (t *Table) Snapshot() TableSnapshot {
-	data := make(map[string]map[string]*types.Item, len(t.Data))
-	for k, v := range t.Data {
-		data[k] = deepCopyItemMap(v)
-	}
-
-	keys := make([]string, len(t.SortedKeys))
-	copy(keys, t.SortedKeys)
-
-	indexes := make(map[string]indexSnapshot, len(t.Indexes))
-	for name, idx := range t.Indexes {
-		indexes[name] = idx.snapshot()
-	}
-
-	return TableSnapshot{data: data, sortedKeys: keys, indexes: indexes}
-}
-
-// Restore replaces the table's mutable state with a previously taken snapshot
-func (t *Table) Restore(s TableSnapshot) {
-	t.Data = s.data
-	t.SortedKeys = s.sortedKeys
-
-	for name, idx := range t.Indexes {
-		if snap, ok := s.indexes[name]; ok {
-			idx.restore(snap)
+	if w.New == nil {
+		if old, ok := t.items.Get(w.Key); ok {
+			t.bytes -= int64(types.ItemSize(old))
+			t.items.Delete(w.Key)
 		}
+	} else {
+		if old, ok := t.items.Get(w.Key); ok {
+			t.bytes -= int64(types.ItemSize(old))
+		}
+
+		t.items.Set(w.Key, w.New)
+		t.bytes += int64(types.ItemSize(w.New))
+	}
+
+	for _, i := range t.Indexes {
+		i.put(w.Key, w.New)
 	}
 }
 
-// Put puts items into table
-func (t *Table) Put(input *types.PutItemInput) (map[string]*types.Item, error) { //nolint:gocognit // conditional write, key resolution, GSI updates
-	if err := types.ValidateItemMap(input.Item); err != nil {
-		return copyItem(input.Item), types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	if err := types.ValidateItemMap(input.ExpressionAttributeValues); err != nil {
-		return copyItem(input.Item), types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	item := copyItem(input.Item)
-
-	key, err := t.KeySchema.GetKey(t.AttributesDef, input.Item)
-	if err != nil {
-		return item, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	// support conditional writes
-	if input.ConditionExpression != nil {
-		_, matched, merr := t.matchKey(QueryInput{
-			Index:                     PrimaryIndexName,
-			ExpressionAttributeValues: input.ExpressionAttributeValues,
-			Aliases:                   input.ExpressionAttributeNames,
-			Limit:                     1,
-			ConditionExpression:       input.ConditionExpression,
-		}, t.getItem(key))
-		if merr != nil {
-			return item, types.NewError("ValidationException", merr.Error(), nil)
-		}
-
-		if !matched {
-			return item, &types.ConditionalCheckFailedException{MessageText: ErrConditionalRequestFailed.Error()}
-		}
-	}
-
-	t.setItem(key, item)
-
-	for _, index := range t.Indexes {
-		err := index.putData(key, item)
-		if err != nil {
-			return nil, types.NewError("ValidationException", err.Error(), nil)
-		}
-	}
-
-	return item, nil
-}
-
-func (t *Table) interpreterUpdate(input interpreter.UpdateInput) error {
-	if t.UseNativeInterpreter {
-		return t.NativeInterpreter.Update(input)
-	}
-
-	return t.LangInterpreter.Update(input)
-}
-
-func validateUpdateItemReturnValues(rv *string) error {
-	if rv == nil || *rv == "" {
-		return nil
-	}
-
-	switch *rv {
-	case "NONE", "ALL_OLD", "UPDATED_OLD", "UPDATED_NEW", "ALL_NEW":
-		return nil
-	default:
-		return types.NewError("ValidationException",
-			fmt.Sprintf("1 validation error detected: Value '%s' at 'returnValues' failed to satisfy constraint: Member must satisfy enum value set: [NONE, ALL_OLD, UPDATED_OLD, UPDATED_NEW, ALL_NEW]", *rv),
-			nil)
-	}
-}
-
-func dynamoItemEqual(a, b *types.Item) bool {
-	return reflect.DeepEqual(a, b)
-}
-
-func changedUpdateAttributeKeys(oldItem, newItem map[string]*types.Item) []string {
-	keys := make(map[string]struct{})
-
-	for k := range oldItem {
-		keys[k] = struct{}{}
-	}
-
-	for k := range newItem {
-		keys[k] = struct{}{}
-	}
-
-	changed := make([]string, 0, len(keys))
-
-	for k := range keys {
-		ov, okO := oldItem[k]
-		nv, okN := newItem[k]
-
-		if !okO {
-			ov = nil
-		}
-
-		if !okN {
-			nv = nil
-		}
-
-		if !dynamoItemEqual(ov, nv) {
-			changed = append(changed, k)
-		}
-	}
-
-	sort.Strings(changed)
-
-	return changed
-}
-
-func buildUpdateItemReturnAttributes(rv *string, oldItem, newItem map[string]*types.Item) map[string]*types.Item {
-	mode := ""
-
-	if rv != nil {
-		mode = *rv
-	}
-
-	switch mode {
-	case "", "NONE":
-		return nil
-	case "ALL_NEW":
-		return copyItem(newItem)
-	case "ALL_OLD":
-		return copyItem(oldItem)
-	case "UPDATED_OLD":
-		ck := changedUpdateAttributeKeys(oldItem, newItem)
-		if len(ck) == 0 {
-			return map[string]*types.Item{}
-		}
-
-		out := make(map[string]*types.Item, len(ck))
-
-		for _, k := range ck {
-			if v, ok := oldItem[k]; ok {
-				out[k] = deepCopyTypesItem(v)
-			}
-		}
-
-		return out
-	case "UPDATED_NEW":
-		ck := changedUpdateAttributeKeys(oldItem, newItem)
-		if len(ck) == 0 {
-			return map[string]*types.Item{}
-		}
-
-		out := make(map[string]*types.Item, len(ck))
-
-		for _, k := range ck {
-			if v, ok := newItem[k]; ok {
-				out[k] = deepCopyTypesItem(v)
-			}
-		}
-
-		return out
-	default:
-		return nil
-	}
-}
-
-// Update updates an item in the table based on the input
-func (t *Table) Update(input *types.UpdateItemInput) (map[string]*types.Item, error) { //nolint:gocognit,gocyclo // conditional writes, interpreter update, GSI updates
-	if err := validateUpdateItemInputKeysAndValues(input); err != nil {
-		return nil, err
-	}
-
-	if err := validateUpdateItemReturnValues(input.ReturnValues); err != nil {
-		return nil, err
-	}
-
-	if err := t.KeySchema.validatePrimaryKeyMap(input.Key); err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	if !t.KeySchema.Secondary {
-		if err := language.ValidateUpdateExpressionDoesNotTargetPrimaryKey(
-			input.UpdateExpression,
-			input.ExpressionAttributeNames,
-			t.KeySchema.HashKey,
-			t.KeySchema.RangeKey,
-		); err != nil {
-			return nil, types.NewError("ValidationException", err.Error(), nil)
-		}
-	}
-
-	// update primary index
-	key, err := t.KeySchema.GetKey(t.AttributesDef, input.Key)
-	if err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	item, ok := t.Data[key]
-	if !ok {
-		// it allow the use of attribute_exists to check if the item exists
-		item = map[string]*types.Item{}
-	}
-
-	// support conditional writes
-	if input.ConditionExpression != nil {
-		query := QueryInput{
-			Index:                     PrimaryIndexName,
-			ExpressionAttributeValues: input.ExpressionAttributeValues,
-			Limit:                     1,
-			ConditionExpression:       input.ConditionExpression,
-			Aliases:                   input.ExpressionAttributeNames,
-		}
-
-		_, matched, merr := t.matchKey(query, item)
-		if merr != nil {
-			return nil, types.NewError("ValidationException", merr.Error(), nil)
-		}
-
-		if !matched {
-			checkErr := &types.ConditionalCheckFailedException{
-				MessageText: ErrConditionalRequestFailed.Error(),
-			}
-
-			handleConditionalCheckError(input, checkErr, item)
-
-			return nil, checkErr
-		}
-	}
-
-	if !ok {
-		// types creates a new item when the item does not exists
-		item = copyItem(input.Key)
-	}
-
-	oldItem := deepCopyItemMap(item)
-
-	err = t.interpreterUpdate(interpreter.UpdateInput{
-		TableName:  t.Name,
-		Expression: input.UpdateExpression,
-		Item:       item,
-		Attributes: input.ExpressionAttributeValues,
-		Aliases:    input.ExpressionAttributeNames,
-	})
-	if err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	t.setItem(key, item)
-
-	// update secondary Indexes
-	for _, index := range t.Indexes {
-		err := index.putData(key, item)
-		if err != nil {
-			return nil, types.NewError("ValidationException", err.Error(), nil)
-		}
-	}
-
-	newItem := copyItem(item)
-
-	return buildUpdateItemReturnAttributes(input.ReturnValues, oldItem, newItem), nil
-}
-
-// Delete deletes an item in the table based on the input
-func (t *Table) Delete(input *types.DeleteItemInput) (map[string]*types.Item, error) { //nolint:gocognit,gocyclo // conditional delete, key resolution, index cleanup
-	if err := types.ValidateItemMap(input.Key); err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	if err := types.ValidateItemMap(input.ExpressionAttributeValues); err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	if err := t.KeySchema.validatePrimaryKeyMap(input.Key); err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	key, err := t.KeySchema.GetKey(t.AttributesDef, input.Key)
-	if err != nil {
-		return nil, types.NewError("ValidationException", err.Error(), nil)
-	}
-
-	item, ok := t.Data[key]
-
-	existingForCond := item
-	if !ok {
-		existingForCond = map[string]*types.Item{}
-	}
-
-	if input.ConditionExpression != nil && *input.ConditionExpression != "" {
-		aliases := map[string]string{}
-
-		for k, v := range input.ExpressionAttributeNames {
-			if v != nil {
-				aliases[k] = *v
-			}
-		}
-
-		_, matched, merr := t.matchKey(QueryInput{
-			Index:                     PrimaryIndexName,
-			ExpressionAttributeValues: input.ExpressionAttributeValues,
-			Aliases:                   aliases,
-			Limit:                     1,
-			ConditionExpression:       input.ConditionExpression,
-		}, existingForCond)
-		if merr != nil {
-			return nil, types.NewError("ValidationException", merr.Error(), nil)
-		}
-
-		if !matched {
-			return nil, &types.ConditionalCheckFailedException{MessageText: ErrConditionalRequestFailed.Error()}
-		}
-	}
-
-	if !ok {
-		return nil, nil
-	}
-
-	item = copyItem(item)
-
-	delete(t.Data, key)
-
-	if pos, found := slices.BinarySearch(t.SortedKeys, key); found {
-		t.SortedKeys = slices.Delete(t.SortedKeys, pos, pos+1)
-	}
-
-	for _, index := range t.Indexes {
-		index.delete(key)
-	}
-
-	return item, nil
-}
-
-// Description returns the description of a table
+// Description is the table's description (DescribeTable).
 func (t *Table) Description(name string) *types.TableDescription {
-	// TODO: implement other fields for TableDescription
 	gsi, lsi := t.IndexesDescription()
 
 	return &types.TableDescription{
 		TableName:              name,
-		ItemCount:              int64(len(t.SortedKeys)),
+		ItemCount:              t.ItemCount(),
 		KeySchema:              t.KeySchema.describe(),
 		GlobalSecondaryIndexes: gsi,
 		LocalSecondaryIndexes:  lsi,
 	}
 }
 
-// IndexesDescription returns the description of the table indexes
+// IndexesDescription describes the table's indexes, sorted by name.
 func (t *Table) IndexesDescription() ([]types.GlobalSecondaryIndexDescription, []types.LocalSecondaryIndexDescription) {
 	gsi := []types.GlobalSecondaryIndexDescription{}
 	lsi := []types.LocalSecondaryIndexDescription{}
 
-	for indexName, index := range t.Indexes {
-		schema := index.keySchema.describe()
-		count := index.count()
+	for _, indexName := range slices.Sorted(maps.Keys(t.Indexes)) {
+		i := t.Indexes[indexName]
+		name := indexName
 
-		switch index.typ {
+		switch i.typ {
 		case indexTypeGlobal:
-			{
-				gsi = append(gsi, types.GlobalSecondaryIndexDescription{
-					IndexName:  &indexName,
-					ItemCount:  count,
-					KeySchema:  schema,
-					Projection: index.projection,
-				})
+			status := "ACTIVE"
+			if t.IndexActivationDelay > 0 && time.Since(i.createdAt) < t.IndexActivationDelay {
+				status = "CREATING"
 			}
+
+			gsi = append(gsi, types.GlobalSecondaryIndexDescription{
+				IndexName:   &name,
+				ItemCount:   i.count(),
+				KeySchema:   i.keySchema.describe(),
+				Projection:  i.projection,
+				IndexStatus: &status,
+			})
 		case indexTypeLocal:
-			{
-				lsi = append(lsi, types.LocalSecondaryIndexDescription{
-					IndexName:  &indexName,
-					ItemCount:  count,
-					KeySchema:  schema,
-					Projection: index.projection,
-				})
-			}
+			lsi = append(lsi, types.LocalSecondaryIndexDescription{
+				IndexName:  &name,
+				ItemCount:  i.count(),
+				KeySchema:  i.keySchema.describe(),
+				Projection: i.projection,
+			})
 		}
 	}
 
 	return gsi, lsi
 }
 
-func handleConditionalCheckError(input *types.UpdateItemInput, checkErr *types.ConditionalCheckFailedException, item map[string]*types.Item) {
-	if input.ReturnValuesOnConditionCheckFailure != nil && *input.ReturnValuesOnConditionCheckFailure == "ALL_OLD" {
-		checkErr.Item = item
+// EncodeKey is the encoded primary key of an item or key, ok false when
+// it lacks a key attribute or holds one of another type.
+func (t *Table) EncodeKey(item map[string]*types.Item) (string, bool) {
+	return t.KeySchema.encode(t.AttributesDef, item)
+}
+
+// CheckItem refuses an item the table would not store (PutItem's
+// checks).
+func (t *Table) CheckItem(item map[string]*types.Item) error {
+	return t.checkItem(item, msgItemTooBig)
+}
+
+// Each calls fn on every item in key order, until fn returns false.
+func (t *Table) Each(fn func(item map[string]*types.Item) bool) {
+	t.items.Ascend("", true, func(_ string, item map[string]*types.Item) bool { return fn(item) })
+}
+
+// IndexDefinitions are the table's secondary indexes as CreateTable gives
+// them, sorted by name.
+func (t *Table) IndexDefinitions() (gsis, lsis []IndexDefinition) {
+	for _, name := range slices.Sorted(maps.Keys(t.Indexes)) {
+		i := t.Indexes[name]
+		d := IndexDefinition{Name: name, KeySchema: i.keySchema.describe(), Projection: i.projection}
+
+		if i.typ == indexTypeGlobal {
+			gsis = append(gsis, d)
+		} else {
+			lsis = append(lsis, d)
+		}
 	}
+
+	return gsis, lsis
 }

@@ -3,948 +3,712 @@ package server
 import (
 	"context"
 	"errors"
-	"maps"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/keyplan/keyplan/internal/minidyn/core"
-	"github.com/keyplan/keyplan/internal/minidyn/interpreter"
+	"github.com/keyplan/keyplan/internal/minidyn/expression"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
-// Client implements a DynamoDB-like engine backed by core.Table.
+// Client is the engine: its tables, behind one lock (every operation
+// runs alone, so a write is atomic and a transaction isolated).
 type Client struct {
 	tables               map[string]*core.Table
 	meta                 map[string]*tableMeta
 	mu                   sync.Mutex
-	langInterpreter      *interpreter.Language
-	nativeInterpreter    *interpreter.Native
-	useNativeInterpreter bool
 	forceFailureErr      error
+	tableFailureErrs     map[string]error
+	unprocessedMatchers  map[string]func(int, map[string]*AttributeValue) bool
+	indexActivationDelay time.Duration
+	// tokens remembers TransactWriteItems' ClientRequestTokens (10
+	// minutes, as DynamoDB does).
+	tokens map[string]transactToken
+	now    func() time.Time
+	// streams are the tables' streams by ARN (kept after a table goes);
+	// seq numbers their records.
+	streams map[string]*stream
+	seq     uint64
 }
 
-// NewClient creates a new in-memory DynamoDB-compatible client used by the HTTP server.
+// NewClient creates an empty engine.
 func NewClient() *Client {
 	return &Client{
-		tables:            map[string]*core.Table{},
-		meta:              map[string]*tableMeta{},
-		mu:                sync.Mutex{},
-		nativeInterpreter: interpreter.NewNativeInterpreter(),
-		langInterpreter:   &interpreter.Language{},
+		tables:              map[string]*core.Table{},
+		meta:                map[string]*tableMeta{},
+		tableFailureErrs:    map[string]error{},
+		unprocessedMatchers: map[string]func(int, map[string]*AttributeValue) bool{},
+		tokens:              map[string]transactToken{},
+		now:                 time.Now,
+		streams:             map[string]*stream{},
 	}
 }
 
-func (c *Client) setFailureCondition(err error) {
-	c.forceFailureErr = err
-}
-
-// Table helpers
-func (c *Client) getTable(tableName string) (*core.Table, error) {
-	table, ok := c.tables[tableName]
+// getTable is the named table, or DynamoDB's ResourceNotFoundException.
+func (c *Client) getTable(name string) (*core.Table, error) {
+	t, ok := c.tables[name]
 	if !ok {
-		return nil, &ddbtypes.ResourceNotFoundException{Message: aws.String("Cannot do operations on a non-existent table")}
+		return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found"}
 	}
 
-	return table, nil
+	return t, nil
 }
 
-// CreateTable creates a new table in the in-memory engine.
-func (c *Client) CreateTable(ctx context.Context, input *CreateTableInput) (*CreateTableOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	tableName := aws.ToString(input.TableName)
-	if _, ok := c.tables[tableName]; ok {
-		return nil, &ddbtypes.ResourceInUseException{Message: aws.String("Cannot create preexisting table")}
+// checkTableName refuses a missing or malformed table name.
+func checkTableName(name *string) error {
+	if name == nil {
+		return validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
 
-	table := core.NewTable(tableName)
-	table.SetAttributeDefinition(mapAttributeDefinitions(input.AttributeDefinitions))
-	table.BillingMode = toStringPtr(string(input.BillingMode))
-	table.NativeInterpreter = *c.nativeInterpreter
-	table.UseNativeInterpreter = c.useNativeInterpreter
-	table.LangInterpreter = *c.langInterpreter
-
-	if err := table.CreatePrimaryIndex(&types.CreateTableInput{
-		KeySchema:             mapKeySchema(input.KeySchema),
-		ProvisionedThroughput: mapProvisionedThroughput(input.ProvisionedThroughput),
-	}); err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	if err := table.AddGlobalIndexes(mapGSI(input.GlobalSecondaryIndexes)); err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	if err := table.AddLocalIndexes(mapLSI(input.LocalSecondaryIndexes)); err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	c.tables[tableName] = table
-	c.meta[tableName] = &tableMeta{
-		definitions: input.AttributeDefinitions,
-		billing:     input.BillingMode,
-		throughput:  input.ProvisionedThroughput,
-		stream:      input.StreamSpecification,
-	}
-
-	return &CreateTableOutput{TableDescription: c.describe(tableName, table, ddbtypes.TableStatusActive)}, nil
-}
-
-// UpdateTable applies metadata changes, including GSI updates.
-func (c *Client) UpdateTable(ctx context.Context, input *UpdateTableInput) (*UpdateTableOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	tableName := aws.ToString(input.TableName)
-
-	table, ok := c.tables[tableName]
-	if !ok {
-		return nil, &ddbtypes.ResourceNotFoundException{Message: aws.String("Cannot do operations on a non-existent table")}
-	}
-
-	if input.AttributeDefinitions != nil {
-		table.SetAttributeDefinition(mapAttributeDefinitions(input.AttributeDefinitions))
-	}
-
-	for _, change := range mapGSIUpdate(input.GlobalSecondaryIndexUpdates) {
-		if err := table.ApplyIndexChange(change); err != nil {
-			return nil, mapKnownError(err)
-		}
-	}
-
-	m := c.meta[tableName]
-	m.addDefinitions(input.AttributeDefinitions)
-
-	if input.BillingMode != "" {
-		m.billing = input.BillingMode
-	}
-
-	if input.ProvisionedThroughput != nil {
-		m.throughput = input.ProvisionedThroughput
-	}
-
-	if input.StreamSpecification != nil {
-		m.stream = input.StreamSpecification
-	}
-
-	return &UpdateTableOutput{TableDescription: c.describe(tableName, table, ddbtypes.TableStatusActive)}, nil
-}
-
-// DeleteTable removes a table and its data.
-func (c *Client) DeleteTable(ctx context.Context, input *DeleteTableInput) (*DeleteTableOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	tableName := aws.ToString(input.TableName)
-
-	table, err := c.getTable(tableName)
-	if err != nil {
-		return nil, err
-	}
-
-	desc := c.describe(tableName, table, ddbtypes.TableStatusDeleting)
-	delete(c.tables, tableName)
-	delete(c.meta, tableName)
-
-	return &DeleteTableOutput{TableDescription: desc}, nil
-}
-
-// DescribeTable returns table metadata.
-func (c *Client) DescribeTable(ctx context.Context, input *DescribeTableInput) (*DescribeTableOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	tableName := aws.ToString(input.TableName)
-
-	table, err := c.getTable(tableName)
-	if err != nil {
-		return nil, err
-	}
-
-	return &DescribeTableOutput{Table: c.describe(tableName, table, ddbtypes.TableStatusActive)}, nil
-}
-
-// ClearTable removes all data from a specific table, including its indexes.
-func (c *Client) ClearTable(tableName string) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	table, err := c.getTable(tableName)
-	if err != nil {
-		return err
-	}
-
-	table.Clear()
-
-	for _, index := range table.Indexes {
-		index.Clear()
+	if !core.ValidName(*name) {
+		return validation("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", *name)
 	}
 
 	return nil
 }
 
-// ClearAllTables removes all data from every table and its indexes.
-func (c *Client) ClearAllTables() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	for _, table := range c.tables {
-		table.Clear()
-
-		for _, index := range table.Indexes {
-			index.Clear()
-		}
-	}
-}
-
-// Reset removes all tables and their indexes from the in-memory client.
-func (c *Client) Reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	clear(c.tables)
-	clear(c.meta)
-}
-
-// PutItem inserts or replaces an item.
-func (c *Client) PutItem(ctx context.Context, input *PutItemInput) (*PutItemOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	if err := validateExpressionAttributes(
-		input.ExpressionAttributeNames,
-		keysFromAttributeValueMap(input.ExpressionAttributeValues),
-		aws.ToString(input.ConditionExpression),
-	); err != nil {
+// tableFor checks a request's table name and finds the table.
+func (c *Client) tableFor(name *string) (*core.Table, error) {
+	if err := checkTableName(name); err != nil {
 		return nil, err
 	}
 
-	table, err := c.getTable(aws.ToString(input.TableName))
-	if err != nil {
-		return nil, err
-	}
-
-	newItem := mapAttributeValueMapToTypes(input.Item)
-	oldItem := c.stored(table, newItem)
-
-	item, err := table.Put(&types.PutItemInput{
-		TableName:                   input.TableName,
-		ConditionExpression:         input.ConditionExpression,
-		ConditionalOperator:         toStringPtr(string(input.ConditionalOperator)),
-		ExpressionAttributeNames:    input.ExpressionAttributeNames,
-		ExpressionAttributeValues:   mapAttributeValueMapToTypes(input.ExpressionAttributeValues),
-		Item:                        mapAttributeValueMapToTypes(input.Item),
-		ReturnConsumedCapacity:      toStringPtr(string(input.ReturnConsumedCapacity)),
-		ReturnItemCollectionMetrics: toStringPtr(string(input.ReturnItemCollectionMetrics)),
-		ReturnValues:                toStringPtr(string(input.ReturnValues)),
-	})
-	if err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	out := &PutItemOutput{ConsumedCapacity: writeCapacity(input.ReturnConsumedCapacity, aws.ToString(input.TableName), oldItem, item)}
-
-	if input.ReturnValues == ddbtypes.ReturnValueAllOld {
-		out.Attributes = mapTypesMapToAttributeValue(oldItem)
-	}
-
-	return out, nil
+	return c.getTable(*name)
 }
 
-// DeleteItem removes an item and optionally returns old values.
-func (c *Client) DeleteItem(ctx context.Context, input *DeleteItemInput) (*DeleteItemOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	if err := validateExpressionAttributes(
-		input.ExpressionAttributeNames,
-		keysFromAttributeValueMap(input.ExpressionAttributeValues),
-		aws.ToString(input.ConditionExpression),
-	); err != nil {
-		return nil, err
-	}
-
-	table, err := c.getTable(aws.ToString(input.TableName))
-	if err != nil {
-		return nil, err
-	}
-
-	oldItem := c.stored(table, mapAttributeValueMapToTypes(input.Key))
-
-	item, err := table.Delete(&types.DeleteItemInput{
-		TableName:                 input.TableName,
-		ConditionExpression:       input.ConditionExpression,
-		ConditionalOperator:       toStringPtr(string(input.ConditionalOperator)),
-		ExpressionAttributeNames:  toStringPtrMap(input.ExpressionAttributeNames),
-		ExpressionAttributeValues: mapAttributeValueMapToTypes(input.ExpressionAttributeValues),
-		Key:                       mapAttributeValueMapToTypes(input.Key),
-	})
-	if err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	out := &DeleteItemOutput{ConsumedCapacity: writeCapacity(input.ReturnConsumedCapacity, aws.ToString(input.TableName), oldItem, nil)}
-
-	if input.ReturnValues == ddbtypes.ReturnValueAllOld {
-		out.Attributes = mapTypesMapToAttributeValue(item)
-	}
-
-	return out, nil
-}
-
-// UpdateItem modifies attributes of an item using an update expression.
-func (c *Client) UpdateItem(ctx context.Context, input *UpdateItemInput) (*UpdateItemOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	if err := validateExpressionAttributes(
-		input.ExpressionAttributeNames,
-		keysFromAttributeValueMap(input.ExpressionAttributeValues),
-		aws.ToString(input.UpdateExpression),
-		aws.ToString(input.ConditionExpression),
-	); err != nil {
-		return nil, err
-	}
-
-	table, err := c.getTable(aws.ToString(input.TableName))
-	if err != nil {
-		return nil, err
-	}
-
-	keyMap := mapAttributeValueMapToTypes(input.Key)
-	oldItem := maps.Clone(c.stored(table, keyMap)) // Update changes the stored map
-
-	item, err := table.Update(&types.UpdateItemInput{
-		TableName:                           input.TableName,
-		ConditionExpression:                 input.ConditionExpression,
-		ConditionalOperator:                 toStringPtr(string(input.ConditionalOperator)),
-		ExpressionAttributeNames:            input.ExpressionAttributeNames,
-		ExpressionAttributeValues:           mapAttributeValueMapToTypes(input.ExpressionAttributeValues),
-		Key:                                 mapAttributeValueMapToTypes(input.Key),
-		UpdateExpression:                    aws.ToString(input.UpdateExpression),
-		ReturnValues:                        toStringPtr(string(input.ReturnValues)),
-		ReturnValuesOnConditionCheckFailure: toStringPtr(string(input.ReturnValuesOnConditionCheckFailure)),
-	})
-	if err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	return &UpdateItemOutput{
-		Attributes:       mapTypesMapToAttributeValue(item),
-		ConsumedCapacity: writeCapacity(input.ReturnConsumedCapacity, aws.ToString(input.TableName), oldItem, c.stored(table, keyMap)),
-	}, nil
-}
-
-// GetItem returns a single item by key.
-func (c *Client) GetItem(ctx context.Context, input *GetItemInput) (*GetItemOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	if err := validateExpressionAttributes(input.ExpressionAttributeNames, nil, aws.ToString(input.ProjectionExpression)); err != nil {
-		return nil, err
-	}
-
-	table, err := c.getTable(aws.ToString(input.TableName))
-	if err != nil {
-		return nil, err
-	}
-
-	keyMap := mapAttributeValueMapToTypes(input.Key)
-	if vErr := types.ValidateItemMap(keyMap); vErr != nil {
-		return nil, mapKnownError(types.NewError("ValidationException", vErr.Error(), nil))
-	}
-
-	if keyErr := table.ValidatePrimaryKeyMap(keyMap); keyErr != nil {
-		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: keyErr.Error()}
-	}
-
-	key, err := table.KeySchema.GetKey(table.AttributesDef, keyMap)
-	if err != nil {
-		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: err.Error()}
-	}
-
-	stored := table.Data[key]
-
-	item, err := getItemAttributesForOutput(table, stored, aws.ToString(input.ProjectionExpression), input.ExpressionAttributeNames)
-	if err != nil {
-		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: err.Error()}
-	}
-
-	return &GetItemOutput{Item: item, ConsumedCapacity: readCapacity(input.ReturnConsumedCapacity, aws.ToString(input.TableName), int64(types.ItemSize(stored)), input.ConsistentRead)}, nil
-}
-
-// Query searches items by key condition and optional filter.
-func (c *Client) Query(ctx context.Context, input *QueryInput) (*QueryOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	if err := validateExpressionAttributes(
-		input.ExpressionAttributeNames,
-		keysFromAttributeValueMap(input.ExpressionAttributeValues),
-		aws.ToString(input.KeyConditionExpression),
-		aws.ToString(input.FilterExpression),
-		aws.ToString(input.ProjectionExpression),
-	); err != nil {
-		return nil, err
-	}
-
-	table, err := c.getTable(aws.ToString(input.TableName))
-	if err != nil {
-		return nil, err
-	}
-
-	if input.ScanIndexForward == nil {
-		input.ScanIndexForward = aws.Bool(true)
-	}
-
-	if err := checkIndex(table, aws.ToString(input.IndexName)); err != nil {
-		return nil, err
-	}
-
-	r, err := table.Search(core.QueryInput{
-		Index:                     aws.ToString(input.IndexName),
-		ExpressionAttributeValues: mapAttributeValueMapToTypes(input.ExpressionAttributeValues),
-		Aliases:                   input.ExpressionAttributeNames,
-		ExclusiveStartKey:         mapAttributeValueMapToTypes(input.ExclusiveStartKey),
-		KeyConditionExpression:    aws.ToString(input.KeyConditionExpression),
-		FilterExpression:          aws.ToString(input.FilterExpression),
-		ProjectionExpression:      aws.ToString(input.ProjectionExpression),
-		Limit:                     int64(aws.ToInt32(input.Limit)),
-		ScanIndexForward:          aws.ToBool(input.ScanIndexForward),
-	})
-	if err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	return &QueryOutput{
-		Items:            mapTypesSliceToAttributeValue(r.Items),
-		Count:            int32(len(r.Items)),
-		ScannedCount:     int32(r.Scanned),
-		LastEvaluatedKey: mapTypesMapToAttributeValue(r.LastKey),
-		ConsumedCapacity: readCapacity(input.ReturnConsumedCapacity, aws.ToString(input.TableName), r.ReadBytes, input.ConsistentRead),
-	}, nil
-}
-
-// Scan iterates items (optionally filtered) and returns a page of results.
-func (c *Client) Scan(ctx context.Context, input *ScanInput) (*ScanOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	if err := validateExpressionAttributes(
-		input.ExpressionAttributeNames,
-		keysFromAttributeValueMap(input.ExpressionAttributeValues),
-		aws.ToString(input.ProjectionExpression),
-		aws.ToString(input.FilterExpression),
-	); err != nil {
-		return nil, err
-	}
-
-	table, err := c.getTable(aws.ToString(input.TableName))
-	if err != nil {
-		return nil, err
-	}
-
-	if err := checkIndex(table, aws.ToString(input.IndexName)); err != nil {
-		return nil, err
-	}
-
-	segment, total := aws.ToInt32(input.Segment), aws.ToInt32(input.TotalSegments)
-	if (input.Segment == nil) != (input.TotalSegments == nil) || total < 0 || total > 1000000 || segment < 0 || (total > 0 && segment >= total) {
-		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: "The Segment parameter is required but was not present in the request when parameter TotalSegments is present, or Segment is not less than TotalSegments"}
-	}
-
-	r, err := table.Search(core.QueryInput{
-		Index:                     aws.ToString(input.IndexName),
-		ExpressionAttributeValues: mapAttributeValueMapToTypes(input.ExpressionAttributeValues),
-		Aliases:                   input.ExpressionAttributeNames,
-		ExclusiveStartKey:         mapAttributeValueMapToTypes(input.ExclusiveStartKey),
-		FilterExpression:          aws.ToString(input.FilterExpression),
-		ProjectionExpression:      aws.ToString(input.ProjectionExpression),
-		Limit:                     int64(aws.ToInt32(input.Limit)),
-		Scan:                      true,
-		ScanIndexForward:          true,
-		Segment:                   segment,
-		TotalSegments:             total,
-	})
-	if err != nil {
-		return nil, mapKnownError(err)
-	}
-
-	return &ScanOutput{
-		Items:            mapTypesSliceToAttributeValue(r.Items),
-		Count:            int32(len(r.Items)),
-		ScannedCount:     int32(r.Scanned),
-		LastEvaluatedKey: mapTypesMapToAttributeValue(r.LastKey),
-		ConsumedCapacity: readCapacity(input.ReturnConsumedCapacity, aws.ToString(input.TableName), r.ReadBytes, input.ConsistentRead),
-	}, nil
-}
-
-const batchWriteItemRequestsLimit = 25
-
-// DynamoDB returns this message when a WriteRequest has both Put and Delete, or neither.
-var errBatchWriteRequestShape = &smithy.GenericAPIError{
-	Code:    "ValidationException",
-	Message: "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
-}
-
-func validateWriteRequest(req WriteRequest) error {
-	hasPut := req.PutRequest != nil
-
-	hasDel := req.DeleteRequest != nil
-	if hasPut == hasDel {
-		return errBatchWriteRequestShape
-	}
-
-	return nil
-}
-
-func validateBatchWriteItemInput(input *BatchWriteItemInput) error {
-	if input == nil {
-		return nil
-	}
-
-	count := 0
-
-	for _, reqs := range input.RequestItems {
-		for _, req := range reqs {
-			if err := validateWriteRequest(req); err != nil {
-				return err
-			}
-
-			count++
-		}
-	}
-
-	if count > batchWriteItemRequestsLimit {
-		return &smithy.GenericAPIError{
-			Code:    "ValidationException",
-			Message: "Too many items requested for the BatchWriteItem call",
-		}
-	}
-
-	return nil
-}
-
-// BatchWriteItem runs put and delete sub-requests in order. Sub-request failures that look
-// retriable (InternalServerError, ProvisionedThroughputExceededException) are appended to
-// UnprocessedItems and processing continues, matching DynamoDB batch semantics. Any other
-// error fails the whole batch.
-//
-// With EmulateFailure(FailureConditionInternalServerError), each sub-request fails that way,
-// so those writes appear as unprocessed until you call EmulateFailure(FailureConditionNone).
-//
-//gocyclo:ignore
-//gocognit:ignore
-func (c *Client) BatchWriteItem(ctx context.Context, input *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
-	if err := validateBatchWriteItemInput(input); err != nil {
-		return nil, err
-	}
-
-	unprocessed := map[string][]WriteRequest{}
-
-	for tableName, reqs := range input.RequestItems {
-		for _, req := range reqs {
-			var err error
-			if req.PutRequest != nil {
-				_, err = c.PutItem(ctx, &PutItemInput{
-					TableName: aws.String(tableName),
-					Item:      req.PutRequest.Item,
-				})
-			}
-
-			if req.DeleteRequest != nil {
-				_, err = c.DeleteItem(ctx, &DeleteItemInput{
-					TableName: aws.String(tableName),
-					Key:       req.DeleteRequest.Key,
-				})
-			}
-
-			if err != nil {
-				var oe smithy.APIError
-				if errors.As(err, &oe) {
-					var is500 *ddbtypes.InternalServerError
-					var isThrottled *ddbtypes.ProvisionedThroughputExceededException
-
-					if errors.As(err, &is500) || errors.As(err, &isThrottled) {
-						unprocessed[tableName] = append(unprocessed[tableName], req)
-						continue
-					}
-				}
-
-				return nil, err
-			}
-		}
-	}
-
-	return &BatchWriteItemOutput{UnprocessedItems: unprocessed}, nil
-}
-
-func (c *Client) prepareTransact(items []TransactWriteItem) (map[string]core.TableSnapshot, error) {
-	snapshots := map[string]core.TableSnapshot{}
-	seenKeys := make(map[string]struct{}, len(items))
-
-	for _, item := range items {
-		var tableName string
-		var rawKeyMap map[string]*AttributeValue
-
-		switch {
-		case item.Put != nil:
-			tableName, rawKeyMap = aws.ToString(item.Put.TableName), item.Put.Item
-		case item.Update != nil:
-			tableName, rawKeyMap = aws.ToString(item.Update.TableName), item.Update.Key
-		case item.Delete != nil:
-			tableName, rawKeyMap = aws.ToString(item.Delete.TableName), item.Delete.Key
-		case item.ConditionCheck != nil:
-			tableName, rawKeyMap = aws.ToString(item.ConditionCheck.TableName), item.ConditionCheck.Key
-		}
-
-		if tableName == "" {
-			continue
-		}
-
-		if _, alreadySnapped := snapshots[tableName]; !alreadySnapped {
-			table, err := c.getTable(tableName)
-			if err != nil {
-				return nil, mapKnownError(err)
-			}
-
-			snapshots[tableName] = table.Snapshot()
-		}
-
-		table := c.tables[tableName]
-		internalKeyMap := mapAttributeValueMapToTypes(rawKeyMap)
-
-		if key, err := table.KeySchema.GetKey(table.AttributesDef, internalKeyMap); err == nil {
-			id := tableName + "|" + key
-
-			if _, exists := seenKeys[id]; exists {
-				return nil, &smithy.GenericAPIError{
-					Code:    "ValidationException",
-					Message: "Transaction request cannot include multiple operations on one item",
-				}
-			}
-
-			seenKeys[id] = struct{}{}
-		}
-	}
-
-	return snapshots, nil
-}
-
-// TransactWriteItems executes a set of Put, Update, Delete, and ConditionCheck operations atomically.
-// If any operation fails the entire transaction is  rolled back via table snapshots captured before execution begins.
-func (c *Client) TransactWriteItems(ctx context.Context, input *TransactWriteItemsInput) (*TransactWriteItemsOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	if c.forceFailureErr != nil {
-		return nil, c.forceFailureErr
-	}
-
-	snapshots, err := c.prepareTransact(input.TransactItems)
-	if err != nil {
-		return nil, err
-	}
-
-	var execErr error
-
-	defer func() {
-		if execErr != nil {
-			for name, snap := range snapshots {
-				c.tables[name].Restore(snap)
-			}
-		}
-	}()
-
-	n := len(input.TransactItems)
-
-	for i, item := range input.TransactItems {
-		execErr = c.runTransactItem(i, n, item)
-		if execErr != nil {
-			return nil, execErr
-		}
-	}
-
-	return &TransactWriteItemsOutput{}, nil
-}
-
-func (c *Client) runTransactItem(i, n int, item TransactWriteItem) error {
-	switch {
-	case item.Put != nil:
-		return c.runTransactPut(i, n, item.Put)
-	case item.Update != nil:
-		return c.runTransactUpdate(i, n, item.Update)
-	case item.Delete != nil:
-		return c.runTransactDelete(i, n, item.Delete)
-	case item.ConditionCheck != nil:
-		return c.runTransactConditionCheck(i, n, item.ConditionCheck)
-	default:
-		return &smithy.GenericAPIError{Code: "ValidationException", Message: "transaction item must include one of Put, Update, Delete, or ConditionCheck"}
-	}
-}
-
-func (c *Client) runTransactPut(i, n int, put *Put) error {
-	if vErr := validateExpressionAttributes(put.ExpressionAttributeNames, keysFromAttributeValueMap(put.ExpressionAttributeValues), aws.ToString(put.ConditionExpression)); vErr != nil {
-		return vErr
-	}
-
-	table, tErr := c.getTable(aws.ToString(put.TableName))
-	if tErr != nil {
-		return mapKnownError(tErr)
-	}
-
-	if _, opErr := table.Put(&types.PutItemInput{
-		TableName:                 put.TableName,
-		ConditionExpression:       put.ConditionExpression,
-		ExpressionAttributeNames:  put.ExpressionAttributeNames,
-		ExpressionAttributeValues: mapAttributeValueMapToTypes(put.ExpressionAttributeValues),
-		Item:                      mapAttributeValueMapToTypes(put.Item),
-	}); opErr != nil {
-		return newServerTransactionCancelledError(i, n, opErr)
-	}
-
-	return nil
-}
-
-func (c *Client) runTransactUpdate(i, n int, update *Update) error {
-	if vErr := validateExpressionAttributes(update.ExpressionAttributeNames, keysFromAttributeValueMap(update.ExpressionAttributeValues), aws.ToString(update.UpdateExpression), aws.ToString(update.ConditionExpression)); vErr != nil {
-		return vErr
-	}
-
-	table, tErr := c.getTable(aws.ToString(update.TableName))
-	if tErr != nil {
-		return mapKnownError(tErr)
-	}
-
-	_, opErr := table.Update(&types.UpdateItemInput{
-		TableName:                           update.TableName,
-		ConditionExpression:                 update.ConditionExpression,
-		ExpressionAttributeNames:            update.ExpressionAttributeNames,
-		ExpressionAttributeValues:           mapAttributeValueMapToTypes(update.ExpressionAttributeValues),
-		Key:                                 mapAttributeValueMapToTypes(update.Key),
-		UpdateExpression:                    aws.ToString(update.UpdateExpression),
-		ReturnValuesOnConditionCheckFailure: toStringPtr(string(update.ReturnValuesOnConditionCheckFailure)),
-	})
-	if opErr != nil {
-		if errors.Is(opErr, interpreter.ErrSyntaxError) {
-			return &smithy.GenericAPIError{Code: "ValidationException", Message: opErr.Error()}
-		}
-
-		return newServerTransactionCancelledError(i, n, opErr)
-	}
-
-	return nil
-}
-
-func (c *Client) runTransactDelete(i, n int, del *Delete) error {
-	if vErr := validateExpressionAttributes(del.ExpressionAttributeNames, keysFromAttributeValueMap(del.ExpressionAttributeValues), aws.ToString(del.ConditionExpression)); vErr != nil {
-		return vErr
-	}
-
-	table, tErr := c.getTable(aws.ToString(del.TableName))
-	if tErr != nil {
-		return mapKnownError(tErr)
-	}
-
-	if _, opErr := table.Delete(&types.DeleteItemInput{
-		TableName:                 del.TableName,
-		ConditionExpression:       del.ConditionExpression,
-		ExpressionAttributeNames:  toStringPtrMap(del.ExpressionAttributeNames),
-		ExpressionAttributeValues: mapAttributeValueMapToTypes(del.ExpressionAttributeValues),
-		Key:                       mapAttributeValueMapToTypes(del.Key),
-	}); opErr != nil {
-		return newServerTransactionCancelledError(i, n, opErr)
-	}
-
-	return nil
-}
-
-func (c *Client) runTransactConditionCheck(i, n int, check *ConditionCheck) error {
-	if vErr := validateExpressionAttributes(check.ExpressionAttributeNames, keysFromAttributeValueMap(check.ExpressionAttributeValues), aws.ToString(check.ConditionExpression)); vErr != nil {
-		return vErr
-	}
-
-	table, tErr := c.getTable(aws.ToString(check.TableName))
-	if tErr != nil {
-		return mapKnownError(tErr)
-	}
-
-	keyMap := mapAttributeValueMapToTypes(check.Key)
-	if vErr := types.ValidateItemMap(keyMap); vErr != nil {
-		return mapKnownError(types.NewError("ValidationException", vErr.Error(), nil))
-	}
-
-	if keyErr := table.ValidatePrimaryKeyMap(keyMap); keyErr != nil {
-		return &smithy.GenericAPIError{Code: "ValidationException", Message: keyErr.Error()}
-	}
-
-	key, kErr := table.KeySchema.GetKey(table.AttributesDef, keyMap)
-	if kErr != nil {
-		return &smithy.GenericAPIError{Code: "ValidationException", Message: kErr.Error()}
-	}
-
-	stored := table.Data[key]
-	if stored == nil {
-		stored = map[string]*types.Item{}
-	}
-
-	matched, mErr := table.InterpreterMatch(interpreter.MatchInput{
-		TableName:      table.Name,
-		Expression:     aws.ToString(check.ConditionExpression),
-		ExpressionType: interpreter.ExpressionTypeConditional,
-		Item:           stored,
-		Aliases:        check.ExpressionAttributeNames,
-		Attributes:     mapAttributeValueMapToTypes(check.ExpressionAttributeValues),
-	})
-	if mErr != nil {
-		return &smithy.GenericAPIError{Code: "ValidationException", Message: mErr.Error()}
-	}
-
-	if !matched {
-		checkErr := &types.ConditionalCheckFailedException{
-			MessageText: core.ErrConditionalRequestFailed.Error(),
-		}
-
-		if check.ReturnValuesOnConditionCheckFailure == ddbtypes.ReturnValuesOnConditionCheckFailureAllOld {
-			checkErr.Item = stored
-		}
-
-		return newServerTransactionCancelledError(i, n, checkErr)
-	}
-
-	return nil
-}
-
-func newServerTransactionCancelledError(i, n int, opErr error) error {
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(opErr, &ccf) {
-		return mapKnownError(opErr)
-	}
-
-	reasons := make([]ddbtypes.CancellationReason, n)
-	for j := range reasons {
-		reasons[j] = ddbtypes.CancellationReason{Code: aws.String("None")}
-	}
-
-	reasons[i] = ddbtypes.CancellationReason{
-		Code:    aws.String("ConditionalCheckFailed"),
-		Message: aws.String(core.ErrConditionalRequestFailed.Error()),
-	}
-
-	if ccf.Item != nil {
-		reasons[i].Item = mapTypesMapToDDBAttributeValue(ccf.Item)
-	}
-
-	return &ddbtypes.TransactionCanceledException{
-		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [ConditionalCheckFailed]"),
-		CancellationReasons: reasons,
-	}
-}
-
-// Utilities
-func mapTypesSliceToAttributeValue(items []map[string]*types.Item) []map[string]*AttributeValue {
-	if len(items) == 0 {
-		return nil
-	}
-
-	out := make([]map[string]*AttributeValue, len(items))
-	for i, it := range items {
-		out[i] = mapTypesMapToAttributeValue(it)
-	}
-
-	return out
-}
-
-func mapKnownError(err error) error {
+// apiErr converts the core's errors to DynamoDB's.
+func apiErr(err error) error {
 	if err == nil {
 		return nil
 	}
 
-	var intErr types.Error
-	if !errors.As(err, &intErr) {
+	var ae *apiError
+	if errors.As(err, &ae) {
 		return err
 	}
 
-	switch intErr.Code() {
-	case "ConditionalCheckFailedException":
-		checkErr := &ddbtypes.ConditionalCheckFailedException{
-			Message: aws.String(intErr.Message()),
-		}
-
-		var conditionalErr *types.ConditionalCheckFailedException
-		if errors.As(err, &conditionalErr) {
-			checkErr.Item = mapTypesMapToDDBAttributeValue(conditionalErr.Item)
-		}
-
-		return checkErr
-	case "ResourceNotFoundException":
-		return &ddbtypes.ResourceNotFoundException{Message: aws.String(intErr.Message())}
-	default:
-		return &smithy.GenericAPIError{Code: intErr.Code(), Message: intErr.Message()}
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return &conditionFailedError{item: ccf.Item}
 	}
+
+	var te types.Error
+	if errors.As(err, &te) {
+		return &apiError{Code: te.Code(), Message: te.Message()}
+	}
+
+	var ee *expression.Error
+	if errors.As(err, &ee) {
+		return validation("%s", ee.Message)
+	}
+
+	return err
 }
 
-func toStringPtrMap(in map[string]string) map[string]*string {
-	if len(in) == 0 {
+// conditionFailedError is a ConditionalCheckFailedException, with the
+// item when ReturnValuesOnConditionCheckFailure asked for it.
+type conditionFailedError struct {
+	item map[string]*types.Item
+}
+
+func (e *conditionFailedError) Error() string {
+	return "ConditionalCheckFailedException: " + core.ErrConditionalRequestFailed
+}
+
+// checkReturnValues refuses a ReturnValues the operation does not take.
+func checkReturnValues(rv ddbtypes.ReturnValue, allowed ...ddbtypes.ReturnValue) error {
+	if rv == "" {
 		return nil
 	}
 
-	out := make(map[string]*string, len(in))
+	for _, a := range allowed {
+		if rv == a {
+			return nil
+		}
+	}
 
-	for k, v := range in {
-		out[k] = aws.String(v)
+	return validation("Return values set to invalid value")
+}
+
+func checkReturnOnFailure(rv ddbtypes.ReturnValuesOnConditionCheckFailure) error {
+	switch rv {
+	case "", ddbtypes.ReturnValuesOnConditionCheckFailureNone, ddbtypes.ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+
+	return validation("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
+}
+
+// failedCondition is the error of a failed condition, with the old item
+// when ReturnValuesOnConditionCheckFailure is ALL_OLD.
+func failedCondition(err error, rv ddbtypes.ReturnValuesOnConditionCheckFailure) error {
+	var ccf *types.ConditionalCheckFailedException
+	if !errors.As(err, &ccf) {
+		return apiErr(err)
+	}
+
+	out := &conditionFailedError{}
+	if rv == ddbtypes.ReturnValuesOnConditionCheckFailureAllOld {
+		out.item = ccf.Item
 	}
 
 	return out
 }
 
-// stored is the item under the key of item (a key or a whole item), nil
-// when there is none.
-func (c *Client) stored(table *core.Table, item map[string]*types.Item) map[string]*types.Item {
-	key, err := table.KeySchema.GetKey(table.AttributesDef, item)
-	if err != nil {
-		return nil
+// PutItem stores an item, replacing any with its key.
+func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := c.failureErrFor(aws.ToString(in.TableName), ""); err != nil {
+		return nil, err
 	}
 
-	return table.Data[key]
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkReturnValues(in.ReturnValues, ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld); err != nil {
+		return nil, err
+	}
+
+	if err := checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+
+	if in.Item == nil {
+		return nil, validation("1 validation error detected: Value null at 'item' failed to satisfy constraint: Member must not be null")
+	}
+
+	item, err := fromWireMap(in.Item)
+	if err != nil {
+		return nil, err
+	}
+
+	ex, err := parseExprs(exprParams{
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		condition: in.ConditionExpression, expected: in.Expected,
+		conditionalOperator: string(in.ConditionalOperator), valuesNeed: "ConditionExpression is null",
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	w, err := table.PreparePut(item, ex.cond)
+	if err != nil {
+		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
+	}
+
+	c.commit(w, false)
+
+	out := &PutItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New)}
+	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
+		out.Attributes = toWireMap(w.Old)
+	}
+
+	return out, nil
 }
 
-// checkIndex refuses an index the table does not have, as DynamoDB does.
-func checkIndex(table *core.Table, name string) error {
-	if name == "" {
+// DeleteItem removes an item.
+func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItemOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := c.failureErrFor(aws.ToString(in.TableName), ""); err != nil {
+		return nil, err
+	}
+
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkReturnValues(in.ReturnValues, ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld); err != nil {
+		return nil, err
+	}
+
+	if err := checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+
+	key, err := fromWireMap(in.Key)
+	if err != nil {
+		return nil, err
+	}
+
+	ex, err := parseExprs(exprParams{
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		condition: in.ConditionExpression, expected: in.Expected,
+		conditionalOperator: string(in.ConditionalOperator), valuesNeed: "ConditionExpression is null",
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	w, err := table.PrepareDelete(key, ex.cond)
+	if err != nil {
+		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
+	}
+
+	c.commit(w, false)
+
+	out := &DeleteItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, nil)}
+	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
+		out.Attributes = toWireMap(w.Old)
+	}
+
+	return out, nil
+}
+
+// UpdateItem changes an item (creating it if it does not exist).
+func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItemOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := c.failureErrFor(aws.ToString(in.TableName), ""); err != nil {
+		return nil, err
+	}
+
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	if err := checkReturnValues(in.ReturnValues, ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld,
+		ddbtypes.ReturnValueAllNew, ddbtypes.ReturnValueUpdatedOld, ddbtypes.ReturnValueUpdatedNew); err != nil {
+		return nil, err
+	}
+
+	if err := checkReturnOnFailure(in.ReturnValuesOnConditionCheckFailure); err != nil {
+		return nil, err
+	}
+
+	key, err := fromWireMap(in.Key)
+	if err != nil {
+		return nil, err
+	}
+
+	ex, err := parseExprs(exprParams{
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		condition: in.ConditionExpression, update: in.UpdateExpression, expected: in.Expected,
+		attributeUpdates: in.AttributeUpdates, conditionalOperator: string(in.ConditionalOperator),
+		valuesNeed: "UpdateExpression and ConditionExpression are null",
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	w, err := table.PrepareUpdate(key, ex.upd, ex.cond)
+	if err != nil {
+		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
+	}
+
+	c.commit(w, false)
+
+	return &UpdateItemOutput{
+		Attributes:       toWireMap(updateReturnValues(in.ReturnValues, w)),
+		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New),
+	}, nil
+}
+
+// updateReturnValues is what an update returns for ReturnValues: the
+// whole item before or after, or the paths it wrote (as they were, or
+// are), nested paths as nested as written.
+func updateReturnValues(rv ddbtypes.ReturnValue, w *core.Write) map[string]*types.Item {
+	var out map[string]*types.Item
+
+	switch rv {
+	case ddbtypes.ReturnValueAllOld:
+		out = w.Old
+	case ddbtypes.ReturnValueAllNew:
+		out = w.New
+	case ddbtypes.ReturnValueUpdatedOld:
+		if w.Old != nil {
+			out = expression.Project(w.Old, w.Paths)
+		}
+	case ddbtypes.ReturnValueUpdatedNew:
+		out = expression.Project(w.New, w.Paths)
+	}
+
+	if len(out) == 0 {
 		return nil
 	}
 
-	if _, ok := table.Indexes[name]; !ok {
-		return &smithy.GenericAPIError{Code: "ValidationException", Message: "The table does not have the specified index: " + name}
+	return out
+}
+
+// GetItem reads an item.
+func (c *Client) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := c.failureErrFor(aws.ToString(in.TableName), ""); err != nil {
+		return nil, err
+	}
+
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	key, err := fromWireMap(in.Key)
+	if err != nil {
+		return nil, err
+	}
+
+	ex, err := parseExprs(exprParams{
+		names: in.ExpressionAttributeNames, projection: in.ProjectionExpression,
+		attributesToGet: in.AttributesToGet,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	k, err := table.KeyOf(key)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+
+	item := table.Get(k)
+
+	out := &GetItemOutput{ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)}
+
+	if item != nil {
+		if ex.proj != nil {
+			item = ex.proj.Apply(item)
+		}
+
+		m := toWireMap(item)
+		out.Item = &m
+	}
+
+	return out, nil
+}
+
+// checkSelect checks Select against the projection parameters and the
+// index.
+func checkSelect(sel ddbtypes.Select, ex *exprs, attributesToGet bool, table *core.Table, index string) error {
+	switch sel {
+	case "", ddbtypes.SelectAllAttributes, ddbtypes.SelectAllProjectedAttributes, ddbtypes.SelectCount, ddbtypes.SelectSpecificAttributes:
+	default:
+		return validation("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", sel)
+	}
+
+	projection := "ProjectionExpression"
+	if attributesToGet {
+		projection = "AttributesToGet"
+	}
+
+	hasProjection := ex.proj != nil
+
+	switch {
+	case sel == ddbtypes.SelectSpecificAttributes && !hasProjection:
+		return validation("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+	case sel == ddbtypes.SelectCount && hasProjection:
+		return validation("Cannot specify the %s when choosing to get only the Count", projection)
+	case (sel == ddbtypes.SelectAllAttributes || sel == ddbtypes.SelectAllProjectedAttributes) && hasProjection:
+		return validation("Cannot specify the %s when choosing to get %s", projection, sel)
+	case sel == ddbtypes.SelectAllProjectedAttributes && index == "":
+		return validation("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+	case sel == ddbtypes.SelectAllAttributes && index != "" && table.IsGlobal(index) && !table.Indexes[index].ProjectsAll():
+		return validation("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", index)
 	}
 
 	return nil
+}
+
+// searchRequest is what Query and Scan share.
+type searchRequest struct {
+	table           *core.Table
+	index           string
+	ex              *exprs
+	sel             ddbtypes.Select
+	attributesToGet bool
+	limit           *int32
+	consistentRead  *bool
+	startKey        map[string]*AttributeValue
+	capacity        ddbtypes.ReturnConsumedCapacity
+	in              core.SearchInput
+}
+
+// prepareSearch checks what Query and Scan share: the index, Select,
+// Limit, ConsistentRead, the start key, and the attributes an index must
+// project.
+func (r *searchRequest) prepare() error {
+	if r.index != "" {
+		if !core.ValidName(r.index) {
+			return validation("1 validation error detected: Value '%s' at 'indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", r.index)
+		}
+
+		if _, err := r.table.Index(r.index); err != nil {
+			return apiErr(err)
+		}
+
+		if aws.ToBool(r.consistentRead) && r.table.IsGlobal(r.index) {
+			return validation("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+
+	if r.limit != nil && *r.limit <= 0 {
+		return validation("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *r.limit)
+	}
+
+	if err := checkSelect(r.sel, r.ex, r.attributesToGet, r.table, r.index); err != nil {
+		return err
+	}
+
+	start, err := fromWireMap(r.startKey)
+	if err != nil {
+		return err
+	}
+
+	r.in.Index = r.index
+	r.in.Filter = r.ex.filter
+	r.in.Limit = int64(aws.ToInt32(r.limit))
+	r.in.ExclusiveStartKey = start
+
+	if r.index == "" {
+		return nil
+	}
+
+	ix := r.table.Indexes[r.index]
+
+	// A GSI serves only what it projects; an LSI fetches the rest from the
+	// table.
+	var wanted []string
+	if r.ex.proj != nil {
+		wanted = r.ex.proj.Tops()
+	}
+
+	var missing []string
+
+	for _, a := range wanted {
+		if !ix.Projects(a) {
+			missing = append(missing, a)
+		}
+	}
+
+	if r.table.IsGlobal(r.index) {
+		if len(missing) > 0 {
+			return validation("One or more parameter values were invalid: Global secondary index %s does not project %s", r.index, bracketed(missing))
+		}
+
+		if r.ex.filter != nil {
+			var notProjected []string
+
+			for _, a := range r.ex.filter.Names() {
+				if !ix.Projects(a) && !contains(notProjected, a) {
+					notProjected = append(notProjected, a)
+				}
+			}
+
+			if len(notProjected) > 0 {
+				return validation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", r.index, bracketed(notProjected))
+			}
+		}
+	} else {
+		r.in.FullItems = len(missing) > 0 || r.sel == ddbtypes.SelectAllAttributes
+		if r.ex.filter != nil {
+			for _, a := range r.ex.filter.Names() {
+				if !ix.Projects(a) {
+					r.in.FullItems = true
+				}
+			}
+		}
+	}
+
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+
+	return false
+}
+
+func bracketed(names []string) string {
+	out := "["
+	for i, n := range names {
+		if i > 0 {
+			out += ", "
+		}
+
+		out += n
+	}
+
+	return out + "]"
+}
+
+// run reads the page and shapes the response: items projected (or none
+// for COUNT), counts, the last key, capacity.
+func (r *searchRequest) run() (*[]map[string]*AttributeValue, int32, int32, map[string]*AttributeValue, *ddbtypes.ConsumedCapacity, error) {
+	res, err := r.table.Search(r.in)
+	if err != nil {
+		return nil, 0, 0, nil, nil, apiErr(err)
+	}
+
+	var items *[]map[string]*AttributeValue
+
+	if r.sel != ddbtypes.SelectCount {
+		items = &[]map[string]*AttributeValue{}
+
+		for _, it := range res.Items {
+			if r.ex.proj != nil {
+				it = r.ex.proj.Apply(it)
+			}
+
+			*items = append(*items, toWireMap(it))
+		}
+	}
+
+	return items, int32(len(res.Items)), int32(res.Scanned), toWireMap(res.LastKey),
+		readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+}
+
+// Query reads the items of one partition, in sort key order.
+func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := c.failureErrFor(aws.ToString(in.TableName), aws.ToString(in.IndexName)); err != nil {
+		return nil, err
+	}
+
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	ex, err := parseExprs(exprParams{
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression,
+		keyConditions: in.KeyConditions, legacyFilter: in.QueryFilter, legacyFilterName: "QueryFilter",
+		attributesToGet: in.AttributesToGet, conditionalOperator: string(in.ConditionalOperator),
+		valuesNeed: "KeyConditionExpression is null",
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	if ex.keyCond == nil && ex.legacyKeyConds == nil {
+		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+
+	r := &searchRequest{
+		table: table, index: aws.ToString(in.IndexName), ex: ex, sel: in.Select, limit: in.Limit, attributesToGet: in.AttributesToGet != nil,
+		consistentRead: in.ConsistentRead, startKey: in.ExclusiveStartKey, capacity: in.ReturnConsumedCapacity,
+	}
+
+	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+
+	ks := keySchemaOf(table, r.index)
+
+	if ex.keyCond != nil {
+		r.in.Key, err = ex.keyCond.Key(ks)
+	} else {
+		r.in.Key, err = expression.LegacyKeyCondition(ex.legacyKeyConds, ks)
+	}
+
+	if err != nil {
+		return nil, validation("%s", err.Error())
+	}
+
+	if ex.filter != nil {
+		filterName := "Filter Expression"
+		if in.QueryFilter != nil {
+			filterName = "QueryFilter"
+		}
+
+		for _, a := range ex.filter.Names() {
+			if a == ks.Hash || a == ks.Range {
+				return nil, validation("%s can only contain non-primary key attributes: Primary key attribute: %s", filterName, a)
+			}
+		}
+	}
+
+	r.in.Forward = in.ScanIndexForward == nil || *in.ScanIndexForward
+
+	items, count, scanned, last, cc, err := r.run()
+	if err != nil {
+		return nil, err
+	}
+
+	return &QueryOutput{Items: items, Count: count, ScannedCount: scanned, LastEvaluatedKey: last, ConsumedCapacity: cc}, nil
+}
+
+// keySchemaOf is the key schema a Query on the table or index reads.
+func keySchemaOf(table *core.Table, index string) expression.KeySchema {
+	hash, rng := table.KeySchema.HashKey, table.KeySchema.RangeKey
+	if index != "" {
+		hash, rng = table.Indexes[index].KeyNames()
+	}
+
+	return expression.KeySchema{Hash: hash, Range: rng, HashType: table.AttributesDef[hash], RangeType: table.AttributesDef[rng]}
+}
+
+// Scan reads the table or index in key order, a page at a time.
+func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := c.failureErrFor(aws.ToString(in.TableName), aws.ToString(in.IndexName)); err != nil {
+		return nil, err
+	}
+
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	ex, err := parseExprs(exprParams{
+		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
+		filter: in.FilterExpression, projection: in.ProjectionExpression,
+		legacyFilter: in.ScanFilter, legacyFilterName: "ScanFilter",
+		attributesToGet: in.AttributesToGet, conditionalOperator: string(in.ConditionalOperator),
+		valuesNeed: "FilterExpression is null",
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	segment, total := aws.ToInt32(in.Segment), aws.ToInt32(in.TotalSegments)
+
+	switch {
+	case in.Segment != nil && in.TotalSegments == nil:
+		return nil, validation("The TotalSegments parameter is required but was not present in the request when Segment parameter is present")
+	case in.Segment == nil && in.TotalSegments != nil:
+		return nil, validation("The Segment parameter is required but was not present in the request when parameter TotalSegments is present")
+	case in.TotalSegments != nil && (total < 1 || total > 1000000):
+		return nil, validation("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value between 1 and 1000000", total)
+	case in.Segment != nil && (segment < 0 || segment >= total):
+		return nil, validation("The Segment parameter is zero-based and must be less than parameter TotalSegments: Segment: %d is not less than TotalSegments: %d", segment, total)
+	}
+
+	r := &searchRequest{
+		table: table, index: aws.ToString(in.IndexName), ex: ex, sel: in.Select, limit: in.Limit, attributesToGet: in.AttributesToGet != nil,
+		consistentRead: in.ConsistentRead, startKey: in.ExclusiveStartKey, capacity: in.ReturnConsumedCapacity,
+	}
+
+	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+
+	r.in.Forward = true
+	r.in.Segment, r.in.TotalSegments = segment, total
+
+	items, count, scanned, last, cc, err := r.run()
+	if err != nil {
+		return nil, err
+	}
+
+	return &ScanOutput{Items: items, Count: count, ScannedCount: scanned, LastEvaluatedKey: last, ConsumedCapacity: cc}, nil
 }

@@ -2,8 +2,9 @@ package server
 
 import ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-// Minimal output shapes encoded back to the client.
-// They mirror DynamoDB JSON responses closely enough for SDK decoding.
+// Output shapes encoded back to the client. A key DynamoDB always sends
+// (Items, Count and ScannedCount of a Query or Scan, a batch's
+// UnprocessedItems and UnprocessedKeys) is sent even when empty or zero.
 
 // CreateTableOutput mirrors DynamoDB CreateTableOutput.
 type CreateTableOutput struct {
@@ -45,32 +46,52 @@ type UpdateItemOutput struct {
 
 // GetItemOutput mirrors DynamoDB GetItemOutput.
 type GetItemOutput struct {
-	Item             map[string]*AttributeValue `json:"Item,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
+	// Item is a pointer so an item projected to nothing is still sent
+	// ({}), and a missing one is not.
+	Item             *map[string]*AttributeValue `json:"Item,omitempty"`
+	ConsumedCapacity *ddbtypes.ConsumedCapacity  `json:"ConsumedCapacity,omitempty"`
 }
 
 // QueryOutput mirrors DynamoDB QueryOutput.
 type QueryOutput struct {
-	Items            []map[string]*AttributeValue `json:"Items,omitempty"`
-	Count            int32                        `json:"Count,omitempty"`
-	ScannedCount     int32                        `json:"ScannedCount,omitempty"`
-	LastEvaluatedKey map[string]*AttributeValue   `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity   `json:"ConsumedCapacity,omitempty"`
+	// Items is absent for Select COUNT, and [] for no items.
+	Items            *[]map[string]*AttributeValue `json:"Items,omitempty"`
+	Count            int32                         `json:"Count"`
+	ScannedCount     int32                         `json:"ScannedCount"`
+	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
+	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
 }
 
 // ScanOutput mirrors DynamoDB ScanOutput.
 type ScanOutput struct {
-	Items            []map[string]*AttributeValue `json:"Items,omitempty"`
-	Count            int32                        `json:"Count,omitempty"`
-	ScannedCount     int32                        `json:"ScannedCount,omitempty"`
-	LastEvaluatedKey map[string]*AttributeValue   `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity   `json:"ConsumedCapacity,omitempty"`
+	// Items is absent for Select COUNT, and [] for no items.
+	Items            *[]map[string]*AttributeValue `json:"Items,omitempty"`
+	Count            int32                         `json:"Count"`
+	ScannedCount     int32                         `json:"ScannedCount"`
+	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
+	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
 }
 
 // BatchWriteItemOutput mirrors DynamoDB BatchWriteItemOutput.
 type BatchWriteItemOutput struct {
-	UnprocessedItems map[string][]WriteRequest `json:"UnprocessedItems,omitempty"`
+	UnprocessedItems map[string][]WriteRequest `json:"UnprocessedItems"`
+}
+
+// BatchGetItemOutput mirrors DynamoDB BatchGetItemOutput.
+type BatchGetItemOutput struct {
+	Responses       map[string][]map[string]*AttributeValue `json:"Responses"`
+	UnprocessedKeys map[string]KeysAndAttributes            `json:"UnprocessedKeys"`
 }
 
 // TransactWriteItemsOutput mirrors DynamoDB TransactWriteItemsOutput.
 type TransactWriteItemsOutput struct{}
+
+// ItemResponse mirrors DynamoDB ItemResponse.
+type ItemResponse struct {
+	Item *map[string]*AttributeValue `json:"Item,omitempty"`
+}
+
+// TransactGetItemsOutput mirrors DynamoDB TransactGetItemsOutput.
+type TransactGetItemsOutput struct {
+	Responses []ItemResponse `json:"Responses,omitempty"`
+}

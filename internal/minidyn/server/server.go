@@ -6,142 +6,143 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"log"
 	"net/http"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
+	"sync/atomic"
 )
 
-// MaxRequestBytes bounds one request body (DynamoDB's largest requests,
-// a 25-item batch or a 100-item transaction, are 16 MB and 4 MB).
-const MaxRequestBytes = 32 << 20
-
-// Server implements http.Handler for DynamoDB JSON API subset.
+// Server implements http.Handler for the DynamoDB JSON API.
 type Server struct {
 	client *Client
+	opts   Options
+	// slots holds a token per request being worked on (MaxInFlight).
+	slots chan struct{}
+	// changes counts the requests that changed tables or items.
+	changes atomic.Uint64
 }
 
-// NewServer creates an HTTP handler exposing the DynamoDB-compatible API.
-func NewServer() *Server {
-	return &Server{client: NewClient()}
+// mutating are the operations that change tables or items.
+var mutating = map[string]bool{
+	"CreateTable": true, "UpdateTable": true, "DeleteTable": true, "UpdateTimeToLive": true,
+	"PutItem": true, "DeleteItem": true, "UpdateItem": true, "BatchWriteItem": true, "TransactWriteItems": true,
 }
 
-// ServeHTTP dispatches DynamoDB JSON API requests based on X-Amz-Target.
-//
-//gocyclo:ignore
-//gocognit:ignore
+// Changes counts the requests that have changed the engine's tables or
+// items (what a saver watches).
+func (s *Server) Changes() uint64 { return s.changes.Load() }
+
+// NewServer creates an HTTP handler serving a fresh, empty engine with
+// the default bounds and no access key.
+func NewServer() *Server { return NewServerWith(Options{}) }
+
+// NewServerWith creates an HTTP handler serving a fresh, empty engine.
+func NewServerWith(o Options) *Server {
+	o = o.withDefaults()
+
+	return &Server{client: NewClient(), opts: o, slots: make(chan struct{}, o.MaxInFlight)}
+}
+
+// decodeAndRun decodes a request body into a new In and runs op on it.
+func decodeAndRun[In any, Out any](raw []byte, op func(context.Context, *In) (Out, error)) (any, error) {
+	var in In
+
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&in); err != nil {
+		return nil, &apiError{Code: "SerializationException", Message: err.Error()}
+	}
+
+	return op(context.Background(), &in)
+}
+
+// ServeHTTP dispatches DynamoDB JSON API requests by X-Amz-Target.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		// A health check (GET /) is answered as DynamoDB answers it.
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = w.Write([]byte("healthy: dynamodb.local"))
+
 		return
 	}
 
-	defer func() {
-		err := r.Body.Close()
-		if err != nil {
-			log.Printf("error closing body: %v", err)
-		}
-	}()
+	defer func() { _ = r.Body.Close() }()
+
+	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
+		writeError(w, err)
+		return
+	}
+
+	// At most MaxInFlight requests are read and run at once; the others
+	// wait here, their bodies unread.
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-r.Context().Done():
+		return
+	}
 
 	op := operation(r.Header.Get("X-Amz-Target"))
 
 	// The body is read to its end (at most MaxRequestBytes) before anything
 	// runs, so the connection stays reusable after any answer.
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
 	if err != nil {
-		writeError(w, &smithy.GenericAPIError{Code: "ValidationException", Message: "request body: " + err.Error()})
+		writeError(w, &apiError{Code: "ValidationException", Message: "Request body too large or unreadable: " + err.Error()})
 		return
 	}
 
-	decoder := json.NewDecoder(bytes.NewReader(raw))
+	if n := countValues(raw, s.opts.MaxRequestValues); n > s.opts.MaxRequestValues {
+		writeError(w, validation("The request holds more than %d attribute values", s.opts.MaxRequestValues))
+		return
+	}
+
+	c := s.client
 
 	var resp any
 
 	switch op {
 	case "CreateTable":
-		var input CreateTableInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.CreateTable(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.CreateTable)
 	case "UpdateTable":
-		var input UpdateTableInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.UpdateTable(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.UpdateTable)
 	case "DeleteTable":
-		var input DeleteTableInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.DeleteTable(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.DeleteTable)
 	case "DescribeTable":
-		var input DescribeTableInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.DescribeTable(context.Background(), &input)
-		}
-	case "PutItem":
-		var input PutItemInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.PutItem(context.Background(), &input)
-		}
-	case "DeleteItem":
-		var input DeleteItemInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.DeleteItem(context.Background(), &input)
-		}
-	case "UpdateItem":
-		var input UpdateItemInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.UpdateItem(context.Background(), &input)
-		}
-	case "GetItem":
-		var input GetItemInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.GetItem(context.Background(), &input)
-		}
-	case "Query":
-		var input QueryInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.Query(context.Background(), &input)
-		}
-	case "Scan":
-		var input ScanInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.Scan(context.Background(), &input)
-		}
-	case "BatchWriteItem":
-		var input BatchWriteItemInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.BatchWriteItem(context.Background(), &input)
-		}
-	case "TransactWriteItems":
-		var input TransactWriteItemsInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.TransactWriteItems(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.DescribeTable)
 	case "ListTables":
-		var input ListTablesInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.ListTables(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.ListTables)
 	case "DescribeTimeToLive":
-		var input DescribeTimeToLiveInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.DescribeTimeToLive(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.DescribeTimeToLive)
 	case "UpdateTimeToLive":
-		var input UpdateTimeToLiveInput
-		if err = decoder.Decode(&input); err == nil {
-			resp, err = s.client.UpdateTimeToLive(context.Background(), &input)
-		}
+		resp, err = decodeAndRun(raw, c.UpdateTimeToLive)
+	case "PutItem":
+		resp, err = decodeAndRun(raw, c.PutItem)
+	case "DeleteItem":
+		resp, err = decodeAndRun(raw, c.DeleteItem)
+	case "UpdateItem":
+		resp, err = decodeAndRun(raw, c.UpdateItem)
+	case "GetItem":
+		resp, err = decodeAndRun(raw, c.GetItem)
+	case "Query":
+		resp, err = decodeAndRun(raw, c.Query)
+	case "Scan":
+		resp, err = decodeAndRun(raw, c.Scan)
+	case "BatchWriteItem":
+		resp, err = decodeAndRun(raw, c.BatchWriteItem)
+	case "BatchGetItem":
+		resp, err = decodeAndRun(raw, c.BatchGetItem)
+	case "TransactWriteItems":
+		resp, err = decodeAndRun(raw, c.TransactWriteItems)
+	case "TransactGetItems":
+		resp, err = decodeAndRun(raw, c.TransactGetItems)
+	case "ListStreams":
+		resp, err = decodeAndRun(raw, c.ListStreams)
+	case "DescribeStream":
+		resp, err = decodeAndRun(raw, c.DescribeStream)
+	case "GetShardIterator":
+		resp, err = decodeAndRun(raw, c.GetShardIterator)
+	case "GetRecords":
+		resp, err = decodeAndRun(raw, c.GetRecords)
 	default:
-		writeError(w, &smithy.GenericAPIError{Code: "UnknownOperationException", Message: "minidyn does not implement " + op})
-		return
-	}
-
-	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
-		err = &smithy.GenericAPIError{Code: "SerializationException", Message: err.Error()}
+		err = &apiError{Code: "UnknownOperationException", Message: "The engine does not implement " + op}
 	}
 
 	if err != nil {
@@ -149,16 +150,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if mutating[op] {
+		s.changes.Add(1)
+	}
+
 	// The whole response is encoded before any of it is written, so an
 	// encoding failure is still a clean error (and a client gone midway is
 	// only a failed write).
 	var body bytes.Buffer
 
-	encoder := json.NewEncoder(&body)
-	encoder.SetEscapeHTML(false)
+	enc := json.NewEncoder(&body)
+	enc.SetEscapeHTML(false)
 
-	if err := encoder.Encode(resp); err != nil {
-		writeError(w, &smithy.GenericAPIError{Code: "InternalServerError", Message: err.Error()})
+	if err := enc.Encode(resp); err != nil {
+		writeError(w, &apiError{Code: "InternalServerError", Message: err.Error()})
 		return
 	}
 
@@ -166,90 +171,51 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body.Bytes())
 }
 
+// errorBody is DynamoDB's error response.
+type errorBody struct {
+	Type                string                     `json:"__type"`
+	Message             string                     `json:"message"`
+	Item                map[string]*AttributeValue `json:"Item,omitempty"`
+	CancellationReasons []cancellationReasonJSON   `json:"CancellationReasons,omitempty"`
+}
+
+type cancellationReasonJSON struct {
+	Code    string                     `json:"Code"`
+	Message string                     `json:"Message,omitempty"`
+	Item    map[string]*AttributeValue `json:"Item,omitempty"`
+}
+
 func writeError(w http.ResponseWriter, err error) {
-	if tce, ok := errors.AsType[*ddbtypes.TransactionCanceledException](err); ok {
-		type cancellationReasonWire struct {
-			Code    string                     `json:"Code"`
-			Message string                     `json:"Message,omitempty"`
-			Item    map[string]*AttributeValue `json:"Item,omitempty"`
+	body := errorBody{Type: "InternalFailure", Message: err.Error()}
+	status := http.StatusBadRequest
+
+	var (
+		ccf *conditionFailedError
+		tce *transactionCanceledError
+		api interface {
+			ErrorCode() string
+			ErrorMessage() string
 		}
+	)
 
-		type tceBody struct {
-			Type                string                   `json:"__type"`
-			Message             string                   `json:"message"`
-			CancellationReasons []cancellationReasonWire `json:"CancellationReasons"`
+	switch {
+	case errors.As(err, &ccf):
+		body = errorBody{Type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", Message: "The conditional request failed", Item: toWireMap(ccf.item)}
+	case errors.As(err, &tce):
+		body = errorBody{Type: "com.amazonaws.dynamodb.v20120810#TransactionCanceledException", Message: tce.message()}
+		for _, r := range tce.reasons {
+			body.CancellationReasons = append(body.CancellationReasons, cancellationReasonJSON{Code: r.Code, Message: r.Message, Item: toWireMap(r.Item)})
 		}
-
-		wireReasons := make([]cancellationReasonWire, len(tce.CancellationReasons))
-		for i, r := range tce.CancellationReasons {
-			wireReasons[i] = cancellationReasonWire{
-				Code:    aws.ToString(r.Code),
-				Message: aws.ToString(r.Message),
-			}
-
-			if len(r.Item) > 0 {
-				wireReasons[i].Item = mapDDBAttributeMapToWire(r.Item)
-			}
+	case errors.As(err, &api):
+		body = errorBody{Type: "com.amazonaws.dynamodb.v20120810#" + api.ErrorCode(), Message: api.ErrorMessage()}
+		if api.ErrorCode() == "InternalServerError" {
+			status = http.StatusInternalServerError
 		}
-
-		body := tceBody{
-			Type:                "TransactionCanceledException",
-			Message:             aws.ToString(tce.Message),
-			CancellationReasons: wireReasons,
-		}
-
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		w.WriteHeader(http.StatusBadRequest)
-		_ = json.NewEncoder(w).Encode(body)
-
-		return
-	}
-
-	if ccf, ok := errors.AsType[*ddbtypes.ConditionalCheckFailedException](err); ok {
-		type ccfBody struct {
-			Type    string                     `json:"__type"`
-			Message string                     `json:"message"`
-			Item    map[string]*AttributeValue `json:"Item,omitempty"`
-		}
-
-		body := ccfBody{
-			Type:    "ConditionalCheckFailedException",
-			Message: aws.ToString(ccf.Message),
-		}
-
-		if len(ccf.Item) > 0 {
-			body.Item = mapDDBAttributeMapToWire(ccf.Item)
-		}
-
-		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		w.WriteHeader(http.StatusBadRequest)
-		_ = json.NewEncoder(w).Encode(body)
-
-		return
-	}
-
-	type errorBody struct {
-		Type    string `json:"__type"`
-		Message string `json:"message"`
-	}
-
-	code := http.StatusBadRequest
-	msg := err.Error()
-	typ := "InternalFailure"
-
-	if apiErr, ok := err.(interface {
-		ErrorCode() string
-		ErrorMessage() string
-	}); ok {
-		typ = apiErr.ErrorCode()
-		msg = apiErr.ErrorMessage()
-	}
-
-	if typ == "InternalServerError" {
-		code = http.StatusInternalServerError
+	default:
+		status = http.StatusInternalServerError
 	}
 
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(errorBody{Type: typ, Message: msg})
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
 }

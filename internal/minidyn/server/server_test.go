@@ -56,6 +56,15 @@ func newTestDynamoClient(t *testing.T, url string) *dynamodb.Client {
 	})
 }
 
+// DynamoDB's messages for the expression attribute checks (prefixes).
+const (
+	unusedExpressionAttributeNamesMsg              = "Value provided in ExpressionAttributeNames unused in expressions"
+	unusedExpressionAttributeValuesMsg             = "Value provided in ExpressionAttributeValues unused in expressions"
+	invalidExpressionAttributeName                 = "ExpressionAttributeNames contains invalid key"
+	invalidExpressionAttributeValue                = "ExpressionAttributeValues contains invalid key"
+	expressionAttributeNamesOnlyWithExpressionsMsg = "ExpressionAttributeNames can only be specified when using expressions"
+)
+
 func TestServerCRUDWithSDKv2(t *testing.T) {
 	srv := NewServer()
 	ts := httptest.NewServer(srv)
@@ -188,7 +197,7 @@ func TestServerClearTable(t *testing.T) {
 		},
 	})
 	c.NoError(err)
-	c.Equal("Bulbasaur", aws.ToString(getOut.Item["name"].S))
+	c.Equal("Bulbasaur", aws.ToString((*getOut.Item)["name"].S))
 
 	queryOut, err := srv.client.Query(ctx, &QueryInput{
 		TableName: aws.String(tableName),
@@ -202,7 +211,7 @@ func TestServerClearTable(t *testing.T) {
 		KeyConditionExpression: aws.String("#type = :type"),
 	})
 	c.NoError(err)
-	c.Len(queryOut.Items, 1)
+	c.Len((*queryOut.Items), 1)
 
 	err = srv.ClearTable(tableName)
 	c.NoError(err)
@@ -228,7 +237,7 @@ func TestServerClearTable(t *testing.T) {
 		KeyConditionExpression: aws.String("#type = :type"),
 	})
 	c.NoError(err)
-	c.Empty(queryOut.Items)
+	c.Empty((*queryOut.Items))
 }
 
 func TestServerClearAllTables(t *testing.T) {
@@ -316,7 +325,7 @@ func TestServerClearAllTables(t *testing.T) {
 		KeyConditionExpression: aws.String("#type = :type"),
 	})
 	c.NoError(err)
-	c.Empty(queryOut.Items)
+	c.Empty((*queryOut.Items))
 
 	getOut, err = srv.client.GetItem(ctx, &GetItemInput{
 		TableName: aws.String("trainers"),
@@ -495,8 +504,212 @@ func TestServerBatchWriteItemValidatesWriteRequests(t *testing.T) {
 		var apiErr smithy.APIError
 		require.ErrorAs(t, err, &apiErr)
 		require.Equal(t, "ValidationException", apiErr.ErrorCode())
-		require.Equal(t, "Too many items requested for the BatchWriteItem call", apiErr.ErrorMessage())
+		// AWS checks the list's length (DynamoDB Local says "Too many items
+		// requested for the BatchWriteItem call").
+		require.Contains(t, apiErr.ErrorMessage(), "Member must have length less than or equal to 25")
 	})
+}
+
+func TestServerBatchGetItemWithSDKv2(t *testing.T) {
+	ts := httptest.NewServer(NewServer())
+	defer ts.Close()
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	for _, id := range []string{"1", "2", "3"} {
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id":   &ddbtypes.AttributeValueMemberS{Value: id},
+				"name": &ddbtypes.AttributeValueMemberS{Value: "p-" + id},
+			},
+		})
+		require.NoError(t, err)
+	}
+
+	out, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]ddbtypes.KeysAndAttributes{
+			"pokemons": {
+				Keys: []map[string]ddbtypes.AttributeValue{
+					{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+					{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}},
+					{"id": &ddbtypes.AttributeValueMemberS{Value: "missing"}},
+				},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.Responses["pokemons"], 2)
+	require.Empty(t, out.UnprocessedKeys)
+}
+
+func TestServerBatchGetItemAcrossTables(t *testing.T) {
+	ts := httptest.NewServer(NewServer())
+	defer ts.Close()
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+	makeBasicTable(t, cli, "trainers", "id")
+
+	_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item: map[string]ddbtypes.AttributeValue{
+			"id":   &ddbtypes.AttributeValueMemberS{Value: "1"},
+			"name": &ddbtypes.AttributeValueMemberS{Value: "Bulbasaur"},
+		},
+	})
+	require.NoError(t, err)
+
+	_, err = cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("trainers"),
+		Item: map[string]ddbtypes.AttributeValue{
+			"id":   &ddbtypes.AttributeValueMemberS{Value: "ash"},
+			"name": &ddbtypes.AttributeValueMemberS{Value: "Ash Ketchum"},
+		},
+	})
+	require.NoError(t, err)
+
+	out, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]ddbtypes.KeysAndAttributes{
+			"pokemons": {
+				Keys: []map[string]ddbtypes.AttributeValue{
+					{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+				},
+			},
+			"trainers": {
+				Keys: []map[string]ddbtypes.AttributeValue{
+					{"id": &ddbtypes.AttributeValueMemberS{Value: "ash"}},
+				},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Empty(t, out.UnprocessedKeys)
+
+	require.Len(t, out.Responses, 2)
+	require.Contains(t, out.Responses, "pokemons")
+	require.Contains(t, out.Responses, "trainers")
+
+	require.Len(t, out.Responses["pokemons"], 1)
+	require.Equal(t, "1", out.Responses["pokemons"][0]["id"].(*ddbtypes.AttributeValueMemberS).Value)
+	require.Equal(t, "Bulbasaur", out.Responses["pokemons"][0]["name"].(*ddbtypes.AttributeValueMemberS).Value)
+
+	require.Len(t, out.Responses["trainers"], 1)
+	require.Equal(t, "ash", out.Responses["trainers"][0]["id"].(*ddbtypes.AttributeValueMemberS).Value)
+	require.Equal(t, "Ash Ketchum", out.Responses["trainers"][0]["name"].(*ddbtypes.AttributeValueMemberS).Value)
+}
+
+func TestServerBatchGetItemValidationException(t *testing.T) {
+	ts := httptest.NewServer(NewServer())
+	defer ts.Close()
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	t.Run("invalid key attribute", func(t *testing.T) {
+		_, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]ddbtypes.KeysAndAttributes{
+				"pokemons": {
+					Keys: []map[string]ddbtypes.AttributeValue{
+						{"wrong": &ddbtypes.AttributeValueMemberS{Value: "x"}},
+					},
+				},
+			},
+		})
+		var apiErr smithy.APIError
+		require.ErrorAs(t, err, &apiErr)
+		require.Equal(t, "ValidationException", apiErr.ErrorCode())
+	})
+
+	t.Run("empty request items", func(t *testing.T) {
+		_, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]ddbtypes.KeysAndAttributes{},
+		})
+		var apiErr smithy.APIError
+		require.ErrorAs(t, err, &apiErr)
+		require.Equal(t, "ValidationException", apiErr.ErrorCode())
+		require.Equal(t, "BatchGetItem must have some requests set", apiErr.ErrorMessage())
+	})
+
+	t.Run("all tables have empty keys", func(t *testing.T) {
+		_, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]ddbtypes.KeysAndAttributes{
+				"pokemons": {Keys: []map[string]ddbtypes.AttributeValue{}},
+			},
+		})
+		var apiErr smithy.APIError
+		require.ErrorAs(t, err, &apiErr)
+		require.Equal(t, "ValidationException", apiErr.ErrorCode())
+		require.Equal(t, "The list of keys in RequestItems for BatchGetItem is required: pokemons has empty list", apiErr.ErrorMessage())
+	})
+
+	t.Run("too many keys", func(t *testing.T) {
+		keys := make([]map[string]ddbtypes.AttributeValue, 0, 101)
+		for range 101 {
+			keys = append(keys, map[string]ddbtypes.AttributeValue{
+				"id": &ddbtypes.AttributeValueMemberS{Value: "x"},
+			})
+		}
+
+		_, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]ddbtypes.KeysAndAttributes{"pokemons": {Keys: keys}},
+		})
+		var apiErr smithy.APIError
+		require.ErrorAs(t, err, &apiErr)
+		require.Equal(t, "ValidationException", apiErr.ErrorCode())
+		require.Equal(t, "Too many items requested for the BatchGetItem call", apiErr.ErrorMessage())
+	})
+
+	t.Run("missing table", func(t *testing.T) {
+		_, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]ddbtypes.KeysAndAttributes{
+				"nope": {
+					Keys: []map[string]ddbtypes.AttributeValue{
+						{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+					},
+				},
+			},
+		})
+		var notFound *ddbtypes.ResourceNotFoundException
+		require.ErrorAs(t, err, &notFound)
+	})
+}
+
+func TestServerBatchGetItemWithProjection(t *testing.T) {
+	ts := httptest.NewServer(NewServer())
+	defer ts.Close()
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item: map[string]ddbtypes.AttributeValue{
+			"id":   &ddbtypes.AttributeValueMemberS{Value: "1"},
+			"name": &ddbtypes.AttributeValueMemberS{Value: "Bulbasaur"},
+			"lvl":  &ddbtypes.AttributeValueMemberN{Value: "5"},
+		},
+	})
+	require.NoError(t, err)
+
+	out, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]ddbtypes.KeysAndAttributes{
+			"pokemons": {
+				Keys: []map[string]ddbtypes.AttributeValue{
+					{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+				},
+				ProjectionExpression:     aws.String("#n"),
+				ExpressionAttributeNames: map[string]string{"#n": "name"},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.Responses["pokemons"], 1)
+	item := out.Responses["pokemons"][0]
+	require.Equal(t, "Bulbasaur", item["name"].(*ddbtypes.AttributeValueMemberS).Value)
+	_, hasID := item["id"]
+	require.False(t, hasID)
 }
 
 func TestServerUpdateItemWithSDKv2(t *testing.T) {
@@ -614,7 +827,7 @@ func TestServerUpdateItemWithConditionalExpression(t *testing.T) {
 
 	uexpr := "SET second_type = :ntype"
 	expr := map[string]ddbtypes.AttributeValue{
-		":ntyp": &ddbtypes.AttributeValueMemberS{Value: "poison"},
+		":ntype": &ddbtypes.AttributeValueMemberS{Value: "poison"},
 	}
 	input := &dynamodb.UpdateItemInput{
 		TableName: aws.String("pokemons"),
@@ -782,6 +995,77 @@ func TestServerDescribeAndUpdateTableWithSDKv2(t *testing.T) {
 	require.NoError(t, err)
 }
 
+func createServerTestGlobalSecondaryIndex(t *testing.T, cli *dynamodb.Client, table, indexName string) {
+	t.Helper()
+
+	_, err := cli.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{
+		TableName: aws.String(table),
+		AttributeDefinitions: []ddbtypes.AttributeDefinition{
+			{AttributeName: aws.String("type"), AttributeType: ddbtypes.ScalarAttributeTypeS},
+		},
+		GlobalSecondaryIndexUpdates: []ddbtypes.GlobalSecondaryIndexUpdate{
+			{Create: &ddbtypes.CreateGlobalSecondaryIndexAction{
+				IndexName: aws.String(indexName),
+				KeySchema: []ddbtypes.KeySchemaElement{
+					{AttributeName: aws.String("type"), KeyType: ddbtypes.KeyTypeHash},
+				},
+				Projection: &ddbtypes.Projection{ProjectionType: ddbtypes.ProjectionTypeAll},
+			}},
+		},
+	})
+	require.NoError(t, err)
+}
+
+func describeServerGlobalSecondaryIndexStatus(t *testing.T, cli *dynamodb.Client, table, indexName string) ddbtypes.IndexStatus {
+	t.Helper()
+
+	out, err := cli.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{
+		TableName: aws.String(table),
+	})
+	require.NoError(t, err)
+
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == indexName {
+			return g.IndexStatus
+		}
+	}
+
+	t.Fatalf("GSI %q not found on table %q", indexName, table)
+
+	return ""
+}
+
+func TestServerDescribeTableIncludesGSIStatus(t *testing.T) {
+	srv := NewServer()
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+	createServerTestGlobalSecondaryIndex(t, cli, "pokemons", "by-type")
+
+	require.Equal(t, ddbtypes.IndexStatusActive, describeServerGlobalSecondaryIndexStatus(t, cli, "pokemons", "by-type"))
+}
+
+func TestServerSetIndexActivationDelayReportsGSIStatusTransition(t *testing.T) {
+	srv := NewServer()
+	// Long enough that a loaded machine still describes the index before it
+	// is due; the transition is then shown by shortening the delay.
+	srv.SetIndexActivationDelay(time.Hour)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+	createServerTestGlobalSecondaryIndex(t, cli, "pokemons", "delayed-index")
+
+	require.Equal(t, ddbtypes.IndexStatusCreating, describeServerGlobalSecondaryIndexStatus(t, cli, "pokemons", "delayed-index"))
+
+	srv.SetIndexActivationDelay(time.Nanosecond)
+
+	require.Equal(t, ddbtypes.IndexStatusActive, describeServerGlobalSecondaryIndexStatus(t, cli, "pokemons", "delayed-index"))
+}
+
 func TestServerAddLSIWithSDKv2(t *testing.T) {
 	ts := httptest.NewServer(NewServer())
 	defer ts.Close()
@@ -861,6 +1145,201 @@ func TestServerEmulateFailureWithSDKv2(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
+}
+
+func TestServerEmulateFailureForTable(t *testing.T) {
+	s := NewServer()
+
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+	makeBasicTable(t, cli, "items", "id")
+
+	s.EmulateFailureForTable("pokemons", FailureConditionInternalServerError)
+
+	var internal *ddbtypes.InternalServerError
+
+	_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.ErrorAs(t, err, &internal)
+
+	_, err = cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("items"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}},
+	})
+	require.NoError(t, err)
+
+	s.EmulateFailureForTable("pokemons", FailureConditionNone)
+
+	_, err = cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+}
+
+func TestServerEmulateFailureForTableIndexScoped(t *testing.T) {
+	s := NewServer()
+
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+	createServerTestGlobalSecondaryIndex(t, cli, "pokemons", "by-type")
+
+	_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item: map[string]ddbtypes.AttributeValue{
+			"id":   &ddbtypes.AttributeValueMemberS{Value: "1"},
+			"type": &ddbtypes.AttributeValueMemberS{Value: "grass"},
+		},
+	})
+	require.NoError(t, err)
+
+	s.EmulateFailureForTable("pokemons", FailureConditionInternalServerError, "by-type")
+
+	var internal *ddbtypes.InternalServerError
+
+	_, err = cli.Query(context.Background(), &dynamodb.QueryInput{
+		TableName:                 aws.String("pokemons"),
+		IndexName:                 aws.String("by-type"),
+		KeyConditionExpression:    aws.String("#type = :type"),
+		ExpressionAttributeNames:  map[string]string{"#type": "type"},
+		ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":type": &ddbtypes.AttributeValueMemberS{Value: "grass"}},
+	})
+	require.ErrorAs(t, err, &internal)
+
+	// GetItem does not use the index, so it must keep working.
+	out, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Item)
+}
+
+func TestServerEmulateFailureForTableBatchWriteMultiTable(t *testing.T) {
+	s := NewServer()
+
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+	makeBasicTable(t, cli, "items", "id")
+
+	s.EmulateFailureForTable("pokemons", FailureConditionInternalServerError)
+
+	// A batch touching the scoped table hard-fails the whole call.
+	_, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+		RequestItems: map[string][]ddbtypes.WriteRequest{
+			"pokemons": {
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}}},
+			},
+			"items": {
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}}}},
+			},
+		},
+	})
+
+	var internal *ddbtypes.InternalServerError
+
+	require.ErrorAs(t, err, &internal)
+
+	// A batch touching only the unscoped table succeeds.
+	out, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+		RequestItems: map[string][]ddbtypes.WriteRequest{
+			"items": {
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}}}},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Empty(t, out.UnprocessedItems["items"])
+
+	got, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("items"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, got.Item)
+}
+
+func TestServerEmulateFailureForTableTransactWriteAtomic(t *testing.T) {
+	s := NewServer()
+
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+	makeBasicTable(t, cli, "items", "id")
+
+	s.EmulateFailureForTable("pokemons", FailureConditionInternalServerError)
+
+	_, err := cli.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{
+		TransactItems: []ddbtypes.TransactWriteItem{
+			{Put: &ddbtypes.Put{TableName: aws.String("items"), Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}}}},
+			{Put: &ddbtypes.Put{TableName: aws.String("pokemons"), Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}}},
+		},
+	})
+
+	var internal *ddbtypes.InternalServerError
+
+	require.ErrorAs(t, err, &internal)
+
+	got, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("items"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}},
+	})
+	require.NoError(t, err)
+	require.Empty(t, got.Item)
+}
+
+func TestServerEmulateFailureForTableGlobalOverride(t *testing.T) {
+	s := NewServer()
+
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+	makeBasicTable(t, cli, "items", "id")
+
+	s.EmulateFailureForTable("pokemons", FailureConditionInternalServerError)
+	s.EmulateFailure(FailureConditionInternalServerError)
+
+	var internal *ddbtypes.InternalServerError
+
+	_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("items"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}},
+	})
+	require.ErrorAs(t, err, &internal)
+
+	s.EmulateFailure(FailureConditionNone)
+
+	_, err = cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("items"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "x"}},
+	})
+	require.NoError(t, err)
+
+	_, err = cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.ErrorAs(t, err, &internal)
 }
 
 func TestServerGetItemAttributeNameValidation(t *testing.T) {
@@ -1151,12 +1630,14 @@ func TestServerQueryPaginationAndFilters(t *testing.T) {
 	require.Len(t, out.Items, 0) // because start key advanced
 }
 
-func TestServerServeHTTPMethodNotAllowed(t *testing.T) {
+// A GET is a health check, answered as DynamoDB answers it.
+func TestServerServeHTTPHealthCheck(t *testing.T) {
 	srv := NewServer()
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	rec := httptest.NewRecorder()
 	srv.ServeHTTP(rec, req)
-	require.Equal(t, http.StatusMethodNotAllowed, rec.Code)
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), "healthy")
 }
 
 func TestServerServeHTTPUnsupportedOperation(t *testing.T) {
@@ -1239,10 +1720,39 @@ func TestServerServeHTTPJSONEncodeError(t *testing.T) {
 	require.Equal(t, 0, rec.code)
 }
 
+func TestServerValidateTransactGetItemsInput(t *testing.T) {
+	c := NewClient()
+	ctx := context.Background()
+	id := map[string]*AttributeValue{"id": {S: aws.String("1")}}
+
+	// empty TransactItems.
+	_, err := c.TransactGetItems(ctx, &TransactGetItemsInput{})
+	require.Error(t, err)
+
+	// too many items.
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: make([]TransactGetItem, MaxTransactItems+1)})
+	require.Error(t, err)
+
+	// missing Get.
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: []TransactGetItem{{Get: nil}}})
+	require.Error(t, err)
+
+	// empty table name.
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: []TransactGetItem{{Get: &Get{TableName: aws.String(""), Key: id}}}})
+	require.Error(t, err)
+
+	// non-existent table.
+	_, err = c.TransactGetItems(ctx, &TransactGetItemsInput{TransactItems: []TransactGetItem{{Get: &Get{TableName: aws.String("ghost"), Key: id}}}})
+	require.Error(t, err)
+}
+
 func TestServerNilServerGuards(t *testing.T) {
 	var s *Server
 
 	s.EmulateFailure(FailureConditionNone)
+	s.EmulateUnprocessedItems("any", matchID("1"))
+	s.ClearUnprocessedItems()
+	s.SetIndexActivationDelay(0)
 	require.ErrorIs(t, s.ClearTable("any"), ErrServerNotInitialized)
 	require.ErrorIs(t, s.ClearAllTables(), ErrServerNotInitialized)
 	require.ErrorIs(t, s.Reset(), ErrServerNotInitialized)
@@ -1365,17 +1875,17 @@ func TestServerUpdateItemConditionalFailureReturnsAllOldItem(t *testing.T) {
 		},
 	})
 
-	var cond *ddbtypes.ConditionalCheckFailedException
+	var cond *conditionFailedError
 	require.ErrorAs(t, err, &cond)
-	require.NotNil(t, cond.Item)
-	require.Equal(t, "001", cond.Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
-	require.Equal(t, "Bulbasaur", cond.Item["name"].(*ddbtypes.AttributeValueMemberS).Value)
-	require.Equal(t, "5", cond.Item["lvl"].(*ddbtypes.AttributeValueMemberN).Value)
-	require.ElementsMatch(t, []string{"grass", "poison"}, cond.Item["tags"].(*ddbtypes.AttributeValueMemberSS).Value)
-	require.Equal(t, "kanto", cond.Item["meta"].(*ddbtypes.AttributeValueMemberM).Value["region"].(*ddbtypes.AttributeValueMemberS).Value)
+	require.NotNil(t, cond.item)
+	require.Equal(t, "001", *cond.item["id"].S)
+	require.Equal(t, "Bulbasaur", *cond.item["name"].S)
+	require.Equal(t, "5", *cond.item["lvl"].N)
+	require.ElementsMatch(t, []string{"grass", "poison"}, []string{*cond.item["tags"].SS[0], *cond.item["tags"].SS[1]})
+	require.Equal(t, "kanto", *cond.item["meta"].M["region"].S)
 }
 
-func TestServerBatchWriteItemUnprocessedOnEmulatedInternalError(t *testing.T) {
+func TestServerBatchWriteItemHardFailsOnEmulatedInternalError(t *testing.T) {
 	s := NewServer()
 	ts := httptest.NewServer(s)
 	defer ts.Close()
@@ -1385,7 +1895,7 @@ func TestServerBatchWriteItemUnprocessedOnEmulatedInternalError(t *testing.T) {
 
 	s.EmulateFailure(FailureConditionInternalServerError)
 
-	out, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+	_, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
 		RequestItems: map[string][]ddbtypes.WriteRequest{
 			"pokemons": {
 				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{
@@ -1397,8 +1907,10 @@ func TestServerBatchWriteItemUnprocessedOnEmulatedInternalError(t *testing.T) {
 			},
 		},
 	})
-	require.NoError(t, err)
-	require.Len(t, out.UnprocessedItems["pokemons"], 2)
+
+	var internal *ddbtypes.InternalServerError
+
+	require.ErrorAs(t, err, &internal)
 
 	s.EmulateFailure(FailureConditionNone)
 
@@ -1412,6 +1924,258 @@ func TestServerBatchWriteItemUnprocessedOnEmulatedInternalError(t *testing.T) {
 		},
 	})
 	require.NoError(t, err)
+
+	got, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "ok"}},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, got.Item)
+}
+
+func TestServerBatchGetItemHardFailsOnEmulatedInternalError(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	s.EmulateFailure(FailureConditionInternalServerError)
+
+	_, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]ddbtypes.KeysAndAttributes{
+			"pokemons": {Keys: []map[string]ddbtypes.AttributeValue{
+				{"id": &ddbtypes.AttributeValueMemberS{Value: "a"}},
+			}},
+		},
+	})
+
+	var internal *ddbtypes.InternalServerError
+
+	require.ErrorAs(t, err, &internal)
+}
+
+// matchID returns a predicate that marks the item/key whose "id" string attribute
+// equals the given value as unprocessed.
+func matchID(id string) func(int, map[string]*AttributeValue) bool {
+	return func(_ int, raw map[string]*AttributeValue) bool {
+		av, ok := raw["id"]
+
+		return ok && av != nil && av.S != nil && *av.S == id
+	}
+}
+
+func TestServerEmulateUnprocessedItemsBatchWriteByAttribute(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	s.EmulateUnprocessedItems("pokemons", matchID("1"))
+
+	out, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+		RequestItems: map[string][]ddbtypes.WriteRequest{
+			"pokemons": {
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}}},
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}}}},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.UnprocessedItems["pokemons"], 1)
+	require.Equal(t, "1", out.UnprocessedItems["pokemons"][0].PutRequest.Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
+
+	// "2" was written, "1" was left unprocessed (not written).
+	got2, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, got2.Item)
+
+	got1, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+	require.Empty(t, got1.Item)
+}
+
+func TestServerEmulateUnprocessedItemsBatchWriteByIndex(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	s.EmulateUnprocessedItems("pokemons", func(n int, _ map[string]*AttributeValue) bool {
+		return n == 0
+	})
+
+	out, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+		RequestItems: map[string][]ddbtypes.WriteRequest{
+			"pokemons": {
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}}},
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}}}},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.UnprocessedItems["pokemons"], 1)
+	require.Equal(t, "1", out.UnprocessedItems["pokemons"][0].PutRequest.Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
+}
+
+func TestServerEmulateUnprocessedItemsBatchWriteDelete(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	for _, id := range []string{"1", "2"} {
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: id}},
+		})
+		require.NoError(t, err)
+	}
+
+	s.EmulateUnprocessedItems("pokemons", matchID("1"))
+
+	out, err := cli.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{
+		RequestItems: map[string][]ddbtypes.WriteRequest{
+			"pokemons": {
+				{DeleteRequest: &ddbtypes.DeleteRequest{Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}}},
+				{DeleteRequest: &ddbtypes.DeleteRequest{Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}}}},
+			},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.UnprocessedItems["pokemons"], 1)
+
+	// "1" was left unprocessed so it still exists; "2" was deleted.
+	got1, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, got1.Item)
+
+	got2, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}},
+	})
+	require.NoError(t, err)
+	require.Empty(t, got2.Item)
+}
+
+func TestServerEmulateUnprocessedItemsBatchGet(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	for _, id := range []string{"1", "2"} {
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: id}},
+		})
+		require.NoError(t, err)
+	}
+
+	s.EmulateUnprocessedItems("pokemons", matchID("1"))
+
+	out, err := cli.BatchGetItem(context.Background(), &dynamodb.BatchGetItemInput{
+		RequestItems: map[string]ddbtypes.KeysAndAttributes{
+			"pokemons": {Keys: []map[string]ddbtypes.AttributeValue{
+				{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+				{"id": &ddbtypes.AttributeValueMemberS{Value: "2"}},
+			}},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.UnprocessedKeys["pokemons"].Keys, 1)
+	require.Equal(t, "1", out.UnprocessedKeys["pokemons"].Keys[0]["id"].(*ddbtypes.AttributeValueMemberS).Value)
+	require.Len(t, out.Responses["pokemons"], 1)
+	require.Equal(t, "2", out.Responses["pokemons"][0]["id"].(*ddbtypes.AttributeValueMemberS).Value)
+}
+
+func TestServerEmulateUnprocessedItemsDoesNotAffectSingleOps(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	s.EmulateUnprocessedItems("pokemons", matchID("1"))
+
+	_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+		TableName: aws.String("pokemons"),
+		Item:      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+
+	got, err := cli.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, got.Item)
+
+	_, err = cli.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{
+		TableName: aws.String("pokemons"),
+		Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+	})
+	require.NoError(t, err)
+}
+
+func TestServerEmulateUnprocessedItemsStickyAndClear(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	batch := &dynamodb.BatchWriteItemInput{
+		RequestItems: map[string][]ddbtypes.WriteRequest{
+			"pokemons": {
+				{PutRequest: &ddbtypes.PutRequest{Item: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}}},
+			},
+		},
+	}
+
+	s.EmulateUnprocessedItems("pokemons", matchID("1"))
+
+	// Sticky: two consecutive batches both leave "1" unprocessed.
+	for range 2 {
+		out, err := cli.BatchWriteItem(context.Background(), batch)
+		require.NoError(t, err)
+		require.Len(t, out.UnprocessedItems["pokemons"], 1)
+	}
+
+	// Per-table clear via nil predicate.
+	s.EmulateUnprocessedItems("pokemons", nil)
+
+	out, err := cli.BatchWriteItem(context.Background(), batch)
+	require.NoError(t, err)
+	require.Empty(t, out.UnprocessedItems["pokemons"])
+
+	// Re-arm then clear with ClearUnprocessedItems.
+	s.EmulateUnprocessedItems("pokemons", matchID("1"))
+	s.ClearUnprocessedItems()
+
+	out, err = cli.BatchWriteItem(context.Background(), batch)
+	require.NoError(t, err)
+	require.Empty(t, out.UnprocessedItems["pokemons"])
 }
 
 func TestServerGetItemKeyValidationError(t *testing.T) {
@@ -1634,8 +2398,9 @@ func TestClientGetItemMissingTableEmulatedErrorAndInvalidKeyMap(t *testing.T) {
 		TableName: aws.String("no-such-table"),
 		Key:       map[string]*AttributeValue{"id": {S: aws.String("1")}},
 	})
-	var notFound *ddbtypes.ResourceNotFoundException
+	var notFound *apiError
 	require.ErrorAs(t, err, &notFound)
+	require.Equal(t, "ResourceNotFoundException", notFound.Code)
 
 	s.EmulateFailure(FailureConditionInternalServerError)
 	_, err = cli.GetItem(ctx, &GetItemInput{
@@ -1679,14 +2444,16 @@ func TestClientQueryScanMissingTableEmulatedErrorAndInvalidExprValues(t *testing
 	_, err = cli.Query(ctx, &QueryInput{
 		TableName: aws.String("missing"),
 	})
-	var notFoundQ *ddbtypes.ResourceNotFoundException
+	var notFoundQ *apiError
 	require.ErrorAs(t, err, &notFoundQ)
+	require.Equal(t, "ResourceNotFoundException", notFoundQ.Code)
 
 	_, err = cli.Scan(ctx, &ScanInput{
 		TableName: aws.String("missing"),
 	})
-	var notFoundS *ddbtypes.ResourceNotFoundException
+	var notFoundS *apiError
 	require.ErrorAs(t, err, &notFoundS)
+	require.Equal(t, "ResourceNotFoundException", notFoundS.Code)
 
 	s.EmulateFailure(FailureConditionInternalServerError)
 	_, err = cli.Query(ctx, &QueryInput{TableName: aws.String("items")})
@@ -1725,7 +2492,7 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 	cli := NewClient()
 
 	_, err := cli.CreateTable(ctx, &CreateTableInput{
-		TableName: aws.String("pk"),
+		TableName: aws.String("pks"),
 		KeySchema: []ddbtypes.KeySchemaElement{
 			{AttributeName: aws.String("h"), KeyType: ddbtypes.KeyTypeHash},
 			{AttributeName: aws.String("r"), KeyType: ddbtypes.KeyTypeRange},
@@ -1740,7 +2507,7 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 
 	for _, r := range []string{"a", "b", "c"} {
 		_, putErr := cli.PutItem(ctx, &PutItemInput{
-			TableName: aws.String("pk"),
+			TableName: aws.String("pks"),
 			Item: map[string]*AttributeValue{
 				"h": {S: aws.String("1")},
 				"r": {S: aws.String(r)},
@@ -1750,7 +2517,7 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 	}
 
 	qOut, err := cli.Query(ctx, &QueryInput{
-		TableName:              aws.String("pk"),
+		TableName:              aws.String("pks"),
 		KeyConditionExpression: aws.String("h = :h"),
 		ExpressionAttributeValues: map[string]*AttributeValue{
 			":h": {S: aws.String("1")},
@@ -1759,26 +2526,26 @@ func TestClientQueryScanIndexForwardFalseAndScanWithLimitAndStartKey(t *testing.
 		Limit:            aws.Int32(1),
 	})
 	require.NoError(t, err)
-	require.Len(t, qOut.Items, 1)
-	require.Equal(t, "c", aws.ToString(qOut.Items[0]["r"].S))
+	require.Len(t, (*qOut.Items), 1)
+	require.Equal(t, "c", aws.ToString((*qOut.Items)[0]["r"].S))
 	require.NotEmpty(t, qOut.LastEvaluatedKey)
 
 	scanOut, err := cli.Scan(ctx, &ScanInput{
-		TableName: aws.String("pk"),
+		TableName: aws.String("pks"),
 		Limit:     aws.Int32(2),
 	})
 	require.NoError(t, err)
-	require.Len(t, scanOut.Items, 2)
+	require.Len(t, (*scanOut.Items), 2)
 	require.Equal(t, int32(2), scanOut.Count)
 	require.NotEmpty(t, scanOut.LastEvaluatedKey)
 
 	scan2, err := cli.Scan(ctx, &ScanInput{
-		TableName:         aws.String("pk"),
+		TableName:         aws.String("pks"),
 		Limit:             aws.Int32(10),
 		ExclusiveStartKey: scanOut.LastEvaluatedKey,
 	})
 	require.NoError(t, err)
-	require.Len(t, scan2.Items, 1)
+	require.Len(t, *scan2.Items, 1)
 }
 
 // helpers
@@ -2427,9 +3194,11 @@ func TestServerTransactWriteItems(t *testing.T) {
 				},
 			})
 
-			var apiErr smithy.APIError
-			c.True(errors.As(err, &apiErr))
-			c.Equal("ValidationException", apiErr.ErrorCode())
+			// A key of the wrong type cancels the transaction with a
+			// ValidationError reason, as DynamoDB Local does.
+			var canceled *ddbtypes.TransactionCanceledException
+			c.True(errors.As(err, &canceled))
+			c.Equal("ValidationError", aws.ToString(canceled.CancellationReasons[0].Code))
 		})
 
 		t.Run("invalid expression", func(t *testing.T) {
@@ -2460,5 +3229,239 @@ func TestServerTransactWriteItems(t *testing.T) {
 			c.True(errors.As(err, &apiErr))
 			c.Equal("ValidationException", apiErr.ErrorCode())
 		})
+	})
+}
+
+func TestServerTransactGetItems(t *testing.T) {
+	s := NewServer()
+	ts := httptest.NewServer(s)
+
+	defer ts.Close()
+
+	cli := newTestDynamoClient(t, ts.URL)
+
+	makeBasicTable(t, cli, "pokemons", "id")
+
+	t.Run("single item", func(t *testing.T) {
+		c := require.New(t)
+
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id":   &ddbtypes.AttributeValueMemberS{Value: "001"},
+				"name": &ddbtypes.AttributeValueMemberS{Value: "Bulbasaur"},
+			},
+		})
+		c.NoError(err)
+
+		out, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{
+					TableName: aws.String("pokemons"),
+					Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}},
+				}},
+			},
+		})
+		c.NoError(err)
+		c.Len(out.Responses, 1)
+		c.Equal("001", out.Responses[0].Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
+		c.Equal("Bulbasaur", out.Responses[0].Item["name"].(*ddbtypes.AttributeValueMemberS).Value)
+	})
+
+	t.Run("preserves order", func(t *testing.T) {
+		c := require.New(t)
+
+		for _, p := range []struct{ id, name string }{
+			{"001", "Bulbasaur"},
+			{"002", "Charmander"},
+		} {
+			_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+				TableName: aws.String("pokemons"),
+				Item: map[string]ddbtypes.AttributeValue{
+					"id":   &ddbtypes.AttributeValueMemberS{Value: p.id},
+					"name": &ddbtypes.AttributeValueMemberS{Value: p.name},
+				},
+			})
+			c.NoError(err)
+		}
+
+		out, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "002"}}}},
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}}}},
+			},
+		})
+		c.NoError(err)
+		c.Len(out.Responses, 2)
+		c.Equal("002", out.Responses[0].Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
+		c.Equal("001", out.Responses[1].Item["id"].(*ddbtypes.AttributeValueMemberS).Value)
+	})
+
+	t.Run("missing item", func(t *testing.T) {
+		c := require.New(t)
+
+		out, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "999"}}}},
+			},
+		})
+		c.NoError(err)
+		c.Len(out.Responses, 1)
+		c.Empty(out.Responses[0].Item)
+	})
+
+	t.Run("projection expression", func(t *testing.T) {
+		c := require.New(t)
+
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id":   &ddbtypes.AttributeValueMemberS{Value: "001"},
+				"name": &ddbtypes.AttributeValueMemberS{Value: "Bulbasaur"},
+			},
+		})
+		c.NoError(err)
+
+		out, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{
+					TableName:                aws.String("pokemons"),
+					Key:                      map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}},
+					ProjectionExpression:     aws.String("#n"),
+					ExpressionAttributeNames: map[string]string{"#n": "name"},
+				}},
+			},
+		})
+		c.NoError(err)
+		c.Len(out.Responses, 1)
+		c.Len(out.Responses[0].Item, 1)
+		c.Equal("Bulbasaur", out.Responses[0].Item["name"].(*ddbtypes.AttributeValueMemberS).Value)
+	})
+
+	t.Run("duplicate item rejected", func(t *testing.T) {
+		c := require.New(t)
+
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id": &ddbtypes.AttributeValueMemberS{Value: "001"},
+			},
+		})
+		c.NoError(err)
+
+		_, err = cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}}}},
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}}}},
+			},
+		})
+
+		var apiErr smithy.APIError
+		c.True(errors.As(err, &apiErr))
+		c.Equal("ValidationException", apiErr.ErrorCode())
+	})
+
+	t.Run("empty table name rejected", func(t *testing.T) {
+		c := require.New(t)
+
+		_, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{
+					TableName: aws.String(""),
+					Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}},
+				}},
+			},
+		})
+
+		var apiErr smithy.APIError
+		c.True(errors.As(err, &apiErr))
+		c.Equal("ValidationException", apiErr.ErrorCode())
+	})
+
+	t.Run("invalid key rejected", func(t *testing.T) {
+		c := require.New(t)
+
+		_, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{
+					TableName: aws.String("pokemons"),
+					Key:       map[string]ddbtypes.AttributeValue{"t1": &ddbtypes.AttributeValueMemberS{Value: "001"}},
+				}},
+			},
+		})
+
+		var apiErr smithy.APIError
+		c.True(errors.As(err, &apiErr))
+		c.Equal("ValidationException", apiErr.ErrorCode())
+	})
+
+	t.Run("invalid key before duplicate check", func(t *testing.T) {
+		c := require.New(t)
+
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("pokemons"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id": &ddbtypes.AttributeValueMemberS{Value: "001"},
+			},
+		})
+		c.NoError(err)
+
+		_, err = cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{
+					TableName: aws.String("pokemons"),
+					Key:       map[string]ddbtypes.AttributeValue{"t1": &ddbtypes.AttributeValueMemberS{Value: "001"}},
+				}},
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}}}},
+				{Get: &ddbtypes.Get{TableName: aws.String("pokemons"), Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "001"}}}},
+			},
+		})
+
+		var apiErr smithy.APIError
+		c.True(errors.As(err, &apiErr))
+		c.Equal("ValidationException", apiErr.ErrorCode())
+		c.NotContains(apiErr.ErrorMessage(), "multiple operations on one item")
+	})
+
+	t.Run("cross table", func(t *testing.T) {
+		c := require.New(t)
+
+		makeBasicTable(t, cli, "orders", "id")
+		makeBasicTable(t, cli, "inventory", "id")
+
+		_, err := cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("orders"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id":     &ddbtypes.AttributeValueMemberS{Value: "1"},
+				"status": &ddbtypes.AttributeValueMemberS{Value: "shipped"},
+			},
+		})
+		c.NoError(err)
+
+		_, err = cli.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String("inventory"),
+			Item: map[string]ddbtypes.AttributeValue{
+				"id":  &ddbtypes.AttributeValueMemberS{Value: "1"},
+				"qty": &ddbtypes.AttributeValueMemberN{Value: "10"},
+			},
+		})
+		c.NoError(err)
+
+		out, err := cli.TransactGetItems(context.Background(), &dynamodb.TransactGetItemsInput{
+			TransactItems: []ddbtypes.TransactGetItem{
+				{Get: &ddbtypes.Get{
+					TableName: aws.String("orders"),
+					Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+				}},
+				{Get: &ddbtypes.Get{
+					TableName: aws.String("inventory"),
+					Key:       map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}},
+				}},
+			},
+		})
+		c.NoError(err)
+		c.Len(out.Responses, 2)
+		c.Equal("shipped", out.Responses[0].Item["status"].(*ddbtypes.AttributeValueMemberS).Value)
+		c.Equal("10", out.Responses[1].Item["qty"].(*ddbtypes.AttributeValueMemberN).Value)
 	})
 }

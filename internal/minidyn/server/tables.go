@@ -1,89 +1,538 @@
 package server
 
-// What keyplan's fork adds to the engine's table operations: the table
-// descriptions DynamoDB gives (status, attribute definitions, billing,
-// throughput, streams), ListTables, the TTL setting, and consumed
-// capacity.
+// Table operations: CreateTable, UpdateTable, DeleteTable, DescribeTable,
+// ListTables and the TTL setting, with the descriptions DynamoDB gives;
+// and consumed capacity.
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/keyplan/keyplan/internal/minidyn/core"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
-// tableMeta is what CreateTable and UpdateTable said that the engine's
+// tableMeta is what CreateTable and UpdateTable said that the core's
 // tables do not keep.
 type tableMeta struct {
 	definitions []ddbtypes.AttributeDefinition
 	billing     ddbtypes.BillingMode
 	throughput  *ddbtypes.ProvisionedThroughput
 	stream      *ddbtypes.StreamSpecification
-	ttl         *ddbtypes.TimeToLiveSpecification
+	streamLabel string
+	// streamArn is the table's enabled stream ("" when none).
+	streamArn     string
+	ttl           *ddbtypes.TimeToLiveSpecification
+	created       time.Time
+	gsiThroughput map[string]*ddbtypes.ProvisionedThroughput
 }
 
-func (m *tableMeta) addDefinitions(defs []ddbtypes.AttributeDefinition) {
-	for _, d := range defs {
-		known := false
+func toCoreAttrs(in []ddbtypes.AttributeDefinition) []types.AttributeDefinition {
+	out := make([]types.AttributeDefinition, len(in))
 
-		for i, old := range m.definitions {
-			if aws.ToString(old.AttributeName) == aws.ToString(d.AttributeName) {
-				m.definitions[i] = d
-				known = true
-			}
+	for i, a := range in {
+		t := string(a.AttributeType)
+		out[i] = types.AttributeDefinition{AttributeName: a.AttributeName, AttributeType: &t}
+	}
+
+	return out
+}
+
+func toCoreKeySchema(in []ddbtypes.KeySchemaElement) []types.KeySchemaElement {
+	out := make([]types.KeySchemaElement, len(in))
+
+	for i, k := range in {
+		out[i] = types.KeySchemaElement{AttributeName: aws.ToString(k.AttributeName), KeyType: string(k.KeyType)}
+	}
+
+	return out
+}
+
+func toCoreProjection(p *ddbtypes.Projection) *types.Projection {
+	if p == nil || p.ProjectionType == "" {
+		return nil
+	}
+
+	t := string(p.ProjectionType)
+	out := &types.Projection{ProjectionType: &t}
+
+	for _, a := range p.NonKeyAttributes {
+		out.NonKeyAttributes = append(out.NonKeyAttributes, aws.String(a))
+	}
+
+	return out
+}
+
+// checkBilling checks BillingMode against ProvisionedThroughput.
+func checkBilling(mode ddbtypes.BillingMode, throughput *ddbtypes.ProvisionedThroughput, gsis []ddbtypes.GlobalSecondaryIndex) error {
+	switch mode {
+	case "", ddbtypes.BillingModeProvisioned:
+		if throughput == nil {
+			return validation("No provisioned throughput specified for the table")
 		}
 
-		if !known {
+		for _, g := range gsis {
+			if g.ProvisionedThroughput == nil {
+				return validation("No provisioned throughput specified for the global secondary index")
+			}
+		}
+	case ddbtypes.BillingModePayPerRequest:
+		if throughput != nil {
+			return validation("One or more parameter values were invalid: Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST")
+		}
+
+		for _, g := range gsis {
+			if g.ProvisionedThroughput != nil {
+				return validation("One or more parameter values were invalid: ProvisionedThroughput should not be specified for index: %s when BillingMode is PAY_PER_REQUEST", aws.ToString(g.IndexName))
+			}
+		}
+	default:
+		return validation("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", mode)
+	}
+
+	return nil
+}
+
+func checkStream(s *ddbtypes.StreamSpecification) error {
+	if s == nil || !aws.ToBool(s.StreamEnabled) {
+		return nil
+	}
+
+	switch s.StreamViewType {
+	case ddbtypes.StreamViewTypeNewImage, ddbtypes.StreamViewTypeOldImage, ddbtypes.StreamViewTypeNewAndOldImages, ddbtypes.StreamViewTypeKeysOnly:
+		return nil
+	case "":
+		return validation("Invalid StreamViewType: Stream ViewType must not be null or empty when enabling streams.")
+	}
+
+	return validation("Invalid StreamViewType: %s", s.StreamViewType)
+}
+
+// CreateTable creates a table (ACTIVE at once).
+func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTableOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+
+	def := core.Definition{
+		Name: *in.TableName, Attributes: toCoreAttrs(in.AttributeDefinitions), KeySchema: toCoreKeySchema(in.KeySchema),
+		GSIsGiven: in.GlobalSecondaryIndexes != nil, LSIsGiven: in.LocalSecondaryIndexes != nil,
+	}
+
+	for _, g := range in.GlobalSecondaryIndexes {
+		def.GSIs = append(def.GSIs, core.IndexDefinition{Name: aws.ToString(g.IndexName), KeySchema: toCoreKeySchema(g.KeySchema), Projection: toCoreProjection(g.Projection)})
+	}
+
+	for _, l := range in.LocalSecondaryIndexes {
+		def.LSIs = append(def.LSIs, core.IndexDefinition{Name: aws.ToString(l.IndexName), KeySchema: toCoreKeySchema(l.KeySchema), Projection: toCoreProjection(l.Projection)})
+	}
+
+	table, err := core.NewTable(def)
+	if err != nil {
+		return nil, apiErr(err)
+	}
+
+	if err := checkBilling(in.BillingMode, in.ProvisionedThroughput, in.GlobalSecondaryIndexes); err != nil {
+		return nil, err
+	}
+
+	if err := checkStream(in.StreamSpecification); err != nil {
+		return nil, err
+	}
+
+	if _, ok := c.tables[*in.TableName]; ok {
+		return nil, &apiError{Code: "ResourceInUseException", Message: "Table already exists: " + *in.TableName}
+	}
+
+	table.IndexActivationDelay = c.indexActivationDelay
+	c.tables[table.Name] = table
+
+	m := &tableMeta{
+		definitions: in.AttributeDefinitions, billing: in.BillingMode, throughput: in.ProvisionedThroughput,
+		stream: in.StreamSpecification, created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{},
+	}
+
+	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
+		c.startStream(table, m, m.stream)
+	}
+
+	for _, g := range in.GlobalSecondaryIndexes {
+		m.gsiThroughput[aws.ToString(g.IndexName)] = g.ProvisionedThroughput
+	}
+
+	c.meta[table.Name] = m
+
+	return &CreateTableOutput{TableDescription: c.describe(table, "ACTIVE")}, nil
+}
+
+func streamLabel(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000") }
+
+// UpdateTable changes billing, throughput, streams, and creates or deletes
+// GSIs (one per request).
+func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTableOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
+		return nil, err
+	}
+
+	m := c.meta[table.Name]
+
+	if in.BillingMode == "" && in.ProvisionedThroughput == nil && in.StreamSpecification == nil &&
+		len(in.GlobalSecondaryIndexUpdates) == 0 && in.DeletionProtectionEnabled == nil && in.TableClass == "" && in.SSESpecification == nil {
+		return nil, validation("Nothing to update")
+	}
+
+	changes := 0
+
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		if u.Create != nil || u.Delete != nil {
+			changes++
+		}
+	}
+
+	if changes > 1 {
+		return nil, &apiError{Code: "LimitExceededException", Message: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+	}
+
+	if err := checkStream(in.StreamSpecification); err != nil {
+		return nil, err
+	}
+
+	for _, u := range in.GlobalSecondaryIndexUpdates {
+		switch {
+		case u.Create != nil:
+			if len(in.AttributeDefinitions) == 0 {
+				return nil, validation("No Attribute Schema Defined")
+			}
+
+			d := core.IndexDefinition{Name: aws.ToString(u.Create.IndexName), KeySchema: toCoreKeySchema(u.Create.KeySchema), Projection: toCoreProjection(u.Create.Projection)}
+			if err := table.AddGlobalIndex(d, toCoreAttrs(in.AttributeDefinitions)); err != nil {
+				return nil, apiErr(err)
+			}
+
+			m.gsiThroughput[d.Name] = u.Create.ProvisionedThroughput
+			m.mergeDefinitions(in.AttributeDefinitions)
+		case u.Delete != nil:
+			if err := table.DeleteGlobalIndex(aws.ToString(u.Delete.IndexName)); err != nil {
+				return nil, apiErr(err)
+			}
+
+			delete(m.gsiThroughput, aws.ToString(u.Delete.IndexName))
+		case u.Update != nil:
+			name := aws.ToString(u.Update.IndexName)
+			if !table.IsGlobal(name) {
+				return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found"}
+			}
+
+			m.gsiThroughput[name] = u.Update.ProvisionedThroughput
+		}
+	}
+
+	if in.BillingMode != "" {
+		m.billing = in.BillingMode
+	}
+
+	if in.ProvisionedThroughput != nil {
+		m.throughput = in.ProvisionedThroughput
+	}
+
+	if in.StreamSpecification != nil {
+		switch on := aws.ToBool(in.StreamSpecification.StreamEnabled); {
+		case on && m.streamArn != "":
+			return nil, validation("Table already has an enabled stream: %s", m.streamArn)
+		case on:
+			c.startStream(table, m, in.StreamSpecification)
+		default:
+			c.endStream(m)
+		}
+
+		m.stream = in.StreamSpecification
+	}
+
+	return &UpdateTableOutput{TableDescription: c.describe(table, "ACTIVE")}, nil
+}
+
+// mergeDefinitions adds an UpdateTable's attribute definitions.
+func (m *tableMeta) mergeDefinitions(defs []ddbtypes.AttributeDefinition) {
+	for _, d := range defs {
+		i := slices.IndexFunc(m.definitions, func(o ddbtypes.AttributeDefinition) bool {
+			return aws.ToString(o.AttributeName) == aws.ToString(d.AttributeName)
+		})
+
+		if i < 0 {
 			m.definitions = append(m.definitions, d)
 		}
 	}
 }
 
-// describe is the table's description as DynamoDB gives it; the engine
-// has no asynchronous work, so the table and its indexes are ACTIVE.
-func (c *Client) describe(name string, table *core.Table, status ddbtypes.TableStatus) *ddbtypes.TableDescription {
-	d := mapTableDescriptionToDDB(table.Description(name))
-	d.TableStatus = status
-	d.TableArn = aws.String("arn:aws:dynamodb:local:000000000000:table/" + name)
+// DeleteTable removes a table and its items.
+func (c *Client) DeleteTable(_ context.Context, in *DeleteTableInput) (*DeleteTableOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 
-	sort.Slice(d.GlobalSecondaryIndexes, func(i, j int) bool {
-		return aws.ToString(d.GlobalSecondaryIndexes[i].IndexName) < aws.ToString(d.GlobalSecondaryIndexes[j].IndexName)
-	})
-
-	for i := range d.GlobalSecondaryIndexes {
-		d.GlobalSecondaryIndexes[i].IndexStatus = ddbtypes.IndexStatusActive
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
 	}
 
-	m := c.meta[name]
-	if m == nil {
-		return d
+	table, ok := c.tables[*in.TableName]
+	if !ok {
+		return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found: Table: " + *in.TableName + " not found"}
 	}
 
-	d.AttributeDefinitions = m.definitions
-	d.StreamSpecification = m.stream
-
-	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
-		d.LatestStreamArn = aws.String(*d.TableArn + "/stream/1970-01-01T00:00:00.000")
+	full := c.describe(table, "DELETING")
+	// DeleteTable describes less than DescribeTable: no schema, no
+	// indexes, no creation time.
+	desc := &deletedTableJSON{
+		TableName: full.TableName, TableStatus: full.TableStatus, TableArn: full.TableArn, TableId: full.TableId,
+		ProvisionedThroughput: full.ProvisionedThroughput, BillingModeSummary: full.BillingModeSummary,
+		TableSizeBytes: full.TableSizeBytes, ItemCount: full.ItemCount,
 	}
 
-	billing := m.billing
-	if billing == "" {
-		billing = ddbtypes.BillingModeProvisioned
+	c.endStream(c.meta[table.Name])
+	delete(c.tables, table.Name)
+	delete(c.meta, table.Name)
+
+	return &DeleteTableOutput{TableDescription: desc}, nil
+}
+
+// DescribeTable describes a table.
+func (c *Client) DescribeTable(_ context.Context, in *DescribeTableInput) (*DescribeTableOutput, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
 	}
 
-	d.BillingModeSummary = &ddbtypes.BillingModeSummary{BillingMode: billing}
+	table, ok := c.tables[*in.TableName]
+	if !ok {
+		return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found: Table: " + *in.TableName + " not found"}
+	}
 
-	if billing == ddbtypes.BillingModeProvisioned && m.throughput != nil {
-		d.ProvisionedThroughput = &ddbtypes.ProvisionedThroughputDescription{
-			ReadCapacityUnits:  m.throughput.ReadCapacityUnits,
-			WriteCapacityUnits: m.throughput.WriteCapacityUnits,
+	return &DescribeTableOutput{Table: c.describe(table, "ACTIVE")}, nil
+}
+
+// ClearTable removes every item of a table.
+func (c *Client) ClearTable(tableName string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	table, err := c.getTable(tableName)
+	if err != nil {
+		return err
+	}
+
+	table.Clear()
+
+	return nil
+}
+
+// ClearAllTables removes every item of every table.
+func (c *Client) ClearAllTables() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	for _, t := range c.tables {
+		t.Clear()
+	}
+}
+
+// Reset removes every table.
+func (c *Client) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+
+	clear(c.tables)
+	clear(c.meta)
+}
+
+// The table description, as DynamoDB's JSON gives it (dates in epoch
+// seconds).
+type (
+	attributeDefinitionJSON struct {
+		AttributeName string `json:"AttributeName"`
+		AttributeType string `json:"AttributeType"`
+	}
+	keySchemaElementJSON struct {
+		AttributeName string `json:"AttributeName"`
+		KeyType       string `json:"KeyType"`
+	}
+	projectionJSON struct {
+		ProjectionType   string   `json:"ProjectionType"`
+		NonKeyAttributes []string `json:"NonKeyAttributes,omitempty"`
+	}
+	throughputJSON struct {
+		LastIncreaseDateTime   *float64 `json:"LastIncreaseDateTime,omitempty"`
+		LastDecreaseDateTime   *float64 `json:"LastDecreaseDateTime,omitempty"`
+		NumberOfDecreasesToday int64    `json:"NumberOfDecreasesToday"`
+		ReadCapacityUnits      int64    `json:"ReadCapacityUnits"`
+		WriteCapacityUnits     int64    `json:"WriteCapacityUnits"`
+	}
+	gsiJSON struct {
+		IndexName             string                 `json:"IndexName"`
+		KeySchema             []keySchemaElementJSON `json:"KeySchema"`
+		Projection            projectionJSON         `json:"Projection"`
+		IndexStatus           string                 `json:"IndexStatus"`
+		ProvisionedThroughput throughputJSON         `json:"ProvisionedThroughput"`
+		IndexSizeBytes        int64                  `json:"IndexSizeBytes"`
+		ItemCount             int64                  `json:"ItemCount"`
+		IndexArn              string                 `json:"IndexArn"`
+	}
+	lsiJSON struct {
+		IndexName      string                 `json:"IndexName"`
+		KeySchema      []keySchemaElementJSON `json:"KeySchema"`
+		Projection     projectionJSON         `json:"Projection"`
+		IndexSizeBytes int64                  `json:"IndexSizeBytes"`
+		ItemCount      int64                  `json:"ItemCount"`
+		IndexArn       string                 `json:"IndexArn"`
+	}
+	billingJSON struct {
+		BillingMode                       string  `json:"BillingMode"`
+		LastUpdateToPayPerRequestDateTime float64 `json:"LastUpdateToPayPerRequestDateTime,omitempty"`
+	}
+	streamJSON struct {
+		StreamEnabled  bool   `json:"StreamEnabled"`
+		StreamViewType string `json:"StreamViewType,omitempty"`
+	}
+	tableDescriptionJSON struct {
+		AttributeDefinitions      []attributeDefinitionJSON `json:"AttributeDefinitions"`
+		TableName                 string                    `json:"TableName"`
+		KeySchema                 []keySchemaElementJSON    `json:"KeySchema"`
+		TableStatus               string                    `json:"TableStatus"`
+		CreationDateTime          float64                   `json:"CreationDateTime"`
+		ProvisionedThroughput     throughputJSON            `json:"ProvisionedThroughput"`
+		TableSizeBytes            int64                     `json:"TableSizeBytes"`
+		ItemCount                 int64                     `json:"ItemCount"`
+		TableArn                  string                    `json:"TableArn"`
+		TableId                   string                    `json:"TableId"`
+		BillingModeSummary        *billingJSON              `json:"BillingModeSummary,omitempty"`
+		LocalSecondaryIndexes     []lsiJSON                 `json:"LocalSecondaryIndexes,omitempty"`
+		GlobalSecondaryIndexes    []gsiJSON                 `json:"GlobalSecondaryIndexes,omitempty"`
+		StreamSpecification       *streamJSON               `json:"StreamSpecification,omitempty"`
+		LatestStreamLabel         string                    `json:"LatestStreamLabel,omitempty"`
+		LatestStreamArn           string                    `json:"LatestStreamArn,omitempty"`
+		DeletionProtectionEnabled bool                      `json:"DeletionProtectionEnabled"`
+	}
+)
+
+// deletedTableJSON is DeleteTable's description.
+type deletedTableJSON struct {
+	TableName             string         `json:"TableName"`
+	TableStatus           string         `json:"TableStatus"`
+	TableArn              string         `json:"TableArn"`
+	TableId               string         `json:"TableId"`
+	ProvisionedThroughput throughputJSON `json:"ProvisionedThroughput"`
+	BillingModeSummary    *billingJSON   `json:"BillingModeSummary,omitempty"`
+	TableSizeBytes        int64          `json:"TableSizeBytes"`
+	ItemCount             int64          `json:"ItemCount"`
+}
+
+func epoch(t time.Time) float64 { return float64(t.UnixMilli()) / 1000 }
+
+func keySchemaJSON(in []types.KeySchemaElement) []keySchemaElementJSON {
+	out := make([]keySchemaElementJSON, len(in))
+	for i, k := range in {
+		out[i] = keySchemaElementJSON{AttributeName: k.AttributeName, KeyType: k.KeyType}
+	}
+
+	return out
+}
+
+func projectionOf(p *types.Projection) projectionJSON {
+	if p == nil || p.ProjectionType == nil {
+		return projectionJSON{ProjectionType: core.ProjectionAll}
+	}
+
+	out := projectionJSON{ProjectionType: *p.ProjectionType}
+	for _, a := range p.NonKeyAttributes {
+		out.NonKeyAttributes = append(out.NonKeyAttributes, aws.ToString(a))
+	}
+
+	return out
+}
+
+func throughputOf(t *ddbtypes.ProvisionedThroughput) throughputJSON {
+	if t == nil {
+		return throughputJSON{}
+	}
+
+	return throughputJSON{ReadCapacityUnits: aws.ToInt64(t.ReadCapacityUnits), WriteCapacityUnits: aws.ToInt64(t.WriteCapacityUnits)}
+}
+
+// tableID is a stable UUID-shaped id derived from the table's name and
+// creation time.
+func tableID(name string, created time.Time) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%s\x00%d", name, created.UnixNano()))
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
+
+// describe is the table's description as DynamoDB gives it.
+func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSON {
+	m := c.meta[table.Name]
+	arn := "arn:aws:dynamodb:local:000000000000:table/" + table.Name
+	d := &tableDescriptionJSON{
+		TableName: table.Name, TableStatus: status, CreationDateTime: epoch(m.created),
+		KeySchema: keySchemaJSON(table.Description(table.Name).KeySchema), TableSizeBytes: table.SizeBytes(), ItemCount: table.ItemCount(),
+		TableArn: arn, TableId: tableID(table.Name, m.created), ProvisionedThroughput: throughputOf(m.throughput),
+		AttributeDefinitions: []attributeDefinitionJSON{},
+	}
+
+	for _, a := range m.definitions {
+		d.AttributeDefinitions = append(d.AttributeDefinitions, attributeDefinitionJSON{AttributeName: aws.ToString(a.AttributeName), AttributeType: string(a.AttributeType)})
+	}
+
+	if m.billing == ddbtypes.BillingModePayPerRequest {
+		d.BillingModeSummary = &billingJSON{BillingMode: string(m.billing), LastUpdateToPayPerRequestDateTime: epoch(m.created)}
+		d.ProvisionedThroughput = throughputJSON{}
+	} else {
+		d.BillingModeSummary = &billingJSON{BillingMode: string(ddbtypes.BillingModeProvisioned)}
+	}
+
+	gsis, lsis := table.IndexesDescription()
+
+	for _, g := range gsis {
+		name := aws.ToString(g.IndexName)
+		tp := throughputJSON{}
+
+		if m.billing != ddbtypes.BillingModePayPerRequest {
+			tp = throughputOf(m.gsiThroughput[name])
 		}
+
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, gsiJSON{
+			IndexName: name, KeySchema: keySchemaJSON(g.KeySchema), Projection: projectionOf(g.Projection),
+			IndexStatus: aws.ToString(g.IndexStatus), ProvisionedThroughput: tp, ItemCount: g.ItemCount,
+			IndexArn: arn + "/index/" + name,
+		})
+	}
+
+	for _, l := range lsis {
+		name := aws.ToString(l.IndexName)
+		d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, lsiJSON{
+			IndexName: name, KeySchema: keySchemaJSON(l.KeySchema), Projection: projectionOf(l.Projection),
+			ItemCount: l.ItemCount, IndexArn: arn + "/index/" + name,
+		})
+	}
+
+	if m.streamArn != "" {
+		d.StreamSpecification = &streamJSON{StreamEnabled: true, StreamViewType: string(m.stream.StreamViewType)}
+	}
+
+	if m.streamLabel != "" {
+		d.LatestStreamLabel = m.streamLabel
+		d.LatestStreamArn = arn + "/stream/" + m.streamLabel
 	}
 
 	return d
@@ -103,20 +552,21 @@ type ListTablesOutput struct {
 
 // ListTables lists the tables in name order, a page (Limit, at most 100)
 // at a time.
-func (c *Client) ListTables(_ context.Context, input *ListTablesInput) (*ListTablesOutput, error) {
+func (c *Client) ListTables(_ context.Context, in *ListTablesInput) (*ListTablesOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	limit := int(aws.ToInt32(input.Limit))
-	if limit < 0 || limit > 100 {
-		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: "1 validation error detected: Value at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100"}
+	limit := 100
+
+	if in.Limit != nil {
+		if *in.Limit < 1 || *in.Limit > 100 {
+			return nil, validation("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value less than or equal to 100", *in.Limit)
+		}
+
+		limit = int(*in.Limit)
 	}
 
-	if limit == 0 {
-		limit = 100
-	}
-
-	after := aws.ToString(input.ExclusiveStartTableName)
+	after := aws.ToString(in.ExclusiveStartTableName)
 	names := []string{}
 
 	for name := range c.tables {
@@ -125,7 +575,7 @@ func (c *Client) ListTables(_ context.Context, input *ListTablesInput) (*ListTab
 		}
 	}
 
-	sort.Strings(names)
+	slices.Sort(names)
 
 	out := &ListTablesOutput{TableNames: names}
 	if len(names) > limit {
@@ -146,19 +596,18 @@ type DescribeTimeToLiveOutput struct {
 	TimeToLiveDescription *ddbtypes.TimeToLiveDescription `json:"TimeToLiveDescription"`
 }
 
-// DescribeTimeToLive reports the table's TTL setting. The engine never
-// expires items itself.
-func (c *Client) DescribeTimeToLive(_ context.Context, input *DescribeTimeToLiveInput) (*DescribeTimeToLiveOutput, error) {
+// DescribeTimeToLive reports the table's TTL setting.
+func (c *Client) DescribeTimeToLive(_ context.Context, in *DescribeTimeToLiveInput) (*DescribeTimeToLiveOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	name := aws.ToString(input.TableName)
-	if _, err := c.getTable(name); err != nil {
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
 		return nil, err
 	}
 
 	desc := &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusDisabled}
-	if m := c.meta[name]; m != nil && m.ttl != nil && aws.ToBool(m.ttl.Enabled) {
+	if m := c.meta[table.Name]; m.ttl != nil && aws.ToBool(m.ttl.Enabled) {
 		desc = &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusEnabled, AttributeName: m.ttl.AttributeName}
 	}
 
@@ -177,21 +626,21 @@ type UpdateTimeToLiveOutput struct {
 }
 
 // UpdateTimeToLive records the table's TTL setting.
-func (c *Client) UpdateTimeToLive(_ context.Context, input *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
+func (c *Client) UpdateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	name := aws.ToString(input.TableName)
-	if _, err := c.getTable(name); err != nil {
+	table, err := c.tableFor(in.TableName)
+	if err != nil {
 		return nil, err
 	}
 
-	spec := input.TimeToLiveSpecification
-	if spec == nil || aws.ToString(spec.AttributeName) == "" {
-		return nil, &smithy.GenericAPIError{Code: "ValidationException", Message: "TimeToLiveSpecification needs an AttributeName and Enabled"}
+	spec := in.TimeToLiveSpecification
+	if spec == nil || aws.ToString(spec.AttributeName) == "" || spec.Enabled == nil {
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
 	}
 
-	c.meta[name].ttl = spec
+	c.meta[table.Name].ttl = spec
 
 	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: spec}, nil
 }

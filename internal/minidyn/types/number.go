@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strconv"
 	"strings"
 )
 
@@ -12,14 +13,20 @@ import (
 // engine keeps numbers exact (math/big) instead of as float64, so counters
 // past 2^53 add up as they do on DynamoDB.
 
-var errNumber = errors.New("not a number")
+// The messages DynamoDB refuses a number with.
+const (
+	MsgNotANumber      = "The parameter cannot be converted to a numeric value"
+	MsgNumberPrecision = "Attempting to store more than 38 significant digits in a Number"
+	MsgNumberOverflow  = "Number overflow. Attempting to store a number with magnitude larger than supported range"
+	MsgNumberUnderflow = "Number underflow. Attempting to store a number with magnitude smaller than supported range"
+)
 
 // decimal splits a DynamoDB number string into its sign, its significant
 // digits (no leading or trailing zeros) and the exponent e such that the
-// number is 0.digits × 10^e. Zero has no digits.
+// number is 0.digits × 10^e. Zero has no digits. It refuses what DynamoDB
+// refuses, with its message.
 func decimal(s string) (neg bool, digits string, exp int, err error) {
-	in := s
-	s = strings.TrimSpace(s)
+	errNumber := fmt.Errorf("%s: %s", MsgNotANumber, s)
 
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-'
@@ -28,19 +35,23 @@ func decimal(s string) (neg bool, digits string, exp int, err error) {
 
 	mant, expPart, hasExp := strings.Cut(strings.ToLower(s), "e")
 	if hasExp {
-		if _, e := fmt.Sscanf(expPart, "%d", &exp); e != nil || expPart == "" {
-			return false, "", 0, fmt.Errorf("%w: %q", errNumber, in)
+		e, perr := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
+		if perr != nil && !errors.Is(perr, strconv.ErrRange) || expPart == "" || strings.HasPrefix(expPart, "+-") || strings.HasPrefix(expPart, "++") {
+			return false, "", 0, errNumber
 		}
+
+		// An exponent past any number's range: keep its sign only.
+		exp = int(max(min(e, 1<<20), -(1 << 20)))
 	}
 
 	intPart, frac, _ := strings.Cut(mant, ".")
 	if intPart == "" && frac == "" {
-		return false, "", 0, fmt.Errorf("%w: %q", errNumber, in)
+		return false, "", 0, errNumber
 	}
 
 	for _, r := range intPart + frac {
 		if r < '0' || r > '9' {
-			return false, "", 0, fmt.Errorf("%w: %q", errNumber, in)
+			return false, "", 0, errNumber
 		}
 	}
 
@@ -55,8 +66,13 @@ func decimal(s string) (neg bool, digits string, exp int, err error) {
 	}
 
 	// DynamoDB's range: 1E-130 to 9.99…E+125 in magnitude, 38 digits.
-	if exp > 126 || exp < -129 || len(digits) > 38 {
-		return false, "", 0, fmt.Errorf("%w: %q is out of DynamoDB's range (38 significant digits, 1E-130 to 1E+126)", errNumber, in)
+	switch {
+	case len(digits) > 38:
+		return false, "", 0, errors.New(MsgNumberPrecision)
+	case exp > 126:
+		return false, "", 0, errors.New(MsgNumberOverflow)
+	case exp < -129:
+		return false, "", 0, errors.New(MsgNumberUnderflow)
 	}
 
 	return neg, digits, exp, nil
@@ -144,4 +160,46 @@ func FormatNumber(r *big.Rat) string {
 	}
 
 	return r.FloatString(40)
+}
+
+// ValidateNumber refuses what is not a DynamoDB number: not a decimal
+// number, more than 38 significant digits, or out of range.
+func ValidateNumber(s string) error {
+	_, _, _, err := decimal(s)
+	return err
+}
+
+// NormalizeNumber is a number as DynamoDB stores it: plain decimal, no
+// exponent, no leading or trailing zeros ("1e3" is "1000", "-0.0" is "0").
+func NormalizeNumber(s string) (string, error) {
+	neg, digits, exp, err := decimal(s)
+	if err != nil {
+		return "", err
+	}
+
+	if digits == "" {
+		return "0", nil
+	}
+
+	var b strings.Builder
+
+	if neg {
+		b.WriteByte('-')
+	}
+
+	switch {
+	case exp <= 0:
+		b.WriteString("0.")
+		b.WriteString(strings.Repeat("0", -exp))
+		b.WriteString(digits)
+	case exp >= len(digits):
+		b.WriteString(digits)
+		b.WriteString(strings.Repeat("0", exp-len(digits)))
+	default:
+		b.WriteString(digits[:exp])
+		b.WriteByte('.')
+		b.WriteString(digits[exp:])
+	}
+
+	return b.String(), nil
 }

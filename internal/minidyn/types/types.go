@@ -1,9 +1,7 @@
 // Package types contains general types to use in core and interpreter
 package types
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Item describes the DynamoDB item structure
 type Item struct {
@@ -83,71 +81,11 @@ type KeySchemaElement struct {
 	KeyType       string   `type:"string" required:"true" enum:"KeyType"`
 }
 
-// ProvisionedThroughput represents the provisioned throughput settings for a specified table or index.
-type ProvisionedThroughput struct {
-	_                  struct{} `type:"structure"`
-	ReadCapacityUnits  int64    `min:"1" type:"long" required:"true"`
-	WriteCapacityUnits int64    `min:"1" type:"long" required:"true"`
-}
-
-// CreateTableInput input to create a table
-type CreateTableInput struct {
-	ProvisionedThroughput *ProvisionedThroughput `type:"structure"`
-	KeySchema             []*KeySchemaElement    `min:"1" type:"list" required:"true"`
-}
-
 // Projection represents attributes that are copied (projected) from the table into an index
 type Projection struct {
 	_                struct{}  `type:"structure"`
 	NonKeyAttributes []*string `min:"1" type:"list"`
 	ProjectionType   *string   `type:"string" enum:"ProjectionType"`
-}
-
-// GlobalSecondaryIndex represents the properties of a global secondary index.
-type GlobalSecondaryIndex struct {
-	_                     struct{}               `type:"structure"`
-	IndexName             *string                `min:"3" type:"string" required:"true"`
-	KeySchema             []*KeySchemaElement    `min:"1" type:"list" required:"true"`
-	Projection            *Projection            `type:"structure" required:"true"`
-	ProvisionedThroughput *ProvisionedThroughput `type:"structure"`
-}
-
-// GlobalSecondaryIndexUpdate represents the properties of a global secondary index update
-type GlobalSecondaryIndexUpdate struct {
-	_      struct{}                          `type:"structure"`
-	Create *CreateGlobalSecondaryIndexAction `type:"structure"`
-	Delete *DeleteGlobalSecondaryIndexAction `type:"structure"`
-	Update *UpdateGlobalSecondaryIndexAction `type:"structure"`
-}
-
-// UpdateGlobalSecondaryIndexAction struct to handle updates in index
-type UpdateGlobalSecondaryIndexAction struct {
-	_                     struct{}               `type:"structure"`
-	IndexName             *string                `min:"3" type:"string" required:"true"`
-	ProvisionedThroughput *ProvisionedThroughput `type:"structure" required:"true"`
-}
-
-// DeleteGlobalSecondaryIndexAction struct to handle the deletion of a index
-type DeleteGlobalSecondaryIndexAction struct {
-	_         struct{} `type:"structure"`
-	IndexName *string  `min:"3" type:"string" required:"true"`
-}
-
-// CreateGlobalSecondaryIndexAction represents a new global secondary index to be added to an existing table.
-type CreateGlobalSecondaryIndexAction struct {
-	_                     struct{}               `type:"structure"`
-	IndexName             *string                `min:"3" type:"string" required:"true"`
-	KeySchema             []*KeySchemaElement    `min:"1" type:"list" required:"true"`
-	Projection            *Projection            `type:"structure" required:"true"`
-	ProvisionedThroughput *ProvisionedThroughput `type:"structure"`
-}
-
-// LocalSecondaryIndex represents the properties of a local secondary index.
-type LocalSecondaryIndex struct {
-	_          struct{}            `type:"structure"`
-	IndexName  *string             `min:"3" type:"string" required:"true"`
-	KeySchema  []*KeySchemaElement `min:"1" type:"list" required:"true"`
-	Projection *Projection         `type:"structure" required:"true"`
 }
 
 // GlobalSecondaryIndexDescription represents the properties of a global secondary index.
@@ -174,16 +112,29 @@ type LocalSecondaryIndexDescription struct {
 	Projection     *Projection        `type:"structure"`
 }
 
+// ResponseMetadata holds HTTP response metadata for modeled API errors.
+type ResponseMetadata struct {
+	StatusCode int
+	RequestID  string
+}
+
 // ConditionalCheckFailedException a condition specified in the operation could not be evaluated.
 type ConditionalCheckFailedException struct {
-	_           struct{}         `type:"structure"`
-	MessageText string           `locationName:"message" type:"string"`
-	Item        map[string]*Item `type:"map"`
+	_            struct{}         `type:"structure"`
+	RespMetadata ResponseMetadata `json:"-" xml:"-"`
+	MessageText  string           `locationName:"message" type:"string"`
+	Item         map[string]*Item `type:"map"`
 }
 
 // String returns the string representation
 func (s ConditionalCheckFailedException) String() string {
-	return fmt.Sprintf("%s: %s", s.Code(), s.MessageText)
+	return fmt.Sprintf(
+		"ConditionalCheckFailedException{RespMetadata:{StatusCode:%d RequestID:%s} MessageText:%q Item:%+v}",
+		s.RespMetadata.StatusCode,
+		s.RespMetadata.RequestID,
+		s.MessageText,
+		s.Item,
+	)
 }
 
 // GoString returns the string representation
@@ -222,70 +173,6 @@ func (s *ConditionalCheckFailedException) StatusCode() int {
 // RequestID returns the service's response RequestID for request.
 func (s *ConditionalCheckFailedException) RequestID() string {
 	return ""
-}
-
-// PutItemInput represents the input of a PutItem operation.
-type PutItemInput struct {
-	_                           struct{}          `type:"structure"`
-	ConditionExpression         *string           `type:"string"`
-	ConditionalOperator         *string           `type:"string" enum:"ConditionalOperator"`
-	ExpressionAttributeNames    map[string]string `type:"map"`
-	ExpressionAttributeValues   map[string]*Item  `type:"map"`
-	Item                        map[string]*Item  `type:"map" required:"true"`
-	ReturnConsumedCapacity      *string           `type:"string" enum:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics *string           `type:"string" enum:"ReturnItemCollectionMetrics"`
-	ReturnValues                *string           `type:"string" enum:"ReturnValue"`
-	TableName                   *string           `min:"3" type:"string" required:"true"`
-}
-
-// UpdateItemInput represents the input of an UpdateItem operation.
-type UpdateItemInput struct {
-	_                                   struct{}                           `type:"structure"`
-	AttributeUpdates                    map[string]*AttributeValueUpdate   `type:"map"`
-	ConditionExpression                 *string                            `type:"string"`
-	ConditionalOperator                 *string                            `type:"string" enum:"ConditionalOperator"`
-	Expected                            map[string]*ExpectedAttributeValue `type:"map"`
-	ExpressionAttributeNames            map[string]string                  `type:"map"`
-	ExpressionAttributeValues           map[string]*Item                   `type:"map"`
-	Key                                 map[string]*Item                   `type:"map" required:"true"`
-	ReturnConsumedCapacity              *string                            `type:"string" enum:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics         *string                            `type:"string" enum:"ReturnItemCollectionMetrics"`
-	ReturnValues                        *string                            `type:"string" enum:"ReturnValue"`
-	TableName                           *string                            `min:"3" type:"string" required:"true"`
-	UpdateExpression                    string                             `type:"string"`
-	ReturnValuesOnConditionCheckFailure *string                            `type:"string"`
-}
-
-// DeleteItemInput represents the input of a DeleteItem operation.
-type DeleteItemInput struct {
-	_                           struct{}                           `type:"structure"`
-	ConditionExpression         *string                            `type:"string"`
-	ConditionalOperator         *string                            `type:"string" enum:"ConditionalOperator"`
-	Expected                    map[string]*ExpectedAttributeValue `type:"map"`
-	ExpressionAttributeNames    map[string]*string                 `type:"map"`
-	ExpressionAttributeValues   map[string]*Item                   `type:"map"`
-	Key                         map[string]*Item                   `type:"map" required:"true"`
-	ReturnConsumedCapacity      *string                            `type:"string" enum:"ReturnConsumedCapacity"`
-	ReturnItemCollectionMetrics *string                            `type:"string" enum:"ReturnItemCollectionMetrics"`
-	ReturnValues                *string                            `type:"string" enum:"ReturnValue"`
-	TableName                   *string                            `min:"3" type:"string" required:"true"`
-}
-
-// ExpectedAttributeValue represents a condition to be compared with an attribute value
-type ExpectedAttributeValue struct {
-	_                  struct{} `type:"structure"`
-	AttributeValueList []*Item  `type:"list"`
-	ComparisonOperator *string  `type:"string" enum:"ComparisonOperator"`
-	Exists             *bool    `type:"boolean"`
-	Value              *Item    `type:"structure"`
-}
-
-// AttributeValueUpdate represents the attributes to be modified, the
-// action to perform on each, and the new value for each.
-type AttributeValueUpdate struct {
-	_      struct{} `type:"structure"`
-	Action *string  `type:"string" enum:"AttributeAction"`
-	Value  Item     `type:"structure"`
 }
 
 // TableDescription represents the properties of a table.

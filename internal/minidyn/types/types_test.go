@@ -11,6 +11,10 @@ func TestConditionalCheckFailedExceptionMethods(t *testing.T) {
 
 	exVal := ConditionalCheckFailedException{
 		MessageText: "condition was not met",
+		RespMetadata: ResponseMetadata{
+			StatusCode: 400,
+			RequestID:  "req-abc",
+		},
 		Item: map[string]*Item{
 			"id": {S: new("1")},
 		},

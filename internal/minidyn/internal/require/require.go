@@ -174,6 +174,23 @@ func True(t testing.TB, v bool, msg ...any) {
 	}
 }
 
+// NotSame fails t if the pointers a and b point to the same object.
+func NotSame(t testing.TB, a, b any, msg ...any) {
+	t.Helper()
+	ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if ra.Kind() == reflect.Pointer && rb.Kind() == reflect.Pointer && ra.Type() == rb.Type() && ra.Pointer() == rb.Pointer() {
+		fail(t, fmt.Sprintf("expected different pointers, both are %p", a), msg)
+	}
+}
+
+// False fails t unless v is false.
+func False(t testing.TB, v bool, msg ...any) {
+	t.Helper()
+	if v {
+		fail(t, "expected false", msg)
+	}
+}
+
 // Empty fails t unless v is its zero value or has length 0.
 func Empty(t testing.TB, v any, msg ...any) {
 	t.Helper()
@@ -258,11 +275,13 @@ func (a *Assertions) ErrorContains(err error, text string, msg ...any) {
 	a.t.Helper()
 	ErrorContains(a.t, err, text, msg...)
 }
-func (a *Assertions) Nil(v any, msg ...any)      { a.t.Helper(); Nil(a.t, v, msg...) }
-func (a *Assertions) NotNil(v any, msg ...any)   { a.t.Helper(); NotNil(a.t, v, msg...) }
-func (a *Assertions) True(v bool, msg ...any)    { a.t.Helper(); True(a.t, v, msg...) }
-func (a *Assertions) Empty(v any, msg ...any)    { a.t.Helper(); Empty(a.t, v, msg...) }
-func (a *Assertions) NotEmpty(v any, msg ...any) { a.t.Helper(); NotEmpty(a.t, v, msg...) }
+func (a *Assertions) Nil(v any, msg ...any)        { a.t.Helper(); Nil(a.t, v, msg...) }
+func (a *Assertions) NotNil(v any, msg ...any)     { a.t.Helper(); NotNil(a.t, v, msg...) }
+func (a *Assertions) True(v bool, msg ...any)      { a.t.Helper(); True(a.t, v, msg...) }
+func (a *Assertions) NotSame(x, y any, msg ...any) { a.t.Helper(); NotSame(a.t, x, y, msg...) }
+func (a *Assertions) False(v bool, msg ...any)     { a.t.Helper(); False(a.t, v, msg...) }
+func (a *Assertions) Empty(v any, msg ...any)      { a.t.Helper(); Empty(a.t, v, msg...) }
+func (a *Assertions) NotEmpty(v any, msg ...any)   { a.t.Helper(); NotEmpty(a.t, v, msg...) }
 func (a *Assertions) Len(v any, n int, msg ...any) {
 	a.t.Helper()
 	Len(a.t, v, n, msg...)

@@ -1,0 +1,281 @@
+package minidyn
+
+import (
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Group 2: the keys DynamoDB always sends, and empty lists and maps.
+
+func TestResponsesKeepDynamoDBsKeys(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+
+		q, err := e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table),
+			KeyConditionExpression: aws.String("p = :p"), ExpressionAttributeValues: values(":p", str("none"))})
+		mustOK(t, err)
+
+		if q.Items == nil || q.Count != 0 || q.ScannedCount != 0 {
+			t.Fatalf("an empty Query lacks Items: %+v", q)
+		}
+
+		b, err := e.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: {
+			{PutRequest: &types.PutRequest{Item: values("p", str("a"),
+				"l", &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+				"m", &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{}})}}}}})
+		mustOK(t, err)
+
+		if b.UnprocessedItems == nil {
+			t.Fatal("BatchWriteItem without UnprocessedItems")
+		}
+
+		it := getItem(t, e.db, table, key("a"))
+		if _, ok := it["l"].(*types.AttributeValueMemberL); !ok {
+			t.Fatalf("an empty list came back as %#v", it["l"])
+		}
+
+		if _, ok := it["m"].(*types.AttributeValueMemberM); !ok {
+			t.Fatalf("an empty map came back as %#v", it["m"])
+		}
+
+		// Select COUNT counts, and sends no items.
+		_, err = e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("b"))})
+		mustOK(t, err)
+
+		s, err := e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), Select: types.SelectCount})
+		mustOK(t, err)
+
+		if s.Count != 2 || s.Items != nil {
+			t.Fatalf("Select COUNT: count %d, items %v", s.Count, s.Items)
+		}
+	})
+}
+
+// Group 4: comparisons across types are false, keywords in any case,
+// size() and contains() on every type that has them.
+
+func TestConditionSemantics(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"),
+			"n", num("5"), "s", str("héllo"), "l", &types.AttributeValueMemberL{Value: []types.AttributeValue{num("1"), num("2")}},
+			"m", &types.AttributeValueMemberM{Value: values("k", str("v"))})})
+		mustOK(t, err)
+
+		check := func(cond string, vals map[string]types.AttributeValue, want bool) {
+			t.Helper()
+
+			_, err := e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("a"),
+				UpdateExpression: aws.String("SET touched = :t"), ConditionExpression: aws.String(cond),
+				ExpressionAttributeValues: merge(vals, values(":t", num("1")))})
+
+			var ccf *types.ConditionalCheckFailedException
+
+			switch {
+			case want && err != nil:
+				t.Errorf("%s: want true, got %v", cond, err)
+			case !want && !asErr(err, &ccf):
+				t.Errorf("%s: want false (ConditionalCheckFailedException), got %v", cond, err)
+			}
+		}
+
+		check("n < :s", values(":s", str("x")), false) // N against S: false, not an error
+		check("n = :s", values(":s", str("5")), false) // equality across types: false
+		check("n between :a AND :b", values(":a", num("1"), ":b", num("9")), true)
+		check("n In (:a, :b)", values(":a", num("4"), ":b", num("5")), true)
+		check("size(s) = :five", values(":five", num("5")), true) // characters
+		check("size(l) = :two", values(":two", num("2")), true)
+		check("size(m) = :one", values(":one", num("1")), true)
+		check("contains(l, :x)", values(":x", num("2")), true)
+		check("contains(m, :x)", values(":x", str("k")), false) // contains on a map: false
+		check("nope <> :x", values(":x", num("2")), true)       // a missing attribute is not equal
+		check("l[7] = :x", values(":x", num("2")), false)       // an index past the end: no value
+
+		// Refused before reading the item: a constant of the wrong type.
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("a"),
+			UpdateExpression: aws.String("SET touched = :t"), ConditionExpression: aws.String("n < :l"),
+			ExpressionAttributeValues: values(":t", num("1"), ":l", &types.AttributeValueMemberL{Value: []types.AttributeValue{}})})
+		wantAPIError(t, err, "ValidationException", "Incorrect operand type")
+	})
+}
+
+func merge(a, b map[string]types.AttributeValue) map[string]types.AttributeValue {
+	out := map[string]types.AttributeValue{}
+	for k, v := range a {
+		out[k] = v
+	}
+
+	for k, v := range b {
+		out[k] = v
+	}
+
+	return out
+}
+
+// Group 5: what used to drop the connection answers a ValidationException
+// or a value.
+
+func TestNoPanics(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"),
+			"l", &types.AttributeValueMemberL{Value: []types.AttributeValue{num("1")}})})
+		mustOK(t, err)
+
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("a"),
+			UpdateExpression: aws.String("SET l = list_append(:x)"), ExpressionAttributeValues: values(":x", &types.AttributeValueMemberL{})})
+		wantAPIError(t, err, "ValidationException", "Incorrect number of operands")
+
+		g, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: key("a"), ProjectionExpression: aws.String("l[5]")})
+		mustOK(t, err)
+
+		if g.Item == nil || len(g.Item) != 0 {
+			t.Fatalf("a projection past a list's end: %v, want an empty item", g.Item)
+		}
+
+		s, err := e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("l[5] = :x"),
+			ExpressionAttributeValues: values(":x", num("1"))})
+		mustOK(t, err)
+
+		if s.Count != 0 {
+			t.Fatalf("a filter past a list's end matched %d items", s.Count)
+		}
+	})
+}
+
+// Group 6: index projections, consistent reads and index keys.
+
+func TestIndexProjectionsAreEnforced(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS,
+			attrs: []types.AttributeDefinition{attr("g", types.ScalarAttributeTypeS), attr("h", types.ScalarAttributeTypeS), attr("l", types.ScalarAttributeTypeS)},
+			gsis:  []types.GlobalSecondaryIndex{gsi("gsi_keys", "g", types.ProjectionTypeKeysOnly), gsi("gsi_incl", "h", types.ProjectionTypeInclude, "x")},
+			lsis: []types.LocalSecondaryIndex{{IndexName: aws.String("lsi_keys"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("p"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("l"), KeyType: types.KeyTypeRange}}}},
+		})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", str("1"),
+			"g", str("G"), "h", str("H"), "l", str("L"), "x", str("X"), "y", str("Y"))})
+		mustOK(t, err)
+
+		q := func(index, attrName, v string, mod func(*dynamodb.QueryInput)) (*dynamodb.QueryOutput, error) {
+			in := &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(index),
+				KeyConditionExpression: aws.String(attrName + " = :v"), ExpressionAttributeValues: values(":v", str(v))}
+			if mod != nil {
+				mod(in)
+			}
+
+			return e.db.Query(ctx, in)
+		}
+
+		out, err := q("gsi_keys", "g", "G", nil)
+		mustOK(t, err)
+
+		if len(out.Items) != 1 || len(out.Items[0]) != 3 {
+			t.Fatalf("a KEYS_ONLY GSI returned %v, want p, c and g", out.Items)
+		}
+
+		out, err = q("gsi_incl", "h", "H", nil)
+		mustOK(t, err)
+
+		if len(out.Items) != 1 || len(out.Items[0]) != 4 || out.Items[0]["x"] == nil {
+			t.Fatalf("an INCLUDE GSI returned %v, want p, c, h and x", out.Items)
+		}
+
+		// Asking a GSI for what it does not project is refused.
+		_, err = q("gsi_incl", "h", "H", func(in *dynamodb.QueryInput) { in.ProjectionExpression = aws.String("y") })
+		wantAPIError(t, err, "ValidationException", "does not project")
+
+		_, err = q("gsi_keys", "g", "G", func(in *dynamodb.QueryInput) { in.Select = types.SelectAllAttributes })
+		wantAPIError(t, err, "ValidationException")
+
+		_, err = q("gsi_keys", "g", "G", func(in *dynamodb.QueryInput) { in.ConsistentRead = aws.Bool(true) })
+		wantAPIError(t, err, "ValidationException")
+
+		// An LSI fetches what it does not project from the table.
+		out, err = q("lsi_keys", "p", "a", func(in *dynamodb.QueryInput) { in.ProjectionExpression = aws.String("y") })
+		mustOK(t, err)
+
+		if len(out.Items) != 1 || sOf(t, out.Items[0]["y"]) != "Y" {
+			t.Fatalf("an LSI's non-projected attribute: %v", out.Items)
+		}
+
+		// Index key values: not empty.
+		_, err = e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("b"), "c", str("1"), "g", str(""))})
+		wantAPIError(t, err, "ValidationException", "empty string")
+	})
+}
+
+func TestBadIndexDefinitionsAreRefused(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		bad := []types.GlobalSecondaryIndex{
+			gsi("gsi_a", "g", types.ProjectionTypeInclude),       // INCLUDE without attributes
+			gsi("gsi_b", "g", types.ProjectionTypeKeysOnly, "x"), // attributes without INCLUDE
+			gsi("gsi_c", "undefined", types.ProjectionTypeAll),   // a key not in AttributeDefinitions
+			gsi("gs", "g", types.ProjectionTypeAll),              // a name too short
+		}
+
+		for _, g := range bad {
+			_, err := e.db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(uniqueName(t)), BillingMode: types.BillingModePayPerRequest,
+				AttributeDefinitions:   []types.AttributeDefinition{attr("p", types.ScalarAttributeTypeS), attr("g", types.ScalarAttributeTypeS)},
+				KeySchema:              []types.KeySchemaElement{{AttributeName: aws.String("p"), KeyType: types.KeyTypeHash}},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{g}})
+			wantAPIError(t, err, "ValidationException")
+		}
+	})
+}
+
+// Groups 8 and 10: BatchGetItem, TransactGetItems, and what Query and
+// Scan refuse.
+
+func TestReadsAndWhatTheyRefuse(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeN})
+
+		for _, c := range []string{"1", "2", "3"} {
+			_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", num(c), "v", str("x"))})
+			mustOK(t, err)
+		}
+
+		k := func(c string) map[string]types.AttributeValue { return values("p", str("a"), "c", num(c)) }
+
+		bg, err := e.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{table: {
+			Keys: []map[string]types.AttributeValue{k("1"), k("9")}}}})
+		mustOK(t, err)
+
+		if len(bg.Responses[table]) != 1 {
+			t.Fatalf("BatchGetItem returned %v", bg.Responses)
+		}
+
+		tg, err := e.db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+			{Get: &types.Get{TableName: aws.String(table), Key: k("2")}}, {Get: &types.Get{TableName: aws.String(table), Key: k("9")}}}})
+		mustOK(t, err)
+
+		if len(tg.Responses) != 2 || tg.Responses[0].Item == nil || tg.Responses[1].Item != nil {
+			t.Fatalf("TransactGetItems returned %+v", tg.Responses)
+		}
+
+		query := func(mod func(*dynamodb.QueryInput)) error {
+			in := &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("p = :p"), ExpressionAttributeValues: values(":p", str("a"))}
+			mod(in)
+			_, err := e.db.Query(ctx, in)
+
+			return err
+		}
+
+		wantAPIError(t, query(func(in *dynamodb.QueryInput) { in.Limit = aws.Int32(0) }), "ValidationException")
+		wantAPIError(t, query(func(in *dynamodb.QueryInput) {
+			in.FilterExpression = aws.String("c = :c")
+			in.ExpressionAttributeValues = values(":p", str("a"), ":c", num("1"))
+		}), "ValidationException", "key attribute")
+		wantAPIError(t, query(func(in *dynamodb.QueryInput) { in.KeyConditionExpression = aws.String("p = :p OR c = :p") }), "ValidationException")
+		wantAPIError(t, query(func(in *dynamodb.QueryInput) { in.ExclusiveStartKey = values("p", str("a")) }), "ValidationException")
+		wantAPIError(t, query(func(in *dynamodb.QueryInput) {
+			in.Select = types.SelectCount
+			in.ProjectionExpression = aws.String("v")
+		}), "ValidationException")
+	})
+}

@@ -1,4 +1,0 @@
-/*
-Package interpreter processes the queries and evaluates them
-*/
-package interpreter

@@ -1,4 +1,0 @@
-/*
-Package language provides the required logic to evalute expressions
-*/
-package language

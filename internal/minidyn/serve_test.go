@@ -1,0 +1,203 @@
+package minidyn
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+func clientFor(s *Server, accessKey string) *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint),
+		Credentials: credentials.NewStaticCredentialsProvider(accessKey, "secret", "")})
+}
+
+func serveFor(t *testing.T, o Options) *Server {
+	t.Helper()
+
+	s, err := Serve(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	t.Cleanup(s.Stop)
+
+	return s
+}
+
+func TestServeListensOnLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", "192.0.2.1:0", ":0", "example.com:0"} {
+		if s, err := Serve(Options{Addr: addr}); err == nil {
+			s.Stop()
+			t.Errorf("%s: served", addr)
+		}
+	}
+
+	for _, addr := range []string{"127.0.0.1:0", "localhost:0"} {
+		s := serveFor(t, Options{Addr: addr})
+		if !strings.HasPrefix(s.Endpoint, "http://127.0.0.1:") && !strings.HasPrefix(s.Endpoint, "http://[::1]:") {
+			t.Errorf("%s: endpoint %s", addr, s.Endpoint)
+		}
+	}
+}
+
+func TestAnAccessKeyKeepsOtherClientsOut(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
+
+	_, err := clientFor(s, "AKIDRUN123").ListTables(ctx, &dynamodb.ListTablesInput{})
+	mustOK(t, err)
+
+	_, err = clientFor(s, "AKIDOTHER").ListTables(ctx, &dynamodb.ListTablesInput{})
+	wantAPIError(t, err, "UnrecognizedClientException")
+
+	// An unsigned request.
+	req, _ := http.NewRequest(http.MethodPost, s.Endpoint, strings.NewReader(`{}`))
+	req.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
+
+	res, err := http.DefaultClient.Do(req)
+	mustOK(t, err)
+
+	defer func() { _ = res.Body.Close() }()
+
+	var body bytes.Buffer
+	_, _ = body.ReadFrom(res.Body)
+
+	if res.StatusCode != http.StatusBadRequest || !strings.Contains(body.String(), "MissingAuthenticationTokenException") {
+		t.Fatalf("an unsigned request: %d %s", res.StatusCode, body.String())
+	}
+}
+
+func TestRequestsAreBounded(t *testing.T) {
+	s := serveFor(t, Options{MaxRequestBytes: 1 << 20, MaxRequestValues: 1000})
+	db := clientFor(s, "k")
+	table := makeTable(t, db, schema{})
+
+	big := strings.Repeat("x", 2<<20)
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "x", str(big))})
+	wantAPIError(t, err, "ValidationException", "too large")
+
+	many := make([]types.AttributeValue, 2000)
+	for i := range many {
+		many[i] = &types.AttributeValueMemberNULL{Value: true}
+	}
+
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "l", &types.AttributeValueMemberL{Value: many})})
+	wantAPIError(t, err, "ValidationException", "more than 1000 attribute values")
+
+	// A deeply nested expression is refused, not parsed into the stack.
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a")),
+		ConditionExpression: aws.String(strings.Repeat("(", 3000) + "p = p" + strings.Repeat(")", 1000))})
+	wantAPIError(t, err, "ValidationException")
+
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"))})
+	mustOK(t, err)
+}
+
+func TestTablesOutliveARestartWithADataDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+
+	s, err := Serve(Options{DataDir: dir})
+	mustOK(t, err)
+
+	db := clientFor(s, "k")
+	table := makeTable(t, db, schema{sortType: types.ScalarAttributeTypeN, attrs: []types.AttributeDefinition{attr("g", types.ScalarAttributeTypeS)},
+		gsis: []types.GlobalSecondaryIndex{gsi("gsi_g", "g", types.ProjectionTypeKeysOnly)}})
+
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", num("1"), "g", str("G"), "x", str("X"))})
+	mustOK(t, err)
+
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}})
+	mustOK(t, err)
+	mustOK(t, s.Close())
+
+	if fi, err := os.Stat(filepath.Join(dir, StateFile)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("state file: %v %v", fi, err)
+	}
+
+	s2 := serveFor(t, Options{DataDir: dir})
+	db2 := clientFor(s2, "k")
+
+	got := getItem(t, db2, table, values("p", str("a"), "c", num("1")))
+	if sOf(t, got["x"]) != "X" {
+		t.Fatalf("after a restart: %v", got)
+	}
+
+	q, err := db2.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("gsi_g"),
+		KeyConditionExpression: aws.String("g = :g"), ExpressionAttributeValues: values(":g", str("G"))})
+	mustOK(t, err)
+
+	if len(q.Items) != 1 || q.Items[0]["x"] != nil {
+		t.Fatalf("the KEYS_ONLY index after a restart: %v", q.Items)
+	}
+
+	ttl, err := db2.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(table)})
+	mustOK(t, err)
+
+	if ttl.TimeToLiveDescription.TimeToLiveStatus != types.TimeToLiveStatusEnabled {
+		t.Fatalf("TTL after a restart: %+v", ttl.TimeToLiveDescription)
+	}
+}
+
+func TestADataDirectoryNeverFollowsASymlink(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "data")
+	mustOK(t, os.Mkdir(dir, 0o700))
+
+	// A symlink planted where the state file goes: loading refuses it, and
+	// writing replaces the link, leaving its target alone.
+	victim := filepath.Join(base, "victim")
+	mustOK(t, os.WriteFile(victim, []byte("precious"), 0o600))
+	mustOK(t, os.Symlink(victim, filepath.Join(dir, StateFile)))
+
+	if _, err := Serve(Options{DataDir: dir}); !errors.Is(err, ErrUnsafeDataDir) {
+		t.Fatalf("a symlinked state file: %v", err)
+	}
+
+	mustOK(t, writeState(dir, []byte(`{"version":1,"tables":[]}`)))
+
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Fatalf("the symlink's target was written: %q", b)
+	}
+
+	if fi, _ := os.Lstat(filepath.Join(dir, StateFile)); fi == nil || !fi.Mode().IsRegular() {
+		t.Fatalf("the state file is not a regular file: %v", fi)
+	}
+
+	// The directory itself a symlink, or writable by others: refused.
+	link := filepath.Join(base, "link")
+	mustOK(t, os.Symlink(dir, link))
+
+	if _, err := Serve(Options{DataDir: link}); !errors.Is(err, ErrUnsafeDataDir) {
+		t.Fatalf("a symlinked data directory: %v", err)
+	}
+
+	open := filepath.Join(base, "open")
+	mustOK(t, os.Mkdir(open, 0o700))
+	mustOK(t, os.Chmod(open, 0o777))
+
+	if _, err := Serve(Options{DataDir: open}); !errors.Is(err, ErrUnsafeDataDir) {
+		t.Fatalf("a world-writable data directory: %v", err)
+	}
+}
+
+func TestACorruptStateFileIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	mustOK(t, os.WriteFile(filepath.Join(dir, StateFile), []byte(`{"version":1,"tables":[{"create":{"TableName":"x"}}]}`), 0o600))
+
+	_, err := Serve(Options{DataDir: dir})
+
+	var api smithy.APIError
+	if err == nil || !strings.Contains(err.Error(), "table x") || !errors.As(err, &api) {
+		t.Fatalf("a state file with an invalid table: %v", err)
+	}
+}
