@@ -216,8 +216,14 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 					im.note(subject, true, "the alias calls part %d %s; %s holds the same value in the items, but is taken to be another attribute", i+1, token, a.name)
 				}
 				if a == nil || !strings.EqualFold(a.name, token) {
-					a = im.makeAttr(e, holders, texts, key, token, subject)
-					im.note(subject, true, "part %d (%q…) is attribute %s, as the alias names it", i+1, texts[0], a.name)
+					if own := e.attrNamed(token); own != nil {
+						v, _ := e.value(holders[0], own)
+						a = im.makeAttr(e, holders, texts, key, token, subject)
+						im.note(subject, true, "the alias calls part %d %s, but the items' %s (%q) is not what the key holds (%q): made attribute %s from the key", i+1, token, own.name, v, texts[0], a.name)
+					} else {
+						a = im.makeAttr(e, holders, texts, key, token, subject)
+						im.note(subject, true, "part %d (%q…) is attribute %s, as the alias names it", i+1, texts[0], a.name)
+					}
 				}
 			}
 			used = append(used, a.name)
