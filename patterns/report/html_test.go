@@ -186,3 +186,32 @@ func TestHTMLWithoutSample(t *testing.T) {
 		t.Errorf("a page with no reads has selection rules")
 	}
 }
+
+// FuzzHTML: any model the loader accepts draws a page (no sample), and
+// its text never escapes into markup.
+func FuzzHTML(f *testing.F) {
+	for _, file := range models(f) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := patterns.Parse("fuzz.yaml", data)
+		if err != nil {
+			return
+		}
+		d, err := patterns.Plan(m)
+		if err != nil {
+			t.Fatalf("Plan of a loaded model: %v", err)
+		}
+		var b bytes.Buffer
+		if err := report.WriteHTML(&b, d, nil); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), "<script") {
+			t.Fatalf("the page holds a script")
+		}
+	})
+}

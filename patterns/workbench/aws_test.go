@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/view"
 	"github.com/keyplan/keyplan/patterns/workbench"
@@ -146,4 +148,32 @@ func TestImportHostileValues(t *testing.T) {
 	if !strings.Contains(string(im.YAML), `keyplan writes "THING#a%25b" for an item that holds "THING#a%b"`) {
 		t.Errorf("the import does not say keyplan escapes %%\n%s", im.YAML)
 	}
+}
+
+// FuzzImport: any bytes are refused with ErrInvalid or make a model
+// (never a panic); a model made always parses as YAML.
+func FuzzImport(f *testing.F) {
+	files, _ := filepath.Glob("testdata/aws/*.json")
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"DataModel": [{"TableName": "T", "KeyAttributes": {"PartitionKey": {"AttributeName": "PK"}}, "TableData": [{"PK": {"S": "A#1#{x}"}}, {"PK": {"N": "2"}}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		im, err := workbench.Import("fuzz.json", data, workbench.ImportOptions{})
+		if err != nil {
+			if !errors.Is(err, workbench.ErrInvalid) {
+				t.Fatalf("error does not match ErrInvalid: %v", err)
+			}
+			return
+		}
+		var v any
+		if err := yaml.Unmarshal(im.YAML, &v); err != nil {
+			t.Fatalf("the model made is not YAML: %v\n%s", err, im.YAML)
+		}
+		_, _ = patterns.Parse("fuzz.yaml", im.YAML) // may refuse (names that clash), never panic
+	})
 }
