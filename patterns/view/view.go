@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/minidyn/server"
+	"github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/report"
@@ -43,7 +41,7 @@ type Options struct {
 }
 
 // Sample writes items into a fresh table of the design on the in-process
-// engine (in memory, no port, nothing leaves the process) with keyplan's
+// engine (in memory, on a loopback port, stopped when done) with keyplan's
 // runtime, reads the table back as it holds them, and runs reads of every
 // pattern the design serves: the examples' expectations (when the items
 // are the examples), then, for each pattern they do not read, one read
@@ -55,7 +53,11 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 	if m == nil {
 		return nil, errors.New("view: the design has no model (plan one from a model file)")
 	}
-	client := inProcess()
+	client, stop, err := inProcess()
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
 	if err := dynamo.CreateTable(ctx, client, d, table); err != nil {
 		return nil, fmt.Errorf("view: %w", err)
 	}
@@ -328,22 +330,18 @@ func scan(ctx context.Context, c *dynamodb.Client, t *dynamo.Table) ([]storedIte
 	}
 }
 
-// inProcess is a DynamoDB client of a fresh in-process engine that
-// answers each request by calling the engine's handler: no listener, no
-// goroutine, nothing to stop.
-func inProcess() *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{
+// inProcess starts a fresh in-process engine (internal/engine's memory
+// engine: in this process, on a loopback port) and returns a client of it
+// and how to stop it.
+func inProcess() (*dynamodb.Client, func(), error) {
+	run, err := engine.Start(engine.Memory, "")
+	if err != nil {
+		return nil, nil, fmt.Errorf("view: starting the in-process engine: %w", err)
+	}
+	c := dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
-		BaseEndpoint: aws.String("http://in-process.invalid"),
+		BaseEndpoint: aws.String(run.Endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("keyplan", "keyplan", ""),
-		HTTPClient:   handlerClient{server.NewServer()},
 	})
-}
-
-type handlerClient struct{ h http.Handler }
-
-func (c handlerClient) Do(r *http.Request) (*http.Response, error) {
-	rec := httptest.NewRecorder()
-	c.h.ServeHTTP(rec, r)
-	return rec.Result(), nil
+	return c, run.Stop, nil
 }
