@@ -131,7 +131,7 @@ func ruleScan(d *Design) []finding {
 func ruleStrongOnGSI(d *Design) []finding {
 	var out []finding
 	for _, pp := range d.Patterns {
-		if pp.Served() && pp.Consistent && pp.Index != Table {
+		if pp.Served() && pp.Consistent && pp.Index != BaseIndex {
 			p := d.model.Pattern(pp.Name)
 			out = append(out, finding{pattern(p), p.field("consistent"),
 				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
@@ -167,7 +167,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 	}
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(Table)
+		k := d.Entity(e.Name).Key(BaseIndex)
 		if k == nil {
 			continue
 		}
@@ -187,7 +187,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 func ruleBaseKeyFixed(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(Table)
+		k := d.Entity(e.Name).Key(BaseIndex)
 		if k == nil {
 			continue
 		}
@@ -217,7 +217,7 @@ func ruleUnusedKey(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
 		for _, k := range d.Entity(e.Name).Keys {
-			if k.Index == Table || used[e.Name+" "+k.Index] {
+			if k.Index == BaseIndex || used[e.Name+" "+k.Index] {
 				continue
 			}
 			out = append(out, finding{entity(e), e.field("keys"),

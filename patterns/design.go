@@ -5,8 +5,10 @@ import (
 	"strings"
 )
 
-// Table is the index name patterns use for the base table.
-const Table = "table"
+// BaseIndex is the base table where an index name is expected (a
+// pattern's Index, an entity's keys, the cost's per-index lines): "table"
+// beside the GSIs' names.
+const BaseIndex = "table"
 
 // Operation is the DynamoDB request a pattern compiles to.
 type Operation string
@@ -286,7 +288,7 @@ func (e *EntityKeys) Key(index string) *EntityKey {
 
 // KeyNames returns the key attribute names of an index ("table" or a GSI).
 func (d *Design) KeyNames(index string) (pk, sk string) {
-	if index == Table {
+	if index == BaseIndex {
 		return d.PK, d.SK
 	}
 	if ix := d.Index(index); ix != nil {

@@ -206,14 +206,14 @@ func compareDesigns(from, to *Design) *Diff {
 			}
 		}
 		// The base key may not change (it would replace every item).
-		fb, tb := fk.Key(Table), tk.Key(Table)
+		fb, tb := fk.Key(BaseIndex), tk.Key(BaseIndex)
 		if t, ok := translateKey(fb, names); !ok || !t.PK.Equal(tb.PK) || !t.SK.Equal(tb.SK) || encodingChanged(fe, e, fb, names) {
 			df.add(ChangeBaseKey, Subject{SubjectEntity, e.Name}, "its base key %s would become %s: a base key cannot change in place (every item would move); keep the attributes it reads, their types and ranges", keyText(fb), keyText(tb))
 		}
 		// GSI keys: added (backfill), rewritten (new shape, backfill),
 		// dropped from a GSI that stays (cleanup backfill).
 		for _, k := range tk.Keys {
-			if k.Index == Table {
+			if k.Index == BaseIndex {
 				continue
 			}
 			if !slices.ContainsFunc(fk.Keys, func(o *EntityKey) bool {
@@ -229,7 +229,7 @@ func compareDesigns(from, to *Design) *Diff {
 			}
 		}
 		for _, o := range fk.Keys {
-			if o.Index == Table {
+			if o.Index == BaseIndex {
 				continue
 			}
 			t, ok := translateKey(o, names)

@@ -344,10 +344,10 @@ patterns:
   ByState: {query: Log, where: [deviceId], sort: [state, at]}
 `)
 	p := d.Pattern("ByState")
-	if !p.Served() || p.Index != Table || len(d.Indexes) != 0 {
+	if !p.Served() || p.Index != BaseIndex || len(d.Indexes) != 0 {
 		t.Fatalf("ByState on %s (%s), %d GSIs", p.Index, p.Reason, len(d.Indexes))
 	}
-	if sk := d.Entity("Log").Key(Table).SK.String(); sk != "LOG#{state}#{at}" {
+	if sk := d.Entity("Log").Key(BaseIndex).SK.String(); sk != "LOG#{state}#{at}" {
 		t.Errorf("base sort key %s, want LOG#{state}#{at}", sk)
 	}
 }

@@ -322,7 +322,7 @@ func (l *Lock) ReadsTarget(pattern string) bool {
 			}
 		}
 	}
-	if tp.Index == Table {
+	if tp.Index == BaseIndex {
 		return true
 	}
 	if !slices.ContainsFunc(mg.Phases[k].Indexes, func(ix *PhaseIndex) bool { return ix.Name == tp.Index }) {

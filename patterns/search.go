@@ -242,7 +242,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		out = append(out, k)
 	}
 	own := func(pk, sk []string) *EntityKey {
-		return &EntityKey{Index: Table, PK: renderPK(e, e, pk, nil, 0), SK: renderSK(e, nil, pk, sk)}
+		return &EntityKey{Index: BaseIndex, PK: renderPK(e, e, pk, nil, 0), SK: renderSK(e, nil, pk, sk)}
 	}
 	// The requirement subsets one base key could serve, most first.
 	rs := pl.single[e.Name]
@@ -280,7 +280,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			}
 		}
 		child := func(prefix Template, sk []string) *EntityKey {
-			return &EntityKey{Index: Table, PK: pk.PK, SK: renderSK(e, prefix, pkAttrs, sk)}
+			return &EntityKey{Index: BaseIndex, PK: pk.PK, SK: renderSK(e, prefix, pkAttrs, sk)}
 		}
 		skVariants := [][]string{minus(e.ID, pkAttrs)}
 		for _, s := range sets {
@@ -324,7 +324,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			continue
 		}
 		owner := m.Entity(r.owner)
-		add(&EntityKey{Index: Table, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, nil, r.eq, nil)})
+		add(&EntityKey{Index: BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, nil, r.eq, nil)})
 	}
 	if len(out) > maxBaseCandidates {
 		out = out[:maxBaseCandidates]
@@ -491,7 +491,7 @@ func (pl *planner) descend(g *group) *groupPlan {
 // With a lock it holds the locked GSIs too, with the locked keys of the
 // entities that have base keys here, and their fixed projections.
 func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
-	ly := &layout{m: pl.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}, quiet: true}
+	ly := &layout{m: pl.m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, quiet: true}
 	for n, k := range keys {
 		ly.keys[n] = []*EntityKey{k}
 	}

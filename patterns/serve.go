@@ -45,7 +45,7 @@ func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
 	for _, name := range p.Entities {
 		e := ly.m.Entity(name)
 		var keyed []string
-		for _, k := range []*EntityKey{ly.key(name, Table), ly.key(name, plan.Index)} {
+		for _, k := range []*EntityKey{ly.key(name, BaseIndex), ly.key(name, plan.Index)} {
 			if k != nil {
 				keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 			}
@@ -143,7 +143,7 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 
 // keyNames are an index's key attribute names.
 func (ly *layout) keyNames(index string) (pk, sk string) {
-	if index == Table {
+	if index == BaseIndex {
 		return TablePK, TableSK
 	}
 	return IndexKeyNames(index)
@@ -285,7 +285,7 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 	if len(reasons) == 0 {
 		reasons = append(reasons, "no index holds keys for "+strings.Join(p.Entities, ", "))
 	}
-	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: Table, Limit: p.Limit,
+	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: BaseIndex, Limit: p.Limit,
 		Consistent: p.Consistent, Reason: strings.Join(reasons, "; "), scan: !ly.addressable(p)}
 }
 
@@ -515,7 +515,7 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	// Everything else is one Query (a get on part of a key reads the one
 	// partition its item is in).
 	op := Query
-	if index == Table && p.Op == OpGet && kc.SKOp == SKEqual {
+	if index == BaseIndex && p.Op == OpGet && kc.SKOp == SKEqual {
 		op = GetItem
 	}
 	requests := 1

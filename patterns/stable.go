@@ -75,7 +75,7 @@ func pin(m *Model, from *Design) *pins {
 			if !ok {
 				continue // it reads an attribute the model no longer has
 			}
-			if k.Index == Table {
+			if k.Index == BaseIndex {
 				p.base[e.Name] = t
 				continue
 			}

@@ -271,10 +271,10 @@ func (m *Model) validateKeys(l *errorList) {
 		hasTable := false
 		for _, ks := range e.Keys {
 			kp := path + "." + ks.Index
-			if ks.Index == Table {
+			if ks.Index == BaseIndex {
 				hasTable = true
 			} else if !ValidTableName(ks.Index) {
-				l.add(ks.Pos, kp, "%q is not an index name; expected %q or 3-255 of [a-zA-Z0-9_.-]", ks.Index, Table)
+				l.add(ks.Pos, kp, "%q is not an index name; expected %q or 3-255 of [a-zA-Z0-9_.-]", ks.Index, BaseIndex)
 			}
 			if ks.PK == "" {
 				l.add(ks.Pos, kp+".pk", "missing; expected a template such as \"%s#{%s}\"", Tag(e.Name), firstOr(e.ID, "id"))
@@ -306,7 +306,7 @@ func (m *Model) validateKeys(l *errorList) {
 			}
 		}
 		if explicit && !hasTable {
-			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", Table)
+			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", BaseIndex)
 		}
 	}
 }

@@ -87,7 +87,7 @@ func (d *Design) effect(s *Write) *stepEffect {
 			fx.changed[a] = true
 		}
 		for _, k := range ek.Keys {
-			if k.Index == Table || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
+			if k.Index == BaseIndex || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
 				fx.keys = append(fx.keys, k)
 			}
 		}
@@ -144,7 +144,7 @@ func ruleStaleKey(d *Design) []finding {
 				known[a] = true
 			}
 			for _, k := range fx.keys {
-				if k.Index == Table {
+				if k.Index == BaseIndex {
 					continue
 				}
 				reads := keyReads(k)
@@ -350,7 +350,7 @@ func ruleHotWrites(d *Design) []finding {
 					continue // many values: the writes spread
 				}
 				bytes := z.item(d, fx.e)
-				if k.Index != Table {
+				if k.Index != BaseIndex {
 					bytes = z.projected(d, fx.e, k.Index)
 				}
 				wcu := w.Rate * factor * units(bytes, 1024) / float64(values)

@@ -157,7 +157,7 @@ func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expres
 func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []string {
 	names := []string{t.d.PK, t.d.SK}
 	var ix *patterns.Index
-	if pp.Index != patterns.Table {
+	if pp.Index != patterns.BaseIndex {
 		pk, sk := t.d.KeyNames(pp.Index)
 		names = append(names, pk, sk)
 		ix = t.d.Index(pp.Index)
@@ -260,7 +260,7 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 			ScanIndexForward:          aws.Bool(!pp.Desc),
 			ExclusiveStartKey:         r.StartKey,
 		}
-		if pp.Index != patterns.Table {
+		if pp.Index != patterns.BaseIndex {
 			in.IndexName = aws.String(pp.Index)
 		} else {
 			in.ConsistentRead = aws.Bool(pp.Consistent)
