@@ -23,14 +23,14 @@ import (
 // matches [ErrInvalidModel].
 func Load(path string) (*Model, error) {
 	if path == "-" {
-		return Read("<stdin>", os.Stdin)
+		return ReadModel("<stdin>", os.Stdin)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
 	}
 	defer f.Close()
-	return Read(path, f)
+	return ReadModel(path, f)
 }
 
 // MaxModelBytes bounds a model file: far above any real model (the
@@ -41,9 +41,9 @@ const MaxModelBytes = 4 << 20
 // (an anchor used a thousand times is a thousand copies).
 const maxNodes = 200_000
 
-// Read reads a model of at most MaxModelBytes from r; file names it in
-// errors.
-func Read(file string, r io.Reader) (*Model, error) {
+// ReadModel reads a model of at most MaxModelBytes from r (as ReadDesign
+// and ReadLock read theirs); file names it in errors.
+func ReadModel(file string, r io.Reader) (*Model, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxModelBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidModel, file, err)
