@@ -576,7 +576,7 @@ func ruleIntroducedHot(d *Design) []finding {
 func ruleNonUniqueGet(d *Design) []finding {
 	var out []finding
 	for _, p := range d.model.Patterns {
-		if p.Op != OpGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
+		if p.Op != ReadGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
 			continue
 		}
 		e := d.model.Entity(p.Entities[0])

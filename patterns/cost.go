@@ -254,7 +254,7 @@ func EstimateCost(d *Design) *Cost {
 			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
 		}
 		switch {
-		case pp.Operation == GetItem || p.Op == OpGet:
+		case pp.Operation == GetItem || p.Op == ReadGet:
 			pc.Items = 1
 		case p.Limit > 0:
 			pc.Items = p.Limit

@@ -10,7 +10,8 @@ import (
 // beside the GSIs' names.
 const BaseIndex = "table"
 
-// Operation is the DynamoDB request a pattern compiles to.
+// Operation is the DynamoDB request (API action) a pattern compiles to; what
+// the model asks for is its ReadOp.
 type Operation string
 
 // Operations a pattern compiles to.

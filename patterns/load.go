@@ -771,7 +771,7 @@ func (l *loader) pattern(f field) *Pattern {
 				l.add(g.keyAt, fp, "a pattern is either a get or a query, not both")
 				continue
 			}
-			p.Op = Op(g.key)
+			p.Op = ReadOp(g.key)
 			p.Entities = l.strs(g.val, fp)
 		case "where":
 			p.Where = l.strs(g.val, fp)

@@ -31,7 +31,7 @@ func TestParseValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := m.Pattern("SeasonLeaderboard")
-	if p == nil || p.Op != OpQuery || !slices.Equal(p.Sort, []string{"rating"}) || !p.Desc || len(p.Where) != 1 {
+	if p == nil || p.Op != ReadQuery || !slices.Equal(p.Sort, []string{"rating"}) || !p.Desc || len(p.Where) != 1 {
 		t.Fatalf("pattern parsed as %+v", p)
 	}
 	if a := m.Entity("Player").Attr("rating"); a == nil || a.Type != TypeNumber || *a.Max != 99999 {

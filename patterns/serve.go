@@ -515,7 +515,7 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	// Everything else is one Query (a get on part of a key reads the one
 	// partition its item is in).
 	op := Query
-	if index == BaseIndex && p.Op == OpGet && kc.SKOp == SKEqual {
+	if index == BaseIndex && p.Op == ReadGet && kc.SKOp == SKEqual {
 		op = GetItem
 	}
 	requests := 1

@@ -194,7 +194,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		l.add(p.field(op), path+"."+op, "expected an entity name")
 		return
 	}
-	if p.Op == OpGet && len(p.Entities) > 1 {
+	if p.Op == ReadGet && len(p.Entities) > 1 {
 		l.add(p.field(op), path+".get", "get reads one entity; use query: [%s] for an item collection", strings.Join(p.Entities, ", "))
 	}
 	// An attribute named in a pattern must exist on every entity it reads.
@@ -249,7 +249,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 			}
 		}
 	}
-	if p.Unique && p.Op != OpGet {
+	if p.Unique && p.Op != ReadGet {
 		l.add(p.field("unique"), path+".unique", "unique declares an alternate key: it applies to a get")
 	}
 	if p.Unique && len(ents) == 1 && len(p.Where) == 0 {
@@ -345,7 +345,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 			switch {
 			case via == nil:
 				l.unknown(c.Pos, cp+".via", "pattern", c.Via, patterns)
-			case len(via.Entities) != 1 || via.Entities[0] != e.Name || via.Op != OpQuery:
+			case len(via.Entities) != 1 || via.Entities[0] != e.Name || via.Op != ReadQuery:
 				l.add(c.Pos, cp+".via", "pattern %s must be a query of %s: it finds the copies to update", c.Via, e.Name)
 			default:
 				for _, a := range whereOf(m, via) {
