@@ -14,25 +14,26 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// RangeOp compares the sort attribute with a Range's values.
-type RangeOp string
+// Comparator is how a Range compares the sort attribute with its values
+// (a key condition on the sort key; not a write, not a DynamoDB operation).
+type Comparator string
 
 // Range operators.
 const (
-	Eq RangeOp = "="
-	Lt RangeOp = "<"
-	Le RangeOp = "<="
-	Gt RangeOp = ">"
-	Ge RangeOp = ">="
+	Eq Comparator = "="
+	Lt Comparator = "<"
+	Le Comparator = "<="
+	Gt Comparator = ">"
+	Ge Comparator = ">="
 	// Between is Value..Upper, inclusive.
-	Between RangeOp = "between"
+	Between Comparator = "between"
 	// BeginsWith applies to string sort attributes.
-	BeginsWith RangeOp = "begins_with"
+	BeginsWith Comparator = "begins_with"
 )
 
 // Range bounds a pattern's sort attribute.
 type Range struct {
-	Op           RangeOp
+	Op           Comparator
 	Value, Upper any
 }
 
