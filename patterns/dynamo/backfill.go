@@ -305,7 +305,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 		}
 	}
 	if o.MaxWCU > 0 && r.Wait == nil {
-		r.Wait = Limit(o.MaxWCU)
+		r.Wait = RateLimiter(o.MaxWCU)
 	}
 	var mu sync.Mutex
 	save := func(seg int, next map[string]types.AttributeValue) error {
@@ -387,9 +387,9 @@ func (r *Rekeyer) Snapshot() CheckpointStats {
 		Deleted: s.Deleted.Load(), Conflicts: s.Conflicts.Load(), Failed: s.Failed.Load(), Pending: s.Pending.Load(), MilliWCU: s.MilliWCU.Load()}
 }
 
-// Limit returns a Rekeyer.Wait that holds writes to rate units per
+// RateLimiter returns a Rekeyer.Wait that holds writes to rate units per
 // second (a token bucket with a second's worth of burst).
-func Limit(rate float64) func(ctx context.Context, units float64) error {
+func RateLimiter(rate float64) func(ctx context.Context, units float64) error {
 	return newLimiter(rate).wait
 }
 
