@@ -68,15 +68,6 @@ type PhaseIndex struct {
 	NonKeyAttributes []string   `json:"nonKeyAttributes,omitempty"`
 }
 
-// phaseIndexes lists a design's GSIs as a phase deploys them.
-func phaseIndexes(d *Design) []*PhaseIndex {
-	out := []*PhaseIndex{}
-	for _, ix := range d.Indexes {
-		out = append(out, &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes})
-	}
-	return out
-}
-
 // Latest is the design the lock leads to: the migration's target, or the
 // accepted design.
 func (l *Lock) Latest() *Design {
