@@ -375,12 +375,12 @@ func ruleNames(d *Design) []finding {
 	var out []finding
 	if !ValidTableName(d.Table) {
 		out = append(out, finding{table(d), d.model.Pos,
-			fmt.Sprintf("table name %q is not 3-255 characters of [a-zA-Z0-9_.-]", d.Table), "rename the table"})
+			fmt.Sprintf("table name %q is not %s", d.Table, NameRule), "rename the table"})
 	}
 	for _, ix := range d.Indexes {
 		if !ValidTableName(ix.Name) {
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
-				fmt.Sprintf("index name %q is not 3-255 characters of [a-zA-Z0-9_.-]", ix.Name), "rename the index in keys"})
+				fmt.Sprintf("index name %q is not %s", ix.Name, NameRule), "rename the index in keys"})
 		}
 	}
 	return out

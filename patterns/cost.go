@@ -262,7 +262,7 @@ func EstimateCost(d *Design) *Cost {
 			pc.Items = DefaultPage
 			z.assumed[fmt.Sprintf("a query without limit returns %d items", DefaultPage)] = true
 		}
-		pc.ReadUnits = units(pc.Items*pc.ItemBytes, 4096) * float64(pp.Requests)
+		pc.ReadUnits = units(pc.Items*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
 		if !pp.Consistent {
 			pc.ReadUnits /= 2
 		}
@@ -283,7 +283,7 @@ func EstimateCost(d *Design) *Cost {
 		}
 		for _, fx := range d.effects(w) {
 			written[fx.e.Name] = true
-			base := units(z.item(d, fx.e), 1024) * factor
+			base := units(z.item(d, fx.e), WriteUnitBytes) * factor
 			wc.Items += 1 + fx.guards
 			wc.WriteUnits += base + float64(fx.guards)*factor
 			load[BaseIndex].WriteUnits += (base + float64(fx.guards)*factor) * w.Rate
@@ -302,7 +302,7 @@ func EstimateCost(d *Design) *Cost {
 					n = 1
 				}
 				if n > 0 {
-					u := n * units(z.projected(d, fx.e, ix.Name), 1024) * factor
+					u := n * units(z.projected(d, fx.e, ix.Name), WriteUnitBytes) * factor
 					wc.Indexes += int(n)
 					wc.WriteUnits += u
 					load[ix.Name].WriteUnits += u * w.Rate
@@ -319,7 +319,7 @@ func EstimateCost(d *Design) *Cost {
 			continue // the write patterns say what it costs
 		}
 		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
-		ec.WriteUnits = units(ec.ItemBytes, 1024)
+		ec.WriteUnits = units(ec.ItemBytes, WriteUnitBytes)
 		ec.Amplification = 1
 		load[BaseIndex].WriteUnits += ec.WriteUnits * ec.Rate
 		var seen []string
@@ -328,7 +328,7 @@ func EstimateCost(d *Design) *Cost {
 				continue
 			}
 			seen = append(seen, k.Index)
-			w := units(z.projected(d, e, k.Index), 1024)
+			w := units(z.projected(d, e, k.Index), WriteUnitBytes)
 			ec.Amplification++
 			ec.WriteUnits += w
 			load[k.Index].WriteUnits += w * ec.Rate

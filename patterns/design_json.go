@@ -163,7 +163,7 @@ func (d *Design) rederive() error {
 	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
 	for _, ix := range d.Indexes {
 		if ix == nil || !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) {
-			return fmt.Errorf("index %v: expected a unique name of 3-255 of [a-zA-Z0-9_.-]", ix)
+			return fmt.Errorf("index %v: expected a unique name of %s", ix, NameRule)
 		}
 		if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s is keyed %s/%s; keyplan keys it %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)

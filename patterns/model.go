@@ -10,7 +10,7 @@ import (
 // and call [Model.Validate]. Names keep the order they were declared in, so
 // every output derived from a model is deterministic.
 type Model struct {
-	// Table is the logical table name (3–255 of [a-zA-Z0-9_.-]).
+	// Table is the logical table name (NameRule).
 	Table string `json:"table"`
 	// Entities in declaration order.
 	Entities []*Entity `json:"entities"`

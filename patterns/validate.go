@@ -274,7 +274,7 @@ func (m *Model) validateKeys(l *errorList) {
 			if ks.Index == BaseIndex {
 				hasTable = true
 			} else if !ValidTableName(ks.Index) {
-				l.add(ks.Pos, kp, "%q is not an index name; expected %q or 3-255 of [a-zA-Z0-9_.-]", ks.Index, BaseIndex)
+				l.add(ks.Pos, kp, "%q is not an index name; expected %q or %s", ks.Index, BaseIndex, NameRule)
 			}
 			if ks.PK == "" {
 				l.add(ks.Pos, kp+".pk", "missing; expected a template such as \"%s#{%s}\"", Tag(e.Name), firstOr(e.ID, "id"))
@@ -400,7 +400,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 // ValidTableName is DynamoDB's rule for table and index names: 3 to 255
 // of [a-zA-Z0-9_.-].
 func ValidTableName(s string) bool {
-	if len(s) < 3 || len(s) > 255 {
+	if len(s) < MinNameLength || len(s) > MaxNameLength {
 		return false
 	}
 	for _, r := range s {

@@ -10,16 +10,6 @@ import (
 // the keys it writes or rebuilds. The checks (KP701…), the grants and the
 // cost estimate read it; the runtime does the same at run time.
 
-// Transaction limits of DynamoDB.
-const (
-	// MaxTransactItems is the most items one TransactWriteItems writes.
-	MaxTransactItems = 100
-	// MaxTransactBytes is the most data one transaction carries.
-	MaxTransactBytes = 4 << 20
-	// PartitionWCU is the write units per second one partition takes.
-	PartitionWCU = 1000
-)
-
 // stepEffect is what one single-item write (a write, or a step of a
 // transaction) does.
 type stepEffect struct {
@@ -353,7 +343,7 @@ func ruleHotWrites(d *Design) []finding {
 				if k.Index != BaseIndex {
 					bytes = z.projected(d, fx.e, k.Index)
 				}
-				wcu := w.Rate * factor * units(bytes, 1024) / float64(values)
+				wcu := w.Rate * factor * units(bytes, WriteUnitBytes) / float64(values)
 				if wcu <= PartitionWCU {
 					continue
 				}

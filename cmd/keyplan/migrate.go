@@ -55,7 +55,7 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "keyplan migrate: --table NAME is required (the table's physical name)")
 		return exitUsage
 	case !patterns.ValidTableName(o.table):
-		fmt.Fprintf(stderr, "keyplan migrate: --table %q: expected 3-255 characters of [a-zA-Z0-9_.-]\n", o.table)
+		fmt.Fprintf(stderr, "keyplan migrate: --table %q: expected %s\n", o.table, patterns.NameRule)
 		return exitUsage
 	case o.segments < 0 || o.segments > 1_000_000:
 		fmt.Fprintf(stderr, "keyplan migrate: --segments %d: expected 1 to 1000000\n", o.segments)

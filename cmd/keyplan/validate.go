@@ -41,7 +41,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "keyplan validate: --existing needs --table NAME (the table that holds the items)")
 		return exitUsage
 	case *table != "" && !patterns.ValidTableName(*table):
-		fmt.Fprintf(stderr, "keyplan validate: --table %q: expected 3-255 characters of [a-zA-Z0-9_.-]\n", *table)
+		fmt.Fprintf(stderr, "keyplan validate: --table %q: expected %s\n", *table, patterns.NameRule)
 		return exitUsage
 	case *existing && *keep:
 		fmt.Fprintln(stderr, "keyplan validate: --existing never deletes the table; --keep is for tables validate creates")

@@ -238,9 +238,6 @@ func orNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// MaxBatchItems is DynamoDB's limit on one BatchWriteItem request.
-const MaxBatchItems = 25
-
 // Batch retries: an unprocessed item is sent again after a backoff that
 // doubles from batchBackoff up to batchMaxBackoff (full jitter), at most
 // batchAttempts times in all.
@@ -282,8 +279,8 @@ func (t *Table) WriteBatch(ctx context.Context, name string, items []Values) err
 	}
 	var unwritten []int
 	var last error
-	for start := 0; start < len(reqs); start += MaxBatchItems {
-		end := min(start+MaxBatchItems, len(reqs))
+	for start := 0; start < len(reqs); start += patterns.MaxBatchWriteItems {
+		end := min(start+patterns.MaxBatchWriteItems, len(reqs))
 		left, err := t.batch(ctx, reqs[start:end])
 		for _, i := range left {
 			unwritten = append(unwritten, start+i)
