@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -162,9 +161,6 @@ func (l *loader) strictJSON(data []byte) bool {
 	l.add(Pos{Line: line, Col: col}, "", "invalid JSON: %v (JSON input is strict: one value, no comments, no trailing data)", err)
 	return false
 }
-
-// reservedAttr matches the attribute names keyplan's keys use.
-var reservedAttr = regexp.MustCompile(`^(PK|SK|GSI[0-9]+(PK|SK))$`)
 
 // topFields are the fields of a model.
 var topFields = []string{"table", "entities", "patterns", "writes", "examples"}

@@ -1,7 +1,6 @@
 package patterns
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -88,23 +87,6 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	d.Diagnostics = append(d.Diagnostics, Check(d)...)
 	d.Cost = EstimateCost(d)
 	return d, nil
-}
-
-// gsiNames are the first GSI names, precomputed (the search names GSIs
-// for every candidate).
-var gsiNames = func() []string {
-	out := make([]string, MaxGSIs+1)
-	for i := range out {
-		out[i] = fmt.Sprintf("GSI%d", i+1)
-	}
-	return out
-}()
-
-func gsiName(i int) string {
-	if i < len(gsiNames) {
-		return gsiNames[i]
-	}
-	return fmt.Sprintf("GSI%d", i+1)
 }
 
 // patternsByName lists the patterns sorted by name: the order of the
