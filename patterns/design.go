@@ -106,13 +106,14 @@ func reservedAttr(name string) bool {
 }
 
 // Design is the planner's result: everything constructs, the runtime and the
-// report need, so nothing downstream re-derives keys.
+// report need, so nothing downstream re-derives keys. A lock records the
+// fields not tagged lock:"-" (what is deployed, not what was said about it).
 type Design struct {
 	// Format is the version of the JSON form (DesignFormat).
 	Format int    `json:"format"`
 	Table  string `json:"table"`
 	// Source is the model file the design was planned from.
-	Source string `json:"source,omitempty"`
+	Source string `json:"source,omitempty" lock:"-"`
 	// Explicit is true when the layout was hand-made (the model's keys) and
 	// only checked.
 	Explicit bool `json:"explicit"`
@@ -130,14 +131,14 @@ type Design struct {
 	// LowerBound is the fewest GSIs any layout can have that serves every
 	// pattern without putting one on a partition hotter than its where
 	// needs (every designed plan is such a layout): Bounds.Cool.
-	LowerBound int `json:"lowerBound"`
+	LowerBound int `json:"lowerBound" lock:"-"`
 	// Bounds holds both lower bounds: over every layout the checks accept
 	// (Any), and over those without an introduced hot partition (Cool).
-	Bounds Bounds `json:"lowerBounds"`
+	Bounds Bounds `json:"lowerBounds" lock:"-"`
 	// Diagnostics are the checks' findings.
-	Diagnostics []Diagnostic `json:"diagnostics"`
+	Diagnostics []Diagnostic `json:"diagnostics" lock:"-"`
 	// Cost is the estimate from declared rates and sizes.
-	Cost *Cost `json:"cost"`
+	Cost *Cost `json:"cost" lock:"-"`
 
 	model *Model
 	// byName indexes entities, patterns and indexes by name (built by

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -84,44 +85,74 @@ func LockPath(model string) string {
 	return strings.TrimSuffix(model, ext) + ".lock.json"
 }
 
-// lockedDesign is the part of a design a lock records: what is deployed,
-// not what was said about it (no findings, cost, bounds or source file).
-type lockedDesign struct {
-	Format   int            `json:"format"`
-	Table    string         `json:"table"`
-	Explicit bool           `json:"explicit"`
-	PK       string         `json:"partitionKey"`
-	SK       string         `json:"sortKey"`
-	TTL      string         `json:"ttl,omitempty"`
-	Indexes  []*Index       `json:"indexes"`
-	Entities []*EntityKeys  `json:"entities"`
-	Patterns []*PatternPlan `json:"patterns"`
-	Model    *Model         `json:"model"`
-}
-
-func locked(d *Design) *lockedDesign {
-	if d == nil {
-		return nil
+// unlocked are the JSON names of the Design fields a lock does not record
+// (tagged lock:"-"): findings, cost, bounds, the source file.
+var unlocked = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeFor[Design]()
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Tag.Get("lock") == "-" {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out[name] = true
+		}
 	}
-	return &lockedDesign{Format: d.Format, Table: d.Table, Explicit: d.Explicit, PK: d.PK, SK: d.SK, TTL: d.TTL,
-		Indexes: d.Indexes, Entities: d.Entities, Patterns: d.Patterns, Model: canonicalModel(d.model)}
+	return out
+}()
+
+// lockedDesign is a design as a lock records it: its JSON form (with its
+// model) without the unlocked fields, in the same order.
+type lockedDesign struct{ d *Design }
+
+// MarshalJSON writes the design's JSON form without its unlocked fields.
+func (ld lockedDesign) MarshalJSON() ([]byte, error) {
+	if ld.d == nil {
+		return []byte("null"), nil
+	}
+	b, err := ld.d.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if unlocked[key.(string)] {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(key)
+		out = append(append(append(out, k...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 // MarshalJSON writes the lock's deterministic form.
 func (l *Lock) MarshalJSON() ([]byte, error) {
 	type migration struct {
-		Target  *lockedDesign `json:"target"`
-		Phases  []*Phase      `json:"phases"`
-		Current int           `json:"current"`
+		Target  lockedDesign `json:"target"`
+		Phases  []*Phase     `json:"phases"`
+		Current int          `json:"current"`
 	}
 	out := struct {
-		Format    int           `json:"format"`
-		Table     string        `json:"table"`
-		Accepted  *lockedDesign `json:"accepted"`
-		Migration *migration    `json:"migration,omitempty"`
-	}{Format: l.Format, Table: l.Table, Accepted: locked(l.Accepted)}
+		Format    int          `json:"format"`
+		Table     string       `json:"table"`
+		Accepted  lockedDesign `json:"accepted"`
+		Migration *migration   `json:"migration,omitempty"`
+	}{Format: l.Format, Table: l.Table, Accepted: lockedDesign{l.Accepted}}
 	if m := l.Migration; m != nil {
-		out.Migration = &migration{Target: locked(m.Target), Phases: m.Phases, Current: m.Current}
+		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current}
 	}
 	return json.Marshal(out)
 }

@@ -99,3 +99,35 @@ func TestReadLockRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A lock records a design's JSON form without the fields tagged
+// lock:"-" (findings, cost, bounds, source), every other field in the
+// design's order: the committed example locks are what keyplan writes.
+func TestLockRecordsTheDeployedFields(t *testing.T) {
+	plain, migrating := lockSeeds(t)
+	for _, b := range [][]byte{plain, migrating} {
+		for _, k := range []string{`"source"`, `"lowerBound"`, `"lowerBounds"`, `"diagnostics"`, `"cost"`} {
+			if bytes.Contains(b, []byte(k+":")) {
+				t.Errorf("the lock records %s:\n%.300s", k, b)
+			}
+		}
+		for _, k := range []string{`"format"`, `"table"`, `"explicit"`, `"partitionKey"`, `"sortKey"`, `"indexes"`, `"entities"`, `"patterns"`, `"model"`} {
+			if !bytes.Contains(b, []byte(k+":")) {
+				t.Errorf("the lock does not record %s", k)
+			}
+		}
+	}
+	for _, f := range []string{"ecommerce", "leaderboard", "merchant-orders"} {
+		want, err := os.ReadFile("../examples/" + f + ".lock.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := patterns.ReadLock(f+".lock.json", bytes.NewReader(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := l.Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("examples/%s.lock.json read and written again differs", f)
+		}
+	}
+}
