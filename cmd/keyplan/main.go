@@ -251,19 +251,7 @@ func design(file string, stderr io.Writer) (*patterns.Design, int) {
 // designAndLock loads a model and its lock (nil when there is none) and
 // plans the model with the lock.
 func designAndLock(file string, stderr io.Writer) (*patterns.Design, *patterns.Lock, int) {
-	m, err := patterns.Load(file)
-	if err != nil {
-		printErr(stderr, err)
-		return nil, nil, exitUsage
-	}
-	var lock *patterns.Lock
-	if file != "-" { // a model on stdin has no lock beside it
-		if lock, err = patterns.LoadLock(patterns.LockPath(file)); err != nil {
-			printErr(stderr, err)
-			return nil, nil, exitUsage
-		}
-	}
-	d, err := patterns.PlanLocked(m, lock)
+	d, lock, err := patterns.Open(file)
 	if err != nil {
 		printErr(stderr, err)
 		return nil, nil, exitUsage
