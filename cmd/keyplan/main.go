@@ -73,7 +73,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	stdout, stderr = terminal{stdout}, terminal{stderr}
+	stdout, stderr = report.Terminal(stdout), report.Terminal(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
