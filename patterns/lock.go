@@ -171,6 +171,20 @@ func (l *Lock) Bytes() ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// WriteFile replaces a lock file with the lock's bytes atomically (a
+// crash leaves the old file, never half of one).
+func (l *Lock) WriteFile(path string) error {
+	b, err := l.Bytes()
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
 // NewLock records a design as deployed.
 func NewLock(d *Design) *Lock { return &Lock{Format: LockFormat, Table: d.Table, Accepted: d} }
 

@@ -131,3 +131,34 @@ func TestLockRecordsTheDeployedFields(t *testing.T) {
 		}
 	}
 }
+
+// WriteFile writes the lock's bytes and leaves no temporary file; a
+// phase says what it deploys.
+func TestLockWriteFileAndPhaseString(t *testing.T) {
+	_, migrating := lockSeeds(t)
+	l, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(migrating))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := dir + "/shop.lock.json"
+	if err := l.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, migrating) {
+		t.Errorf("WriteFile wrote other bytes than Bytes")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("WriteFile left %d files, want the lock alone", len(entries))
+	}
+	var texts []string
+	for _, p := range l.Migration.Phases {
+		texts = append(texts, p.String())
+	}
+	if got := strings.Join(texts, " | "); !strings.Contains(got, "create GSI") || !strings.Contains(got, "backfill Order") {
+		t.Errorf("phases say %q", got)
+	}
+	if got := (&patterns.Phase{TTL: ""}).String(); got != "TTL off" {
+		t.Errorf("an empty phase says %q, want TTL off", got)
+	}
+}

@@ -3,6 +3,7 @@ package patterns
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Splitting a change into phases: the deploys DynamoDB and CloudFormation
@@ -99,4 +100,27 @@ func phaseIndexes(d *Design) []*PhaseIndex {
 // phaseIndex is a GSI as a phase deploys it: its keys and projection.
 func (ix *Index) phaseIndex() *PhaseIndex {
 	return &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes}
+}
+
+// String says what a phase deploys: "create GSI3; backfill Order", or
+// the TTL it sets when it changes nothing else ("TTL expiresAt", "TTL off").
+func (p *Phase) String() string {
+	var parts []string
+	for _, c := range p.Create {
+		parts = append(parts, "create "+c)
+	}
+	for _, c := range p.Delete {
+		parts = append(parts, "delete "+c)
+	}
+	if len(p.Backfill) > 0 {
+		parts = append(parts, "backfill "+strings.Join(p.Backfill, ", "))
+	}
+	if len(parts) == 0 {
+		ttl := p.TTL
+		if ttl == "" {
+			ttl = "off"
+		}
+		parts = append(parts, "TTL "+ttl)
+	}
+	return strings.Join(parts, "; ")
 }

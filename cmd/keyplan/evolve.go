@@ -61,7 +61,7 @@ func lock(args []string, stdout, stderr io.Writer) int {
 			return exitFindings
 		}
 		lk = patterns.NewLock(d)
-		if err := writeLock(path, lk); err != nil {
+		if err := lk.WriteFile(path); err != nil {
 			fmt.Fprintf(stderr, "keyplan lock: %v\n", err)
 			return exitUsage
 		}
@@ -74,7 +74,7 @@ func lock(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "keyplan lock: %s untouched: %v\n", path, err)
 		return exitFindings
 	}
-	if err := writeLock(path, lk); err != nil {
+	if err := lk.WriteFile(path); err != nil {
 		fmt.Fprintf(stderr, "keyplan lock: %v\n", err)
 		return exitUsage
 	}
@@ -86,15 +86,6 @@ func lock(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: up to date\n", path)
 	}
 	return exitClean
-}
-
-// writeLock replaces a lock file atomically (a crash leaves the old one).
-func writeLock(path string, l *patterns.Lock) error {
-	b, err := l.Bytes()
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, b)
 }
 
 // writeAtomic replaces a file atomically (a crash leaves the old one).

@@ -111,13 +111,13 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 				return code
 			}
 		} else {
-			fmt.Fprintf(stdout, "%s: nothing to backfill (%s)\n", name, phaseText(phase))
+			fmt.Fprintf(stdout, "%s: nothing to backfill (%s)\n", name, phase.String())
 		}
 		if err := lk.Advance(); err != nil {
 			fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
 			return exitUsage
 		}
-		if err := writeLock(lockPath, lk); err != nil {
+		if err := lk.WriteFile(lockPath); err != nil {
 			fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
 			return exitUsage
 		}
@@ -126,35 +126,13 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 			return exitClean
 		}
 		next := lk.Migration.Phases[lk.Migration.Current]
-		fmt.Fprintf(stdout, "%s: at phase %d of %d (%s)\n", lockPath, lk.Migration.Current+1, len(lk.Migration.Phases), phaseText(next))
+		fmt.Fprintf(stdout, "%s: at phase %d of %d (%s)\n", lockPath, lk.Migration.Current+1, len(lk.Migration.Phases), next.String())
 		if !o.applyIndexes {
 			fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", file, o.table)
 			return exitClean
 		}
 	}
 	return exitClean
-}
-
-// phaseText says what a phase deploys.
-func phaseText(p *patterns.Phase) string {
-	var parts []string
-	for _, c := range p.Create {
-		parts = append(parts, "create "+c)
-	}
-	for _, c := range p.Delete {
-		parts = append(parts, "delete "+c)
-	}
-	if len(p.Backfill) > 0 {
-		parts = append(parts, "backfill "+strings.Join(p.Backfill, ", "))
-	}
-	if len(parts) == 0 {
-		ttl := p.TTL
-		if ttl == "" {
-			ttl = "off"
-		}
-		parts = append(parts, "TTL "+ttl)
-	}
-	return strings.Join(parts, "; ")
 }
 
 // migrateClient is a client for a long backfill: an endpoint's (local
@@ -300,7 +278,7 @@ func backfill(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *patte
 		what = "verifying"
 	}
 	fmt.Fprintf(stdout, "%s: %s %s (%s) of %s with %d segment(s)%s\n", name, what, strings.Join(lk.Migration.Phases[lk.Migration.Current].Backfill, ", "),
-		phaseText(lk.Migration.Phases[lk.Migration.Current]), o.table, segments, limitText(o.maxWCU))
+		lk.Migration.Phases[lk.Migration.Current].String(), o.table, segments, limitText(o.maxWCU))
 	p := newProgress(stderr, o.progress, aws.ToInt64(t.ItemCount), r)
 	start := time.Now()
 	opts := dynamo.BackfillOptions{Segments: segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint}
