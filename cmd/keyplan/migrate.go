@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -97,9 +96,12 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 		mg := lk.Migration
 		phase := mg.Phases[mg.Current]
 		name := fmt.Sprintf("phase %d of %d", mg.Current+1, len(mg.Phases))
-		desc, err := phaseReady(ctx, client, o, lk, stderr)
+		desc, err := dynamo.PhaseReady(ctx, client, o.table, lk, dynamo.PhaseOptions{Apply: o.applyIndexes, Log: func(msg string) { fmt.Fprintln(stderr, msg) }})
 		if err != nil {
 			fmt.Fprintf(stderr, "keyplan migrate: %s, %s: %v\n", o.table, name, err)
+			if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); ok {
+				fmt.Fprintln(stderr, "  on a local engine, --apply-indexes applies them")
+			}
 			if ctx.Err() != nil {
 				return exitFindings
 			}
@@ -149,112 +151,6 @@ func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, erro
 		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
 	}
 	return dynamodb.NewFromConfig(cfg, dynamo.PatientRetries), nil
-}
-
-// phaseReady checks that the table is deployed at the lock's current
-// phase: the design's base key, the phase's GSIs (each ACTIVE: it waits
-// while DynamoDB builds one) and no other. With --apply-indexes it brings
-// the GSIs there itself.
-func phaseReady(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *patterns.Lock, stderr io.Writer) (*types.TableDescription, error) {
-	mg := lk.Migration
-	want := mg.Phases[mg.Current].Indexes
-	applied := false
-	waited := false
-	pause := 500 * time.Millisecond
-	for {
-		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(o.table)})
-		var nf *types.ResourceNotFoundException
-		if errors.As(err, &nf) {
-			return nil, errors.New("no such table")
-		}
-		if err != nil {
-			return nil, err
-		}
-		t := out.Table
-		if t == nil {
-			return nil, errors.New("the engine described no table")
-		}
-		if err := sameBaseKey(t, lk.Accepted); err != nil {
-			return nil, err
-		}
-		var missing, extra, building []string
-		have := map[string]types.GlobalSecondaryIndexDescription{}
-		for _, g := range t.GlobalSecondaryIndexes {
-			have[aws.ToString(g.IndexName)] = g
-		}
-		for _, ix := range want {
-			g, ok := have[ix.Name]
-			if !ok {
-				missing = append(missing, ix.Name)
-				continue
-			}
-			if err := sameIndex(g, ix); err != nil {
-				return nil, err
-			}
-			if g.IndexStatus != types.IndexStatusActive {
-				building = append(building, fmt.Sprintf("%s (%s)", ix.Name, g.IndexStatus))
-			}
-		}
-		for n := range have {
-			if !slices.ContainsFunc(want, func(ix *patterns.PhaseIndex) bool { return ix.Name == n }) {
-				extra = append(extra, n)
-			}
-		}
-		slices.Sort(extra)
-		if (len(missing) > 0 || len(extra) > 0) && o.applyIndexes && !applied {
-			fmt.Fprintf(stderr, "applying the phase's indexes (create %v, delete %v)\n", missing, extra)
-			if err := dynamo.ApplyIndexes(ctx, c, o.table, want); err != nil {
-				return nil, err
-			}
-			applied = true
-			continue
-		}
-		switch {
-		case len(missing) > 0:
-			return nil, fmt.Errorf("%s does not exist: deploy the phase first (cdk deploy), or --apply-indexes on a local engine; keyplan writes no keys for an index that is not there", strings.Join(missing, ", "))
-		case len(extra) > 0:
-			return nil, fmt.Errorf("%s still exists, which the phase does not have: deploy the phase first (cdk deploy), or --apply-indexes on a local engine", strings.Join(extra, ", "))
-		case len(building) > 0 || t.TableStatus != types.TableStatusActive:
-			if !waited {
-				fmt.Fprintf(stderr, "waiting for %s %s to be ACTIVE (DynamoDB is building it; Ctrl-C stops)\n", o.table, strings.Join(building, ", "))
-				waited = true
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(pause):
-			}
-			pause = min(2*pause, 5*time.Second)
-			continue
-		}
-		return t, nil
-	}
-}
-
-func sameBaseKey(t *types.TableDescription, d *patterns.Design) error {
-	if pk, sk := keyNames(t.KeySchema); pk != d.PK || sk != d.SK {
-		return fmt.Errorf("its key is %s/%s, not the design's %s/%s: not this model's table", pk, sk, d.PK, d.SK)
-	}
-	return nil
-}
-
-func sameIndex(g types.GlobalSecondaryIndexDescription, ix *patterns.PhaseIndex) error {
-	if pk, sk := keyNames(g.KeySchema); pk != ix.PK || sk != ix.SK {
-		return fmt.Errorf("%s is keyed %s/%s, the phase's %s/%s: not this model's table", ix.Name, pk, sk, ix.PK, ix.SK)
-	}
-	return nil
-}
-
-// keyNames reads a key schema's partition and sort key attributes.
-func keyNames(schema []types.KeySchemaElement) (pk, sk string) {
-	for _, k := range schema {
-		if k.KeyType == types.KeyTypeHash {
-			pk = aws.ToString(k.AttributeName)
-		} else {
-			sk = aws.ToString(k.AttributeName)
-		}
-	}
-	return pk, sk
 }
 
 // backfill runs the phase's backfill with progress, then prints the
