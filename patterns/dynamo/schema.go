@@ -92,6 +92,28 @@ func CreateLockTable(ctx context.Context, c TableAdmin, l *patterns.Lock, name s
 	return err
 }
 
+// DropTable deletes a table, waiting while it is still being created (a
+// table DynamoDB is creating cannot be deleted) until ctx ends; a table
+// already gone is fine. For scratch tables: keyplan validate's, tests'.
+func DropTable(ctx context.Context, c TableAdmin, name string) error {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		var nf *types.ResourceNotFoundException
+		var inUse *types.ResourceInUseException
+		switch {
+		case err == nil || errors.As(err, &nf):
+			return nil
+		case !errors.As(err, &inUse):
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("table %s is still in use: %w", name, err)
+		case <-time.After(wait):
+		}
+	}
+}
+
 // describeTable reads a table's description.
 func describeTable(ctx context.Context, c TableAdmin, name string) (*types.TableDescription, error) {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
