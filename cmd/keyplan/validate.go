@@ -168,23 +168,7 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 // printReport prints what validate proved, a failure with its place in
 // the model, and the summary; exit 1 when anything failed.
 func printReport(w io.Writer, file, endpoint string, rep *dynamo.Report) int {
-	for _, err := range rep.LoadErrors {
-		fmt.Fprintf(w, "FAIL %v\n", err)
-	}
-	failed := len(rep.LoadErrors)
-	show := func(line string, ok bool, at patterns.Pos) {
-		if !ok {
-			failed++
-			line = at.In(file) + ": " + line
-		}
-		fmt.Fprintln(w, line)
-	}
-	for _, r := range rep.Steps {
-		show(r.String(), r.OK(), r.Pos)
-	}
-	for _, r := range rep.Results {
-		show(r.String(), r.OK(), r.Pos)
-	}
+	failed, _ := rep.WriteText(w, file)
 	steps := ""
 	if len(rep.Steps) > 0 {
 		steps = fmt.Sprintf("%d write(s), ", len(rep.Steps))
