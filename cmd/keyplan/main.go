@@ -74,8 +74,7 @@ func schema(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "usage: keyplan schema\n  print the JSON Schema of model files, for editors")
 		return exitClean
 	case len(args) > 0:
-		fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan schema: takes no arguments")
 	}
 	_, _ = stdout.Write(patterns.Schema())
 	return exitClean
@@ -158,8 +157,7 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := report.ParseFormat(*format, report.PlanFormats())
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan plan: %v", err)
 	}
 	return each(files, func(file string) int {
 		d, code := design(file, stderr)
@@ -169,14 +167,12 @@ func plan(args []string, stdout, stderr io.Writer) int {
 		if len(replicas) > 0 && d.Cost != nil {
 			reads, err := replicas.reads(d.Cost)
 			if err != nil {
-				fmt.Fprintf(stderr, "keyplan plan: %s: --replica %v\n", file, err)
-				return exitUsage
+				return fail(stderr, exitUsage, "keyplan plan: %s: --replica %v", file, err)
 			}
 			d.Cost.AllRegions = d.Cost.Global(reads)
 		}
 		if err := report.Write(stdout, d, f); err != nil {
-			fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "keyplan plan: %v", err)
 		}
 		return findings(d.Diagnostics, *strict)
 	})
@@ -200,8 +196,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := report.ParseFormat(*format, report.FindingFormats())
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan check: %v", err)
 	}
 	return each(files, func(file string) int {
 		d, code := design(file, stderr)
@@ -209,8 +204,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 			return code
 		}
 		if err := report.WriteFindings(stdout, d.Source, d.Diagnostics, f); err != nil {
-			fmt.Fprintf(stderr, "keyplan check: %v\n", err)
-			return exitUsage
+			return fail(stderr, exitUsage, "keyplan check: %v", err)
 		}
 		return findings(d.Diagnostics, *strict)
 	})
@@ -272,4 +266,10 @@ func findings(ds []patterns.Diagnostic, strict bool) int {
 		}
 	}
 	return exitClean
+}
+
+// fail prints a message (a line) and returns the exit code.
+func fail(w io.Writer, code int, format string, args ...any) int {
+	fmt.Fprintf(w, format+"\n", args...)
+	return code
 }

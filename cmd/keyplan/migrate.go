@@ -50,8 +50,7 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	}
 	o.file = file
 	if msg := o.problem(); msg != "" {
-		fmt.Fprintf(stderr, "keyplan migrate: %s\n", msg)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan migrate: %s", msg)
 	}
 	if o.checkpoint == "" {
 		o.checkpoint = strings.TrimSuffix(file, filepath.Ext(file)) + ".migrate." + o.table + ".json"
@@ -64,8 +63,7 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	client, err := migrateClient(ctx, o.endpoint)
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
 	}
 	for {
 		if code := o.phase(ctx, client, lk, stdout, stderr); code != exitClean {
@@ -141,8 +139,7 @@ func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patter
 	}
 	r, err := dynamo.NewRekeyer(lk, c, o.table)
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
 	}
 	r.DryRun = o.verify
 	opts := dynamo.BackfillOptions{Segments: o.segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint,

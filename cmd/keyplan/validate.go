@@ -40,8 +40,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if msg := o.problem(); msg != "" {
-		fmt.Fprintf(stderr, "keyplan validate: %s\n", msg)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan validate: %s", msg)
 	}
 	d, lk, code := designAndLock(file, stderr)
 	if d == nil {
@@ -51,12 +50,10 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		for _, x := range errs {
 			fmt.Fprintln(stderr, x)
 		}
-		fmt.Fprintf(stderr, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)\n", len(errs), file)
-		return exitFindings
+		return fail(stderr, exitFindings, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)", len(errs), file)
 	}
 	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-		fmt.Fprintf(stderr, "keyplan validate: %s has no examples.expect: nothing to prove\n", file)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
 	}
 	if o.endpoint == "" {
 		if o.existing {
@@ -141,8 +138,7 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 	}()
 	if !o.existing {
 		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			fmt.Fprintf(stderr, "keyplan validate: %s: %v\n", o.endpoint, err)
-			return exitUsage
+			return fail(stderr, exitUsage, "keyplan validate: %s: %v", o.endpoint, err)
 		}
 	}
 	var c dynamo.Client = client
