@@ -135,11 +135,20 @@ func parseFiles(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, many 
 	return files, -1
 }
 
-// each runs one file's command over several, returning the worst code.
-func each(files []string, one func(file string) int) int {
+// eachDesign plans each file and hands the design to write; the exit code
+// is the worst over the files: 2 for unusable input, 1 for findings
+// (errors; warnings too when strict).
+func eachDesign(cmd string, files []string, strict bool, stderr io.Writer, write func(file string, d *patterns.Design) error) int {
 	worst := exitClean
-	for _, f := range files {
-		worst = max(worst, one(f))
+	for _, file := range files {
+		d, code := design(file, stderr)
+		if d != nil {
+			code = findings(d.Diagnostics, strict)
+			if err := write(file, d); err != nil {
+				code = fail(stderr, exitUsage, "keyplan %s: %v", cmd, err)
+			}
+		}
+		worst = max(worst, code)
 	}
 	return worst
 }
@@ -159,22 +168,15 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitUsage, "keyplan plan: %v", err)
 	}
-	return each(files, func(file string) int {
-		d, code := design(file, stderr)
-		if d == nil {
-			return code
-		}
+	return eachDesign("plan", files, *strict, stderr, func(file string, d *patterns.Design) error {
 		if len(replicas) > 0 && d.Cost != nil {
 			reads, err := replicas.reads(d.Cost)
 			if err != nil {
-				return fail(stderr, exitUsage, "keyplan plan: %s: --replica %v", file, err)
+				return fmt.Errorf("%s: --replica %v", file, err)
 			}
 			d.Cost.AllRegions = d.Cost.Global(reads)
 		}
-		if err := report.Write(stdout, d, f); err != nil {
-			return fail(stderr, exitUsage, "keyplan plan: %v", err)
-		}
-		return findings(d.Diagnostics, *strict)
+		return report.Write(stdout, d, f)
 	})
 }
 
@@ -198,15 +200,8 @@ func check(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, exitUsage, "keyplan check: %v", err)
 	}
-	return each(files, func(file string) int {
-		d, code := design(file, stderr)
-		if d == nil {
-			return code
-		}
-		if err := report.WriteFindings(stdout, d.Source, d.Diagnostics, f); err != nil {
-			return fail(stderr, exitUsage, "keyplan check: %v", err)
-		}
-		return findings(d.Diagnostics, *strict)
+	return eachDesign("check", files, *strict, stderr, func(_ string, d *patterns.Design) error {
+		return report.WriteFindings(stdout, d.Source, d.Diagnostics, f)
 	})
 }
 
