@@ -81,7 +81,7 @@ func (o *validateFlags) problem() string {
 	case o.timeout <= 0 || o.deadline <= 0:
 		return "--timeout and --deadline: expected a positive duration, e.g. 30s"
 	}
-	if err := localengine.Check(o.engine); err != nil {
+	if err := localengine.CheckName(o.engine); err != nil {
 		return fmt.Sprintf("--engine (or $%s): %v", localengine.EnvEngine, err)
 	}
 	return ""
