@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
+	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -35,7 +35,7 @@ type migrateFlags struct {
 func migrate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	var o migrateFlags
-	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(dynalite.EnvEndpoint), "DynamoDB endpoint URL (default: $"+dynalite.EnvEndpoint+", else AWS with the default credentials and region)")
+	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
 	fs.StringVar(&o.table, "table", "", "the table's physical name (required)")
 	fs.IntVar(&o.segments, "segments", 0, "parallel Scan segments (default: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.maxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
@@ -208,7 +208,7 @@ func (o *migrateFlags) advance(lk *patterns.Lock, stdout, stderr io.Writer) (cod
 // engines), or AWS's with the default credential chain and region.
 func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	if endpoint != "" {
-		return dynamodb.New(newClient(endpoint, defaultRequestTimeout).Options(), dynamo.PatientRetries), nil
+		return dynamodb.New(localengine.Client(endpoint, 0).Options(), dynamo.PatientRetries), nil
 	}
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {

@@ -93,7 +93,7 @@ func newShopMigration(t testing.TB, n int) *shopMigration {
 		t.Fatal(err)
 	}
 	sm.table = fmt.Sprintf("migrate-%d", tableSeq.Add(1))
-	sm.client = newClient(engine(t), 0)
+	sm.client = localengine.Client(engine(t), 0)
 	sm.load(t, sm.table, n)
 	return sm
 }
@@ -441,7 +441,7 @@ func TestMigrateWaitsForTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(slow.Endpoint, 0)
+	c := localengine.Client(slow.Endpoint, 0)
 	if _, err := c.CreateTable(context.Background(), dynamo.LockTableInput(lock, "slow")); err != nil {
 		t.Fatal(err)
 	}

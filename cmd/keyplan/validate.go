@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -33,7 +32,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.keep, "keep", false, "keep the table afterwards (its name is printed)")
 	fs.StringVar(&o.table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
 	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
-	fs.DurationVar(&o.timeout, "timeout", defaultRequestTimeout, "the longest one request to the engine may take")
+	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
 	fs.DurationVar(&o.deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
 	file, code := parse(fs, args, stdout, stderr)
 	if code >= 0 {
@@ -55,18 +54,15 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
 		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
 	}
-	if o.endpoint == "" {
-		if o.existing {
-			fmt.Fprintln(stderr, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $"+localengine.EnvEndpoint)
-			return exitUsage
-		}
-		stop, code := o.startEngine(stderr)
-		if code >= 0 {
-			return code
-		}
-		defer stop()
+	if o.endpoint == "" && o.existing {
+		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
 	}
-	return o.run(file, d, lk, stdout, stderr)
+	conn, code := o.connect(stderr)
+	if conn == nil {
+		return code
+	}
+	defer conn.Stop()
+	return o.run(file, d, lk, conn, stdout, stderr)
 }
 
 // problem says what is wrong with a combination of flags ("" when none).
@@ -87,13 +83,13 @@ func (o *validateFlags) problem() string {
 	return ""
 }
 
-// startEngine starts the local engine and points o.endpoint at it.
-func (o *validateFlags) startEngine(stderr io.Writer) (stop func(), code int) {
+// connect connects to --endpoint, or starts the local engine (--engine).
+func (o *validateFlags) connect(stderr io.Writer) (*localengine.Conn, int) {
 	wd, _ := os.Getwd()
-	if localengine.NeedsInstall(o.engine, wd) {
+	if o.endpoint == "" && localengine.NeedsInstall(o.engine, wd) {
 		fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(o.engine))
 	}
-	srv, err := localengine.Start(o.engine, wd)
+	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Dir: wd, Timeout: o.timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", o.engine, err)
 		if hint := localengine.Hint(err); hint != "" {
@@ -101,20 +97,19 @@ func (o *validateFlags) startEngine(stderr io.Writer) (stop func(), code int) {
 		}
 		return nil, exitUsage
 	}
-	o.endpoint = srv.Endpoint
-	return srv.Stop, -1
+	return conn, exitClean
 }
 
 // run proves the design on the engine: on a table it creates (and drops,
 // unless --keep), or on an --existing one. SIGINT and SIGTERM cancel the
 // work; what was created is cleaned up on the way out, and a second
 // signal then ends keyplan at once.
-func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, stdout, stderr io.Writer) int {
+func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn, stdout, stderr io.Writer) int {
 	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(sigCtx, o.deadline)
 	defer cancel()
-	client := newClient(o.endpoint, o.timeout)
+	client, endpoint := conn.Raw, conn.Endpoint
 	name := o.table
 	if name == "" {
 		name = validationTable(d.Table, time.Now())
@@ -124,12 +119,12 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 		stop()
 		switch {
 		case o.keep:
-			fmt.Fprintf(stdout, "kept table %s at %s\n", name, o.endpoint)
+			fmt.Fprintf(stdout, "kept table %s at %s\n", name, endpoint)
 		case !o.existing: // a table half made (created, then a failure or a signal) goes too
 			drop, cancel := context.WithTimeout(context.Background(), dropCleanupTime)
 			defer cancel()
 			if err := dynamo.DropTable(drop, client, name); err != nil {
-				fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, o.endpoint, err)
+				fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, endpoint, err)
 			}
 		}
 		if interrupted {
@@ -138,13 +133,12 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 	}()
 	if !o.existing {
 		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			return fail(stderr, exitUsage, "keyplan validate: %s: %v", o.endpoint, err)
+			return fail(stderr, exitUsage, "keyplan validate: %s: %v", endpoint, err)
 		}
 	}
-	var c dynamo.Client = client
-	if !dynalite.SupportsTransactions(ctx, client) {
+	c := conn.DB
+	if c.Emulated() {
 		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
-		c = dynalite.EmulateTransactions(client)
 	}
 	var rep *dynamo.Report
 	switch {
@@ -158,7 +152,7 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 	if ex := d.Model().Examples; o.existing && len(ex.Steps) > 0 {
 		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
-	return printReport(stdout, file, o.endpoint, rep)
+	return printReport(stdout, file, endpoint, rep)
 }
 
 // printReport prints what validate proved, a failure with its place in

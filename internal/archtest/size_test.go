@@ -12,12 +12,11 @@ import (
 // maxCoreFileLines (one concept per file), and the CLI parses flags and
 // prints: no function of it more complex than maxCLIComplexity (its logic
 // lives in the libraries), and no more than maxCLILines in all. Issue 24
-// asks for 600 lines; the CLI is at ~1,040 (flags, messages and output
-// lines; the engine connection moves to internal/engine next), so the
-// bound holds it there until it can come down.
+// asks for 600 lines; the CLI is at ~950 (flag definitions, messages and
+// output lines), so the bound holds it there until it can come down.
 const (
 	maxCoreFileLines = 600
-	maxCLILines      = 1050
+	maxCLILines      = 950
 	maxCLIComplexity = 15
 )
 
