@@ -143,7 +143,7 @@ func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patter
 	}
 	r.DryRun = o.verify
 	opts := dynamo.BackfillOptions{Segments: o.segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint,
-		Progress: progressLine(stderr, aws.ToInt64(t.ItemCount)), ProgressEvery: o.progress}
+		Progress: func(p dynamo.BackfillProgress) { fmt.Fprintln(stderr, p.Line(aws.ToInt64(t.ItemCount))) }, ProgressEvery: o.progress}
 	if opts.Segments == 0 {
 		opts.Segments = dynamo.SegmentsFor(t, o.checkpoint)
 	}
@@ -155,7 +155,7 @@ func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patter
 	start := time.Now()
 	res, err := r.Backfill(ctx, c, opts)
 	if res != nil {
-		summary(stdout, name, res, time.Since(start), o.verify)
+		fmt.Fprintln(stdout, name, res.Summary(time.Since(start), o.verify))
 	}
 	return o.outcome(ctx, name, res, err, stderr)
 }
@@ -225,55 +225,4 @@ func limitText(wcu float64) string {
 		return ""
 	}
 	return fmt.Sprintf(", at most %g WCU/s", wcu)
-}
-
-func summary(w io.Writer, name string, res *dynamo.BackfillResult, took time.Duration, verify bool) {
-	s := res.Stats
-	if verify {
-		fmt.Fprintf(w, "%s verified in %s: %s items scanned, %s already right, %s still to rewrite, %s of other entities\n",
-			name, took.Round(time.Millisecond), num(s.Scanned), num(s.Unchanged), num(s.Pending), num(s.Skipped))
-		return
-	}
-	resumed := ""
-	if res.Resumed {
-		resumed = " (resumed: counts include the stopped runs)"
-	}
-	rate := dynamo.BackfillProgress{Stats: s, Before: res.Before, Elapsed: took}.Rate()
-	fmt.Fprintf(w, "%s backfilled in %s%s: %s items scanned, %s rewritten, %s already right, %s of other entities, %s re-read after a concurrent write, %s deleted meanwhile, %s failed; %s write units, %s items/s\n",
-		name, took.Round(time.Millisecond), resumed, num(s.Scanned), num(s.Rewritten), num(s.Unchanged), num(s.Skipped), num(s.Conflicts), num(s.Deleted), num(s.Failed),
-		num(s.MilliWCU/1000), num(int64(rate)))
-}
-
-// progressLine prints a running backfill's progress, against the table's
-// item count (DynamoDB's estimate, 0 when unknown).
-func progressLine(w io.Writer, total int64) func(dynamo.BackfillProgress) {
-	return func(p dynamo.BackfillProgress) {
-		s, rate := p.Stats, p.Rate()
-		if total <= 0 {
-			fmt.Fprintf(w, "%s items scanned, %s rewritten, %s items/s\n", num(s.Scanned), num(s.Rewritten+s.Pending), num(int64(rate)))
-			return
-		}
-		eta := "?"
-		if rate > 0 {
-			eta = (time.Duration(float64(max(0, total-s.Scanned))/rate) * time.Second).Round(time.Second).String()
-		}
-		fmt.Fprintf(w, "%s of ~%s items (%.0f%%), %s rewritten, %s items/s, ETA %s\n", num(s.Scanned), num(total),
-			min(1, float64(s.Scanned)/float64(total))*100, num(s.Rewritten+s.Pending), num(int64(rate)), eta)
-	}
-}
-
-// num writes an integer with thousands separators.
-func num(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
