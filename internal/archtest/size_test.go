@@ -12,11 +12,11 @@ import (
 // maxCoreFileLines (one concept per file), and the CLI parses flags and
 // prints: no function of it more complex than maxCLIComplexity (its logic
 // lives in the libraries), and no more than maxCLILines in all. Issue 24
-// asks for 600 lines; the CLI is at ~950 (flag definitions, messages and
+// asks for 600 lines; the CLI is at ~900 (flag definitions, messages and
 // output lines), so the bound holds it there until it can come down.
 const (
 	maxCoreFileLines = 600
-	maxCLILines      = 950
+	maxCLILines      = 900
 	maxCLIComplexity = 15
 )
 
