@@ -45,7 +45,7 @@ func TestPhaseReady(t *testing.T) {
 	var logged []string
 	got, err = PhaseReady(ctx, engine, tbl.Name(), lock, PhaseOptions{Apply: true, Log: func(m string) { logged = append(logged, m) }})
 	switch engineName {
-	case enginepkg.Memory:
+	case enginepkg.Memory, enginepkg.DynamoDBLocal: // online index creation
 		if err != nil || len(got.GlobalSecondaryIndexes) != len(deployed)+1 {
 			t.Fatalf("PhaseReady with Apply: %v (%d GSIs)", err, len(got.GlobalSecondaryIndexes))
 		}
@@ -61,6 +61,8 @@ func TestPhaseReady(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "GSI9") {
 			t.Fatalf("PhaseReady with Apply on dynalite: %v", err)
 		}
+	default:
+		t.Logf("an outside engine (%s): PhaseReady with Apply returned %v", engineName, err)
 	}
 
 	if _, err := engine.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("phase-keyed-ab"), BillingMode: "PAY_PER_REQUEST",
