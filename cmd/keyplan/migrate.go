@@ -84,8 +84,8 @@ func (o *migrateFlags) problem() string {
 		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
 	case o.segments < 0 || o.segments > 1_000_000:
 		return fmt.Sprintf("--segments %d: expected 1 to 1000000", o.segments)
-	case o.maxWCU < 0:
-		return fmt.Sprintf("--max-wcu %v: expected a positive number", o.maxWCU)
+	case dynamo.CheckMaxWCU(o.maxWCU) != nil:
+		return fmt.Sprintf("--max-wcu %v", dynamo.CheckMaxWCU(o.maxWCU))
 	case o.pageSize < 1 || o.pageSize > 10000:
 		return fmt.Sprintf("--page-size %d: expected 1 to 10000", o.pageSize)
 	}
