@@ -2,8 +2,10 @@
 // tools: a terminal summary (text), the validation table (pattern,
 // operation, index, key condition) and the key layout per entity
 // (markdown), the design as one JSON object (json), findings for
-// code-scanning UIs (SARIF 2.1.0), and a diff against a lock in each of
-// text, markdown and JSON.
+// code-scanning UIs (SARIF 2.1.0), a diff against a lock in each of
+// text, markdown and JSON, and the design or the diff as one
+// self-contained HTML page (WriteHTML, WriteDiffHTML; patterns/view draws
+// its sample).
 //
 // # Using the package
 //
