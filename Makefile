@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test test-scale deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill fuzz plan minidyn-diff clean
+.PHONY: synth test check test-scale deps vet fmt-check lint tidy race cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill fuzz plan minidyn-diff clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -16,11 +16,19 @@ synth: deps
 	npx --no-install cdk synth --quiet
 	@ls cdk.out/*.template.json
 
-## test: everything CI runs: vet, formatting, staticcheck, the CLI and
-## its packages built and vetted for macOS and Windows, all tests (on the
-## in-process engine), and the engine suite again on dynalite and on
-## DynamoDB Local (needs Java).
-test: deps vet fmt-check lint cross unit unit-dynalite unit-dynamodb-local
+## test: everything CI runs: vet, formatting, staticcheck, go.mod tidy,
+## the CLI and its packages built and vetted for macOS and Windows, all
+## tests (on the in-process engine), the race detector where goroutines
+## meet, and the engine suite again on dynalite and on DynamoDB Local
+## (needs Java).
+test: deps vet fmt-check lint tidy cross unit race unit-dynalite unit-dynamodb-local
+
+## check: the quick loop while working: vet, then the tests of all but
+## the CDK side (constructs, stacks, templates: make test runs those) with
+## -short (no binaries built, no runs at scale) under the race detector.
+CHECK_PKGS := ./cmd/... ./patterns/... ./internal/... ./lambdas/... ./examples/...
+check: deps vet
+	$(GO) test -short -race $(CHECK_PKGS)
 
 # The npm packages pinned in package-lock.json: the CDK CLI and dynalite.
 # aws-cdk ships templates for `cdk init` as .go files that are not Go:
@@ -43,6 +51,20 @@ fmt-check: deps
 
 lint: deps
 	$(GO) run $(STATICCHECK) ./...
+
+# go.mod and go.sum are what go mod tidy makes of the code (prints the
+# difference and fails otherwise).
+tidy: deps
+	$(GO) mod tidy -diff
+
+# The race detector on the code where goroutines meet: the planner's
+# parallel group search, the in-process engine's server, and the
+# backfill's parallel segments, progress and rate limiter (~30 s; the
+# whole tree under -race is make check's).
+RACE_PKGS := ./patterns ./internal/minidyn/...
+race: deps
+	$(GO) test -short -race $(RACE_PKGS)
+	$(GO) test -short -race ./patterns/dynamo -run 'Backfill'
 
 # The CLI and everything it uses (not the CDK side: jsii needs Node) for
 # the other systems keyplan runs on.

@@ -147,7 +147,7 @@ func (d *Design) StreamFilters(h Handler) []StreamFilter {
 			return
 		}
 		seen[entity] = true
-		k := d.Entity(entity).Key(Table)
+		k := d.Entity(entity).Key(BaseIndex)
 		lead := ""
 		for _, s := range k.SK {
 			if s.Lit == "" {

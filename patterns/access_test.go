@@ -78,7 +78,7 @@ func TestAccess(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if err != nil || !slices.Equal(a.Actions, []string{"dynamodb:GetItem", "dynamodb:Query"}) || !slices.Equal(a.Indexes, want) || !slices.Contains(want, Table) {
+	if err != nil || !slices.Equal(a.Actions, []string{"dynamodb:GetItem", "dynamodb:Query"}) || !slices.Equal(a.Indexes, want) || !slices.Contains(want, BaseIndex) {
 		t.Errorf("Access = %+v, %v; want the indexes %v", a, err, want)
 	}
 	_, err = shop.Access("GetProdct", "GetOrder")
@@ -139,7 +139,7 @@ writes:
 		t.Fatal(err)
 	}
 	if a, err := bank.Access("Debit", "GetAccount"); err != nil || !slices.Equal(a.Writes, []string{"dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"}) ||
-		!slices.Equal(a.Actions, []string{"dynamodb:GetItem"}) || !slices.Equal(a.Indexes, []string{Table}) {
+		!slices.Equal(a.Actions, []string{"dynamodb:GetItem"}) || !slices.Equal(a.Indexes, []string{BaseIndex}) {
 		t.Errorf("Debit + GetAccount: %+v %v", a, err)
 	}
 	// A unique value's guard moves: its put and delete.

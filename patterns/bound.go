@@ -172,3 +172,37 @@ func (b Bounds) String() string {
 	}
 	return fmt.Sprintf("lower bound %d (%d if a pattern may be served from a hotter partition than its where needs)", b.Cool, b.Any)
 }
+
+// localBound is a quick lower bound on the GSIs one entity's unserved
+// requirements need: the most of them that pairwise cannot share a shape.
+func (pl *planner) localBound(e *Entity, rs []*req) int {
+	var mine []*req
+	for _, r := range rs {
+		if slices.Contains(r.ents, e.Name) {
+			mine = append(mine, r)
+		}
+	}
+	if len(mine) > 16 {
+		return 1
+	}
+	conflict := func(a, b *req) bool {
+		_, ok := pl.fit(e, []*req{a, b}, fitOptions{cool: true, pkFrom: -1, mustFrom: -1})
+		if ok || exclusiveWith([]*req{a}, b) {
+			return false
+		}
+		return true
+	}
+	adj := make([][]bool, len(mine))
+	for i := range mine {
+		adj[i] = make([]bool, len(mine))
+		for j := range mine {
+			if i < j {
+				c := conflict(mine[i], mine[j])
+				adj[i][j] = c
+			} else if i > j {
+				adj[i][j] = adj[j][i]
+			}
+		}
+	}
+	return max(1, maxClique(adj))
+}

@@ -131,7 +131,7 @@ func ruleScan(d *Design) []finding {
 func ruleStrongOnGSI(d *Design) []finding {
 	var out []finding
 	for _, pp := range d.Patterns {
-		if pp.Served() && pp.Consistent && pp.Index != Table {
+		if pp.Served() && pp.Consistent && pp.Index != BaseIndex {
 			p := d.model.Pattern(pp.Name)
 			out = append(out, finding{pattern(p), p.field("consistent"),
 				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
@@ -167,7 +167,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 	}
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(Table)
+		k := d.Entity(e.Name).Key(BaseIndex)
 		if k == nil {
 			continue
 		}
@@ -187,7 +187,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 func ruleBaseKeyFixed(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(Table)
+		k := d.Entity(e.Name).Key(BaseIndex)
 		if k == nil {
 			continue
 		}
@@ -217,7 +217,7 @@ func ruleUnusedKey(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
 		for _, k := range d.Entity(e.Name).Keys {
-			if k.Index == Table || used[e.Name+" "+k.Index] {
+			if k.Index == BaseIndex || used[e.Name+" "+k.Index] {
 				continue
 			}
 			out = append(out, finding{entity(e), e.field("keys"),
@@ -297,73 +297,6 @@ func ruleTypeClash(d *Design) []finding {
 	return out
 }
 
-// keyBytes is the most bytes a key value rendered from t can take, and the
-// attributes whose size is unbounded.
-func keyBytes(e *Entity, t Template) (int, []string) {
-	n := 0
-	var unbounded []string
-	for _, s := range t {
-		switch {
-		case s.Shards > 0:
-			n += decimalLen(int64(s.Shards - 1))
-		case s.Attr != "":
-			if b, ok := e.Attr(s.Attr).MaxKeyBytes(); ok {
-				n += b
-			} else {
-				unbounded = append(unbounded, s.Attr)
-			}
-		default:
-			n += len(s.Lit)
-		}
-	}
-	return n, unbounded
-}
-
-// KP203: key values longer than DynamoDB accepts fail at write time.
-func ruleKeySize(d *Design) []finding {
-	var out []finding
-	for _, e := range d.model.Entities {
-		for _, k := range d.Entity(e.Name).Keys {
-			for _, part := range []struct {
-				t     Template
-				name  string
-				limit int
-			}{{k.PK, "partition", MaxPartitionKeyBytes}, {k.SK, "sort", MaxSortKeyBytes}} {
-				if n, _ := keyBytes(e, part.t); n > part.limit {
-					out = append(out, finding{entity(e), e.Pos,
-						fmt.Sprintf("the %s key %s on %s can take %d bytes; DynamoDB allows %d", part.name, part.t, k.Index, n, part.limit),
-						"lower the maxLength of the attributes in the key"})
-				}
-			}
-		}
-	}
-	return out
-}
-
-// KP204: a key over a string without maxLength cannot be proven to fit.
-func ruleKeySizeUnknown(d *Design) []finding {
-	var out []finding
-	for _, e := range d.model.Entities {
-		var unbounded []string
-		for _, k := range d.Entity(e.Name).Keys {
-			for _, t := range []Template{k.PK, k.SK} {
-				_, u := keyBytes(e, t)
-				for _, a := range u {
-					if !slices.Contains(unbounded, a) {
-						unbounded = append(unbounded, a)
-					}
-				}
-			}
-		}
-		if len(unbounded) > 0 {
-			out = append(out, finding{entity(e), e.Pos,
-				fmt.Sprintf("key attribute(s) %s have no maxLength, so keyplan cannot prove the keys fit in %d (partition) / %d (sort) bytes", strings.Join(unbounded, ", "), MaxPartitionKeyBytes, MaxSortKeyBytes),
-				"declare {type: string, maxLength: N} for each"})
-		}
-	}
-	return out
-}
-
 // KP301: DynamoDB's default quota.
 func ruleGSILimit(d *Design) []finding {
 	if len(d.Indexes) <= MaxGSIs {
@@ -396,53 +329,6 @@ func ruleProjectedAttrs(d *Design) []finding {
 	return []finding{{table(d), d.model.Pos,
 		fmt.Sprintf("the GSIs project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
 		"narrow the patterns' returns, or let a pattern read whole items (ALL projects without naming attributes)"}}
-}
-
-// maxValueBytes is the most bytes an attribute's stored value takes, and
-// whether that is known.
-func maxValueBytes(a *Attribute) (int, bool) {
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		return 21, true // DynamoDB numbers: up to 38 significant digits
-	case TypeTime:
-		return len(time3339), true
-	case TypeBool:
-		return 1, true
-	}
-	if len(a.Values) > 0 {
-		return a.MaxKeyBytes()
-	}
-	if a.MaxLength > 0 {
-		return a.MaxLength, true
-	}
-	return 0, false
-}
-
-const time3339 = "2006-01-02T15:04:05.999999999Z07:00"
-
-// KP304: items over 400 KB cannot be written.
-func ruleItemSize(d *Design) []finding {
-	var out []finding
-	for _, e := range d.model.Entities {
-		n, known := 0, true
-		for _, a := range e.Attributes {
-			b, ok := maxValueBytes(a)
-			known = known && ok
-			n += len(a.Name) + b
-		}
-		for _, k := range d.Entity(e.Name).Keys {
-			pk, sk := d.KeyNames(k.Index)
-			pb, _ := keyBytes(e, k.PK)
-			sb, _ := keyBytes(e, k.SK)
-			n += len(pk) + len(sk) + pb + sb
-		}
-		if known && n > MaxItemBytes {
-			out = append(out, finding{entity(e), e.Pos,
-				fmt.Sprintf("an item can take %d bytes with its keys; DynamoDB allows %d (400 KB)", n, MaxItemBytes),
-				"keep large values in S3 and store their key, or lower maxLength"})
-		}
-	}
-	return out
 }
 
 // KP305: the table has one TTL attribute; DynamoDB expires items by it only
@@ -489,85 +375,13 @@ func ruleNames(d *Design) []finding {
 	var out []finding
 	if !ValidTableName(d.Table) {
 		out = append(out, finding{table(d), d.model.Pos,
-			fmt.Sprintf("table name %q is not 3-255 characters of [a-zA-Z0-9_.-]", d.Table), "rename the table"})
+			fmt.Sprintf("table name %q is not %s", d.Table, NameRule), "rename the table"})
 	}
 	for _, ix := range d.Indexes {
 		if !ValidTableName(ix.Name) {
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
-				fmt.Sprintf("index name %q is not 3-255 characters of [a-zA-Z0-9_.-]", ix.Name), "rename the index in keys"})
+				fmt.Sprintf("index name %q is not %s", ix.Name, NameRule), "rename the index in keys"})
 		}
-	}
-	return out
-}
-
-// cardinality is the number of distinct values an attribute takes, or 0
-// when unknown (assumed high).
-func cardinality(a *Attribute) int {
-	switch {
-	case len(a.Values) > 0:
-		return len(a.Values)
-	case a.Type == TypeBool:
-		return 2
-	}
-	return a.Cardinality
-}
-
-// KP401: a partition key that is constant or takes few values
-// concentrates a pattern's traffic on few partitions.
-func ruleHotPartition(d *Design) []finding {
-	var out []finding
-	for _, pp := range d.Patterns {
-		if !pp.Served() || pp.KeyCondition.PK.Shards() > 0 {
-			continue
-		}
-		p := d.model.Pattern(pp.Name)
-		e := d.model.Entity(pp.Entities[0])
-		if len(pp.keys) > 0 && introducesHot(e, d.model.derive(p).req, pp.keys[0].PK.Attrs(), pp.keys[0].PK.Shards()) {
-			continue // the layout's doing, not the pattern's: KP403
-		}
-		attrs := pp.KeyCondition.PK.Attrs()
-		values, why := 1, ""
-		for _, a := range attrs {
-			c := cardinality(e.Attr(a))
-			if c == 0 {
-				values = 0
-				break
-			}
-			values *= c
-		}
-		switch {
-		case len(attrs) == 0:
-			why = fmt.Sprintf("its partition key %s is a constant: every read and write of it hits one partition", pp.KeyCondition.PK)
-		case values > 0 && values < LowCardinality:
-			why = fmt.Sprintf("its partition key %s takes at most %d values (%s): traffic concentrates on few partitions", pp.KeyCondition.PK, values, strings.Join(attrs, ", "))
-		default:
-			continue
-		}
-		out = append(out, finding{pattern(p), p.Pos, why,
-			"add shards: N (N ≥ 2) to write-shard the key and read it by scatter-gather, or partition by an attribute with more values"})
-	}
-	return out
-}
-
-// KP403: a layout that serves a pattern from a constant or low-cardinality
-// partition when the pattern's own equality attributes would spread it
-// (a hot key introduced to save an index). Designed plans never do.
-func ruleIntroducedHot(d *Design) []finding {
-	var out []finding
-	for _, pp := range d.Patterns {
-		if !pp.Served() || len(pp.keys) == 0 {
-			continue
-		}
-		p := d.model.Pattern(pp.Name)
-		r := d.model.derive(p).req
-		e := d.model.Entity(pp.Entities[0])
-		k := pp.keys[0]
-		if !introducesHot(e, r, k.PK.Attrs(), k.PK.Shards()) {
-			continue
-		}
-		out = append(out, finding{pattern(p), p.Pos,
-			fmt.Sprintf("it is served from the partition %s on %s, which takes few values, though its where (%s) would spread it", k.PK, pp.Index, strings.Join(r.eq, ", ")),
-			fmt.Sprintf("give it a key whose partition holds %s", strings.Join(minus(r.eq, k.PK.Attrs()), ", "))})
 	}
 	return out
 }
@@ -576,7 +390,7 @@ func ruleIntroducedHot(d *Design) []finding {
 func ruleNonUniqueGet(d *Design) []finding {
 	var out []finding
 	for _, p := range d.model.Patterns {
-		if p.Op != OpGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
+		if p.Op != ReadGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
 			continue
 		}
 		e := d.model.Entity(p.Entities[0])

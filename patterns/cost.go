@@ -186,7 +186,7 @@ func (z *sizer) itemSize(d *Design, e *Entity) int {
 // projected is the size of an entity's item in an index: the index keys,
 // the table keys, and the projected attributes.
 func (z *sizer) projected(d *Design, e *Entity, index string) int {
-	if index == Table {
+	if index == BaseIndex {
 		return z.item(d, e)
 	}
 	ix := d.Index(index)
@@ -194,7 +194,7 @@ func (z *sizer) projected(d *Design, e *Entity, index string) int {
 		return z.item(d, e)
 	}
 	n := 0
-	for _, name := range []string{Table, index} {
+	for _, name := range []string{BaseIndex, index} {
 		if k := d.Entity(e.Name).Key(name); k != nil {
 			pk, sk := d.KeyNames(name)
 			n += len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)
@@ -238,8 +238,8 @@ func units(bytes, unit int) float64 {
 func EstimateCost(d *Design) *Cost {
 	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
 	c := &Cost{}
-	load := map[string]*IndexLoad{Table: {Name: Table}}
-	c.Indexes = append(c.Indexes, load[Table])
+	load := map[string]*IndexLoad{BaseIndex: {Name: BaseIndex}}
+	c.Indexes = append(c.Indexes, load[BaseIndex])
 	for _, ix := range d.Indexes {
 		load[ix.Name] = &IndexLoad{Name: ix.Name}
 		c.Indexes = append(c.Indexes, load[ix.Name])
@@ -254,7 +254,7 @@ func EstimateCost(d *Design) *Cost {
 			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
 		}
 		switch {
-		case pp.Operation == GetItem || p.Op == OpGet:
+		case pp.Operation == GetItem || p.Op == ReadGet:
 			pc.Items = 1
 		case p.Limit > 0:
 			pc.Items = p.Limit
@@ -262,7 +262,7 @@ func EstimateCost(d *Design) *Cost {
 			pc.Items = DefaultPage
 			z.assumed[fmt.Sprintf("a query without limit returns %d items", DefaultPage)] = true
 		}
-		pc.ReadUnits = units(pc.Items*pc.ItemBytes, 4096) * float64(pp.Requests)
+		pc.ReadUnits = units(pc.Items*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
 		if !pp.Consistent {
 			pc.ReadUnits /= 2
 		}
@@ -283,10 +283,10 @@ func EstimateCost(d *Design) *Cost {
 		}
 		for _, fx := range d.effects(w) {
 			written[fx.e.Name] = true
-			base := units(z.item(d, fx.e), 1024) * factor
+			base := units(z.item(d, fx.e), WriteUnitBytes) * factor
 			wc.Items += 1 + fx.guards
 			wc.WriteUnits += base + float64(fx.guards)*factor
-			load[Table].WriteUnits += (base + float64(fx.guards)*factor) * w.Rate
+			load[BaseIndex].WriteUnits += (base + float64(fx.guards)*factor) * w.Rate
 			for _, ix := range d.Indexes {
 				k := d.Entity(fx.e.Name).Key(ix.Name)
 				if k == nil || fx.s.Op == WriteCheck {
@@ -302,7 +302,7 @@ func EstimateCost(d *Design) *Cost {
 					n = 1
 				}
 				if n > 0 {
-					u := n * units(z.projected(d, fx.e, ix.Name), 1024) * factor
+					u := n * units(z.projected(d, fx.e, ix.Name), WriteUnitBytes) * factor
 					wc.Indexes += int(n)
 					wc.WriteUnits += u
 					load[ix.Name].WriteUnits += u * w.Rate
@@ -319,16 +319,16 @@ func EstimateCost(d *Design) *Cost {
 			continue // the write patterns say what it costs
 		}
 		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
-		ec.WriteUnits = units(ec.ItemBytes, 1024)
+		ec.WriteUnits = units(ec.ItemBytes, WriteUnitBytes)
 		ec.Amplification = 1
-		load[Table].WriteUnits += ec.WriteUnits * ec.Rate
+		load[BaseIndex].WriteUnits += ec.WriteUnits * ec.Rate
 		var seen []string
 		for _, k := range d.Entity(e.Name).Keys {
-			if k.Index == Table || slices.Contains(seen, k.Index) {
+			if k.Index == BaseIndex || slices.Contains(seen, k.Index) {
 				continue
 			}
 			seen = append(seen, k.Index)
-			w := units(z.projected(d, e, k.Index), 1024)
+			w := units(z.projected(d, e, k.Index), WriteUnitBytes)
 			ec.Amplification++
 			ec.WriteUnits += w
 			load[k.Index].WriteUnits += w * ec.Rate

@@ -122,7 +122,7 @@ patterns:
 	if g := c.Global(nil); g.OnDemand != c.OnDemand || g.Provisioned != c.Provisioned || len(g.Replicas) != 0 {
 		t.Fatalf("no replicas: %+v", g)
 	}
-	g := c.Global([]ReplicaReads{{Region: "eu-west-1"}, {Region: "ap-south-1", Read: map[string]float64{Table: 5, "GSI1": 1}}})
+	g := c.Global([]ReplicaReads{{Region: "eu-west-1"}, {Region: "ap-south-1", Read: map[string]float64{BaseIndex: 5, "GSI1": 1}}})
 	if g.ReplicatedWriteUnits != 2*c.WriteUnits {
 		t.Errorf("replicated writes %v, want 2 × %v", g.ReplicatedWriteUnits, c.WriteUnits)
 	}

@@ -2,13 +2,17 @@ package patterns
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
-// Table is the index name patterns use for the base table.
-const Table = "table"
+// BaseIndex is the base table where an index name is expected (a
+// pattern's Index, an entity's keys, the cost's per-index lines): "table"
+// beside the GSIs' names.
+const BaseIndex = "table"
 
-// Operation is the DynamoDB request a pattern compiles to.
+// Operation is the DynamoDB request (API action) a pattern compiles to; what
+// the model asks for is its ReadOp.
 type Operation string
 
 // Operations a pattern compiles to.
@@ -52,14 +56,64 @@ const (
 // GSI1 → GSI1PK, GSI1SK.
 func IndexKeyNames(index string) (pk, sk string) { return index + "PK", index + "SK" }
 
+// gsiPrefix starts the name of every GSI the planner names: GSI1, GSI2, …
+// (gsiName writes such a name, gsiNumber reads it back).
+const gsiPrefix = "GSI"
+
+// gsiNames are the first GSI names, precomputed (the search names GSIs
+// for every candidate).
+var gsiNames = func() []string {
+	out := make([]string, MaxGSIs+1)
+	for i := range out {
+		out[i] = gsiPrefix + strconv.Itoa(i+1)
+	}
+	return out
+}()
+
+// gsiName names the planner's GSI i, counted from 0: GSI1 for 0.
+func gsiName(i int) string {
+	if i < len(gsiNames) {
+		return gsiNames[i]
+	}
+	return gsiPrefix + strconv.Itoa(i+1)
+}
+
+// gsiNumber reads the number back from a name gsiName writes (GSI3 → 3):
+// ok is false for other names (a hand-made layout's).
+func gsiNumber(name string) (n int, ok bool) {
+	digits, found := strings.CutPrefix(name, gsiPrefix)
+	if !found || digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(digits)
+	return n, err == nil
+}
+
+// reservedAttr reports whether an attribute name is one keyplan's keys
+// use: the base table's PK and SK, or a planned GSI's (GSI1PK, GSI1SK, …).
+func reservedAttr(name string) bool {
+	if name == TablePK || name == TableSK {
+		return true
+	}
+	for _, suffix := range []string{"PK", "SK"} {
+		if ix, ok := strings.CutSuffix(name, suffix); ok {
+			if _, ok := gsiNumber(ix); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Design is the planner's result: everything constructs, the runtime and the
-// report need, so nothing downstream re-derives keys.
+// report need, so nothing downstream re-derives keys. A lock records the
+// fields not tagged lock:"-" (what is deployed, not what was said about it).
 type Design struct {
 	// Format is the version of the JSON form (DesignFormat).
 	Format int    `json:"format"`
 	Table  string `json:"table"`
 	// Source is the model file the design was planned from.
-	Source string `json:"source,omitempty"`
+	Source string `json:"source,omitempty" lock:"-"`
 	// Explicit is true when the layout was hand-made (the model's keys) and
 	// only checked.
 	Explicit bool `json:"explicit"`
@@ -77,14 +131,14 @@ type Design struct {
 	// LowerBound is the fewest GSIs any layout can have that serves every
 	// pattern without putting one on a partition hotter than its where
 	// needs (every designed plan is such a layout): Bounds.Cool.
-	LowerBound int `json:"lowerBound"`
+	LowerBound int `json:"lowerBound" lock:"-"`
 	// Bounds holds both lower bounds: over every layout the checks accept
 	// (Any), and over those without an introduced hot partition (Cool).
-	Bounds Bounds `json:"lowerBounds"`
+	Bounds Bounds `json:"lowerBounds" lock:"-"`
 	// Diagnostics are the checks' findings.
-	Diagnostics []Diagnostic `json:"diagnostics"`
+	Diagnostics []Diagnostic `json:"diagnostics" lock:"-"`
 	// Cost is the estimate from declared rates and sizes.
-	Cost *Cost `json:"cost"`
+	Cost *Cost `json:"cost" lock:"-"`
 
 	model *Model
 	// byName indexes entities, patterns and indexes by name (built by
@@ -286,7 +340,7 @@ func (e *EntityKeys) Key(index string) *EntityKey {
 
 // KeyNames returns the key attribute names of an index ("table" or a GSI).
 func (d *Design) KeyNames(index string) (pk, sk string) {
-	if index == Table {
+	if index == BaseIndex {
 		return d.PK, d.SK
 	}
 	if ix := d.Index(index); ix != nil {

@@ -160,10 +160,10 @@ func (d *Design) rederive() error {
 	if d.PK != TablePK || d.SK != TableSK {
 		return fmt.Errorf("base key %s/%s; keyplan tables are keyed %s/%s", d.PK, d.SK, TablePK, TableSK)
 	}
-	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
 	for _, ix := range d.Indexes {
-		if ix == nil || !ValidTableName(ix.Name) || ix.Name == Table || slices.Contains(ly.indexes, ix.Name) {
-			return fmt.Errorf("index %v: expected a unique name of 3-255 of [a-zA-Z0-9_.-]", ix)
+		if ix == nil || !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) {
+			return fmt.Errorf("index %v: expected a unique name of %s", ix, NameRule)
 		}
 		if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s is keyed %s/%s; keyplan keys it %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
@@ -185,7 +185,7 @@ func (d *Design) rederive() error {
 			if k == nil || len(k.PK) == 0 || len(k.SK) == 0 {
 				return fmt.Errorf("entity %s: a key without partition or sort template", ek.Name)
 			}
-			if k.Index == Table {
+			if k.Index == BaseIndex {
 				hasBase = true
 			} else if !slices.Contains(ly.indexes, k.Index) {
 				return fmt.Errorf("entity %s: a key on %s, which is no index of the design", ek.Name, k.Index)

@@ -9,21 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
-
-func planFile(t *testing.T, path string) *patterns.Design {
-	t.Helper()
-	m, err := patterns.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.Plan(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 func exampleModels(t *testing.T) []string {
 	files, _ := filepath.Glob("../examples/*.yaml")
@@ -46,7 +34,7 @@ func stripped(ds []patterns.Diagnostic) []string {
 func TestDesignRoundTrip(t *testing.T) {
 	for _, f := range exampleModels(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			d := planFile(t, f)
+			d := keyplantest.Design(t, f)
 			b, err := json.Marshal(d)
 			if err != nil {
 				t.Fatal(err)
@@ -71,7 +59,7 @@ func TestDesignRoundTrip(t *testing.T) {
 
 // Unusable design files are refused with the file and what is wrong.
 func TestReadDesignRefuses(t *testing.T) {
-	d := planFile(t, "../examples/leaderboard.yaml")
+	d := keyplantest.Design(t, "../examples/leaderboard.yaml")
 	good, _ := json.Marshal(d)
 	tests := []struct {
 		name, data, want string

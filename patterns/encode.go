@@ -12,19 +12,9 @@ import (
 	"time"
 )
 
-// Limits and encodings. DynamoDB's own limits are named after the docs.
+// Encodings, and keyplan's bounds on them (DynamoDB's limits are in
+// limits.go).
 const (
-	// MaxPartitionKeyBytes is DynamoDB's limit on a partition key value.
-	MaxPartitionKeyBytes = 2048
-	// MaxSortKeyBytes is DynamoDB's limit on a sort key value.
-	MaxSortKeyBytes = 1024
-	// MaxItemBytes is DynamoDB's item size limit (400 KB).
-	MaxItemBytes = 400 * 1024
-	// MaxGSIs is DynamoDB's default quota of global secondary indexes per table.
-	MaxGSIs = 20
-	// MaxProjectedAttributes is the limit on non-key attributes projected
-	// into all of a table's indexes together.
-	MaxProjectedAttributes = 100
 	// MaxDigits bounds `digits`: an int64 holds 18 decimal digits safely.
 	MaxDigits = 18
 	// MaxShards bounds `shards`.

@@ -115,7 +115,7 @@ func checkReadable(t *testing.T, l *patterns.Lock) {
 	t.Helper()
 	deployed, _ := l.Deployed()
 	has := func(name string) bool {
-		return name == patterns.Table || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
+		return name == patterns.BaseIndex || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
 	}
 	mg := l.Migration
 	for _, tp := range mg.Target.Patterns {

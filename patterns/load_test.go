@@ -31,7 +31,7 @@ func TestParseValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := m.Pattern("SeasonLeaderboard")
-	if p == nil || p.Op != OpQuery || !slices.Equal(p.Sort, []string{"rating"}) || !p.Desc || len(p.Where) != 1 {
+	if p == nil || p.Op != ReadQuery || !slices.Equal(p.Sort, []string{"rating"}) || !p.Desc || len(p.Where) != 1 {
 		t.Fatalf("pattern parsed as %+v", p)
 	}
 	if a := m.Entity("Player").Attr("rating"); a == nil || a.Type != TypeNumber || *a.Max != 99999 {
@@ -344,10 +344,10 @@ patterns:
   ByState: {query: Log, where: [deviceId], sort: [state, at]}
 `)
 	p := d.Pattern("ByState")
-	if !p.Served() || p.Index != Table || len(d.Indexes) != 0 {
+	if !p.Served() || p.Index != BaseIndex || len(d.Indexes) != 0 {
 		t.Fatalf("ByState on %s (%s), %d GSIs", p.Index, p.Reason, len(d.Indexes))
 	}
-	if sk := d.Entity("Log").Key(Table).SK.String(); sk != "LOG#{state}#{at}" {
+	if sk := d.Entity("Log").Key(BaseIndex).SK.String(); sk != "LOG#{state}#{at}" {
 		t.Errorf("base sort key %s, want LOG#{state}#{at}", sk)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -68,15 +69,6 @@ type PhaseIndex struct {
 	NonKeyAttributes []string   `json:"nonKeyAttributes,omitempty"`
 }
 
-// phaseIndexes lists a design's GSIs as a phase deploys them.
-func phaseIndexes(d *Design) []*PhaseIndex {
-	out := []*PhaseIndex{}
-	for _, ix := range d.Indexes {
-		out = append(out, &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes})
-	}
-	return out
-}
-
 // Latest is the design the lock leads to: the migration's target, or the
 // accepted design.
 func (l *Lock) Latest() *Design {
@@ -93,44 +85,74 @@ func LockPath(model string) string {
 	return strings.TrimSuffix(model, ext) + ".lock.json"
 }
 
-// lockedDesign is the part of a design a lock records: what is deployed,
-// not what was said about it (no findings, cost, bounds or source file).
-type lockedDesign struct {
-	Format   int            `json:"format"`
-	Table    string         `json:"table"`
-	Explicit bool           `json:"explicit"`
-	PK       string         `json:"partitionKey"`
-	SK       string         `json:"sortKey"`
-	TTL      string         `json:"ttl,omitempty"`
-	Indexes  []*Index       `json:"indexes"`
-	Entities []*EntityKeys  `json:"entities"`
-	Patterns []*PatternPlan `json:"patterns"`
-	Model    *Model         `json:"model"`
-}
-
-func locked(d *Design) *lockedDesign {
-	if d == nil {
-		return nil
+// unlocked are the JSON names of the Design fields a lock does not record
+// (tagged lock:"-"): findings, cost, bounds, the source file.
+var unlocked = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeFor[Design]()
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Tag.Get("lock") == "-" {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			out[name] = true
+		}
 	}
-	return &lockedDesign{Format: d.Format, Table: d.Table, Explicit: d.Explicit, PK: d.PK, SK: d.SK, TTL: d.TTL,
-		Indexes: d.Indexes, Entities: d.Entities, Patterns: d.Patterns, Model: canonicalModel(d.model)}
+	return out
+}()
+
+// lockedDesign is a design as a lock records it: its JSON form (with its
+// model) without the unlocked fields, in the same order.
+type lockedDesign struct{ d *Design }
+
+// MarshalJSON writes the design's JSON form without its unlocked fields.
+func (ld lockedDesign) MarshalJSON() ([]byte, error) {
+	if ld.d == nil {
+		return []byte("null"), nil
+	}
+	b, err := ld.d.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, err
+	}
+	out := []byte{'{'}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if unlocked[key.(string)] {
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(key)
+		out = append(append(append(out, k...), ':'), v...)
+	}
+	return append(out, '}'), nil
 }
 
 // MarshalJSON writes the lock's deterministic form.
 func (l *Lock) MarshalJSON() ([]byte, error) {
 	type migration struct {
-		Target  *lockedDesign `json:"target"`
-		Phases  []*Phase      `json:"phases"`
-		Current int           `json:"current"`
+		Target  lockedDesign `json:"target"`
+		Phases  []*Phase     `json:"phases"`
+		Current int          `json:"current"`
 	}
 	out := struct {
-		Format    int           `json:"format"`
-		Table     string        `json:"table"`
-		Accepted  *lockedDesign `json:"accepted"`
-		Migration *migration    `json:"migration,omitempty"`
-	}{Format: l.Format, Table: l.Table, Accepted: locked(l.Accepted)}
+		Format    int          `json:"format"`
+		Table     string       `json:"table"`
+		Accepted  lockedDesign `json:"accepted"`
+		Migration *migration   `json:"migration,omitempty"`
+	}{Format: l.Format, Table: l.Table, Accepted: lockedDesign{l.Accepted}}
 	if m := l.Migration; m != nil {
-		out.Migration = &migration{Target: locked(m.Target), Phases: m.Phases, Current: m.Current}
+		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current}
 	}
 	return json.Marshal(out)
 }
@@ -147,6 +169,20 @@ func (l *Lock) Bytes() ([]byte, error) {
 	}
 	out.WriteByte('\n')
 	return out.Bytes(), nil
+}
+
+// WriteFile replaces a lock file with the lock's bytes atomically (a
+// crash leaves the old file, never half of one).
+func (l *Lock) WriteFile(path string) error {
+	b, err := l.Bytes()
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // NewLock records a design as deployed.
@@ -322,7 +358,7 @@ func (l *Lock) ReadsTarget(pattern string) bool {
 			}
 		}
 	}
-	if tp.Index == Table {
+	if tp.Index == BaseIndex {
 		return true
 	}
 	if !slices.ContainsFunc(mg.Phases[k].Indexes, func(ix *PhaseIndex) bool { return ix.Name == tp.Index }) {

@@ -99,3 +99,66 @@ func TestReadLockRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A lock records a design's JSON form without the fields tagged
+// lock:"-" (findings, cost, bounds, source), every other field in the
+// design's order: the committed example locks are what keyplan writes.
+func TestLockRecordsTheDeployedFields(t *testing.T) {
+	plain, migrating := lockSeeds(t)
+	for _, b := range [][]byte{plain, migrating} {
+		for _, k := range []string{`"source"`, `"lowerBound"`, `"lowerBounds"`, `"diagnostics"`, `"cost"`} {
+			if bytes.Contains(b, []byte(k+":")) {
+				t.Errorf("the lock records %s:\n%.300s", k, b)
+			}
+		}
+		for _, k := range []string{`"format"`, `"table"`, `"explicit"`, `"partitionKey"`, `"sortKey"`, `"indexes"`, `"entities"`, `"patterns"`, `"model"`} {
+			if !bytes.Contains(b, []byte(k+":")) {
+				t.Errorf("the lock does not record %s", k)
+			}
+		}
+	}
+	for _, f := range []string{"ecommerce", "leaderboard", "merchant-orders"} {
+		want, err := os.ReadFile("../examples/" + f + ".lock.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := patterns.ReadLock(f+".lock.json", bytes.NewReader(want))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := l.Bytes(); !bytes.Equal(got, want) {
+			t.Errorf("examples/%s.lock.json read and written again differs", f)
+		}
+	}
+}
+
+// WriteFile writes the lock's bytes and leaves no temporary file; a
+// phase says what it deploys.
+func TestLockWriteFileAndPhaseString(t *testing.T) {
+	_, migrating := lockSeeds(t)
+	l, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(migrating))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := dir + "/shop.lock.json"
+	if err := l.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, migrating) {
+		t.Errorf("WriteFile wrote other bytes than Bytes")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("WriteFile left %d files, want the lock alone", len(entries))
+	}
+	var texts []string
+	for _, p := range l.Migration.Phases {
+		texts = append(texts, p.String())
+	}
+	if got := strings.Join(texts, " | "); !strings.Contains(got, "create GSI") || !strings.Contains(got, "backfill Order") {
+		t.Errorf("phases say %q", got)
+	}
+	if got := (&patterns.Phase{TTL: ""}).String(); got != "TTL off" {
+		t.Errorf("an empty phase says %q, want TTL off", got)
+	}
+}

@@ -10,7 +10,7 @@ import (
 // and call [Model.Validate]. Names keep the order they were declared in, so
 // every output derived from a model is deterministic.
 type Model struct {
-	// Table is the logical table name (3–255 of [a-zA-Z0-9_.-]).
+	// Table is the logical table name (NameRule).
 	Table string `json:"table"`
 	// Entities in declaration order.
 	Entities []*Entity `json:"entities"`
@@ -185,19 +185,23 @@ type Attribute struct {
 	Pos Pos `json:"-"`
 }
 
-// Op is what a pattern does.
-type Op string
+// ReadOp is what a read pattern asks for in the model (get or query), as
+// WriteOp is what a write pattern does; the DynamoDB request it compiles
+// to is an Operation.
+type ReadOp string
 
-// Pattern operations.
+// Read pattern operations.
 const (
-	OpGet   Op = "get"
-	OpQuery Op = "query"
+	// ReadGet reads one item (by its id, or an alternate key).
+	ReadGet ReadOp = "get"
+	// ReadQuery reads items of one partition, or an item collection.
+	ReadQuery ReadOp = "query"
 )
 
 // Pattern is one question the application asks.
 type Pattern struct {
 	Name string `json:"name"`
-	Op   Op     `json:"op"`
+	Op   ReadOp `json:"op"`
 	// Entities read: one, or several for an item-collection query.
 	Entities []string `json:"entities"`
 	// Where lists the equality attributes (default for get: the entity's id).
@@ -418,7 +422,7 @@ func (e *Entity) field(name string) Pos {
 // Where returns a pattern's equality attributes: its where, or for a get
 // without one, its entity's id.
 func (m *Model) Where(p *Pattern) []string {
-	if len(p.Where) == 0 && p.Op == OpGet && len(p.Entities) == 1 {
+	if len(p.Where) == 0 && p.Op == ReadGet && len(p.Entities) == 1 {
 		if e := m.Entity(p.Entities[0]); e != nil {
 			return e.ID
 		}

@@ -1,7 +1,6 @@
 package patterns
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -90,23 +89,6 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	return d, nil
 }
 
-// gsiNames are the first GSI names, precomputed (the search names GSIs
-// for every candidate).
-var gsiNames = func() []string {
-	out := make([]string, MaxGSIs+1)
-	for i := range out {
-		out[i] = fmt.Sprintf("GSI%d", i+1)
-	}
-	return out
-}()
-
-func gsiName(i int) string {
-	if i < len(gsiNames) {
-		return gsiNames[i]
-	}
-	return fmt.Sprintf("GSI%d", i+1)
-}
-
 // patternsByName lists the patterns sorted by name: the order of the
 // model file never changes a plan.
 func patternsByName(m *Model) []*Pattern {
@@ -142,7 +124,7 @@ func newPlanner(m *Model, o Options) *planner {
 // no pattern reads are dropped.
 func (pl *planner) design() *layout {
 	m := pl.m
-	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
 	// The lock's GSIs keep their names, keys and projections; new shapes
 	// of entities there join them.
 	nl := pl.locked()
@@ -254,7 +236,7 @@ func (pl *planner) prune(ly *layout) *layout {
 		for e, ks := range ly.keys {
 			var keep []*EntityKey
 			for _, k := range ks {
-				if k.Index == Table || used[k] {
+				if k.Index == BaseIndex || used[k] {
 					keep = append(keep, k)
 				} else {
 					dropped = true
@@ -294,14 +276,14 @@ func (pl *planner) prune(ly *layout) *layout {
 			rename[ix], next = next[0], next[1:]
 		}
 	}
-	out := &layout{m: ly.m, indexes: []string{Table}, keys: map[string][]*EntityKey{}, proj: ly.proj}
+	out := &layout{m: ly.m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, proj: ly.proj}
 	for _, ix := range live {
 		out.indexes = append(out.indexes, rename[ix])
 	}
 	for e, ks := range ly.keys {
 		for _, k := range ks {
 			c := *k
-			if k.Index != Table {
+			if k.Index != BaseIndex {
 				c.Index = rename[k.Index]
 			}
 			out.keys[e] = append(out.keys[e], &c)
@@ -312,7 +294,7 @@ func (pl *planner) prune(ly *layout) *layout {
 
 // explicitLayout reads the model's hand-made keys (validated already).
 func explicitLayout(m *Model) *layout {
-	ly := &layout{m: m, indexes: []string{Table}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
 	for _, e := range m.Entities {
 		for _, ks := range e.Keys {
 			pk, _ := ParseTemplate(ks.PK)
@@ -354,7 +336,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 		for _, name := range pp.Entities {
 			ek := d.Entity(name)
 			var keyed []string
-			for _, k := range []*EntityKey{ek.Key(Table), ek.Key(ix.Name)} {
+			for _, k := range []*EntityKey{ek.Key(BaseIndex), ek.Key(ix.Name)} {
 				if k != nil {
 					keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 				}

@@ -72,7 +72,7 @@ func TestLeaderboard(t *testing.T) {
 		t.Fatalf("%d GSIs, lower bound %d; want 2 and 2", len(d.Indexes), d.LowerBound)
 	}
 	season, handle := d.Pattern("SeasonLeaderboard"), d.Pattern("PlayerByHandle")
-	if season.Index == handle.Index || season.Index == Table || handle.Index == Table {
+	if season.Index == handle.Index || season.Index == BaseIndex || handle.Index == BaseIndex {
 		t.Errorf("SeasonLeaderboard on %s, PlayerByHandle on %s", season.Index, handle.Index)
 	}
 	if !season.Desc || season.KeyCondition.SortAttr != "rating" || season.Limit != 100 {
@@ -83,7 +83,7 @@ func TestLeaderboard(t *testing.T) {
 	}
 	// The base table serves profile, matches and both together.
 	for _, name := range []string{"GetPlayer", "RecentMatches", "PlayerWithMatches"} {
-		if p := d.Pattern(name); p.Index != Table {
+		if p := d.Pattern(name); p.Index != BaseIndex {
 			t.Errorf("%s on %s, want the base table", name, p.Index)
 		}
 	}
@@ -114,7 +114,7 @@ func TestEcommerceSharesOverloadedGSI(t *testing.T) {
 		t.Errorf("no GSI is shared by two entities: %+v", d.Indexes)
 	}
 	for _, p := range []string{"OrdersByStatus", "ProductsByCategory", "CustomerByEmail", "CustomerOrders"} {
-		if pp := d.Pattern(p); pp.Index == Table || !pp.Served() {
+		if pp := d.Pattern(p); pp.Index == BaseIndex || !pp.Served() {
 			t.Errorf("%s on %s", p, pp.Index)
 		}
 	}
@@ -143,15 +143,15 @@ func TestCollectionRangeExcludesOthers(t *testing.T) {
 		t.Fatalf("%d GSIs; the base table serves everything", len(d.Indexes))
 	}
 	p := d.Pattern("RoomWithMembers")
-	if p.Index != Table || p.KeyCondition.SKOp != "begins_with" || p.KeyCondition.SK.String() != "ROOM" {
+	if p.Index != BaseIndex || p.KeyCondition.SKOp != "begins_with" || p.KeyCondition.SK.String() != "ROOM" {
 		t.Fatalf("RoomWithMembers: %s", p.Text)
 	}
-	msg := d.Entity("Message").Key(Table).SK.String()
+	msg := d.Entity("Message").Key(BaseIndex).SK.String()
 	if strings.HasPrefix(msg, "ROOM") {
 		t.Errorf("message sort key %s falls in the room's range", msg)
 	}
 	for _, e := range []string{"Room", "Member"} {
-		if sk := d.Entity(e).Key(Table).SK.String(); !strings.HasPrefix(sk, "ROOM") {
+		if sk := d.Entity(e).Key(BaseIndex).SK.String(); !strings.HasPrefix(sk, "ROOM") {
 			t.Errorf("%s sort key %s is outside the range", e, sk)
 		}
 	}
@@ -364,7 +364,7 @@ patterns:
 // key is partitioned by was left unserved.
 func TestGetOnPartOfTheBaseKeyIsAQuery(t *testing.T) {
 	d := planText(t, strings.Replace(handmade, `sk: PROFILE}`, `sk: "PROFILE#{handle}"}`, 1))
-	if p := d.Pattern("GetPlayer"); !p.Served() || p.Operation != Query || p.Index != Table || p.Requests != 1 {
+	if p := d.Pattern("GetPlayer"); !p.Served() || p.Operation != Query || p.Index != BaseIndex || p.Requests != 1 {
 		t.Errorf("GetPlayer: %s %s %q (%s)", p.Operation, p.Index, p.Text, p.Reason)
 	}
 	d = planText(t, `table: Gen

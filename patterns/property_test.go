@@ -227,16 +227,16 @@ func genLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 			}
 		}
 		if e.within != "" {
-			pk := keys[e.within][Table][0]
+			pk := keys[e.within][BaseIndex][0]
 			parent := g.entity(e.within)
-			set(e.name, Table, pk, tmpl(e.name, minus(e.id, parent.id[:1])))
+			set(e.name, BaseIndex, pk, tmpl(e.name, minus(e.id, parent.id[:1])))
 			continue
 		}
 		r.Shuffle(len(fixed), func(i, j int) { fixed[i], fixed[j] = fixed[j], fixed[i] })
 		npk := 1 + r.IntN(len(fixed))
 		pk := fixed[:npk]
 		rest := minus(e.id, pk)
-		set(e.name, Table, tmpl(e.name, pk), tmpl(e.name, rest))
+		set(e.name, BaseIndex, tmpl(e.name, pk), tmpl(e.name, rest))
 	}
 	gsis := 1 + r.IntN(3)
 	for _, p := range g.pats {

@@ -45,7 +45,7 @@ func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
 	for _, name := range p.Entities {
 		e := ly.m.Entity(name)
 		var keyed []string
-		for _, k := range []*EntityKey{ly.key(name, Table), ly.key(name, plan.Index)} {
+		for _, k := range []*EntityKey{ly.key(name, BaseIndex), ly.key(name, plan.Index)} {
 			if k != nil {
 				keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 			}
@@ -143,7 +143,7 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 
 // keyNames are an index's key attribute names.
 func (ly *layout) keyNames(index string) (pk, sk string) {
-	if index == Table {
+	if index == BaseIndex {
 		return TablePK, TableSK
 	}
 	return IndexKeyNames(index)
@@ -285,7 +285,7 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 	if len(reasons) == 0 {
 		reasons = append(reasons, "no index holds keys for "+strings.Join(p.Entities, ", "))
 	}
-	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: Table, Limit: p.Limit,
+	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: BaseIndex, Limit: p.Limit,
 		Consistent: p.Consistent, Reason: strings.Join(reasons, "; "), scan: !ly.addressable(p)}
 }
 
@@ -515,7 +515,7 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	// Everything else is one Query (a get on part of a key reads the one
 	// partition its item is in).
 	op := Query
-	if index == Table && p.Op == OpGet && kc.SKOp == SKEqual {
+	if index == BaseIndex && p.Op == ReadGet && kc.SKOp == SKEqual {
 		op = GetItem
 	}
 	requests := 1
@@ -527,198 +527,4 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
 		Text: ly.render(kc, pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
 	}
-}
-
-// overlap names an entity outside self whose items on index the condition
-// could also read.
-func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []string) string {
-	for _, e := range ly.entitiesOn(index, pk) {
-		if slices.Contains(self, e.Name) {
-			continue
-		}
-		ek := ly.key(e.Name, index)
-		if ek == nil || !ek.PK.mayEqual(pk) {
-			continue
-		}
-		switch kc.SKOp {
-		case "", "begins_with":
-			if ek.SK.mayStartWith(kc.SK) {
-				return e.Name
-			}
-		case SKEqual:
-			if ek.SK.mayEqual(kc.SK) {
-				return e.Name
-			}
-		}
-	}
-	return ""
-}
-
-// multi serves an item-collection query: all entities share the partition
-// key, and their sort keys form one contiguous range holding no other
-// entity's items.
-func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
-	k := ly.m.derive(p).known
-	var pk, base Template
-	var first *Entity
-	var consumed attrSet
-	for i, name := range p.Entities {
-		e := ly.m.Entity(name)
-		ek := ly.key(name, index)
-		if ek == nil {
-			return nil, ""
-		}
-		if r := ly.checkWhen(ek, k); r != "" {
-			return nil, name + ": " + r
-		}
-		for _, c := range ek.When {
-			consumed.add(c.Attr)
-		}
-		epk := ly.subst(ek.PK, e, k)
-		for _, a := range epk.Attrs() {
-			if !k.has(a) {
-				return nil, ly.why("the partition key %s needs %s in where", ek.PK, a)
-			}
-			consumed.add(a)
-		}
-		_, keyed, _ := skWalk(ek.SK, k, &consumed)
-		eb := ly.subst(ek.SK[:keyed], e, k)
-		if i == 0 {
-			pk, base, first = epk, eb, e
-			continue
-		}
-		if !epk.Equal(pk) {
-			return nil, ly.why("%s and %s do not share a partition (%s vs %s)", first.Name, name, pk, epk)
-		}
-		if !eb.Equal(base) {
-			return nil, ly.why("%s and %s sort keys do not share the prefix %s", first.Name, name, base)
-		}
-	}
-	if r := ly.leftover(k, consumed, &EntityKey{PK: pk, SK: base}); r != "" {
-		return nil, r
-	}
-	kc := &KeyCondition{PK: pk}
-	// Every entity whose items the partition and the base prefix can hold,
-	// with the range of sort-key text (after the prefix) its items take.
-	type member struct {
-		name string
-		in   bool
-		r    region
-		ok   bool
-	}
-	var visible []member
-	outside := false
-	for _, e := range ly.entitiesOn(index, pk) {
-		ek := ly.key(e.Name, index)
-		if ek == nil || !ek.PK.mayEqual(pk) || !ek.SK.mayStartWith(base) {
-			continue
-		}
-		v := member{name: e.Name, in: slices.Contains(p.Entities, e.Name)}
-		outside = outside || !v.in
-		if sk := ly.subst(ek.SK, e, k); len(sk) >= len(base) && sk[:len(base)].Equal(base) {
-			v.r, v.ok = regionOf(sk[len(base):])
-		}
-		visible = append(visible, v)
-	}
-	if !outside {
-		if len(base) > 0 {
-			kc.SKOp, kc.SK = SKBeginsWith, base
-		}
-		return ly.multiPlan(p, index, kc, pk), ""
-	}
-	var leads []string
-	lo, hi := "", ""
-	for _, v := range visible {
-		if !v.ok {
-			return nil, ly.why("%s's sort key does not start with a constant ending in '#', so its items cannot be told apart by range", v.name)
-		}
-		if v.in {
-			leads = append(leads, v.r.lead)
-			if lo == "" || v.r.lo < lo {
-				lo = v.r.lo
-			}
-			hi = max(hi, v.r.hi)
-		}
-	}
-	// Prefer begins_with(common prefix); else BETWEEN the members' extremes.
-	prefix := commonPrefix(leads)
-	clean, between := prefix != "", true
-	for _, v := range visible {
-		if v.in {
-			continue
-		}
-		if v.r.hasPrefixOverlap(prefix) {
-			clean = false
-		}
-		if !(v.r.hi < lo || v.r.lo > hi) {
-			between = false
-		}
-	}
-	switch {
-	case clean:
-		kc.SKOp, kc.SK = SKBeginsWith, base.lit(prefix)
-	case between:
-		kc.SKOp, kc.SK, kc.Upper = SKBetween, base.lit(lo), base.lit(hi)
-	default:
-		var others []string
-		for _, v := range visible {
-			if !v.in {
-				others = append(others, v.name)
-			}
-		}
-		return nil, ly.why("%s items sort among the collection's in this partition; no one key range reads the collection without them", strings.Join(others, ", "))
-	}
-	return ly.multiPlan(p, index, kc, pk), ""
-}
-
-// region is the range of sort-key text an entity's items take: one point
-// (a constant sort key), or every key starting with lead (a constant ending
-// in the separator, then values), which all lie in [lead, lead-with-'$').
-type region struct {
-	lead, lo, hi string
-	point        bool
-}
-
-func regionOf(rest Template) (region, bool) {
-	lead := ""
-	for i, s := range rest {
-		if s.Lit == "" {
-			if !strings.HasSuffix(lead, string(Sep)) {
-				return region{}, false
-			}
-			return region{lead: lead, lo: lead, hi: lead[:len(lead)-1] + "$"}, i > 0
-		}
-		lead += s.Lit
-	}
-	return region{lead: lead, lo: lead, hi: lead, point: true}, true
-}
-
-// hasPrefixOverlap reports whether begins_with(prefix) could read the region.
-func (r region) hasPrefixOverlap(prefix string) bool {
-	if r.point {
-		return strings.HasPrefix(r.lead, prefix)
-	}
-	return strings.HasPrefix(r.lead, prefix) || strings.HasPrefix(prefix, r.lead)
-}
-
-func commonPrefix(ss []string) string {
-	if len(ss) == 0 {
-		return ""
-	}
-	p := ss[0]
-	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
-			p = p[:len(p)-1]
-		}
-	}
-	return p
-}
-
-// multiPlan is a collection's plan, with the keys it reads.
-func (ly *layout) multiPlan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
-	plan := ly.plan(p, index, kc, pk)
-	for _, name := range p.Entities {
-		plan.keys = append(plan.keys, ly.key(name, index))
-	}
-	return plan
 }

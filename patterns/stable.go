@@ -3,8 +3,6 @@ package patterns
 import (
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // Stable planning. With a lock, a plan keeps what is deployed: every
@@ -75,7 +73,7 @@ func pin(m *Model, from *Design) *pins {
 			if !ok {
 				continue // it reads an attribute the model no longer has
 			}
-			if k.Index == Table {
+			if k.Index == BaseIndex {
 				p.base[e.Name] = t
 				continue
 			}
@@ -143,22 +141,14 @@ func translateKey(k *EntityKey, names map[string]string) (*EntityKey, bool) {
 // locked reports whether an entity has items under the lock.
 func (p *pins) existed(entity string) bool { return p != nil && p.entity[entity] != nil }
 
-// gsiNumber is the number in a GSI's name (GSI3 → 3), 0 for other names.
-func gsiNumber(name string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(name, "GSI"))
-	if err != nil || !strings.HasPrefix(name, "GSI") {
-		return 0
-	}
-	return n
-}
-
 // nextGSINames names n new GSIs after the locked ones (never reusing a
 // locked name).
 func (p *pins) nextGSINames(n int) []string {
 	top := 0
 	if p != nil {
 		for _, ix := range p.gsis {
-			top = max(top, gsiNumber(ix.Name))
+			n, _ := gsiNumber(ix.Name) // 0 for a hand-made name
+			top = max(top, n)
 		}
 		top = max(top, len(p.gsis))
 	}

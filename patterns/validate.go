@@ -194,7 +194,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		l.add(p.field(op), path+"."+op, "expected an entity name")
 		return
 	}
-	if p.Op == OpGet && len(p.Entities) > 1 {
+	if p.Op == ReadGet && len(p.Entities) > 1 {
 		l.add(p.field(op), path+".get", "get reads one entity; use query: [%s] for an item collection", strings.Join(p.Entities, ", "))
 	}
 	// An attribute named in a pattern must exist on every entity it reads.
@@ -249,7 +249,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 			}
 		}
 	}
-	if p.Unique && p.Op != OpGet {
+	if p.Unique && p.Op != ReadGet {
 		l.add(p.field("unique"), path+".unique", "unique declares an alternate key: it applies to a get")
 	}
 	if p.Unique && len(ents) == 1 && len(p.Where) == 0 {
@@ -271,10 +271,10 @@ func (m *Model) validateKeys(l *errorList) {
 		hasTable := false
 		for _, ks := range e.Keys {
 			kp := path + "." + ks.Index
-			if ks.Index == Table {
+			if ks.Index == BaseIndex {
 				hasTable = true
 			} else if !ValidTableName(ks.Index) {
-				l.add(ks.Pos, kp, "%q is not an index name; expected %q or 3-255 of [a-zA-Z0-9_.-]", ks.Index, Table)
+				l.add(ks.Pos, kp, "%q is not an index name; expected %q or %s", ks.Index, BaseIndex, NameRule)
 			}
 			if ks.PK == "" {
 				l.add(ks.Pos, kp+".pk", "missing; expected a template such as \"%s#{%s}\"", Tag(e.Name), firstOr(e.ID, "id"))
@@ -306,7 +306,7 @@ func (m *Model) validateKeys(l *errorList) {
 			}
 		}
 		if explicit && !hasTable {
-			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", Table)
+			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", BaseIndex)
 		}
 	}
 }
@@ -345,7 +345,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 			switch {
 			case via == nil:
 				l.unknown(c.Pos, cp+".via", "pattern", c.Via, patterns)
-			case len(via.Entities) != 1 || via.Entities[0] != e.Name || via.Op != OpQuery:
+			case len(via.Entities) != 1 || via.Entities[0] != e.Name || via.Op != ReadQuery:
 				l.add(c.Pos, cp+".via", "pattern %s must be a query of %s: it finds the copies to update", c.Via, e.Name)
 			default:
 				for _, a := range whereOf(m, via) {
@@ -400,7 +400,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 // ValidTableName is DynamoDB's rule for table and index names: 3 to 255
 // of [a-zA-Z0-9_.-].
 func ValidTableName(s string) bool {
-	if len(s) < 3 || len(s) > 255 {
+	if len(s) < MinNameLength || len(s) > MaxNameLength {
 		return false
 	}
 	for _, r := range s {

@@ -10,16 +10,6 @@ import (
 // the keys it writes or rebuilds. The checks (KP701…), the grants and the
 // cost estimate read it; the runtime does the same at run time.
 
-// Transaction limits of DynamoDB.
-const (
-	// MaxTransactItems is the most items one TransactWriteItems writes.
-	MaxTransactItems = 100
-	// MaxTransactBytes is the most data one transaction carries.
-	MaxTransactBytes = 4 << 20
-	// PartitionWCU is the write units per second one partition takes.
-	PartitionWCU = 1000
-)
-
 // stepEffect is what one single-item write (a write, or a step of a
 // transaction) does.
 type stepEffect struct {
@@ -87,7 +77,7 @@ func (d *Design) effect(s *Write) *stepEffect {
 			fx.changed[a] = true
 		}
 		for _, k := range ek.Keys {
-			if k.Index == Table || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
+			if k.Index == BaseIndex || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
 				fx.keys = append(fx.keys, k)
 			}
 		}
@@ -144,7 +134,7 @@ func ruleStaleKey(d *Design) []finding {
 				known[a] = true
 			}
 			for _, k := range fx.keys {
-				if k.Index == Table {
+				if k.Index == BaseIndex {
 					continue
 				}
 				reads := keyReads(k)
@@ -350,10 +340,10 @@ func ruleHotWrites(d *Design) []finding {
 					continue // many values: the writes spread
 				}
 				bytes := z.item(d, fx.e)
-				if k.Index != Table {
+				if k.Index != BaseIndex {
 					bytes = z.projected(d, fx.e, k.Index)
 				}
-				wcu := w.Rate * factor * units(bytes, 1024) / float64(values)
+				wcu := w.Rate * factor * units(bytes, WriteUnitBytes) / float64(values)
 				if wcu <= PartitionWCU {
 					continue
 				}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	localengine "github.com/keyplan/keyplan/internal/engine"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -83,7 +85,7 @@ func TestValidateNamesAndCleansUp(t *testing.T) {
 	long := strings.Repeat("L", 250)
 	model := write(t, "long.yaml", strings.Replace(string(src), "table: Leaderboard", "table: "+long, 1))
 	failing := write(t, "failing.yaml", strings.Replace(string(src), "items: [p1, p3, p4, p2]", "items: [p2, p1, p3, p4]", 1))
-	c := newClient(engine(t), 0)
+	c := localengine.Client(engine(t), 0)
 	before := tableCount(t, c)
 	for _, f := range []string{model, failing} {
 		t.Setenv(dynalite.EnvEndpoint, engine(t))
@@ -143,7 +145,7 @@ func TestValidateCleansUpOnSignal(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		c := newClient(slow.Endpoint, 0)
+		c := localengine.Client(slow.Endpoint, 0)
 		deadline := time.Now().Add(15 * time.Second)
 		for tableCount(t, c) == 0 && time.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)

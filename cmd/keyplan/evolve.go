@@ -19,8 +19,7 @@ func diff(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := report.ParseFormat(*format, report.DiffFormats())
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan diff: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan diff: %v", err)
 	}
 	d, lock, code := designAndLock(file, stderr)
 	if d == nil {
@@ -32,8 +31,7 @@ func diff(args []string, stdout, stderr io.Writer) int {
 	}
 	df := patterns.Compare(lock, d)
 	if err := report.WriteDiff(stdout, file, df, f); err != nil {
-		fmt.Fprintf(stderr, "keyplan diff: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan diff: %v", err)
 	}
 	if !df.Safe {
 		return exitFindings
@@ -57,13 +55,11 @@ func lock(args []string, stdout, stderr io.Writer) int {
 			for _, x := range errs {
 				fmt.Fprintln(stderr, x)
 			}
-			fmt.Fprintf(stderr, "keyplan lock: the design has %d error(s); %s not written\n", len(errs), path)
-			return exitFindings
+			return fail(stderr, exitFindings, "keyplan lock: the design has %d error(s); %s not written", len(errs), path)
 		}
 		lk = patterns.NewLock(d)
-		if err := writeLock(path, lk); err != nil {
-			fmt.Fprintf(stderr, "keyplan lock: %v\n", err)
-			return exitUsage
+		if err := lk.WriteFile(path); err != nil {
+			return fail(stderr, exitUsage, "keyplan lock: %v", err)
 		}
 		fmt.Fprintf(stdout, "%s: written (the design as first deployed)\n", path)
 		return exitClean
@@ -71,12 +67,10 @@ func lock(args []string, stdout, stderr io.Writer) int {
 	df := patterns.Compare(lk, d)
 	if err := lk.Apply(d, df); err != nil {
 		_ = report.WriteDiff(stderr, file, df, report.Text)
-		fmt.Fprintf(stderr, "keyplan lock: %s untouched: %v\n", path, err)
-		return exitFindings
+		return fail(stderr, exitFindings, "keyplan lock: %s untouched: %v", path, err)
 	}
-	if err := writeLock(path, lk); err != nil {
-		fmt.Fprintf(stderr, "keyplan lock: %v\n", err)
-		return exitUsage
+	if err := lk.WriteFile(path); err != nil {
+		return fail(stderr, exitUsage, "keyplan lock: %v", err)
 	}
 	switch {
 	case lk.Migration != nil:
@@ -86,15 +80,6 @@ func lock(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: up to date\n", path)
 	}
 	return exitClean
-}
-
-// writeLock replaces a lock file atomically (a crash leaves the old one).
-func writeLock(path string, l *patterns.Lock) error {
-	b, err := l.Bytes()
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, b)
 }
 
 // writeAtomic replaces a file atomically (a crash leaves the old one).

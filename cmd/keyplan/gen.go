@@ -20,8 +20,7 @@ func generate(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, "usage: keyplan gen go FILE --package NAME --out DIR\n  typed Go code for the model's design (keyplan gen go --help: its flags)")
 			return exitClean
 		}
-		fmt.Fprintln(stderr, "keyplan gen: expected a language: keyplan gen go FILE --package NAME --out DIR")
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan gen: expected a language: keyplan gen go FILE --package NAME --out DIR")
 	}
 	fs := flag.NewFlagSet("gen go", flag.ContinueOnError)
 	pkg := fs.String("package", "", "the generated package's name (required), e.g. shopdb")
@@ -31,30 +30,25 @@ func generate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *pkg == "" || *out == "" {
-		fmt.Fprintln(stderr, "keyplan gen go: --package and --out are required")
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan gen go: --package and --out are required")
 	}
 	d, code := design(file, stderr)
 	if d == nil {
 		return code
 	}
 	if findings(d.Diagnostics, false) != exitClean {
-		fmt.Fprintf(stderr, "keyplan gen go: %s has errors (keyplan check %s): no code is generated from a design that fails its checks\n", file, file)
-		return exitFindings
+		return fail(stderr, exitFindings, "keyplan gen go: %s has errors (keyplan check %s): no code is generated from a design that fails its checks", file, file)
 	}
 	src, err := gen.Go(d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file)})
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan gen go: %s: %v\n", file, err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan gen go: %s: %v", file, err)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintf(stderr, "keyplan gen go: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan gen go: %v", err)
 	}
 	path := filepath.Join(*out, genFile)
 	if err := writeAtomic(path, src); err != nil {
-		fmt.Fprintf(stderr, "keyplan gen go: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan gen go: %v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (package %s, %d bytes)\n", path, *pkg, len(src))
 	return exitClean

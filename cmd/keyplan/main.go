@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,44 +22,12 @@ const (
 	exitUsage    = 2
 )
 
-const usage = `keyplan: DynamoDB single-table design from access patterns
-
-usage:
-  keyplan plan FILE... [--format text|json|markdown] [--strict]
-               [--replica REGION[:table=RCU,GSI1=RCU...]]...
-      design (or check a hand-made layout) and print the plan; with
-      replicas, the estimate of every region
-  keyplan check FILE... [--format text|json|sarif] [--strict]
-      run the design checks (for CI; sarif for code-scanning UIs)
-  keyplan diff FILE [--format text|json|markdown]
-      compare the model with its lock (FILE.lock.json): every change
-      classified, and the phases that deploy it; exit 0 when it deploys
-      in one step with no backfill, 1 when it needs a migration or is refused
-  keyplan lock FILE
-      record the plan in the lock: accept a one-step change, or start a
-      migration; refuse (exit 1, lock untouched) what would strand data
-  keyplan migrate FILE --table NAME [--endpoint URL] [--segments N] [--max-wcu N]
-                 [--checkpoint FILE] [--apply-indexes] [--verify]
-      backfill the lock's current migration phase on the table (resumable,
-      rate-limited, safe under concurrent writes), then advance the lock
-  keyplan validate FILE [--engine memory|dynalite] [--endpoint URL] [--table NAME]
-                 [--keep] [--existing]
-      create the table on a DynamoDB engine (in process unless --engine,
-      --endpoint or $KEYPLAN_DYNAMODB_ENDPOINT), load the model's examples,
-      and prove each expected read returns exactly its items, in one request;
-      --existing runs the reads against a table that already holds them
-  keyplan gen go FILE --package NAME --out DIR
-      typed Go code for the design: a struct per entity, a method per
-      pattern, the design embedded (DIR/keyplan.gen.go)
-  keyplan schema
-      print the JSON Schema of model files, for editors
-  keyplan version
-      the module version keyplan was built from
-  keyplan help
-      this text (COMMAND --help: its flags)
-
-exit codes: 0 clean, 1 findings (errors; warnings too with --strict), 2 unusable input or usage
-`
+// usage is keyplan help: every command, its flags in short, and the exit
+// codes (doc.go lists the commands too; TestUsageListsEveryCommand holds
+// them to the command table).
+//
+//go:embed usage.txt
+var usage string
 
 // memoryLimit is the soft memory limit the CLI runs under (unless
 // GOMEMLIMIT says otherwise): the garbage collector works harder near it,
@@ -72,47 +41,53 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// commands are keyplan's commands by name, each given the arguments after
+// it.
+var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
+	"plan": plan, "check": check, "validate": validate, "diff": diff, "lock": lock, "migrate": migrate, "gen": generate,
+	"schema": schema, "help": help, "version": printVersion,
+}
+
 func run(args []string, stdout, stderr io.Writer) int {
-	stdout, stderr = terminal{stdout}, terminal{stderr}
+	stdout, stderr = report.Terminal(stdout), report.Terminal(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
-	switch args[0] {
-	case "plan":
-		return plan(args[1:], stdout, stderr)
-	case "check":
-		return check(args[1:], stdout, stderr)
-	case "validate":
-		return validate(args[1:], stdout, stderr)
-	case "diff":
-		return diff(args[1:], stdout, stderr)
-	case "lock":
-		return lock(args[1:], stdout, stderr)
-	case "migrate":
-		return migrate(args[1:], stdout, stderr)
-	case "gen":
-		return generate(args[1:], stdout, stderr)
-	case "schema":
-		if len(args) > 1 && slices.Contains([]string{"-h", "-help", "--help"}, args[1]) {
-			fmt.Fprintln(stdout, "usage: keyplan schema\n  print the JSON Schema of model files, for editors")
-			return exitClean
-		}
-		if len(args) > 1 {
-			fmt.Fprintf(stderr, "keyplan schema: takes no arguments\n")
-			return exitUsage
-		}
-		_, _ = stdout.Write(patterns.Schema())
-		return exitClean
-	case "help", "-h", "--help", "-help":
-		fmt.Fprint(stdout, usage)
-		return exitClean
-	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "keyplan", version())
-		return exitClean
+	name := args[0]
+	switch name {
+	case "-h", "--help", "-help":
+		name = "help"
+	case "--version", "-version":
+		name = "version"
+	}
+	if cmd, ok := commands[name]; ok {
+		return cmd(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "keyplan: unknown command %q\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+func schema(args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
+		fmt.Fprintln(stdout, "usage: keyplan schema\n  print the JSON Schema of model files, for editors")
+		return exitClean
+	case len(args) > 0:
+		return fail(stderr, exitUsage, "keyplan schema: takes no arguments")
+	}
+	_, _ = stdout.Write(patterns.Schema())
+	return exitClean
+}
+
+func help(_ []string, stdout, _ io.Writer) int {
+	fmt.Fprint(stdout, usage)
+	return exitClean
+}
+
+func printVersion(_ []string, stdout, _ io.Writer) int {
+	fmt.Fprintln(stdout, "keyplan", version())
+	return exitClean
 }
 
 // parse reads flags that may come before or after the one FILE
@@ -160,11 +135,20 @@ func parseFiles(fs *flag.FlagSet, args []string, stdout, stderr io.Writer, many 
 	return files, -1
 }
 
-// each runs one file's command over several, returning the worst code.
-func each(files []string, one func(file string) int) int {
+// eachDesign plans each file and hands the design to write; the exit code
+// is the worst over the files: 2 for unusable input, 1 for findings
+// (errors; warnings too when strict).
+func eachDesign(cmd string, files []string, strict bool, stderr io.Writer, write func(file string, d *patterns.Design) error) int {
 	worst := exitClean
-	for _, f := range files {
-		worst = max(worst, one(f))
+	for _, file := range files {
+		d, code := design(file, stderr)
+		if d != nil {
+			code = findings(d.Diagnostics, strict)
+			if err := write(file, d); err != nil {
+				code = fail(stderr, exitUsage, "keyplan %s: %v", cmd, err)
+			}
+		}
+		worst = max(worst, code)
 	}
 	return worst
 }
@@ -182,27 +166,17 @@ func plan(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := report.ParseFormat(*format, report.PlanFormats())
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan plan: %v", err)
 	}
-	return each(files, func(file string) int {
-		d, code := design(file, stderr)
-		if d == nil {
-			return code
-		}
+	return eachDesign("plan", files, *strict, stderr, func(file string, d *patterns.Design) error {
 		if len(replicas) > 0 && d.Cost != nil {
 			reads, err := replicas.reads(d.Cost)
 			if err != nil {
-				fmt.Fprintf(stderr, "keyplan plan: %s: --replica %v\n", file, err)
-				return exitUsage
+				return fmt.Errorf("%s: --replica %v", file, err)
 			}
 			d.Cost.AllRegions = d.Cost.Global(reads)
 		}
-		if err := report.Write(stdout, d, f); err != nil {
-			fmt.Fprintf(stderr, "keyplan plan: %v\n", err)
-			return exitUsage
-		}
-		return findings(d.Diagnostics, *strict)
+		return report.Write(stdout, d, f)
 	})
 }
 
@@ -224,19 +198,10 @@ func check(args []string, stdout, stderr io.Writer) int {
 	}
 	f, err := report.ParseFormat(*format, report.FindingFormats())
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan check: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan check: %v", err)
 	}
-	return each(files, func(file string) int {
-		d, code := design(file, stderr)
-		if d == nil {
-			return code
-		}
-		if err := report.WriteFindings(stdout, d.Source, d.Diagnostics, f); err != nil {
-			fmt.Fprintf(stderr, "keyplan check: %v\n", err)
-			return exitUsage
-		}
-		return findings(d.Diagnostics, *strict)
+	return eachDesign("check", files, *strict, stderr, func(_ string, d *patterns.Design) error {
+		return report.WriteFindings(stdout, d.Source, d.Diagnostics, f)
 	})
 }
 
@@ -251,19 +216,7 @@ func design(file string, stderr io.Writer) (*patterns.Design, int) {
 // designAndLock loads a model and its lock (nil when there is none) and
 // plans the model with the lock.
 func designAndLock(file string, stderr io.Writer) (*patterns.Design, *patterns.Lock, int) {
-	m, err := patterns.Load(file)
-	if err != nil {
-		printErr(stderr, err)
-		return nil, nil, exitUsage
-	}
-	var lock *patterns.Lock
-	if file != "-" { // a model on stdin has no lock beside it
-		if lock, err = patterns.LoadLock(patterns.LockPath(file)); err != nil {
-			printErr(stderr, err)
-			return nil, nil, exitUsage
-		}
-	}
-	d, err := patterns.PlanLocked(m, lock)
+	d, lock, err := patterns.Open(file)
 	if err != nil {
 		printErr(stderr, err)
 		return nil, nil, exitUsage
@@ -308,4 +261,10 @@ func findings(ds []patterns.Diagnostic, strict bool) int {
 		}
 	}
 	return exitClean
+}
+
+// fail prints a message (a line) and returns the exit code.
+func fail(w io.Writer, code int, format string, args ...any) int {
+	fmt.Fprintf(w, format+"\n", args...)
+	return code
 }

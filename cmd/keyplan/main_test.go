@@ -186,7 +186,7 @@ func TestPlanReplicas(t *testing.T) {
 	var primary, others float64
 	for _, l := range d.Cost.Indexes {
 		primary += patterns.ProvisionedUnits(l.ReadUnits)
-		if l.Name != patterns.Table {
+		if l.Name != patterns.BaseIndex {
 			others += patterns.ProvisionedUnits(l.ReadUnits)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -17,27 +16,26 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
+	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // migrateFlags are keyplan migrate's options.
 type migrateFlags struct {
-	endpoint, table, checkpoint string
-	segments                    int
-	maxWCU                      float64
-	pageSize                    int
-	applyIndexes, verify        bool
-	progress                    time.Duration
+	file, endpoint, table, checkpoint string
+	segments                          int
+	maxWCU                            float64
+	pageSize                          int
+	applyIndexes, verify              bool
+	progress                          time.Duration
 }
 
 func migrate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
 	var o migrateFlags
-	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(dynalite.EnvEndpoint), "DynamoDB endpoint URL (default: $"+dynalite.EnvEndpoint+", else AWS with the default credentials and region)")
+	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
 	fs.StringVar(&o.table, "table", "", "the table's physical name (required)")
 	fs.IntVar(&o.segments, "segments", 0, "parallel Scan segments (default: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.maxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
@@ -45,123 +43,172 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
 	fs.BoolVar(&o.applyIndexes, "apply-indexes", false, "create and delete the phase's GSIs with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
 	fs.BoolVar(&o.verify, "verify", false, "write nothing: check that every item is as the phase needs (after the construct's backfill job ran), and advance the lock if so")
-	fs.DurationVar(&o.progress, "progress", 10*time.Second, "how often to print progress when stderr is not a terminal (0: never)")
+	fs.DurationVar(&o.progress, "progress", 10*time.Second, "how often to print progress (0: never)")
 	file, code := parse(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
-	switch {
-	case o.table == "":
-		fmt.Fprintln(stderr, "keyplan migrate: --table NAME is required (the table's physical name)")
-		return exitUsage
-	case !patterns.ValidTableName(o.table):
-		fmt.Fprintf(stderr, "keyplan migrate: --table %q: expected 3-255 characters of [a-zA-Z0-9_.-]\n", o.table)
-		return exitUsage
-	case o.segments < 0 || o.segments > 1_000_000:
-		fmt.Fprintf(stderr, "keyplan migrate: --segments %d: expected 1 to 1000000\n", o.segments)
-		return exitUsage
-	case o.maxWCU < 0:
-		fmt.Fprintf(stderr, "keyplan migrate: --max-wcu %v: expected a positive number\n", o.maxWCU)
-		return exitUsage
-	case o.pageSize < 1 || o.pageSize > 10000:
-		fmt.Fprintf(stderr, "keyplan migrate: --page-size %d: expected 1 to 10000\n", o.pageSize)
-		return exitUsage
+	o.file = file
+	if msg := o.problem(); msg != "" {
+		return fail(stderr, exitUsage, "keyplan migrate: %s", msg)
 	}
 	if o.checkpoint == "" {
 		o.checkpoint = strings.TrimSuffix(file, filepath.Ext(file)) + ".migrate." + o.table + ".json"
 	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
+	lk, code := o.migration(stderr)
+	if lk == nil {
 		return code
-	}
-	lockPath := patterns.LockPath(file)
-	switch {
-	case lk == nil:
-		fmt.Fprintf(stderr, "keyplan migrate: %s has no lock (%s): nothing is deployed to migrate\n", file, lockPath)
-		return exitUsage
-	case lk.Migration == nil:
-		fmt.Fprintf(stderr, "keyplan migrate: no migration in progress in %s (keyplan diff %s shows what would start one; keyplan lock %s starts it)\n", lockPath, file, file)
-		return exitUsage
-	case !lk.Accepts(d):
-		fmt.Fprintf(stderr, "keyplan migrate: %s is not the model the migration in %s leads to: keyplan diff %s shows the difference\n", file, lockPath, file)
-		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	client, err := migrateClient(ctx, o.endpoint)
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		return exitUsage
+		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
 	}
-	for lk.Migration != nil {
-		mg := lk.Migration
-		phase := mg.Phases[mg.Current]
-		name := fmt.Sprintf("phase %d of %d", mg.Current+1, len(mg.Phases))
-		desc, err := phaseReady(ctx, client, o, lk, stderr)
-		if err != nil {
-			fmt.Fprintf(stderr, "keyplan migrate: %s, %s: %v\n", o.table, name, err)
-			if ctx.Err() != nil {
-				return exitFindings
-			}
-			return exitUsage
+	for {
+		if code := o.phase(ctx, client, lk, stdout, stderr); code != exitClean {
+			return code
 		}
-		if len(phase.Backfill) > 0 {
-			code := backfill(ctx, client, o, lk, desc, name, stdout, stderr)
-			if code != exitClean {
-				return code
-			}
-		} else {
-			fmt.Fprintf(stdout, "%s: nothing to backfill (%s)\n", name, phaseText(phase))
-		}
-		if err := lk.Advance(); err != nil {
-			fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-			return exitUsage
-		}
-		if err := writeLock(lockPath, lk); err != nil {
-			fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-			return exitUsage
-		}
-		if lk.Migration == nil {
-			fmt.Fprintf(stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, o.table)
-			return exitClean
-		}
-		next := lk.Migration.Phases[lk.Migration.Current]
-		fmt.Fprintf(stdout, "%s: at phase %d of %d (%s)\n", lockPath, lk.Migration.Current+1, len(lk.Migration.Phases), phaseText(next))
-		if !o.applyIndexes {
-			fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", file, o.table)
-			return exitClean
+		if code, more := o.advance(lk, stdout, stderr); !more {
+			return code
 		}
 	}
-	return exitClean
 }
 
-// phaseText says what a phase deploys.
-func phaseText(p *patterns.Phase) string {
-	var parts []string
-	for _, c := range p.Create {
-		parts = append(parts, "create "+c)
+// problem says what is wrong with the flags ("" when nothing).
+func (o *migrateFlags) problem() string {
+	switch {
+	case o.table == "":
+		return "--table NAME is required (the table's physical name)"
+	case !patterns.ValidTableName(o.table):
+		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
+	case o.segments < 0 || o.segments > 1_000_000:
+		return fmt.Sprintf("--segments %d: expected 1 to 1000000", o.segments)
+	case dynamo.CheckMaxWCU(o.maxWCU) != nil:
+		return fmt.Sprintf("--max-wcu %v", dynamo.CheckMaxWCU(o.maxWCU))
+	case o.pageSize < 1 || o.pageSize > 10000:
+		return fmt.Sprintf("--page-size %d: expected 1 to 10000", o.pageSize)
 	}
-	for _, c := range p.Delete {
-		parts = append(parts, "delete "+c)
+	return ""
+}
+
+// migration opens the model and its lock, which must be in the middle of
+// a migration to the model's design.
+func (o *migrateFlags) migration(stderr io.Writer) (*patterns.Lock, int) {
+	d, lk, code := designAndLock(o.file, stderr)
+	if d == nil {
+		return nil, code
 	}
-	if len(p.Backfill) > 0 {
-		parts = append(parts, "backfill "+strings.Join(p.Backfill, ", "))
+	lockPath := patterns.LockPath(o.file)
+	switch {
+	case lk == nil:
+		fmt.Fprintf(stderr, "keyplan migrate: %s has no lock (%s): nothing is deployed to migrate\n", o.file, lockPath)
+	case lk.Migration == nil:
+		fmt.Fprintf(stderr, "keyplan migrate: no migration in progress in %s (keyplan diff %s shows what would start one; keyplan lock %s starts it)\n", lockPath, o.file, o.file)
+	case !lk.Accepts(d):
+		fmt.Fprintf(stderr, "keyplan migrate: %s is not the model the migration in %s leads to: keyplan diff %s shows the difference\n", o.file, lockPath, o.file)
+	default:
+		return lk, exitClean
 	}
-	if len(parts) == 0 {
-		ttl := p.TTL
-		if ttl == "" {
-			ttl = "off"
+	return nil, exitUsage
+}
+
+// phaseName names the lock's current phase: "phase 2 of 3".
+func phaseName(lk *patterns.Lock) string {
+	return fmt.Sprintf("phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases))
+}
+
+// phase waits for the table to be at the lock's current phase, then
+// backfills it (or verifies it); exit 0 when every item is as it needs.
+func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patterns.Lock, stdout, stderr io.Writer) int {
+	name, phase := phaseName(lk), lk.Migration.Phases[lk.Migration.Current]
+	t, err := dynamo.PhaseReady(ctx, c, o.table, lk, dynamo.PhaseOptions{Apply: o.applyIndexes, Log: func(msg string) { fmt.Fprintln(stderr, msg) }})
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan migrate: %s, %s: %v\n", o.table, name, err)
+		if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); ok {
+			fmt.Fprintln(stderr, "  on a local engine, --apply-indexes applies them")
 		}
-		parts = append(parts, "TTL "+ttl)
+		if ctx.Err() != nil {
+			return exitFindings
+		}
+		return exitUsage
 	}
-	return strings.Join(parts, "; ")
+	if len(phase.Backfill) == 0 {
+		fmt.Fprintf(stdout, "%s: nothing to backfill (%s)\n", name, phase)
+		return exitClean
+	}
+	r, err := dynamo.NewRekeyer(lk, c, o.table)
+	if err != nil {
+		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
+	}
+	r.DryRun = o.verify
+	opts := dynamo.BackfillOptions{Segments: o.segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint,
+		Progress: func(p dynamo.BackfillProgress) { fmt.Fprintln(stderr, p.Line(aws.ToInt64(t.ItemCount))) }, ProgressEvery: o.progress}
+	if opts.Segments == 0 {
+		opts.Segments = dynamo.SegmentsFor(t, o.checkpoint)
+	}
+	if o.verify {
+		opts.Checkpoint = ""
+	}
+	fmt.Fprintf(stdout, "%s: %s %s (%s) of %s with %d segment(s)%s\n", name, map[bool]string{false: "backfilling", true: "verifying"}[o.verify],
+		strings.Join(phase.Backfill, ", "), phase, o.table, opts.Segments, limitText(o.maxWCU))
+	start := time.Now()
+	res, err := r.Backfill(ctx, c, opts)
+	if res != nil {
+		fmt.Fprintln(stdout, name, res.Summary(time.Since(start), o.verify))
+	}
+	return o.outcome(ctx, name, res, err, stderr)
+}
+
+// outcome says how a backfill ended: exit 0 only when it is complete.
+func (o *migrateFlags) outcome(ctx context.Context, name string, res *dynamo.BackfillResult, err error, stderr io.Writer) int {
+	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintf(stderr, "keyplan migrate: interrupted; the progress is in %s: run the same command again to resume\n", o.checkpoint)
+	case err != nil:
+		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
+		if !o.verify {
+			fmt.Fprintf(stderr, "the progress is in %s: run the same command again to resume\n", o.checkpoint)
+		}
+	case res.Complete() != nil:
+		for _, f := range res.Failed {
+			fmt.Fprintf(stderr, "  %v\n", f)
+		}
+		fmt.Fprintf(stderr, "keyplan migrate: %v; the lock stays at %s\n", res.Complete(), name)
+	default:
+		return exitClean
+	}
+	return exitFindings
+}
+
+// advance records the phase as done in the lock; more is true when
+// migrate goes on with the next phase (--apply-indexes).
+func (o *migrateFlags) advance(lk *patterns.Lock, stdout, stderr io.Writer) (code int, more bool) {
+	lockPath := patterns.LockPath(o.file)
+	err := lk.Advance()
+	if err == nil {
+		err = lk.WriteFile(lockPath)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
+		return exitUsage, false
+	}
+	if lk.Migration == nil {
+		fmt.Fprintf(stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, o.table)
+		return exitClean, false
+	}
+	fmt.Fprintf(stdout, "%s: at %s (%s)\n", lockPath, phaseName(lk), lk.Migration.Phases[lk.Migration.Current])
+	if !o.applyIndexes {
+		fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", o.file, o.table)
+	}
+	return exitClean, o.applyIndexes
 }
 
 // migrateClient is a client for a long backfill: an endpoint's (local
 // engines), or AWS's with the default credential chain and region.
 func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
 	if endpoint != "" {
-		return dynamodb.New(newClient(endpoint, defaultRequestTimeout).Options(), dynamo.PatientRetries), nil
+		return dynamodb.New(localengine.Client(endpoint, 0).Options(), dynamo.PatientRetries), nil
 	}
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -173,282 +220,9 @@ func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, erro
 	return dynamodb.NewFromConfig(cfg, dynamo.PatientRetries), nil
 }
 
-// phaseReady checks that the table is deployed at the lock's current
-// phase: the design's base key, the phase's GSIs (each ACTIVE: it waits
-// while DynamoDB builds one) and no other. With --apply-indexes it brings
-// the GSIs there itself.
-func phaseReady(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *patterns.Lock, stderr io.Writer) (*types.TableDescription, error) {
-	mg := lk.Migration
-	want := mg.Phases[mg.Current].Indexes
-	applied := false
-	waited := false
-	pause := 500 * time.Millisecond
-	for {
-		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(o.table)})
-		var nf *types.ResourceNotFoundException
-		if errors.As(err, &nf) {
-			return nil, errors.New("no such table")
-		}
-		if err != nil {
-			return nil, err
-		}
-		t := out.Table
-		if t == nil {
-			return nil, errors.New("the engine described no table")
-		}
-		if err := sameBaseKey(t, lk.Accepted); err != nil {
-			return nil, err
-		}
-		var missing, extra, building []string
-		have := map[string]types.GlobalSecondaryIndexDescription{}
-		for _, g := range t.GlobalSecondaryIndexes {
-			have[aws.ToString(g.IndexName)] = g
-		}
-		for _, ix := range want {
-			g, ok := have[ix.Name]
-			if !ok {
-				missing = append(missing, ix.Name)
-				continue
-			}
-			if err := sameIndex(g, ix); err != nil {
-				return nil, err
-			}
-			if g.IndexStatus != types.IndexStatusActive {
-				building = append(building, fmt.Sprintf("%s (%s)", ix.Name, g.IndexStatus))
-			}
-		}
-		for n := range have {
-			if !slices.ContainsFunc(want, func(ix *patterns.PhaseIndex) bool { return ix.Name == n }) {
-				extra = append(extra, n)
-			}
-		}
-		slices.Sort(extra)
-		if (len(missing) > 0 || len(extra) > 0) && o.applyIndexes && !applied {
-			fmt.Fprintf(stderr, "applying the phase's indexes (create %v, delete %v)\n", missing, extra)
-			if err := dynamo.ApplyIndexes(ctx, c, o.table, want); err != nil {
-				return nil, err
-			}
-			applied = true
-			continue
-		}
-		switch {
-		case len(missing) > 0:
-			return nil, fmt.Errorf("%s does not exist: deploy the phase first (cdk deploy), or --apply-indexes on a local engine; keyplan writes no keys for an index that is not there", strings.Join(missing, ", "))
-		case len(extra) > 0:
-			return nil, fmt.Errorf("%s still exists, which the phase does not have: deploy the phase first (cdk deploy), or --apply-indexes on a local engine", strings.Join(extra, ", "))
-		case len(building) > 0 || t.TableStatus != types.TableStatusActive:
-			if !waited {
-				fmt.Fprintf(stderr, "waiting for %s %s to be ACTIVE (DynamoDB is building it; Ctrl-C stops)\n", o.table, strings.Join(building, ", "))
-				waited = true
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(pause):
-			}
-			pause = min(2*pause, 5*time.Second)
-			continue
-		}
-		return t, nil
-	}
-}
-
-func sameBaseKey(t *types.TableDescription, d *patterns.Design) error {
-	if pk, sk := keyNames(t.KeySchema); pk != d.PK || sk != d.SK {
-		return fmt.Errorf("its key is %s/%s, not the design's %s/%s: not this model's table", pk, sk, d.PK, d.SK)
-	}
-	return nil
-}
-
-func sameIndex(g types.GlobalSecondaryIndexDescription, ix *patterns.PhaseIndex) error {
-	if pk, sk := keyNames(g.KeySchema); pk != ix.PK || sk != ix.SK {
-		return fmt.Errorf("%s is keyed %s/%s, the phase's %s/%s: not this model's table", ix.Name, pk, sk, ix.PK, ix.SK)
-	}
-	return nil
-}
-
-// keyNames reads a key schema's partition and sort key attributes.
-func keyNames(schema []types.KeySchemaElement) (pk, sk string) {
-	for _, k := range schema {
-		if k.KeyType == types.KeyTypeHash {
-			pk = aws.ToString(k.AttributeName)
-		} else {
-			sk = aws.ToString(k.AttributeName)
-		}
-	}
-	return pk, sk
-}
-
-// backfill runs the phase's backfill with progress, then prints the
-// summary; exit 0 when every item is done.
-func backfill(ctx context.Context, c *dynamodb.Client, o migrateFlags, lk *patterns.Lock, t *types.TableDescription, name string, stdout, stderr io.Writer) int {
-	r, err := dynamo.NewRekeyer(lk, c, o.table)
-	if err != nil {
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		return exitUsage
-	}
-	r.DryRun = o.verify
-	segments := o.segments
-	if segments == 0 {
-		segments = dynamo.DefaultSegments(t)
-		if cp, _ := dynamo.ReadCheckpoint(o.checkpoint); cp != nil {
-			segments = cp.Segments // resume as it was started
-		}
-	}
-	what := "backfilling"
-	if o.verify {
-		what = "verifying"
-	}
-	fmt.Fprintf(stdout, "%s: %s %s (%s) of %s with %d segment(s)%s\n", name, what, strings.Join(lk.Migration.Phases[lk.Migration.Current].Backfill, ", "),
-		phaseText(lk.Migration.Phases[lk.Migration.Current]), o.table, segments, limitText(o.maxWCU))
-	p := newProgress(stderr, o.progress, aws.ToInt64(t.ItemCount), r)
-	start := time.Now()
-	opts := dynamo.BackfillOptions{Segments: segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint}
-	if o.verify {
-		opts.Checkpoint = ""
-	}
-	res, err := r.Backfill(ctx, c, opts)
-	p.stop()
-	if res != nil {
-		summary(stdout, name, res, time.Since(start), o.verify)
-	}
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "keyplan migrate: interrupted; the progress is in %s: run the same command again to resume\n", o.checkpoint)
-		return exitFindings
-	case err != nil:
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		if !o.verify {
-			fmt.Fprintf(stderr, "the progress is in %s: run the same command again to resume\n", o.checkpoint)
-		}
-		return exitFindings
-	case res.Stats.Failed > 0:
-		for _, f := range res.Failed {
-			fmt.Fprintf(stderr, "  %v\n", f)
-		}
-		fmt.Fprintf(stderr, "keyplan migrate: %d item(s) could not be rewritten; the lock stays at %s (fix them and run again)\n", res.Stats.Failed, name)
-		return exitFindings
-	case res.Stats.Pending > 0:
-		fmt.Fprintf(stderr, "keyplan migrate: %d item(s) still need the phase's keys: the backfill is not complete; the lock stays at %s\n", res.Stats.Pending, name)
-		return exitFindings
-	}
-	return exitClean
-}
-
 func limitText(wcu float64) string {
 	if wcu == 0 {
 		return ""
 	}
 	return fmt.Sprintf(", at most %g WCU/s", wcu)
-}
-
-func summary(w io.Writer, name string, res *dynamo.BackfillResult, took time.Duration, verify bool) {
-	s := res.Stats
-	resumed := ""
-	if res.Resumed {
-		resumed = " (resumed: counts include the stopped runs)"
-	}
-	if verify {
-		fmt.Fprintf(w, "%s verified in %s: %s items scanned, %s already right, %s still to rewrite, %s of other entities\n",
-			name, took.Round(time.Millisecond), num(s.Scanned), num(s.Unchanged), num(s.Pending), num(s.Skipped))
-		return
-	}
-	rate := float64(s.Scanned-res.Before.Scanned) / max(took.Seconds(), 0.001)
-	fmt.Fprintf(w, "%s backfilled in %s%s: %s items scanned, %s rewritten, %s already right, %s of other entities, %s re-read after a concurrent write, %s deleted meanwhile, %s failed; %s write units, %s items/s\n",
-		name, took.Round(time.Millisecond), resumed, num(s.Scanned), num(s.Rewritten), num(s.Unchanged), num(s.Skipped), num(s.Conflicts), num(s.Deleted), num(s.Failed),
-		num(s.MilliWCU/1000), num(int64(rate)))
-}
-
-// num writes an integer with thousands separators.
-func num(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// progress reports a backfill as it runs: a bar redrawn in place on a
-// terminal, a line every interval otherwise.
-type progress struct {
-	done chan struct{}
-	end  chan struct{}
-}
-
-func newProgress(w io.Writer, every time.Duration, total int64, r *dynamo.Rekeyer) *progress {
-	p := &progress{done: make(chan struct{}), end: make(chan struct{})}
-	tty := isTerminal(w)
-	if tty {
-		every = 200 * time.Millisecond
-	}
-	if every <= 0 {
-		close(p.end)
-		return p
-	}
-	start := time.Now()
-	base := r.Snapshot().Scanned
-	go func() {
-		defer close(p.end)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
-		for {
-			select {
-			case <-p.done:
-				if tty {
-					fmt.Fprint(w, "\r\033[K")
-				}
-				return
-			case <-tick.C:
-			}
-			s := r.Snapshot()
-			rate := float64(s.Scanned-base) / time.Since(start).Seconds()
-			line := fmt.Sprintf("%s items scanned, %s rewritten, %s items/s", num(s.Scanned), num(s.Rewritten+s.Pending), num(int64(rate)))
-			if total > 0 {
-				frac := min(1, float64(s.Scanned)/float64(total))
-				eta := "?"
-				if rate > 0 {
-					eta = (time.Duration(float64(max(0, total-s.Scanned))/rate) * time.Second).Round(time.Second).String()
-				}
-				line = fmt.Sprintf("%s of ~%s items (%.0f%%), %s rewritten, %s items/s, ETA %s", num(s.Scanned), num(total), frac*100, num(s.Rewritten+s.Pending), num(int64(rate)), eta)
-				if tty {
-					const width = 24
-					n := int(frac * width)
-					line = "[" + strings.Repeat("#", n) + strings.Repeat(" ", width-n) + "] " + line
-				}
-			}
-			if tty {
-				fmt.Fprint(w, "\r\033[K"+line)
-			} else {
-				fmt.Fprintln(w, line)
-			}
-		}
-	}()
-	return p
-}
-
-func (p *progress) stop() {
-	select {
-	case <-p.end:
-		return
-	default:
-	}
-	close(p.done)
-	<-p.end
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -93,7 +93,7 @@ func newShopMigration(t testing.TB, n int) *shopMigration {
 		t.Fatal(err)
 	}
 	sm.table = fmt.Sprintf("migrate-%d", tableSeq.Add(1))
-	sm.client = newClient(engine(t), 0)
+	sm.client = localengine.Client(engine(t), 0)
 	sm.load(t, sm.table, n)
 	return sm
 }
@@ -225,6 +225,7 @@ func TestMigrateRefuses(t *testing.T) {
 		{"bad table name", []string{sm.model, "--table", "a b", "--endpoint", ep}, `--table "a b": expected`},
 		{"bad segments", []string{sm.model, "--table", sm.table, "--segments", "-1"}, "--segments -1: expected"},
 		{"bad rate", []string{sm.model, "--table", sm.table, "--max-wcu", "-5"}, "--max-wcu -5: expected"},
+		{"NaN rate", []string{sm.model, "--table", sm.table, "--max-wcu", "NaN"}, "--max-wcu NaN: expected a finite number"},
 		{"no lock", []string{other, "--table", sm.table, "--endpoint", ep}, "has no lock"},
 		{"no such table", []string{sm.model, "--table", "nope-" + sm.table, "--endpoint", ep}, "no such table"},
 		{"the phase is not deployed", []string{sm.model, "--table", before, "--endpoint", ep}, "GSI3 does not exist: deploy the phase first (cdk deploy)"},
@@ -441,7 +442,7 @@ func TestMigrateWaitsForTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newClient(slow.Endpoint, 0)
+	c := localengine.Client(slow.Endpoint, 0)
 	if _, err := c.CreateTable(context.Background(), dynamo.LockTableInput(lock, "slow")); err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"io"
 	"os"
 	"os/signal"
@@ -14,45 +12,34 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
+// validateFlags are keyplan validate's options.
+type validateFlags struct {
+	endpoint, engine, table string
+	keep, existing          bool
+	timeout, deadline       time.Duration
+}
+
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	endpoint := fs.String("endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
-	engineName := fs.String("engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
-	keep := fs.Bool("keep", false, "keep the table afterwards (its name is printed)")
-	table := fs.String("table", "", "the table's name (default: a new keyplan-validate-… name)")
-	existing := fs.Bool("existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
-	timeout := fs.Duration("timeout", defaultRequestTimeout, "the longest one request to the engine may take")
-	deadline := fs.Duration("deadline", 5*time.Minute, "the longest the whole validation may take")
+	var o validateFlags
+	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
+	fs.StringVar(&o.engine, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the table afterwards (its name is printed)")
+	fs.StringVar(&o.table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
+	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
+	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
+	fs.DurationVar(&o.deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
 	file, code := parse(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code
 	}
-	switch {
-	case *existing && *table == "":
-		fmt.Fprintln(stderr, "keyplan validate: --existing needs --table NAME (the table that holds the items)")
-		return exitUsage
-	case *table != "" && !patterns.ValidTableName(*table):
-		fmt.Fprintf(stderr, "keyplan validate: --table %q: expected 3-255 characters of [a-zA-Z0-9_.-]\n", *table)
-		return exitUsage
-	case *existing && *keep:
-		fmt.Fprintln(stderr, "keyplan validate: --existing never deletes the table; --keep is for tables validate creates")
-		return exitUsage
-	case *timeout <= 0 || *deadline <= 0:
-		fmt.Fprintln(stderr, "keyplan validate: --timeout and --deadline: expected a positive duration, e.g. 30s")
-		return exitUsage
-	}
-	if err := localengine.Check(*engineName); err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: --engine (or $%s): %v\n", localengine.EnvEngine, err)
-		return exitUsage
+	if msg := o.problem(); msg != "" {
+		return fail(stderr, exitUsage, "keyplan validate: %s", msg)
 	}
 	d, lk, code := designAndLock(file, stderr)
 	if d == nil {
@@ -62,117 +49,121 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		for _, x := range errs {
 			fmt.Fprintln(stderr, x)
 		}
-		fmt.Fprintf(stderr, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)\n", len(errs), file)
-		return exitFindings
+		return fail(stderr, exitFindings, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)", len(errs), file)
 	}
-	m := d.Model()
-	if m.Examples == nil || len(m.Examples.Expect) == 0 {
-		fmt.Fprintf(stderr, "keyplan validate: %s has no examples.expect: nothing to prove\n", file)
-		return exitUsage
+	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
+		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
 	}
-	if *endpoint == "" {
-		if *existing {
-			fmt.Fprintln(stderr, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $"+localengine.EnvEndpoint)
-			return exitUsage
-		}
-		wd, _ := os.Getwd()
-		if localengine.NeedsInstall(*engineName, wd) {
-			fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(*engineName))
-		}
-		srv, err := localengine.Start(*engineName, wd)
-		if err != nil {
-			fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", *engineName, err)
-			if hint := localengine.Hint(err); hint != "" {
-				fmt.Fprintf(stderr, "  %s\n", hint)
-			}
-			return exitUsage
-		}
-		defer srv.Stop()
-		*endpoint = srv.Endpoint
+	if o.endpoint == "" && o.existing {
+		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
 	}
-	// SIGINT and SIGTERM cancel the work; what was created is cleaned up
-	// on the way out (the embedded engine dies with keyplan in any case).
+	conn, code := o.connect(stderr)
+	if conn == nil {
+		return code
+	}
+	defer conn.Stop()
+	return o.run(file, d, lk, conn, stdout, stderr)
+}
+
+// problem says what is wrong with a combination of flags ("" when none).
+func (o *validateFlags) problem() string {
+	switch {
+	case o.existing && o.table == "":
+		return "--existing needs --table NAME (the table that holds the items)"
+	case o.table != "" && !patterns.ValidTableName(o.table):
+		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
+	case o.existing && o.keep:
+		return "--existing never deletes the table; --keep is for tables validate creates"
+	case o.timeout <= 0 || o.deadline <= 0:
+		return "--timeout and --deadline: expected a positive duration, e.g. 30s"
+	}
+	if err := localengine.CheckName(o.engine); err != nil {
+		return fmt.Sprintf("--engine (or $%s): %v", localengine.EnvEngine, err)
+	}
+	return ""
+}
+
+// connect connects to --endpoint, or starts the local engine (--engine).
+func (o *validateFlags) connect(stderr io.Writer) (*localengine.Conn, int) {
+	wd, _ := os.Getwd()
+	if o.endpoint == "" && localengine.NeedsInstall(o.engine, wd) {
+		fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(o.engine))
+	}
+	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Dir: wd, Timeout: o.timeout})
+	if err != nil {
+		fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", o.engine, err)
+		if hint := localengine.Hint(err); hint != "" {
+			fmt.Fprintf(stderr, "  %s\n", hint)
+		}
+		return nil, exitUsage
+	}
+	return conn, exitClean
+}
+
+// run proves the design on the engine: on a table it creates (and drops,
+// unless --keep), or on an --existing one. SIGINT and SIGTERM cancel the
+// work; what was created is cleaned up on the way out, and a second
+// signal then ends keyplan at once.
+func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn, stdout, stderr io.Writer) int {
 	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	signalled, stopped := false, false
-	stopSignals := func() { // a second signal then ends keyplan at once
-		if !stopped {
-			signalled, stopped = sigCtx.Err() != nil, true
-			stop()
-		}
-	}
-	ctx, cancel := context.WithTimeout(sigCtx, *deadline)
+	ctx, cancel := context.WithTimeout(sigCtx, o.deadline)
 	defer cancel()
-	defer func() {
-		if stopSignals(); signalled {
-			fmt.Fprintln(stderr, "keyplan validate: interrupted")
-		}
-	}()
-	client := newClient(*endpoint, *timeout)
-	name := *table
+	client, endpoint := conn.Raw, conn.Endpoint
+	name := o.table
 	if name == "" {
 		name = validationTable(d.Table, time.Now())
 	}
-	if !*existing {
-		if *keep {
-			defer fmt.Fprintf(stdout, "kept table %s at %s\n", name, *endpoint)
-		} else {
-			// Registered before the table is created: a table half made
-			// (created, then a failure or a signal) goes too.
-			defer func() {
-				stopSignals()
-				if err := dropTable(client, name, *timeout); err != nil {
-					fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, *endpoint, err)
-				}
-			}()
+	defer func() {
+		interrupted := sigCtx.Err() != nil
+		stop()
+		switch {
+		case o.keep:
+			fmt.Fprintf(stdout, "kept table %s at %s\n", name, endpoint)
+		case !o.existing: // a table half made (created, then a failure or a signal) goes too
+			drop, cancel := context.WithTimeout(context.Background(), dropCleanupTime)
+			defer cancel()
+			if err := dynamo.DropTable(drop, client, name); err != nil {
+				fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, endpoint, err)
+			}
 		}
+		if interrupted {
+			fmt.Fprintln(stderr, "keyplan validate: interrupted")
+		}
+	}()
+	if !o.existing {
 		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			fmt.Fprintf(stderr, "keyplan validate: %s: %v\n", *endpoint, err)
-			return exitUsage
+			return fail(stderr, exitUsage, "keyplan validate: %s: %v", endpoint, err)
 		}
 	}
-	var c dynamo.Client = client
-	if !dynalite.SupportsTransactions(ctx, client) {
+	c := conn.DB
+	if c.Emulated() {
 		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
-		c = dynalite.EmulateTransactions(client)
-	}
-	// A new table proves the model's design; an existing one is read as
-	// it is deployed (during a migration, at the lock's phase).
-	tbl := dynamo.New(d, c, name)
-	if *existing && lk != nil && lk.Migration != nil {
-		tbl = dynamo.NewRollout(lk, c, name)
 	}
 	var rep *dynamo.Report
-	if *existing {
-		rep = dynamo.ValidateExisting(ctx, tbl)
-	} else {
-		rep = dynamo.Validate(ctx, tbl)
+	switch {
+	case !o.existing: // a new table proves the model's design
+		rep = dynamo.Validate(ctx, dynamo.New(d, c, name))
+	case lk != nil && lk.Migration != nil: // an existing one is read as deployed, at the lock's phase
+		rep = dynamo.ValidateExisting(ctx, dynamo.NewRollout(lk, c, name))
+	default:
+		rep = dynamo.ValidateExisting(ctx, dynamo.New(d, c, name))
 	}
-	if ex := d.Model().Examples; *existing && ex != nil && len(ex.Steps) > 0 {
+	if ex := d.Model().Examples; o.existing && len(ex.Steps) > 0 {
 		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
-	for _, err := range rep.LoadErrors {
-		fmt.Fprintf(stdout, "FAIL %v\n", err)
-	}
-	failed := len(rep.LoadErrors)
-	show := func(line string, ok bool, at patterns.Pos) {
-		if !ok {
-			failed++
-			line = at.In(file) + ": " + line
-		}
-		fmt.Fprintln(stdout, line)
-	}
-	for _, r := range rep.Steps {
-		show(r.String(), r.OK(), r.Pos)
-	}
-	for _, r := range rep.Results {
-		show(r.String(), r.OK(), r.Pos)
-	}
+	return printReport(stdout, file, endpoint, rep)
+}
+
+// printReport prints what validate proved, a failure with its place in
+// the model, and the summary; exit 1 when anything failed.
+func printReport(w io.Writer, file, endpoint string, rep *dynamo.Report) int {
+	failed, _ := rep.WriteText(w, file)
 	steps := ""
 	if len(rep.Steps) > 0 {
 		steps = fmt.Sprintf("%d write(s), ", len(rep.Steps))
 	}
-	fmt.Fprintf(stdout, "%s: %d item(s) loaded, %s%d expectation(s), %d failed (%s)\n", file, rep.Loaded, steps, len(rep.Results), failed, strings.TrimPrefix(*endpoint, "http://"))
+	fmt.Fprintf(w, "%s: %d item(s) loaded, %s%d expectation(s), %d failed (%s)\n", file, rep.Loaded, steps, len(rep.Results), failed, strings.TrimPrefix(endpoint, "http://"))
 	if !rep.OK() {
 		return exitFindings
 	}
@@ -192,23 +183,3 @@ func validationTable(model string, now time.Time) string {
 // dropCleanupTime bounds deleting validate's table: a table still being
 // created cannot be deleted, so deleting waits for it.
 const dropCleanupTime = 2 * time.Minute
-
-// dropTable deletes a table validate created, waiting while it is still
-// being created; a table already gone is fine.
-func dropTable(c *dynamodb.Client, name string, timeout time.Duration) error {
-	deadline := time.Now().Add(dropCleanupTime)
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		cancel()
-		var nf *types.ResourceNotFoundException
-		var inUse *types.ResourceInUseException
-		switch {
-		case err == nil || errors.As(err, &nf):
-			return nil
-		case !errors.As(err, &inUse) || time.Now().After(deadline):
-			return err
-		}
-		time.Sleep(wait)
-	}
-}

@@ -150,7 +150,7 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	j.LogGroup.GrantWrite(j.Role)
 	// The rekey engine reads with Scan and writes with conditional
 	// UpdateItem (ALL_OLD on a conflict spares it a GetItem).
-	t.grant(j.Role, []string{"dynamodb:Scan", "dynamodb:UpdateItem"}, patterns.Table)
+	t.grant(j.Role, []string{"dynamodb:Scan", "dynamodb:UpdateItem"}, patterns.BaseIndex)
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(j.Role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"))
 	}

@@ -30,7 +30,7 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 		g = t.grant(grantee, a.Actions, a.Indexes...)
 	}
 	if len(a.Writes) > 0 {
-		w := t.grant(grantee, a.Writes, patterns.Table)
+		w := t.grant(grantee, a.Writes, patterns.BaseIndex)
 		if g == nil {
 			g = w
 		} else {
@@ -51,7 +51,7 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 func (t *Table) grant(grantee awsiam.IGrantable, actions []string, indexes ...string) awsiam.Grant {
 	var resources []*string
 	for _, ix := range indexes {
-		if ix == patterns.Table {
+		if ix == patterns.BaseIndex {
 			resources = append(resources, t.Table.TableArn())
 		} else {
 			resources = append(resources, jsii.String(*t.Table.TableArn()+"/index/"+ix))

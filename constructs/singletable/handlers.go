@@ -399,7 +399,7 @@ func shellFlags(flags []string) []string {
 func (h *StreamHandler) access(t *Table, handler patterns.Handler, bucket awss3.IBucket) {
 	a := t.Design.HandlerAccess(handler)
 	if len(a.TableActions) > 0 {
-		t.grant(h.Role, a.TableActions, patterns.Table)
+		t.grant(h.Role, a.TableActions, patterns.BaseIndex)
 	}
 	if len(a.Reads) > 0 {
 		t.GrantPatterns(h.Role, a.Reads...)

@@ -73,21 +73,12 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 // build plans the model and builds the table, its handlers and its
 // backfill job; a problem leaves Table nil.
 func (t *Table) build() {
-	m, err := t.model()
+	d, lock, err := t.plan()
 	if err != nil {
 		t.fail(err)
 		return
 	}
-	lock, err := t.lock()
-	if err != nil {
-		t.fail(err)
-		return
-	}
-	d, err := patterns.PlanLocked(m, lock)
-	if err != nil {
-		t.fail(err)
-		return
-	}
+	m := d.Model()
 	if lock == nil {
 		lock = patterns.NewLock(d)
 		t.warn(NoLockWarning, NoLockWarning, "table "+m.Table, fmt.Sprintf(
@@ -114,8 +105,24 @@ func (t *Table) build() {
 // a lock (Props.Acknowledge takes it, for a table never deployed).
 const NoLockWarning = "keyplan:NoLock"
 
-// lock is Props.Lock, or read from Props.LockFile, or from the model's
-// own lock file when it has one; nil when there is none.
+// plan plans the model with its lock (stable planning), as keyplan's
+// commands do (patterns.Open).
+func (t *Table) plan() (*patterns.Design, *patterns.Lock, error) {
+	m, err := t.model()
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := t.lock()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := patterns.PlanLocked(m, lock)
+	return d, lock, err
+}
+
+// lock is Props.Lock, or read from Props.LockFile, or the lock beside
+// Props.ModelFile when it has one (patterns.LockBeside); nil when there
+// is none.
 func (t *Table) lock() (*patterns.Lock, error) {
 	p := t.props
 	switch {
@@ -128,7 +135,7 @@ func (t *Table) lock() (*patterns.Lock, error) {
 		}
 		return l, err
 	case p.ModelFile != "":
-		return patterns.LoadLock(patterns.LockPath(p.ModelFile))
+		return patterns.LockBeside(p.ModelFile)
 	}
 	return nil, nil
 }

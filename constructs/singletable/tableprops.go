@@ -323,10 +323,10 @@ func (t *Table) replicaReads(d *patterns.Design, i int, r Replica, rp *awsdynamo
 	}
 	if r.Read != nil {
 		before := len(*ps)
-		o := scaled(ps, fmt.Sprintf("Replicas[%d].Read", i), *r.Read, load[patterns.Table])
+		o := scaled(ps, fmt.Sprintf("Replicas[%d].Read", i), *r.Read, load[patterns.BaseIndex])
 		if len(*ps) == before { // CDK throws on bad capacity
 			rp.ReadCapacity = awsdynamodb.Capacity_Autoscaled(o)
-			rr.Read[patterns.Table] = *o.MinCapacity
+			rr.Read[patterns.BaseIndex] = *o.MinCapacity
 		}
 	}
 	names := make([]string, 0, len(r.Indexes))
@@ -405,7 +405,7 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2, ps *p
 		load[l.Name] = l
 	}
 	deployed, _ := t.Lock.Deployed()
-	table := load[patterns.Table]
+	table := load[patterns.BaseIndex]
 	read := scaled(ps, "Billing.Read", b.Read, table.ReadUnits)
 	write := scaled(ps, "Billing.Write", b.Write, table.WriteUnits)
 	indexes := map[string][2]*awsdynamodb.AutoscaledCapacityOptions{}

@@ -27,14 +27,27 @@ import (
 // TransactWriteItems works on engines without it.
 type Transactions struct {
 	*dynamodb.Client
-	mu   sync.Mutex
-	keys map[string][]string
+	// native sends TransactWriteItems to the engine (Probe found it).
+	native bool
+	mu     sync.Mutex
+	keys   map[string][]string
 }
 
 // EmulateTransactions returns c with TransactWriteItems emulated.
 func EmulateTransactions(c *dynamodb.Client) *Transactions {
 	return &Transactions{Client: c, keys: map[string][]string{}}
 }
+
+// Probe returns c with TransactWriteItems emulated only when the engine
+// behind it lacks it (SupportsTransactions): the engine's own otherwise.
+func Probe(ctx context.Context, c *dynamodb.Client) *Transactions {
+	t := EmulateTransactions(c)
+	t.native = SupportsTransactions(ctx, c)
+	return t
+}
+
+// Emulated reports whether TransactWriteItems is emulated.
+func (t *Transactions) Emulated() bool { return !t.native }
 
 // SupportsTransactions reports whether the engine behind c knows
 // TransactWriteItems (dynalite answers UnknownOperationException).
@@ -77,6 +90,9 @@ type undo struct {
 
 // TransactWriteItems runs the writes in order and undoes them if one fails.
 func (t *Transactions) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if t.native {
+		return t.Client.TransactWriteItems(ctx, in, opts...)
+	}
 	var done []undo
 	// An undo is retried: leaving half a transaction behind is worse than
 	// waiting for a flaky engine.

@@ -37,8 +37,8 @@ func Default() string {
 	return Memory
 }
 
-// Check refuses a name that is not an engine.
-func Check(name string) error {
+// CheckName refuses a name that is not an engine.
+func CheckName(name string) error {
 	if slices.Contains(Names, name) {
 		return nil
 	}
@@ -103,7 +103,7 @@ func Hint(err error) string {
 // Start starts the engine name; dir is the directory whose Go module's
 // node_modules holds the project's own dynalite (dynalite.Find).
 func Start(name, dir string) (*Running, error) {
-	if err := Check(name); err != nil {
+	if err := CheckName(name); err != nil {
 		return nil, err
 	}
 	var s Server

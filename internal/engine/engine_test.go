@@ -13,7 +13,7 @@ import (
 // What a caller prints: the engines by name, what an install does, and
 // what to do when Java is missing.
 func TestNamesHintsAndInstalls(t *testing.T) {
-	if err := Check("dynamodb"); err == nil || !strings.Contains(err.Error(), "memory, dynalite, dynamodb-local") {
+	if err := CheckName("dynamodb"); err == nil || !strings.Contains(err.Error(), "memory, dynalite, dynamodb-local") {
 		t.Errorf("Check(dynamodb): %v", err)
 	}
 	cache := t.TempDir()

@@ -44,7 +44,7 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 		return task, err
 	}
 	if h.maxWCU > 0 {
-		r.Wait = dynamo.Limit(h.maxWCU)
+		r.Wait = dynamo.RateLimiter(h.maxWCU)
 	}
 	margin := h.margin
 	if dl, ok := ctx.Deadline(); ok && margin == 0 {

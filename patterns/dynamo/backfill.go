@@ -238,6 +238,50 @@ type BackfillOptions struct {
 	// Checkpoint is the file progress is kept in ("": none). An existing
 	// one for the same table, lock and segments is resumed.
 	Checkpoint string
+	// Progress, when set, is called every ProgressEvery while the run
+	// goes on (for a progress line). Default: not called.
+	Progress      func(BackfillProgress)
+	ProgressEvery time.Duration
+}
+
+// BackfillProgress is a running backfill's counts: Stats so far (resumed
+// runs included), Before those the resumed checkpoint carried, and the
+// time this run has taken.
+type BackfillProgress struct {
+	Stats, Before CheckpointStats
+	Elapsed       time.Duration
+}
+
+// Rate is the items this run scans per second.
+func (p BackfillProgress) Rate() float64 {
+	return float64(p.Stats.Scanned-p.Before.Scanned) / max(p.Elapsed.Seconds(), 0.001)
+}
+
+// SegmentsFor is the Scan segments a backfill of table t takes: those a
+// checkpoint was started with (a resumed run keeps them), else
+// DefaultSegments.
+func SegmentsFor(t *types.TableDescription, checkpoint string) int {
+	if cp, _ := ReadCheckpoint(checkpoint); checkpoint != "" && cp != nil {
+		return cp.Segments
+	}
+	return DefaultSegments(t)
+}
+
+// ErrIncomplete is matched by Complete's errors: the lock must not advance.
+var ErrIncomplete = errors.New("the backfill is not complete")
+
+// Complete reports whether the run left every item as the phase needs:
+// none failed, none still to rewrite (a verification's). Only then may the
+// lock advance to the next phase; the error (matching ErrIncomplete) says
+// how many items are not.
+func (r *BackfillResult) Complete() error {
+	switch {
+	case r.Stats.Failed > 0:
+		return fmt.Errorf("%w: %d item(s) could not be rewritten", ErrIncomplete, r.Stats.Failed)
+	case r.Stats.Pending > 0:
+		return fmt.Errorf("%w: %d item(s) still need the phase's keys", ErrIncomplete, r.Stats.Pending)
+	}
+	return nil
 }
 
 // CheckMaxWCU refuses a write-rate limit (BackfillOptions.MaxWCU,
@@ -305,7 +349,10 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 		}
 	}
 	if o.MaxWCU > 0 && r.Wait == nil {
-		r.Wait = Limit(o.MaxWCU)
+		r.Wait = RateLimiter(o.MaxWCU)
+	}
+	if o.Progress != nil && o.ProgressEvery > 0 {
+		defer r.report(o.Progress, o.ProgressEvery, res.Before)()
 	}
 	var mu sync.Mutex
 	save := func(seg int, next map[string]types.AttributeValue) error {
@@ -380,6 +427,26 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 	return res, nil
 }
 
+// report calls progress every interval until the returned stop is called.
+func (r *Rekeyer) report(progress func(BackfillProgress), every time.Duration, before CheckpointStats) (stop func()) {
+	start := time.Now()
+	done, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(ended)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				progress(BackfillProgress{Stats: r.Snapshot(), Before: before, Elapsed: time.Since(start)})
+			}
+		}
+	}()
+	return func() { close(done); <-ended }
+}
+
 // Snapshot is the counts so far (for progress reports).
 func (r *Rekeyer) Snapshot() CheckpointStats {
 	s := &r.stats
@@ -387,9 +454,9 @@ func (r *Rekeyer) Snapshot() CheckpointStats {
 		Deleted: s.Deleted.Load(), Conflicts: s.Conflicts.Load(), Failed: s.Failed.Load(), Pending: s.Pending.Load(), MilliWCU: s.MilliWCU.Load()}
 }
 
-// Limit returns a Rekeyer.Wait that holds writes to rate units per
+// RateLimiter returns a Rekeyer.Wait that holds writes to rate units per
 // second (a token bucket with a second's worth of burst).
-func Limit(rate float64) func(ctx context.Context, units float64) error {
+func RateLimiter(rate float64) func(ctx context.Context, units float64) error {
 	return newLimiter(rate).wait
 }
 

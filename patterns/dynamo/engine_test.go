@@ -12,16 +12,14 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// One engine for the package: dynalite on a free loopback port, unless
-// KEYPLAN_DYNAMODB_ENDPOINT points at another (DynamoDB Local, DynamoDB).
+// One engine for the package: $KEYPLAN_ENGINE's (in process by default),
+// unless KEYPLAN_DYNAMODB_ENDPOINT points at another.
 var (
 	engine         *dynamodb.Client
 	engineEndpoint string
@@ -32,32 +30,18 @@ var (
 
 func TestMain(m *testing.M) {
 	// dynamotest starts engines for everyone else; it imports this
-	// package, so these tests start theirs the same way by hand.
-	endpoint := os.Getenv(enginepkg.EnvEndpoint)
-	var srv *enginepkg.Running
-	if endpoint == "" {
-		wd, _ := os.Getwd()
-		var err error
-		if srv, err = enginepkg.Start(enginepkg.Default(), wd); err != nil {
-			fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, enginepkg.Hint(err))
-			os.Exit(2)
-		}
-		endpoint, engineName = srv.Endpoint, srv.Name
+	// package, so these tests connect as it does, with engine.Connect.
+	conn, err := enginepkg.Connect(context.Background(), enginepkg.Options{Endpoint: os.Getenv(enginepkg.EnvEndpoint)})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, enginepkg.Hint(err))
+		os.Exit(2)
 	}
-	engineEndpoint = endpoint
-	engine = dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
-	client = engine
-	if !dynalite.SupportsTransactions(context.Background(), engine) {
-		client = dynalite.EmulateTransactions(engine)
-	}
+	engineName, engineEndpoint, engine, client = conn.Name, conn.Endpoint, conn.Raw, conn.DB
 	code := m.Run()
-	if srv != nil && code != 0 {
-		fmt.Fprintf(os.Stderr, "%s log:\n%s\n", srv.Name, srv.Log())
+	if log := conn.Log(); code != 0 && log != "" {
+		fmt.Fprintf(os.Stderr, "%s log:\n%s\n", conn.Name, log)
 	}
-	if srv != nil {
-		srv.Stop()
-	}
+	conn.Stop()
 	os.Exit(code)
 }
 

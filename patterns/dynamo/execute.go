@@ -43,18 +43,23 @@ func (t *Table) WriteInput(name string, params Params) (*dynamodb.TransactWriteI
 	return in, nil
 }
 
-// Op is one write pattern and its parameters, for Transact.
-type Op struct {
+// WriteCall is one write pattern and its parameters, for Transact.
+type WriteCall struct {
 	Write  string
 	Params Params
 }
+
+// Op is the former name of WriteCall.
+//
+// Deprecated: use WriteCall (docs/writes.md named Op before the rename).
+type Op = WriteCall
 
 // Transact runs several write patterns as one transaction, all or
 // nothing: say, an order's lines, each an AddLine. Each op's parameters
 // are its own, so ops may write different items of one entity; no item
 // may be written twice. A failed condition comes back as a
 // *ConditionError whose Subject names the op ("AddLine (op 3)").
-func (t *Table) Transact(ctx context.Context, ops ...Op) error {
+func (t *Table) Transact(ctx context.Context, ops ...WriteCall) error {
 	ws, err := t.transactWrites(ops)
 	if err != nil {
 		return wrap("Transact", fmt.Sprintf("%d ops", len(ops)), err)
@@ -63,7 +68,7 @@ func (t *Table) Transact(ctx context.Context, ops ...Op) error {
 }
 
 // TransactInput builds the transaction Transact sends.
-func (t *Table) TransactInput(ops ...Op) (*dynamodb.TransactWriteItemsInput, error) {
+func (t *Table) TransactInput(ops ...WriteCall) (*dynamodb.TransactWriteItemsInput, error) {
 	ws, err := t.transactWrites(ops)
 	if err == nil {
 		var in *dynamodb.TransactWriteItemsInput
@@ -74,7 +79,7 @@ func (t *Table) TransactInput(ops ...Op) (*dynamodb.TransactWriteItemsInput, err
 	return nil, wrap("TransactInput", fmt.Sprintf("%d ops", len(ops)), err)
 }
 
-func (t *Table) transactWrites(ops []Op) ([]*itemWrite, error) {
+func (t *Table) transactWrites(ops []WriteCall) ([]*itemWrite, error) {
 	if len(ops) == 0 {
 		return nil, errors.New("no op to run")
 	}
@@ -233,9 +238,6 @@ func orNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// MaxBatchItems is DynamoDB's limit on one BatchWriteItem request.
-const MaxBatchItems = 25
-
 // Batch retries: an unprocessed item is sent again after a backoff that
 // doubles from batchBackoff up to batchMaxBackoff (full jitter), at most
 // batchAttempts times in all.
@@ -277,8 +279,8 @@ func (t *Table) WriteBatch(ctx context.Context, name string, items []Values) err
 	}
 	var unwritten []int
 	var last error
-	for start := 0; start < len(reqs); start += MaxBatchItems {
-		end := min(start+MaxBatchItems, len(reqs))
+	for start := 0; start < len(reqs); start += patterns.MaxBatchWriteItems {
+		end := min(start+patterns.MaxBatchWriteItems, len(reqs))
 		left, err := t.batch(ctx, reqs[start:end])
 		for _, i := range left {
 			unwritten = append(unwritten, start+i)

@@ -209,7 +209,7 @@ func compile(d *patterns.Design, ek *patterns.EntityKeys) *entityPlan {
 		return out
 	}
 	for _, k := range ek.Keys {
-		kp := keyPlan{table: k.Index == patterns.Table}
+		kp := keyPlan{table: k.Index == patterns.BaseIndex}
 		kp.pkName, kp.skName = d.KeyNames(k.Index)
 		kp.pk = steps(k.PK, &kp.needs)
 		kp.sk = steps(k.SK, &kp.needs)
@@ -389,7 +389,7 @@ func (t *Table) key(entity string, v Values) (map[string]types.AttributeValue, e
 	if err := e.CheckIDTimes(v); err != nil {
 		return nil, err
 	}
-	k := ek.Key(patterns.Table)
+	k := ek.Key(patterns.BaseIndex)
 	pk, err := render(e, k.PK, v)
 	if err != nil {
 		return nil, err
@@ -414,7 +414,7 @@ func (t *Table) Decode(item map[string]types.AttributeValue) (string, Values, er
 		return "", nil, wrap("Decode", "item", fmt.Errorf("%w: no %s/%s string keys", ErrNotKeyplan, t.d.PK, t.d.SK))
 	}
 	for _, ek := range t.d.Entities {
-		k := ek.Key(patterns.Table)
+		k := ek.Key(patterns.BaseIndex)
 		e := t.m.Entity(ek.Name)
 		v := Values{}
 		if !parse(e, k.PK, pk.Value, v) || !parse(e, k.SK, sk.Value, v) {

@@ -16,20 +16,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 func load(t testing.TB, path string) *Table {
 	t.Helper()
-	m, err := patterns.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.Plan(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return New(d, nil, "Tbl")
+	return New(keyplantest.Design(t, path), nil, "Tbl")
 }
 
 func names(item map[string]types.AttributeValue) string {

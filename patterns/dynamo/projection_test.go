@@ -84,7 +84,7 @@ func sameValue(a *patterns.Attribute, got, want any) bool {
 // the index's, and its projection (what DynamoDB returns from it, however
 // much more an engine returns).
 func storedOn(tbl *Table, pp *patterns.PatternPlan, raw map[string]types.AttributeValue) map[string]types.AttributeValue {
-	if pp.Index == patterns.Table {
+	if pp.Index == patterns.BaseIndex {
 		return raw
 	}
 	ix := tbl.d.Index(pp.Index)
@@ -232,7 +232,7 @@ func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 		}
 		tbl := New(d, nil, "Tbl")
 		for _, pp := range d.Patterns {
-			if pp.Index == patterns.Table {
+			if pp.Index == patterns.BaseIndex {
 				continue
 			}
 			p, ix := m.Pattern(pp.Name), d.Index(pp.Index)
@@ -251,7 +251,7 @@ func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 			for _, entity := range pp.Entities {
 				ek := d.Entity(entity)
 				var keyed []string
-				for _, k := range []*patterns.EntityKey{ek.Key(patterns.Table), ek.Key(ix.Name)} {
+				for _, k := range []*patterns.EntityKey{ek.Key(patterns.BaseIndex), ek.Key(ix.Name)} {
 					if k != nil {
 						keyed = slices.Concat(keyed, k.PK.Attrs(), k.SK.Attrs())
 					}

@@ -14,25 +14,26 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// RangeOp compares the sort attribute with a Range's values.
-type RangeOp string
+// Comparator is how a Range compares the sort attribute with its values
+// (a key condition on the sort key; not a write, not a DynamoDB operation).
+type Comparator string
 
 // Range operators.
 const (
-	Eq RangeOp = "="
-	Lt RangeOp = "<"
-	Le RangeOp = "<="
-	Gt RangeOp = ">"
-	Ge RangeOp = ">="
+	Eq Comparator = "="
+	Lt Comparator = "<"
+	Le Comparator = "<="
+	Gt Comparator = ">"
+	Ge Comparator = ">="
 	// Between is Value..Upper, inclusive.
-	Between RangeOp = "between"
+	Between Comparator = "between"
 	// BeginsWith applies to string sort attributes.
-	BeginsWith RangeOp = "begins_with"
+	BeginsWith Comparator = "begins_with"
 )
 
 // Range bounds a pattern's sort attribute.
 type Range struct {
-	Op           RangeOp
+	Op           Comparator
 	Value, Upper any
 }
 
@@ -157,7 +158,7 @@ func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expres
 func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []string {
 	names := []string{t.d.PK, t.d.SK}
 	var ix *patterns.Index
-	if pp.Index != patterns.Table {
+	if pp.Index != patterns.BaseIndex {
 		pk, sk := t.d.KeyNames(pp.Index)
 		names = append(names, pk, sk)
 		ix = t.d.Index(pp.Index)
@@ -260,7 +261,7 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 			ScanIndexForward:          aws.Bool(!pp.Desc),
 			ExclusiveStartKey:         r.StartKey,
 		}
-		if pp.Index != patterns.Table {
+		if pp.Index != patterns.BaseIndex {
 			in.IndexName = aws.String(pp.Index)
 		} else {
 			in.ConsistentRead = aws.Bool(pp.Consistent)

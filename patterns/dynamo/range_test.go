@@ -67,7 +67,7 @@ func TestStringRangesFollowValueOrder(t *testing.T) {
 	}
 	for _, v := range []string{"ab", "ab$", "abc", "ab#", "a", "abd", "zz", "0"} {
 		for _, c := range []struct {
-			op   RangeOp
+			op   Comparator
 			keep func(string) bool
 		}{
 			{"<=", func(l string) bool { return l <= v }},

@@ -499,7 +499,7 @@ func writeUnits(item map[string]types.AttributeValue, rw *Rewrite) float64 {
 	for k, v := range rw.Set {
 		size += len(k) + avSize(v)
 	}
-	return float64(size/1024 + 1)
+	return float64(size/patterns.WriteUnitBytes + 1)
 }
 
 func avSize(v types.AttributeValue) int {

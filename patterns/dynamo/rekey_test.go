@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -368,5 +370,55 @@ func sameTables(t *testing.T, want, got map[string]map[string]types.AttributeVal
 	}
 	if bad > 0 {
 		t.Errorf("%d item(s) differ from the uninterrupted run's", bad)
+	}
+}
+
+// A verification before the backfill finds the items still to rewrite:
+// not Complete (ErrIncomplete); after the backfill it is. Progress is
+// reported while the run goes on, and the segments of a checkpoint are
+// those a resumed run takes.
+func TestBackfillCompleteAndProgress(t *testing.T) {
+	mg := newMigration(t, 300)
+	ctx := context.Background()
+	verify, err := NewRekeyer(mg.lock, engine, mg.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify.DryRun = true
+	var reports atomic.Int64
+	res, err := verify.Backfill(ctx, engine, BackfillOptions{Segments: 2, PageSize: 10, ProgressEvery: time.Millisecond,
+		Progress: func(p BackfillProgress) {
+			if p.Elapsed > 0 && p.Stats.Scanned >= p.Before.Scanned {
+				reports.Add(1)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.Complete(); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "still need the phase's keys") {
+		t.Errorf("a verification before the backfill: Complete() = %v; want the items still to rewrite", err)
+	}
+	if reports.Load() == 0 {
+		t.Error("no progress reported")
+	}
+	r, _ := NewRekeyer(mg.lock, engine, mg.table)
+	if res, err := r.Backfill(ctx, engine, BackfillOptions{Segments: 2}); err != nil || res.Complete() != nil {
+		t.Fatalf("the backfill: %v, Complete() = %v", err, res.Complete())
+	}
+	again, _ := NewRekeyer(mg.lock, engine, mg.table)
+	again.DryRun = true
+	if res, err := again.Backfill(ctx, engine, BackfillOptions{Segments: 2}); err != nil || res.Complete() != nil {
+		t.Errorf("a verification after the backfill: %v, Complete() = %v", err, res.Complete())
+	}
+	if (&BackfillResult{Stats: CheckpointStats{Failed: 2}}).Complete() == nil {
+		t.Error("failed items: Complete() = nil")
+	}
+	cp := filepath.Join(t.TempDir(), "cp.json")
+	os.WriteFile(cp, []byte(`{"format": 1, "segments": 7, "next": [{},{},{},{},{},{},{}], "done": [false,false,false,false,false,false,false]}`), 0o644)
+	if n := SegmentsFor(nil, cp); n != 7 {
+		t.Errorf("SegmentsFor a checkpoint of 7 segments = %d", n)
+	}
+	if n := SegmentsFor(nil, filepath.Join(t.TempDir(), "none.json")); n != DefaultSegments(nil) {
+		t.Errorf("SegmentsFor without a checkpoint = %d, want DefaultSegments", n)
 	}
 }

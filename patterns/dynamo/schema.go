@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -87,35 +88,89 @@ func CreateLockTable(ctx context.Context, c TableAdmin, l *patterns.Lock, name s
 	if _, err := c.CreateTable(ctx, LockTableInput(l, name)); err != nil {
 		return fmt.Errorf("creating table %s: %w", name, err)
 	}
-	return waitActive(ctx, c, name)
+	_, err := waitActive(ctx, c, name, time.Minute, nil)
+	return err
 }
 
-// waitActive waits (at most a minute) until a table and its indexes are
-// ACTIVE.
-func waitActive(ctx context.Context, c TableAdmin, name string) error {
-	deadline := time.Now().Add(time.Minute)
-	for {
-		out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
-		if err != nil {
-			return fmt.Errorf("describing table %s: %w", name, err)
-		}
-		if out.Table == nil {
-			return fmt.Errorf("describing table %s: the engine returned no table", name)
-		}
-		active := out.Table.TableStatus == types.TableStatusActive
-		for _, g := range out.Table.GlobalSecondaryIndexes {
-			active = active && g.IndexStatus == types.IndexStatusActive
-		}
-		if active {
+// DropTable deletes a table, waiting while it is still being created (a
+// table DynamoDB is creating cannot be deleted) until ctx ends; a table
+// already gone is fine. For scratch tables: keyplan validate's, tests'.
+func DropTable(ctx context.Context, c TableAdmin, name string) error {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		var nf *types.ResourceNotFoundException
+		var inUse *types.ResourceInUseException
+		switch {
+		case err == nil || errors.As(err, &nf):
 			return nil
-		}
-		if time.Now().After(deadline) {
-			return errors.New("table " + name + " is not active after a minute")
+		case !errors.As(err, &inUse):
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+			return fmt.Errorf("table %s is still in use: %w", name, err)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// describeTable reads a table's description.
+func describeTable(ctx context.Context, c TableAdmin, name string) (*types.TableDescription, error) {
+	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	var nf *types.ResourceNotFoundException
+	switch {
+	case errors.As(err, &nf):
+		return nil, fmt.Errorf("no such table %s", name)
+	case err != nil:
+		return nil, fmt.Errorf("describing table %s: %w", name, err)
+	case out.Table == nil:
+		return nil, fmt.Errorf("describing table %s: the engine returned no table", name)
+	}
+	return out.Table, nil
+}
+
+// building lists a table's GSIs that are not ACTIVE ("GSI3 (CREATING)").
+func building(t *types.TableDescription) []string {
+	var out []string
+	for _, g := range t.GlobalSecondaryIndexes {
+		if g.IndexStatus != types.IndexStatusActive {
+			out = append(out, fmt.Sprintf("%s (%s)", aws.ToString(g.IndexName), g.IndexStatus))
+		}
+	}
+	return out
+}
+
+// waitActive waits until a table and its indexes are ACTIVE, and returns
+// its description then. It polls with a growing pause, from 100 ms to 1 s
+// within a limit (limit > 0: a local engine's new table), to 5 s without
+// one (DynamoDB builds a GSI on a large table for hours); log, when set,
+// is told once what it waits for.
+func waitActive(ctx context.Context, c TableAdmin, name string, limit time.Duration, log func(string)) (*types.TableDescription, error) {
+	start := time.Now()
+	longest := 5 * time.Second
+	if limit > 0 {
+		longest = time.Second
+	}
+	for pause := 100 * time.Millisecond; ; pause = min(2*pause, longest) {
+		t, err := describeTable(ctx, c, name)
+		if err != nil {
+			return nil, err
+		}
+		b := building(t)
+		if t.TableStatus == types.TableStatusActive && len(b) == 0 {
+			return t, nil
+		}
+		if limit > 0 && time.Since(start) > limit {
+			return nil, fmt.Errorf("table %s is not active after %v", name, limit)
+		}
+		if log != nil {
+			log(fmt.Sprintf("waiting for %s %s to be ACTIVE (DynamoDB is building it; Ctrl-C stops)", name, strings.Join(b, ", ")))
+			log = nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
 		}
 	}
 }
@@ -124,6 +179,54 @@ func waitActive(ctx context.Context, c TableAdmin, name string) error {
 type IndexAdmin interface {
 	TableAdmin
 	UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error)
+}
+
+// indexState is a table's GSIs next to a phase's list.
+type indexState struct {
+	// missing are the phase's GSIs the table lacks, in the phase's order.
+	missing []*patterns.PhaseIndex
+	// extra are the table's GSIs the phase does not have, sorted.
+	extra []string
+	// keyed is an error for a GSI of the phase the table has with other
+	// keys: not this design's table.
+	keyed error
+}
+
+func compareIndexes(t *types.TableDescription, want []*patterns.PhaseIndex) indexState {
+	var st indexState
+	have := map[string]types.GlobalSecondaryIndexDescription{}
+	for _, g := range t.GlobalSecondaryIndexes {
+		have[aws.ToString(g.IndexName)] = g
+	}
+	for _, ix := range want {
+		g, ok := have[ix.Name]
+		if !ok {
+			st.missing = append(st.missing, ix)
+			continue
+		}
+		if pk, sk := keyNames(g.KeySchema); (pk != ix.PK || sk != ix.SK) && st.keyed == nil {
+			st.keyed = fmt.Errorf("%s is keyed %s/%s, the phase's %s/%s: not this model's table", ix.Name, pk, sk, ix.PK, ix.SK)
+		}
+	}
+	for n := range have {
+		if !slices.ContainsFunc(want, func(ix *patterns.PhaseIndex) bool { return ix.Name == n }) {
+			st.extra = append(st.extra, n)
+		}
+	}
+	slices.Sort(st.extra)
+	return st
+}
+
+// keyNames reads a key schema's partition and sort key attributes.
+func keyNames(schema []types.KeySchemaElement) (pk, sk string) {
+	for _, k := range schema {
+		if k.KeyType == types.KeyTypeHash {
+			pk = aws.ToString(k.AttributeName)
+		} else {
+			sk = aws.ToString(k.AttributeName)
+		}
+	}
+	return pk, sk
 }
 
 // ApplyIndexes brings a table's GSIs to a phase's list (patterns.Phase
@@ -135,33 +238,22 @@ type IndexAdmin interface {
 // engines and `keyplan migrate --apply-indexes`: on AWS, cdk deploy does
 // this.
 func ApplyIndexes(ctx context.Context, c IndexAdmin, name string, want []*patterns.PhaseIndex) error {
-	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	t, err := describeTable(ctx, c, name)
 	if err != nil {
-		return fmt.Errorf("describing table %s: %w", name, err)
-	}
-	if out.Table == nil {
-		return fmt.Errorf("describing table %s: the engine returned no table", name)
+		return err
 	}
 	// A provisioned table's new index takes the table's capacity; an
 	// on-demand table's takes none (DynamoDB refuses it there).
 	var capacity *types.ProvisionedThroughput
-	if b := out.Table.BillingModeSummary; (b == nil || b.BillingMode == types.BillingModeProvisioned) && out.Table.ProvisionedThroughput != nil &&
-		aws.ToInt64(out.Table.ProvisionedThroughput.ReadCapacityUnits) > 0 {
+	if b := t.BillingModeSummary; (b == nil || b.BillingMode == types.BillingModeProvisioned) && t.ProvisionedThroughput != nil &&
+		aws.ToInt64(t.ProvisionedThroughput.ReadCapacityUnits) > 0 {
 		capacity = &types.ProvisionedThroughput{
-			ReadCapacityUnits:  out.Table.ProvisionedThroughput.ReadCapacityUnits,
-			WriteCapacityUnits: out.Table.ProvisionedThroughput.WriteCapacityUnits,
+			ReadCapacityUnits:  t.ProvisionedThroughput.ReadCapacityUnits,
+			WriteCapacityUnits: t.ProvisionedThroughput.WriteCapacityUnits,
 		}
 	}
-	have := map[string]bool{}
-	for _, g := range out.Table.GlobalSecondaryIndexes {
-		have[aws.ToString(g.IndexName)] = true
-	}
-	wanted := map[string]bool{}
-	for _, ix := range want {
-		wanted[ix.Name] = true
-		if have[ix.Name] {
-			continue
-		}
+	st := compareIndexes(t, want)
+	for _, ix := range st.missing {
 		_, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName:            aws.String(name),
 			AttributeDefinitions: stringAttrs(ix.PK, ix.SK),
@@ -175,15 +267,11 @@ func ApplyIndexes(ctx context.Context, c IndexAdmin, name string, want []*patter
 		if err != nil {
 			return fmt.Errorf("creating index %s on %s: %w", ix.Name, name, err)
 		}
-		if err := waitActive(ctx, c, name); err != nil {
+		if _, err := waitActive(ctx, c, name, time.Minute, nil); err != nil {
 			return err
 		}
 	}
-	for _, g := range out.Table.GlobalSecondaryIndexes {
-		ix := aws.ToString(g.IndexName)
-		if wanted[ix] {
-			continue
-		}
+	for _, ix := range st.extra {
 		_, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName:                   aws.String(name),
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(ix)}}},
@@ -191,29 +279,100 @@ func ApplyIndexes(ctx context.Context, c IndexAdmin, name string, want []*patter
 		if err != nil {
 			return fmt.Errorf("deleting index %s on %s: %w", ix, name, err)
 		}
-		if err := waitActive(ctx, c, name); err != nil {
+		if _, err := waitActive(ctx, c, name, time.Minute, nil); err != nil {
 			return err
 		}
 	}
-	after, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	after, err := describeTable(ctx, c, name)
 	if err != nil {
-		return fmt.Errorf("describing table %s: %w", name, err)
+		return err
 	}
-	if after.Table == nil {
-		return fmt.Errorf("describing table %s: the engine returned no table", name)
-	}
-	var got []string
-	for _, g := range after.Table.GlobalSecondaryIndexes {
-		got = append(got, aws.ToString(g.IndexName))
-	}
-	slices.Sort(got)
-	var exp []string
-	for n := range wanted {
-		exp = append(exp, n)
-	}
-	slices.Sort(exp)
-	if !slices.Equal(got, exp) {
+	if left := compareIndexes(after, want); len(left.missing) > 0 || len(left.extra) > 0 {
+		var got, exp []string
+		for _, g := range after.GlobalSecondaryIndexes {
+			got = append(got, aws.ToString(g.IndexName))
+		}
+		for _, ix := range want {
+			exp = append(exp, ix.Name)
+		}
+		slices.Sort(got)
+		slices.Sort(exp)
 		return fmt.Errorf("table %s has indexes %v after the changes, want %v: the engine does not apply online index changes (dynalite does not); create the table at the phase instead (dynamo.LockTableInput)", name, got, exp)
 	}
 	return nil
+}
+
+// PhaseOptions tune PhaseReady.
+type PhaseOptions struct {
+	// Apply brings the table's GSIs to the phase's with ApplyIndexes when
+	// they differ (local engines; on AWS, cdk deploy does it). Default:
+	// a table not at the phase is an error (*NotAtPhaseError).
+	Apply bool
+	// Log, when set, is told what PhaseReady applies and waits for.
+	Log func(msg string)
+}
+
+// NotAtPhaseError says a table's GSIs are not the phase's: the phase is
+// not deployed yet, and no key is written for an index that is not there.
+type NotAtPhaseError struct {
+	Table          string
+	Missing, Extra []string
+}
+
+func (e *NotAtPhaseError) Error() string {
+	if len(e.Missing) > 0 {
+		return fmt.Sprintf("%s does not exist: deploy the phase first (cdk deploy), or apply its indexes on a local engine; keyplan writes no keys for an index that is not there", strings.Join(e.Missing, ", "))
+	}
+	return fmt.Sprintf("%s still exists, which the phase does not have: deploy the phase first (cdk deploy), or apply its indexes on a local engine", strings.Join(e.Extra, ", "))
+}
+
+// PhaseReady checks that a table is deployed at the lock's current phase
+// (Lock.Deployed): the accepted design's base key, the phase's GSIs with
+// their keys and no other, each ACTIVE (it waits while DynamoDB builds
+// one, until ctx ends). It returns the table's description.
+func PhaseReady(ctx context.Context, c IndexAdmin, table string, l *patterns.Lock, o PhaseOptions) (*types.TableDescription, error) {
+	want, _ := l.Deployed()
+	log := o.Log
+	if log == nil {
+		log = func(string) {}
+	}
+	applied := false
+	for {
+		t, err := describeTable(ctx, c, table)
+		if err != nil {
+			return nil, err
+		}
+		if pk, sk := keyNames(t.KeySchema); pk != l.Accepted.PK || sk != l.Accepted.SK {
+			return nil, fmt.Errorf("its key is %s/%s, not the design's %s/%s: not this model's table", pk, sk, l.Accepted.PK, l.Accepted.SK)
+		}
+		st := compareIndexes(t, want)
+		if st.keyed != nil {
+			return nil, st.keyed
+		}
+		if len(st.missing) > 0 || len(st.extra) > 0 {
+			if !o.Apply || applied {
+				e := &NotAtPhaseError{Table: table, Extra: st.extra}
+				for _, ix := range st.missing {
+					e.Missing = append(e.Missing, ix.Name)
+				}
+				return nil, e
+			}
+			var create []string
+			for _, ix := range st.missing {
+				create = append(create, ix.Name)
+			}
+			log(fmt.Sprintf("applying the phase's indexes (create %v, delete %v)", create, st.extra))
+			if err := ApplyIndexes(ctx, c, table, want); err != nil {
+				return nil, err
+			}
+			applied = true
+			continue
+		}
+		if t.TableStatus == types.TableStatusActive && len(building(t)) == 0 {
+			return t, nil
+		}
+		if _, err := waitActive(ctx, c, table, 0, log); err != nil {
+			return nil, err
+		}
+	}
 }

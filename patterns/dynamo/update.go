@@ -270,7 +270,7 @@ func (t *Table) indexOf(kp keyPlan) string {
 			return ix.Name
 		}
 	}
-	return patterns.Table
+	return patterns.BaseIndex
 }
 
 // versionClause is the condition that the item is at the version read.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -115,6 +116,36 @@ func (r *Report) OK() bool {
 		}
 	}
 	return true
+}
+
+// WriteText writes the report a line per outcome: the items that did not
+// load, each example write, each expectation; a failure starts with its
+// place in the model file (file:line:col). It returns the failures.
+func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
+	var lines []string
+	for _, e := range r.LoadErrors {
+		lines = append(lines, fmt.Sprintf("FAIL %v", e))
+		failed++
+	}
+	add := func(line string, ok bool, at patterns.Pos) {
+		if !ok {
+			failed++
+			line = at.In(file) + ": " + line
+		}
+		lines = append(lines, line)
+	}
+	for _, s := range r.Steps {
+		add(s.String(), s.OK(), s.Pos)
+	}
+	for _, x := range r.Results {
+		add(x.String(), x.OK(), x.Pos)
+	}
+	for _, l := range lines {
+		if _, err := fmt.Fprintln(w, l); err != nil {
+			return failed, err
+		}
+	}
+	return failed, nil
 }
 
 // counter counts the requests a client makes.

@@ -236,13 +236,10 @@ func (t *Table) request(w *itemWrite, tx bool) (requests, error) {
 	return r, nil
 }
 
-// MaxTransactItems is DynamoDB's limit on a transaction's items.
-const MaxTransactItems = 100
-
 // transactInput builds the transaction of several item writes.
 func (t *Table) transactInput(ws []*itemWrite) (*dynamodb.TransactWriteItemsInput, error) {
-	if len(ws) > MaxTransactItems {
-		return nil, fmt.Errorf("%w: %d items (guard items included); DynamoDB takes %d", ErrTooLarge, len(ws), MaxTransactItems)
+	if len(ws) > patterns.MaxTransactItems {
+		return nil, fmt.Errorf("%w: %d items (guard items included); DynamoDB takes %d", ErrTooLarge, len(ws), patterns.MaxTransactItems)
 	}
 	seen := make(map[string]int, len(ws))
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, 0, len(ws))}

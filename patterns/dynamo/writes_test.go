@@ -338,10 +338,10 @@ func TestTransactOps(t *testing.T) {
 	}
 }
 
-func commentOps(n int) []Op {
-	ops := make([]Op, n)
+func commentOps(n int) []WriteCall {
+	ops := make([]WriteCall, n)
 	for i := range ops {
-		ops[i] = Op{"AddComment", Params{"ticketId": "t1", "commentId": fmt.Sprintf("c%02d", i), "author": "ann", "body": "line " + fmt.Sprint(i)}}
+		ops[i] = WriteCall{"AddComment", Params{"ticketId": "t1", "commentId": fmt.Sprintf("c%02d", i), "author": "ann", "body": "line " + fmt.Sprint(i)}}
 	}
 	return ops
 }

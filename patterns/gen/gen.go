@@ -608,7 +608,7 @@ func (g *gen) read(p *patterns.Pattern) error {
 		return err
 	}
 	where := p.Where
-	if len(where) == 0 && p.Op == patterns.OpGet {
+	if len(where) == 0 && p.Op == patterns.ReadGet {
 		where = g.m.Entity(p.Entities[0]).ID
 	}
 	var params []param
@@ -669,7 +669,7 @@ func (g *gen) read(p *patterns.Pattern) error {
 		}
 	}
 	g.p("%s: %s.", doc, pp.Operation)
-	if p.Op == patterns.OpGet {
+	if p.Op == patterns.ReadGet {
 		g.p("// It returns nil, nil when there is no such item.")
 		g.p("func (db *DB) %s(ctx context.Context, %s) (*%s, error) {", name, strings.Join(sig, ", "), item)
 		g.p("it, err := db.t.Get(ctx, %q, %s)", p.Name, paramMap)

@@ -128,7 +128,7 @@ func newPage(d *patterns.Design, s *Sample) *page {
 		s = &Sample{}
 	}
 	pg := &page{d: d, s: s, color: map[string]int{}, rowOf: map[string]int{}, readsOf: map[string][]int{}}
-	pg.cols = []keyColumn{{d.PK, patterns.Table, false}, {d.SK, patterns.Table, true}}
+	pg.cols = []keyColumn{{d.PK, patterns.BaseIndex, false}, {d.SK, patterns.BaseIndex, true}}
 	for _, ix := range d.Indexes {
 		pg.cols = append(pg.cols, keyColumn{ix.PK, ix.Name, false}, keyColumn{ix.SK, ix.Name, true})
 	}
@@ -342,7 +342,7 @@ func (pg *page) patternsPanel(b *strings.Builder) {
 			fmt.Fprintf(b, `<p class="op scan"><span class="badge bad">not served</span> %s</p>`, esc(p.Reason))
 		} else {
 			ix := p.Index
-			if ix == patterns.Table {
+			if ix == patterns.BaseIndex {
 				ix = "base table"
 			}
 			fmt.Fprintf(b, `<p class="op"><span class="badge">%s</span> <span class="badge ix">%s</span>`, esc(string(p.Operation)), esc(ix))
@@ -471,7 +471,7 @@ func template(t patterns.Template) string {
 }
 
 func indexLabel(index string) string {
-	if index == patterns.Table {
+	if index == patterns.BaseIndex {
 		return "the base table"
 	}
 	return index
@@ -482,11 +482,11 @@ func (pg *page) columnHeads(b *strings.Builder, first, last string) {
 	fmt.Fprintf(b, `<th scope="col">%s</th>`, first)
 	for c, col := range pg.cols {
 		cls := "gsi"
-		if col.index == patterns.Table {
+		if col.index == patterns.BaseIndex {
 			cls = "base"
 		}
 		ix := col.index
-		if ix == patterns.Table {
+		if ix == patterns.BaseIndex {
 			ix = "base"
 		}
 		fmt.Fprintf(b, `<th scope="col" class="%s col-%d" data-index="%s"><span class="ixname">%s</span>%s</th>`, cls, c, esc(col.index), esc(ix), esc(col.attr))
@@ -671,7 +671,7 @@ func (pg *page) indexes(b *strings.Builder) {
 	d := pg.d
 	b.WriteString(`<section id="indexes" aria-labelledby="indexes-h">` + "\n<h2 id=\"indexes-h\">Indexes</h2>\n")
 	b.WriteString(`<table class="plain"><thead><tr><th scope="col">Index</th><th scope="col">Keys</th><th scope="col">Projection</th><th scope="col">Entities</th><th scope="col">Patterns</th></tr></thead><tbody>` + "\n")
-	names := []string{patterns.Table}
+	names := []string{patterns.BaseIndex}
 	for _, ix := range d.Indexes {
 		names = append(names, ix.Name)
 	}
@@ -697,7 +697,7 @@ func (pg *page) indexes(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, `<tr id="index-%s"><th scope="row">%s</th><td><code>%s</code> / <code>%s</code></td><td>%s</td><td>%s</td><td>%s`,
 			esc(name), esc(indexLabel(name)), esc(pk), esc(sk), esc(proj), strings.Join(ents, " "), strings.Join(pats, ", "))
-		if name != patterns.Table {
+		if name != patterns.BaseIndex {
 			pg.findingsAbout(b, patterns.SubjectIndex, name)
 		}
 		b.WriteString("</td></tr>\n")

@@ -21,12 +21,12 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 		if !p.Served() {
 			op, ix, cond = "**Scan**", "—", "not served: "+p.Reason
 		}
-		if ix == patterns.Table {
+		if ix == patterns.BaseIndex {
 			ix = "base"
 		}
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d |\n", i+1, p.Name, op, ix, mdEscape(cond), p.Requests)
 	}
-	indexes := []string{patterns.Table}
+	indexes := []string{patterns.BaseIndex}
 	for _, ix := range d.Indexes {
 		indexes = append(indexes, ix.Name)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
@@ -29,19 +30,7 @@ func models(t testing.TB) []string {
 // golden plans began (so their file fields keep their bytes).
 func plan(t testing.TB, path string) *patterns.Design {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := patterns.Parse(filepath.ToSlash(strings.TrimPrefix(path, "../")), data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.Plan(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return keyplantest.DesignNamed(t, path, filepath.ToSlash(strings.TrimPrefix(path, "../")))
 }
 
 // The plans of the examples are golden, as JSON and as markdown; rewrite

@@ -142,7 +142,7 @@ func TestImportHostileValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := plan(t, "hostile.yaml", im.YAML)
-	if got := d.Entity("Thing").Key(patterns.Table); got.PK.String() != "THING#{id}" || got.SK.String() != "THING" {
+	if got := d.Entity("Thing").Key(patterns.BaseIndex); got.PK.String() != "THING#{id}" || got.SK.String() != "THING" {
 		t.Errorf("keys %s / %s\n%s", got.PK, got.SK, im.YAML)
 	}
 	if !strings.Contains(string(im.YAML), `keyplan writes "THING#a%25b" for an item that holds "THING#a%b"`) {

@@ -138,7 +138,7 @@ func (im *importer) patterns() *yaml.Node {
 	partitions := map[string][]*entity{}
 	var order []string
 	for _, e := range im.ents {
-		base := e.keys[patterns.Table]
+		base := e.keys[patterns.BaseIndex]
 		p := mapping(yaml.FlowStyle)
 		add(p, "get", scalar(e.name))
 		addP("Get"+e.name, p, "guess: by its id, the base key")

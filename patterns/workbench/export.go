@@ -73,7 +73,7 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		if ek == nil {
 			continue
 		}
-		base := ek.Key(patterns.Table)
+		base := ek.Key(patterns.BaseIndex)
 		f := &Facet{FacetName: e.Name, KeyAttributeAlias: KeyAlias{PartitionKeyAlias: base.PK.String(), SortKeyAlias: base.SK.String()},
 			DataAccess: DataAccess{MySQL: json.RawMessage("{}")}, NonKeyAttributes: []string{}}
 		for _, k := range ek.Keys[1:] {

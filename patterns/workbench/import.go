@@ -219,7 +219,7 @@ func (im *importer) run() (*Imported, error) {
 	if t.KeyAttributes.SortKey != nil {
 		sk = t.KeyAttributes.SortKey.AttributeName
 	}
-	im.indexes = []index{{patterns.Table, t.KeyAttributes.PartitionKey.AttributeName, sk}}
+	im.indexes = []index{{patterns.BaseIndex, t.KeyAttributes.PartitionKey.AttributeName, sk}}
 	if pk := t.KeyAttributes.PartitionKey.AttributeName; pk != patterns.TablePK || sk != patterns.TableSK {
 		im.note("table "+t.TableName, false, "its keys %s/%s become keyplan's %s/%s (same values, keyplan's names)", pk, orNone(sk), patterns.TablePK, patterns.TableSK)
 	}

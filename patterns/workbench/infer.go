@@ -69,7 +69,7 @@ func (im *importer) inferKeys(e *entity) {
 }
 
 func indexLabel(ix string) string {
-	if ix == patterns.Table {
+	if ix == patterns.BaseIndex {
 		return "base table"
 	}
 	return ix

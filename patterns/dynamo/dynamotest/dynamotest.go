@@ -8,10 +8,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
 	"github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -29,8 +27,7 @@ const (
 type Engine struct {
 	// Endpoint is its URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
-	// Raw is a plain SDK client of the engine (static test credentials,
-	// region us-east-1).
+	// Raw is a plain SDK client of the engine (Client).
 	Raw *dynamodb.Client
 	// DB is the client to hand keyplan's runtime: Raw, with
 	// TransactWriteItems emulated when the engine lacks it (dynalite).
@@ -38,7 +35,7 @@ type Engine struct {
 	// Name is the engine started (memory, dynalite or dynamodb-local), or
 	// "endpoint".
 	Name   string
-	srv    *engine.Running
+	conn   *engine.Conn
 	tables atomic.Int64
 }
 
@@ -57,48 +54,27 @@ func Start(t testing.TB) *Engine {
 // New starts an engine ($KEYPLAN_ENGINE's, in process by default) or
 // connects to $KEYPLAN_DYNAMODB_ENDPOINT's; the caller stops it with Stop.
 func New() (*Engine, error) {
-	e := &Engine{Endpoint: os.Getenv(EnvEndpoint), Name: "endpoint"}
-	if e.Endpoint == "" {
-		wd, _ := os.Getwd()
-		srv, err := engine.Start(engine.Default(), wd)
-		if err != nil {
-			if hint := engine.Hint(err); hint != "" {
-				return nil, fmt.Errorf("dynamotest: %w\n%s", err, hint)
-			}
-			return nil, fmt.Errorf("dynamotest: $%s: %w", EnvEngine, err)
+	c, err := engine.Connect(context.Background(), engine.Options{Endpoint: os.Getenv(EnvEndpoint)})
+	if err != nil {
+		if hint := engine.Hint(err); hint != "" {
+			return nil, fmt.Errorf("dynamotest: %w\n%s", err, hint)
 		}
-		e.srv, e.Endpoint, e.Name = srv, srv.Endpoint, srv.Name
+		return nil, fmt.Errorf("dynamotest: $%s: %w", EnvEngine, err)
 	}
-	e.Raw = Client(e.Endpoint)
-	e.DB = e.Raw
-	if !dynalite.SupportsTransactions(context.Background(), e.Raw) {
-		e.DB = dynalite.EmulateTransactions(e.Raw)
-	}
-	return e, nil
+	return &Engine{Endpoint: c.Endpoint, Raw: c.Raw, DB: c.DB, Name: c.Name, conn: c}, nil
 }
 
-// Client is an SDK client of the engine at endpoint, with the static
-// credentials and region local engines accept.
-func Client(endpoint string) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
-}
+// Client is an SDK client of the engine at endpoint (engine.Client: the
+// environment's credentials and region, else placeholders local engines
+// accept; each request bounded in time and size).
+func Client(endpoint string) *dynamodb.Client { return engine.Client(endpoint, 0) }
 
 // Stop stops an engine New started (an endpoint's is left running).
-func (e *Engine) Stop() {
-	if e.srv != nil {
-		e.srv.Stop()
-	}
-}
+func (e *Engine) Stop() { e.conn.Stop() }
 
 // Log is what a started engine has written to its stderr (why it died,
 // when it did).
-func (e *Engine) Log() string {
-	if e.srv == nil {
-		return ""
-	}
-	return e.srv.Log()
-}
+func (e *Engine) Log() string { return e.conn.Log() }
 
 // Table creates the design's table (its GSIs and the lock table) under a
 // name of its own and returns the runtime over it; t's cleanup deletes

@@ -18,6 +18,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/dynalite"
 	"github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -55,18 +56,10 @@ func (e *Engine) Table(t testing.TB, d *patterns.Design) string {
 	return e.TableName(t, d)
 }
 
-// Design plans a model file.
+// Design plans a model file (keyplantest.Design).
 func Design(t testing.TB, path string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.Plan(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return keyplantest.Design(t, path)
 }
 
 var seq atomic.Int64

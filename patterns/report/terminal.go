@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"io"
@@ -8,10 +8,14 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// terminal is a writer that escapes what a terminal would act on:
-// control characters other than newline and tab (ANSI escapes, carriage
-// returns, C1 controls) and invalid UTF-8, however they reached the
-// output (a name, a value, a file path, an engine's error).
+// Terminal wraps w so that what a terminal would act on is escaped
+// (patterns.Printable): control characters other than newline and tab
+// (ANSI escapes, carriage returns, C1 controls), line and paragraph
+// separators and invalid UTF-8, however they reached the output (a name,
+// a value, a file path, an engine's error). Text with none of them passes
+// through unchanged.
+func Terminal(w io.Writer) io.Writer { return terminal{w} }
+
 type terminal struct{ w io.Writer }
 
 func (t terminal) Write(p []byte) (int, error) {
@@ -32,7 +36,7 @@ func (t terminal) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// clean reports whether p holds nothing terminal needs to escape.
+// clean reports whether p holds nothing a terminal needs escaped.
 func clean(p []byte) bool {
 	for i := 0; i < len(p); {
 		c := p[i]

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// keyplan help (usage.txt) and the package documentation (doc.go) name
+// every command the command table runs, and no other.
+func TestUsageListsEveryCommand(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range commands {
+		for what, text := range map[string]string{"usage.txt": usage, "doc.go": string(doc)} {
+			if !strings.Contains(text, "keyplan "+name+" ") && !strings.Contains(text, "keyplan "+name+"\n") {
+				t.Errorf("%s does not list keyplan %s", what, name)
+			}
+		}
+	}
+	for _, line := range strings.Split(usage, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "keyplan" && commands[f[1]] == nil {
+			t.Errorf("usage.txt lists keyplan %s, which the command table does not run", f[1])
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Connect starts each engine, and its DB emulates TransactWriteItems
+// exactly where the engine lacks it (docs/engines.md); a transaction
+// through DB is all or nothing either way. Connecting to an endpoint
+// starts nothing, and its Stop leaves the engine running.
+func TestConnect(t *testing.T) {
+	names := Names
+	if testing.Short() {
+		names = []string{Memory}
+	}
+	ctx := context.Background()
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			c, err := Connect(ctx, Options{Name: name})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, Hint(err))
+			}
+			defer c.Stop()
+			if want := documented["TransactWriteItems"][name] == "no"; c.Name != name || c.DB.Emulated() != want {
+				t.Errorf("Connect(%s): name %s, emulated %v; want emulated %v", name, c.Name, c.DB.Emulated(), want)
+			}
+			if _, err := c.Raw.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("connect"), BillingMode: types.BillingModePayPerRequest,
+				KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("k"), KeyType: types.KeyTypeHash}},
+				AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("k"), AttributeType: types.ScalarAttributeTypeS}}}); err != nil {
+				t.Fatal(err)
+			}
+			put := func(k string) types.TransactWriteItem {
+				return types.TransactWriteItem{Put: &types.Put{TableName: aws.String("connect"), Item: map[string]types.AttributeValue{"k": s(k)},
+					ConditionExpression: aws.String("attribute_not_exists(k)")}}
+			}
+			if _, err := c.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put("a")}}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{put("b"), put("a")}})
+			if err == nil || !strings.Contains(err.Error(), "TransactionCanceled") {
+				t.Errorf("a transaction with a failing condition: %v", err)
+			}
+			if out, _ := c.Raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("connect"), Key: map[string]types.AttributeValue{"k": s("b")}}); out == nil || out.Item != nil {
+				t.Errorf("the cancelled transaction wrote b: %v", out)
+			}
+			other, err := Connect(ctx, Options{Endpoint: c.Endpoint})
+			if err != nil || other.Name != "endpoint" || other.DB.Emulated() != c.DB.Emulated() {
+				t.Fatalf("Connect(endpoint): %+v, %v", other, err)
+			}
+			other.Stop()
+			if _, err := c.Raw.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+				t.Errorf("the engine stopped with a connection that did not start it: %v", err)
+			}
+		})
+	}
+}

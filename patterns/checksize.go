@@ -1,0 +1,124 @@
+package patterns
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The size rules: key values within DynamoDB's partition and sort key
+// limits, items within the item size limit, from the declared attributes.
+
+// keyBytes is the most bytes a key value rendered from t can take, and the
+// attributes whose size is unbounded.
+func keyBytes(e *Entity, t Template) (int, []string) {
+	n := 0
+	var unbounded []string
+	for _, s := range t {
+		switch {
+		case s.Shards > 0:
+			n += decimalLen(int64(s.Shards - 1))
+		case s.Attr != "":
+			if b, ok := e.Attr(s.Attr).MaxKeyBytes(); ok {
+				n += b
+			} else {
+				unbounded = append(unbounded, s.Attr)
+			}
+		default:
+			n += len(s.Lit)
+		}
+	}
+	return n, unbounded
+}
+
+// KP203: key values longer than DynamoDB accepts fail at write time.
+func ruleKeySize(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		for _, k := range d.Entity(e.Name).Keys {
+			for _, part := range []struct {
+				t     Template
+				name  string
+				limit int
+			}{{k.PK, "partition", MaxPartitionKeyBytes}, {k.SK, "sort", MaxSortKeyBytes}} {
+				if n, _ := keyBytes(e, part.t); n > part.limit {
+					out = append(out, finding{entity(e), e.Pos,
+						fmt.Sprintf("the %s key %s on %s can take %d bytes; DynamoDB allows %d", part.name, part.t, k.Index, n, part.limit),
+						"lower the maxLength of the attributes in the key"})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// KP204: a key over a string without maxLength cannot be proven to fit.
+func ruleKeySizeUnknown(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		var unbounded []string
+		for _, k := range d.Entity(e.Name).Keys {
+			for _, t := range []Template{k.PK, k.SK} {
+				_, u := keyBytes(e, t)
+				for _, a := range u {
+					if !slices.Contains(unbounded, a) {
+						unbounded = append(unbounded, a)
+					}
+				}
+			}
+		}
+		if len(unbounded) > 0 {
+			out = append(out, finding{entity(e), e.Pos,
+				fmt.Sprintf("key attribute(s) %s have no maxLength, so keyplan cannot prove the keys fit in %d (partition) / %d (sort) bytes", strings.Join(unbounded, ", "), MaxPartitionKeyBytes, MaxSortKeyBytes),
+				"declare {type: string, maxLength: N} for each"})
+		}
+	}
+	return out
+}
+
+// maxValueBytes is the most bytes an attribute's stored value takes, and
+// whether that is known.
+func maxValueBytes(a *Attribute) (int, bool) {
+	switch a.Type {
+	case TypeNumber, TypeTTL:
+		return 21, true // DynamoDB numbers: up to 38 significant digits
+	case TypeTime:
+		return len(time3339), true
+	case TypeBool:
+		return 1, true
+	}
+	if len(a.Values) > 0 {
+		return a.MaxKeyBytes()
+	}
+	if a.MaxLength > 0 {
+		return a.MaxLength, true
+	}
+	return 0, false
+}
+
+const time3339 = "2006-01-02T15:04:05.999999999Z07:00"
+
+// KP304: items over 400 KB cannot be written.
+func ruleItemSize(d *Design) []finding {
+	var out []finding
+	for _, e := range d.model.Entities {
+		n, known := 0, true
+		for _, a := range e.Attributes {
+			b, ok := maxValueBytes(a)
+			known = known && ok
+			n += len(a.Name) + b
+		}
+		for _, k := range d.Entity(e.Name).Keys {
+			pk, sk := d.KeyNames(k.Index)
+			pb, _ := keyBytes(e, k.PK)
+			sb, _ := keyBytes(e, k.SK)
+			n += len(pk) + len(sk) + pb + sb
+		}
+		if known && n > MaxItemBytes {
+			out = append(out, finding{entity(e), e.Pos,
+				fmt.Sprintf("an item can take %d bytes with its keys; DynamoDB allows %d (400 KB)", n, MaxItemBytes),
+				"keep large values in S3 and store their key, or lower maxLength"})
+		}
+	}
+	return out
+}

@@ -1,0 +1,30 @@
+package dynamo
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBackfillText(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -5: "-5"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+	res := &BackfillResult{Stats: CheckpointStats{Scanned: 12000, Rewritten: 3000, Unchanged: 1000, Skipped: 8000, MilliWCU: 5_000_000}, Resumed: true, Before: CheckpointStats{Scanned: 2000}}
+	if got := res.Summary(2*time.Second, false); !strings.HasPrefix(got, "backfilled in 2s (resumed: counts include the stopped runs): 12,000 items scanned, 3,000 rewritten, 1,000 already right, 8,000 of other entities") ||
+		!strings.HasSuffix(got, "5,000 write units, 5,000 items/s") {
+		t.Errorf("Summary = %q", got)
+	}
+	if got := (&BackfillResult{Stats: CheckpointStats{Scanned: 10, Pending: 4}}).Summary(time.Second, true); got != "verified in 1s: 10 items scanned, 0 already right, 4 still to rewrite, 0 of other entities" {
+		t.Errorf("Summary(verify) = %q", got)
+	}
+	p := BackfillProgress{Stats: CheckpointStats{Scanned: 2500, Rewritten: 100}, Elapsed: time.Second}
+	if got := p.Line(0); got != "2,500 items scanned, 100 rewritten, 2,500 items/s" {
+		t.Errorf("Line(0) = %q", got)
+	}
+	if got := p.Line(10000); got != "2,500 of ~10,000 items (25%), 100 rewritten, 2,500 items/s, ETA 3s" {
+		t.Errorf("Line(10000) = %q", got)
+	}
+}

@@ -1,0 +1,44 @@
+package patterns
+
+import "fmt"
+
+// DynamoDB's limits, each named once (after AWS's "Service, account, and
+// table quotas in Amazon DynamoDB"): the checks, the planner, the loader,
+// the cost model, the runtime (patterns/dynamo) and the CLI read them
+// from here. keyplan's own bounds (MaxDigits, MaxShards, MaxModelBytes, …)
+// live beside what they bound.
+const (
+	// MaxPartitionKeyBytes is DynamoDB's limit on a partition key value.
+	MaxPartitionKeyBytes = 2048
+	// MaxSortKeyBytes is DynamoDB's limit on a sort key value.
+	MaxSortKeyBytes = 1024
+	// MaxItemBytes is DynamoDB's item size limit (400 KB).
+	MaxItemBytes = 400 * 1024
+	// MaxGSIs is DynamoDB's default quota of global secondary indexes per table.
+	MaxGSIs = 20
+	// MaxProjectedAttributes is the limit on non-key attributes projected
+	// into all of a table's indexes together.
+	MaxProjectedAttributes = 100
+	// MaxTransactItems is the most items one TransactWriteItems writes.
+	MaxTransactItems = 100
+	// MaxTransactBytes is the most data one transaction carries (4 MB).
+	MaxTransactBytes = 4 << 20
+	// MaxBatchWriteItems is the most put or delete requests one
+	// BatchWriteItem takes.
+	MaxBatchWriteItems = 25
+	// PartitionWCU is the write units per second one partition takes.
+	PartitionWCU = 1000
+	// WriteUnitBytes is the item size one write unit covers (1 KB).
+	WriteUnitBytes = 1024
+	// ReadUnitBytes is the item size one strongly consistent read unit
+	// covers (4 KB; an eventually consistent read costs half).
+	ReadUnitBytes = 4096
+	// MinNameLength and MaxNameLength bound a table's or an index's name,
+	// of the characters NameRule lists.
+	MinNameLength = 3
+	MaxNameLength = 255
+)
+
+// NameRule is DynamoDB's rule for table and index names, for messages
+// (ValidTableName checks it).
+var NameRule = fmt.Sprintf("%d-%d characters of [a-zA-Z0-9_.-]", MinNameLength, MaxNameLength)

@@ -1,0 +1,102 @@
+package patterns
+
+import (
+	"fmt"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Decoding the examples section: sample items, the writes to run on
+// them, and the reads expected back.
+
+func (l *loader) examples(n *yaml.Node) *Examples {
+	ex := &Examples{}
+	for _, f := range l.fields(n, "examples", []string{"items", "steps", "expect"}) {
+		switch f.key {
+		case "steps":
+			seq := deref(f.val)
+			if seq.Kind != yaml.SequenceNode {
+				l.add(pos(seq), "examples.steps", "expected a list of {write, params, fails, item}, found %s", kindName(seq))
+				continue
+			}
+			for i, c := range seq.Content {
+				path := fmt.Sprintf("examples.steps[%d]", i)
+				st := &Step{Pos: pos(deref(c)), Params: map[string]any{}}
+				for _, g := range l.fields(c, path, []string{"write", "params", "fails", "item"}) {
+					switch g.key {
+					case "write":
+						st.Write = l.str(g.val, join(path, "write"))
+					case "params":
+						for _, pf := range l.fields(g.val, join(path, "params"), nil) {
+							if v := deref(pf.val); v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+								st.Params[pf.key] = nil // with: the item lacks it
+								continue
+							}
+							st.Params[pf.key] = l.scalar(pf.val, join(join(path, "params"), pf.key))
+						}
+					case "fails":
+						st.Fails = l.str(g.val, join(path, "fails"))
+					case "item":
+						st.Item = l.name(g.val, join(path, "item"))
+					}
+				}
+				if st.Write == "" {
+					l.add(st.Pos, join(path, "write"), "missing; expected the name of a write pattern")
+				}
+				ex.Steps = append(ex.Steps, st)
+			}
+		case "items":
+			for _, itf := range l.fields(f.val, "examples.items", nil) {
+				path := "examples.items." + itf.key
+				ents := l.fields(itf.val, path, nil)
+				if len(ents) != 1 {
+					if deref(itf.val).Kind == yaml.MappingNode {
+						l.add(pos(itf.val), path, "expected exactly one entity name mapped to its attribute values, e.g. {Player: {playerId: p1}}")
+					}
+					continue
+				}
+				it := &ExampleItem{Name: itf.key, Entity: ents[0].key, Pos: itf.keyAt, Values: map[string]any{}}
+				for _, vf := range l.fields(ents[0].val, join(path, ents[0].key), nil) {
+					it.Values[vf.key] = l.scalar(vf.val, join(join(path, ents[0].key), vf.key))
+				}
+				ex.Items = append(ex.Items, it)
+			}
+		case "expect":
+			seq := deref(f.val)
+			if seq.Kind != yaml.SequenceNode {
+				l.add(pos(seq), "examples.expect", "expected a list of {pattern, params, items}, found %s", kindName(seq))
+				continue
+			}
+			for i, c := range seq.Content {
+				path := fmt.Sprintf("examples.expect[%d]", i)
+				x := &Expectation{Pos: pos(deref(c)), Params: map[string]any{}}
+				seenItems := false
+				for _, g := range l.fields(c, path, []string{"pattern", "params", "items"}) {
+					switch g.key {
+					case "pattern":
+						x.Pattern = l.str(g.val, join(path, "pattern"))
+					case "params":
+						for _, pf := range l.fields(g.val, join(path, "params"), nil) {
+							x.Params[pf.key] = l.scalar(pf.val, join(join(path, "params"), pf.key))
+						}
+					case "items":
+						seenItems = true
+						if v := deref(g.val); v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+							x.Items = []string{}
+						} else {
+							x.Items = l.strs(g.val, join(path, "items"))
+						}
+					}
+				}
+				if x.Pattern == "" {
+					l.add(x.Pos, join(path, "pattern"), "missing; expected the name of a pattern")
+				}
+				if !seenItems {
+					l.add(x.Pos, join(path, "items"), "missing; expected the list of item names the pattern returns ([] for none)")
+				}
+				ex.Expect = append(ex.Expect, x)
+			}
+		}
+	}
+	return ex
+}

@@ -1,0 +1,32 @@
+package patterns
+
+// Open reads a model file with the lock beside it (LockBeside) and plans
+// the model with that lock (PlanLocked: stable planning), as keyplan's
+// commands do with a model file. Errors are Load's, LoadLock's and
+// PlanLocked's: they match ErrInvalidModel or ErrDesign.
+func Open(file string) (*Design, *Lock, error) {
+	m, err := Load(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	lock, err := LockBeside(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := PlanLocked(m, lock)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, lock, nil
+}
+
+// LockBeside reads the lock of a model file, at LockPath: nil when there
+// is none, or when the model comes from standard input ("-": no file for a
+// lock to be beside). The singletable construct finds a ModelFile's lock
+// with it, as Open does.
+func LockBeside(model string) (*Lock, error) {
+	if model == "-" {
+		return nil, nil
+	}
+	return LoadLock(LockPath(model))
+}

@@ -1,0 +1,48 @@
+package patterns
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// regionName is an AWS region's name: eu-west-1, us-gov-east-1.
+var regionName = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+
+// MaxReplicaRCU is the most read capacity a replica's index may be given
+// in a replica spec (DynamoDB's default per-table quota).
+const MaxReplicaRCU = 40000
+
+// ParseReplica reads a replica spec, REGION[:INDEX=RCU,...] (keyplan plan
+// --replica eu-west-1:table=2,GSI1=3): the region of a global table's
+// replica and the read capacity it provisions per index, a whole number
+// from 1 to MaxReplicaRCU (Cost.Global sizes the indexes it does not name
+// like the primary's). With indexes (the design's: "table" and its GSIs),
+// an index not among them is refused.
+func ParseReplica(spec string, indexes []string) (ReplicaReads, error) {
+	region, parts, _ := strings.Cut(spec, ":")
+	rr := ReplicaReads{Region: region, Read: map[string]float64{}}
+	if !regionName.MatchString(region) {
+		return rr, fmt.Errorf("%q: expected REGION[:table=RCU,GSI1=RCU...], the region like eu-west-1", spec)
+	}
+	if parts == "" {
+		return rr, nil
+	}
+	for part := range strings.SplitSeq(parts, ",") {
+		name, units, ok := strings.Cut(part, "=")
+		n, err := strconv.ParseFloat(units, 64)
+		switch {
+		case !ok || err != nil || n < 1 || n > MaxReplicaRCU || n != float64(int64(n)):
+			return rr, fmt.Errorf("%q: %q: expected INDEX=RCU, RCU a whole number from 1 to %d", spec, part, MaxReplicaRCU)
+		case indexes != nil && !slices.Contains(indexes, name):
+			return rr, fmt.Errorf("%q: %q: the design has no index %s (it has %s)", spec, part, name, strings.Join(indexes, ", "))
+		}
+		if _, dup := rr.Read[name]; dup {
+			return rr, fmt.Errorf("%q: %s is given twice", spec, name)
+		}
+		rr.Read[name] = n
+	}
+	return rr, nil
+}
