@@ -45,7 +45,7 @@ func main() {
 // it.
 var commands = map[string]func(args []string, stdout, stderr io.Writer) int{
 	"plan": plan, "check": check, "validate": validate, "diff": diff, "lock": lock, "migrate": migrate, "gen": generate,
-	"schema": schema, "help": help, "version": printVersion,
+	"schema": schema, "local": local, "help": help, "version": printVersion,
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
@@ -61,7 +60,7 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	client, err := migrateClient(ctx, o.endpoint)
+	client, err := localengine.Remote(ctx, o.endpoint, dynamo.PatientRetries)
 	if err != nil {
 		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
 	}
@@ -202,22 +201,6 @@ func (o *migrateFlags) advance(lk *patterns.Lock, stdout, stderr io.Writer) (cod
 		fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", o.file, o.table)
 	}
 	return exitClean, o.applyIndexes
-}
-
-// migrateClient is a client for a long backfill: an endpoint's (local
-// engines), or AWS's with the default credential chain and region.
-func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
-	if endpoint != "" {
-		return dynamodb.New(localengine.Client(endpoint, 0).Options(), dynamo.PatientRetries), nil
-	}
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
-	}
-	return dynamodb.NewFromConfig(cfg, dynamo.PatientRetries), nil
 }
 
 func limitText(wcu float64) string {

@@ -29,7 +29,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	var o validateFlags
 	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
 	fs.StringVar(&o.engine, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the table afterwards (its name is printed)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the table on the --endpoint engine afterwards (its name is printed)")
 	fs.StringVar(&o.table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
 	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
@@ -54,12 +54,10 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
 		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
 	}
-	if o.endpoint == "" && o.existing {
-		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
-	}
-	conn, code := o.connect(stderr)
-	if conn == nil {
-		return code
+	notify := func(s string) { fmt.Fprintf(stderr, "keyplan validate: %s\n", s) }
+	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Timeout: o.timeout, Notify: notify})
+	if err != nil {
+		return fail(stderr, exitUsage, "keyplan validate: %v", err)
 	}
 	defer conn.Stop()
 	return o.run(file, d, lk, conn, stdout, stderr)
@@ -74,6 +72,8 @@ func (o *validateFlags) problem() string {
 		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
 	case o.existing && o.keep:
 		return "--existing never deletes the table; --keep is for tables validate creates"
+	case o.endpoint == "" && (o.existing || o.keep):
+		return "--existing and --keep need an engine that outlives validate (one it starts stops with it): --endpoint URL or $" + localengine.EnvEndpoint + "; keyplan local serves one"
 	case o.timeout <= 0 || o.deadline <= 0:
 		return "--timeout and --deadline: expected a positive duration, e.g. 30s"
 	}
@@ -81,23 +81,6 @@ func (o *validateFlags) problem() string {
 		return fmt.Sprintf("--engine (or $%s): %v", localengine.EnvEngine, err)
 	}
 	return ""
-}
-
-// connect connects to --endpoint, or starts the local engine (--engine).
-func (o *validateFlags) connect(stderr io.Writer) (*localengine.Conn, int) {
-	wd, _ := os.Getwd()
-	if o.endpoint == "" && localengine.NeedsInstall(o.engine, wd) {
-		fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(o.engine))
-	}
-	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Dir: wd, Timeout: o.timeout})
-	if err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", o.engine, err)
-		if hint := localengine.Hint(err); hint != "" {
-			fmt.Fprintf(stderr, "  %s\n", hint)
-		}
-		return nil, exitUsage
-	}
-	return conn, exitClean
 }
 
 // run proves the design on the engine: on a table it creates (and drops,
@@ -137,9 +120,7 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 		}
 	}
 	c := conn.DB
-	if c.Emulated() {
-		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
-	}
+	fmt.Fprint(stdout, conn.Notes())
 	var rep *dynamo.Report
 	switch {
 	case !o.existing: // a new table proves the model's design
