@@ -77,12 +77,21 @@ func lookup(endpoint string) (known, bool) {
 	return k, ok
 }
 
-func update(endpoint string, f func(*known)) {
+// set makes k what this process knows of the engine at endpoint.
+func set(endpoint string, k known) {
 	registryMu.Lock()
 	defer registryMu.Unlock()
-	k := registry[endpointKey(endpoint)]
-	f(&k)
 	registry[endpointKey(endpoint)] = k
+}
+
+// probed records an engine's probe, if the engine is still known.
+func probed(endpoint string, native bool) {
+	registryMu.Lock()
+	defer registryMu.Unlock()
+	if k, ok := registry[endpointKey(endpoint)]; ok {
+		k.probed, k.native = true, native
+		registry[endpointKey(endpoint)] = k
+	}
 }
 
 func forget(endpoint string) {
@@ -97,11 +106,11 @@ func forget(endpoint string) {
 // of probing through the proxy (a fault it injects would misreport the
 // engine). The returned function undoes it.
 func Share(alias, endpoint string) func() {
-	k, ok := lookup(endpoint)
-	if !ok {
-		return func() {}
+	k, _ := lookup(endpoint)
+	if !k.probed { // probed here, directly, never through the proxy
+		k.native, k.probed = dynalite.SupportsTransactions(context.Background(), Client(endpoint, 0)), true
 	}
-	update(alias, func(a *known) { *a = k })
+	set(alias, k)
 	return func() { forget(alias) }
 }
 
@@ -152,17 +161,21 @@ func loopbackPort(endpoint string) string {
 }
 
 // Transactions is c, a client of the engine at endpoint, with
-// TransactWriteItems emulated where that engine lacks it (dynalite). The
-// engine is probed once per process (dynalite.SupportsTransactions);
-// an endpoint shared with a proxy (Share) takes the engine's answer.
+// TransactWriteItems emulated where that engine lacks it (dynalite;
+// dynalite.SupportsTransactions). An engine this process started is
+// probed once, and a proxy shared with one (Share) takes its answer;
+// any other endpoint is probed each time (what answers there may change).
 func Transactions(ctx context.Context, endpoint string, c *dynamodb.Client) *dynalite.Transactions {
-	if k, ok := lookup(endpoint); ok && k.probed {
-		if k.native {
-			return dynalite.Native(c)
-		}
+	k, ok := lookup(endpoint)
+	switch {
+	case ok && k.probed && k.native:
+		return dynalite.Native(c)
+	case ok && k.probed:
 		return dynalite.EmulateTransactions(c)
 	}
 	t := dynalite.Probe(ctx, c)
-	update(endpoint, func(k *known) { k.probed, k.native = true, !t.Emulated() })
+	if ok {
+		probed(endpoint, !t.Emulated())
+	}
 	return t
 }

@@ -141,7 +141,7 @@ func Start(name, dir string) (*Running, error) {
 		}
 		s, endpoint = d, d.Endpoint
 	}
-	update(endpoint, func(k *known) { *k = known{key: key} })
+	set(endpoint, known{key: key})
 	return &Running{Name: name, Endpoint: endpoint, AccessKeyID: key, Server: s}, nil
 }
 

@@ -97,7 +97,7 @@ func ServeLocal(o LocalOptions) (*Local, error) {
 		return nil, err
 	}
 	l := &Local{Endpoint: srv.Endpoint, AccessKeyID: o.AccessKeyID, dataDir: o.DataDir, srv: srv}
-	update(l.Endpoint, func(k *known) { *k = known{key: l.AccessKeyID} })
+	set(l.Endpoint, known{key: l.AccessKeyID})
 	l.KeyFile, l.KeyFileErr = writeLocalKey(loopbackPort(l.Endpoint), l.AccessKeyID)
 	return l, nil
 }
