@@ -120,10 +120,56 @@ func normItems(v any) any {
 	return out
 }
 
+// sortCanon puts l in one order whatever the engine answered first. The
+// order is by each element's value, not its spelling (canonical
+// numbers, empty lists, maps and binaries alike), so two answers that
+// spell a value differently still line up item by item and differ only
+// where they spell it.
 func sortCanon(l []any) []any {
 	l = slices.Clone(l)
-	sort.SliceStable(l, func(i, j int) bool { return canon(l[i]) < canon(l[j]) })
-	return l
+	key := make(map[int]string, len(l))
+	idx := make([]int, len(l))
+	for i := range l {
+		idx[i] = i
+		key[i] = canon(untyped(canonicalNumbers(l[i])))
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		if key[idx[a]] != key[idx[b]] {
+			return key[idx[a]] < key[idx[b]]
+		}
+		return canon(l[idx[a]]) < canon(l[idx[b]])
+	})
+	out := make([]any, len(l))
+	for i, j := range idx {
+		out[i] = l[j]
+	}
+	return out
+}
+
+// untyped is v with each empty list, map or binary written {}.
+func untyped(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 1 {
+			for t, y := range x {
+				if (t == "L" || t == "M") && len(asList(y)) == 0 && len(asMap(y)) == 0 || t == "B" && y == "" {
+					return map[string]any{}
+				}
+			}
+		}
+		out := map[string]any{}
+		for k, y := range x {
+			out[k] = untyped(y)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, y := range x {
+			out[i] = untyped(y)
+		}
+		return out
+	}
+	return v
 }
 
 // bodyOutcome is a successful single answer's outcome.

@@ -518,7 +518,11 @@ func (e *expr) path() string {
 		top = pick(e.g, e.g.sch.KeyNames())
 	}
 	p := e.name(top)
-	for e.g.chance(0.3) && strings.Count(p, ".")+strings.Count(p, "[") < 3 {
+	nest := 0.3
+	if !slices.Contains(plainAttrs, top) {
+		nest = 0.05 // DynamoDB refuses a nested path into any key attribute
+	}
+	for e.g.chance(nest) && strings.Count(p, ".")+strings.Count(p, "[") < 3 {
 		if e.g.chance(0.5) {
 			p += "." + e.name(pick(e.g, mapKeys))
 		} else {

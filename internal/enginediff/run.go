@@ -43,8 +43,22 @@ type Mismatch struct {
 // Op is the operation that differs.
 func (m *Mismatch) Op() string { return m.Steps[m.Step].Op }
 
-// Signature says what kind of difference m is (Signature).
-func (m *Mismatch) Signature() string { return Signature(m.Op(), &m.Diff, m.Ref, m.Got) }
+// Signature says what kind of difference m is (Signature), with the
+// start of the reference's error message, if any (DynamoDB Local's
+// messages name the rule broken): what shrinking keeps.
+func (m *Mismatch) Signature() string {
+	s := Signature(m.Op(), &m.Diff, m.Ref, m.Got)
+	if msg := digits.ReplaceAllString(m.RefMessage, ""); msg != "" {
+		s += " (" + firstWords(msg, 6) + ")"
+	}
+	return s
+}
+
+// firstWords is s's first n words.
+func firstWords(s string, n int) string {
+	f := strings.Fields(s)
+	return strings.Join(f[:min(n, len(f))], " ")
+}
 
 // Known is a difference between the engines that is written down: what
 // DynamoDB does, what the engine does instead, whether it matches a
@@ -54,6 +68,9 @@ type Known struct {
 	// Why says what DynamoDB (Local) answers and what the engine does.
 	Why   string
 	Match func(*Mismatch) bool
+	// Reference says DynamoDB Local, not the engine, differs from AWS
+	// here (Why cites the evidence): the engine is right.
+	Reference bool
 	// Repro is the shortest sequence known to show it; its last step
 	// differs.
 	Repro []Step
@@ -203,15 +220,89 @@ func Exec(ctx context.Context, c *Client, n names, sch Schema, s Step) (Outcome,
 	default:
 		last = c.Do(ctx, s.Op, n.body(s.Req))
 		switch {
+		case s.Op == "DeleteTable":
+			// the table a CreateTable tried: whether there was one to
+			// delete is that CreateTable's outcome, compared already
+			o = Outcome{}
 		case last.ErrorType() != "":
 			o = errorOutcome(last)
-		case s.Op == "DeleteTable":
-			o = Outcome{"deleted": true}
 		default:
 			o = bodyOutcome(s.Op, last.Body)
 		}
 	}
+	if keys := writtenKeys(sch, s); len(keys) > 0 {
+		// what the write left at each key it names: a write refused
+		// must change nothing, one answered alike must leave the same
+		after := make([]any, len(keys))
+		for i, k := range keys {
+			r := c.Do(ctx, "GetItem", n.body(map[string]any{"TableName": TableT, "Key": k, "ConsistentRead": true}))
+			switch {
+			case r.ErrorType() != "":
+				after[i] = map[string]any{"error": r.ErrorType()}
+			case r.Body["Item"] != nil:
+				after[i] = normItem(asMap(r.Body["Item"]))
+			default:
+				after[i] = nil
+			}
+		}
+		o["after"] = after
+	}
 	return n.placeholders(o), last.Message()
+}
+
+// writtenKeys are the table's keys a write step names (its item's, or
+// each of a batch's or a transaction's), each once; none for a read, or
+// for a key the schema cannot make of what the step says.
+func writtenKeys(sch Schema, s Step) []map[string]any {
+	var out []map[string]any
+	seen := map[string]bool{}
+	add := func(it any) {
+		m := asMap(it)
+		k := map[string]any{}
+		for _, n := range sch.KeyNames() {
+			v, ok := m[n]
+			if !ok || n == "" {
+				return
+			}
+			k[n] = v
+		}
+		if c := canon(k); !seen[c] {
+			seen[c] = true
+			out = append(out, k)
+		}
+	}
+	if sch.Hash.Name == "" {
+		return nil
+	}
+	switch s.Op {
+	case "PutItem":
+		if s.Req["TableName"] == TableT {
+			add(s.Req["Item"])
+		}
+	case "UpdateItem", "DeleteItem":
+		if s.Req["TableName"] == TableT {
+			add(s.Req["Key"])
+		}
+	case "BatchWriteItem":
+		for _, w := range asList(asMap(s.Req["RequestItems"])[TableT]) {
+			add(asMap(asMap(w)["PutRequest"])["Item"])
+			add(asMap(asMap(w)["DeleteRequest"])["Key"])
+		}
+	case "TransactWriteItems":
+		for _, a := range asList(s.Req["TransactItems"]) {
+			for kind, x := range asMap(a) {
+				if asMap(x)["TableName"] != TableT {
+					continue
+				}
+				if kind == "Put" {
+					add(asMap(x)["Item"])
+				} else {
+					add(asMap(x)["Key"])
+				}
+			}
+		}
+	}
+	return out
 }
 
 func withStart(req map[string]any, lek any) map[string]any {
@@ -459,12 +550,23 @@ func (r *Runner) Run(ctx context.Context, steps []Step) Result {
 	return res
 }
 
-// sameTable reports whether both engines' tables hold the same items.
+// sameTable reports whether both engines' tables hold the same items:
+// the same values, however each answers them (a number's spelling, an
+// empty list's type, an empty page's keys are compared at each read).
 func (r *Runner) sameTable(ctx context.Context, n names, sch Schema) bool {
 	check := Step{"Scan", map[string]any{"TableName": TableT, "ConsistentRead": true}}
 	a, _ := Exec(ctx, r.Ref.Client, n, sch, check)
 	b, _ := Exec(ctx, r.Got.Client, n, sch, check)
-	return firstDifference("", canonicalNumbers(a), b) == nil
+	return canon(stored(a)) == canon(stored(b))
+}
+
+// stored is what a Scan's outcome says the table holds: its items, each
+// number in canonical form and each empty list, map or binary untyped.
+func stored(o Outcome) any {
+	if e, ok := o["error"]; ok {
+		return e
+	}
+	return sortCanon(untyped(canonicalNumbers(orEmpty(asList(o["Items"])))).([]any))
 }
 
 // internal reports whether o is an engine's own failure (HTTP 500).
