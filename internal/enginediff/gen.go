@@ -46,8 +46,10 @@ var (
 	idxStrPool   = []string{"g", "h", "g#1", "g%", "gh"}
 	idxNumPool   = []string{"1", "2", "1e0", "-0", "10"}
 
-	// the attributes no index keys on, and the map keys nested paths use
-	plainAttrs = []string{"a", "b", "c"}
+	// the attributes no index keys on ("name" is one of DynamoDB's
+	// reserved words: an expression must name it through a placeholder),
+	// and the map keys nested paths use
+	plainAttrs = []string{"a", "b", "c", "name"}
 	mapKeys    = []string{"x", "y", "a#b"}
 )
 
@@ -398,6 +400,14 @@ func (g *gen) key() map[string]any {
 	if g.sch.Range != nil {
 		k[g.sch.Range.Name] = pick(g, g.ranges)
 	}
+	if g.chance(0.01) && g.sch.Hash.Type == "S" {
+		// past the 2,048 bytes of a partition key, or the 1,024 of a sort key
+		k[g.sch.Hash.Name] = av{"S": strings.Repeat("p", 2049)}
+		if g.sch.Range != nil && g.sch.Range.Type == "S" && g.chance(0.5) {
+			k[g.sch.Hash.Name] = pick(g, g.hashes)
+			k[g.sch.Range.Name] = av{"S": strings.Repeat("s", 1025)}
+		}
+	}
 	if g.chance(0.03) {
 		switch g.r.IntN(4) {
 		case 0:
@@ -447,6 +457,10 @@ func (g *gen) item() map[string]any {
 			it[n] = g.value(0)
 		}
 	}
+	if g.chance(0.01) {
+		// near DynamoDB's 400 KB item limit, or past it
+		it["a"] = av{"S": strings.Repeat("x", pick(g, []int{300_000, 410_000}))}
+	}
 	return it
 }
 
@@ -463,7 +477,11 @@ func (g *gen) expr() *expr { return &expr{g: g, names: map[string]any{}, values:
 
 // name is n in an expression: as it is, or through a #placeholder.
 func (e *expr) name(n string) string {
-	if e.g.chance(0.3) || strings.ContainsAny(n, "#%. ") {
+	p := 0.3
+	if n == "name" {
+		p = 0.85
+	}
+	if e.g.chance(p) || strings.ContainsAny(n, "#%. ") {
 		for p, v := range e.names {
 			if v == n {
 				return p
@@ -691,6 +709,19 @@ func (g *gen) putItem() map[string]any {
 	e := g.expr()
 	g.conditional(req, e)
 	e.attach(req)
+	if g.chance(0.04) {
+		// the legacy condition: alone, or beside an expression (refused)
+		a := pick(g, plainAttrs)
+		switch g.r.IntN(3) {
+		case 0:
+			req["Expected"] = map[string]any{a: map[string]any{"Exists": false}}
+		case 1:
+			req["Expected"] = map[string]any{a: map[string]any{"Value": g.scalar()}}
+		default:
+			req["Expected"] = map[string]any{a: map[string]any{"ComparisonOperator": pick(g, []string{"EQ", "NE", "LT", "GE", "NOT_NULL", "NULL", "BEGINS_WITH"}),
+				"AttributeValueList": []any{g.scalar()}}}
+		}
+	}
 	g.returnValues(req, "NONE", "ALL_OLD")
 	return req
 }
@@ -720,6 +751,9 @@ func (g *gen) getItem() map[string]any {
 	req := map[string]any{"TableName": TableT, "Key": g.key()}
 	if g.chance(0.5) {
 		req["ConsistentRead"] = true
+	}
+	if g.chance(0.05) {
+		req["AttributesToGet"] = anys(pickN(g, append(slices.Clone(plainAttrs), g.sch.KeyNames()...), 1+g.r.IntN(2)))
 	}
 	if g.chance(0.3) {
 		e := g.expr()
@@ -871,6 +905,7 @@ func (g *gen) query() map[string]any {
 	e := g.expr()
 	req["KeyConditionExpression"] = e.keyCondition(hash, rng, v)
 	g.readOptions(req, e)
+	g.startKey(req)
 	if g.chance(0.4) {
 		req["ScanIndexForward"] = false
 	}
@@ -885,7 +920,10 @@ func (g *gen) scan() map[string]any {
 	}
 	e := g.expr()
 	g.readOptions(req, e)
+	g.startKey(req)
+	_, started := req["ExclusiveStartKey"]
 	switch {
+	case started:
 	case g.chance(0.03):
 		seg := pick(g, []map[string]any{{"Segment": 2, "TotalSegments": 2}, {"TotalSegments": 0}, {"Segment": 0}, {"Segment": -1, "TotalSegments": 2}})
 		for k, v := range seg {
@@ -973,4 +1011,31 @@ func (g *gen) badTable() []Step {
 func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// startKey now and then starts a read after a key of the universe (an
+// item that may never have been written, or was deleted), or gives a
+// key DynamoDB must refuse (empty, one key short). Only a Query of the
+// table gets a valid one: where a Scan or a read of an index with equal
+// keys goes on after a given key is the engine's own order.
+func (g *gen) startKey(req map[string]any) {
+	if !g.chance(0.1) {
+		return
+	}
+	k := map[string]any{g.sch.Hash.Name: pick(g, g.hashes)}
+	if g.sch.Range != nil {
+		k[g.sch.Range.Name] = pick(g, g.ranges)
+	}
+	_, index := req["IndexName"]
+	_, query := req["KeyConditionExpression"]
+	switch {
+	case !query || index || g.chance(0.15):
+		if g.chance(0.5) {
+			k = map[string]any{}
+		} else {
+			delete(k, g.sch.Hash.Name)
+			k["a"] = av{"S": "a"}
+		}
+	}
+	req["ExclusiveStartKey"] = k
 }
