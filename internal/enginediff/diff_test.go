@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,15 +16,19 @@ import (
 // SequenceSteps steps. make fuzz runs for $ENGINEDIFF_FUZZTIME instead,
 // from a seed of the clock (printed).
 const (
-	BoundedSeeds  = 60
+	BoundedSeeds  = 150
 	SequenceSteps = 30
 	// ShrinkBudget bounds the runs shrinking one difference takes.
 	ShrinkBudget = 300
 )
 
 // EnvFuzzTime, when set (a duration), makes TestDifferential run random
-// seeds for that long and report every kind of difference it meets.
-const EnvFuzzTime = "ENGINEDIFF_FUZZTIME"
+// seeds for that long and report every kind of difference it meets;
+// EnvSeeds changes the number of seeds of the bounded run.
+const (
+	EnvFuzzTime = "ENGINEDIFF_FUZZTIME"
+	EnvSeeds    = "ENGINEDIFF_SEEDS"
+)
 
 // The in-process engine answers every request of many random sequences
 // as DynamoDB Local does, or as a known difference says.
@@ -38,6 +43,14 @@ func TestDifferential(t *testing.T) {
 		}
 		budget = d
 	}
+	seeds := uint64(BoundedSeeds)
+	if v := os.Getenv(EnvSeeds); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			t.Fatalf("%s=%q: expected a number of seeds", EnvSeeds, v)
+		}
+		seeds = n
+	}
 	start := uint64(1)
 	if budget > 0 {
 		start = uint64(time.Now().UnixNano())
@@ -48,7 +61,7 @@ func TestDifferential(t *testing.T) {
 	unjudged, stopped, runs := 0, 0, 0
 	began := time.Now()
 	for seed := start; ; seed++ {
-		if budget == 0 && seed >= start+BoundedSeeds {
+		if budget == 0 && seed >= start+seeds {
 			break
 		}
 		if budget > 0 && time.Since(began) > budget {

@@ -37,6 +37,10 @@ var (
 	// numbers DynamoDB refuses: 39 digits, out of range, not numbers
 	badNumPool = []string{"123456789012345678901234567890123456789", "1e126", "1E-131", "abc", "", " 1", "0x10", "Infinity", "NaN", "1..2"}
 	binPool    = []string{"", "AA==", "YQ==", "YWI=", "/w=="}
+	// strings over a small alphabet, prefixes, suffixes and infixes of
+	// each other (a condition's begins_with, contains and ranges tell
+	// them apart)
+	shortStrPool = []string{"a", "b", "ab", "ba", "aa", "a#", "#a", "a#b", "b#a"}
 
 	hashStrPool  = []string{"a", "ab", "a#b", "a%b", "%23", "A"}
 	hashNumPool  = []string{"1", "10", "-0", "1e3", "0.5", "12345678901234567890123456789012345678", "-1E-130"}
@@ -95,10 +99,14 @@ func (s Schema) index(n string) *Index {
 }
 
 type gen struct {
-	r      *rand.Rand
-	sch    Schema
-	types  map[string]string // every key attribute's type, tables' and indexes'
-	hashes []av              // the few partition and sort key values items share
+	r     *rand.Rand
+	sch   Schema
+	types map[string]string // every key attribute's type, tables' and indexes'
+	// usual is the type each plain attribute mostly holds in this
+	// sequence, so conditions compare like with like (prefixes, ranges,
+	// members) more often than across types
+	usual  map[string]string
+	hashes []av // the few partition and sort key values items share
 	ranges []av
 }
 
@@ -106,7 +114,7 @@ type gen struct {
 // several types, GSIs and LSIs of every projection) and then n steps or
 // a few more.
 func Generate(seed uint64, n int) []Step {
-	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), types: map[string]string{}}
+	g := &gen{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), types: map[string]string{}, usual: map[string]string{}}
 	steps := []Step{g.createTable()}
 	for len(steps) < n+1 {
 		steps = append(steps, g.step()...)
@@ -184,7 +192,10 @@ func (g *gen) createTable() Step {
 		}
 	}
 	g.sch = s
-	for _, v := range pickN(g, poolOf(s.Hash.Type, hashStrPool, hashNumPool, keyBinPool), 3) {
+	for _, n := range plainAttrs {
+		g.usual[n] = pick(g, []string{"S", "S", "N", "N", "L", "M", "SS", "NS"})
+	}
+	for _, v := range pickN(g, poolOf(s.Hash.Type, hashStrPool, hashNumPool, keyBinPool), 2+g.r.IntN(2)) {
 		g.hashes = append(g.hashes, av{s.Hash.Type: v})
 	}
 	if s.Range != nil {
@@ -327,6 +338,9 @@ func (g *gen) scalar() av {
 
 func (g *gen) set(t string) av {
 	pool := poolOf(t, strPool, numPool, binPool)
+	if t == "S" && g.chance(0.5) {
+		pool = shortStrPool
+	}
 	n := 1 + g.r.IntN(3)
 	if g.chance(0.04) {
 		n = 0 // empty: refused
@@ -365,6 +379,36 @@ func (g *gen) value(depth int) av {
 		m[pick(g, mapKeys)] = g.value(depth + 1)
 	}
 	return av{"M": m}
+}
+
+// valueOf is a value of type t.
+func (g *gen) valueOf(t string) av {
+	switch t {
+	case "S":
+		if g.chance(0.6) {
+			return av{"S": pick(g, shortStrPool)}
+		}
+		return av{"S": pick(g, strPool)}
+	case "N":
+		return av{"N": pick(g, numPool)}
+	case "B":
+		return av{"B": pick(g, binPool)}
+	case "SS", "NS", "BS":
+		return g.set(t[:1])
+	case "L":
+		var l []any
+		for range g.r.IntN(4) {
+			l = append(l, g.scalar())
+		}
+		return av{"L": orEmpty(l)}
+	case "M":
+		m := map[string]any{}
+		for range g.r.IntN(4) {
+			m[pick(g, mapKeys)] = g.scalar()
+		}
+		return av{"M": m}
+	}
+	return g.value(1)
 }
 
 func orEmpty(l []any) []any {
@@ -454,7 +498,11 @@ func (g *gen) item() map[string]any {
 	}
 	for _, n := range plainAttrs {
 		if g.chance(0.6) {
-			it[n] = g.value(0)
+			if g.chance(0.7) {
+				it[n] = g.valueOf(g.usual[n])
+			} else {
+				it[n] = g.value(0)
+			}
 		}
 	}
 	if g.chance(0.01) {
@@ -503,6 +551,9 @@ func (e *expr) val(v av) string {
 // attach puts the placeholders into req (an action of a transaction
 // has its own).
 func (e *expr) attach(req map[string]any) {
+	if e.g.chance(0.01) {
+		e.names["#unused"] = "a" // refused: every placeholder must be used
+	}
 	if len(e.names) > 0 {
 		req["ExpressionAttributeNames"] = e.names
 	}
@@ -550,6 +601,12 @@ func (e *expr) path() string {
 	return p
 }
 
+// typedPath is a plain attribute and the type it mostly holds.
+func (e *expr) typedPath() (string, string) {
+	n := pick(e.g, plainAttrs)
+	return e.name(n), e.g.usual[n]
+}
+
 func (e *expr) operand() string {
 	switch x := e.g.r.IntN(20); {
 	case x < 12:
@@ -567,17 +624,37 @@ func (e *expr) cond(depth int) string {
 	if depth >= 2 && k >= 9 {
 		k = e.g.r.IntN(9)
 	}
+	typed := e.g.chance(0.6)
 	switch k {
 	case 0, 1:
+		if typed {
+			p, t := e.typedPath()
+			if e.g.chance(0.5) {
+				return p + " " + pick(e.g, comparators) + " " + e.val(e.g.valueOf(t))
+			}
+			return e.val(e.g.valueOf(t)) + " " + pick(e.g, comparators) + " " + p
+		}
 		return e.operand() + " " + pick(e.g, comparators) + " " + e.operand()
 	case 2:
+		if typed {
+			p, t := e.typedPath()
+			return p + " " + e.kw("BETWEEN") + " " + e.val(e.g.valueOf(t)) + " " + e.kw("AND") + " " + e.val(e.g.valueOf(t))
+		}
 		return e.operand() + " " + e.kw("BETWEEN") + " " + e.operand() + " " + e.kw("AND") + " " + e.operand()
 	case 3:
 		vals := []string{}
-		for range 1 + e.g.r.IntN(3) {
-			vals = append(vals, e.val(e.g.value(1)))
+		p, t := e.operand(), ""
+		if typed {
+			p, t = e.typedPath()
 		}
-		return e.operand() + " " + e.kw("IN") + " (" + strings.Join(vals, ", ") + ")"
+		for range 1 + e.g.r.IntN(3) {
+			if typed {
+				vals = append(vals, e.val(e.g.valueOf(t)))
+			} else {
+				vals = append(vals, e.val(e.g.value(1)))
+			}
+		}
+		return p + " " + e.kw("IN") + " (" + strings.Join(vals, ", ") + ")"
 	case 4:
 		return "attribute_exists(" + e.path() + ")"
 	case 5:
@@ -593,8 +670,25 @@ func (e *expr) cond(depth int) string {
 		if e.g.chance(0.2) {
 			v = e.g.scalar()
 		}
-		return "begins_with(" + e.path() + ", " + e.val(v) + ")"
+		p := e.path()
+		if typed {
+			p, _ = e.typedPath()
+			v = av{"S": pick(e.g, shortStrPool)}
+		}
+		return "begins_with(" + p + ", " + e.val(v) + ")"
 	case 8:
+		if typed {
+			// a member of a set or list, a substring of a string
+			p, t := e.typedPath()
+			v := e.g.value(1)
+			switch t {
+			case "SS", "S", "L":
+				v = av{"S": pick(e.g, shortStrPool)}
+			case "NS":
+				v = av{"N": pick(e.g, numPool)}
+			}
+			return "contains(" + p + ", " + e.val(v) + ")"
+		}
 		return "contains(" + e.path() + ", " + e.val(e.g.value(1)) + ")"
 	case 9:
 		return e.cond(depth+1) + " " + e.kw("AND") + " " + e.cond(depth+1)
@@ -859,6 +953,10 @@ func (e *expr) keyCondition(hash KeyAttr, rng *KeyAttr, v av) string {
 	if rng == nil || e.g.chance(0.4) {
 		return h
 	}
+	if rng.Type == "S" && e.g.chance(0.15) {
+		// a prefix of the universe's sort keys (x#1 of x#10, #, x)
+		return h + " " + e.kw("AND") + " begins_with(" + e.name(rng.Name) + ", " + e.val(av{"S": pick(e.g, []string{"x", "x#", "x#1", "#", "%", "y"})}) + ")"
+	}
 	rv := func() av {
 		if rng.Name == "pk" || rng.Name == "sk" {
 			if rng.Name == e.g.sch.Hash.Name {
@@ -873,9 +971,9 @@ func (e *expr) keyCondition(hash KeyAttr, rng *KeyAttr, v av) string {
 	rn := e.name(rng.Name)
 	var r string
 	switch e.g.r.IntN(8) {
-	case 0, 1, 2, 3, 4:
+	case 0, 1, 2, 3:
 		r = rn + " " + pick(e.g, []string{"=", "<", "<=", ">", ">="}) + " " + e.val(rv())
-	case 5, 6:
+	case 4, 5:
 		r = rn + " " + e.kw("BETWEEN") + " " + e.val(rv()) + " " + e.kw("AND") + " " + e.val(rv())
 	default:
 		r = "begins_with(" + rn + ", " + e.val(rv()) + ")"

@@ -480,7 +480,7 @@ var knownDifferences = []Known{
 {"op":"CreateTable","req":{"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"TableName":"@T"}},
 {"op":"PutItem","req":{"Item":{"pk":{"S":"a"}},"ReturnValues":"ALL_NEW","TableName":"@T"}}]`),
 	refuses("BETWEEN with its bounds reversed", `BETWEEN operator requires upper bound to be greater than or equal to lower bound`,
-		"DynamoDB refuses a key condition sk BETWEEN :a AND :b with :a > :b; the engine finds nothing", []string{"Query"}, `[
+		"DynamoDB refuses sk BETWEEN :a AND :b with :a > :b, in a key condition, a filter or a condition; the engine finds nothing, or evaluates it false", nil, `[
 {"op":"CreateTable","req":{"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"N"}],"BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"TableName":"@T"}},
 {"op":"Query","req":{"ExpressionAttributeValues":{":p":{"S":"a"},":a":{"N":"10"},":b":{"N":"2"}},"KeyConditionExpression":"pk = :p AND sk BETWEEN :a AND :b","TableName":"@T"}}]`),
 	refuses("redundant parentheses", `redundant parentheses`,
@@ -732,18 +732,19 @@ var knownDifferences = []Known{
 {"op":"GetItem","req":{"AttributesToGet":["c"],"Key":{"pk":{"S":"a"}},"TableName":"@T"}}]`),
 	},
 	{
-		Name: "keywords in lower or mixed case in a filter",
-		Why:  "DynamoDB reads a FilterExpression's keywords in any case (Not, and, Between); the engine misreads them and answers other items",
-		Match: like{ops: []string{"Query", "Scan"}, ref: "ok", got: "ok", path: `Items|Count`,
-			also: func(m *Mismatch) bool {
-				f, _ := m.Request["FilterExpression"].(string)
-				for _, w := range regexp.MustCompile(`(?i)\b(and|or|not|between|in)\b`).FindAllString(f, -1) {
-					if w != strings.ToUpper(w) {
-						return true
-					}
+		Name: "keywords in lower or mixed case in a filter or condition",
+		Why:  "DynamoDB reads the keywords of a FilterExpression or ConditionExpression in any case (Not, and, Or, Between); the engine misreads them: other items answered, a true condition failed",
+		Match: func(m *Mismatch) bool {
+			f, _ := m.Request["FilterExpression"].(string)
+			c, _ := m.Request["ConditionExpression"].(string)
+			differs := regexp.MustCompile(`Items|Count|^error$`).MatchString(m.Diff.Path)
+			for _, w := range regexp.MustCompile(`(?i)\b(and|or|not|between|in)\b`).FindAllString(f+" "+c, -1) {
+				if w != strings.ToUpper(w) {
+					return differs
 				}
-				return false
-			}}.match,
+			}
+			return false
+		},
 		Repro: repro(`[
 {"op":"CreateTable","req":{"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"TableName":"@T"}},
 {"op":"PutItem","req":{"Item":{"c":{"N":"1"},"pk":{"S":"a"}},"TableName":"@T"}},
@@ -767,6 +768,27 @@ var knownDifferences = []Known{
 		Repro: repro(`[
 {"op":"CreateTable","req":{"AttributeDefinitions":[{"AttributeName":"l1","AttributeType":"N"},{"AttributeName":"pk","AttributeType":"S"},{"AttributeName":"sk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"sk","KeyType":"RANGE"}],"LocalSecondaryIndexes":[{"IndexName":"LSI0","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"AttributeName":"l1","KeyType":"RANGE"}],"Projection":{"ProjectionType":"ALL"}}],"TableName":"@T"}},
 {"op":"UpdateItem","req":{"ConditionExpression":"attribute_type(b[0], :t)","ExpressionAttributeValues":{":t":{"S":"NULL"}},"Key":{"pk":{"S":"a"},"sk":{"S":"b"}},"TableName":"@T","UpdateExpression":"SET l1 = b"}}]`),
+	},
+	refuses("an unused placeholder", `unused in expressions`,
+		"DynamoDB refuses a transaction whose ExpressionAttributeNames or ExpressionAttributeValues hold a placeholder no expression uses; the engine evaluates the actions in order and cancels it on an earlier one's condition", nil, `[
+{"op":"CreateTable","req":{"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"TableName":"@T"}},
+{"op":"TransactWriteItems","req":{"TransactItems":[{"ConditionCheck":{"ConditionExpression":"attribute_exists(b)","Key":{"pk":{"S":"a"}},"TableName":"@T"}},{"ConditionCheck":{"ConditionExpression":"attribute_exists(b)","ExpressionAttributeNames":{"#u":"a"},"Key":{"pk":{"S":"b"}},"TableName":"@T"}}]}}]`),
+	{
+		Name: "a NULL attribute taken for a missing one",
+		Why:  "DynamoDB's attribute_not_exists(a) is false when a holds NULL; the engine takes NULL for missing",
+		Match: like{ops: []string{"Query", "Scan"}, ref: "ok", got: "ok", path: `Items|Count`, req: `attribute_(not_)?exists`,
+			also: func(m *Mismatch) bool {
+				for _, st := range m.Steps[:m.Step] {
+					if strings.Contains(canon(st.Req), `"NULL":true`) {
+						return true
+					}
+				}
+				return false
+			}}.match,
+		Repro: repro(`[
+{"op":"CreateTable","req":{"AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],"BillingMode":"PAY_PER_REQUEST","KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"TableName":"@T"}},
+{"op":"PutItem","req":{"Item":{"a":{"NULL":true},"pk":{"S":"a"}},"TableName":"@T"}},
+{"op":"Scan","req":{"FilterExpression":"attribute_not_exists(a)","TableName":"@T"}}]`),
 	},
 
 	// DynamoDB Local differs from AWS: the engine is right.
