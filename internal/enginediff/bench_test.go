@@ -60,9 +60,8 @@ var (
 )
 
 type benchResult struct {
-	n      int
-	nsOp   float64
-	allocs float64
+	n    int
+	nsOp float64
 }
 
 func sdkClient(endpoint string) *dynamodb.Client {
