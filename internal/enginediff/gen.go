@@ -172,7 +172,7 @@ func (g *gen) createTable() Step {
 		if s.Range != nil {
 			hashes = append(hashes, "sk")
 		}
-		ix := Index{Name: fmt.Sprintf("GSI%d", i)}
+		ix := Index{Name: fmt.Sprintf("Gix%d", i)}
 		h := pick(g, hashes)
 		ix.Hash = KeyAttr{h, g.types[h]}
 		if g.chance(0.65) {
@@ -186,7 +186,7 @@ func (g *gen) createTable() Step {
 	if s.Range != nil {
 		for i := range g.r.IntN(3) {
 			r := pick(g, []string{"l1", "r1"})
-			ix := Index{Name: fmt.Sprintf("LSI%d", i), Local: true, Hash: s.Hash, Range: &KeyAttr{r, g.types[r]}}
+			ix := Index{Name: fmt.Sprintf("Lix%d", i), Local: true, Hash: s.Hash, Range: &KeyAttr{r, g.types[r]}}
 			proj(&ix)
 			s.Indexes = append(s.Indexes, ix)
 		}
