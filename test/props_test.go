@@ -99,7 +99,7 @@ func TestPropsProblems(t *testing.T) {
 			return &singletable.Props{ModelFile: modelFile(t, strings.Replace(hotModel, "createdAt: time", "createdAt: tiem", 1))}
 		}, nil, []string{`model.yaml:5:104: entities.Order.attributes.createdAt: unknown type "tiem"`, `did you mean "time"?`}},
 		{"missing model file", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: "nope.yaml"} }, nil,
-			[]string{"nope.yaml: no such file"}},
+			[]string{"nope.yaml: the model file does not exist"}},
 		{"unknown pattern granted", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: good} },
 			func(tbl *singletable.Table, stack awscdk.Stack) {
 				role := awsiam.NewRole(stack, jsii.String("R"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
