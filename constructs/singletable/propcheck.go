@@ -198,7 +198,9 @@ func (t *Table) checkEncryption(ps *problems) {
 }
 
 // provisioned reports whether the table's billing is provisioned.
-func (t *Table) provisioned() bool { return t.props.Billing != nil && t.props.Billing.Mode == Provisioned }
+func (t *Table) provisioned() bool {
+	return t.props.Billing != nil && t.props.Billing.Mode == Provisioned
+}
 
 // checkReplicas: each region named once, not the stack's own (which must
 // be concrete), a key for each under customer managed encryption, read
