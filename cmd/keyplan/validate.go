@@ -4,10 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -24,8 +22,7 @@ type validateFlags struct {
 	timeout, deadline       time.Duration
 }
 
-func validate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+func validate(fs *flag.FlagSet) func(*call) int {
 	var o validateFlags
 	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
 	fs.StringVar(&o.engine, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
@@ -34,35 +31,26 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
 	fs.DurationVar(&o.deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if msg := o.problem(); msg != "" {
-		return fail(stderr, exitUsage, "keyplan validate: %s", msg)
-	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	if errs := d.Errors(); len(errs) > 0 {
-		for _, x := range errs {
-			fmt.Fprintln(stderr, x)
+	return func(c *call) int {
+		if msg := o.problem(); msg != "" {
+			return c.fail(exitUsage, "%s", msg)
 		}
-		return fail(stderr, exitFindings, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)", len(errs), file)
+		file := c.file()
+		d, lk := c.open(file)
+		if d == nil {
+			return exitUsage
+		}
+		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
+			return c.fail(exitUsage, "%s has no examples.expect: nothing to prove", file)
+		}
+		c.errors(d, "what they concern is not run, the rest is proved (keyplan check %s)", file)
+		conn := o.connect(c)
+		if conn == nil {
+			return exitUsage
+		}
+		defer conn.Stop()
+		return o.run(c, d, lk, conn)
 	}
-	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
-	}
-	if o.endpoint == "" && o.existing {
-		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
-	}
-	conn, code := o.connect(stderr)
-	if conn == nil {
-		return code
-	}
-	defer conn.Stop()
-	return o.run(file, d, lk, conn, stdout, stderr)
 }
 
 // problem says what is wrong with a combination of flags ("" when none).
@@ -70,6 +58,8 @@ func (o *validateFlags) problem() string {
 	switch {
 	case o.existing && o.table == "":
 		return "--existing needs --table NAME (the table that holds the items)"
+	case o.existing && o.endpoint == "":
+		return "--existing needs the engine that holds the table: --endpoint URL or $" + localengine.EnvEndpoint
 	case o.table != "" && !patterns.ValidTableName(o.table):
 		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
 	case o.existing && o.keep:
@@ -84,102 +74,54 @@ func (o *validateFlags) problem() string {
 }
 
 // connect connects to --endpoint, or starts the local engine (--engine).
-func (o *validateFlags) connect(stderr io.Writer) (*localengine.Conn, int) {
+func (o *validateFlags) connect(c *call) *localengine.Conn {
 	wd, _ := os.Getwd()
 	if o.endpoint == "" && localengine.NeedsInstall(o.engine, wd) {
-		fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(o.engine))
+		c.note("%s", localengine.Installing(o.engine))
 	}
 	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Dir: wd, Timeout: o.timeout})
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", o.engine, err)
+		c.note("the local engine (%s) did not start: %v", o.engine, err)
 		if hint := localengine.Hint(err); hint != "" {
-			fmt.Fprintf(stderr, "  %s\n", hint)
+			fmt.Fprintf(c.stderr, "  %s\n", hint)
 		}
-		return nil, exitUsage
 	}
-	return conn, exitClean
+	return conn
 }
 
-// run proves the design on the engine: on a table it creates (and drops,
-// unless --keep), or on an --existing one. SIGINT and SIGTERM cancel the
-// work; what was created is cleaned up on the way out, and a second
-// signal then ends keyplan at once.
-func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn, stdout, stderr io.Writer) int {
+// run proves the design on the engine (dynamo.ValidateTable). SIGINT and
+// SIGTERM cancel the work: what was created is dropped on the way out,
+// and a second signal ends keyplan at once. Exit 1 when anything failed or
+// was not run.
+func (o *validateFlags) run(c *call, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn) int {
 	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { <-sigCtx.Done(); stop() }()
 	ctx, cancel := context.WithTimeout(sigCtx, o.deadline)
 	defer cancel()
-	client, endpoint := conn.Raw, conn.Endpoint
-	name := o.table
-	if name == "" {
-		name = validationTable(d.Table, time.Now())
+	if conn.DB.Emulated() {
+		fmt.Fprintln(c.stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
 	}
-	defer func() {
-		interrupted := sigCtx.Err() != nil
-		stop()
-		switch {
-		case o.keep:
-			fmt.Fprintf(stdout, "kept table %s at %s\n", name, endpoint)
-		case !o.existing: // a table half made (created, then a failure or a signal) goes too
-			drop, cancel := context.WithTimeout(context.Background(), dropCleanupTime)
-			defer cancel()
-			if err := dynamo.DropTable(drop, client, name); err != nil {
-				fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, endpoint, err)
-			}
-		}
-		if interrupted {
-			fmt.Fprintln(stderr, "keyplan validate: interrupted")
-		}
-	}()
-	if !o.existing {
-		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			return fail(stderr, exitUsage, "keyplan validate: %s: %v", endpoint, err)
-		}
+	rep, table, err := dynamo.ValidateTable(ctx, conn.Raw, conn.DB, d, dynamo.ValidateOptions{Table: o.table, Existing: o.existing, Keep: o.keep, Lock: lk})
+	if sigCtx.Err() != nil {
+		defer c.note("interrupted")
 	}
-	c := conn.DB
-	if c.Emulated() {
-		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
+	if rep == nil {
+		return c.fail(exitUsage, "%s: %v", conn.Endpoint, err)
 	}
-	var rep *dynamo.Report
-	switch {
-	case !o.existing: // a new table proves the model's design
-		rep = dynamo.Validate(ctx, dynamo.New(d, c, name))
-	case lk != nil && lk.Migration != nil: // an existing one is read as deployed, at the lock's phase
-		rep = dynamo.ValidateExisting(ctx, dynamo.NewRollout(lk, c, name))
-	default:
-		rep = dynamo.ValidateExisting(ctx, dynamo.New(d, c, name))
+	if err != nil {
+		c.note("%s: %v", conn.Endpoint, err)
 	}
 	if ex := d.Model().Examples; o.existing && len(ex.Steps) > 0 {
-		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
+		fmt.Fprintf(c.stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
-	return printReport(stdout, file, endpoint, rep)
-}
-
-// printReport prints what validate proved, a failure with its place in
-// the model, and the summary; exit 1 when anything failed.
-func printReport(w io.Writer, file, endpoint string, rep *dynamo.Report) int {
-	failed, _ := rep.WriteText(w, file)
-	steps := ""
-	if len(rep.Steps) > 0 {
-		steps = fmt.Sprintf("%d write(s), ", len(rep.Steps))
+	_, _ = rep.WriteText(c.stdout, c.file())
+	fmt.Fprintln(c.stdout, rep.Summary(c.file(), strings.TrimPrefix(conn.Endpoint, "http://")))
+	if o.keep {
+		fmt.Fprintf(c.stdout, "kept table %s at %s\n", table, conn.Endpoint)
 	}
-	fmt.Fprintf(w, "%s: %d item(s) loaded, %s%d expectation(s), %d failed (%s)\n", file, rep.Loaded, steps, len(rep.Results), failed, strings.TrimPrefix(endpoint, "http://"))
 	if !rep.OK() {
 		return exitFindings
 	}
 	return exitClean
 }
-
-// validationTable names the table validate creates: short and unique
-// whatever the model's table is called (a valid name may be 255
-// characters, too long to prefix).
-func validationTable(model string, now time.Time) string {
-	if len(model) > 32 {
-		model = model[:32]
-	}
-	return "kpv-" + model + "-" + strconv.FormatInt(now.UnixNano(), 36)
-}
-
-// dropCleanupTime bounds deleting validate's table: a table still being
-// created cannot be deleted, so deleting waits for it.
-const dropCleanupTime = 2 * time.Minute
