@@ -361,6 +361,12 @@ func (d *Design) Errors() []Diagnostic {
 	return out
 }
 
+// Fails reports whether the checks' findings fail the design: an error,
+// or with strict any finding (keyplan plan and check exit 1).
+func (d *Design) Fails(strict bool) bool {
+	return len(d.Errors()) > 0 || strict && len(d.Diagnostics) > 0
+}
+
 // Projected is what a read of index returns of an entity's attributes, in
 // the model's order: every one on the base table or under ALL; under
 // INCLUDE the ones it names and the ones the entity's keys there and on

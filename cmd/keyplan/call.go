@@ -24,18 +24,9 @@ type call struct {
 // come before or after them), and runs it: --help prints the command's
 // lines of usage.txt and its flags (exit 0); a usage error exits 2.
 func (c *call) run(cmd command, args []string) int {
-	if len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]) && cmd.word != "" {
-		args = []string{cmd.word, args[0]}
-	}
-	if cmd.word != "" {
-		synopsis, _, _ := strings.Cut(usageOf(c.name+" "+cmd.word), "\n")
-		switch {
-		case len(args) == 0:
-			return c.fail(exitUsage, "expected %s after %s (usage: %s)", cmd.word, c.name, synopsis)
-		case args[0] != cmd.word:
-			return c.fail(exitUsage, "unknown kind %q; expected %s (usage: %s)", args[0], cmd.word, synopsis)
-		}
-		c.name, args = c.name+" "+cmd.word, args[1:]
+	args, ok := c.word(cmd, args)
+	if !ok {
+		return exitUsage
 	}
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(c.stderr)
@@ -57,15 +48,35 @@ func (c *call) run(cmd command, args []string) int {
 		}
 		c.files, args = append(c.files, fs.Arg(0)), fs.Args()[1:]
 	}
-	switch n := len(c.files); {
-	case cmd.files == noFile && n > 0:
-		return c.fail(exitUsage, "takes no arguments")
-	case cmd.files != noFile && (n == 0 || n > 1 && cmd.files != manyFiles):
-		return c.fail(exitUsage, "expected one model FILE, got %d", n)
-	case cmd.files == lockFile && c.files[0] == "-":
-		return c.fail(exitUsage, "reads the model from a file (- is standard input): its lock lives beside it")
+	if msg := cmd.files.problem(c.files); msg != "" {
+		return c.fail(exitUsage, "%s", msg)
 	}
 	return body(c)
+}
+
+// word takes the word that must follow the command's name (gen go),
+// adding it to the name; COMMAND --help stands for COMMAND WORD --help.
+// It says what is wrong when the word is not there (false: exit 2).
+func (c *call) word(cmd command, args []string) ([]string, bool) {
+	if cmd.word == "" {
+		return args, true
+	}
+	name := c.name + " " + cmd.word
+	switch {
+	case len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
+		c.name = name
+		return args, true
+	case len(args) > 0 && args[0] == cmd.word:
+		c.name = name
+		return args[1:], true
+	}
+	synopsis, _, _ := strings.Cut(usageOf(name), "\n")
+	if len(args) == 0 {
+		c.note("expected %s after %s (usage: %s)", cmd.word, c.name, synopsis)
+	} else {
+		c.note("unknown kind %q; expected %s (usage: %s)", args[0], cmd.word, synopsis)
+	}
+	return nil, false
 }
 
 // usageOf is a command's lines of usage.txt (its synopsis and what it
@@ -81,6 +92,20 @@ func usageOf(name string) string {
 		n++
 	}
 	return strings.Join(lines[:n], "\n")
+}
+
+// problem says what is wrong with the files a command was given ("" when
+// nothing).
+func (n fileArgs) problem(files []string) string {
+	switch {
+	case n == noFile && len(files) > 0:
+		return "takes no arguments"
+	case n != noFile && (len(files) == 0 || len(files) > 1 && n != manyFiles):
+		return fmt.Sprintf("expected one model FILE, got %d", len(files))
+	case n == lockFile && files[0] == "-":
+		return "reads the model from a file (- is standard input): its lock lives beside it"
+	}
+	return ""
 }
 
 // file is the command's one model file.
@@ -102,8 +127,8 @@ func (c *call) fail(code int, format string, args ...any) int {
 // exit 2).
 func (c *call) open(file string) (*patterns.Design, *patterns.Lock) {
 	d, lock, err := patterns.Open(file)
-	if err != nil {
-		printErr(c.stderr, err)
+	if err != nil { // a line per problem: the errors are joined
+		fmt.Fprintln(c.stderr, err)
 	}
 	return d, lock
 }
@@ -116,7 +141,9 @@ func (c *call) eachDesign(strict bool, write func(file string, d *patterns.Desig
 	for _, file := range c.files {
 		code := exitUsage
 		if d, _ := c.open(file); d != nil {
-			code = findings(d.Diagnostics, strict)
+			if code = exitClean; d.Fails(strict) {
+				code = exitFindings
+			}
 			if err := write(file, d); err != nil {
 				code = c.fail(exitUsage, "%v", err)
 			}
@@ -139,37 +166,12 @@ func (c *call) errors(d *patterns.Design, then string, args ...any) int {
 	return len(errs)
 }
 
-// printErr prints an error a line per joined error (a model's problems).
-func printErr(w io.Writer, err error) {
-	var joined interface{ Unwrap() []error }
-	if errors.As(err, &joined) {
-		for _, e := range joined.Unwrap() {
-			fmt.Fprintf(w, "%v\n", e)
-		}
-		return
-	}
-	fmt.Fprintf(w, "%v\n", err)
-}
-
-func findings(ds []patterns.Diagnostic, strict bool) int {
-	for _, d := range ds {
-		if d.Severity == patterns.SeverityError || strict {
-			return exitFindings
-		}
-	}
-	return exitClean
-}
-
 // formatFlag declares --format, one of formats (the first the default),
 // checked as it is parsed.
 func formatFlag(fs *flag.FlagSet, formats []report.Format) *report.Format {
 	f := new(report.Format)
 	*f = formats[0]
-	names := make([]string, len(formats))
-	for i, x := range formats {
-		names[i] = string(x)
-	}
-	fs.Func("format", "output format: "+strings.Join(names, ", ")+" (default "+names[0]+")", func(s string) (err error) {
+	fs.Func("format", fmt.Sprintf("output format, one of %v (default %s)", formats, *f), func(s string) (err error) {
 		*f, err = report.ParseFormat(s, formats)
 		return err
 	})

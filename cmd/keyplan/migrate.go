@@ -36,22 +36,13 @@ func migrate(fs *flag.FlagSet) func(*call) int {
 	fs.DurationVar(&o.Backfill.ProgressEvery, "progress", 10*time.Second, "how often to print progress (0: never)")
 	return func(c *call) int {
 		file := c.file()
-		switch {
-		case table == "":
-			return c.fail(exitUsage, "--table NAME is required (the table's physical name)")
-		case !patterns.ValidTableName(table):
-			return c.fail(exitUsage, "--table %q: expected %s", table, patterns.NameRule)
-		case o.Backfill.Segments < 0 || o.Backfill.Segments > 1_000_000:
-			return c.fail(exitUsage, "--segments %d: expected 1 to 1000000", o.Backfill.Segments)
-		case dynamo.CheckMaxWCU(o.Backfill.MaxWCU) != nil:
-			return c.fail(exitUsage, "--max-wcu %v", dynamo.CheckMaxWCU(o.Backfill.MaxWCU))
-		case pageSize < 1 || pageSize > 10000:
-			return c.fail(exitUsage, "--page-size %d: expected 1 to 10000", pageSize)
+		if msg := migrateProblem(table, o.Backfill, pageSize); msg != "" {
+			return c.fail(exitUsage, "%s", msg)
 		}
+		o.Backfill.PageSize = int32(pageSize)
 		if o.Backfill.Checkpoint == "" {
 			o.Backfill.Checkpoint = strings.TrimSuffix(file, filepath.Ext(file)) + ".migrate." + table + ".json"
 		}
-		o.Backfill.PageSize = int32(pageSize)
 		lk := migration(c, file)
 		if lk == nil {
 			return exitUsage
@@ -72,28 +63,13 @@ func migrate(fs *flag.FlagSet) func(*call) int {
 			return err
 		}
 		res, err := dynamo.Migrate(ctx, client, table, lk, o)
-		var me *dynamo.MigrateError
-		errors.As(err, &me)
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			return c.fail(exitFindings, "interrupted; the progress is in %s: run the same command again to resume", o.Backfill.Checkpoint)
-		case errors.Is(err, dynamo.ErrIncomplete):
-			for _, f := range res.Failed {
-				fmt.Fprintf(c.stderr, "  %v\n", f)
-			}
-			return c.fail(exitFindings, "%v; the lock stays at %s", me.Err, me.Phase)
-		case me != nil && me.Backfill:
-			c.note("%v", err)
-			if !o.Verify {
-				fmt.Fprintf(c.stderr, "the progress is in %s: run the same command again to resume\n", o.Backfill.Checkpoint)
-			}
-			return exitFindings
-		case err != nil:
-			c.note("%s, %v", table, err)
-			if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); ok {
-				fmt.Fprintln(c.stderr, "  on a local engine, --apply-indexes applies them")
-			}
-			return exitUsage
+		}
+		if err != nil {
+			return migrateFailed(c, table, o, res, err)
+		}
+		switch {
 		case lk.Migration == nil:
 			fmt.Fprintf(c.stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, table)
 		case !o.Apply:
@@ -101,6 +77,50 @@ func migrate(fs *flag.FlagSet) func(*call) int {
 		}
 		return exitClean
 	}
+}
+
+// migrateProblem says what is wrong with keyplan migrate's flags ("" when
+// nothing).
+func migrateProblem(table string, o dynamo.BackfillOptions, pageSize int) string {
+	switch {
+	case table == "":
+		return "--table NAME is required (the table's physical name)"
+	case !patterns.ValidTableName(table):
+		return fmt.Sprintf("--table %q: expected %s", table, patterns.NameRule)
+	case o.Segments < 0 || o.Segments > 1_000_000:
+		return fmt.Sprintf("--segments %d: expected 1 to 1000000", o.Segments)
+	case dynamo.CheckMaxWCU(o.MaxWCU) != nil:
+		return fmt.Sprintf("--max-wcu %v", dynamo.CheckMaxWCU(o.MaxWCU))
+	case pageSize < 1 || pageSize > 10000:
+		return fmt.Sprintf("--page-size %d: expected 1 to 10000", pageSize)
+	}
+	return ""
+}
+
+// migrateFailed says where dynamo.Migrate stopped and what to do: exit 1
+// for a backfill that stopped or left items (run it again), 2 for the
+// rest (the table is not at the phase, the lock cannot be saved).
+func migrateFailed(c *call, table string, o dynamo.MigrateOptions, res *dynamo.BackfillResult, err error) int {
+	var me *dynamo.MigrateError
+	errors.As(err, &me)
+	switch {
+	case errors.Is(err, dynamo.ErrIncomplete):
+		for _, f := range res.Failed {
+			fmt.Fprintf(c.stderr, "  %v\n", f)
+		}
+		return c.fail(exitFindings, "%v; the lock stays at %s", me.Err, me.Phase)
+	case me != nil && me.Backfill:
+		c.note("%v", err)
+		if !o.Verify {
+			fmt.Fprintf(c.stderr, "the progress is in %s: run the same command again to resume\n", o.Backfill.Checkpoint)
+		}
+		return exitFindings
+	}
+	c.note("%s, %v", table, err)
+	if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); ok {
+		fmt.Fprintln(c.stderr, "  on a local engine, --apply-indexes applies them")
+	}
+	return exitUsage
 }
 
 // migration opens the model and its lock, which must be in the middle of

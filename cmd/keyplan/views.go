@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -60,7 +61,7 @@ func importModel(fs *flag.FlagSet) func(*call) int {
 		// The model made must load; when it does not (names the file gives
 		// that clash in keyplan), say why: the user fixes the model printed.
 		if _, err := patterns.Parse("imported.yaml", im.YAML); err != nil {
-			printErr(c.stderr, err)
+			fmt.Fprintln(c.stderr, err)
 			return exitFindings
 		}
 		return exitClean
