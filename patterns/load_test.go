@@ -261,7 +261,7 @@ func TestLongNames(t *testing.T) {
 	}{
 		{"the longest names", "m.json", asJSON(model(long(MaxName), "a"+long(MaxName-1), long(MaxName))), ""},
 		{"an entity name one too long", "m.json", asJSON(model(long(MaxName+1), "note", "Get")), fmt.Sprintf("is %d characters; expected at most %d", MaxName+1, MaxName)},
-		{"an attribute name one too long", "m.json", asJSON(model("Thing", "a"+long(MaxName), "Get")), fmt.Sprintf("the attribute name \"aNxx")},
+		{"an attribute name one too long", "m.json", asJSON(model("Thing", "a"+long(MaxName), "Get")), `the attribute name "aNxx`},
 		{"a pattern name of 10,000 characters, JSON", "m.json", asJSON(model("Thing", "note", long(10000))), "the key \"Nxxx"},
 		{"an entity name of 2,000 characters, YAML", "m.yaml", []byte("table: Things\nentities:\n  " + long(2000) + ":\n    id: [thingId]\n    attributes: {thingId: string}\npatterns:\n  Get: {get: Thing}\n"), "m.yaml:3:3: the key \"Nxxx"},
 	}
