@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/internal/minidyn"
 	"github.com/keyplan/keyplan/internal/usercache"
 )
@@ -156,19 +157,7 @@ func writeLocalKey(port, key string) (string, error) {
 	if err := private(dir); err != nil {
 		return path, err
 	}
-	f, err := os.CreateTemp(dir, ".key-*")
-	if err != nil {
-		return path, err
-	}
-	defer os.Remove(f.Name()) // a no-op once renamed
-	_, err = f.WriteString(key + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	return path, err
+	return path, atomicfile.WriteFile(path, []byte(key+"\n"), 0o600)
 }
 
 // localKey is the key of the keyplan local on a loopback endpoint's port,
