@@ -110,7 +110,8 @@ func TestServedEnginesAreBounded(t *testing.T) {
 			}
 			full := false
 			for deadline := time.Now().Add(10 * time.Second); !full && time.Now().Before(deadline); {
-				if full = waits() && waits(); !full {
+				first := waits()
+				if full = first && waits(); !full {
 					time.Sleep(50 * time.Millisecond)
 				}
 			}
