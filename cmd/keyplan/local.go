@@ -1,29 +1,26 @@
 package main
 
 import (
-	"context"
 	"flag"
-	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 )
 
 // local is keyplan local: the in-process engine served to other processes
 // until SIGINT or SIGTERM, which stop it, writing the tables to --data
 // (engine.RunLocal).
-func local(fs *flag.FlagSet) func(*call) int {
+func local(fs *flag.FlagSet) func(*cli.Call) int {
 	var o localengine.LocalOptions
 	fs.IntVar(&o.Port, "port", localengine.DefaultLocalPort, "the port on 127.0.0.1 (0: a free one)")
 	fs.StringVar(&o.DataDir, "data", "", "keep the tables in this directory across restarts (default: in memory only)")
 	fs.StringVar(&o.AccessKeyID, "access-key", "", "the one access key id to accept (default: a random one, printed)")
-	return func(c *call) int {
-		sig, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return func(c *cli.Call) int {
+		sig, stop := cli.Interruptible()
 		defer stop()
-		if err := localengine.RunLocal(sig, o, c.stdout); err != nil {
-			return c.fail(exitUsage, "%v", err)
+		if err := localengine.RunLocal(sig, o, c.Stdout); err != nil {
+			return c.Fail(cli.Usage, "%v", err)
 		}
-		return exitClean
+		return cli.Clean
 	}
 }

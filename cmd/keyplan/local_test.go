@@ -217,7 +217,7 @@ func TestLocalRefuses(t *testing.T) {
 	}{
 		{[]string{"local", "--host", "0.0.0.0"}, "flag provided but not defined: -host"},
 		{[]string{"local", "extra"}, "keyplan local: takes no arguments"},
-		{[]string{"local", "--port", "x"}, "invalid value"},
+		{[]string{"local", "--port", "x"}, "--port x: not a value of its type"},
 		{[]string{"local", "--port", "70000"}, "port 70000: expected 0 to 65535"},
 		{[]string{"local", "--port", port}, "127.0.0.1:" + port + " already has a server"},
 		{[]string{"local", "--port", "0", "--access-key", "a b"}, `access key "a b"`},
