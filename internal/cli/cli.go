@@ -133,6 +133,10 @@ func (c *Call) run(cmd Command, args []string) int {
 		if fs.NArg() == 0 {
 			break
 		}
+		if rest := fs.Args(); len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			c.Files = append(c.Files, rest...) // after --, every argument is a file
+			break
+		}
 		c.Files, args = append(c.Files, fs.Arg(0)), fs.Args()[1:]
 	}
 	if msg := cmd.problem(c.Files, c.program.File); msg != "" {

@@ -71,6 +71,8 @@ func TestRun(t *testing.T) {
 		// Flags before, between and after the files.
 		{[]string{"greet", "--loud", "a", "--times", "3", "b", "--wait", "2m"}, Clean, "tool greet [a b] true 3 2m0s\n", ""},
 		{[]string{"greet", "a"}, Clean, "tool greet [a] false 1 1s\n", ""},
+		{[]string{"greet", "--loud", "--", "-a", "--times"}, Clean, "tool greet [-a --times] true 1 1s\n", ""},
+		{[]string{"greet", "x", "--", "-a"}, Clean, "tool greet [x -a] false 1 1s\n", ""},
 		{[]string{"greet"}, Usage, "", "tool greet: expected one input FILE, got 0"},
 		// A value its flag refuses names the flag, the value and what was expected.
 		{[]string{"greet", "a", "--times", "4"}, Usage, "", "tool greet: --times 4: expected a whole number from 1 to 3; --help lists its flags"},
