@@ -12,9 +12,9 @@ import (
 // (engine.RunLocal).
 func local(fs *flag.FlagSet) func(*cli.Call) int {
 	var o localengine.LocalOptions
-	fs.IntVar(&o.Port, "port", localengine.DefaultLocalPort, "the port on 127.0.0.1 (0: a free one)")
-	fs.StringVar(&o.DataDir, "data", "", "keep the tables in this directory across restarts (default: in memory only)")
-	fs.StringVar(&o.AccessKeyID, "access-key", "", "the one access key id to accept (default: a random one, printed)")
+	fs.IntVar(&o.Port, "port", localengine.DefaultLocalPort, "serve on 127.0.0.1:`PORT` (0: a free one)")
+	fs.StringVar(&o.DataDir, "data", "", "keep the tables in `DIR` across restarts (default: in memory only)")
+	fs.StringVar(&o.AccessKeyID, "access-key", "", "accept only `KEY` as the access key id (default: a random one, printed)")
 	return func(c *cli.Call) int {
 		sig, stop := cli.Interruptible()
 		defer stop()
