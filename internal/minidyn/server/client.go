@@ -341,7 +341,24 @@ func updateReturnValues(rv ddbtypes.ReturnValue, w *core.Write) map[string]*type
 }
 
 // GetItem reads an item.
-func (c *Client) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
+func (c *Client) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput, error) {
+	out, err := c.getItem(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	if out.stored != nil {
+		m := toWireMap(out.stored)
+		out.Item = &m
+	}
+
+	out.stored = nil
+
+	return out, nil
+}
+
+// getItem is GetItem with the item as stored (what the server encodes).
+func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -374,15 +391,21 @@ func (c *Client) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 
 	item := table.Get(k)
 
-	out := &GetItemOutput{ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)}
+	out := &GetItemOutput{}
+	if wantsCapacity(in.ReturnConsumedCapacity) {
+		out.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)
+	}
 
 	if item != nil {
 		if ex.proj != nil {
 			item = ex.proj.Apply(item)
 		}
 
-		m := toWireMap(item)
-		out.Item = &m
+		if item == nil {
+			item = map[string]*types.Item{}
+		}
+
+		out.stored = item
 	}
 
 	return out, nil
@@ -548,32 +571,67 @@ func bracketed(names []string) string {
 
 // run reads the page and shapes the response: items projected (or none
 // for COUNT), counts, the last key, capacity.
-func (r *searchRequest) run() (*[]map[string]*AttributeValue, int32, int32, map[string]*AttributeValue, *ddbtypes.ConsumedCapacity, error) {
+func (r *searchRequest) run() (*page, int32, int32, *ddbtypes.ConsumedCapacity, error) {
 	res, err := r.table.Search(r.in)
 	if err != nil {
-		return nil, 0, 0, nil, nil, apiErr(err)
+		return nil, 0, 0, nil, apiErr(err)
 	}
 
-	var items *[]map[string]*AttributeValue
+	p := &page{count: r.sel == ddbtypes.SelectCount, last: res.LastKey}
 
-	if r.sel != ddbtypes.SelectCount {
-		items = &[]map[string]*AttributeValue{}
+	if !p.count {
+		p.items = res.Items
 
-		for _, it := range res.Items {
-			if r.ex.proj != nil {
-				it = r.ex.proj.Apply(it)
+		if r.ex.proj != nil {
+			for i, it := range p.items {
+				p.items[i] = r.ex.proj.Apply(it)
 			}
-
-			*items = append(*items, toWireMap(it))
 		}
 	}
 
-	return items, int32(len(res.Items)), int32(res.Scanned), toWireMap(res.LastKey),
-		readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+	return p, int32(len(res.Items)), int32(res.Scanned), readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+}
+
+// page is a Query's or Scan's items and last key as stored, which the
+// server encodes without converting them (the exported fields of
+// QueryOutput and ScanOutput are filled from it for the Client's callers).
+type page struct {
+	// count: Select COUNT, no items.
+	count bool
+	items []map[string]*types.Item
+	last  map[string]*types.Item
+}
+
+// wire is the page's items (nil for COUNT) and last key as the
+// outputs' exported fields hold them.
+func (p *page) wire() (*[]map[string]*AttributeValue, map[string]*AttributeValue) {
+	if p.count {
+		return nil, toWireMap(p.last)
+	}
+
+	items := make([]map[string]*AttributeValue, 0, len(p.items))
+	for _, it := range p.items {
+		items = append(items, toWireMap(it))
+	}
+
+	return &items, toWireMap(p.last)
 }
 
 // Query reads the items of one partition, in sort key order.
-func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
+func (c *Client) Query(ctx context.Context, in *QueryInput) (*QueryOutput, error) {
+	out, err := c.query(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	out.Items, out.LastEvaluatedKey = out.page.wire()
+	out.page = nil
+
+	return out, nil
+}
+
+// query is Query with the page as stored (what the server encodes).
+func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -637,12 +695,12 @@ func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 
 	r.in.Forward = in.ScanIndexForward == nil || *in.ScanIndexForward
 
-	items, count, scanned, last, cc, err := r.run()
+	p, count, scanned, cc, err := r.run()
 	if err != nil {
 		return nil, err
 	}
 
-	return &QueryOutput{Items: items, Count: count, ScannedCount: scanned, LastEvaluatedKey: last, ConsumedCapacity: cc}, nil
+	return &QueryOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
 }
 
 // keySchemaOf is the key schema a Query on the table or index reads.
@@ -656,7 +714,20 @@ func keySchemaOf(table *core.Table, index string) expression.KeySchema {
 }
 
 // Scan reads the table or index in key order, a page at a time.
-func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
+func (c *Client) Scan(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
+	out, err := c.scan(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	out.Items, out.LastEvaluatedKey = out.page.wire()
+	out.page = nil
+
+	return out, nil
+}
+
+// scan is Scan with the page as stored (what the server encodes).
+func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -705,10 +776,10 @@ func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	r.in.Forward = true
 	r.in.Segment, r.in.TotalSegments = segment, total
 
-	items, count, scanned, last, cc, err := r.run()
+	p, count, scanned, cc, err := r.run()
 	if err != nil {
 		return nil, err
 	}
 
-	return &ScanOutput{Items: items, Count: count, ScannedCount: scanned, LastEvaluatedKey: last, ConsumedCapacity: cc}, nil
+	return &ScanOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
 }
