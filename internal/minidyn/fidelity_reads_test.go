@@ -279,3 +279,86 @@ func TestReadsAndWhatTheyRefuse(t *testing.T) {
 		}), "ValidationException")
 	})
 }
+
+// A filter on what an index does not project: a Query refuses it, a Scan
+// runs it on the whole item and returns what the index projects, on a GSI
+// and an LSI alike, as DynamoDB Local 1.25.1 does (enginediff's known
+// differences had the engine refusing a GSI's Scan and running an LSI's
+// Query, returning the whole item).
+func TestIndexFiltersOnUnprojectedAttributes(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS,
+			attrs: []types.AttributeDefinition{attr("g", types.ScalarAttributeTypeS), attr("l", types.ScalarAttributeTypeS)},
+			gsis:  []types.GlobalSecondaryIndex{gsi("gsi_keys", "g", types.ProjectionTypeKeysOnly)},
+			lsis: []types.LocalSecondaryIndex{{IndexName: aws.String("lsi_keys"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("p"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("l"), KeyType: types.KeyTypeRange}}}},
+		})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", str("1"),
+			"g", str("G"), "l", str("L"), "x", str("X"))})
+		mustOK(t, err)
+
+		for _, ix := range []struct{ name, keyAttr, v string }{{"gsi_keys", "g", "G"}, {"lsi_keys", "p", "a"}} {
+			_, err := e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(ix.name),
+				KeyConditionExpression: aws.String(ix.keyAttr + " = :v"), FilterExpression: aws.String("x = :x"),
+				ExpressionAttributeValues: values(":v", str(ix.v), ":x", str("X"))})
+			wantAPIError(t, err, "ValidationException", "does not project one or more filter attributes")
+
+			scan := func(filter string, vals map[string]types.AttributeValue) *dynamodb.ScanOutput {
+				t.Helper()
+
+				out, err := e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String(ix.name),
+					FilterExpression: aws.String(filter), ExpressionAttributeValues: vals})
+				mustOK(t, err)
+
+				return out
+			}
+
+			// The filter sees the item's x; the index's keys come back.
+			out := scan("x = :x", values(":x", str("X")))
+			if out.Count != 1 || out.ScannedCount != 1 || len(out.Items[0]) != 3 || out.Items[0]["x"] != nil {
+				t.Fatalf("a Scan of %s filtered on x: %+v; want the item's three key attributes", ix.name, out.Items)
+			}
+
+			if out := scan("attribute_not_exists(x)", nil); out.Count != 0 || out.ScannedCount != 1 {
+				t.Fatalf("a Scan of %s filtered on attribute_not_exists(x): count %d, scanned %d; want 0 of 1", ix.name, out.Count, out.ScannedCount)
+			}
+		}
+	})
+}
+
+// A Query of a table without a sort key from an ExclusiveStartKey (its own
+// LastEvaluatedKey) reads the empty page after it, as DynamoDB does.
+func TestQueryFromAStartKeyWithoutASortKey(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "x", str("X"))})
+		mustOK(t, err)
+
+		in := &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("p = :p"),
+			ExpressionAttributeValues: values(":p", str("a"))}
+
+		out, err := e.db.Query(ctx, in)
+		mustOK(t, err)
+
+		if out.Count != 1 {
+			t.Fatalf("Query: %d items", out.Count)
+		}
+
+		in.ExclusiveStartKey = key("a")
+
+		out, err = e.db.Query(ctx, in)
+		mustOK(t, err)
+
+		if out.Count != 0 || out.ScannedCount != 0 || out.LastEvaluatedKey != nil {
+			t.Fatalf("Query from the only item: %+v", out)
+		}
+
+		// A start key of another partition is still refused.
+		in.ExclusiveStartKey = key("b")
+
+		_, err = e.db.Query(ctx, in)
+		wantAPIError(t, err, "ValidationException")
+	})
+}

@@ -323,3 +323,35 @@ func TestTableNamesAndDescriptions(t *testing.T) {
 		}
 	})
 }
+
+// A TransactGetItems whose key does not match the table's schema (of
+// another type, an attribute missing, extra or misnamed) is canceled,
+// TransactionCanceledException without reasons, as DynamoDB Local 1.25.1
+// answers; an empty key value is a ValidationException.
+func TestTransactGetItemsWithAnInvalidKey(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS})
+
+		get := func(k map[string]types.AttributeValue) error {
+			_, err := e.db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+				{Get: &types.Get{TableName: aws.String(table), Key: values("p", str("a"), "c", str("1"))}},
+				{Get: &types.Get{TableName: aws.String(table), Key: k}}}})
+
+			return err
+		}
+
+		for name, k := range map[string]map[string]types.AttributeValue{
+			"another type": values("p", num("1"), "c", str("1")),
+			"missing":      values("p", str("b")),
+			"extra":        values("p", str("b"), "c", str("1"), "x", str("1")),
+			"misnamed":     values("p", str("b"), "x", str("1")),
+		} {
+			var tce *types.TransactionCanceledException
+			if err := get(k); !asErr(err, &tce) || len(tce.CancellationReasons) != 0 {
+				t.Errorf("a key %s: %v; want TransactionCanceledException without reasons", name, err)
+			}
+		}
+
+		wantAPIError(t, get(values("p", str(""), "c", str("1"))), "ValidationException", "empty string")
+	})
+}

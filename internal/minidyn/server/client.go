@@ -455,6 +455,8 @@ type searchRequest struct {
 	startKey        map[string]*AttributeValue
 	capacity        ddbtypes.ReturnConsumedCapacity
 	in              core.SearchInput
+	// scan: a Scan, not a Query.
+	scan bool
 }
 
 // prepareSearch checks what Query and Scan share: the index, Select,
@@ -514,33 +516,33 @@ func (r *searchRequest) prepare() error {
 		}
 	}
 
-	if r.table.IsGlobal(r.index) {
-		if len(missing) > 0 {
-			return validation("One or more parameter values were invalid: Global secondary index %s does not project %s", r.index, bracketed(missing))
-		}
+	if r.table.IsGlobal(r.index) && len(missing) > 0 {
+		return validation("One or more parameter values were invalid: Global secondary index %s does not project %s", r.index, bracketed(missing))
+	}
 
-		if r.ex.filter != nil {
-			var notProjected []string
+	// A Query's filter may name only what the index projects; a Scan's
+	// runs on the whole item (and returns what the index projects), as
+	// DynamoDB Local 1.25.1 does on a GSI and on an LSI alike.
+	if r.ex.filter != nil {
+		var notProjected []string
 
-			for _, a := range r.ex.filter.Names() {
-				if !ix.Projects(a) && !contains(notProjected, a) {
-					notProjected = append(notProjected, a)
-				}
-			}
-
-			if len(notProjected) > 0 {
-				return validation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", r.index, bracketed(notProjected))
+		for _, a := range r.ex.filter.Names() {
+			if !ix.Projects(a) && !contains(notProjected, a) {
+				notProjected = append(notProjected, a)
 			}
 		}
-	} else {
+
+		switch {
+		case len(notProjected) > 0 && !r.scan:
+			return validation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", r.index, bracketed(notProjected))
+		case len(notProjected) > 0:
+			r.in.FilterOnItem = true
+		}
+	}
+
+	if !r.table.IsGlobal(r.index) {
+		// An LSI fetches from the table what it does not project.
 		r.in.FullItems = len(missing) > 0 || r.sel == ddbtypes.SelectAllAttributes
-		if r.ex.filter != nil {
-			for _, a := range r.ex.filter.Names() {
-				if !ix.Projects(a) {
-					r.in.FullItems = true
-				}
-			}
-		}
 	}
 
 	return nil
@@ -766,7 +768,7 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 
 	r := &searchRequest{
 		table: table, index: aws.ToString(in.IndexName), ex: ex, sel: in.Select, limit: in.Limit, attributesToGet: in.AttributesToGet != nil,
-		consistentRead: in.ConsistentRead, startKey: in.ExclusiveStartKey, capacity: in.ReturnConsumedCapacity,
+		consistentRead: in.ConsistentRead, startKey: in.ExclusiveStartKey, capacity: in.ReturnConsumedCapacity, scan: true,
 	}
 
 	if err := r.prepare(); err != nil {

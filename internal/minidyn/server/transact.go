@@ -365,7 +365,7 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 
 		key, err := table.KeyOf(keyItem)
 		if err != nil {
-			return nil, apiErr(err)
+			return nil, getKeyErr(apiErr(err))
 		}
 
 		id := table.Name + "\x00" + key
@@ -394,4 +394,20 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	}
 
 	return out, nil
+}
+
+// getKeyErr is how a TransactGetItems answers a key that does not match
+// the table's schema (a key attribute missing or extra, or of another
+// type): TransactionCanceledException with the message and no
+// cancellation reasons, as DynamoDB Local 1.25.1 answers; other key errors
+// (an empty value) stay ValidationException.
+func getKeyErr(err error) error {
+	var api *apiError
+	if errors.As(err, &api) && api.Code == "ValidationException" &&
+		(strings.Contains(api.Message, "Type mismatch for key") || strings.Contains(api.Message, "number of conditions on the keys is invalid") ||
+			strings.Contains(api.Message, "required keys was not given a value")) {
+		return &apiError{Code: "TransactionCanceledException", Message: api.Message}
+	}
+
+	return err
 }
