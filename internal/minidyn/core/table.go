@@ -649,6 +649,17 @@ func (t *Table) PrepareCheck(keyItem map[string]*types.Item, cond *expression.Co
 	return w, nil
 }
 
+// KeyUpdateError is an update that sets or removes a key attribute: a
+// ValidationException of its own, or a transaction's ValidationError.
+type KeyUpdateError struct{ msg string }
+
+func (e *KeyUpdateError) Error() string { return "ValidationException: " + e.msg }
+
+// Code, Message and OrigErr make it a types.Error.
+func (e *KeyUpdateError) Code() string    { return "ValidationException" }
+func (e *KeyUpdateError) Message() string { return e.msg }
+func (e *KeyUpdateError) OrigErr() error  { return nil }
+
 // PrepareUpdate checks an UpdateItem: the key, the condition on the
 // stored item, then the updated item (computed from the stored one, or
 // from the key when there is none).
@@ -658,18 +669,20 @@ func (t *Table) PrepareUpdate(keyItem map[string]*types.Item, upd *expression.Up
 		return nil, err
 	}
 
+	old := t.Get(key)
+
+	// The condition first: a false one fails the update even where it
+	// sets a key attribute, as DynamoDB answers.
+	if cond != nil && !cond.Eval(orEmpty(old)) {
+		return nil, conditionFailed(old)
+	}
+
 	if upd != nil {
 		for _, p := range upd.Paths() {
 			if slices.Contains(t.KeySchema.attributes(), p.Top()) {
-				return nil, validationError("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", p.Top())
+				return nil, &KeyUpdateError{msg: fmt.Sprintf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", p.Top())}
 			}
 		}
-	}
-
-	old := t.Get(key)
-
-	if cond != nil && !cond.Eval(orEmpty(old)) {
-		return nil, conditionFailed(old)
 	}
 
 	base := old

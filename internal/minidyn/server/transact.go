@@ -153,9 +153,17 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 	for i, a := range actions {
 		w, err := a.prepare()
 
-		var ccf *types.ConditionalCheckFailedException
+		var (
+			ccf *types.ConditionalCheckFailedException
+			kue *core.KeyUpdateError
+		)
 
 		switch {
+		case errors.As(err, &kue):
+			// An update of a key attribute whose condition holds cancels
+			// the transaction there.
+			reasons[i] = cancelReason{Code: "ValidationError", Message: kue.Message()}
+			return nil, &transactionCanceledError{reasons: reasons}
 		case errors.As(err, &ccf):
 			failed = true
 			reasons[i] = cancelReason{Code: "ConditionalCheckFailed", Message: core.ErrConditionalRequestFailed}
