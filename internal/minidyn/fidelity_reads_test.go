@@ -362,3 +362,63 @@ func TestQueryFromAStartKeyWithoutASortKey(t *testing.T) {
 		wantAPIError(t, err, "ValidationException")
 	})
 }
+
+// What DynamoDB refuses before reading an item: a nested path into a key
+// attribute (of the table or of an index) in any expression, a BETWEEN or
+// if_not_exists whose first operand is repeated, a key condition comparing
+// a key attribute with an empty string (DynamoDB Local 1.25.1's answers).
+func TestExpressionsDynamoDBRefuses(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS,
+			attrs: []types.AttributeDefinition{attr("g", types.ScalarAttributeTypeS)},
+			gsis:  []types.GlobalSecondaryIndex{gsi("by_g", "g", types.ProjectionTypeAll)}})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", str("1"), "g", str("G"), "m", &types.AttributeValueMemberM{Value: values("x", str("1"))})})
+		mustOK(t, err)
+
+		k := values("p", str("a"), "c", str("1"))
+
+		// Nested paths into p (the table's key), c and g (the index's):
+		// refused in a projection, a condition and a filter; into m, not.
+		_, err = e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ProjectionExpression: aws.String("p.x")})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = :v"),
+			ConditionExpression: aws.String("attribute_exists(g[0])"), ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		_, err = e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("c.x = :v"), ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		// In an update's value: refused after the condition (a false one
+		// fails the update first).
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = if_not_exists(g[2], :v)"),
+			ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		var ccf *types.ConditionalCheckFailedException
+		if _, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = if_not_exists(g[2], :v)"),
+			ConditionExpression: aws.String("attribute_exists(zz)"), ExpressionAttributeValues: values(":v", str("v"))}); !asErr(err, &ccf) {
+			t.Fatalf("a false condition on an update reading g[2]: %v; want ConditionalCheckFailedException", err)
+		}
+
+		_, err = e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ProjectionExpression: aws.String("m.x, p")})
+		mustOK(t, err)
+
+		// A repeated first operand.
+		_, err = e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("b BETWEEN b AND :v"), ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "first operand must be distinct")
+
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = if_not_exists(b, b)")})
+		wantAPIError(t, err, "ValidationException", "first operand must be distinct")
+
+		// An empty key value in a key condition, on the table and an index.
+		_, err = e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("p = :p AND c >= :c"),
+			ExpressionAttributeValues: values(":p", str("a"), ":c", str(""))})
+		wantAPIError(t, err, "ValidationException", "cannot contain an empty string value")
+
+		_, err = e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_g"), KeyConditionExpression: aws.String("g = :g"),
+			ExpressionAttributeValues: values(":g", str(""))})
+		wantAPIError(t, err, "ValidationException", "cannot contain an empty string value")
+	})
+}

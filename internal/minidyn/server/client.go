@@ -197,6 +197,10 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 		return nil, err
 	}
 
+	if err := ex.checkKeyPaths(table); err != nil {
+		return nil, err
+	}
+
 	w, err := table.PreparePut(item, ex.cond)
 	if err != nil {
 		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
@@ -245,6 +249,10 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 		conditionalOperator: string(in.ConditionalOperator), valuesNeed: "ConditionExpression is null",
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	if err := ex.checkKeyPaths(table); err != nil {
 		return nil, err
 	}
 
@@ -298,6 +306,10 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 		valuesNeed: "UpdateExpression and ConditionExpression are null",
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	if err := ex.checkKeyPaths(table); err != nil {
 		return nil, err
 	}
 
@@ -381,6 +393,10 @@ func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 		attributesToGet: in.AttributesToGet,
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	if err := ex.checkKeyPaths(table); err != nil {
 		return nil, err
 	}
 
@@ -657,6 +673,10 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		return nil, err
 	}
 
+	if err := ex.checkKeyPaths(table); err != nil {
+		return nil, err
+	}
+
 	if ex.keyCond == nil && ex.legacyKeyConds == nil {
 		return nil, validation("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
@@ -682,6 +702,10 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		return nil, validation("%s", err.Error())
 	}
 
+	if err := checkKeyConditionValues(r.in.Key, ks); err != nil {
+		return nil, err
+	}
+
 	if ex.filter != nil {
 		filterName := "Filter Expression"
 		if in.QueryFilter != nil {
@@ -703,6 +727,45 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 	}
 
 	return &QueryOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
+}
+
+// checkKeyConditionValues refuses a key condition comparing a key
+// attribute with an empty string or binary, as DynamoDB does.
+func checkKeyConditionValues(kc *expression.KeyCondition, ks expression.KeySchema) error {
+	check := func(name string, v *types.Item) error {
+		switch {
+		case v == nil:
+		case v.S != nil && *v.S == "":
+			return validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", name)
+		case v.B != nil && len(v.B) == 0:
+			return validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", name)
+		}
+
+		return nil
+	}
+
+	var errs []error
+
+	for i, v := range kc.Hash {
+		errs = append(errs, check(ks.Hash[i], v))
+	}
+
+	for i, v := range kc.Eq {
+		errs = append(errs, check(ks.Range[i], v))
+	}
+
+	if kc.Op != "" && len(kc.Eq) < len(ks.Range) {
+		name := ks.Range[len(kc.Eq)]
+		errs = append(errs, check(name, kc.Lo), check(name, kc.Hi))
+	}
+
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+
+	return nil
 }
 
 // keySchemaOf is the key schema a Query on the table or index reads.
@@ -750,6 +813,10 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 		valuesNeed: "FilterExpression is null",
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	if err := ex.checkKeyPaths(table); err != nil {
 		return nil, err
 	}
 

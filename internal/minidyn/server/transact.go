@@ -281,6 +281,9 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 		return transactAction{}, "", 0, err
 	}
 
+	// A nested path into a key attribute is not refused here: DynamoDB
+	// Local evaluates a transaction's conditions holding one.
+
 	a := transactAction{table: table, rvOnFail: rv}
 
 	if rawItem != nil || ti.Put != nil {
@@ -363,6 +366,10 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 
 		ex, err := parseExprs(exprParams{names: ti.Get.ExpressionAttributeNames, projection: ti.Get.ProjectionExpression})
 		if err != nil {
+			return nil, err
+		}
+
+		if err := ex.checkKeyPaths(table); err != nil {
 			return nil, err
 		}
 
