@@ -355,6 +355,12 @@ func TestQueryFromAStartKeyWithoutASortKey(t *testing.T) {
 			t.Fatalf("Query from the only item: %+v", out)
 		}
 
+		// An empty start key is refused.
+		in.ExclusiveStartKey = map[string]types.AttributeValue{}
+
+		_, err = e.db.Query(ctx, in)
+		wantAPIError(t, err, "ValidationException")
+
 		// A start key of another partition is still refused.
 		in.ExclusiveStartKey = key("b")
 

@@ -501,6 +501,10 @@ func (r *searchRequest) prepare() error {
 		return err
 	}
 
+	if r.startKey != nil && len(r.startKey) == 0 {
+		return validation("The provided starting key is invalid: Exclusive Start Key must have same size as table's key schema")
+	}
+
 	start, err := fromWireMap(r.startKey)
 	if err != nil {
 		return err
