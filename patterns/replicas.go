@@ -46,3 +46,60 @@ func ParseReplica(spec string, indexes []string) (ReplicaReads, error) {
 	}
 	return rr, nil
 }
+
+// ParseReplicas reads the replica specs of a global table (ParseReplica,
+// keyplan plan's --replica flags), each region once. With c, a design's
+// estimate, an index the design does not have is refused; with nil only
+// the specs themselves are checked.
+func ParseReplicas(specs []string, c *Cost) ([]ReplicaReads, error) {
+	var names []string
+	if c != nil {
+		for _, l := range c.Indexes {
+			names = append(names, l.Name)
+		}
+	}
+	seen := map[string]bool{}
+	var out []ReplicaReads
+	for _, spec := range specs {
+		rr, err := ParseReplica(spec, names)
+		if err != nil {
+			return nil, err
+		}
+		if seen[rr.Region] {
+			return nil, fmt.Errorf("%q: %s is given twice", spec, rr.Region)
+		}
+		seen[rr.Region] = true
+		out = append(out, rr)
+	}
+	return out, nil
+}
+
+// Replicas are the replica specs of a global table, a flag.Value (keyplan
+// plan --replica, repeatable): each spec is checked as it is set
+// (ParseReplicas), against the design's indexes when applied.
+type Replicas []string
+
+func (r *Replicas) String() string { return strings.Join(*r, " ") }
+
+// Set adds a spec, checked with those before it (each region once).
+func (r *Replicas) Set(spec string) error {
+	if _, err := ParseReplicas(append(*r, spec), nil); err != nil {
+		return err
+	}
+	*r = append(*r, spec)
+	return nil
+}
+
+// Apply adds every region to d's estimate (Cost.AllRegions); nothing
+// when there are no specs or no estimate.
+func (r Replicas) Apply(d *Design) error {
+	if len(r) == 0 || d.Cost == nil {
+		return nil
+	}
+	reads, err := ParseReplicas(r, d.Cost)
+	if err != nil {
+		return err
+	}
+	d.Cost.AllRegions = d.Cost.Global(reads)
+	return nil
+}

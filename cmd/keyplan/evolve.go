@@ -3,90 +3,73 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"os"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
-func diff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	format := fs.String("format", string(report.Text), "output format: "+formatList(report.DiffFormats()))
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
+func diff(fs *flag.FlagSet) func(*cli.Call) int {
+	format := report.FormatFlag(fs, report.DiffFormats())
+	return func(c *cli.Call) int {
+		file := c.File()
+		d, lock := open(c, file)
+		if d == nil {
+			return cli.Usage
+		}
+		if lock == nil {
+			c.Note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
+			lock = patterns.NewLock(d)
+		}
+		df := patterns.Compare(lock, d)
+		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
+			return c.Fail(cli.Usage, "%v", err)
+		}
+		if !df.Safe {
+			return cli.Findings
+		}
+		return cli.Clean
 	}
-	f, err := report.ParseFormat(*format, report.DiffFormats())
-	if err != nil {
-		return fail(stderr, exitUsage, "keyplan diff: %v", err)
-	}
-	d, lock, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	if lock == nil {
-		fmt.Fprintf(stderr, "keyplan diff: %s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it\n", file, patterns.LockPath(file))
-		lock = patterns.NewLock(d)
-	}
-	df := patterns.Compare(lock, d)
-	if err := report.WriteDiff(stdout, file, df, f); err != nil {
-		return fail(stderr, exitUsage, "keyplan diff: %v", err)
-	}
-	if !df.Safe {
-		return exitFindings
-	}
-	return exitClean
 }
 
-func lock(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lock", flag.ContinueOnError)
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	path := patterns.LockPath(file)
-	if lk == nil {
-		if errs := d.Errors(); len(errs) > 0 {
-			for _, x := range errs {
-				fmt.Fprintln(stderr, x)
+func lock(*flag.FlagSet) func(*cli.Call) int {
+	return func(c *cli.Call) int {
+		file := c.File()
+		d, lk := open(c, file)
+		if d == nil {
+			return cli.Usage
+		}
+		path := patterns.LockPath(file)
+		if lk == nil {
+			if designErrors(c, d, "%s not written", path) > 0 {
+				return cli.Findings
 			}
-			return fail(stderr, exitFindings, "keyplan lock: the design has %d error(s); %s not written", len(errs), path)
+			return writeLock(c, patterns.NewLock(d), path, "written (the design as first deployed)")
 		}
-		lk = patterns.NewLock(d)
-		if err := lk.WriteFile(path); err != nil {
-			return fail(stderr, exitUsage, "keyplan lock: %v", err)
+		df := patterns.Compare(lk, d)
+		if err := lk.Apply(d, df); err != nil {
+			_ = report.WriteDiff(c.Stderr, file, df, report.Text)
+			if n := len(df.Errors()); n > 0 { // listed above
+				return c.Fail(cli.Findings, "%s untouched: refused, %d error(s)", path, n)
+			}
+			return c.Fail(cli.Findings, "%s untouched: %v", path, err)
 		}
-		fmt.Fprintf(stdout, "%s: written (the design as first deployed)\n", path)
-		return exitClean
+		if lk.Migration == nil {
+			return writeLock(c, lk, path, "up to date")
+		}
+		code := writeLock(c, lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
+		if code == cli.Clean {
+			_ = report.WriteDiff(c.Stdout, file, df, report.Text)
+		}
+		return code
 	}
-	df := patterns.Compare(lk, d)
-	if err := lk.Apply(d, df); err != nil {
-		_ = report.WriteDiff(stderr, file, df, report.Text)
-		return fail(stderr, exitFindings, "keyplan lock: %s untouched: %v", path, err)
-	}
-	if err := lk.WriteFile(path); err != nil {
-		return fail(stderr, exitUsage, "keyplan lock: %v", err)
-	}
-	switch {
-	case lk.Migration != nil:
-		fmt.Fprintf(stdout, "%s: migration at phase %d of %d\n", path, lk.Migration.Current+1, len(lk.Migration.Phases))
-		_ = report.WriteDiff(stdout, file, df, report.Text)
-	default:
-		fmt.Fprintf(stdout, "%s: up to date\n", path)
-	}
-	return exitClean
 }
 
-// writeAtomic replaces a file atomically (a crash leaves the old one).
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
+// writeLock writes the lock file and says what it now records.
+func writeLock(c *cli.Call, lk *patterns.Lock, path, says string) int {
+	if err := lk.WriteFile(path); err != nil {
+		return c.Fail(cli.Usage, "%v", err)
 	}
-	return os.Rename(tmp, path)
+	fmt.Fprintf(c.Stdout, "%s: %s\n", path, says)
+	return cli.Clean
 }

@@ -4,182 +4,115 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// validateFlags are keyplan validate's options.
-type validateFlags struct {
-	endpoint, engine, table string
-	keep, existing          bool
-	timeout, deadline       time.Duration
-}
-
-func validate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	var o validateFlags
-	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
-	fs.StringVar(&o.engine, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the table afterwards (its name is printed)")
-	fs.StringVar(&o.table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
-	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
-	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
-	fs.DurationVar(&o.deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if msg := o.problem(); msg != "" {
-		return fail(stderr, exitUsage, "keyplan validate: %s", msg)
-	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	if errs := d.Errors(); len(errs) > 0 {
-		for _, x := range errs {
-			fmt.Fprintln(stderr, x)
-		}
-		return fail(stderr, exitFindings, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)", len(errs), file)
-	}
-	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
-	}
-	if o.endpoint == "" && o.existing {
-		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
-	}
-	conn, code := o.connect(stderr)
-	if conn == nil {
-		return code
-	}
-	defer conn.Stop()
-	return o.run(file, d, lk, conn, stdout, stderr)
-}
-
-// problem says what is wrong with a combination of flags ("" when none).
-func (o *validateFlags) problem() string {
-	switch {
-	case o.existing && o.table == "":
-		return "--existing needs --table NAME (the table that holds the items)"
-	case o.table != "" && !patterns.ValidTableName(o.table):
-		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
-	case o.existing && o.keep:
-		return "--existing never deletes the table; --keep is for tables validate creates"
-	case o.timeout <= 0 || o.deadline <= 0:
-		return "--timeout and --deadline: expected a positive duration, e.g. 30s"
-	}
-	if err := localengine.CheckName(o.engine); err != nil {
-		return fmt.Sprintf("--engine (or $%s): %v", localengine.EnvEngine, err)
-	}
-	return ""
-}
-
-// connect connects to --endpoint, or starts the local engine (--engine).
-func (o *validateFlags) connect(stderr io.Writer) (*localengine.Conn, int) {
-	wd, _ := os.Getwd()
-	if o.endpoint == "" && localengine.NeedsInstall(o.engine, wd) {
-		fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(o.engine))
-	}
-	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Dir: wd, Timeout: o.timeout})
-	if err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", o.engine, err)
-		if hint := localengine.Hint(err); hint != "" {
-			fmt.Fprintf(stderr, "  %s\n", hint)
-		}
-		return nil, exitUsage
-	}
-	return conn, exitClean
-}
-
-// run proves the design on the engine: on a table it creates (and drops,
-// unless --keep), or on an --existing one. SIGINT and SIGTERM cancel the
-// work; what was created is cleaned up on the way out, and a second
-// signal then ends keyplan at once.
-func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn, stdout, stderr io.Writer) int {
-	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	ctx, cancel := context.WithTimeout(sigCtx, o.deadline)
-	defer cancel()
-	client, endpoint := conn.Raw, conn.Endpoint
-	name := o.table
-	if name == "" {
-		name = validationTable(d.Table, time.Now())
-	}
-	defer func() {
-		interrupted := sigCtx.Err() != nil
-		stop()
+// validate is keyplan validate: dynamo.ValidateTable on an engine
+// (engine.Connect), its options the flags.
+func validate(fs *flag.FlagSet) func(*cli.Call) int {
+	var eo localengine.Options
+	var vo dynamo.ValidateOptions
+	engineFlags(fs, &eo)
+	fs.BoolVar(&vo.Keep, "keep", false, "keep the table afterwards (its name is printed)")
+	cli.String(fs, &vo.Table, "table", "the table's name (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
+	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
+	var deadline time.Duration
+	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
+	return func(c *cli.Call) int {
 		switch {
-		case o.keep:
-			fmt.Fprintf(stdout, "kept table %s at %s\n", name, endpoint)
-		case !o.existing: // a table half made (created, then a failure or a signal) goes too
-			drop, cancel := context.WithTimeout(context.Background(), dropCleanupTime)
-			defer cancel()
-			if err := dynamo.DropTable(drop, client, name); err != nil {
-				fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, endpoint, err)
-			}
+		case vo.Existing && vo.Table == "":
+			return c.Fail(cli.Usage, "--existing needs --table NAME (the table that holds the items)")
+		case vo.Existing && eo.Endpoint == "":
+			return c.Fail(cli.Usage, "--existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
+		case vo.Existing && vo.Keep:
+			return c.Fail(cli.Usage, "--existing never deletes the table; --keep is for tables validate creates")
 		}
-		if interrupted {
-			fmt.Fprintln(stderr, "keyplan validate: interrupted")
+		d, lk := open(c, c.File())
+		if d == nil {
+			return cli.Usage
 		}
-	}()
-	if !o.existing {
-		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			return fail(stderr, exitUsage, "keyplan validate: %s: %v", endpoint, err)
+		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
+			return c.Fail(cli.Usage, "%s has no examples.expect: nothing to prove", c.File())
 		}
+		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
+		conn := connect(c, eo)
+		if conn == nil {
+			return cli.Usage
+		}
+		defer conn.Stop()
+		vo.Lock = lk
+		return prove(c, d, conn, vo, deadline)
 	}
-	c := conn.DB
-	if c.Emulated() {
-		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
-	}
-	var rep *dynamo.Report
-	switch {
-	case !o.existing: // a new table proves the model's design
-		rep = dynamo.Validate(ctx, dynamo.New(d, c, name))
-	case lk != nil && lk.Migration != nil: // an existing one is read as deployed, at the lock's phase
-		rep = dynamo.ValidateExisting(ctx, dynamo.NewRollout(lk, c, name))
-	default:
-		rep = dynamo.ValidateExisting(ctx, dynamo.New(d, c, name))
-	}
-	if ex := d.Model().Examples; o.existing && len(ex.Steps) > 0 {
-		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
-	}
-	return printReport(stdout, file, endpoint, rep)
 }
 
-// printReport prints what validate proved, a failure with its place in
-// the model, and the summary; exit 1 when anything failed.
-func printReport(w io.Writer, file, endpoint string, rep *dynamo.Report) int {
-	failed, _ := rep.WriteText(w, file)
-	steps := ""
-	if len(rep.Steps) > 0 {
-		steps = fmt.Sprintf("%d write(s), ", len(rep.Steps))
+// engineFlags declares the flags that choose a DynamoDB engine
+// (engine.Options; connect checks them).
+func engineFlags(fs *flag.FlagSet, o *localengine.Options) {
+	fs.StringVar(&o.Endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
+	fs.StringVar(&o.Name, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
+	cli.Duration(fs, &o.Timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
+}
+
+// connect connects to an engine (engine.Connect), saying when it installs
+// one and how to get one that is missing (nil: exit 2).
+func connect(c *cli.Call, o localengine.Options) *localengine.Conn {
+	if err := localengine.CheckName(o.Name); err != nil {
+		c.Note("--engine (or $%s): %v", localengine.EnvEngine, err)
+		return nil
 	}
-	fmt.Fprintf(w, "%s: %d item(s) loaded, %s%d expectation(s), %d failed (%s)\n", file, rep.Loaded, steps, len(rep.Results), failed, strings.TrimPrefix(endpoint, "http://"))
+	o.Dir, _ = os.Getwd()
+	if o.Endpoint == "" && localengine.NeedsInstall(o.Name, o.Dir) {
+		c.Note("%s", localengine.Installing(o.Name))
+	}
+	conn, err := localengine.Connect(context.Background(), o)
+	if err != nil {
+		c.Note("the local engine (%s) did not start: %v", o.Name, err)
+		if hint := localengine.Hint(err); hint != "" {
+			fmt.Fprintf(c.Stderr, "  %s\n", hint)
+		}
+	}
+	return conn
+}
+
+// prove proves the design on the engine (dynamo.ValidateTable). SIGINT and
+// SIGTERM cancel the work: what was created is dropped on the way out,
+// and a second signal ends keyplan at once. Exit 1 when anything failed or
+// was not run.
+func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.ValidateOptions, deadline time.Duration) int {
+	sigCtx, stop := cli.Interruptible()
+	defer stop()
+	ctx, cancel := context.WithTimeout(sigCtx, deadline)
+	defer cancel()
+	if conn.DB.Emulated() {
+		fmt.Fprintln(c.Stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
+	}
+	rep, table, err := dynamo.ValidateTable(ctx, conn.Raw, conn.DB, d, vo)
+	if sigCtx.Err() != nil {
+		defer c.Note("interrupted")
+	}
+	if rep == nil {
+		return c.Fail(cli.Usage, "%s: %v", conn.Endpoint, err)
+	}
+	if err != nil {
+		c.Note("%s: %v", conn.Endpoint, err)
+	}
+	if ex := d.Model().Examples; vo.Existing && len(ex.Steps) > 0 {
+		fmt.Fprintf(c.Stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
+	}
+	_, _ = rep.WriteText(c.Stdout, c.File())
+	fmt.Fprintln(c.Stdout, rep.Summary(c.File(), strings.TrimPrefix(conn.Endpoint, "http://")))
+	if vo.Keep {
+		fmt.Fprintf(c.Stdout, "kept table %s at %s\n", table, conn.Endpoint)
+	}
 	if !rep.OK() {
-		return exitFindings
+		return cli.Findings
 	}
-	return exitClean
+	return cli.Clean
 }
-
-// validationTable names the table validate creates: short and unique
-// whatever the model's table is called (a valid name may be 255
-// characters, too long to prefix).
-func validationTable(model string, now time.Time) string {
-	if len(model) > 32 {
-		model = model[:32]
-	}
-	return "kpv-" + model + "-" + strconv.FormatInt(now.UnixNano(), 36)
-}
-
-// dropCleanupTime bounds deleting validate's table: a table still being
-// created cannot be deleted, so deleting waits for it.
-const dropCleanupTime = 2 * time.Minute

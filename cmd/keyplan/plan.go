@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+
+	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/gen"
+	"github.com/keyplan/keyplan/patterns/report"
+	"github.com/keyplan/keyplan/patterns/view"
+)
+
+func plan(fs *flag.FlagSet) func(*cli.Call) int {
+	format := report.FormatFlag(fs, append(report.PlanFormats(), report.HTML))
+	strict := fs.Bool("strict", false, "exit 1 on warnings too")
+	var replicas patterns.Replicas
+	fs.Var(&replicas, "replica", "a replica region of a global table, repeatable: `REGION[:table=RCU,GSI=RCU...]` "+
+		"(the read capacity it provisions, by default the primary's); the estimate then covers every region")
+	return func(c *cli.Call) int {
+		return eachDesign(c, *strict, func(file string, d *patterns.Design) error {
+			if err := replicas.Apply(d); err != nil {
+				return fmt.Errorf("%s: --replica %v", file, err)
+			}
+			if *format == report.HTML { // drawn with the examples, as the runtime writes and reads them
+				return view.WritePage(context.Background(), c.Stdout, d)
+			}
+			return report.Write(c.Stdout, d, *format)
+		})
+	}
+}
+
+func check(fs *flag.FlagSet) func(*cli.Call) int {
+	format := report.FormatFlag(fs, report.FindingFormats())
+	strict := fs.Bool("strict", false, "exit 1 on warnings too")
+	return func(c *cli.Call) int {
+		return eachDesign(c, *strict, func(_ string, d *patterns.Design) error {
+			return report.WriteFindings(c.Stdout, d.Source, d.Diagnostics, *format)
+		})
+	}
+}
+
+func schema(*flag.FlagSet) func(*cli.Call) int {
+	return func(c *cli.Call) int {
+		_, _ = c.Stdout.Write(patterns.Schema())
+		return cli.Clean
+	}
+}
+
+// generate is keyplan gen go: typed code from the design.
+func generate(fs *flag.FlagSet) func(*cli.Call) int {
+	pkg := fs.String("package", "", "the generated package's name (required), e.g. shopdb")
+	out := fs.String("out", "", "the directory to write "+gen.File+" into (required; created if missing)")
+	return func(c *cli.Call) int {
+		if *pkg == "" || *out == "" {
+			return c.Fail(cli.Usage, "--package and --out are required")
+		}
+		if err := gen.CheckPackage(*pkg); err != nil {
+			return c.Fail(cli.Usage, "--package %v", err)
+		}
+		file := c.File()
+		d, _ := open(c, file)
+		if d == nil {
+			return cli.Usage
+		}
+		if designErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
+			return cli.Findings
+		}
+		path, size, err := gen.WriteDir(*out, d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file)})
+		if err != nil {
+			return c.Fail(cli.Usage, "%s: %v", file, err)
+		}
+		fmt.Fprintf(c.Stdout, "wrote %s (package %s, %d bytes)\n", path, *pkg, size)
+		return cli.Clean
+	}
+}
