@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -166,6 +167,9 @@ type Conn struct {
 	// using the engine needs it (Environ).
 	AccessKeyID string
 	srv         *Running
+	// probed holds what Lacks found on an endpoint, by feature.
+	probeMu sync.Mutex
+	probed  map[Feature]string
 }
 
 // Notes is what a run on the engine should say of it (lines; "" when
