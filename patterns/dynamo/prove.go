@@ -489,6 +489,24 @@ func shrink(ctx context.Context, m *patterns.Model, o ProveOptions, ops []*oracl
 			n = min(2*n, len(rest))
 		}
 	}
+	// Then a batch's items, one at a time.
+	for i := 0; i < len(rest) && runs < o.ShrinkRuns; i++ {
+		for j := 0; rest[i].Kind == oracle.OpBatch && len(rest[i].Items) > 1 && j < len(rest[i].Items) && runs < o.ShrinkRuns; {
+			op := *rest[i]
+			op.Items = append(slices.Clone(op.Items[:j]), op.Items[j+1:]...)
+			cand := slices.Clone(rest)
+			cand[i] = &op
+			ok, err := fails(cand)
+			if err != nil {
+				return err
+			}
+			if ok {
+				rest = cand
+				continue
+			}
+			j++
+		}
+	}
 	// Say what the shortest sequence shows.
 	if _, err := fails(rest); err != nil {
 		return err

@@ -43,7 +43,8 @@ func (g *Generator) Rand() *rand.Rand { return g.r }
 // Generate returns n valid items of every entity of the model, each of a
 // new identity and keeping unique values unique, so they load in order
 // (a table's starting content). The same model, n and seed give the same
-// items.
+// items. Their values are canonical (a number is a Number): Item.Plain
+// gives them as keyplan's runtime takes them (dynamo.Values).
 func Generate(m *patterns.Model, n int, seed uint64) []*Item {
 	g := NewGenerator(m, seed)
 	s := NewState(m)
