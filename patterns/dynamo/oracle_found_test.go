@@ -1,0 +1,149 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Regression tests for what the proof by generated data (Prove) found in
+// the runtime, each as it was found, without the oracle.
+
+func planned(t *testing.T, src string) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Parse("found.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := d.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return d
+}
+
+// An empty string is refused whether or not a key holds the attribute:
+// before, chat's Room accepted topic "" (no key reads it) and refused an
+// empty roomId, so which items were valid depended on the layout.
+func TestEmptyStringRefusedInAndOutOfKeys(t *testing.T) {
+	tbl := New(planned(t, `table: Chat
+entities:
+  Room:
+    id: [roomId]
+    attributes: {roomId: string, topic: string}
+patterns:
+  GetRoom: {get: Room}
+`), nil, "Chat")
+	for _, v := range []Values{{"roomId": "", "topic": "t"}, {"roomId": "r", "topic": ""}} {
+		if _, err := tbl.Item("Room", v); !errors.Is(err, patterns.ErrValue) {
+			t.Errorf("%v: got %v, want a value error", v, err)
+		}
+	}
+}
+
+// A read by id whose filter constant the key does not hold verifies it on
+// the item: it failed on every read ("attribute s: value <nil>") because
+// it looked for the constant among the caller's parameters.
+func TestVerifiedFilterConstant(t *testing.T) {
+	d := planned(t, `table: Gen
+entities:
+  C:
+    id: [cId]
+    attributes:
+      cId: {type: string, maxLength: 20}
+      s: {values: [s1, s2, s3]}
+patterns:
+  P1: {query: C, where: [cId], filter: {s: s1}}
+`)
+	if pp := d.Pattern("P1"); len(pp.Verify) == 0 {
+		t.Fatalf("the plan no longer verifies s (%s): this test needs a pattern that does", pp.Text)
+	}
+	tbl := fresh(t, d)
+	ctx := context.Background()
+	for id, s := range map[string]string{"a": "s1", "b": "s2"} {
+		if err := tbl.Create(ctx, "C", Values{"cId": id, "s": s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, want := range map[string]int{"a": 1, "b": 0} {
+		page, err := tbl.Read(ctx, "P1", Request{Params: Params{"cId": id}})
+		if err != nil || len(page.Items) != want {
+			t.Errorf("P1(%s): %v, %v; want %d item(s)", id, page, err, want)
+		}
+	}
+}
+
+// A parameter is checked even when the range holds no value: a cId too
+// long for its maxLength was answered with no items.
+func TestBadParameterWithEmptyRange(t *testing.T) {
+	tbl := New(planned(t, `table: Gen
+entities:
+  A:
+    id: [aId, n]
+    attributes:
+      aId: {type: string, maxLength: 5}
+      n: {type: number, min: 0, max: 999}
+patterns:
+  ByA: {query: A, where: [aId], sort: n}
+`), nil, "Gen")
+	_, err := tbl.QueryInput("ByA", Request{Params: Params{"aId": "toolong"}, Range: &Range{Op: Lt, Value: 0}})
+	if err == nil || errors.Is(err, ErrEmptyRange) {
+		t.Errorf("got %v, want the parameter refused", err)
+	}
+}
+
+// A range on a sort attribute after a label that does not end with the
+// separator (ElectroDB's createdat_) keeps every key of the label: > and
+// >= missed every item, bounded by "createdat_$", below any value.
+func TestRangeAfterALabel(t *testing.T) {
+	if got := upper("$video_1#createdat_"); got != "$video_1#createdat`" {
+		t.Errorf("upper: %q", got)
+	}
+	if got := upper("é"); got != "ê" {
+		t.Errorf("upper(é): %q", got)
+	}
+	if got := upper("MATCH#"); got != "MATCH$" {
+		t.Errorf("upper(MATCH#): %q", got)
+	}
+	d := planned(t, `table: Electro
+entities:
+  Video:
+    id: [username, videoId]
+    attributes:
+      username: {type: string, maxLength: 30}
+      videoId: {type: string, maxLength: 30}
+      createdAt: time
+      category: {type: string, maxLength: 30}
+    keys:
+      table: {pk: "$vc#username_{username}", sk: "$video_1#videoid_{videoId}"}
+      GSI1: {pk: "$vc#category_{category}", sk: "$video_1#createdat_{createdAt}#username_{username}#videoid_{videoId}"}
+patterns:
+  GetVideo: {get: Video}
+  VideosByCategory: {query: Video, where: [category], sort: createdAt desc}
+`)
+	tbl := fresh(t, d)
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if err := tbl.Create(ctx, "Video", Values{"username": "A", "videoId": "v", "createdAt": at, "category": "a"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*Range{{Op: Gt, Value: at.Add(-time.Millisecond)}, {Op: Ge, Value: at}, {Op: Between, Value: at, Upper: at.Add(time.Hour)}} {
+		page, err := tbl.Read(ctx, "VideosByCategory", Request{Params: Params{"category": "a"}, Range: r})
+		if err != nil || len(page.Items) != 1 {
+			var got []string
+			if page != nil {
+				for _, it := range page.Items {
+					got = append(got, it.Values["videoId"].(string))
+				}
+			}
+			t.Errorf("%s %v: %s, %v; want the video", r.Op, r.Value, strings.Join(got, " "), err)
+		}
+	}
+}
