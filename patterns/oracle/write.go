@@ -662,7 +662,8 @@ func (s *State) Delete(entity string, v map[string]any) error {
 // Replace rewrites an item from old (as read) to new (Table.Replace):
 // every attribute that is not fixed (id, immutable), stream-kept or the
 // version takes new's value (absent: removed). It holds only if the item
-// exists and each of those attributes, and the version, are as old says.
+// exists and each of those attributes, its immutable ones and the version
+// are as old says.
 // A change of a fixed attribute is invalid; a replace that changes
 // nothing does nothing (and tests nothing).
 func (s *State) Replace(entity string, old, new map[string]any) error {
@@ -695,6 +696,16 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 	set := Values{}
 	var removed []string
 	for _, a := range e.Attributes {
+		if a.Immutable && !e.IsID(a.Name) {
+			// It holds only if the item is as old says.
+			was[a.Name] = nil
+			if o := old[a.Name]; o != nil {
+				if was[a.Name], err = Normalize(a, o); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		if e.Fixed(a.Name) || maintained(e, a.Name) || a.Name == e.Version {
 			continue
 		}
