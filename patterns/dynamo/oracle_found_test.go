@@ -183,3 +183,36 @@ patterns:
 		t.Errorf("got %v, want ErrChanged", err)
 	}
 }
+
+// Two unique gets on one attribute keep one guard: a Replace that moved
+// the value wrote the guard twice, and the transaction was refused
+// ("write the same item").
+func TestTwoUniqueGetsOnOneAttribute(t *testing.T) {
+	d := planned(t, `table: Gen
+entities:
+  A:
+    id: [aId, seq]
+    attributes:
+      aId: {type: string, maxLength: 20}
+      seq: {type: number, min: 0, max: 999}
+      q: {type: string, maxLength: 20}
+patterns:
+  P0: {get: A, where: [q], unique: true}
+  P2: {get: A, where: [q], unique: true}
+`)
+	tbl := fresh(t, d)
+	ctx := context.Background()
+	old := Values{"aId": "a", "seq": 1, "q": "ab"}
+	if err := tbl.Create(ctx, "A", old); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Replace(ctx, "A", old, Values{"aId": "a", "seq": 1, "q": "aa"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Create(ctx, "A", Values{"aId": "b", "seq": 1, "q": "aa"}); !errors.Is(err, ErrNotUnique) {
+		t.Errorf("a second item with q=aa: %v, want ErrNotUnique", err)
+	}
+	if err := tbl.Create(ctx, "A", Values{"aId": "b", "seq": 1, "q": "ab"}); err != nil {
+		t.Errorf("q=ab is free again: %v", err)
+	}
+}
