@@ -216,3 +216,27 @@ patterns:
 		t.Errorf("q=ab is free again: %v", err)
 	}
 }
+
+// A parameter no key holds (verified on the item) is checked too: an
+// empty q was answered with no items.
+func TestVerifiedParameterChecked(t *testing.T) {
+	d := planned(t, `table: Gen
+entities:
+  A:
+    id: [aId]
+    attributes:
+      aId: {type: string, maxLength: 20}
+      q: {type: string, maxLength: 20}
+patterns:
+  P: {query: A, where: [aId, q]}
+`)
+	if len(d.Pattern("P").Verify) == 0 {
+		t.Fatalf("the plan no longer verifies q (%s): this test needs a pattern that does", d.Pattern("P").Text)
+	}
+	tbl := New(d, nil, "Gen")
+	for _, q := range []any{"", strings.Repeat("x", 21), 5} {
+		if _, err := tbl.QueryInput("P", Request{Params: Params{"aId": "a", "q": q}}); !errors.Is(err, patterns.ErrValue) {
+			t.Errorf("q=%v: got %v, want a value error", q, err)
+		}
+	}
+}

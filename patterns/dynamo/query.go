@@ -109,8 +109,14 @@ func (t *Table) getItemInput(pattern string, r *Request) (*dynamodb.GetItemInput
 func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (Values, error) {
 	where := t.m.Where(p)
 	for _, name := range where {
-		if _, ok := given[name]; !ok {
+		x, ok := given[name]
+		if !ok {
 			return nil, fmt.Errorf("%w: parameter %s", ErrMissing, name)
+		}
+		// Every value is checked, those no key holds (verified on the
+		// item) and those of a range that holds nothing included.
+		if err := e.Attr(name).Check(x); err != nil {
+			return nil, err
 		}
 	}
 	if len(given) > len(where) {
@@ -227,11 +233,6 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 	}
 	kc := pp.KeyCondition
 	pkName, skName := t.d.KeyNames(pp.Index)
-	// The partition's values are checked first: a range that holds no
-	// value (ErrEmptyRange) must not let a bad parameter through.
-	if _, err := renderShard(e, kc.PK, v, 0); err != nil {
-		return nil, err
-	}
 	skCond, hasSK, err := t.sortCondition(e, kc, skName, v, r.Range)
 	if err != nil {
 		return nil, err
