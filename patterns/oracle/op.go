@@ -238,7 +238,8 @@ func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
 				if params[name] == nil || g.r.Float64() < 0.1 {
 					params[name] = Plain(plusOne(target.Values[name]))
 				}
-			case a != nil && slices.Contains(st.With, name):
+			case a != nil && (slices.Contains(st.With, name) || st.Op == patterns.WriteDelete):
+				// As the item holds it (with, a delete's unique values).
 				params[name] = Plain(target.Values[name])
 				if g.r.Float64() < 0.1 {
 					params[name] = g.Value(e, a)

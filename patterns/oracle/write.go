@@ -47,7 +47,8 @@ type change struct {
 //   - update: sets, adds to (ADD: an absent number counts as 0) and
 //     removes attributes of an existing item; with attributes must be as
 //     the item holds them; the version read must be the item's.
-//   - delete: removes an existing item (at the version read).
+//   - delete: removes an existing item (at the version read, holding
+//     the unique values given, as the item holds them).
 //   - check (in a transaction): the conditions hold on the item.
 //   - every declared condition holds, with DynamoDB's meaning on an
 //     absent attribute or item (ne and absent hold, the rest do not).
@@ -214,6 +215,12 @@ func (s *State) prepare(st *patterns.Write, params map[string]any) (*change, err
 				return nil, err
 			}
 		}
+		var uniq map[string]any
+		if st.Op == patterns.WriteDelete {
+			if uniq, err = s.uniqueParams(e, params); err != nil {
+				return nil, err
+			}
+		}
 		c := &change{entity: e, id: id}
 		c.test = func(cur *Item) error {
 			if st.Op == patterns.WriteDelete {
@@ -221,6 +228,9 @@ func (s *State) prepare(st *patterns.Write, params map[string]any) (*change, err
 					return failed("the item does not exist")
 				}
 				if err := testVersion(e, cur, version); err != nil {
+					return err
+				}
+				if err := testUnique(cur, uniq); err != nil {
 					return err
 				}
 			}
@@ -629,19 +639,9 @@ func (s *State) Delete(entity string, v map[string]any) error {
 			return err
 		}
 	}
-	uniq := map[string]any{}
-	for _, u := range Unique(s.m, e.Name) {
-		for _, a := range s.m.Where(u) {
-			if e.IsID(a) {
-				continue
-			}
-			uniq[a] = nil
-			if x := v[a]; x != nil {
-				if uniq[a], err = Normalize(e.Attr(a), x); err != nil {
-					return err
-				}
-			}
-		}
+	uniq, err := s.uniqueParams(e, v)
+	if err != nil {
+		return err
 	}
 	return s.commit([]*change{{entity: e, id: id, test: func(cur *Item) error {
 		if cur == nil {
@@ -650,13 +650,40 @@ func (s *State) Delete(entity string, v map[string]any) error {
 		if err := testVersion(e, cur, version); err != nil {
 			return err
 		}
-		for _, a := range slices.Sorted(maps.Keys(uniq)) {
-			if !sameOrAbsent(cur.Values[a], uniq[a]) {
-				return failed("%s is %s, not %s as passed", a, Text(cur.Values[a]), Text(uniq[a]))
+		return testUnique(cur, uniq)
+	}, apply: func(*Item) *Item { return nil }}})
+}
+
+// uniqueParams reads the unique attributes (not of the id) a delete is
+// given as the item holds them (nil: it lacks one), so that their guards
+// go with it.
+func (s *State) uniqueParams(e *patterns.Entity, v map[string]any) (map[string]any, error) {
+	uniq := map[string]any{}
+	for _, u := range Unique(s.m, e.Name) {
+		for _, a := range s.m.Where(u) {
+			if e.IsID(a) {
+				continue
+			}
+			uniq[a] = nil
+			if x := v[a]; x != nil {
+				var err error
+				if uniq[a], err = Normalize(e.Attr(a), x); err != nil {
+					return nil, err
+				}
 			}
 		}
-		return nil
-	}, apply: func(*Item) *Item { return nil }}})
+	}
+	return uniq, nil
+}
+
+// testUnique holds when the item has the unique values given.
+func testUnique(cur *Item, uniq map[string]any) error {
+	for _, a := range slices.Sorted(maps.Keys(uniq)) {
+		if !sameOrAbsent(cur.Values[a], uniq[a]) {
+			return failed("%s is %s, not %s as passed", a, Text(cur.Values[a]), Text(uniq[a]))
+		}
+	}
+	return nil
 }
 
 // Replace rewrites an item from old (as read) to new (Table.Replace):
