@@ -306,7 +306,7 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 	ans, want := r.ref.Read(p, rd.Params, rd.Range)
 	req := Request{Params: Params(maps.Clone(rd.Params))}
 	if rd.Range != nil {
-		req.Range = &Range{Op: RangeOp(rd.Range.Op), Value: rd.Range.Value, Upper: rd.Range.Upper}
+		req.Range = &Range{Op: Comparator(rd.Range.Op), Value: rd.Range.Value, Upper: rd.Range.Upper}
 	}
 	c := &counter{Client: r.t.client}
 	t := New(r.t.d, c, r.t.name)

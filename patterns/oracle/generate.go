@@ -135,7 +135,7 @@ func (g *Generator) Value(e *patterns.Entity, a *patterns.Attribute) any {
 func (g *Generator) poolSize(e *patterns.Entity, a *patterns.Attribute) int {
 	size := 6
 	for _, p := range g.m.Patterns {
-		if slices.Contains(g.m.Where(p), a.Name) && !(p.Op == patterns.OpGet && len(p.Where) == 0) {
+		if slices.Contains(g.m.Where(p), a.Name) && !(p.Op == patterns.ReadGet && len(p.Where) == 0) {
 			size = 3
 		}
 		if slices.Contains(p.Sort, a.Name) {
