@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,6 +20,14 @@ func issueModel(t *testing.T, name string) *Design {
 	return planText(t, string(data))
 }
 
+func errorIDs(d *Design) []string {
+	var ids []string
+	for _, x := range d.Errors() {
+		ids = append(ids, x.ID)
+	}
+	return ids
+}
+
 // 1. A filter constant that a shared key holds stays in the condition: the
 // prefix TICKET#OPEN# was taken for the entity's tag and dropped, so
 // OpenByAssignee read the closed tickets too.
@@ -29,5 +38,57 @@ func TestFilterConstantStaysInTheCondition(t *testing.T) {
 		if pp.KeyCondition.SKOp != SKBeginsWith || !strings.Contains(pp.KeyCondition.SK.String(), "#OPEN#") {
 			t.Errorf("%s: OpenByAssignee is %s; want begins_with a prefix holding OPEN", f, pp.Text)
 		}
+	}
+}
+
+// 2. A collection read whose prefix ends in an id stops at the separator:
+// begins_with(SK, "FOLDER#{folderId}") read folder ab's items for folder
+// a. A hand-made key that goes on without the separator is refused, and
+// a nested key no longer repeats the ids of its prefix.
+func TestCollectionPrefixStopsAtTheSeparator(t *testing.T) {
+	d := issueModel(t, "nested-collection.yaml")
+	kc := d.Pattern("FolderWithFiles").KeyCondition
+	if kc.SKOp != SKBetween || kc.SK.String() != "FOLDER#{folderId}" || !strings.HasPrefix(kc.Upper.String(), "FOLDER#{folderId}#") {
+		t.Errorf("FolderWithFiles: %s", d.Pattern("FolderWithFiles").Text)
+	}
+	if sk := d.Entity("File").Key(BaseIndex).SK; strings.Count(sk.String(), "{folderId}") != 1 {
+		t.Errorf("File's sort key %s repeats folderId", sk)
+	}
+	h := issueModel(t, "nested-collection-hand.yaml")
+	if !slices.Contains(errorIDs(h), "KP103") || !strings.Contains(h.Pattern("FolderWithFiles").Reason, "not the separator") {
+		t.Errorf("the hand layout without a separator: %v (%s)", h.Errors(), h.Pattern("FolderWithFiles").Reason)
+	}
+}
+
+// 4. A partition that holds only the collection's entities needs no
+// sort-key condition (it was refused with KP103, "sort keys do not share
+// the prefix #METADATA#{gameId}").
+func TestCollectionOfAWholePartition(t *testing.T) {
+	d := issueModel(t, "collection-partition.yaml")
+	if ids := errorIDs(d); len(ids) > 0 {
+		t.Fatalf("refused: %v", d.Errors())
+	}
+	if kc := d.Pattern("GameWithPlayers").KeyCondition; kc.SKOp != SKNone {
+		t.Errorf("GameWithPlayers: %s", d.Pattern("GameWithPlayers").Text)
+	}
+	// A known attribute a member's sort key holds past the shared prefix is
+	// still refused (it would need a filter).
+	d = planText(t, `table: Games
+entities:
+  Game:
+    id: [gameId]
+    attributes: {gameId: {type: string, maxLength: 30}, mode: {type: string, maxLength: 30}}
+    keys:
+      table: {pk: "GAME#{gameId}", sk: "#METADATA#{mode}"}
+  Player:
+    id: [gameId, username]
+    attributes: {gameId: {type: string, maxLength: 30}, username: {type: string, maxLength: 30}, mode: {type: string, maxLength: 30}}
+    keys:
+      table: {pk: "GAME#{gameId}", sk: "USER#{username}"}
+patterns:
+  GameWithPlayers: {query: [Game, Player], where: [gameId, mode]}
+`)
+	if !slices.Contains(errorIDs(d), "KP103") {
+		t.Errorf("mode applied to Game's key only: %v", d.Diagnostics)
 	}
 }
