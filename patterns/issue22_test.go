@@ -60,6 +60,26 @@ func TestCollectionPrefixStopsAtTheSeparator(t *testing.T) {
 	}
 }
 
+// 3. A base key holds the id alone: LIKE#{likeId}#{username} let a second
+// like by one user (a new likeId) in under if: absent. A hand-made one
+// that holds another attribute is refused (KP104).
+func TestBaseKeyHoldsTheIdAlone(t *testing.T) {
+	d := issueModel(t, "create-only-like.yaml")
+	like := d.Entity("Like").Key(BaseIndex)
+	attrs := append(like.PK.Attrs(), like.SK.Attrs()...)
+	slices.Sort(attrs)
+	if !slices.Equal(attrs, []string{"photoId", "username"}) {
+		t.Errorf("Like's base key %s / %s holds %v, want its id", like.PK, like.SK, attrs)
+	}
+	if len(d.Indexes) != 1 || !d.Pattern("LikesNewestFirst").Served() {
+		t.Errorf("%d GSIs; LikesNewestFirst %s", len(d.Indexes), d.Pattern("LikesNewestFirst").Text)
+	}
+	h := issueModel(t, "base-key-immutable-hand.yaml")
+	if !slices.Contains(errorIDs(h), "KP104") {
+		t.Errorf("a hand-made base key holding createdAt: %v", h.Errors())
+	}
+}
+
 // 4. A partition that holds only the collection's entities needs no
 // sort-key condition (it was refused with KP103, "sort keys do not share
 // the prefix #METADATA#{gameId}").

@@ -203,7 +203,7 @@ func tmpl(tag string, attrs []string) string {
 }
 
 // genLayout draws a hand-made layout the way a person might: a base key
-// per entity from its fixed attributes, then for each pattern a key
+// per entity from its id attributes, then for each pattern a key
 // that could serve it (a random part of its equality attributes as the
 // partition, the rest, its sort and the id as the sort key) put on a
 // random index, unless the entity already has a key there.
@@ -220,12 +220,7 @@ func genLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 		return true
 	}
 	for _, e := range g.ents {
-		fixed := slices.Clone(e.id)
-		for _, a := range e.attrs {
-			if e.fixed[a] {
-				fixed = append(fixed, a)
-			}
-		}
+		fixed := slices.Clone(e.id) // a base key holds the id alone (KP104)
 		if e.within != "" {
 			pk := keys[e.within][BaseIndex][0]
 			parent := g.entity(e.within)
