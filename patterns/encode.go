@@ -225,7 +225,7 @@ func (a *Attribute) RangeSide(v any) (int, error) {
 			return 1, nil
 		}
 	case TypeTime:
-		t, err := a.time(v)
+		t, err := a.anyTime(v)
 		if err != nil {
 			return 0, err
 		}
@@ -342,6 +342,18 @@ func parseInteger(s string) (int64, error) {
 }
 
 func (a *Attribute) time(v any) (time.Time, error) {
+	t, err := a.anyTime(v)
+	if err != nil {
+		return t, err
+	}
+	if t.Year() < 0 || t.Year() > 9999 {
+		return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected a year from 0000 to 9999"}
+	}
+	return t, nil
+}
+
+// anyTime reads v as a time, in or out of the years keys can hold.
+func (a *Attribute) anyTime(v any) (time.Time, error) {
 	var t time.Time
 	switch x := v.(type) {
 	case time.Time:
@@ -354,11 +366,7 @@ func (a *Attribute) time(v any) (time.Time, error) {
 	default:
 		return t, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a time, found %T", v)}
 	}
-	t = t.UTC().Truncate(time.Millisecond)
-	if t.Year() < 0 || t.Year() > 9999 {
-		return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected a year from 0000 to 9999"}
-	}
-	return t, nil
+	return t.UTC().Truncate(time.Millisecond), nil
 }
 
 // CheckIDTimes refuses id times finer than a millisecond, the precision

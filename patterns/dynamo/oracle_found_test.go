@@ -240,3 +240,31 @@ patterns:
 		}
 	}
 }
+
+// A < range on a time at the least value keys hold (year 0000) holds no
+// value: it was refused as invalid (the value before it is in year -1).
+func TestTimeRangeBelowTheLeastTime(t *testing.T) {
+	d := planned(t, `table: Readings
+entities:
+  Reading:
+    id: [deviceId, at]
+    attributes: {deviceId: {type: string, maxLength: 40}, at: time}
+patterns:
+  DeviceReadings: {query: Reading, where: [deviceId], sort: at}
+`)
+	tbl := fresh(t, d)
+	ctx := context.Background()
+	least := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := tbl.Create(ctx, "Reading", Values{"deviceId": "d", "at": least}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		r    *Range
+		want int
+	}{{&Range{Op: Lt, Value: least}, 0}, {&Range{Op: Le, Value: least}, 1}, {&Range{Op: Ge, Value: least}, 1}} {
+		page, err := tbl.Read(ctx, "DeviceReadings", Request{Params: Params{"deviceId": "d"}, Range: c.r})
+		if err != nil || len(page.Items) != c.want {
+			t.Errorf("%s %v: %v, %v; want %d item(s)", c.r.Op, c.r.Value, page, err, c.want)
+		}
+	}
+}
