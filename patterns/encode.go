@@ -314,13 +314,13 @@ func (a *Attribute) anyInteger(v any) (int64, error) {
 	case json.Number:
 		i, err := parseInteger(string(x))
 		if err != nil {
-			return 0, bad("expected a whole number")
+			return 0, bad(err.Error())
 		}
 		n = i
 	case string:
 		i, err := parseInteger(x)
 		if err != nil {
-			return 0, bad("expected a whole number")
+			return 0, bad(err.Error())
 		}
 		n = i
 	default:
@@ -335,8 +335,11 @@ func parseInteger(s string) (int64, error) {
 		return i, nil
 	}
 	r, ok := new(big.Rat).SetString(s)
-	if !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return 0, errors.New("not an integer")
+	switch {
+	case !ok || !r.IsInt():
+		return 0, errors.New("expected a whole number")
+	case !r.Num().IsInt64():
+		return 0, errors.New("a whole number beyond the 19 digits a key holds")
 	}
 	return r.Num().Int64(), nil
 }
