@@ -156,6 +156,7 @@ func Prove(ctx context.Context, t *Table, o ProveOptions) (*Proof, error) {
 	o.defaults()
 	m := t.m
 	g := oracle.NewGenerator(m, o.Seed)
+	g.Size = o.Items
 	run := &proofRun{t: t, ref: oracle.NewState(m), proof: &Proof{Seed: o.Seed}}
 	var ops []*oracle.Op
 	found := func(mm *Mismatch) (*Proof, error) {

@@ -30,6 +30,10 @@ type Generator struct {
 	// Invalid is the share of writes and reads given an invalid value
 	// or a missing parameter (default 0.05).
 	Invalid float64
+	// Size is how many items of each entity the caller means to create
+	// (default 12): an id's last attribute draws from that many values,
+	// so that most creates make a new item. Set it before drawing.
+	Size int
 }
 
 // NewGenerator returns a generator for the model.
@@ -47,6 +51,7 @@ func (g *Generator) Rand() *rand.Rand { return g.r }
 // gives them as keyplan's runtime takes them (dynamo.Values).
 func Generate(m *patterns.Model, n int, seed uint64) []*Item {
 	g := NewGenerator(m, seed)
+	g.Size = n
 	s := NewState(m)
 	var out []*Item
 	for _, e := range m.Entities {
@@ -148,12 +153,12 @@ func (g *Generator) poolSize(e *patterns.Entity, a *patterns.Attribute) int {
 		}
 	}
 	if i := slices.Index(e.ID, a.Name); i >= 0 && i == len(e.ID)-1 {
-		size = 12
+		size = max(12, g.Size)
 	}
 	for _, x := range g.m.Entities {
 		for _, u := range Unique(g.m, x.Name) {
 			if slices.Contains(g.m.Where(u), a.Name) {
-				size = max(size, 10)
+				size = max(size, 10, g.Size)
 			}
 		}
 	}
@@ -168,7 +173,8 @@ func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
 	if p, ok := g.pools[key]; ok {
 		return p
 	}
-	cands := candidates(a, g.r)
+	n := g.poolSize(e, a)
+	cands := candidates(a, g.r, n)
 	var valid []any
 	for _, c := range cands {
 		if _, err := Normalize(a, c); err == nil {
@@ -184,7 +190,7 @@ func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
 	}
 	// The first candidates are the adversarial ones: keep them, then a
 	// random choice of the rest.
-	n := min(g.poolSize(e, a), len(valid))
+	n = min(n, len(valid))
 	head := min(n, leading(a))
 	rest := valid[head:]
 	g.r.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
@@ -220,6 +226,9 @@ func leading(a *patterns.Attribute) int {
 	case patterns.TypeTime:
 		return 3 // equal and a millisecond apart
 	case patterns.TypeNumber:
+		if _, _, declared := bounds(a); !declared {
+			return 3 // a fraction, zero, past 19 digits
+		}
 		return 2 // the bounds
 	}
 	return 2
@@ -231,7 +240,10 @@ var adversarial = []string{"a", "ab", "a#b", "a#", "#", "#a", "%", "%23", "a%b",
 
 var baseTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func candidates(a *patterns.Attribute, r *rand.Rand) []any {
+// candidates lists values of an attribute, the adversarial ones first,
+// then at least extra drawn at random.
+func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
+	extra = max(extra, 16)
 	var out []any
 	switch a.Type {
 	case patterns.TypeString:
@@ -254,7 +266,7 @@ func candidates(a *patterns.Attribute, r *rand.Rand) []any {
 		} else {
 			out = append(out, strings.Repeat("m", 300))
 		}
-		for i := range 16 {
+		for i := range extra {
 			out = append(out, fmt.Sprintf("v%d%c", i, 'a'+rune(r.IntN(26))))
 		}
 	case patterns.TypeNumber:
@@ -263,31 +275,33 @@ func candidates(a *patterns.Attribute, r *rand.Rand) []any {
 		case declared && lo != nil && hi != nil:
 			l, h := lo.Num().Int64(), hi.Num().Int64()
 			out = append(out, l, h, l+1, h-1, int64(0), int64(-1), int64(1))
-			for range 8 {
+			for range extra {
 				out = append(out, l+r.Int64N(max(h-l, 1)))
 			}
 		case declared && lo != nil:
 			l := lo.Num().Int64()
 			out = append(out, l, l+1, int64(0), int64(1), l+1000, int64(1e15), l+2)
-			for range 6 {
+			for range extra {
 				out = append(out, l+r.Int64N(1e6))
 			}
 		case declared:
 			h := hi.Num().Int64()
 			out = append(out, h, h-1, int64(0), int64(-1), h-1000, int64(-1e15), h-2)
-			for range 6 {
+			for range extra {
 				out = append(out, h-r.Int64N(1e6))
 			}
 		default:
-			out = append(out, int64(0), int64(-1), int64(1), int64(1e15), int64(-1e15), int64(42), json.Number("0.5"), json.Number("-2.25"))
-			for range 6 {
+			// A fraction and a number past 19 digits lead: the model
+			// allows them (no min, max or digits).
+			out = append(out, json.Number("-2.25"), int64(0), json.Number("100000000000000000000"), int64(-1), int64(1), int64(1e15), int64(-1e15), int64(42), json.Number("0.5"))
+			for range extra {
 				out = append(out, r.Int64N(2e6)-1e6)
 			}
 		}
 	case patterns.TypeTTL:
 		far := int64(4102444800) // 2100-01-01: no engine expires it during a run
 		out = append(out, far, far+1, far+86400, far+2)
-		for range 6 {
+		for range extra {
 			out = append(out, far+r.Int64N(1e8))
 		}
 	case patterns.TypeTime:
@@ -295,7 +309,7 @@ func candidates(a *patterns.Attribute, r *rand.Rand) []any {
 			baseTime.Add(time.Second), baseTime.Add(time.Hour), baseTime.Add(24*time.Hour),
 			time.Unix(0, 0).UTC(), time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
 			time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC), time.Date(2000, 2, 29, 0, 0, 0, 1e6, time.UTC))
-		for range 6 {
+		for range extra {
 			out = append(out, baseTime.Add(time.Duration(r.IntN(1e6))*time.Millisecond))
 		}
 	case patterns.TypeBool:
