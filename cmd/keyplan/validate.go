@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strconv"
@@ -22,7 +23,18 @@ type validateFlags struct {
 	endpoint, engine, table string
 	keep, existing          bool
 	timeout, deadline       time.Duration
+	// generate is how many items of each entity, and random writes after
+	// them, the proof by generated data makes (0: none); seed makes it
+	// reproducible (seeded says it was given).
+	generate int
+	seed     uint64
+	seeded   bool
 }
+
+// defaultGenerate is --generate's default: enough to meet the classic
+// mistakes (ids prefixing each other, equal sort values), quick on every
+// engine.
+const defaultGenerate = 50
 
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
@@ -34,9 +46,21 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
 	fs.DurationVar(&o.deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
+	fs.IntVar(&o.generate, "generate", defaultGenerate, "prove the design on generated data too: N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
+	fs.Func("seed", "the generated data's seed, to replay a run (default: from the clock; printed)", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("expected a whole number from 0 to %d", uint64(math.MaxUint64))
+		}
+		o.seed, o.seeded = n, true
+		return nil
+	})
 	file, code := parse(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code
+	}
+	if !o.seeded {
+		o.seed = uint64(time.Now().UnixNano()) % 1_000_000_000
 	}
 	if msg := o.problem(); msg != "" {
 		return fail(stderr, exitUsage, "keyplan validate: %s", msg)
@@ -51,8 +75,8 @@ func validate(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(stderr, exitFindings, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)", len(errs), file)
 	}
-	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
+	if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && (o.generate == 0 || o.existing) {
+		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect and no generated data (--generate N): nothing to prove", file)
 	}
 	if o.endpoint == "" && o.existing {
 		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
@@ -76,6 +100,10 @@ func (o *validateFlags) problem() string {
 		return "--existing never deletes the table; --keep is for tables validate creates"
 	case o.timeout <= 0 || o.deadline <= 0:
 		return "--timeout and --deadline: expected a positive duration, e.g. 30s"
+	case o.generate < 0:
+		return fmt.Sprintf("--generate %d: expected a number of items of each entity, or 0 for none", o.generate)
+	case o.existing && o.seeded:
+		return "--existing only reads; --seed is for the generated data, which is written"
 	}
 	if err := localengine.CheckName(o.engine); err != nil {
 		return fmt.Sprintf("--engine (or $%s): %v", localengine.EnvEngine, err)
@@ -114,10 +142,12 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 	if name == "" {
 		name = validationTable(d.Table, time.Now())
 	}
+	examples := d.Model().Examples != nil && len(d.Model().Examples.Expect) > 0
 	defer func() {
 		interrupted := sigCtx.Err() != nil
 		stop()
 		switch {
+		case !examples: // the generated data's tables are its own
 		case o.keep:
 			fmt.Fprintf(stdout, "kept table %s at %s\n", name, endpoint)
 		case !o.existing: // a table half made (created, then a failure or a signal) goes too
@@ -131,7 +161,7 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 			fmt.Fprintln(stderr, "keyplan validate: interrupted")
 		}
 	}()
-	if !o.existing {
+	if !o.existing && examples {
 		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
 			return fail(stderr, exitUsage, "keyplan validate: %s: %v", endpoint, err)
 		}
@@ -140,6 +170,20 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 	if c.Emulated() {
 		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
 	}
+	code := exitClean
+	if examples {
+		code = o.examples(ctx, file, d, lk, conn, name, stdout)
+	}
+	if o.generate > 0 && !o.existing && ctx.Err() == nil {
+		code = max(code, o.proveGenerated(ctx, file, d, conn, name, stdout, stderr))
+	}
+	return code
+}
+
+// examples proves the model's examples: on the new table, or on an
+// --existing one (read as deployed, at the lock's phase).
+func (o *validateFlags) examples(ctx context.Context, file string, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn, name string, stdout io.Writer) int {
+	c := conn.DB
 	var rep *dynamo.Report
 	switch {
 	case !o.existing: // a new table proves the model's design
@@ -152,7 +196,30 @@ func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, 
 	if ex := d.Model().Examples; o.existing && len(ex.Steps) > 0 {
 		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
-	return printReport(stdout, file, endpoint, rep)
+	return printReport(stdout, file, conn.Endpoint, rep)
+}
+
+// proveGenerated proves the design on generated data (dynamo.Prove), on
+// tables of its own named after the examples' table: a mismatch is shrunk
+// on fresh ones, printed with the seed that replays it, and exit 1.
+func (o *validateFlags) proveGenerated(ctx context.Context, file string, d *patterns.Design, conn *localengine.Conn, name string, stdout, stderr io.Writer) int {
+	fresh := dynamo.Tables(conn.Raw, conn.DB, d, name+"-g")
+	tbl, drop, err := fresh(ctx)
+	if err != nil {
+		return fail(stderr, exitUsage, "keyplan validate: %s: %v", conn.Endpoint, err)
+	}
+	defer drop()
+	p, err := dynamo.Prove(ctx, tbl, dynamo.ProveOptions{Seed: o.seed, Items: o.generate, Steps: o.generate, Fresh: fresh})
+	if err != nil {
+		return fail(stderr, exitUsage, "keyplan validate: generated data (seed %d): %s: %v", o.seed, conn.Endpoint, err)
+	}
+	if p.OK() {
+		fmt.Fprintf(stdout, "ok   generated data, %s\n", p)
+		return exitClean
+	}
+	fmt.Fprintf(stdout, "FAIL generated data, %s\n", p)
+	fmt.Fprintf(stdout, "%s: %s differs from the reference on generated data; replay: keyplan validate %s --generate %d --seed %d\n", file, p.Mismatch.Subject, file, o.generate, o.seed)
+	return exitFindings
 }
 
 // printReport prints what validate proved, a failure with its place in
