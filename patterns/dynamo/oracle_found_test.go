@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,39 @@ patterns:
 		if err != nil || len(page.Items) != c.want {
 			t.Errorf("%s %v: %v, %v; want %d item(s)", c.r.Op, c.r.Value, page, err, c.want)
 		}
+	}
+}
+
+// A declared delete of an entity with unique values takes them, as the
+// item holds them, so that their guards go with it: without them the
+// runtime conditioned on their absence and the delete never held.
+func TestDeclaredDeleteTakesUniqueValues(t *testing.T) {
+	d := planned(t, `table: Accounts
+entities:
+  Account:
+    id: [accountId]
+    attributes: {accountId: {type: string, maxLength: 20}, email: {type: string, maxLength: 60}}
+patterns:
+  GetAccount: {get: Account}
+  ByEmail: {get: Account, where: [email], unique: true}
+writes:
+  Close: {delete: Account}
+`)
+	if got := d.Model().Params(d.Model().Write("Close")); !slices.Equal(got, []string{"accountId", "email"}) {
+		t.Errorf("Close takes %v", got)
+	}
+	tbl := fresh(t, d)
+	ctx := context.Background()
+	if err := tbl.Create(ctx, "Account", Values{"accountId": "a", "email": "a@x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Write(ctx, "Close", Params{"accountId": "a", "email": "b@x"}); !errors.Is(err, ErrChanged) {
+		t.Errorf("not the item's email: %v, want ErrChanged", err)
+	}
+	if err := tbl.Write(ctx, "Close", Params{"accountId": "a", "email": "a@x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Create(ctx, "Account", Values{"accountId": "b", "email": "a@x"}); err != nil {
+		t.Errorf("the email is free again: %v", err)
 	}
 }
