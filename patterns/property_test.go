@@ -354,3 +354,51 @@ func FuzzBound(f *testing.F) {
 		checkProperty(t, seed, 10, &propertyStats{})
 	})
 }
+
+// writes draws write patterns for the model: per entity a create, a
+// delete, and an update of one mutable attribute passing the others it
+// may share a key with (with), now and then conditioned on its value.
+func (g *genModel) writes(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString("writes:\n")
+	for _, e := range g.ents {
+		fmt.Fprintf(&b, "  Put%s: {put: %s, if: absent}\n", e.name, e.name)
+		fmt.Fprintf(&b, "  Del%s: {delete: %s}\n", e.name, e.name)
+		var free []string
+		for _, a := range e.attrs {
+			if !e.fixed[a] && !slices.Contains(e.id, a) && !g.unique(e.name, a) {
+				free = append(free, a)
+			}
+		}
+		if len(free) == 0 {
+			continue
+		}
+		a := free[r.IntN(len(free))]
+		var with []string
+		for _, x := range e.attrs {
+			if x != a && !slices.Contains(e.id, x) {
+				with = append(with, x)
+			}
+		}
+		ws := ""
+		if len(with) > 0 {
+			ws = ", with: [" + strings.Join(with, ", ") + "]"
+		}
+		fmt.Fprintf(&b, "  Set%s: {update: %s, set: [%s]%s}\n", e.name, e.name, a, ws)
+		if e.decl[a] == "{type: number, min: 0, max: 999}" && r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "  Cond%s: {update: %s, set: [%s]%s, condition: {%s: {lt: $limit}}}\n", e.name, e.name, a, ws, a)
+		}
+	}
+	return b.String()
+}
+
+// unique reports whether a unique get of the entity reads attr (a write
+// pattern cannot move its guard: KP701).
+func (g *genModel) unique(entity, attr string) bool {
+	for _, p := range g.pats {
+		if strings.Contains(p.text, "unique: true") && p.ents[0] == entity && slices.Contains(p.eq, attr) {
+			return true
+		}
+	}
+	return false
+}
