@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -111,4 +112,50 @@ patterns:
 	if !slices.Contains(errorIDs(d), "KP103") {
 		t.Errorf("mode applied to Game's key only: %v", d.Diagnostics)
 	}
+}
+
+// 5. The design says whether its search tried every layout it builds: a
+// gap between the GSIs and the bound is then the bound's (not tight), or
+// may be the search's (cut by its budget).
+func TestSearchSaysWhetherItWasComplete(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("table: Wide\nentities:\n  E:\n    id: [id]\n    attributes:\n      id: {type: string, maxLength: 10}\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, "      a%d: {type: string, maxLength: 10}\n", i)
+	}
+	b.WriteString("patterns:\n")
+	for i := range 24 {
+		fmt.Fprintf(&b, "  P%d: {query: E, where: [a%d], sort: a%d}\n", i, i/7, (i/7+1+i%7)%8)
+	}
+	m, err := Parse("wide.yaml", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		budget int
+		want   Search
+	}{{0, SearchComplete}, {1000, SearchCut}} {
+		d, err := PlanWith(m, Options{Budget: c.budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Search != c.want {
+			t.Errorf("budget %d: search %q, want %q", c.budget, d.Search, c.want)
+		}
+	}
+	if d := planText(t, string(mustRead(t, "testdata/models/chat.yaml"))); d.Search != SearchComplete {
+		t.Errorf("chat: search %q", d.Search)
+	}
+	if d := issueModel(t, "electrodb-labels.yaml"); d.Search != "" {
+		t.Errorf("a hand-made layout: search %q, want none", d.Search)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
