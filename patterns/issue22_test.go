@@ -114,6 +114,33 @@ patterns:
 	}
 }
 
+// 4. False refusals of sound layouts: ElectroDB's attr_value labels
+// ($vc#username_{username}) were KP103; an update that only removes a
+// sparse key's attribute, or whose equality condition fixes the key's
+// other attribute, was KP701 ("add with"). An update that changes what a
+// key reads and knows nothing of its other attribute still is.
+func TestSoundLayoutsNotRefused(t *testing.T) {
+	for _, f := range []string{"electrodb-labels.yaml", "remove-sparse-key.yaml"} {
+		if ids := errorIDs(issueModel(t, f)); len(ids) > 0 {
+			t.Errorf("%s refused: %v", f, ids)
+		}
+	}
+	src := string(mustRead(t, "dynamo/testdata/issue22/remove-sparse-key.yaml"))
+	for _, c := range []struct{ from, to string }{
+		{"condition: {replyTo: $replyTo}", "condition: {score: {lt: 1000}}"}, // a condition that fixes nothing
+		{"condition: {replyTo: $replyTo}", "condition: {replyTo: {ne: $replyTo}}"},
+		{"remove: [replyTo]", "set: [replyTo]"}, // sets replyTo, knows nothing of score
+	} {
+		changed := strings.Replace(src, c.from, c.to, 1)
+		if changed == src {
+			t.Fatalf("%q is no longer in the model", c.from)
+		}
+		if ids := errorIDs(planText(t, changed)); !slices.Contains(ids, "KP701") {
+			t.Errorf("with %s: %v, want KP701", c.to, ids)
+		}
+	}
+}
+
 // 5. The design says whether its search tried every layout it builds: a
 // gap between the GSIs and the bound is then the bound's (not tight), or
 // may be the search's (cut by its budget).

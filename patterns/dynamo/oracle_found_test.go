@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -301,5 +302,54 @@ writes:
 	}
 	if err := tbl.Create(ctx, "Account", Values{"accountId": "b", "email": "a@x"}); err != nil {
 		t.Errorf("the email is free again: %v", err)
+	}
+}
+
+// An update that removes a sparse key's attribute takes the item out of
+// the index, and one whose equality condition fixes the key's other
+// attribute rebuilds the key from it (KP701 passes both): the runtime
+// refused both ("pass replyTo in With") while the plan and the reference
+// did the write.
+func TestUpdateRemovesSparseKeyOrKnowsPinned(t *testing.T) {
+	d := design(t, "testdata/issue22/remove-sparse-key.yaml")
+	if errs := d.Errors(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	tbl := fresh(t, d)
+	ctx := context.Background()
+	for _, v := range []Values{
+		{"threadId": "t", "replyId": "a", "replyTo": "x", "score": 5, "body": "b"},
+		{"threadId": "t", "replyId": "ab", "replyTo": "x", "score": 7, "body": "b"},
+	} {
+		if err := tbl.Create(ctx, "Reply", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replies := func() []string {
+		t.Helper()
+		page, err := tbl.Read(ctx, "RepliesTo", Request{Params: Params{"replyTo": "x"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, it := range page.Items {
+			ids = append(ids, fmt.Sprint(it.Values["replyId"]))
+		}
+		return ids
+	}
+	if err := tbl.Write(ctx, "Rescore", Params{"threadId": "t", "replyId": "a", "score": 9, "replyTo": "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := replies(); !slices.Equal(got, []string{"a", "ab"}) {
+		t.Errorf("after Rescore a to 9: %v, want [a ab] (score desc)", got)
+	}
+	if err := tbl.Write(ctx, "Rescore", Params{"threadId": "t", "replyId": "a", "score": 1, "replyTo": "y"}); !errors.Is(err, ErrCondition) {
+		t.Errorf("Rescore as if a replied to y: %v, want ErrCondition", err)
+	}
+	if err := tbl.Write(ctx, "Detach", Params{"threadId": "t", "replyId": "ab"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := replies(); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("after Detach ab: %v, want [a]", got)
 	}
 }
