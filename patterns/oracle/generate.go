@@ -128,9 +128,15 @@ func (g *Generator) Item(entity string) *Item {
 	return it
 }
 
-// Value draws a valid value of an attribute of the entity from its pool.
+// Value draws a valid value of an attribute of the entity from its pool,
+// a third of the time one of the adversarial values that lead it (a, ab,
+// a#b; the bounds; times a millisecond apart), so that they meet however
+// large the pool.
 func (g *Generator) Value(e *patterns.Entity, a *patterns.Attribute) any {
 	pool := g.pool(e, a)
+	if lead := min(leading(a), len(pool)); lead > 0 && g.r.IntN(3) == 0 {
+		return pool[g.r.IntN(lead)]
+	}
 	return pool[g.r.IntN(len(pool))]
 }
 
@@ -391,6 +397,15 @@ func (g *Generator) Read(s *State, p *patterns.Pattern) *Read {
 		it := from[g.r.IntN(len(from))]
 		for _, w := range where {
 			rd.Params[w] = Plain(it.Values[w])
+			// Now and then a value the item's starts with (a for ab): the
+			// keys of one must not answer for the other.
+			if s, ok := rd.Params[w].(string); ok && len(s) > 1 && g.r.IntN(5) == 0 {
+				if cut := prefixOf(s, g.r); cut != "" {
+					if _, err := Normalize(e.Attr(w), cut); err == nil {
+						rd.Params[w] = cut
+					}
+				}
+			}
 		}
 	} else {
 		for _, w := range where {
@@ -439,13 +454,20 @@ func (g *Generator) rangeOn(s *State, p *patterns.Pattern, a *patterns.Attribute
 			r.Value, r.Upper = r.Upper, r.Value
 		}
 	case BeginsWith:
-		s, _ := r.Value.(string)
-		if n := utf8.RuneCountInString(s); n > 1 {
-			cut := 1 + g.r.IntN(n-1)
-			r.Value = string([]rune(s)[:cut])
+		if s, _ := r.Value.(string); utf8.RuneCountInString(s) > 1 {
+			r.Value = prefixOf(s, g.r)
 		}
 	}
 	return r
+}
+
+// prefixOf is a shorter value s starts with, cut between characters.
+func prefixOf(s string, r *rand.Rand) string {
+	runes := []rune(s)
+	if len(runes) < 2 {
+		return ""
+	}
+	return string(runes[:1+r.IntN(len(runes)-1)])
 }
 
 func paramText(p map[string]any) string {
