@@ -118,7 +118,7 @@ func TestValidateGenerated(t *testing.T) {
 
 // A difference from the reference exits 1, naming what differs, the
 // steps that show it and the command that replays it: here a price of
-// 9.99, which the model allows and a key cannot hold (KP205 warns).
+// -2.25, which the model allows and a key cannot hold (KP205 warns).
 func TestValidateGeneratedMismatch(t *testing.T) {
 	file := write(t, "store.yaml", `table: Store
 entities:
@@ -128,8 +128,8 @@ entities:
 patterns:
   ByPrice: {query: Item, where: [shelf], sort: price}
 `)
-	code, out, errs := keyplan("validate", file, "--generate", "20", "--seed", "1")
-	for _, want := range []string{"FAIL generated data, seed 1:", "MISMATCH write create Item:", "beyond the 19 digits a key holds", "after 1 step(s) from an empty table", "create Item differs from the reference on generated data; replay: keyplan validate " + file + " --generate 20 --seed 1"} {
+	code, out, errs := keyplan("validate", file, "--generate", "20", "--seed", "2")
+	for _, want := range []string{"FAIL generated data, seed 2:", "MISMATCH write create Item:", "value -2.25: expected a whole number", "after 1 step(s) from an empty table", "create Item differs from the reference on generated data; replay: keyplan validate " + file + " --generate 20 --seed 2"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q", want)
 		}
