@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -84,6 +86,39 @@ func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(
 	}
 }
 
+// ProveDesign proves a design on an engine, as keyplan validate does: on
+// tables of its own (ScratchTable's name, -g-N), created with admin and
+// dropped however it ends; the runtime writes through db. o.Fresh is
+// Tables' over them. A design with errors is not run (Proof.NotRun): its
+// plan promises nothing of what they concern.
+func ProveDesign(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ProveOptions) (*Proof, error) {
+	if errs := d.Errors(); len(errs) > 0 {
+		return &Proof{Seed: o.Seed, NotRun: fmt.Sprintf("the design has %d error(s) (keyplan check)", len(errs))}, nil
+	}
+	o.Fresh = Tables(admin, db, d, ScratchTable(d.Table, time.Now())+"-g")
+	t, drop, err := o.Fresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer drop()
+	return Prove(ctx, t, o)
+}
+
+// WriteText writes the proof for the model file: "ok   generated data,"
+// and what it did, or FAIL, the mismatch and the steps that show it, then
+// a line naming what differs and replay, the command that replays it.
+func (p *Proof) WriteText(w io.Writer, file, replay string) {
+	switch {
+	case p.NotRun != "":
+		fmt.Fprintf(w, "SKIP generated data: not run: %s\n", p.NotRun)
+		return
+	case p.OK():
+		fmt.Fprintf(w, "ok   generated data, %s\n", p)
+		return
+	}
+	fmt.Fprintf(w, "FAIL generated data, %s\n%s: %s differs from the reference on generated data; replay: %s\n", p, file, p.Mismatch.Subject, replay)
+}
+
 // Proof is what Prove did and found.
 type Proof struct {
 	Seed uint64
@@ -97,10 +132,13 @@ type Proof struct {
 	Skipped int
 	// Mismatch is the first difference found, shrunk (nil: none).
 	Mismatch *Mismatch
+	// NotRun says why nothing was proven (ProveDesign of a design with
+	// errors).
+	NotRun string
 }
 
-// OK reports whether no difference was found.
-func (p *Proof) OK() bool { return p.Mismatch == nil }
+// OK reports whether the proof ran and found no difference.
+func (p *Proof) OK() bool { return p.Mismatch == nil && p.NotRun == "" }
 
 func (p *Proof) String() string {
 	s := fmt.Sprintf("seed %d: %d create(s) of generated items, %d write step(s) (%d done, %d refused by both), %d read(s) compared with the reference (%d with items)",
