@@ -4,79 +4,54 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"math"
 	"os"
-	"os/signal"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // validate is keyplan validate: dynamo.ValidateTable on an engine
-// (engine.Connect), then dynamo.ProveDesign, its options the flags.
-func validate(fs *flag.FlagSet) func(*call) int {
+// (engine.Connect), examples and generated data, its options the flags.
+func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var eo localengine.Options
 	var vo dynamo.ValidateOptions
 	engineFlags(fs, &eo)
 	fs.BoolVar(&vo.Keep, "keep", false, "keep the table afterwards (its name is printed)")
-	fs.StringVar(&vo.Table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
+	cli.String(fs, &vo.Table, "table", "the table's name (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
-	deadline := fs.Duration("deadline", 5*time.Minute, "the longest the whole validation may take")
-	generate := fs.Int("generate", 50, "prove the design on generated data too: N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
-	seed, seeded := uint64(time.Now().UnixNano())%1_000_000_000, false
-	fs.Func("seed", "the generated data's seed, to replay a run (default: from the clock; printed)", func(v string) (err error) {
-		if seed, err = strconv.ParseUint(v, 10, 64); err != nil {
-			return fmt.Errorf("expected a whole number from 0 to %d", uint64(math.MaxUint64))
+	var deadline time.Duration
+	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
+	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
+	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "the generated data's seed, to replay a run (default: from the clock; printed)")
+	return func(c *cli.Call) int {
+		switch {
+		case vo.Existing && vo.Table == "":
+			return c.Fail(cli.Usage, "--existing needs --table NAME (the table that holds the items)")
+		case vo.Existing && eo.Endpoint == "":
+			return c.Fail(cli.Usage, "--existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
+		case vo.Existing && vo.Keep:
+			return c.Fail(cli.Usage, "--existing never deletes the table; --keep is for tables validate creates")
 		}
-		seeded = true
-		return nil
-	})
-	return func(c *call) int {
-		if msg := validateProblem(vo, eo, *deadline, *generate, seeded); msg != "" {
-			return c.fail(exitUsage, "%s", msg)
-		}
-		d, lk := c.open(c.file())
+		d, lk := open(c, c.File())
 		if d == nil {
-			return exitUsage
+			return cli.Usage
 		}
 		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && (*generate == 0 || vo.Existing) {
-			return c.fail(exitUsage, "%s has no examples.expect and no generated data (--generate N): nothing to prove", c.file())
+			return c.Fail(cli.Usage, "%s has no examples.expect and no generated data (--generate N): nothing to prove", c.File())
 		}
-		c.errors(d, "what they concern is not run, the rest is proved (keyplan check %s)", c.file())
-		conn := c.connect(eo)
+		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
+		conn := connect(c, eo)
 		if conn == nil {
-			return exitUsage
+			return cli.Usage
 		}
 		defer conn.Stop()
-		vo.Lock = lk
-		return prove(c, d, conn, vo, dynamo.ProveOptions{Seed: seed, Items: *generate, Steps: *generate}, *deadline)
+		vo.Lock, vo.Generate = lk, *generate
+		return prove(c, d, conn, vo, deadline)
 	}
-}
-
-// validateProblem says what is wrong with validate's flags ("": nothing).
-func validateProblem(vo dynamo.ValidateOptions, eo localengine.Options, deadline time.Duration, generate int, seeded bool) string {
-	switch {
-	case vo.Existing && vo.Table == "":
-		return "--existing needs --table NAME (the table that holds the items)"
-	case vo.Existing && eo.Endpoint == "":
-		return "--existing needs the engine that holds the table: --endpoint URL or $" + localengine.EnvEndpoint
-	case vo.Table != "" && !patterns.ValidTableName(vo.Table):
-		return fmt.Sprintf("--table %q: expected %s", vo.Table, patterns.NameRule)
-	case vo.Existing && vo.Keep:
-		return "--existing never deletes the table; --keep is for tables validate creates"
-	case deadline <= 0:
-		return fmt.Sprintf("--deadline %v: expected a positive duration, e.g. 5m", deadline)
-	case generate < 0:
-		return fmt.Sprintf("--generate %d: expected a number of items of each entity, or 0 for none", generate)
-	case vo.Existing && seeded:
-		return "--existing only reads; --seed is for the generated data, which is written"
-	}
-	return ""
 }
 
 // engineFlags declares the flags that choose a DynamoDB engine
@@ -84,85 +59,62 @@ func validateProblem(vo dynamo.ValidateOptions, eo localengine.Options, deadline
 func engineFlags(fs *flag.FlagSet, o *localengine.Options) {
 	fs.StringVar(&o.Endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
 	fs.StringVar(&o.Name, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
-	fs.DurationVar(&o.Timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
+	cli.Duration(fs, &o.Timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
 }
 
 // connect connects to an engine (engine.Connect), saying when it installs
 // one and how to get one that is missing (nil: exit 2).
-func (c *call) connect(o localengine.Options) *localengine.Conn {
+func connect(c *cli.Call, o localengine.Options) *localengine.Conn {
 	if err := localengine.CheckName(o.Name); err != nil {
-		c.note("--engine (or $%s): %v", localengine.EnvEngine, err)
-		return nil
-	}
-	if o.Timeout <= 0 {
-		c.note("--timeout %v: expected a positive duration, e.g. 30s", o.Timeout)
+		c.Note("--engine (or $%s): %v", localengine.EnvEngine, err)
 		return nil
 	}
 	o.Dir, _ = os.Getwd()
 	if o.Endpoint == "" && localengine.NeedsInstall(o.Name, o.Dir) {
-		c.note("%s", localengine.Installing(o.Name))
+		c.Note("%s", localengine.Installing(o.Name))
 	}
 	conn, err := localengine.Connect(context.Background(), o)
 	if err != nil {
-		c.note("the local engine (%s) did not start: %v", o.Name, err)
+		c.Note("the local engine (%s) did not start: %v", o.Name, err)
 		if hint := localengine.Hint(err); hint != "" {
-			fmt.Fprintf(c.stderr, "  %s\n", hint)
+			fmt.Fprintf(c.Stderr, "  %s\n", hint)
 		}
 	}
 	return conn
 }
 
-// prove proves the design's examples, then generated data (unless
-// po.Items is 0 or vo.Existing). SIGINT and SIGTERM cancel the work: what
-// was created is dropped on the way out, and a second signal ends keyplan
-// at once. Exit 1 when anything failed or was not run.
-func prove(c *call, d *patterns.Design, conn *localengine.Conn, vo dynamo.ValidateOptions, po dynamo.ProveOptions, deadline time.Duration) int {
-	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// prove proves the design on the engine (dynamo.ValidateTable). SIGINT and
+// SIGTERM cancel the work: what was created is dropped on the way out,
+// and a second signal ends keyplan at once. Exit 1 when anything failed or
+// was not run.
+func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.ValidateOptions, deadline time.Duration) int {
+	sigCtx, stop := cli.Interruptible()
 	defer stop()
-	go func() { <-sigCtx.Done(); stop() }()
 	ctx, cancel := context.WithTimeout(sigCtx, deadline)
 	defer cancel()
 	if conn.DB.Emulated() {
-		fmt.Fprintln(c.stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
+		fmt.Fprintln(c.Stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
 	}
-	code := exitClean
-	if ex := d.Model().Examples; ex != nil && len(ex.Expect) > 0 {
-		code = examples(ctx, c, d, conn, vo)
-	}
-	if po.Items > 0 && !vo.Existing && ctx.Err() == nil {
-		p, err := dynamo.ProveDesign(ctx, conn.Raw, conn.DB, d, po)
-		if err != nil {
-			return c.fail(exitUsage, "generated data (seed %d): %s: %v", po.Seed, conn.Endpoint, err)
-		}
-		if p.WriteText(c.stdout, c.file(), fmt.Sprintf("keyplan validate %s --generate %d --seed %d", c.file(), po.Items, po.Seed)); !p.OK() {
-			code = max(code, exitFindings)
-		}
-	}
-	if sigCtx.Err() != nil {
-		c.note("interrupted")
-	}
-	return code
-}
-
-// examples proves the model's examples (dynamo.ValidateTable).
-func examples(ctx context.Context, c *call, d *patterns.Design, conn *localengine.Conn, vo dynamo.ValidateOptions) int {
 	rep, table, err := dynamo.ValidateTable(ctx, conn.Raw, conn.DB, d, vo)
+	if sigCtx.Err() != nil {
+		defer c.Note("interrupted")
+	}
 	if rep == nil {
-		return c.fail(exitUsage, "%s: %v", conn.Endpoint, err)
+		return c.Fail(cli.Usage, "%s: %v", conn.Endpoint, err)
 	}
 	if err != nil {
-		c.note("%s: %v", conn.Endpoint, err)
+		c.Note("%s: %v", conn.Endpoint, err)
 	}
 	if ex := d.Model().Examples; vo.Existing && len(ex.Steps) > 0 {
-		fmt.Fprintf(c.stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
+		fmt.Fprintf(c.Stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
-	_, _ = rep.WriteText(c.stdout, c.file())
-	fmt.Fprintln(c.stdout, rep.Summary(c.file(), strings.TrimPrefix(conn.Endpoint, "http://")))
+	_, _ = rep.WriteText(c.Stdout, c.File())
+	fmt.Fprintln(c.Stdout, rep.Summary(c.File(), strings.TrimPrefix(conn.Endpoint, "http://")))
 	if vo.Keep {
-		fmt.Fprintf(c.stdout, "kept table %s at %s\n", table, conn.Endpoint)
+		fmt.Fprintf(c.Stdout, "kept table %s at %s\n", table, conn.Endpoint)
 	}
 	if !rep.OK() {
-		return exitFindings
+		return cli.Findings
 	}
-	return exitClean
+	return cli.Clean
 }

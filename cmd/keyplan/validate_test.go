@@ -142,7 +142,7 @@ patterns:
 		t.Errorf("--generate -1: exit %d: %s", code, errs)
 	}
 	code, _, errs = keyplan("validate", file, "--seed", "x")
-	if code != 2 || !strings.Contains(errs, "-seed: expected a whole number") {
+	if code != 2 || !strings.Contains(errs, "--seed x: expected a whole number") {
 		t.Errorf("--seed x: exit %d: %s", code, errs)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -93,7 +92,7 @@ func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(
 // plan promises nothing of what they concern.
 func ProveDesign(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ProveOptions) (*Proof, error) {
 	if errs := d.Errors(); len(errs) > 0 {
-		return &Proof{Seed: o.Seed, NotRun: fmt.Sprintf("the design has %d error(s) (keyplan check)", len(errs))}, nil
+		return &Proof{Seed: o.Seed, Items: o.Items, NotRun: fmt.Sprintf("the design has %d error(s) (keyplan check)", len(errs))}, nil
 	}
 	o.Fresh = Tables(admin, db, d, ScratchTable(d.Table, time.Now())+"-g")
 	t, drop, err := o.Fresh(ctx)
@@ -104,24 +103,27 @@ func ProveDesign(ctx context.Context, admin TableAdmin, db Client, d *patterns.D
 	return Prove(ctx, t, o)
 }
 
-// WriteText writes the proof for the model file: "ok   generated data,"
-// and what it did, or FAIL, the mismatch and the steps that show it, then
-// a line naming what differs and replay, the command that replays it.
-func (p *Proof) WriteText(w io.Writer, file, replay string) {
+// Text is the proof for the model file: "ok   generated data," and what
+// it did; SKIP and why it did not run; or FAIL, the mismatch and the steps
+// that show it, then a line naming what differs and the command that
+// replays it.
+func (p *Proof) Text(file string) string {
 	switch {
 	case p.NotRun != "":
-		fmt.Fprintf(w, "SKIP generated data: not run: %s\n", p.NotRun)
-		return
+		return fmt.Sprintf("SKIP generated data: not run: %s\n", p.NotRun)
 	case p.OK():
-		fmt.Fprintf(w, "ok   generated data, %s\n", p)
-		return
+		return fmt.Sprintf("ok   generated data, %s\n", p)
 	}
-	fmt.Fprintf(w, "FAIL generated data, %s\n%s: %s differs from the reference on generated data; replay: %s\n", p, file, p.Mismatch.Subject, replay)
+	return fmt.Sprintf("FAIL generated data, %s\n%s: %s differs from the reference on generated data; replay: keyplan validate %s --generate %d --seed %d\n",
+		p, file, p.Mismatch.Subject, file, p.Items, p.Seed)
 }
 
 // Proof is what Prove did and found.
 type Proof struct {
-	Seed uint64
+	// Seed and Items are the generator's: its seed, and the items of each
+	// entity it was asked for.
+	Seed  uint64
+	Items int
 	// Loads, Steps and Reads count the creates of generated items, the
 	// write steps and the reads compared; Done and Refused count the
 	// writes (creates and steps) both did, and both refused (stale, taken,
@@ -195,7 +197,7 @@ func Prove(ctx context.Context, t *Table, o ProveOptions) (*Proof, error) {
 	m := t.m
 	g := oracle.NewGenerator(m, o.Seed)
 	g.Size = o.Items
-	run := &proofRun{t: t, ref: oracle.NewState(m), proof: &Proof{Seed: o.Seed}}
+	run := &proofRun{t: t, ref: oracle.NewState(m), proof: &Proof{Seed: o.Seed, Items: o.Items}}
 	var ops []*oracle.Op
 	found := func(mm *Mismatch) (*Proof, error) {
 		mm.Original = len(ops)
