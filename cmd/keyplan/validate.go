@@ -21,12 +21,12 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var vo dynamo.ValidateOptions
 	engineFlags(fs, &eo)
 	fs.BoolVar(&vo.Keep, "keep", false, "keep the table afterwards (its name is printed)")
-	cli.String(fs, &vo.Table, "table", "the table's name (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
+	cli.String(fs, &vo.Table, "table", "the table's `NAME` (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
 	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
-	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "the generated data's seed, to replay a run (default: from the clock; printed)")
+	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (default: from the clock; printed)")
 	return func(c *cli.Call) int {
 		switch {
 		case vo.Existing && vo.Table == "":

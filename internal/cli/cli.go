@@ -35,6 +35,9 @@ type Command struct {
 	// NotStdin, when set, refuses - (standard input) as its file and
 	// says why: what the command reads beside the file.
 	NotStdin string
+	// Required are the flags it cannot run without (a `WORD` in a flag's
+	// usage names its value in the message: --table NAME is required).
+	Required []string
 	// Define declares the command's flags on fs and returns its body,
 	// run once they are parsed (its exit code).
 	Define func(fs *flag.FlagSet) func(c *Call) int
@@ -131,9 +134,16 @@ func (c *Call) run(cmd Command, args []string) int {
 		if fs.NArg() == 0 {
 			break
 		}
+		if rest := fs.Args(); len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			c.Files = append(c.Files, rest...) // after --, every argument is a file
+			break
+		}
 		c.Files, args = append(c.Files, fs.Arg(0)), fs.Args()[1:]
 	}
 	if msg := cmd.problem(c.Files, c.program.File); msg != "" {
+		return c.Fail(Usage, "%s", msg)
+	}
+	if msg := missing(fs, cmd.Required); msg != "" {
 		return c.Fail(Usage, "%s", msg)
 	}
 	return body(c)
@@ -162,10 +172,10 @@ func flagError(err error) string {
 }
 
 // Int declares a flag whose value must be from lo to hi, refused as it
-// is parsed.
+// is parsed (--help: -NAME N, and the bounds).
 func Int(fs *flag.FlagSet, name string, value, lo, hi int, usage string) *int {
 	p := &value
-	fs.Func(name, fmt.Sprintf("%s (%d to %d, default %d)", usage, lo, hi, value), func(s string) error {
+	fs.Func(name, fmt.Sprintf("%s (`N` from %d to %d, default %d)", usage, lo, hi, value), func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < lo || n > hi {
 			return fmt.Errorf("expected a whole number from %d to %d", lo, hi)
@@ -188,8 +198,9 @@ func Uint64(fs *flag.FlagSet, p *uint64, name string, value uint64, usage string
 	})
 }
 
-// String declares a string flag whose value ok accepts ("" too), refused
-// as it is parsed with what was expected.
+// String declares a string flag whose value ok accepts, refused as it is
+// parsed with what was expected (a `WORD` in usage names the value in
+// --help).
 func String(fs *flag.FlagSet, p *string, name, usage string, ok func(string) bool, expected string) {
 	fs.Func(name, usage, func(s string) error {
 		if !ok(s) {
@@ -203,7 +214,7 @@ func String(fs *flag.FlagSet, p *string, name, usage string, ok func(string) boo
 // Duration declares a duration flag that must be positive.
 func Duration(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
-	fs.Func(name, fmt.Sprintf("%s (default %v)", usage, value), func(s string) error {
+	fs.Func(name, fmt.Sprintf("%s (a `duration`, default %v)", usage, value), func(s string) error {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("expected a positive duration, e.g. %v", value)
@@ -250,6 +261,27 @@ func (cmd Command) problem(files []string, what string) string {
 		return fmt.Sprintf("reads the %s from a file (- is standard input): %s", what, cmd.NotStdin)
 	}
 	return ""
+}
+
+// missing says which of the required flags were not given ("" when all
+// were): --table NAME is required.
+func missing(fs *flag.FlagSet, required []string) string {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var out []string
+	for _, name := range required {
+		if !given[name] {
+			value, _ := flag.UnquoteUsage(fs.Lookup(name))
+			out = append(out, strings.TrimSpace("--"+name+" "+value))
+		}
+	}
+	switch len(out) {
+	case 0:
+		return ""
+	case 1:
+		return out[0] + " is required"
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1] + " are required"
 }
 
 // usageOf is a command's lines of the usage text (its synopsis and what
