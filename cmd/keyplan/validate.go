@@ -15,7 +15,7 @@ import (
 )
 
 // validate is keyplan validate: dynamo.ValidateTable on an engine
-// (engine.Connect), its options the flags.
+// (engine.Connect), examples and generated data, its options the flags.
 func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var eo localengine.Options
 	var vo dynamo.ValidateOptions
@@ -25,6 +25,8 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
+	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
+	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (default: from the clock; printed)")
 	return func(c *cli.Call) int {
 		switch {
 		case vo.Existing && vo.Table == "":
@@ -38,8 +40,8 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		if d == nil {
 			return cli.Usage
 		}
-		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-			return c.Fail(cli.Usage, "%s has no examples.expect: nothing to prove", c.File())
+		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && (*generate == 0 || vo.Existing) {
+			return c.Fail(cli.Usage, "%s has no examples.expect and no generated data (--generate N): nothing to prove", c.File())
 		}
 		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
 		conn := connect(c, eo)
@@ -47,7 +49,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return cli.Usage
 		}
 		defer conn.Stop()
-		vo.Lock = lk
+		vo.Lock, vo.Generate = lk, *generate
 		return prove(c, d, conn, vo, deadline)
 	}
 }
