@@ -77,6 +77,9 @@ type Rekeyer struct {
 	// Wait, when set, is called before each UpdateItem with the write
 	// units it is estimated to use (a rate limiter).
 	Wait func(ctx context.Context, units float64) error
+	// ReadWait, when set, is called after each Scan page with the read
+	// units it used (a rate limiter).
+	ReadWait func(ctx context.Context, units float64) error
 
 	stats RekeyStats
 }
