@@ -32,8 +32,6 @@ import (
 // another table (another endpoint, or a table deleted and created again
 // under the same name) is refused.
 
-
-
 // Sort keys of the bookkeeping items.
 const (
 	stampSK  = patterns.ReservedPrefix + "TABLE"
@@ -197,7 +195,7 @@ type VerifyOptions struct {
 // table (resumed segments included), and up to 20 keys of items still to
 // rewrite or that cannot be.
 type VerifyResult struct {
-	Segments                                      int
+	Segments                                     int
 	Scanned, Unchanged, Skipped, Pending, Failed int64
 	// Resumed: some segments were verified by a stopped run.
 	Resumed bool
@@ -247,7 +245,9 @@ func (r *Rekeyer) readRecord(ctx context.Context, c RekeyClient, key map[string]
 }
 
 func (r *Rekeyer) writeRecord(ctx context.Context, c RekeyClient, key map[string]types.AttributeValue, rec *verifyRecord) error {
-	num := func(n int64) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)} }
+	num := func(n int64) types.AttributeValue {
+		return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+	}
 	upd := expression.Set(expression.Name("done"), expression.Value(&types.AttributeValueMemberBOOL{Value: rec.done})).
 		Set(expression.Name("scanned"), expression.Value(num(rec.scanned))).
 		Set(expression.Name("unchanged"), expression.Value(num(rec.unchanged))).
@@ -460,8 +460,8 @@ func (r *Rekeyer) recordVerified(ctx context.Context, c RekeyClient, digest stri
 	key := bookKey(r.lock.Accepted, stateSK+string(patterns.Sep)+digest)
 	err := patiently(ctx, func() error {
 		_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(r.name), Key: key,
-			UpdateExpression:    aws.String("SET verified = :n, #at = :t"),
-			ConditionExpression: aws.String("attribute_not_exists(verified) OR verified <= :n"),
+			UpdateExpression:         aws.String("SET verified = :n, #at = :t"),
+			ConditionExpression:      aws.String("attribute_not_exists(verified) OR verified <= :n"),
 			ExpressionAttributeNames: map[string]string{"#at": "at"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":n": &types.AttributeValueMemberN{Value: strconv.Itoa(n)},
