@@ -130,7 +130,7 @@ entities:
       revision: {type: number, min: 1}
 patterns:
   GetTicket: {get: Ticket}
-  CustomerTickets: {query: Ticket, where: [customerId], sort: openedAt desc, returns: [subject, customerId]}
+  CustomerTickets: {query: Ticket, where: [customerId], sort: openedAt desc, returns: [subject]}
 writes:
   Move: {update: Ticket, set: [customerId], with: [openedAt]}
 `
@@ -146,7 +146,7 @@ func helpTicket(id, customer string) Values {
 // new customer, not its old.
 func TestRolloutUpdateKeepsTheAcceptedKeys(t *testing.T) {
 	ctx := context.Background()
-	v2 := replaceOnce(t, helpV1, "returns: [subject, customerId]}", "returns: [subject, customerId, status]}")
+	v2 := replaceOnce(t, helpV1, "returns: [subject]}", "returns: [subject, status]}")
 	lock := startMigration(t, helpV1, v2)
 	if got := lock.Migration.Phases[0].Create; !slices.Equal(got, []string{"GSI2"}) {
 		t.Fatalf("phase 1 creates %v, want GSI2 (a new projection is a new index)", got)
@@ -395,7 +395,7 @@ func (c *interleave) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInpu
 func TestRekeyerHoldsAgainstImmutableChanges(t *testing.T) {
 	ctx := context.Background()
 	v2 := deviceV1 + "  DevicesByRegion: {query: Device, where: [region]}\n"
-	for _, how := range []string{"delete and create", "put"} {
+	for _, how := range []string{"delete and create", "put", "an old writer's delete and create"} {
 		t.Run(how, func(t *testing.T) {
 			lock := startMigration(t, deviceV1, v2)
 			dev := Values{"deviceId": "d1", "region": "na", "name": "pump"}
@@ -403,6 +403,18 @@ func TestRekeyerHoldsAgainstImmutableChanges(t *testing.T) {
 			rt := NewRollout(lock, client, name)
 			moved := with(dev, "region", "eu")
 			c := &interleave{BackfillClient: engine, write: func() {
+				if how == "an old writer's delete and create" {
+					// It writes no key of the new index: only the
+					// attributes can tell the item changed.
+					v1 := New(lock.Accepted, client, name)
+					if err := v1.Delete(ctx, "Device", dev); err != nil {
+						t.Error(err)
+					}
+					if err := v1.Create(ctx, "Device", moved); err != nil {
+						t.Error(err)
+					}
+					return
+				}
 				if how == "put" {
 					if err := rt.Put(ctx, "Device", moved); err != nil {
 						t.Error(err)
@@ -431,5 +443,36 @@ func TestRekeyerHoldsAgainstImmutableChanges(t *testing.T) {
 				t.Errorf("devices in eu: %v, want [d1]", got)
 			}
 		})
+	}
+}
+
+// A rewrite holds only on the item it was computed from: its condition
+// names the keys it replaces, as read (absent ones as absent), besides the
+// attributes they are built from.
+func TestRewriteIsConditionalOnTheKeysItReplaces(t *testing.T) {
+	lock := startMigration(t, deviceV1, deviceV1+"  DevicesByRegion: {query: Device, where: [region]}\n")
+	r, err := NewRekeyer(lock, nil, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := New(lock.Accepted, nil, "x")
+	item, err := v1.Item("Device", Values{"deviceId": "d1", "region": "na", "name": "pump"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := &types.AttributeValueMemberS{Value: "DEVICE#REGION#apac"}
+	item["GSI1PK"] = stale
+	rw, err := r.Plan(item)
+	if err != nil || rw == nil {
+		t.Fatalf("Plan: %v, %v", rw, err)
+	}
+	if got, ok := rw.Sources["GSI1PK"]; !ok || !SameValue(got, stale) {
+		t.Errorf("the condition on GSI1PK: %v (present %v), want it as read", got, ok)
+	}
+	if got, ok := rw.Sources["GSI1SK"]; !ok || got != nil {
+		t.Errorf("the condition on GSI1SK: %v (present %v), want it absent as read", got, ok)
+	}
+	if got, ok := rw.Sources["region"]; !ok || !SameValue(got, item["region"]) {
+		t.Errorf("the condition on region (immutable, out of the base key): %v (present %v)", got, ok)
 	}
 }
