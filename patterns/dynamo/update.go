@@ -286,11 +286,14 @@ func (t *Table) keyEdits(p *entityPlan, st *updateState, only func(kp keyPlan) b
 	var readBuf [16]int
 	var holds map[string]bool
 	for _, kp := range p.keys {
-		if kp.table || only != nil && !only(kp) {
+		if kp.table {
 			continue
 		}
 		reads := keyReads(kp, readBuf[:0])
 		if !slices.ContainsFunc(reads, func(i int) bool { return st.changed[e.Attributes[i].Name] }) {
+			continue
+		}
+		if only != nil && !only(kp) {
 			continue
 		}
 		added, missing, err := st.encode(e, reads, enc, present)
