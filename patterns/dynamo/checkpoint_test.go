@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -278,5 +280,40 @@ func TestCheckpointWriteFollowsNoLink(t *testing.T) {
 	stoppedRun(t, newMigration(t, 300), cp, 7)
 	if b, _ := os.ReadFile(victim); string(b) != "precious" {
 		t.Errorf("the file behind a link at the checkpoint's name now holds %q", b)
+	}
+}
+
+// A table that holds another model's items, or that keyplan stamped for
+// another model, is refused before anything is written to it; the
+// model's own table and an empty one pass.
+func TestCheckTableOf(t *testing.T) {
+	ctx := context.Background()
+	mg := newMigration(t, 50)
+	if err := CheckTableOf(ctx, engine, mg.lock, mg.table); err != nil {
+		t.Errorf("the shop's own table: %v", err)
+	}
+	desk := design(t, ticketsModel)
+	other := fresh(t, desk)
+	if err := CheckTableOf(ctx, engine, mg.lock, other.Name()); err != nil {
+		t.Errorf("an empty table: %v", err)
+	}
+	for i := range 30 {
+		if err := other.Write(ctx, "OpenTicket", Params(ticket(fmt.Sprintf("t%d", i), "ann", "OPEN", 3))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := CheckTableOf(ctx, engine, mg.lock, other.Name())
+	if !errors.Is(err, ErrOtherTable) || !strings.Contains(err.Error(), "none of the 30 item(s)") {
+		t.Errorf("the desk's table as the shop's: %v", err)
+	}
+	// Stamped by a migration of the desk: refused however it looks.
+	if _, err := Identify(ctx, engine, desk, mg.table); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckTableOf(ctx, engine, mg.lock, mg.table); !errors.Is(err, ErrOtherTable) || !strings.Contains(err.Error(), "the table of Desk") {
+		t.Errorf("a table stamped for the desk: %v", err)
+	}
+	if _, err := Identify(ctx, engine, mg.lock.Accepted, mg.table); !errors.Is(err, ErrOtherTable) {
+		t.Errorf("Identify of a table stamped for the desk: %v", err)
 	}
 }

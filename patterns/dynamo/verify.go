@@ -131,17 +131,21 @@ func Identify(ctx context.Context, c RekeyClient, d *patterns.Design, name strin
 			return id, fmt.Errorf("reading %s's stamp: %w", name, err)
 		}
 		if s, ok := got.Item["stamp"].(*types.AttributeValueMemberS); ok {
+			if m, ok := got.Item["model"].(*types.AttributeValueMemberS); ok && m.Value != d.Table {
+				return id, fmt.Errorf("%w: %s was migrated by keyplan as the table of %s, not %s", ErrOtherTable, name, m.Value, d.Table)
+			}
 			id.Stamp = s.Value
 			return id, nil
 		}
 		var b [16]byte
 		rand.Read(b[:])
 		_, err = c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: key,
-			UpdateExpression:    aws.String("SET stamp = :s, since = :t"),
+			UpdateExpression:    aws.String("SET stamp = :s, since = :t, model = :m"),
 			ConditionExpression: aws.String("attribute_not_exists(stamp)"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":s": &types.AttributeValueMemberS{Value: hex.EncodeToString(b[:])},
 				":t": &types.AttributeValueMemberS{Value: time.Now().UTC().Format(time.RFC3339)},
+				":m": &types.AttributeValueMemberS{Value: d.Table},
 			}})
 		var ccf *types.ConditionalCheckFailedException
 		if err != nil && !errors.As(err, &ccf) {
