@@ -164,6 +164,11 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 		t.Fatalf("only %d concurrent writes: the test proves nothing", writes.Load())
 	}
 	t.Logf("%d concurrent writes; %+v", writes.Load(), res.Stats)
+	// The rollout's writes carry exactly what the phase requires: the
+	// verification that ran beside them found nothing to rewrite.
+	if !res.Verify.Verified {
+		t.Errorf("the verification beside the writers: %+v", res.Verify)
+	}
 	// The verification ran while the writers did: run it again now.
 	v, _ := NewRekeyer(lock, engine, name)
 	vr, err := v.Verify(ctx, engine, VerifyOptions{Segments: 2})
