@@ -1,0 +1,206 @@
+package patterns
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Check re-derives what a lock records from what it is derived from, as
+// go.sum is checked against the modules: each design must be the plan of
+// its own model with itself as the lock (its keys, GSIs, projections, TTL
+// and number widths, which stable planning keeps while they are valid),
+// and a migration's phases the phases from its accepted design to its
+// target. A lock edited by hand, or merged badly, disagrees somewhere; the
+// error says where (and matches ErrDesign).
+func (l *Lock) Check() error {
+	var errs []error
+	check := func(what string, d *Design) {
+		if err := replans(d); err != nil {
+			errs = append(errs, fmt.Errorf("its %s design: %w", what, err))
+		}
+	}
+	check("accepted", l.Accepted)
+	if mg := l.Migration; mg != nil {
+		check("target", mg.Target)
+		want := compareDesigns(l.Accepted, mg.Target)
+		if bad := want.Errors(); len(bad) > 0 {
+			errs = append(errs, fmt.Errorf("its migration is one keyplan lock refuses: [%s] %s: %s", bad[0].ID, bad[0].Subject, bad[0].Message))
+		} else if err := samePhases(mg.Phases, want.Phases); err != nil {
+			errs = append(errs, fmt.Errorf("its migration's phases are not those from its accepted design to its target: %w", err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		src := l.source
+		if src == "" {
+			src = "the lock"
+		}
+		return &DesignError{src, strings.ReplaceAll(err.Error(), "\n", "; ") + ": restore the lock from version control (keyplan writes locks: never edit or merge one by hand)"}
+	}
+	return nil
+}
+
+// replans reports how a design differs from the plan of its model with
+// the design as the lock.
+func replans(d *Design) error {
+	// The number encodings pinned in the model are derived too: from the
+	// design as the lock, and only where the declared range fits them.
+	m := d.Model().clone()
+	for _, e := range m.Entities {
+		for _, a := range e.Attributes {
+			a.KeyOffset, a.KeyWidth = nil, 0
+		}
+	}
+	again, err := PlanWith(m, Options{Lock: d})
+	if err != nil {
+		return fmt.Errorf("its model does not plan: %v", err)
+	}
+	if bad := again.Errors(); len(bad) > 0 {
+		return fmt.Errorf("its plan has an error: [%s] %s: %s", bad[0].ID, bad[0].Subject, bad[0].Message)
+	}
+	return sameJSON("", locked(d), locked(again))
+}
+
+// samePhases compares recorded phases with derived ones.
+func samePhases(got, want []*Phase) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%d phase(s) recorded, %d derived (%s)", len(got), len(want), phasesText(want))
+	}
+	for i := range got {
+		if err := sameJSON(fmt.Sprintf("phase %d", i+1), got[i], want[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func phasesText(ps []*Phase) string {
+	var s []string
+	for i, p := range ps {
+		s = append(s, fmt.Sprintf("%d. create %v delete %v backfill %v ttl %q", i+1, p.Create, p.Delete, p.Backfill, p.TTL))
+	}
+	return strings.Join(s, "; ")
+}
+
+// sameJSON compares two values by their JSON forms and names the first
+// field that differs (at: where they are).
+func sameJSON(at string, got, want any) error {
+	a, err := json.Marshal(got)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(want)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(a, b) {
+		return nil
+	}
+	var x, y any
+	json.Unmarshal(a, &x)
+	json.Unmarshal(b, &y)
+	return fmt.Errorf("%s", firstDifference(at, x, y))
+}
+
+// firstDifference walks two JSON values and says where they first
+// differ: "phase 1.ttl: rating recorded, expiresAt derived".
+func firstDifference(at string, got, want any) string {
+	join := func(k string) string {
+		if at == "" {
+			return k
+		}
+		return at + "." + k
+	}
+	switch g := got.(type) {
+	case map[string]any:
+		w, ok := want.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range g {
+			keys[k] = true
+		}
+		for k := range w {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			if !jsonEqual(g[k], w[k]) {
+				return firstDifference(join(k), g[k], w[k])
+			}
+		}
+	case []any:
+		w, ok := want.([]any)
+		if !ok {
+			break
+		}
+		if len(g) != len(w) {
+			if gn, wn := names(g), names(w); gn != "" && wn != "" {
+				return fmt.Sprintf("%s: %s recorded, %s derived", at, gn, wn)
+			}
+			break
+		}
+		for i := range g {
+			if !jsonEqual(g[i], w[i]) {
+				label := fmt.Sprint(i)
+				if o, ok := g[i].(map[string]any); ok {
+					if n, ok := o["name"].(string); ok {
+						label = n
+					}
+				}
+				return firstDifference(fmt.Sprintf("%s[%s]", at, label), g[i], w[i])
+			}
+		}
+	}
+	if at == "" {
+		at = "the whole"
+	}
+	return fmt.Sprintf("%s: %s recorded, %s derived", at, jsonText(got), jsonText(want))
+}
+
+// names lists the names of a JSON array of named objects ("" if it is
+// not one).
+func names(list []any) string {
+	var out []string
+	for _, v := range list {
+		o, ok := v.(map[string]any)
+		if !ok {
+			return ""
+		}
+		n, ok := o["name"].(string)
+		if !ok {
+			return ""
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, ", ")
+}
+
+func jsonEqual(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	b, _ := json.Marshal(v)
+	s := string(b)
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}

@@ -1,0 +1,151 @@
+package patterns_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"path/filepath"
+	"testing"
+
+	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Every lock keyplan writes re-derives to itself: the example locks, and
+// the shop's lock at every state of its successive edits (accepted, and
+// each phase of each migration).
+func TestLocksRederive(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.lock.json")
+	for _, f := range files {
+		l, err := patterns.LoadLock(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Check(); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := string(src)
+	lock := evolvetest.RoundTrip(t, patterns.NewLock(planModel(t, model, nil)))
+	for _, ed := range evolvetest.ShopEdits {
+		next := ed.Apply(model)
+		d := planModel(t, next, lock)
+		df := patterns.Compare(lock, d)
+		if ed.Refused {
+			continue
+		}
+		if err := lock.Apply(d, df); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			lock = evolvetest.RoundTrip(t, lock)
+			if err := lock.Check(); err != nil {
+				b, _ := lock.Bytes()
+				t.Fatalf("after %q: %v\n%s", ed.Name, err, bytes.TrimSpace(b)[:200])
+			}
+			if lock.Migration == nil {
+				break
+			}
+			lock.Advance()
+		}
+		model = next
+	}
+}
+
+// tamper edits a lock's JSON: at is a path of object keys and array
+// indexes; set replaces the value there (nil: deletes it).
+func tamper(t *testing.T, l *patterns.Lock, edit func(doc map[string]any)) (*patterns.Lock, error) {
+	t.Helper()
+	b, err := l.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	b, _ = json.Marshal(doc)
+	got, err := patterns.ReadLock("leaderboard.lock.json", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return got, got.Check()
+}
+
+func obj(v any, path ...any) map[string]any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			v = v.(map[string]any)[k]
+		case int:
+			v = v.([]any)[k]
+		}
+	}
+	return v.(map[string]any)
+}
+
+// A lock edited by hand, or merged badly, is refused naming what
+// disagrees with what it derives from: each case is one the construct
+// would otherwise have deployed (every player expiring on its rating, a
+// GSI dropped under a pattern's feet, ratings written too narrow to
+// sort).
+func TestHandEditedLocksAreRefused(t *testing.T) {
+	src, err := os.ReadFile("../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	v2 := strings.Replace(v1, "  PlayerByHandle:", "  PlayersByRegion:  {query: Player, where: [region], sort: createdAt}\n  PlayerByHandle:", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatalf("starting the migration: %v", err)
+	}
+	if _, err := tamper(t, lock, func(map[string]any) {}); err != nil {
+		t.Fatalf("the lock as written: %v", err)
+	}
+	cases := []struct {
+		name string
+		edit func(doc map[string]any)
+		want string
+	}{
+		{"a phase's TTL on a number attribute", func(doc map[string]any) {
+			obj(doc, "migration", "phases", 0)["ttl"] = "rating"
+		}, `phase 1.ttl: "rating" recorded, "expiresAt" derived`},
+		{"a phase dropping a GSI the accepted design reads", func(doc map[string]any) {
+			p := obj(doc, "migration", "phases", 0)
+			p["indexes"] = p["indexes"].([]any)[1:]
+		}, "phase 1.indexes"},
+		{"a key width too narrow for the declared range", func(doc map[string]any) {
+			for _, a := range obj(doc, "accepted", "model")["entities"].([]any)[1].(map[string]any)["attributes"].([]any) {
+				if a.(map[string]any)["name"] == "rating" {
+					a.(map[string]any)["keyWidth"] = 1
+				}
+			}
+		}, "its accepted design"},
+		{"an accepted TTL on a non-ttl attribute", func(doc map[string]any) {
+			obj(doc, "accepted")["ttl"] = "rating"
+		}, `ttl: "rating" recorded, "expiresAt" derived`},
+		{"a migration's target from another branch", func(doc map[string]any) {
+			obj(doc, "migration")["phases"] = []any{}
+		}, ""},
+		{"a phase's backfill dropped", func(doc map[string]any) {
+			obj(doc, "migration", "phases", 0)["backfill"] = []any{}
+		}, "phase 1.backfill"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := tamper(t, lock, c.edit)
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error naming %q", err, c.want)
+			}
+		})
+	}
+}
