@@ -15,7 +15,7 @@ import (
 // change rule (KP601–KP612).
 
 type pmAttr struct {
-	name, decl string // decl: the YAML after "name: "
+	name, decl  string // decl: the YAML after "name: "
 	renamedFrom string
 }
 
