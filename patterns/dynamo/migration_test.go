@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -474,5 +475,46 @@ func TestRewriteIsConditionalOnTheKeysItReplaces(t *testing.T) {
 	}
 	if got, ok := rw.Sources["region"]; !ok || !SameValue(got, item["region"]) {
 		t.Errorf("the condition on region (immutable, out of the base key): %v (present %v)", got, ok)
+	}
+}
+
+// A renamed version keeps optimistic locking through the migration: an
+// update of an item not yet backfilled tests the version under its old
+// name, sets it under both, and a stale version is refused.
+func TestRenamedVersionDuringTheMigration(t *testing.T) {
+	ctx := context.Background()
+	v1 := `
+table: Docs
+entities:
+  Doc:
+    id: [docId]
+    version: rev
+    attributes:
+      docId: {type: string, maxLength: 40}
+      body: {type: string, maxLength: 200}
+      rev: {type: number, min: 1}
+patterns:
+  GetDoc: {get: Doc}
+`
+	v2 := replaceOnce(t, replaceOnce(t, v1, "version: rev", "version: revision"), "rev: {type: number, min: 1}", "revision: {type: number, min: 1, renamedFrom: rev}")
+	lock := startMigration(t, v1, v2)
+	name := phaseTable(t, lock, map[string][]Values{"Doc": {{"docId": "d1", "body": "one"}, {"docId": "d2", "body": "two"}}})
+	rt := NewRollout(lock, client, name)
+	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "uno"}, Version: 1}); err != nil {
+		t.Fatalf("an update at the version read, not yet backfilled: %v", err)
+	}
+	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "stale"}, Version: 1}); !errors.Is(err, ErrChanged) {
+		t.Errorf("an update at a stale version: %v", err)
+	}
+	backfillPhase(t, lock, engine, name)
+	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "eins"}, Version: 2}); err != nil {
+		t.Fatalf("the next update after the backfill: %v", err)
+	}
+	for lock.Migration != nil {
+		lock.Advance()
+	}
+	got, err := New(lock.Accepted, client, name).Get(ctx, "GetDoc", Params{"docId": "d1"})
+	if err != nil || got == nil || got.Values["body"] != "eins" || fmt.Sprint(got.Values["revision"]) != "3" {
+		t.Errorf("after the migration: %v, %v", got, err)
 	}
 }
