@@ -187,6 +187,11 @@ func TestRolloutUpdateKeepsTheAcceptedKeys(t *testing.T) {
 			if it.Values["customerId"] != "alice" {
 				t.Errorf("%s: alice's list holds %s of customer %v", when, it.Values["ticketId"], it.Values["customerId"])
 			}
+			// The target returns status too, which GSI1 does not hold:
+			// read through it, each item's rest comes from the table.
+			if it.Values["status"] != "OPEN" {
+				t.Errorf("%s: %s returned without its status (%v)", when, it.Values["ticketId"], it.Values)
+			}
 		}
 		slices.Sort(got)
 		if !slices.Equal(got, []string{"t3", "t4", "t5"}) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -262,21 +263,17 @@ func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, er
 // rewrite computes what an item of a backfilled entity needs.
 func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.AttributeValue) (*Rewrite, error) {
 	// Every key either design gives the item, target first.
-	keys, err := r.rt.keysOf(entity, v)
+	keys, err := r.rt.keysOf(entity, v, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", entity, err)
 	}
 	if ro := r.rt.rollout; ro != nil {
 		if old, ok := ro.entity[entity]; ok {
-			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)))
+			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)), keys)
 			if err != nil {
 				return nil, fmt.Errorf("%s (as %s): %w", entity, old, err)
 			}
-			for k, x := range prev {
-				if _, has := keys[k]; !has {
-					keys[k] = x
-				}
-			}
+			maps.Copy(keys, prev)
 		}
 	}
 	rw := &Rewrite{Entity: entity, Set: map[string]types.AttributeValue{}, Sources: map[string]types.AttributeValue{},

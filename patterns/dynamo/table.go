@@ -165,7 +165,7 @@ func (t *Table) pattern(name string) (*patterns.Pattern, *patterns.PatternPlan, 
 	if !pp.Served() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnserved, pp.Reason)
 	}
-	if r := t.rollout; r != nil && !r.lock.ReadsTarget(name) && r.prev.d.Pattern(name) == nil {
+	if r := t.rollout; r != nil && !r.ready(name) {
 		return nil, nil, fmt.Errorf("%w: it reads %s, which the migration is still backfilling (keyplan migrate advances the lock when it is done)", ErrNotReady, pp.Index)
 	}
 	return p, pp, nil

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math/big"
@@ -399,7 +400,10 @@ func (t *Table) expandUpdate(entity string, st *updateState, holds map[string]bo
 		return nil, ferr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("the accepted design's keys (the migration writes both): %w", err)
+		if errors.Is(err, ErrKeyChange) {
+			return nil, fmt.Errorf("the accepted design's keys (the migration writes both): %w", err)
+		}
+		return nil, notYet(err)
 	}
 	// Where the target's key stops holding and the accepted design's
 	// holds, the accepted design's is the item's (not both edits).
