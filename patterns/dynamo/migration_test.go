@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -521,5 +522,115 @@ patterns:
 	got, err := New(lock.Accepted, client, name).Get(ctx, "GetDoc", Params{"docId": "d1"})
 	if err != nil || got == nil || got.Values["body"] != "eins" || fmt.Sprint(got.Values["revision"]) != "3" {
 		t.Errorf("after the migration: %v, %v", got, err)
+	}
+}
+
+// A widened number whose key is re-encoded in place (the same GSI, a
+// wider width): during the backfill that index holds keys of both
+// widths, so the accepted plan of the pattern reading it is not used
+// (ErrNotReady until the target's is complete), and the new range's
+// values are written with the target's keys at once.
+func TestWidenedNumberKeyedInPlace(t *testing.T) {
+	ctx := context.Background()
+	lock := startMigration(t, sizesV1, replaceOnce(t, sizesV1, "max: 9999}", "max: 9999999}"))
+	name := phaseTable(t, lock, map[string][]Values{"Doc": {{"docId": "d1", "owner": "ann", "size": 12}, {"docId": "d4", "owner": "ann", "size": 4999}}})
+	rt := NewRollout(lock, client, name)
+	if _, err := rt.Read(ctx, "OwnerDocsBySize", Request{Params: Params{"owner": "ann"}}); !errors.Is(err, ErrNotReady) {
+		t.Errorf("a read of the index being re-encoded in place, during its backfill: %v, want ErrNotReady", err)
+	}
+	if err := rt.Create(ctx, "Doc", Values{"docId": "d2", "owner": "ann", "size": 5_000_000}); err != nil {
+		t.Fatalf("a size of the new range, its key the target's: %v", err)
+	}
+	migrateAll(t, lock, name)
+	done := New(lock.Accepted, client, name)
+	page, err := done.Read(ctx, "OwnerDocsBySize", Request{Params: Params{"owner": "ann"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names2(page.Items, "docId"); !slices.Equal(got, []string{"d1", "d4", "d2"}) {
+		t.Errorf("OwnerDocsBySize(ann) after the migration: %v, want d1, d4, d2 (by size)", got)
+	}
+}
+
+const sizesV1 = `
+table: Sizes
+entities:
+  Doc:
+    id: [docId]
+    attributes:
+      docId: {type: string, maxLength: 40}
+      owner: {type: string, maxLength: 40}
+      size: {type: number, min: 0, max: 9999}
+patterns:
+  GetDoc: {get: Doc}
+  OwnerDocsBySize: {query: Doc, where: [owner], sort: size}
+`
+
+// A widened number the accepted design's key still holds at its old
+// width (the target drops the pattern, and Doc's key leaves GSI1, which
+// Note keeps; the accepted design's readers read it until the migration
+// is done): a value only the new range allows is refused while the
+// migration runs (ErrNotYet, saying why), and written once it is done.
+func TestWidenedNumberRefusedUntilDone(t *testing.T) {
+	ctx := context.Background()
+	v1 := replaceOnce(t, sizesV1, "patterns:\n", `  Note:
+    id: [noteId]
+    attributes:
+      noteId: {type: string, maxLength: 40}
+      topic: {type: string, maxLength: 40}
+patterns:
+  NotesByTopic: {query: Note, where: [topic]}
+`)
+	v2 := replaceOnce(t, replaceOnce(t, v1, "max: 9999}", "max: 9999999}"), "  OwnerDocsBySize: {query: Doc, where: [owner], sort: size}\n", "")
+	lock := startMigration(t, v1, v2)
+	name := phaseTable(t, lock, map[string][]Values{"Doc": {{"docId": "d1", "owner": "ann", "size": 12}}})
+	rt := NewRollout(lock, client, name)
+	big := Values{"docId": "d2", "owner": "ann", "size": 5_000_000}
+	err := rt.Create(ctx, "Doc", big)
+	if !errors.Is(err, ErrNotYet) || !strings.Contains(err.Error(), "until the migration is done") {
+		t.Errorf("a size only the new range allows: %v, want ErrNotYet saying why", err)
+	}
+	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"size": 6_000_000}, With: Values{"owner": "ann"}}); !errors.Is(err, ErrNotYet) {
+		t.Errorf("an update to a size only the new range allows: %v, want ErrNotYet", err)
+	}
+	if err := rt.Create(ctx, "Doc", with(big, "size", 9999)); err != nil {
+		t.Errorf("a size both ranges allow: %v", err)
+	}
+	migrateAll(t, lock, name)
+	done := New(lock.Accepted, client, name)
+	if err := done.Create(ctx, "Doc", with(big, "docId", "d3")); err != nil {
+		t.Errorf("after the migration: %v", err)
+	}
+	for _, id := range []string{"d1", "d2", "d3"} {
+		if it, err := done.Get(ctx, "GetDoc", Params{"docId": id}); err != nil || it == nil {
+			t.Errorf("GetDoc(%s): %v, %v", id, it, err)
+		}
+	}
+}
+
+// migrateAll runs every phase of the lock's migration on the table as
+// keyplan migrate --apply-indexes does: the phase's indexes, its backfill
+// (verified), the lock advanced.
+func migrateAll(t testing.TB, lock *patterns.Lock, name string) {
+	t.Helper()
+	ctx := context.Background()
+	for lock.Migration != nil {
+		mg := lock.Migration
+		phase := mg.Phases[mg.Current]
+		if err := ApplyIndexes(ctx, engine, name, phase.Indexes); err != nil {
+			if engineName == enginepkg.Dynalite {
+				t.Skipf("dynalite applies no index change: %v", err)
+			}
+			t.Fatal(err)
+		}
+		if len(phase.Backfill) > 0 {
+			res := backfillPhase(t, lock, engine, name)
+			if !res.Verify.Verified {
+				t.Fatalf("phase %d not verified: %+v", mg.Current+1, res.Verify)
+			}
+		}
+		if err := lock.Advance(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -37,6 +37,12 @@ type rollout struct {
 	// than the target asks for (a wider returns): read through it, each
 	// item's other attributes come from the base table (complete).
 	short map[string]bool
+	// rekeyed are the accepted design's patterns that read an index on
+	// which the target writes another key for one of their entities (a
+	// number re-encoded at another width, in place): during the
+	// migration that index holds both, so the accepted plan cannot read
+	// it, and the pattern waits for the target's.
+	rekeyed map[string]bool
 }
 
 // NewRollout returns the runtime for a table deployed from a lock. During
@@ -74,10 +80,17 @@ func NewRollout(l *patterns.Lock, client Client, name string) *Table {
 			}
 		}
 	}
-	r.short = map[string]bool{}
+	r.short, r.rekeyed = map[string]bool{}, map[string]bool{}
 	for _, tp := range l.Migration.Target.Model().Patterns {
 		if ap := r.prev.m.Pattern(tp.Name); ap != nil && !r.returnsAll(tp, ap) {
 			r.short[tp.Name] = true
+		}
+	}
+	for _, ap := range r.prev.d.Patterns {
+		for _, e := range ap.Entities {
+			if r.keyedElsewise(e, ap.Index, t) {
+				r.rekeyed[ap.Name] = true
+			}
 		}
 	}
 	t.rollout = r
@@ -112,9 +125,71 @@ func (r *rollout) returnsAll(tp, ap *patterns.Pattern) bool {
 }
 
 // ready reports whether a pattern can be read now: through the target's
-// plan (its index complete), or through the accepted design's.
+// plan (its index complete), or through the accepted design's when the
+// index it reads holds only the accepted design's keys of its entities.
 func (r *rollout) ready(pattern string) bool {
-	return r.lock.ReadsTarget(pattern) || r.prev.d.Pattern(pattern) != nil
+	return r.lock.ReadsTarget(pattern) || r.prev.d.Pattern(pattern) != nil && !r.rekeyed[pattern]
+}
+
+// keyedElsewise reports whether the target writes, on an index, another
+// key of an accepted entity than the accepted design does: other
+// templates, or an attribute encoded otherwise (a number's width).
+func (r *rollout) keyedElsewise(entity, index string, t *Table) bool {
+	if index == patterns.Table {
+		return false
+	}
+	name := r.entityBack[entity]
+	if name == "" {
+		return false
+	}
+	ak, tk := r.prev.d.Entity(entity).Key(index), t.d.Entity(name).Key(index)
+	if ak == nil || tk == nil {
+		return false
+	}
+	ae, te := r.prev.m.Entity(entity), t.m.Entity(name)
+	same := func(a, b patterns.Template) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			x, y := a[i], b[i]
+			if x.Lit != y.Lit || x.Shards != y.Shards || (x.Attr == "") != (y.Attr == "") {
+				return false
+			}
+			if x.Attr == "" {
+				continue
+			}
+			if r.attrs[name][y.Attr] != x.Attr {
+				return false
+			}
+			if xa, ya := ae.Attr(x.Attr), te.Attr(y.Attr); xa.Type != ya.Type || !sameEncoding(xa, ya) {
+				return false
+			}
+		}
+		return true
+	}
+	return !same(ak.PK, tk.PK) || !same(ak.SK, tk.SK)
+}
+
+// sameEncoding reports whether two declarations of a key attribute write
+// its values alike in keys (a number's offset and width): the lowest
+// value of the first, and one more, encode the same under both.
+func sameEncoding(a, b *patterns.Attribute) bool {
+	if a.Type != patterns.TypeNumber && a.Type != patterns.TypeTTL {
+		return true
+	}
+	lo := int64(0)
+	if a.Min != nil {
+		lo = *a.Min
+	}
+	for _, v := range []int64{lo, lo + 1} {
+		x, err1 := a.EncodeKey(v)
+		y, err2 := b.EncodeKey(v)
+		if err1 != nil || err2 != nil || x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // toPrev renames values from the target's names to the accepted design's
