@@ -61,7 +61,7 @@ func replans(d *Design) error {
 	if bad := again.Errors(); len(bad) > 0 {
 		return fmt.Errorf("its plan has an error: [%s] %s: %s", bad[0].ID, bad[0].Subject, bad[0].Message)
 	}
-	return sameJSON("", locked(d), locked(again))
+	return sameJSON("", lockedDesign{d}, lockedDesign{again})
 }
 
 // samePhases compares recorded phases with derived ones.

@@ -386,7 +386,7 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 			return res, err
 		}
 	}
-	v, err := r.Verify(ctx, c, VerifyOptions{Segments: o.Segments, PageSize: o.PageSize, MaxRCU: o.MaxRCU})
+	v, err := r.Verify(ctx, c, VerifyOptions{Segments: o.Segments, PageSize: o.PageSize, MaxRCU: o.MaxRCU, Progress: o.Progress, ProgressEvery: o.ProgressEvery})
 	res.Verify = v
 	if v != nil {
 		if r.DryRun {
@@ -532,6 +532,12 @@ func (r *Rekeyer) rewriteAll(ctx context.Context, c BackfillClient, o BackfillOp
 
 // report calls progress every interval until the returned stop is called.
 func (r *Rekeyer) report(progress func(BackfillProgress), every time.Duration, before CheckpointStats) (stop func()) {
+	return reportEvery(r.Snapshot, progress, every, before)
+}
+
+// reportEvery calls progress with snapshot's counts every interval until
+// the returned stop is called.
+func reportEvery(snapshot func() CheckpointStats, progress func(BackfillProgress), every time.Duration, before CheckpointStats) (stop func()) {
 	start := time.Now()
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -543,7 +549,7 @@ func (r *Rekeyer) report(progress func(BackfillProgress), every time.Duration, b
 			case <-done:
 				return
 			case <-tick.C:
-				progress(BackfillProgress{Stats: r.Snapshot(), Before: before, Elapsed: time.Since(start)})
+				progress(BackfillProgress{Stats: snapshot(), Before: before, Elapsed: time.Since(start)})
 			}
 		}
 	}()

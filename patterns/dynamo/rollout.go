@@ -104,7 +104,7 @@ func NewRollout(l *patterns.Lock, client Client, name string) *Table {
 // pattern's.
 func (r *rollout) returnsAll(tp, ap *patterns.Pattern) bool {
 	pp := r.prev.d.Pattern(ap.Name)
-	if pp == nil || pp.Index == patterns.Table || len(ap.Returns) == 0 {
+	if pp == nil || pp.Index == patterns.BaseIndex || len(ap.Returns) == 0 {
 		return true
 	}
 	if len(tp.Returns) == 0 {
@@ -135,7 +135,7 @@ func (r *rollout) ready(pattern string) bool {
 // key of an accepted entity than the accepted design does: other
 // templates, or an attribute encoded otherwise (a number's width).
 func (r *rollout) keyedElsewise(entity, index string, t *Table) bool {
-	if index == patterns.Table {
+	if index == patterns.BaseIndex {
 		return false
 	}
 	name := r.entityBack[entity]

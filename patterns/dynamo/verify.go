@@ -193,6 +193,10 @@ type VerifyOptions struct {
 	PageSize int32
 	// MaxRCU caps the read capacity the Scan uses per second (0: none).
 	MaxRCU float64
+	// Progress, when set, is called every ProgressEvery with the counts
+	// so far (Scanned, Unchanged, Skipped, Pending, Failed).
+	Progress      func(BackfillProgress)
+	ProgressEvery time.Duration
 }
 
 // VerifyResult is what a verifying scan found: counts over the whole
@@ -317,6 +321,21 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 			res.Resumed = true
 		}
 	}
+	// The counts so far, for progress reports (resumed segments' too).
+	var live RekeyStats
+	for _, rec := range recs {
+		live.Scanned.Add(rec.scanned)
+		live.Unchanged.Add(rec.unchanged)
+		live.Skipped.Add(rec.skipped)
+		live.Pending.Add(rec.pending)
+		live.Failed.Add(rec.failed)
+	}
+	if o.Progress != nil && o.ProgressEvery > 0 {
+		snapshot := func() CheckpointStats {
+			return CheckpointStats{Scanned: live.Scanned.Load(), Unchanged: live.Unchanged.Load(), Skipped: live.Skipped.Load(), Pending: live.Pending.Load(), Failed: live.Failed.Load()}
+		}
+		defer reportEvery(snapshot, o.Progress, o.ProgressEvery, snapshot())()
+	}
 	var mu sync.Mutex
 	example := func(s string) {
 		mu.Lock()
@@ -359,18 +378,23 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 						continue
 					}
 					rec.scanned++
+					live.Scanned.Add(1)
 					rw, ours, err := r.plan(item)
 					switch {
 					case err != nil:
 						rec.failed++
+						live.Failed.Add(1)
 						example(fmt.Sprintf("item %s: %v", keyText(r.rt.d, item), err))
 					case rw != nil:
 						rec.pending++
+						live.Pending.Add(1)
 						example(fmt.Sprintf("item %s (%s) still needs %s", keyText(r.rt.d, item), rw.Entity, rewriteText(rw)))
 					case ours:
 						rec.unchanged++
+						live.Unchanged.Add(1)
 					default:
 						rec.skipped++
+						live.Skipped.Add(1)
 					}
 				}
 				rec.next = out.LastEvaluatedKey
