@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,37 @@ func TestHandEditedLocksAreRefused(t *testing.T) {
 				t.Errorf("got %v, want an error naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// An entity given two new GSIs in one edit is backfilled after each: the
+// first phase writes only the keys of the GSIs it has, so the second
+// GSI's phase backfills the entity again (its keys there).
+func TestEachNewIndexBackfillsItsEntities(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	v2 := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	d2 := planModel(t, v2, lock)
+	df := patterns.Compare(lock, d2)
+	var created int
+	for i, p := range df.Phases {
+		if len(p.Create) == 0 {
+			continue
+		}
+		created++
+		ix := d2.Index(p.Create[0])
+		for _, e := range ix.Entities {
+			if !slices.Contains(p.Backfill, e) {
+				t.Errorf("phase %d creates %s, which holds %s, and does not backfill it (%s)", i+1, ix.Name, e, p)
+			}
+		}
+	}
+	if created != 2 {
+		t.Fatalf("%d GSIs created, want 2: %v", created, df.Phases)
 	}
 }

@@ -634,3 +634,32 @@ func migrateAll(t testing.TB, lock *patterns.Lock, name string) {
 		}
 	}
 }
+
+// An entity given two new GSIs at once gets its keys on both: each new
+// GSI's phase backfills the entities it holds, not only the first.
+func TestTwoNewIndexesOfOneEntityAreBothBackfilled(t *testing.T) {
+	v2 := helpV1[:indexOf(helpV1, "writes:")] + "  TicketsByStatus: {query: Ticket, where: [status], sort: openedAt}\n  TicketsBySubject: {query: Ticket, where: [subject]}\n" + helpV1[indexOf(helpV1, "writes:"):]
+	lock := startMigration(t, helpV1, v2)
+	var created []string
+	for _, p := range lock.Migration.Phases {
+		created = append(created, p.Create...)
+	}
+	if len(created) != 2 {
+		t.Fatalf("phases %+v: want two GSIs created", lock.Migration.Phases)
+	}
+	var tickets []Values
+	for i := range 30 {
+		tickets = append(tickets, helpTicket(fmt.Sprintf("t%d", i), "alice"))
+	}
+	name := phaseTable(t, lock, map[string][]Values{"Ticket": tickets})
+	migrateAll(t, lock, name)
+	done := New(lock.Accepted, client, name)
+	if got := ids(t, done, "TicketsByStatus", Params{"status": "OPEN"}, "ticketId"); len(got) != 30 {
+		t.Errorf("TicketsByStatus(OPEN): %d tickets, want 30", len(got))
+	}
+	for _, tk := range tickets {
+		if got := ids(t, done, "TicketsBySubject", Params{"subject": tk["subject"]}, "ticketId"); !slices.Equal(got, []string{tk["ticketId"].(string)}) {
+			t.Errorf("TicketsBySubject(%s): %v", tk["subject"], got)
+		}
+	}
+}
