@@ -172,17 +172,13 @@ func (l *Lock) Bytes() ([]byte, error) {
 }
 
 // WriteFile replaces a lock file with the lock's bytes atomically (a
-// crash leaves the old file, never half of one).
+// crash leaves the old file, never half of one; WriteFileAtomic).
 func (l *Lock) WriteFile(path string) error {
 	b, err := l.Bytes()
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return WriteFileAtomic(path, b, 0o644)
 }
 
 // NewLock records a design as deployed.

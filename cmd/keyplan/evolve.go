@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
@@ -80,13 +79,4 @@ func lock(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: up to date\n", path)
 	}
 	return exitClean
-}
-
-// writeAtomic replaces a file atomically (a crash leaves the old one).
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }

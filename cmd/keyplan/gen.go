@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/gen"
 )
 
@@ -32,14 +33,14 @@ func generate(args []string, stdout, stderr io.Writer) int {
 	if *pkg == "" || *out == "" {
 		return fail(stderr, exitUsage, "keyplan gen go: --package and --out are required")
 	}
-	d, code := design(file, stderr)
+	d, lock, code := designAndLock(file, stderr)
 	if d == nil {
 		return code
 	}
 	if findings(d.Diagnostics, false) != exitClean {
 		return fail(stderr, exitFindings, "keyplan gen go: %s has errors (keyplan check %s): no code is generated from a design that fails its checks", file, file)
 	}
-	src, err := gen.Go(d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file)})
+	src, err := gen.Go(d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file), Lock: lock})
 	if err != nil {
 		return fail(stderr, exitUsage, "keyplan gen go: %s: %v", file, err)
 	}
@@ -47,7 +48,7 @@ func generate(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, exitUsage, "keyplan gen go: %v", err)
 	}
 	path := filepath.Join(*out, genFile)
-	if err := writeAtomic(path, src); err != nil {
+	if err := patterns.WriteFileAtomic(path, src, 0o644); err != nil {
 		return fail(stderr, exitUsage, "keyplan gen go: %v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (package %s, %d bytes)\n", path, *pkg, len(src))

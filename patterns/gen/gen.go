@@ -244,7 +244,7 @@ func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
 func (g *gen) embed(o Options) error {
 	if o.Lock != nil {
 		if !o.Lock.Accepts(g.d) {
-			return fmt.Errorf("the lock %s has not accepted this design: keyplan diff shows the change, keyplan lock accepts it", o.Lock.Source())
+			return fmt.Errorf("its lock %s has not accepted the model's design (no table has it, and no code is generated for it): keyplan diff shows the change, keyplan lock accepts it", o.Lock.Source())
 		}
 		raw, err := o.Lock.Bytes()
 		if err != nil {
