@@ -27,10 +27,15 @@ func (l *Lock) Check() error {
 	if mg := l.Migration; mg != nil {
 		check("target", mg.Target)
 		want := compareDesigns(l.Accepted, mg.Target)
-		if bad := want.Errors(); len(bad) > 0 {
+		switch bad := want.Errors(); {
+		case len(bad) > 0:
 			errs = append(errs, fmt.Errorf("its migration is one keyplan lock refuses: [%s] %s: %s", bad[0].ID, bad[0].Subject, bad[0].Message))
-		} else if err := samePhases(mg.Phases, want.Phases); err != nil {
-			errs = append(errs, fmt.Errorf("its migration's phases are not those from its accepted design to its target: %w", err))
+		case olderPhases(mg.Phases, want.Phases):
+			errs = append(errs, fmt.Errorf("%w: its migration's phases backfill less than keyplan derives (%s): keyplan lock re-derives them, keeping the phase it is at", ErrOlderPhases, phasesText(want.Phases)))
+		default:
+			if err := samePhases(mg.Phases, want.Phases); err != nil {
+				errs = append(errs, fmt.Errorf("its migration's phases are not those from its accepted design to its target: %w", err))
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -38,9 +43,84 @@ func (l *Lock) Check() error {
 		if src == "" {
 			src = "the lock"
 		}
-		return &DesignError{src, strings.ReplaceAll(err.Error(), "\n", "; ") + ": restore the lock from version control (keyplan writes locks: never edit or merge one by hand)"}
+		if len(errs) == 1 && errors.Is(errs[0], ErrOlderPhases) {
+			return &LockError{DesignError{src, errs[0].Error()}, true}
+		}
+		return &LockError{DesignError{src, strings.ReplaceAll(err.Error(), "\n", "; ") + ": restore the lock from version control (keyplan writes locks: never edit or merge one by hand)"}, false}
 	}
 	return nil
+}
+
+// ErrOlderPhases: a migration's phases are those an older keyplan
+// derived: the same deploys, with fewer backfills (before every new GSI's
+// phase backfilled its entities). Lock.Rederive updates them.
+var ErrOlderPhases = errors.New("phases of an older keyplan")
+
+// LockError is a lock that disagrees with what it derives from (it
+// matches ErrDesign, and ErrOlderPhases when Older).
+type LockError struct {
+	DesignError
+	// Older: the only difference is phases an older keyplan derived,
+	// which Rederive updates.
+	Older bool
+}
+
+// Is makes a LockError match ErrDesign, and ErrOlderPhases when Older.
+func (e *LockError) Is(target error) bool {
+	return target == ErrDesign || e.Older && target == ErrOlderPhases
+}
+
+// Rederive replaces a migration's phases by those keyplan derives when
+// they are an older keyplan's (ErrOlderPhases: the same deploys, fewer
+// backfills); the phase the migration is at stays. It reports whether it
+// changed the lock.
+func (l *Lock) Rederive() bool {
+	mg := l.Migration
+	if mg == nil {
+		return false
+	}
+	want := compareDesigns(l.Accepted, mg.Target)
+	if len(want.Errors()) > 0 || !olderPhases(mg.Phases, want.Phases) {
+		return false
+	}
+	mg.Phases = want.Phases
+	return true
+}
+
+// PhaseName names the migration's current phase: "phase 2 of 3".
+func (mg *Migration) PhaseName() string {
+	return fmt.Sprintf("phase %d of %d", mg.Current+1, len(mg.Phases))
+}
+
+// String says where a migration is and what its phases deploy: "at
+// phase 2 of 3: 1. create GSI3; backfill Order, 2. …".
+func (mg *Migration) String() string {
+	var ps []string
+	for i, p := range mg.Phases {
+		ps = append(ps, fmt.Sprintf("%d. %s", i+1, p))
+	}
+	return fmt.Sprintf("at phase %d of %d: %s", mg.Current+1, len(mg.Phases), strings.Join(ps, ", "))
+}
+
+// olderPhases reports whether recorded phases are derived ones with some
+// backfills missing (and nothing else different).
+func olderPhases(got, want []*Phase) bool {
+	if len(got) != len(want) || samePhases(got, want) == nil {
+		return false
+	}
+	for i := range got {
+		g, w := *got[i], *want[i]
+		for _, e := range g.Backfill {
+			if !slices.Contains(w.Backfill, e) {
+				return false
+			}
+		}
+		g.Backfill = w.Backfill
+		if sameJSON("", &g, &w) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // replans reports how a design differs from the plan of its model with

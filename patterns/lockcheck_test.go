@@ -137,9 +137,9 @@ func TestHandEditedLocksAreRefused(t *testing.T) {
 		{"a migration's target from another branch", func(doc map[string]any) {
 			obj(doc, "migration")["phases"] = []any{}
 		}, ""},
-		{"a phase's backfill dropped", func(doc map[string]any) {
+		{"a phase's backfill dropped (as an older keyplan left it)", func(doc map[string]any) {
 			obj(doc, "migration", "phases", 0)["backfill"] = []any{}
-		}, "phase 1.backfill"},
+		}, "backfill less than keyplan derives"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -180,5 +180,107 @@ func TestEachNewIndexBackfillsItsEntities(t *testing.T) {
 	}
 	if created != 2 {
 		t.Fatalf("%d GSIs created, want 2: %v", created, df.Phases)
+	}
+}
+
+// A lock whose phases an older keyplan derived (the same deploys, a
+// backfill missing: before every new GSI's phase backfilled its
+// entities) is refused by Check, and Rederive restores the backfill,
+// keeping the phase the migration is at; a lock that differs otherwise
+// is not re-derived.
+func TestRederiveOlderPhases(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	v2 := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatal(err)
+	}
+	lock.Advance() // phase 1 done
+	older, err := tamper(t, lock, func(doc map[string]any) {
+		obj(doc, "migration", "phases", 1)["backfill"] = []any{}
+	})
+	if !errors.Is(err, patterns.ErrOlderPhases) || !errors.Is(err, patterns.ErrDesign) {
+		t.Fatalf("an older keyplan's phases: %v", err)
+	}
+	if !older.Rederive() || older.Check() != nil || older.Migration.Current != 1 || !slices.Equal(older.Migration.Phases[1].Backfill, []string{"Order"}) {
+		t.Errorf("re-derived: %v, phase %d, %+v", older.Check(), older.Migration.Current, older.Migration.Phases[1])
+	}
+	other, err := tamper(t, lock, func(doc map[string]any) {
+		obj(doc, "migration", "phases", 1)["ttl"] = "total"
+	})
+	if err == nil || errors.Is(err, patterns.ErrOlderPhases) || other.Rederive() {
+		t.Errorf("a phase's TTL edited: %v", err)
+	}
+}
+
+// One lock, two environments: each phase is verified by staging, then
+// prod, and only then does the lock advance; prod cannot go first, an
+// environment the lock does not name is refused, and the lock as written
+// reads back (with a hand edit claiming an order it never had refused).
+func TestEnvironmentsAdvanceInLockstep(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	if err := lock.SetEnvironments([]string{"staging", "prod"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"Prod"}, {"a", "a"}, {""}} {
+		if err := patterns.NewLock(lock.Accepted).SetEnvironments(bad); err == nil {
+			t.Errorf("environments %q accepted", bad)
+		}
+	}
+	v2 := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatal(err)
+	}
+	if err := lock.SetEnvironments([]string{"prod"}); err == nil {
+		t.Error("environments changed during a migration")
+	}
+	phases := len(lock.Migration.Phases)
+	for phase := range phases {
+		if _, err := lock.Verify("prod"); !errors.Is(err, patterns.ErrNotItsTurn) {
+			t.Fatalf("phase %d: prod before staging: %v", phase+1, err)
+		}
+		if _, err := lock.Verify("qa"); err == nil {
+			t.Fatal("an environment the lock does not name verified a phase")
+		}
+		if adv, err := lock.Verify("staging"); adv || err != nil || lock.Migration.Current != phase {
+			t.Fatalf("phase %d: staging: advanced %v, %v", phase+1, adv, err)
+		}
+		if adv, err := lock.Verify("staging"); adv || err != nil {
+			t.Fatalf("phase %d: staging again: advanced %v, %v", phase+1, adv, err)
+		}
+		back := evolvetest.RoundTrip(t, lock)
+		if got := back.Next(); got != "prod" {
+			t.Fatalf("phase %d: next %q, want prod", phase+1, got)
+		}
+		adv, err := lock.Verify("prod")
+		if !adv || err != nil {
+			t.Fatalf("phase %d: prod: advanced %v, %v", phase+1, adv, err)
+		}
+		if phase+1 < phases && (lock.Migration == nil || lock.Migration.Current != phase+1 || len(lock.Migration.Verified) != 0) {
+			t.Fatalf("after phase %d: %+v", phase+1, lock.Migration)
+		}
+	}
+	if lock.Migration != nil {
+		t.Fatal("the migration is not over after prod verified its last phase")
+	}
+	// A lock claiming prod verified before staging is refused.
+	lock2 := patterns.NewLock(planModel(t, v1, nil))
+	lock2.SetEnvironments([]string{"staging", "prod"})
+	lock2.Apply(d2, patterns.Compare(lock2, d2))
+	if _, err := tamper(t, lock2, func(doc map[string]any) { obj(doc, "migration")["verified"] = []any{"prod"} }); err == nil || !strings.Contains(err.Error(), "prod before staging") {
+		t.Errorf("prod verified before staging, by hand: %v", err)
 	}
 }

@@ -40,16 +40,21 @@ func diff(args []string, stdout, stderr io.Writer) int {
 
 func lock(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lock", flag.ContinueOnError)
+	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
 	file, code := parse(fs, args, stdout, stderr)
 	if code >= 0 {
 		return code
+	}
+	if err := rederive(file, stdout); err != nil {
+		return fail(stderr, exitUsage, "keyplan lock: %v", err)
 	}
 	d, lk, code := designAndLock(file, stderr)
 	if d == nil {
 		return code
 	}
 	path := patterns.LockPath(file)
-	if lk == nil {
+	first := lk == nil
+	if first {
 		if errs := d.Errors(); len(errs) > 0 {
 			for _, x := range errs {
 				fmt.Fprintln(stderr, x)
@@ -57,6 +62,11 @@ func lock(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, exitFindings, "keyplan lock: the design has %d error(s); %s not written", len(errs), path)
 		}
 		lk = patterns.NewLock(d)
+	}
+	if err := lk.SetEnvironments(patterns.ListFlag(*envs, lk.Environments)); err != nil {
+		return fail(stderr, exitUsage, "keyplan lock: --environments: %v", err)
+	}
+	if first {
 		if err := lk.WriteFile(path); err != nil {
 			return fail(stderr, exitUsage, "keyplan lock: %v", err)
 		}
@@ -79,4 +89,16 @@ func lock(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: up to date\n", path)
 	}
 	return exitClean
+}
+
+// rederive updates a lock whose phases an older keyplan derived
+// (patterns.Lock.Rederive), keeping the phase its migration is at.
+func rederive(file string, stdout io.Writer) error {
+	path := patterns.LockPath(file)
+	lk, err := patterns.LoadLock(path)
+	if err != nil || lk == nil || !lk.Rederive() {
+		return nil
+	}
+	fmt.Fprintf(stdout, "%s: the migration's phases re-derived (an older keyplan backfilled less): %s\n", path, lk.Migration)
+	return lk.WriteFile(path)
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
@@ -24,12 +23,12 @@ import (
 
 // migrateFlags are keyplan migrate's options.
 type migrateFlags struct {
-	file, endpoint, table, checkpoint string
-	segments                          int
-	maxWCU                            float64
-	pageSize                          int
-	applyIndexes, verify              bool
-	progress                          time.Duration
+	file, endpoint, table, checkpoint, env string
+	segments                               int
+	maxWCU, maxRCU                         float64
+	pageSize                               int
+	applyIndexes, verify                   bool
+	progress                               time.Duration
 }
 
 func migrate(args []string, stdout, stderr io.Writer) int {
@@ -39,6 +38,8 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.table, "table", "", "the table's physical name (required)")
 	fs.IntVar(&o.segments, "segments", 0, "parallel Scan segments (default: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.maxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
+	fs.Float64Var(&o.maxRCU, "max-rcu", 0, "read capacity units per second the scans (backfill and verification) may use (default: no limit)")
+	fs.StringVar(&o.env, "environment", "", "the environment the table is, when the lock names several (keyplan lock --environments)")
 	fs.IntVar(&o.pageSize, "page-size", dynamo.DefaultPageSize, "items per Scan page (a checkpoint is written after each)")
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
 	fs.BoolVar(&o.applyIndexes, "apply-indexes", false, "create and delete the phase's GSIs with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
@@ -61,7 +62,7 @@ func migrate(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	client, err := migrateClient(ctx, o.endpoint)
+	client, err := localengine.LongClient(ctx, o.endpoint, dynamo.PatientRetries)
 	if err != nil {
 		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
 	}
@@ -86,6 +87,8 @@ func (o *migrateFlags) problem() string {
 		return fmt.Sprintf("--segments %d: expected 1 to 1000000", o.segments)
 	case dynamo.CheckMaxWCU(o.maxWCU) != nil:
 		return fmt.Sprintf("--max-wcu %v", dynamo.CheckMaxWCU(o.maxWCU))
+	case dynamo.CheckMaxWCU(o.maxRCU) != nil:
+		return fmt.Sprintf("--max-rcu %v", dynamo.CheckMaxWCU(o.maxRCU))
 	case o.pageSize < 1 || o.pageSize > 10000:
 		return fmt.Sprintf("--page-size %d: expected 1 to 10000", o.pageSize)
 	}
@@ -113,15 +116,16 @@ func (o *migrateFlags) migration(stderr io.Writer) (*patterns.Lock, int) {
 	return nil, exitUsage
 }
 
-// phaseName names the lock's current phase: "phase 2 of 3".
-func phaseName(lk *patterns.Lock) string {
-	return fmt.Sprintf("phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases))
-}
-
 // phase waits for the table to be at the lock's current phase, then
 // backfills it (or verifies it); exit 0 when every item is as it needs.
 func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patterns.Lock, stdout, stderr io.Writer) int {
-	name, phase := phaseName(lk), lk.Migration.Phases[lk.Migration.Current]
+	name, phase := lk.Migration.PhaseName(), lk.Migration.Phases[lk.Migration.Current]
+	if skip, err := dynamo.TurnOf(ctx, c, lk, o.table, o.env); err != nil || skip {
+		if err != nil {
+			return fail(stderr, exitUsage, "keyplan migrate: %s, %s: %v", o.table, name, err)
+		}
+		return exitClean // verified there already: advance says what waits
+	}
 	t, err := dynamo.PhaseReady(ctx, c, o.table, lk, dynamo.PhaseOptions{Apply: o.applyIndexes, Log: func(msg string) { fmt.Fprintln(stderr, msg) }})
 	if err != nil {
 		fmt.Fprintf(stderr, "keyplan migrate: %s, %s: %v\n", o.table, name, err)
@@ -142,7 +146,7 @@ func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patter
 		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
 	}
 	r.DryRun = o.verify
-	opts := dynamo.BackfillOptions{Segments: o.segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint,
+	opts := dynamo.BackfillOptions{Segments: o.segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, MaxRCU: o.maxRCU, Checkpoint: o.checkpoint,
 		Progress: func(p dynamo.BackfillProgress) { fmt.Fprintln(stderr, p.Line(aws.ToInt64(t.ItemCount))) }, ProgressEvery: o.progress}
 	if opts.Segments == 0 {
 		opts.Segments = dynamo.SegmentsFor(t, o.checkpoint)
@@ -151,7 +155,7 @@ func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patter
 		opts.Checkpoint = ""
 	}
 	fmt.Fprintf(stdout, "%s: %s %s (%s) of %s with %d segment(s)%s\n", name, map[bool]string{false: "backfilling", true: "verifying"}[o.verify],
-		strings.Join(phase.Backfill, ", "), phase, o.table, opts.Segments, limitText(o.maxWCU))
+		strings.Join(phase.Backfill, ", "), phase, o.table, opts.Segments, opts.Limits())
 	start := time.Now()
 	res, err := r.Backfill(ctx, c, opts)
 	if res != nil {
@@ -185,7 +189,7 @@ func (o *migrateFlags) outcome(ctx context.Context, name string, res *dynamo.Bac
 // migrate goes on with the next phase (--apply-indexes).
 func (o *migrateFlags) advance(lk *patterns.Lock, stdout, stderr io.Writer) (code int, more bool) {
 	lockPath := patterns.LockPath(o.file)
-	err := lk.Advance()
+	advanced, err := lk.Verify(o.env)
 	if err == nil {
 		err = lk.WriteFile(lockPath)
 	}
@@ -193,36 +197,18 @@ func (o *migrateFlags) advance(lk *patterns.Lock, stdout, stderr io.Writer) (cod
 		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
 		return exitUsage, false
 	}
+	if !advanced {
+		fmt.Fprintf(stdout, "%s: %s has verified %s; the lock advances once %s has (commit the lock; there, cdk deploy and keyplan migrate %s --environment %s)\n", lockPath, o.env, lk.Migration.PhaseName(), lk.Next(), o.file, lk.Next())
+		return exitClean, false
+	}
 	if lk.Migration == nil {
 		fmt.Fprintf(stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, o.table)
 		return exitClean, false
 	}
-	fmt.Fprintf(stdout, "%s: at %s (%s)\n", lockPath, phaseName(lk), lk.Migration.Phases[lk.Migration.Current])
-	if !o.applyIndexes {
-		fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", o.file, o.table)
+	fmt.Fprintf(stdout, "%s: at %s (%s)\n", lockPath, lk.Migration.PhaseName(), lk.Migration.Phases[lk.Migration.Current])
+	more = o.applyIndexes && lk.Next() == o.env
+	if !more {
+		fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s %s\n", o.file, lk.NextRun(o.table))
 	}
-	return exitClean, o.applyIndexes
-}
-
-// migrateClient is a client for a long backfill: an endpoint's (local
-// engines), or AWS's with the default credential chain and region.
-func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
-	if endpoint != "" {
-		return dynamodb.New(localengine.Client(endpoint, 0).Options(), dynamo.PatientRetries), nil
-	}
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
-	}
-	return dynamodb.NewFromConfig(cfg, dynamo.PatientRetries), nil
-}
-
-func limitText(wcu float64) string {
-	if wcu == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", at most %g WCU/s", wcu)
+	return exitClean, more
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -153,4 +155,21 @@ func (c *Conn) Log() string {
 		return ""
 	}
 	return c.srv.Log()
+}
+
+// LongClient is a client for a long run (keyplan migrate's backfill), with
+// opts (the retries it takes): an endpoint's (local engines), or AWS's
+// with the default credential chain and region.
+func LongClient(ctx context.Context, endpoint string, opts ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	if endpoint != "" {
+		return dynamodb.New(Client(endpoint, 0).Options(), opts...), nil
+	}
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
+	}
+	return dynamodb.NewFromConfig(cfg, opts...), nil
 }

@@ -165,16 +165,16 @@ func bookKey(d *patterns.Design, sk string) map[string]types.AttributeValue {
 }
 
 // MigrationDigest identifies a lock's migration whatever its current
-// phase (the accepted design, the target and the phases): the table's
-// bookkeeping is keyed by it.
+// phase and whichever environments verified it (the accepted design, the
+// target and the phases): the table's bookkeeping is keyed by it.
 func MigrationDigest(l *patterns.Lock) (string, error) {
 	if l.Migration == nil {
 		return "", ErrNoMigration
 	}
 	cp := *l
 	mg := *l.Migration
-	mg.Current = 0
-	cp.Migration = &mg
+	mg.Current, mg.Verified = 0, nil
+	cp.Migration, cp.Environments = &mg, nil
 	b, err := cp.Bytes()
 	if err != nil {
 		return "", err
