@@ -99,6 +99,7 @@ test-scale: deps
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
 	done
 
 ## bench: the planner benchmarks, and the runtime's requests next to the
