@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/internal/atomicfile"
 )
 
 // LockFormat is the version of a lock file's JSON form.
@@ -182,13 +184,13 @@ func (l *Lock) Bytes() ([]byte, error) {
 }
 
 // WriteFile replaces a lock file with the lock's bytes atomically (a
-// crash leaves the old file, never half of one; WriteFileAtomic).
+// crash leaves the old file, never half of one; atomicfile.WriteFile).
 func (l *Lock) WriteFile(path string) error {
 	b, err := l.Bytes()
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, b, 0o644)
+	return atomicfile.WriteFile(path, b, 0o644)
 }
 
 // NewLock records a design as deployed.

@@ -9,85 +9,79 @@ import (
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
-func diff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	format := fs.String("format", string(report.Text), "output format: "+formatList(report.DiffFormats()))
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	f, err := report.ParseFormat(*format, report.DiffFormats())
-	if err != nil {
-		return fail(stderr, exitUsage, "keyplan diff: %v", err)
-	}
-	d, lock, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	if lock == nil {
-		fmt.Fprintf(stderr, "keyplan diff: %s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it\n", file, patterns.LockPath(file))
-		lock = patterns.NewLock(d)
-	}
-	df := patterns.Compare(lock, d)
-	if err := report.WriteDiff(stdout, file, df, f); err != nil {
-		return fail(stderr, exitUsage, "keyplan diff: %v", err)
-	}
-	if !df.Safe {
-		return exitFindings
-	}
-	return exitClean
-}
-
-func lock(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lock", flag.ContinueOnError)
-	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if err := rederive(file, stdout); err != nil {
-		return fail(stderr, exitUsage, "keyplan lock: %v", err)
-	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	path := patterns.LockPath(file)
-	first := lk == nil
-	if first {
-		if errs := d.Errors(); len(errs) > 0 {
-			for _, x := range errs {
-				fmt.Fprintln(stderr, x)
-			}
-			return fail(stderr, exitFindings, "keyplan lock: the design has %d error(s); %s not written", len(errs), path)
+func diff(fs *flag.FlagSet) func(*call) int {
+	format := formatFlag(fs, report.DiffFormats())
+	return func(c *call) int {
+		file := c.file()
+		d, lock := c.open(file)
+		if d == nil {
+			return exitUsage
 		}
-		lk = patterns.NewLock(d)
-	}
-	if err := lk.SetEnvironments(patterns.ListFlag(*envs, lk.Environments)); err != nil {
-		return fail(stderr, exitUsage, "keyplan lock: --environments: %v", err)
-	}
-	if first {
-		if err := lk.WriteFile(path); err != nil {
-			return fail(stderr, exitUsage, "keyplan lock: %v", err)
+		if lock == nil {
+			c.note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
+			lock = patterns.NewLock(d)
 		}
-		fmt.Fprintf(stdout, "%s: written (the design as first deployed)\n", path)
+		df := patterns.Compare(lock, d)
+		if err := report.WriteDiff(c.stdout, file, df, *format); err != nil {
+			return c.fail(exitUsage, "%v", err)
+		}
+		if !df.Safe {
+			return exitFindings
+		}
 		return exitClean
 	}
-	df := patterns.Compare(lk, d)
-	if err := lk.Apply(d, df); err != nil {
-		_ = report.WriteDiff(stderr, file, df, report.Text)
-		return fail(stderr, exitFindings, "keyplan lock: %s untouched: %v", path, err)
+}
+
+func lock(fs *flag.FlagSet) func(*call) int {
+	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
+	return func(c *call) int {
+		file := c.file()
+		if err := rederive(file, c.stdout); err != nil {
+			return c.fail(exitUsage, "%v", err)
+		}
+		d, lk := c.open(file)
+		if d == nil {
+			return exitUsage
+		}
+		path := patterns.LockPath(file)
+		first := lk == nil
+		if first {
+			if c.errors(d, "%s not written", path) > 0 {
+				return exitFindings
+			}
+			lk = patterns.NewLock(d)
+		}
+		if err := lk.SetEnvironments(patterns.ListFlag(*envs, lk.Environments)); err != nil {
+			return c.fail(exitUsage, "--environments: %v", err)
+		}
+		if first {
+			return c.writeLock(lk, path, "written (the design as first deployed)")
+		}
+		df := patterns.Compare(lk, d)
+		if err := lk.Apply(d, df); err != nil {
+			_ = report.WriteDiff(c.stderr, file, df, report.Text)
+			if n := len(df.Errors()); n > 0 { // listed above
+				return c.fail(exitFindings, "%s untouched: refused, %d error(s)", path, n)
+			}
+			return c.fail(exitFindings, "%s untouched: %v", path, err)
+		}
+		if lk.Migration == nil {
+			return c.writeLock(lk, path, "up to date")
+		}
+		code := c.writeLock(lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
+		if code == exitClean {
+			_ = report.WriteDiff(c.stdout, file, df, report.Text)
+		}
+		return code
 	}
+}
+
+// writeLock writes the lock file and says what it now records.
+func (c *call) writeLock(lk *patterns.Lock, path, says string) int {
 	if err := lk.WriteFile(path); err != nil {
-		return fail(stderr, exitUsage, "keyplan lock: %v", err)
+		return c.fail(exitUsage, "%v", err)
 	}
-	switch {
-	case lk.Migration != nil:
-		fmt.Fprintf(stdout, "%s: migration at phase %d of %d\n", path, lk.Migration.Current+1, len(lk.Migration.Phases))
-		_ = report.WriteDiff(stdout, file, df, report.Text)
-	default:
-		fmt.Fprintf(stdout, "%s: up to date\n", path)
-	}
+	fmt.Fprintf(c.stdout, "%s: %s\n", path, says)
 	return exitClean
 }
 

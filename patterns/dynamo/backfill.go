@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -209,7 +210,7 @@ func (c *Checkpoint) write(path string) error {
 	if err != nil {
 		return err
 	}
-	return patterns.WriteFileAtomic(path, append(b, '\n'), 0o644)
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // ResumeJSON is a Scan's resume key (the table's string PK and SK) as

@@ -1,0 +1,158 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// MigrateClient is what Migrate needs of DynamoDB: the table's indexes
+// (PhaseReady) and its items (a backfill).
+type MigrateClient interface {
+	IndexAdmin
+	BackfillClient
+}
+
+// MigrateOptions say how Migrate runs a migration.
+type MigrateOptions struct {
+	// Apply brings the table's GSIs to each phase itself (PhaseOptions:
+	// local engines; on AWS, cdk deploy does it) and goes on through
+	// every phase.
+	// Default: the lock's current phase alone, on a table already at it.
+	Apply bool
+	// Environment is the environment the table is, when the lock names
+	// several (patterns.Lock.Environments): the table is checked to be
+	// the lock's (TurnOf), the phase runs in the environments' order, and
+	// the lock advances once every environment has verified it (Apply
+	// then stops: the next environment's table is another).
+	// Default: the lock names none.
+	Environment string
+	// Verify writes nothing: it checks that every item is as the phase
+	// needs (after the construct's backfill job ran); the lock advances if
+	// so. The checkpoint is not used.
+	Verify bool
+	// Backfill tunes the backfill.
+	// Default: Segments from the table (SegmentsFor), progress through Log.
+	Backfill BackfillOptions
+	// Save records the lock once a phase is done (Lock.WriteFile, say).
+	// Default: the lock is advanced in memory only.
+	Save func(*patterns.Lock) error
+	// Say is told each step a person follows (what a phase backfills, how
+	// the backfill ended); Log what PhaseReady applies and waits for, and
+	// the backfill's progress.
+	// Default: nothing is said.
+	Say, Log func(string)
+}
+
+// MigrateError says where a migration stopped: at which phase ("phase 2
+// of 3"), and whether in its backfill (Backfill: it may be run again, and
+// resumes from its checkpoint) or before it (the table is not at the
+// phase, the phase cannot be backfilled, the lock cannot be saved).
+type MigrateError struct {
+	Phase    string
+	Backfill bool
+	Err      error
+}
+
+func (e *MigrateError) Error() string { return e.Phase + ": " + e.Err.Error() }
+func (e *MigrateError) Unwrap() error { return e.Err }
+
+// Migrate runs a lock's migration on a table, as keyplan migrate does: it
+// checks the table holds the lock's model and that it is the
+// environment's turn (TurnOf), waits for the table to be at the current
+// phase (PhaseReady), backfills the phase's items (a Rekeyer; or verifies
+// them), and only when that is complete (BackfillResult.Complete) records
+// the environment's verification (patterns.Lock.Verify: the lock advances
+// once every environment has) and saves it; with Apply it goes on through
+// every phase while the lock advances. It returns the last backfill's
+// result (nil when none ran) and a *MigrateError.
+func Migrate(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions) (*BackfillResult, error) {
+	say, log := o.Say, o.Log
+	for _, f := range []*func(string){&say, &log} {
+		if *f == nil {
+			*f = func(string) {}
+		}
+	}
+	for {
+		if lk.Migration == nil {
+			return nil, ErrNoMigration
+		}
+		name := lk.Migration.PhaseName()
+		skip, err := TurnOf(ctx, client, lk, table, o.Environment)
+		var res *BackfillResult
+		if err == nil && !skip {
+			res, err = migratePhase(ctx, client, table, lk, o, say, log)
+		}
+		advanced := false
+		if err == nil {
+			advanced, err = lk.Verify(o.Environment)
+		}
+		if err == nil && o.Save != nil {
+			err = o.Save(lk)
+		}
+		if err != nil {
+			var be *backfillError
+			if errors.As(err, &be) {
+				return res, &MigrateError{Phase: name, Backfill: true, Err: be.err}
+			}
+			return res, &MigrateError{Phase: name, Err: err}
+		}
+		if lk.Migration == nil || !o.Apply || !advanced || lk.Next() != o.Environment {
+			return res, nil
+		}
+	}
+}
+
+// backfillError marks an error of the backfill itself.
+type backfillError struct{ err error }
+
+func (e *backfillError) Error() string { return e.err.Error() }
+
+// migratePhase runs the lock's current phase: the table at the phase,
+// then its backfill; nil when every item is as it needs.
+func migratePhase(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
+	name, phase := lk.Migration.PhaseName(), lk.Migration.Phases[lk.Migration.Current]
+	t, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: o.Apply, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	if len(phase.Backfill) == 0 {
+		say(fmt.Sprintf("%s: nothing to backfill (%s)", name, phase))
+		return nil, nil
+	}
+	r, err := NewRekeyer(lk, client, table)
+	if err != nil {
+		return nil, err
+	}
+	r.DryRun = o.Verify
+	bo := o.Backfill
+	if bo.Segments == 0 {
+		bo.Segments = SegmentsFor(t, bo.Checkpoint)
+	}
+	if o.Verify {
+		bo.Checkpoint = ""
+	}
+	if bo.Progress == nil {
+		bo.Progress = func(p BackfillProgress) { log(p.Line(aws.ToInt64(t.ItemCount))) }
+	}
+	what := map[bool]string{false: "backfilling", true: "verifying"}[o.Verify]
+	say(fmt.Sprintf("%s: %s %s (%s) of %s with %d segment(s)%s", name, what, strings.Join(phase.Backfill, ", "), phase, table, bo.Segments, bo.Limits()))
+	start := time.Now()
+	res, err := r.Backfill(ctx, client, bo)
+	if res != nil {
+		say(name + " " + res.Summary(time.Since(start), o.Verify))
+	}
+	if err == nil {
+		err = res.Complete()
+	}
+	if err != nil {
+		return res, &backfillError{err}
+	}
+	return res, nil
+}
