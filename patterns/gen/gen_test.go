@@ -329,6 +329,7 @@ func TestDuringTheMigration(t *testing.T) {
 	}
 }
 `
+
 // WriteDir writes DIR/keyplan.gen.go (making DIR), replacing an older
 // file, and never writes through a symlink planted at the name the old
 // writer's temporary file had (keyplan.gen.go.tmp).
