@@ -564,6 +564,13 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 	}
 	t.Logf("edit %v: %d phase(s)\n%s", ids, len(df.Phases), next.yaml())
 	keys := slices.Sorted(maps.Keys(ref.items))
+	// halt stops the phase's writers, also when the test stops early.
+	var halt func()
+	defer func() {
+		if halt != nil {
+			halt()
+		}
+	}()
 	for phase := 0; lock.Migration != nil; phase++ {
 		mg := lock.Migration
 		p := mg.Phases[mg.Current]
@@ -577,6 +584,10 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 			made, news atomic.Int64
 			wg         sync.WaitGroup
 		)
+		halt = func() {
+			stop.Store(true)
+			wg.Wait()
+		}
 		const writers = 3
 		for w := range writers {
 			// A quarter of the items no writer touches: only the
