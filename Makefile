@@ -64,7 +64,7 @@ tidy: deps
 RACE_PKGS := ./patterns ./internal/minidyn/...
 race: deps
 	$(GO) test -short -race $(RACE_PKGS)
-	$(GO) test -short -race ./patterns/dynamo -run 'Backfill'
+	$(GO) test -short -race ./patterns/dynamo -run 'Backfill|MigrationProperty'
 
 # The CLI and everything it uses (not the CDK side: jsii needs Node) for
 # the other systems keyplan runs on.
