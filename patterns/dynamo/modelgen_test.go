@@ -304,6 +304,14 @@ func randomEdit(m *pmModel, r *rand.Rand) (*pmModel, []string) {
 			}
 		}
 		if len(rules) > 0 {
+			// A pattern an edit added after a rename reads the new name.
+			for _, e := range c.entities {
+				for _, a := range e.attrs {
+					if a.renamedFrom != "" {
+						c.renameIn(a.renamedFrom, a.name)
+					}
+				}
+			}
 			return c, rules
 		}
 	}
