@@ -146,3 +146,29 @@ func ListFlag(flag string, was []string) []string {
 	}
 	return out
 }
+
+// Standing says where the lock's migration stands after a run of keyplan
+// migrate on environment env ("" when the lock names none) of the model
+// file model: "at phase 2 of 3 (create GSI4; …)", or, while the others
+// have not verified the phase, what env waits for.
+func (l *Lock) Standing(env, model string) string {
+	mg := l.Migration
+	if env != "" && slices.Contains(mg.Verified, env) {
+		return fmt.Sprintf("%s has verified %s; the lock advances once %s has (commit the lock; there, cdk deploy and keyplan migrate %s --environment %s)", env, mg.PhaseName(), l.Next(), model, l.Next())
+	}
+	return fmt.Sprintf("at %s (%s)", mg.PhaseName(), mg.Phases[mg.Current])
+}
+
+// NextStep says what to do once keyplan migrate has run on table (of
+// environment env, going on through the phases when apply): the
+// migration is done, or the next command ("" when Standing has said what
+// the environment waits for).
+func (l *Lock) NextStep(model, table, env string, apply bool) string {
+	switch mg := l.Migration; {
+	case mg == nil:
+		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more", LockPath(model), table)
+	case env != "" && slices.Contains(mg.Verified, env), apply && l.Next() == env:
+		return ""
+	}
+	return fmt.Sprintf("next: commit the lock, cdk deploy, then keyplan migrate %s %s", model, l.NextRun(table))
+}

@@ -70,6 +70,17 @@ func (e *LockError) Is(target error) bool {
 	return target == ErrDesign || e.Older && target == ErrOlderPhases
 }
 
+// RederiveFile re-derives the lock file at path (Rederive) and writes it
+// back when that changed it; says is what it did, for a person ("" when
+// nothing: no file, no migration, or phases keyplan derives still).
+func RederiveFile(path string) (says string, err error) {
+	l, err := LoadLock(path)
+	if err != nil || l == nil || !l.Rederive() {
+		return "", nil // an unreadable lock is reported by whoever reads it next
+	}
+	return fmt.Sprintf("%s: the migration's phases re-derived (an older keyplan backfilled less): %s", path, l.Migration), l.WriteFile(path)
+}
+
 // Rederive replaces a migration's phases by those keyplan derives when
 // they are an older keyplan's (ErrOlderPhases: the same deploys, fewer
 // backfills); the phase the migration is at stays. It reports whether it

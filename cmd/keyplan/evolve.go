@@ -3,96 +3,87 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
-func diff(fs *flag.FlagSet) func(*call) int {
-	format := formatFlag(fs, report.DiffFormats())
-	return func(c *call) int {
-		file := c.file()
-		d, lock := c.open(file)
+func diff(fs *flag.FlagSet) func(*cli.Call) int {
+	format := report.FormatFlag(fs, report.DiffFormats())
+	return func(c *cli.Call) int {
+		file := c.File()
+		d, lock := open(c, file)
 		if d == nil {
-			return exitUsage
+			return cli.Usage
 		}
 		if lock == nil {
-			c.note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
+			c.Note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
 			lock = patterns.NewLock(d)
 		}
 		df := patterns.Compare(lock, d)
-		if err := report.WriteDiff(c.stdout, file, df, *format); err != nil {
-			return c.fail(exitUsage, "%v", err)
+		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
+			return c.Fail(cli.Usage, "%v", err)
 		}
 		if !df.Safe {
-			return exitFindings
+			return cli.Findings
 		}
-		return exitClean
+		return cli.Clean
 	}
 }
 
-func lock(fs *flag.FlagSet) func(*call) int {
+func lock(fs *flag.FlagSet) func(*cli.Call) int {
 	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
-	return func(c *call) int {
-		file := c.file()
-		if err := rederive(file, c.stdout); err != nil {
-			return c.fail(exitUsage, "%v", err)
+	return func(c *cli.Call) int {
+		file := c.File()
+		says, err := patterns.RederiveFile(patterns.LockPath(file))
+		if err != nil {
+			return c.Fail(cli.Usage, "%v", err)
+		} else if says != "" {
+			fmt.Fprintln(c.Stdout, says)
 		}
-		d, lk := c.open(file)
+		d, lk := open(c, file)
 		if d == nil {
-			return exitUsage
+			return cli.Usage
 		}
 		path := patterns.LockPath(file)
 		first := lk == nil
 		if first {
-			if c.errors(d, "%s not written", path) > 0 {
-				return exitFindings
+			if designErrors(c, d, "%s not written", path) > 0 {
+				return cli.Findings
 			}
 			lk = patterns.NewLock(d)
 		}
 		if err := lk.SetEnvironments(patterns.ListFlag(*envs, lk.Environments)); err != nil {
-			return c.fail(exitUsage, "--environments: %v", err)
+			return c.Fail(cli.Usage, "--environments: %v", err)
 		}
 		if first {
-			return c.writeLock(lk, path, "written (the design as first deployed)")
+			return writeLock(c, lk, path, "written (the design as first deployed)")
 		}
 		df := patterns.Compare(lk, d)
 		if err := lk.Apply(d, df); err != nil {
-			_ = report.WriteDiff(c.stderr, file, df, report.Text)
+			_ = report.WriteDiff(c.Stderr, file, df, report.Text)
 			if n := len(df.Errors()); n > 0 { // listed above
-				return c.fail(exitFindings, "%s untouched: refused, %d error(s)", path, n)
+				return c.Fail(cli.Findings, "%s untouched: refused, %d error(s)", path, n)
 			}
-			return c.fail(exitFindings, "%s untouched: %v", path, err)
+			return c.Fail(cli.Findings, "%s untouched: %v", path, err)
 		}
 		if lk.Migration == nil {
-			return c.writeLock(lk, path, "up to date")
+			return writeLock(c, lk, path, "up to date")
 		}
-		code := c.writeLock(lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
-		if code == exitClean {
-			_ = report.WriteDiff(c.stdout, file, df, report.Text)
+		code := writeLock(c, lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
+		if code == cli.Clean {
+			_ = report.WriteDiff(c.Stdout, file, df, report.Text)
 		}
 		return code
 	}
 }
 
 // writeLock writes the lock file and says what it now records.
-func (c *call) writeLock(lk *patterns.Lock, path, says string) int {
+func writeLock(c *cli.Call, lk *patterns.Lock, path, says string) int {
 	if err := lk.WriteFile(path); err != nil {
-		return c.fail(exitUsage, "%v", err)
+		return c.Fail(cli.Usage, "%v", err)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s\n", path, says)
-	return exitClean
-}
-
-// rederive updates a lock whose phases an older keyplan derived
-// (patterns.Lock.Rederive), keeping the phase its migration is at.
-func rederive(file string, stdout io.Writer) error {
-	path := patterns.LockPath(file)
-	lk, err := patterns.LoadLock(path)
-	if err != nil || lk == nil || !lk.Rederive() {
-		return nil
-	}
-	fmt.Fprintf(stdout, "%s: the migration's phases re-derived (an older keyplan backfilled less): %s\n", path, lk.Migration)
-	return lk.WriteFile(path)
+	fmt.Fprintf(c.Stdout, "%s: %s\n", path, says)
+	return cli.Clean
 }
