@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
@@ -42,12 +43,18 @@ func TestMigrateRefusesAnotherModelsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sm.client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(other)}) })
+	var players []map[string]types.AttributeValue // written as a bulk load (dynalite has no transactions)
 	for _, it := range m.Examples.Items {
 		if it.Entity == "Player" {
-			if err := tbl.Create(ctx, it.Entity, it.Values); err != nil {
+			its, err := tbl.Items(it.Entity, it.Values)
+			if err != nil {
 				t.Fatal(err)
 			}
+			players = append(players, its...)
 		}
+	}
+	if err := dynamo.BatchPut(ctx, sm.client, other, players); err != nil {
+		t.Fatal(err)
 	}
 	before := evolvetest.ScanAll(t, sm.client, other)
 	code, out, errs := keyplan("migrate", sm.model, "--table", other, "--endpoint", ep, "--apply-indexes")
