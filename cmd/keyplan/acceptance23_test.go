@@ -10,6 +10,7 @@ import (
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/usercache"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -37,17 +38,15 @@ func shopTwoGSIs(v1 string) string {
 // the two-GSI migration, keyplan migrate --apply-indexes runs both phases
 // (each backfilled and verified), and keyplan validate --existing proves
 // every pattern, both new ones included, on that table. Each command is
-// a process of its own; the engine is served to them over HTTP.
+// a process of its own, and so is the engine (keyplan local).
 func TestTwoGSIMigrationFromSeparateProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}
 	bin := buildKeyplan(t)
-	ep := engine(t)
-	if engineOn.Name == localengine.Dynalite {
-		t.Skip("dynalite applies no index change")
-	}
-	env := append(os.Environ(), localengine.EnvEndpoint+"=", localengine.EnvEngine+"=")
+	env := append(os.Environ(), usercache.Env+"="+t.TempDir(), localengine.EnvEndpoint+"=", localengine.EnvEngine+"=",
+		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=")
+	ep := serveLocal(t, bin, env, "--port", "0").endpoint // keyplan local, a process of its own
 	run := func(want int, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(bin, args...)

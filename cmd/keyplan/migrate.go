@@ -50,7 +50,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		ctx, stop := cli.Interruptible()
 		defer stop()
-		client, err := localengine.LongClient(ctx, endpoint, dynamo.PatientRetries)
+		client, err := localengine.Remote(ctx, endpoint, dynamo.PatientRetries)
 		if err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
