@@ -3,6 +3,7 @@ package patterns
 import (
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -160,15 +161,26 @@ func (l *Lock) Standing(env, model string) string {
 }
 
 // NextStep says what to do once keyplan migrate has run on table (of
-// environment env, going on through the phases when apply): the
-// migration is done, or the next command ("" when Standing has said what
-// the environment waits for).
+// environment env, going on through the phases when apply), as a line:
+// the migration is done, or the next command ("" when Standing has said
+// what the environment waits for).
 func (l *Lock) NextStep(model, table, env string, apply bool) string {
 	switch mg := l.Migration; {
 	case mg == nil:
-		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more", LockPath(model), table)
+		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", LockPath(model), table)
 	case env != "" && slices.Contains(mg.Verified, env), apply && l.Next() == env:
 		return ""
 	}
-	return fmt.Sprintf("next: commit the lock, cdk deploy, then keyplan migrate %s %s", model, l.NextRun(table))
+	return fmt.Sprintf("next: commit the lock, cdk deploy, then keyplan migrate %s %s\n", model, l.NextRun(table))
+}
+
+// Record writes the lock to path after a phase of keyplan migrate (of the
+// model file model, on environment env) and says on w where it stands
+// (Standing), unless the migration is done.
+func (l *Lock) Record(path, model, env string, w io.Writer) error {
+	if err := l.WriteFile(path); err != nil || l.Migration == nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%s: %s\n", path, l.Standing(env, model))
+	return err
 }

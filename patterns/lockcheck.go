@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -71,14 +72,15 @@ func (e *LockError) Is(target error) bool {
 }
 
 // RederiveFile re-derives the lock file at path (Rederive) and writes it
-// back when that changed it; says is what it did, for a person ("" when
-// nothing: no file, no migration, or phases keyplan derives still).
-func RederiveFile(path string) (says string, err error) {
+// back when that changed it, saying so on w (nothing when there is no
+// file, no migration, or the phases are those keyplan derives still).
+func RederiveFile(path string, w io.Writer) error {
 	l, err := LoadLock(path)
 	if err != nil || l == nil || !l.Rederive() {
-		return "", nil // an unreadable lock is reported by whoever reads it next
+		return nil // an unreadable lock is reported by whoever reads it next
 	}
-	return fmt.Sprintf("%s: the migration's phases re-derived (an older keyplan backfilled less): %s", path, l.Migration), l.WriteFile(path)
+	fmt.Fprintf(w, "%s: the migration's phases re-derived (an older keyplan backfilled less): %s\n", path, l.Migration)
+	return l.WriteFile(path)
 }
 
 // Rederive replaces a migration's phases by those keyplan derives when

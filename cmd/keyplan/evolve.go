@@ -36,11 +36,8 @@ func lock(fs *flag.FlagSet) func(*cli.Call) int {
 	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
 	return func(c *cli.Call) int {
 		file := c.File()
-		says, err := patterns.RederiveFile(patterns.LockPath(file))
-		if err != nil {
+		if err := patterns.RederiveFile(patterns.LockPath(file), c.Stdout); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
-		} else if says != "" {
-			fmt.Fprintln(c.Stdout, says)
 		}
 		d, lk := open(c, file)
 		if d == nil {
@@ -48,10 +45,9 @@ func lock(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		path := patterns.LockPath(file)
 		first := lk == nil
-		if first {
-			if designErrors(c, d, "%s not written", path) > 0 {
-				return cli.Findings
-			}
+		if first && designErrors(c, d, "%s not written", path) > 0 {
+			return cli.Findings
+		} else if first {
 			lk = patterns.NewLock(d)
 		}
 		if err := lk.SetEnvironments(patterns.ListFlag(*envs, lk.Environments)); err != nil {

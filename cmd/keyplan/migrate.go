@@ -56,13 +56,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		lockPath := patterns.LockPath(file)
 		o.Say, o.Log = func(s string) { fmt.Fprintln(c.Stdout, s) }, func(s string) { fmt.Fprintln(c.Stderr, s) }
-		o.Save = func(lk *patterns.Lock) error {
-			if err := lk.WriteFile(lockPath); err != nil || lk.Migration == nil {
-				return err
-			}
-			_, err := fmt.Fprintf(c.Stdout, "%s: %s\n", lockPath, lk.Standing(o.Environment, file))
-			return err
-		}
+		o.Save = func(lk *patterns.Lock) error { return lk.Record(lockPath, file, o.Environment, c.Stdout) }
 		res, err := dynamo.Migrate(ctx, client, table, lk, o)
 		if ctx.Err() != nil {
 			return c.Fail(cli.Findings, "interrupted; the progress is in %s: run the same command again to resume", o.Backfill.Checkpoint)
@@ -70,9 +64,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		if err != nil {
 			return migrateFailed(c, table, o, res, err)
 		}
-		if next := lk.NextStep(file, table, o.Environment, o.Apply); next != "" {
-			fmt.Fprintln(c.Stdout, next)
-		}
+		fmt.Fprint(c.Stdout, lk.NextStep(file, table, o.Environment, o.Apply))
 		return cli.Clean
 	}
 }
