@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -70,8 +69,7 @@ func TestCheckpointOfAnotherTableIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	other := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+	other := enginepkg.Client(srv.Endpoint, 0) // with the key the served engine accepts
 	if err := CreateLockTable(ctx, other, mg.lock, mg.table); err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +96,7 @@ func TestCheckpointOfAnotherTableIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	via := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(proxy.URL),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+	via := dynamodb.New(engine.Options(), func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(proxy.URL) }) // the engine's key
 	r, _ = NewRekeyer(mg.lock, via, mg.table)
 	if res, err := r.Backfill(ctx, via, BackfillOptions{Segments: 3, PageSize: 40, Checkpoint: cp2}); err != nil || !res.Resumed || !res.Verify.Verified {
 		t.Errorf("resumed through a proxy to the same table: %v, %+v", err, res)
