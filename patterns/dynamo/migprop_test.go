@@ -21,6 +21,7 @@ import (
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
 // The migration property test (issue 23): a random model edit of the
@@ -144,51 +145,6 @@ func propNorm(x any) string {
 	return fmt.Sprint(x)
 }
 
-// propLess orders two values as DynamoDB orders their attribute: numbers
-// by value, the rest by their text (times in one format sort as text).
-func propLess(a, b any) int {
-	x, err1 := strconv.ParseFloat(propNorm(a), 64)
-	y, err2 := strconv.ParseFloat(propNorm(b), 64)
-	if err1 == nil && err2 == nil {
-		switch {
-		case x < y:
-			return -1
-		case x > y:
-			return 1
-		}
-		return 0
-	}
-	return strings.Compare(propNorm(a), propNorm(b))
-}
-
-// expect is what a pattern must return for params: the items of its
-// entities holding every where attribute at the parameter's value and
-// the filter's constants (and, when it sorts, every sort attribute),
-// keyed as propKey.
-func (r *propRef) expect(p *patterns.Pattern, params Params) map[string]Values {
-	out := map[string]Values{}
-	for k, v := range r.items {
-		e := r.m.Entity(strings.SplitN(k, "\x00", 2)[0])
-		if !slices.Contains(p.Entities, e.Name) {
-			continue
-		}
-		ok := true
-		for _, w := range r.m.Where(p) {
-			ok = ok && v[w] != nil && propNorm(v[w]) == propNorm(params[w])
-		}
-		for _, c := range p.Filter {
-			ok = ok && v[c.Attr] != nil && propNorm(v[c.Attr]) == propNorm(c.Value)
-		}
-		for _, s := range p.Sort {
-			ok = ok && v[s] != nil
-		}
-		if ok {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // paramsOf are the parameters a pattern is read with: every value its
 // where attributes take among the reference's items, and one none has.
 func (r *propRef) paramsOf(p *patterns.Pattern) []Params {
@@ -223,11 +179,19 @@ func (r *propRef) paramsOf(p *patterns.Pattern) []Params {
 }
 
 // check reads every pattern of the reference's model through tbl and
-// compares it with the reference. It returns how many patterns were not
-// ready (ErrNotReady: allowed while ready is false).
+// compares what it returns with the reference evaluator
+// (patterns/oracle: the items, their order and the values returned, from
+// the items' attributes alone). It returns how many patterns were not
+// ready (ErrNotReady: allowed unless mustBeReady).
 func (r *propRef) check(t *testing.T, tbl *Table, when string, mustBeReady bool) (notReady int) {
 	t.Helper()
 	ctx := context.Background()
+	state := oracle.NewState(r.m)
+	for _, k := range slices.Sorted(maps.Keys(r.items)) {
+		if err := state.Load(oracle.FromRuntime(r.m, strings.SplitN(k, "\x00", 2)[0], r.items[k])); err != nil {
+			t.Fatalf("%s: the reference's item %q: %v", when, k, err)
+		}
+	}
 	bad := 0
 	report := func(format string, args ...any) {
 		if bad++; bad <= 6 {
@@ -236,26 +200,22 @@ func (r *propRef) check(t *testing.T, tbl *Table, when string, mustBeReady bool)
 	}
 	for _, p := range r.m.Patterns {
 		for _, ps := range r.paramsOf(p) {
-			want := r.expect(p, ps)
-			got := map[string]Values{}
-			var order []Values
-			var err error
+			ans, err := state.Read(p, ps, nil)
+			if err != nil {
+				t.Fatalf("%s: the oracle's %s %v: %v", when, p.Name, ps, err)
+			}
+			var got []*oracle.Item
 			if p.Op == patterns.ReadGet {
 				var it *Item
 				if it, err = tbl.Get(ctx, p.Name, ps); err == nil && it != nil {
-					got[propKey(r.m.Entity(it.Entity), it.Values)] = it.Values
+					got = append(got, oracle.FromRuntime(r.m, it.Entity, it.Values))
 				}
 			} else {
 				for it, e := range tbl.All(ctx, p.Name, Request{Params: ps}) {
 					if err = e; err != nil {
 						break
 					}
-					k := propKey(r.m.Entity(it.Entity), it.Values)
-					if got[k] != nil {
-						report("%s %v returns %s twice", p.Name, ps, k)
-					}
-					got[k] = it.Values
-					order = append(order, it.Values)
+					got = append(got, oracle.FromRuntime(r.m, it.Entity, it.Values))
 				}
 			}
 			if errors.Is(err, ErrNotReady) && !mustBeReady {
@@ -266,36 +226,8 @@ func (r *propRef) check(t *testing.T, tbl *Table, when string, mustBeReady bool)
 				report("%s %v: %v", p.Name, ps, err)
 				continue
 			}
-			for k := range want {
-				if got[k] == nil {
-					report("%s %v lacks %q (lost)", p.Name, ps, k)
-				}
-			}
-			for k, v := range got {
-				w := want[k]
-				if w == nil {
-					report("%s %v returns %q = %v, which it must not (leaked or stale)", p.Name, ps, k, v)
-					continue
-				}
-				for a, x := range v {
-					if r.m.Entity(strings.SplitN(k, "\x00", 2)[0]).Attr(a) == nil {
-						continue // not an attribute of the model
-					}
-					if propNorm(x) != propNorm(w[a]) {
-						report("%s %v returns %q with %s = %v, the item holds %v (stale)", p.Name, ps, k, a, x, w[a])
-					}
-				}
-				for _, a := range p.Returns {
-					if _, ok := v[a]; !ok && w[a] != nil {
-						report("%s %v returns %q without %s", p.Name, ps, k, a)
-					}
-				}
-			}
-			for i := 1; len(p.Sort) > 0 && i < len(order); i++ {
-				c := propLess(order[i-1][p.Sort[0]], order[i][p.Sort[0]])
-				if (c > 0 && !p.Desc) || (c < 0 && p.Desc) {
-					report("%s %v: %v before %v (sort %s, desc %v)", p.Name, ps, order[i-1][p.Sort[0]], order[i][p.Sort[0]], p.Sort[0], p.Desc)
-				}
+			if err := ans.Check(r.m, got, false); err != nil {
+				report("%s %v: %v", p.Name, ps, err)
 			}
 		}
 	}
@@ -328,13 +260,27 @@ func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]Values, *prop
 		items["Event"] = append(items["Event"], Values{"seq": i * 7, "kind": []string{"a", "b", "c"}[i%3]})
 	}
 	ref := &propRef{m: m2, items: map[string]Values{}}
+	add := func(entity string, v Values) bool {
+		tv := propRename(m2.Entity(entity), v)
+		k := propKey(m2.Entity(entity), tv)
+		if ref.items[k] != nil {
+			return false
+		}
+		ref.items[k] = tv
+		return true
+	}
 	for entity, vs := range items {
 		for _, v := range vs {
-			tv := propRename(m2.Entity(entity), v)
-			ref.items[propKey(m2.Entity(entity), tv)] = tv
+			add(entity, v)
 		}
 	}
-	_ = m1
+	// And the reference generator's items (patterns/oracle: values at
+	// their declared bounds, prefixes of each other, equal sort values).
+	for _, it := range oracle.Generate(m1, 8, r.Uint64()) {
+		if v := Values(it.Plain()); add(it.Entity, v) {
+			items[it.Entity] = append(items[it.Entity], v)
+		}
+	}
 	return items, ref
 }
 
@@ -577,7 +523,7 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 		} else {
 			ref.retarget(m2)
 		}
-		t.Logf("edit %d %v: %d phase(s)\n%s", round+1, ids, len(df.Phases), next.yaml())
+		t.Logf("edit %d %v: %d phase(s), %d items\n%s", round+1, ids, len(df.Phases), len(ref.items), next.yaml())
 		migrateProperty(t, lock, name, ref, seed, round, r)
 		// The migration is done: the design the application now reads.
 		ref.check(t, New(lock.Accepted, client, name), fmt.Sprintf("edit %d done", round+1), true)
