@@ -44,14 +44,21 @@ type Write struct {
 	Op   WriteOp `json:"op"`
 	// Entity written (put, update, delete, check, batch).
 	Entity string `json:"entity,omitempty"`
+	// As (a transaction's step) names its item: the step's parameters
+	// are As.attr, so steps on one entity write different items.
+	As string `json:"as,omitempty"`
 	// If (put): IfAbsent creates only, IfPresent replaces only, "" either.
 	If string `json:"if,omitempty"`
 	// Set (update): attributes set to the caller's values.
 	Set []string `json:"set,omitempty"`
 	// Add (update): numbers added to atomically.
 	Add []*Increment `json:"add,omitempty"`
-	// Remove (update): optional attributes removed.
+	// Remove (update): optional attributes (or map entries, a.b) removed.
 	Remove []string `json:"remove,omitempty"`
+	// Discard (update): elements removed from sets (DELETE).
+	Discard []*Increment `json:"discard,omitempty"`
+	// Append (update): elements added at the end of lists (list_append).
+	Append []*Increment `json:"append,omitempty"`
 	// With (update): attributes the caller passes as the item holds them,
 	// for the keys the update rebuilds; the write holds only if they still
 	// are.
