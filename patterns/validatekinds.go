@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -200,4 +201,122 @@ func (m *Model) validateSortedCollection(l *errorList, p *Pattern, ents []*Entit
 	if child.Name == owner {
 		l.add(p.field("sort"), path, "%s cannot be both the collection's owner and the entity it orders", owner)
 	}
+}
+
+// mapEntry checks a map entry a write sets or removes (prefs.theme):
+// false when s names a whole attribute.
+func (m *Model) mapEntry(l *errorList, e *Entity, w *Write, field, s, path string, changed map[string]string) bool {
+	attr, key, ok := MapPath(s)
+	if !ok {
+		return false
+	}
+	fp := path + "." + field
+	a := e.Attr(attr)
+	switch {
+	case a == nil:
+		l.unknown(w.field(field), fp, "attribute", attr, attrNamesOf(e))
+	case a.Type != TypeMap:
+		l.add(w.field(field), fp, "%s names an entry of a map; %s is a %s", s, attr, a.Type)
+	case !validName(key):
+		l.add(w.field(field), fp, "%q is not a map key keyplan can name; expected letters, digits and _ (starting with a letter)", key)
+	case field == "set" && a.Optional:
+		l.add(w.field(field), fp, "%s is optional: SET %s fails on an item without it (DynamoDB sets no entry of a missing map); declare %s required (create it with {} when empty)", attr, s, attr)
+	case changed[attr] != "" || changed[s] != "":
+		l.add(w.field(field), fp, "%s is already in %s: an update changes an attribute once", s, changed[attr]+changed[s])
+	}
+	changed[s] = field
+	return true
+}
+
+// validateStepKinds checks what a single-item write does to sets, lists,
+// maps and counters.
+func (m *Model) validateStepKinds(l *errorList, e *Entity, w *Write, path string) {
+	param := func(field string, i *Increment) {
+		if i.Param == "" {
+			l.add(w.field(field), path+"."+field+"."+i.Attr, "%s %s takes the caller's elements: write $param", field, i.Attr)
+		}
+	}
+	for _, i := range w.Add {
+		if a := e.Attr(i.Attr); a != nil && a.Type == TypeSet {
+			param("add", i)
+			if i.Negate {
+				l.add(w.field("add"), path+".add."+i.Attr, "-$%s: take elements out of a set with discard: {%s: $%s}", i.Param, i.Attr, i.Param)
+			}
+		}
+	}
+	for _, i := range w.Discard {
+		param("discard", i)
+		if a := e.Attr(i.Attr); a != nil && a.Type != TypeSet {
+			l.add(w.field("discard"), path+".discard."+i.Attr, "discard takes elements out of a set; %s is a %s", i.Attr, a.Type)
+		}
+	}
+	for _, i := range w.Append {
+		param("append", i)
+		if a := e.Attr(i.Attr); a != nil && a.Type != TypeList {
+			l.add(w.field("append"), path+".append."+i.Attr, "append adds elements to the end of a list; %s is a %s", i.Attr, a.Type)
+		}
+	}
+	counters := 0
+	for _, i := range w.Add {
+		if e.Counter(i.Attr) != nil {
+			counters++
+		}
+	}
+	if counters > 0 && (counters < len(w.Add) || len(w.Set)+len(w.Remove)+len(w.With)+len(w.Discard)+len(w.Append)+len(w.Condition) > 0) {
+		l.add(w.field("add"), path+".add",
+			"an add to a sharded counter writes one of its shard items, not the %s item: it adds to counters only, without conditions (change the item in a step of its own)", e.Name)
+	}
+	for _, a := range w.With {
+		if x := e.Attr(a); x != nil && !x.Scalar() {
+			l.add(w.field("with"), path+".with", "%s is a %s: with passes the scalars a key is built from", a, x.Type)
+		}
+	}
+	for _, s := range slices.Concat(w.Set, w.Remove) {
+		if _, _, entry := MapPath(s); entry {
+			continue
+		}
+		for _, o := range slices.Concat(w.Set, w.Remove) {
+			if attr, _, entry := MapPath(o); entry && attr == s {
+				l.add(w.Pos, path, "%s and %s overlap: an update changes a map or its entries, not both", s, o)
+			}
+		}
+	}
+}
+
+// validateAliases checks the names transaction steps give their items.
+func (m *Model) validateAliases(l *errorList, w *Write, path string) {
+	if w.Op != WriteTransact {
+		if w.As != "" {
+			l.add(w.field("as"), path+".as", "as names the item of a transaction's step (transact: [{update: %s, as: %s, ...}])", w.Entity, w.As)
+		}
+		return
+	}
+	seen := map[string]int{}
+	for i, s := range w.Steps {
+		if s.As == "" {
+			continue
+		}
+		if j, dup := seen[s.As]; dup {
+			l.add(s.field("as"), fmt.Sprintf("%s.transact[%d].as", path, i), "steps %d and %d are both %q: each step names an item of its own", j+1, i+1, s.As)
+		}
+		seen[s.As] = i
+		if e := m.Entity(s.Entity); e != nil && e.Attr(s.As) != nil {
+			l.add(s.field("as"), fmt.Sprintf("%s.transact[%d].as", path, i), "%q is an attribute of %s: %s.x would read as its map entry; name the item otherwise", s.As, e.Name, s.As)
+		}
+	}
+}
+
+// CounterStep reports whether a single-item write adds to sharded
+// counters only: it writes their shard items, not its entity's item.
+func (m *Model) CounterStep(s *Write) bool {
+	e := m.Entity(s.Entity)
+	if e == nil || s.Op != WriteUpdate || len(s.Add) == 0 {
+		return false
+	}
+	for _, i := range s.Add {
+		if e.Counter(i.Attr) == nil {
+			return false
+		}
+	}
+	return true
 }
