@@ -345,7 +345,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 				}
 			}
 			e := d.model.Entity(name)
-			for _, a := range readNeeds(p, pp) {
+			for _, a := range ReadNeeds(p, pp) {
 				if e.Attr(a) != nil && !slices.Contains(keyed, a) && !slices.Contains(include, a) {
 					include = append(include, a)
 				}

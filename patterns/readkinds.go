@@ -21,11 +21,11 @@ func (m *Model) hides(p *Pattern) string {
 	return ""
 }
 
-// readNeeds are the attributes a read needs of the items an index
+// ReadNeeds are the attributes a read needs of the items an index
 // returns: what the pattern returns and verifies, and the TTL attribute
 // it hides expired items by (a filter on an attribute the index does not
 // hold would find it absent, and hide nothing).
-func readNeeds(p *Pattern, pp *PatternPlan) []string {
+func ReadNeeds(p *Pattern, pp *PatternPlan) []string {
 	out := append(slices.Clone(p.Returns), pp.Verify...)
 	if pp.HideExpired != "" && !slices.Contains(out, pp.HideExpired) {
 		out = append(out, pp.HideExpired)

@@ -50,7 +50,7 @@ func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
 				keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 			}
 		}
-		for _, a := range readNeeds(p, plan) {
+		for _, a := range ReadNeeds(p, plan) {
 			if e.Attr(a) == nil || slices.Contains(keyed, a) || ix.Projection == ProjectInclude && slices.Contains(ix.NonKeyAttributes, a) {
 				continue
 			}

@@ -127,7 +127,7 @@ func (t *Table) Replace(ctx context.Context, entity string, old, new Values) err
 	}
 	ch := Changes{Set: Values{}, With: Values{}, Version: old[e.Version]}
 	for _, a := range e.Attributes {
-		if e.Fixed(a.Name) || e.Maintained(a.Name) || a.Name == e.Version {
+		if e.Fixed(a.Name) || e.Maintained(a.Name) || a.Name == e.Version || a.Derived != nil || !a.Stored() {
 			continue
 		}
 		o, n := old[a.Name], new[a.Name]

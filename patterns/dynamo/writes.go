@@ -139,13 +139,17 @@ type itemWrite struct {
 
 // Changes are what an update does to an item.
 type Changes struct {
-	// Set gives attributes new values.
+	// Set gives attributes new values (a whole set, list or map too), and
+	// map entries (a.b: the map must be there).
 	Set Values
 	// Add adds to number attributes, atomically (a negative number
 	// subtracts).
 	Add Values
-	// Remove removes optional attributes.
+	// Remove removes optional attributes, and map entries (a.b).
 	Remove []string
+	// Discard takes elements out of sets (DELETE); Append adds elements
+	// to the end of lists.
+	Discard, Append Values
 	// With gives attributes as the item holds them now (nil: absent):
 	// the write holds only if they still are. An update needs, for every
 	// key it rebuilds, the values of the key's other attributes, and for
