@@ -92,6 +92,7 @@ func (l *loader) counter(f field, path string) *Counter {
 			case "keep":
 				c.KeepExpired = true
 			case "count":
+				c.CountExpired = true
 			default:
 				l.add(pos(g.val), join(path, "expiries"), "expected count (an expired child counts down) or keep, found %q", v)
 			}

@@ -136,7 +136,11 @@ type Counter struct {
 	// the counter (expiries: keep): matches played stay played when their
 	// records expire.
 	KeepExpired bool `json:"keepExpired,omitempty"`
-	Pos         Pos  `json:"-"`
+	// CountExpired says expiries: count out loud: the counter counts an
+	// expired child down when DynamoDB deletes it (the default; KP502
+	// warns until it is said).
+	CountExpired bool `json:"countExpired,omitempty"`
+	Pos          Pos  `json:"-"`
 }
 
 // AttrType is the declared type of an attribute.
