@@ -308,13 +308,14 @@ type DB struct{ t *dynamo.Table }
 
 // Open returns the DB over the table named table (the deployed name,
 // e.g. from the environment variable %s the construct
-// sets) through client.
-func Open(client dynamo.Client, table string) (*DB, error) {
+// sets) through client. Options set up the runtime: dynamo.WithClock
+// moves the clock reads hide expired items by, in tests.
+func Open(client dynamo.Client, table string, opts ...dynamo.Option) (*DB, error) {
 	d, err := design()
 	if err != nil {
 		return nil, err
 	}
-	return &DB{t: dynamo.New(d, client, table)}, nil
+	return &DB{t: dynamo.New(d, client, table, opts...)}, nil
 }
 
 // Runtime is the runtime underneath, for what the typed methods do not
