@@ -20,7 +20,7 @@ import (
 // itself. DynamoDB applies a Query's Limit before its filter, so a page
 // can come back short though more items follow: the runtime reads on
 // until the page is full or the key range ends. Each expired item read
-// costs what any item read costs (docs/ttl.md).
+// costs what any item read costs (docs/model.md).
 
 // hides is the TTL attribute a pattern's read filters on: its plan's,
 // when the index the read is served by holds it ("": none).
@@ -36,7 +36,7 @@ func (t *Table) hides(pp *patterns.PatternPlan) string {
 			return pp.HideExpired
 		}
 	}
-	return "" // an index deployed before: it cannot tell (docs/ttl.md)
+	return "" // an index deployed before: it cannot tell (docs/model.md)
 }
 
 func contains(s []string, x string) bool {
