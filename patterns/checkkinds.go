@@ -12,7 +12,7 @@ import (
 // that count what reads hide, and derived attributes an update cannot
 // recompute.
 
-// KP205: a key holds one scalar value of its item: not a set, list or
+// KP206: a key holds one scalar value of its item: not a set, list or
 // map (several values), not a sharded counter (its shard items hold it).
 func ruleScalarKeys(d *Design) []finding {
 	var out []finding

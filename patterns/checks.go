@@ -49,7 +49,7 @@ var rules = []Rule{
 	{"KP202", SeverityError, "A shared key attribute has one type", ruleTypeClash},
 	{"KP203", SeverityError, "Key values fit DynamoDB's key size limits", ruleKeySize},
 	{"KP204", SeverityWarning, "Key sizes are provable", ruleKeySizeUnknown},
-	{"KP205", SeverityError, "A key holds only scalar attributes", ruleScalarKeys},
+	{"KP206", SeverityError, "A key holds only scalar attributes", ruleScalarKeys},
 	{"KP301", SeverityError, "At most 20 GSIs", ruleGSILimit},
 	{"KP302", SeverityWarning, "At most 5 GSIs", ruleGSIWarn},
 	{"KP303", SeverityError, "At most 100 projected non-key attributes", ruleProjectedAttrs},

@@ -138,7 +138,7 @@ func (a *Attribute) MaxKeyBytes() (int, bool) {
 // width, so string order is numeric order; times are fixed-width UTC.
 func (a *Attribute) EncodeKey(v any) (string, error) {
 	if !a.Scalar() {
-		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("a %s has no key form (KP205)", a.Type)}
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("a %s has no key form (KP206)", a.Type)}
 	}
 	switch a.Type {
 	case TypeNumber, TypeTTL:

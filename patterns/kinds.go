@@ -13,7 +13,7 @@ import (
 
 // Attributes beyond one scalar value: sets, lists and maps of scalars,
 // sharded counters, and attributes derived from others. None of them is
-// ever in a key (KP205): a key holds one scalar value of the item.
+// ever in a key (KP206): a key holds one scalar value of the item.
 
 // Pattern.Expired values.
 const (
