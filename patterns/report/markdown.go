@@ -43,11 +43,11 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 			if k == nil {
 				continue
 			}
-			var attrs []string
-			for _, a := range d.Model().Entity(e.Name).Attributes {
-				attrs = append(attrs, a.Name)
+			attrs := strings.Join(d.Projected(e.Name, name), ", ")
+			if attrs == "" {
+				attrs = "— (keys only)"
 			}
-			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, strings.Join(attrs, ", "), when(k.When))
+			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, attrs, when(k.When))
 		}
 	}
 	writeCostMarkdown(b, d, d.Cost)
