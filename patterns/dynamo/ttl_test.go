@@ -250,3 +250,17 @@ func TestFollowTransaction(t *testing.T) {
 		t.Errorf("without followee.userId: %v, want ErrMissing", err)
 	}
 }
+
+// A sorted collection is read whole: a range on its sort attribute would
+// leave its owner out, so the runtime refuses it and says why (it used
+// to say the pattern had no sort attribute).
+func TestSortedCollectionRange(t *testing.T) {
+	tbl := fresh(t, design(t, gapsModel))
+	_, err := tbl.Read(context.Background(), "PostWithComments", Request{Params: Params{"postId": "p1"}, Range: &Range{Op: ">=", Value: "2026-01-01T00:00:00Z"}})
+	if !errors.Is(err, ErrBadRange) || !strings.Contains(err.Error(), "sorted collection") {
+		t.Errorf("a range on PostWithComments: %v", err)
+	}
+	if _, err := tbl.Read(context.Background(), "AllComments", Request{Params: Params{"postId": "p1"}, Range: &Range{Op: ">=", Value: "2026-01-01T00:00:00Z"}}); err != nil {
+		t.Errorf("a range on AllComments (one entity): %v", err)
+	}
+}
