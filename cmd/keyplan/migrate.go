@@ -24,7 +24,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	var o dynamo.MigrateOptions
 	var endpoint, table string
 	fs.StringVar(&endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
-	cli.String(fs, &table, "table", "the table's physical name (required)", patterns.ValidTableName, patterns.NameRule)
+	cli.String(fs, &table, "table", "the table's physical `NAME` (required)", patterns.ValidTableName, patterns.NameRule)
 	segments := cli.Int(fs, "segments", 0, 0, 1_000_000, "parallel Scan segments (0: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.Backfill.MaxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
 	pageSize := cli.Int(fs, "page-size", dynamo.DefaultPageSize, 1, 10_000, "items per Scan page (a checkpoint is written after each)")

@@ -21,7 +21,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var vo dynamo.ValidateOptions
 	engineFlags(fs, &eo)
 	fs.BoolVar(&vo.Keep, "keep", false, "keep the table afterwards (its name is printed)")
-	cli.String(fs, &vo.Table, "table", "the table's name (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
+	cli.String(fs, &vo.Table, "table", "the table's `NAME` (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")

@@ -161,10 +161,10 @@ func flagError(err error) string {
 }
 
 // Int declares a flag whose value must be from lo to hi, refused as it
-// is parsed.
+// is parsed (--help: -NAME N, and the bounds).
 func Int(fs *flag.FlagSet, name string, value, lo, hi int, usage string) *int {
 	p := &value
-	fs.Func(name, fmt.Sprintf("%s (%d to %d, default %d)", usage, lo, hi, value), func(s string) error {
+	fs.Func(name, fmt.Sprintf("%s (`N` from %d to %d, default %d)", usage, lo, hi, value), func(s string) error {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < lo || n > hi {
 			return fmt.Errorf("expected a whole number from %d to %d", lo, hi)
@@ -175,8 +175,9 @@ func Int(fs *flag.FlagSet, name string, value, lo, hi int, usage string) *int {
 	return p
 }
 
-// String declares a string flag whose value ok accepts ("" too), refused
-// as it is parsed with what was expected.
+// String declares a string flag whose value ok accepts, refused as it is
+// parsed with what was expected (a `WORD` in usage names the value in
+// --help).
 func String(fs *flag.FlagSet, p *string, name, usage string, ok func(string) bool, expected string) {
 	fs.Func(name, usage, func(s string) error {
 		if !ok(s) {
@@ -190,7 +191,7 @@ func String(fs *flag.FlagSet, p *string, name, usage string, ok func(string) boo
 // Duration declares a duration flag that must be positive.
 func Duration(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
 	*p = value
-	fs.Func(name, fmt.Sprintf("%s (default %v)", usage, value), func(s string) error {
+	fs.Func(name, fmt.Sprintf("%s (a `duration`, default %v)", usage, value), func(s string) error {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
 			return fmt.Errorf("expected a positive duration, e.g. %v", value)
