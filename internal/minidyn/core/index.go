@@ -67,12 +67,20 @@ func (i *index) entryKey(pk string, item map[string]*types.Item) (string, bool) 
 // put indexes the item stored under pk (nil: deleted), replacing its
 // previous entry.
 func (i *index) put(pk string, item map[string]*types.Item) {
-	if old, ok := i.byItem[pk]; ok {
+	ek, ok := i.entryKey(pk, item)
+
+	old, had := i.byItem[pk]
+	if had && ok && old == ek {
+		// An item rewritten with the same index key keeps its entry.
+		return
+	}
+
+	if had {
 		i.entries.Delete(old)
 		delete(i.byItem, pk)
 	}
 
-	if ek, ok := i.entryKey(pk, item); ok {
+	if ok {
 		i.entries.Set(ek, pk)
 		i.byItem[pk] = ek
 	}
@@ -127,5 +135,5 @@ func (i *index) project(item map[string]*types.Item) map[string]*types.Item {
 // ProjectsAll reports whether the index holds its items whole.
 func (i *index) ProjectsAll() bool { return i.projectionType() == ProjectionAll }
 
-// KeyNames are the index's hash and range key attributes ("" for none).
-func (i *index) KeyNames() (hash, rng string) { return i.keySchema.HashKey, i.keySchema.RangeKey }
+// KeyNames are the index's partition and sort key attributes, in order.
+func (i *index) KeyNames() (hash, rng []string) { return i.keySchema.Hash, i.keySchema.Range }
