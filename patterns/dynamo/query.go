@@ -218,6 +218,9 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 	if pp.Operation != patterns.Query {
 		return nil, fmt.Errorf("served by %s; use GetItemInput", pp.Operation)
 	}
+	if sorted := t.m.SortedMember(p); sorted != "" && r.Range != nil {
+		return nil, fmt.Errorf("%w: %s is a sorted collection, read whole (a range on %s would leave out its owner): read %s's items with a pattern of their own", ErrBadRange, p.Name, p.Sort[0], sorted)
+	}
 	e := t.m.Entity(p.Entities[0])
 	v, err := t.params(p, e, r.Params)
 	if err != nil {
