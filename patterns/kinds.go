@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Attributes beyond one scalar value: sets, lists and maps of scalars,
@@ -471,6 +470,3 @@ func (w *Write) Param(attr string) string {
 	}
 	return w.As + "." + attr
 }
-
-// sinceEpoch is a TTL as a time.
-func sinceEpoch(s int64) time.Time { return time.Unix(s, 0).UTC() }
