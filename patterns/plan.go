@@ -51,6 +51,10 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		ly = explicitLayout(m)
 	} else {
 		ly = pl.design()
+		d.Search = SearchComplete
+		if pl.cut {
+			d.Search = SearchCut
+		}
 	}
 	for _, name := range entityNames(m) {
 		e := m.Entity(name)
@@ -146,6 +150,7 @@ func (pl *planner) design() *layout {
 		if gp == nil {
 			continue
 		}
+		pl.cut = pl.cut || gp.cut
 		for e, k := range gp.base {
 			ly.keys[e] = append([]*EntityKey{k}, ly.keys[e]...)
 		}

@@ -120,12 +120,15 @@ type Report struct {
 	// Steps are the example writes' outcomes, in order.
 	Steps   []*StepResult
 	Results []*Result
+	// Proof is the proof by generated data (ValidateOptions.Generate;
+	// nil: none).
+	Proof *Proof
 }
 
 // OK reports whether every item loaded, every step ended as expected and
 // every expectation held.
 func (r *Report) OK() bool {
-	if len(r.LoadErrors) > 0 {
+	if len(r.LoadErrors) > 0 || r.Proof != nil && !r.Proof.OK() {
 		return false
 	}
 	for _, x := range r.Steps {
@@ -162,6 +165,15 @@ func (r *Report) Summary(file, where string) string {
 	}
 	if n := r.NotRun(); n > 0 {
 		notRun = fmt.Sprintf(", %d not run (their patterns have errors)", n)
+	}
+	switch p := r.Proof; {
+	case p == nil:
+	case p.NotRun != "":
+		notRun += "; generated data: not run"
+	case p.OK():
+		notRun += fmt.Sprintf("; generated data (seed %d): ok", p.Seed)
+	default:
+		notRun += fmt.Sprintf("; generated data (seed %d): differs", p.Seed)
 	}
 	return fmt.Sprintf("%s: %d item(s) loaded, %s%d expectation(s), %d failed%s (%s)", file, r.Loaded, steps, len(r.Results), failed, notRun, where)
 }
@@ -207,6 +219,12 @@ func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 	}
 	for _, x := range r.Results {
 		add(x.String(), x.OK(), x.NotRun == "", x.Pos)
+	}
+	if p := r.Proof; p != nil {
+		if !p.OK() && p.NotRun == "" {
+			failed++
+		}
+		lines = append(lines, strings.TrimSuffix(p.Text(file), "\n"))
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, l); err != nil {
