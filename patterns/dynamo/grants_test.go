@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -81,6 +84,12 @@ func (r *recorder) TransactWriteItems(ctx context.Context, in *dynamodb.Transact
 // recomputed key, and a transaction of two items of one entity. Each
 // read runs with its example's parameters, each write with its example
 // step's (or an example item's, for a put).
+//
+// One request is accepted beyond the grant, and only on an engine the
+// feature list says lacks ReturnValuesOnConditionCheckFailure (dynalite):
+// the GetItem that follows a refused write, by which the runtime reads
+// the item the engine did not return. Under least privilege that read
+// is denied there (docs/engines.md); on DynamoDB it is never made.
 func TestGrantsCoverRequests(t *testing.T) {
 	ctx := context.Background()
 	d := design(t, gapsModel)
@@ -104,10 +113,16 @@ func TestGrantsCoverRequests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range rec.got {
+		for i, r := range rec.got {
 			granted := slices.Contains(a.Writes, r.action)
 			if r.index != "" {
 				granted = slices.Contains(a.Actions, r.action) && slices.Contains(a.Indexes, r.index)
+			}
+			if !granted && ce != nil && r.action == "dynamodb:GetItem" && i > 0 && rec.got[i-1].index == "" {
+				if why := enginepkg.Lacks(engineName, enginepkg.OldItemOnConditionFailure); why != "" {
+					t.Logf("%s: the GetItem after the refused write is not granted; accepted on %s only: %s", name, engineName, why)
+					continue
+				}
 			}
 			if !granted {
 				t.Errorf("%s: %s on %s is not granted (%+v)", name, r.action, r.index, a)
@@ -160,5 +175,71 @@ func TestGrantsCoverRequests(t *testing.T) {
 			continue
 		}
 		check(w.Name, func(tbl *Table) error { return tbl.Write(ctx, w.Name, params) })
+	}
+}
+
+// withoutOldItem is an engine without ReturnValuesOnConditionCheckFailure
+// (dynalite) under a write pattern's grant: a refused write returns no
+// item, and a GetItem is denied.
+type withoutOldItem struct{ Client }
+
+func (w withoutOldItem) strip(err error) error {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return &types.ConditionalCheckFailedException{Message: ccf.Message}
+	}
+	return err
+}
+
+func (w withoutOldItem) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	out, err := w.Client.PutItem(ctx, in, opts...)
+	return out, w.strip(err)
+}
+
+func (w withoutOldItem) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := w.Client.UpdateItem(ctx, in, opts...)
+	return out, w.strip(err)
+}
+
+func (w withoutOldItem) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return nil, errors.New("AccessDeniedException: not authorized to perform dynamodb:GetItem")
+}
+
+// A refused write whose old item the engine did not return and the role
+// may not read is explained without taking the item for absent: the
+// first condition is named, not judged.
+func TestRefusedWriteWithoutOldItemOrGetItem(t *testing.T) {
+	ctx := context.Background()
+	d := design(t, gapsModel)
+	tbl := fresh(t, d)
+	var w *patterns.Write
+	var params Params
+	for _, wr := range d.Model().Writes {
+		if wr.Name == "AddUser" {
+			w = wr
+		}
+	}
+	if w == nil {
+		t.Fatal("the gaps model has no AddUser")
+	}
+	for _, it := range d.Model().Examples.Items {
+		if it.Entity == w.Entity {
+			params = Params(it.Values)
+			break
+		}
+	}
+	if err := tbl.Write(ctx, "AddUser", params); err != nil {
+		t.Fatal(err)
+	}
+	err := New(d, withoutOldItem{client}, tbl.Name()).Write(ctx, "AddUser", params)
+	var ce *ConditionError
+	if !errors.As(err, &ce) {
+		t.Fatalf("a second AddUser of one id: %v, want a ConditionError", err)
+	}
+	// Judged on an item taken for absent, every clause would hold and the
+	// error would only list them ("one of: ..."), or say the item does
+	// not exist.
+	if ce.Item != nil || strings.HasPrefix(ce.Condition, "one of") || strings.Contains(ce.Condition, "does not exist") {
+		t.Errorf("the item exists, unknown to the runtime; the error says: %v", err)
 	}
 }

@@ -314,16 +314,20 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 		if errors.As(err, &ccf) {
 			// DynamoDB returns the item as it was (nil: there was none).
 			// An engine without ReturnValuesOnConditionCheckFailure returns
-			// none either way: read it (a role without GetItem, which only
-			// DynamoDB itself would have, keeps the nil).
-			item := ccf.Item
+			// none either way: read it. A role without GetItem (a write
+			// pattern's grant) is denied the read: on DynamoDB nil still
+			// says absent; on such an engine the item stays unknown, and
+			// the error names the condition without judging it.
+			item, known := ccf.Item, true
 			if item == nil {
 				out, gerr := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: w.keyOf(t.d), ConsistentRead: aws.Bool(true)})
 				if gerr == nil {
 					item = out.Item
+				} else {
+					known = false
 				}
 			}
-			return t.explain(op, subject, w, item, true)
+			return t.explain(op, subject, w, item, known)
 		}
 		return wrap(op, subject, err)
 	}
