@@ -394,6 +394,9 @@ func (a *Attribute) Entries(v any) (map[string]any, error) {
 	el := a.element()
 	out := make(map[string]any, len(raw))
 	for _, k := range sortedKeys(raw) {
+		if k == "" {
+			return nil, &ValueError{Attr: a.Name, Value: v, Msg: "an entry without a name (DynamoDB refuses an empty map key)"}
+		}
 		e, err := el.elementValue(raw[k])
 		if err != nil {
 			return nil, err
