@@ -17,6 +17,13 @@ func TestLacks(t *testing.T) {
 		if why := Lacks(name, MultiAttributeKeys); has != (why == "") {
 			t.Errorf("Lacks(%s) = %q, docs/engines.md says %s", name, why, documented[string(MultiAttributeKeys)][name])
 		}
+		for _, op := range []string{"PutItem", "UpdateItem"} {
+			row := string(OldItemOnConditionFailure) + " (" + op + ")"
+			has := documented[row][name] == "returned"
+			if why := Lacks(name, OldItemOnConditionFailure); has != (why == "") {
+				t.Errorf("Lacks(%s, %s) = %q, docs/engines.md says %s", name, OldItemOnConditionFailure, why, documented[row][name])
+			}
+		}
 	}
 	srv, err := minidyn.Start()
 	if err != nil {
