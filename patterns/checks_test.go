@@ -13,11 +13,14 @@ import (
 type docExample struct {
 	rule, kind, model string
 	before, migrating string
+	// migrated: the migration to the migrating model has ended (its
+	// cleanup pending).
+	migrated bool
 }
 
 var (
 	docSection = regexp.MustCompile(`(?m)^## (KP\d{3})$`)
-	docBlock   = regexp.MustCompile("(?s)```yaml (fail|pass|before|migrating)\n(.*?)\n```")
+	docBlock   = regexp.MustCompile("(?s)```yaml (fail|pass|before|migrating|migrated)\n(.*?)\n```")
 )
 
 func docExamples(t *testing.T) []docExample {
@@ -35,14 +38,15 @@ func docExamples(t *testing.T) []docExample {
 		}
 		rule := string(src[m[2]:m[3]])
 		var before, migrating string
+		migrated := false
 		for _, b := range docBlock.FindAllStringSubmatch(string(src[m[1]:end]), -1) {
 			switch b[1] {
 			case "before":
 				before = b[2]
-			case "migrating":
-				migrating = b[2]
+			case "migrating", "migrated":
+				migrating, migrated = b[2], b[1] == "migrated"
 			default:
-				out = append(out, docExample{rule: rule, kind: b[1], model: b[2], before: before, migrating: migrating})
+				out = append(out, docExample{rule: rule, kind: b[1], model: b[2], before: before, migrating: migrating, migrated: migrated})
 			}
 		}
 	}

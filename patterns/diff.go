@@ -24,6 +24,7 @@ const (
 	ChangePatternRemoved ChangeKind = "pattern-removed"
 	ChangeUniqueGuard    ChangeKind = "unique-guard"
 	ChangePlacementKept  ChangeKind = "placement-kept"
+	ChangeCleanupPending ChangeKind = "cleanup-pending"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -61,6 +62,7 @@ var changeRules = []ChangeRule{
 	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed (reads and writes)"},
 	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
 	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
+	{"KP616", SeverityError, ChangeCleanupPending, "No edit reads what a migration left before its cleanup"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).
@@ -137,6 +139,7 @@ func Compare(l *Lock, to *Design) *Diff {
 	}
 	c := compareDesigns(from, to)
 	c.From = df.From
+	cleanupConflicts(c, l.Cleanup, from, to)
 	return c
 }
 
