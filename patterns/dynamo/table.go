@@ -26,6 +26,18 @@ type Client interface {
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 }
 
+// RefusedItemReader is a Client that says whether its engine leaves out
+// the item a refused write found though asked for it
+// (ReturnValuesOnConditionCheckFailure ALL_OLD): dynalite does, and the
+// client engine.Connect makes says so (engine.OldItemOnConditionFailure).
+// Only then does the runtime read the item (GetItem) to explain the
+// refusal. Any other Client is taken to be DynamoDB's: a refusal without
+// an item says there was none, and no read is made (a write pattern's
+// grant holds no GetItem).
+type RefusedItemReader interface {
+	ReadsRefusedItems(ctx context.Context) bool
+}
+
 // Values are an entity's attribute values by name: string, integer,
 // float64, json.Number, bool, time.Time (or RFC 3339 text for times).
 type Values map[string]any
