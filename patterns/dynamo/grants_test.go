@@ -304,3 +304,40 @@ func TestRefusedWriteReadsOnlyWhereTheEngineLacksTheOldItem(t *testing.T) {
 		}
 	}
 }
+
+// readableWithoutOldItem is an engine without
+// ReturnValuesOnConditionCheckFailure (dynalite) whose items can be read.
+type readableWithoutOldItem struct{ withoutOldItem }
+
+func (r readableWithoutOldItem) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return r.withoutOldItem.Client.GetItem(ctx, in, opts...)
+}
+
+// A table made from another's Options over a client that wraps the
+// first's (Validate counts requests so) still reads the item a refused
+// write found where the engine leaves it out: a second AddUser of one id
+// is explained as the item existing, not listed unjudged.
+func TestRefusedItemsReadThroughDerivedTables(t *testing.T) {
+	ctx := context.Background()
+	d := design(t, gapsModel)
+	tbl := fresh(t, d)
+	var params Params
+	for _, it := range d.Model().Examples.Items {
+		if it.Entity == "User" {
+			params = Params(it.Values)
+			break
+		}
+	}
+	first := New(d, readableWithoutOldItem{withoutOldItem{client}}, tbl.Name())
+	if err := first.Write(ctx, "AddUser", params); err != nil {
+		t.Fatal(err)
+	}
+	derived := New(d, &counter{Client: readableWithoutOldItem{withoutOldItem{client}}}, tbl.Name(), first.Options()...)
+	for name, run := range map[string]*Table{"the table": first, "a table made from its Options": derived} {
+		err := run.Write(ctx, "AddUser", params)
+		var ce *ConditionError
+		if !errors.As(err, &ce) || ce.Item == nil || !strings.Contains(ce.Condition, "exists") {
+			t.Errorf("%s: a second AddUser: %v, want the existing item read and judged", name, err)
+		}
+	}
+}

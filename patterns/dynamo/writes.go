@@ -344,7 +344,7 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 			// denied that read: the item stays unknown, and the error
 			// names the condition without judging it.
 			item, known := ccf.Item, true
-			if r, ok := t.client.(RefusedItemReader); ok && item == nil && r.ReadsRefusedItems(ctx) {
+			if item == nil && t.readsRefused != nil && t.readsRefused(ctx) {
 				out, gerr := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: w.keyOf(t.d), ConsistentRead: aws.Bool(true)})
 				if gerr == nil {
 					item = out.Item
