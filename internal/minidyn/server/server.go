@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Server implements http.Handler for the DynamoDB JSON API.
@@ -67,7 +68,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { _ = r.Body.Close() }()
 
 	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
-		writeError(w, err)
+		refuse(w, err)
 		return
 	}
 
@@ -210,6 +211,19 @@ type cancellationReasonJSON struct {
 	Code    string                     `json:"Code"`
 	Message string                     `json:"Message,omitempty"`
 	Item    map[string]*AttributeValue `json:"Item,omitempty"`
+}
+
+// refuse answers a request whose body it does not read (another access
+// key) at once, as DynamoDB does, and closes the connection: the body,
+// perhaps never sent, is not waited for (the server would otherwise read
+// it to reuse the connection, until its read timeout).
+func refuse(w http.ResponseWriter, err error) {
+	w.Header().Set("Connection", "close")
+	writeError(w, err)
+
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(time.Now())
 }
 
 func writeError(w http.ResponseWriter, err error) {
