@@ -251,3 +251,41 @@ func TestARefusedKeyIsAnsweredWithoutItsBody(t *testing.T) {
 		_ = conn.Close()
 	}
 }
+
+// A client of the engine's key that sends its body slowly holds a slot
+// (MaxInFlight) at most BodyTimeout: it is answered, and the request
+// waiting behind it runs.
+func TestASlowBodyHoldsItsSlotAtMostBodyTimeout(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123", MaxInFlight: 1, BodyTimeout: 300 * time.Millisecond})
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.Endpoint, "http://"))
+	mustOK(t, err)
+
+	defer func() { _ = conn.Close() }()
+
+	start := time.Now()
+	_ = conn.SetDeadline(start.Add(10 * time.Second))
+
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: AWS4-HMAC-SHA256 Credential=AKIDRUN123/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 100\r\n\r\n{\"Li")
+	mustOK(t, err)
+
+	time.Sleep(50 * time.Millisecond) // the slow request takes the slot first
+
+	_, err = clientFor(s, "AKIDRUN123").ListTables(ctx, &dynamodb.ListTablesInput{})
+	mustOK(t, err)
+
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the request behind a slow body waited %v", took)
+	}
+
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the slow body is not answered: %v", err)
+	}
+
+	_ = res.Body.Close()
+
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("the slow body: %d", res.StatusCode)
+	}
+}

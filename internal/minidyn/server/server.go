@@ -85,6 +85,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// The body is read to its end (at most MaxRequestBytes) before anything
 	// runs, so the connection stays reusable after any answer.
+	// A body that comes slowly, or never, holds the slot at most
+	// BodyTimeout.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
 	if err != nil {
 		writeError(w, &apiError{Code: "ValidationException", Message: "Request body too large or unreadable: " + err.Error()})
