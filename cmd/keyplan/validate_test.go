@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 func TestValidate(t *testing.T) {
@@ -48,6 +49,7 @@ func TestValidate(t *testing.T) {
 // No dynalite: exit 2 with what to run, at once. No such engine: exit 2
 // naming the engines.
 func TestValidateWithoutEngine(t *testing.T) {
+	enginepass.Independent(t)
 	t.Setenv(dynalite.EnvPath, "/nonexistent/dynalite/cli.js")
 	t.Setenv(dynalite.EnvEndpoint, "")
 	code, _, errs := keyplan("validate", "--engine", "dynalite", "../../examples/leaderboard.yaml")
@@ -64,6 +66,7 @@ func TestValidateWithoutEngine(t *testing.T) {
 // runs them for real, with nothing to say about emulation; dynalite's are
 // emulated, and validate says so.
 func TestValidateSaysWhenItEmulates(t *testing.T) {
+	enginepass.Independent(t)
 	t.Setenv(dynalite.EnvEndpoint, "")
 	for _, tt := range []struct {
 		engine   string
