@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -113,6 +114,9 @@ type Conn struct {
 	// (dynalite; DB.Emulated says so).
 	DB  *dynalite.Transactions
 	srv *Running
+	// probed holds what Lacks found on an endpoint, by feature.
+	probeMu sync.Mutex
+	probed  map[Feature]string
 }
 
 // Connect starts the engine (or takes the endpoint), makes its client,

@@ -29,6 +29,7 @@ var documented = map[string]map[string]string{
 	"item over 400 KB":           {Memory: "refused", Dynalite: "refused", DynamoDBLocal: "refused"},
 	"number of 39 digits":        {Memory: "refused", Dynalite: "refused", DynamoDBLocal: "refused"},
 	"table name of 2 characters": {Memory: "refused", Dynalite: "refused", DynamoDBLocal: "refused"},
+	string(MultiAttributeKeys):   {Memory: "yes", Dynalite: "no", DynamoDBLocal: "no"},
 }
 
 func TestEngineDifferences(t *testing.T) {
@@ -165,5 +166,6 @@ func probe(t *testing.T, c *dynamodb.Client) map[string]string {
 		}
 	}
 	got["online GSI creation"] = yesNo(online, "yes", "no")
+	got[string(MultiAttributeKeys)] = yesNo(probeFeature(ctx, c, MultiAttributeKeys) == "", "yes", "no")
 	return got
 }

@@ -127,5 +127,5 @@ func (i *index) project(item map[string]*types.Item) map[string]*types.Item {
 // ProjectsAll reports whether the index holds its items whole.
 func (i *index) ProjectsAll() bool { return i.projectionType() == ProjectionAll }
 
-// KeyNames are the index's hash and range key attributes ("" for none).
-func (i *index) KeyNames() (hash, rng string) { return i.keySchema.HashKey, i.keySchema.RangeKey }
+// KeyNames are the index's partition and sort key attributes, in order.
+func (i *index) KeyNames() (hash, rng []string) { return i.keySchema.Hash, i.keySchema.Range }

@@ -6,47 +6,100 @@ import (
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
-// keySchema names the key attributes of a table or an index.
+// keySchema names the key attributes of a table or an index: one HASH
+// attribute and at most one RANGE attribute on a table or an LSI; on a
+// GSI up to MaxKeyAttributes of each (a multi-attribute key).
 type keySchema struct {
-	HashKey  string
-	RangeKey string
+	Hash  []string
+	Range []string
 }
 
-// Encoded keys: a key's parts are joined by keySeparator, and an index
-// entry is its index key, entrySeparator, and the item's primary key. No
-// two keys collide (escapeKeyPart keeps NUL out of the parts), and each
-// part sorts as DynamoDB orders that key type (strings and binaries by
-// bytes, numbers by value), so the items of one partition sort by their
-// sort key and an index's entries by their index key, then primary key.
+// MaxKeyAttributes is how many attributes a GSI's partition key, and its
+// sort key, may each hold (DynamoDB's multi-attribute keys).
+const MaxKeyAttributes = 4
+
+// Encoded keys: a key's parts are joined by keySeparator (between the
+// partition and the sort key, and between the attributes of a
+// multi-attribute sort key) or hashSeparator (between the attributes of a
+// multi-attribute partition key), and an index entry is its index key,
+// entrySeparator, and the item's primary key. No two keys collide
+// (escapeKeyPart keeps NUL out of the parts), and each part sorts as
+// DynamoDB orders that key type (strings and binaries by bytes, numbers by
+// value), so the items of one partition sort by their sort key (a
+// multi-attribute one by its attributes left to right) and an index's
+// entries by their index key, then primary key.
 const (
 	entrySeparator = "\x00\x00"
 	keySeparator   = "\x00\x01"
 	// afterValue, appended to an encoded sort key value, sorts after
 	// every key holding that value and before every greater value.
-	afterValue = "\x00\x02"
+	afterValue    = "\x00\x02"
+	hashSeparator = "\x00\x03"
 )
 
-// attributes are the key attributes, hash first.
-func (ks keySchema) attributes() []string {
-	if ks.RangeKey == "" {
-		return []string{ks.HashKey}
+// HashKey is the (first) partition key attribute.
+func (ks keySchema) HashKey() string { return ks.Hash[0] }
+
+// RangeKey is the single sort key attribute of a table or an LSI ("" for
+// none).
+func (ks keySchema) RangeKey() string {
+	if len(ks.Range) == 0 {
+		return ""
 	}
 
-	return []string{ks.HashKey, ks.RangeKey}
+	return ks.Range[0]
+}
+
+// attributes are the key attributes, partition key first.
+func (ks keySchema) attributes() []string {
+	out := make([]string, 0, len(ks.Hash)+len(ks.Range))
+	out = append(out, ks.Hash...)
+
+	return append(out, ks.Range...)
+}
+
+// isRange reports whether name is a sort key attribute.
+func (ks keySchema) isRange(name string) bool {
+	for _, r := range ks.Range {
+		if r == name {
+			return true
+		}
+	}
+
+	return false
 }
 
 // encode is the item's encoded key; ok is false when the item lacks a
 // key attribute or holds one of another type than attrs defines (an item
-// that is not in a sparse index).
+// that is not in a sparse index: a multi-attribute key needs every one of
+// its attributes).
 func (ks keySchema) encode(attrs map[string]string, item map[string]*types.Item) (string, bool) {
-	hash, ok := encodePart(item[ks.HashKey], attrs[ks.HashKey])
-	if !ok || ks.RangeKey == "" {
-		return hash, ok
+	var b strings.Builder
+
+	for n, a := range ks.Hash {
+		part, ok := encodePart(item[a], attrs[a])
+		if !ok {
+			return "", false
+		}
+
+		if n > 0 {
+			b.WriteString(hashSeparator)
+		}
+
+		b.WriteString(part)
 	}
 
-	sortPart, ok := encodePart(item[ks.RangeKey], attrs[ks.RangeKey])
+	for _, a := range ks.Range {
+		part, ok := encodePart(item[a], attrs[a])
+		if !ok {
+			return "", false
+		}
 
-	return hash + keySeparator + sortPart, ok
+		b.WriteString(keySeparator)
+		b.WriteString(part)
+	}
+
+	return b.String(), true
 }
 
 // encodePart is one key attribute's value, encoded to sort in DynamoDB's
@@ -70,7 +123,7 @@ func encodePart(v *types.Item, typ string) (string, bool) {
 }
 
 // escapeKeyPart doubles every NUL as NUL 0xFF, which sorts after the
-// separators' NUL 0x00..0x02 and keeps byte order.
+// separators' NUL 0x00..0x03 and keeps byte order.
 func escapeKeyPart(s string) string {
 	if !strings.Contains(s, "\x00") {
 		return s
@@ -90,10 +143,14 @@ func HashKeyPart(key string) string {
 }
 
 func (ks keySchema) describe() []types.KeySchemaElement {
-	desc := []types.KeySchemaElement{{AttributeName: ks.HashKey, KeyType: "HASH"}}
+	desc := make([]types.KeySchemaElement, 0, len(ks.Hash)+len(ks.Range))
 
-	if ks.RangeKey != "" {
-		desc = append(desc, types.KeySchemaElement{AttributeName: ks.RangeKey, KeyType: "RANGE"})
+	for _, a := range ks.Hash {
+		desc = append(desc, types.KeySchemaElement{AttributeName: a, KeyType: "HASH"})
+	}
+
+	for _, a := range ks.Range {
+		desc = append(desc, types.KeySchemaElement{AttributeName: a, KeyType: "RANGE"})
 	}
 
 	return desc

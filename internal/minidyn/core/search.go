@@ -3,6 +3,7 @@ package core
 import (
 	"hash/fnv"
 	"maps"
+	"strings"
 
 	"github.com/keyplan/keyplan/internal/minidyn/expression"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
@@ -88,7 +89,7 @@ func (t *Table) Search(in SearchInput) (SearchResult, error) {
 			return true
 		}
 
-		if in.Key != nil && !in.Key.MatchRange(item[ks.RangeKey]) {
+		if in.Key != nil && !in.Key.MatchSort(item, ks.Range) {
 			return true
 		}
 
@@ -168,9 +169,20 @@ func walk[V any](m *orderedMap[V], lo, hi string, bounded bool, start string, ha
 // entry keys) that the key condition can select; MatchRange then checks
 // each (begins_with and exact bounds).
 func (t *Table) queryBounds(ks keySchema, isIndex bool, kc *expression.KeyCondition) (lo, hi string) {
-	hash, _ := encodePart(kc.Hash, t.AttributesDef[ks.HashKey])
+	var b strings.Builder
 
-	if ks.RangeKey == "" {
+	for n, a := range ks.Hash {
+		if n > 0 {
+			b.WriteString(hashSeparator)
+		}
+
+		part, _ := encodePart(kc.Hash[n], t.AttributesDef[a])
+		b.WriteString(part)
+	}
+
+	hash := b.String()
+
+	if len(ks.Range) == 0 {
 		if isIndex {
 			return hash + entrySeparator, hash + keySeparator
 		}
@@ -178,10 +190,24 @@ func (t *Table) queryBounds(ks keySchema, isIndex bool, kc *expression.KeyCondit
 		return hash, hash + entrySeparator
 	}
 
-	prefix := hash + keySeparator
-	lo, hi = prefix, hash+afterValue
+	// The leading sort key attributes compared by equality narrow the
+	// partition to their values' span, as a partition is narrowed to its
+	// own.
+	eq := hash
 
-	typ := t.AttributesDef[ks.RangeKey]
+	for n, v := range kc.Eq {
+		part, _ := encodePart(v, t.AttributesDef[ks.Range[n]])
+		eq += keySeparator + part
+	}
+
+	prefix := eq + keySeparator
+	lo, hi = prefix, eq+afterValue
+
+	if kc.Op == "" {
+		return lo, hi
+	}
+
+	typ := t.AttributesDef[ks.Range[len(kc.Eq)]]
 	enc := func(v *types.Item) string {
 		e, _ := encodePart(v, typ)
 		return prefix + e
@@ -246,11 +272,11 @@ func (t *Table) startPosition(ix *index, in SearchInput) (string, bool, error) {
 			ks = ix.keySchema
 		}
 
-		if ix == nil && ks.RangeKey == "" {
+		if ix == nil && len(ks.Range) == 0 {
 			return "", false, validationError("The provided exclusive start key is invalid: ExclusiveStartKey on a table with no sort key")
 		}
 
-		if !types.Equal(start[ks.HashKey], in.Key.Hash) || ks.RangeKey != "" && !in.Key.MatchRange(start[ks.RangeKey]) {
+		if !in.Key.MatchHash(start, ks.Hash) || !in.Key.MatchSort(start, ks.Range) {
 			return "", false, validationError("The provided starting key is outside query boundaries based on provided conditions")
 		}
 	}

@@ -129,7 +129,7 @@ func TestQueryReturnsWhatABruteForceFilterSelects(t *testing.T) {
 			lo = lo[:rng.IntN(len(lo)+1)]
 		}
 
-		kc := &expression.KeyCondition{Hash: sv(hash), Op: op}
+		kc := &expression.KeyCondition{Hash: []*types.Item{sv(hash)}, Op: op}
 		if op != "" {
 			kc.Lo = val(lo)
 		}
@@ -180,7 +180,7 @@ func reference(items []map[string]*types.Item, index, hash, rng string, kc *expr
 
 	for _, it := range items {
 		h, r := it[hash], it[rng]
-		if h == nil || r == nil || !types.Equal(h, kc.Hash) {
+		if h == nil || r == nil || !types.Equal(h, kc.Hash[0]) {
 			continue
 		}
 

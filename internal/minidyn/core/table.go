@@ -73,7 +73,7 @@ func NewTable(def Definition) (*Table, error) {
 
 	t := &Table{Name: def.Name, AttributesDef: attrs, Indexes: map[string]*index{}, CreatedAt: time.Now()}
 
-	ks, err := parseKeySchema(def.KeySchema, attrs, "keySchema")
+	ks, err := parseKeySchema(def.KeySchema, attrs, "keySchema", false)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func NewTable(def Definition) (*Table, error) {
 		return nil, validationError("LSI list is empty/invalid")
 	}
 
-	if len(def.LSIs) > 0 && ks.RangeKey == "" {
+	if len(def.LSIs) > 0 && ks.RangeKey() == "" {
 		return nil, validationError("Local Secondary indices are not allowed on hash tables, only hash and range tables")
 	}
 
@@ -107,11 +107,11 @@ func NewTable(def Definition) (*Table, error) {
 			return nil, err
 		}
 
-		if i.keySchema.HashKey != ks.HashKey {
+		if i.keySchema.HashKey() != ks.HashKey() {
 			return nil, validationError("Local Secondary indices must have the same hash key as the main table")
 		}
 
-		if i.keySchema.RangeKey == "" {
+		if i.keySchema.RangeKey() == "" {
 			return nil, validationError("Local secondary indices must have a range key")
 		}
 
@@ -219,27 +219,57 @@ func attributeTypes(defs []types.AttributeDefinition) (map[string]string, error)
 
 // parseKeySchema reads a key schema (HASH, then optionally RANGE) whose
 // attributes attrs defines; where names it in messages ("keySchema",
-// "globalSecondaryIndexes.1.member.keySchema").
-func parseKeySchema(schema []types.KeySchemaElement, attrs map[string]string, where string) (keySchema, error) {
+// "globalSecondaryIndexes.1.member.keySchema"). A GSI's (multi) may hold
+// up to MaxKeyAttributes HASH attributes, then as many RANGE ones.
+func parseKeySchema(schema []types.KeySchemaElement, attrs map[string]string, where string, multi bool) (keySchema, error) {
 	var ks keySchema
+
+	most := 2
+	if multi {
+		most = 2 * MaxKeyAttributes
+	}
 
 	switch {
 	case len(schema) == 0:
 		return ks, validationError("1 validation error detected: Value null at '%s' failed to satisfy constraint: Member must not be null", where)
-	case len(schema) > 2:
-		return ks, validationError("1 validation error detected: Value '%v' at '%s' failed to satisfy constraint: Member must have length less than or equal to 2", schema, where)
+	case len(schema) > most:
+		return ks, validationError("1 validation error detected: Value '%v' at '%s' failed to satisfy constraint: Member must have length less than or equal to %d", schema, where, most)
 	case schema[0].KeyType != "HASH":
 		return ks, validationError("Invalid KeySchema: The first KeySchemaElement is not a HASH key type")
-	case len(schema) == 2 && schema[1].KeyType != "RANGE":
+	case !multi && len(schema) == 2 && schema[1].KeyType != "RANGE":
 		return ks, validationError("Invalid KeySchema: The second KeySchemaElement is not a RANGE key type")
 	}
 
-	ks.HashKey = schema[0].AttributeName
-	if len(schema) == 2 {
-		ks.RangeKey = schema[1].AttributeName
-		if ks.RangeKey == ks.HashKey {
+	for _, e := range schema {
+		switch e.KeyType {
+		case "HASH":
+			if len(ks.Range) > 0 {
+				return ks, validationError("Invalid KeySchema: every HASH key attribute must precede the RANGE key attributes (%s follows %s)", e.AttributeName, ks.Range[len(ks.Range)-1])
+			}
+
+			ks.Hash = append(ks.Hash, e.AttributeName)
+		case "RANGE":
+			ks.Range = append(ks.Range, e.AttributeName)
+		default:
+			return ks, validationError("1 validation error detected: Value '%s' at '%s.member.keyType' failed to satisfy constraint: Member must satisfy enum value set: [HASH, RANGE]", e.KeyType, where)
+		}
+	}
+
+	switch {
+	case len(ks.Hash) > MaxKeyAttributes:
+		return ks, validationError("Invalid KeySchema: a global secondary index may have at most %d HASH key attributes, got %d", MaxKeyAttributes, len(ks.Hash))
+	case len(ks.Range) > MaxKeyAttributes:
+		return ks, validationError("Invalid KeySchema: a global secondary index may have at most %d RANGE key attributes, got %d", MaxKeyAttributes, len(ks.Range))
+	}
+
+	seen := map[string]bool{}
+
+	for _, a := range ks.attributes() {
+		if seen[a] {
 			return ks, validationError("Two keys can not have the same name")
 		}
+
+		seen[a] = true
 	}
 
 	var missing []string
@@ -268,7 +298,7 @@ func (t *Table) buildIndex(d IndexDefinition, typ indexType, n int) (*index, err
 		return nil, validationError("1 validation error detected: Value '%s' at '%s.indexName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+, and have length between 3 and 255", d.Name, where)
 	}
 
-	ks, err := parseKeySchema(d.KeySchema, t.AttributesDef, where+".keySchema")
+	ks, err := parseKeySchema(d.KeySchema, t.AttributesDef, where+".keySchema", typ == indexTypeGlobal)
 	if err != nil {
 		return nil, err
 	}
@@ -470,7 +500,7 @@ func (t *Table) checkKeyValue(name string, v *types.Item, typ, mismatch string) 
 		}
 	}
 
-	return checkKeySize(name == t.KeySchema.RangeKey, n)
+	return checkKeySize(name == t.KeySchema.RangeKey(), n)
 }
 
 // checkKeySize refuses a key attribute value over DynamoDB's limits, with
@@ -519,7 +549,7 @@ func (t *Table) checkItem(item map[string]*types.Item, tooBig string) error {
 				return validationError("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", emptyKind(v), name, a)
 			}
 
-			if err := checkKeySize(a == i.keySchema.RangeKey, n); err != nil {
+			if err := checkKeySize(i.keySchema.isRange(a), n); err != nil {
 				return err
 			}
 		}

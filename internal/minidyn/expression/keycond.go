@@ -2,29 +2,55 @@ package expression
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
 // KeyCondition is a KeyConditionExpression reduced to what a Query reads:
-// the partition key's value and, optionally, a range of sort key values.
+// the partition key's values and, optionally, a range of sort key values.
+// On a multi-attribute sort key the condition holds equalities on its
+// leading attributes (Eq) and Op on the next one.
 type KeyCondition struct {
-	Hash *types.Item
-	// Op is the sort key condition ("" for none): = < <= > >= BETWEEN
-	// begins_with; Lo is its value (BETWEEN's lower bound), Hi BETWEEN's
-	// upper bound.
+	// Hash holds the value of each partition key attribute, in the key
+	// schema's order.
+	Hash []*types.Item
+	// Eq holds the values of the leading sort key attributes compared by
+	// equality (multi-attribute sort keys; empty otherwise).
+	Eq []*types.Item
+	// Op is the condition on sort key attribute len(Eq) ("" for none): =
+	// < <= > >= BETWEEN begins_with; Lo is its value (BETWEEN's lower
+	// bound), Hi BETWEEN's upper bound.
 	Op     string
 	Lo, Hi *types.Item
 }
 
-// KeySchema names a table's or index's key attributes and their types.
+// KeySchema names a table's or index's key attributes, in order, and
+// their types. A GSI may have up to four of each (multi-attribute keys).
 type KeySchema struct {
-	Hash, Range         string
-	HashType, RangeType string
+	Hash, Range []string
+	Types       map[string]string
+}
+
+// Multi reports whether the key has more than one attribute on a side:
+// the query rules of multi-attribute keys apply (and their messages).
+func (ks KeySchema) Multi() bool { return len(ks.Hash) > 1 || len(ks.Range) > 1 }
+
+// IsKey reports whether name is one of the key's attributes.
+func (ks KeySchema) IsKey(name string) bool {
+	return slices.Contains(ks.Hash, name) || slices.Contains(ks.Range, name)
 }
 
 var flipped = map[string]string{"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+// keyTerm is one key attribute's condition.
+type keyTerm struct {
+	op     string
+	lo, hi *types.Item
+}
+
+const typeMismatch = "One or more parameter values were invalid: Condition parameter type does not match schema type"
 
 // Key reduces a parsed KeyConditionExpression to a KeyCondition on ks, or
 // refuses it with DynamoDB's message.
@@ -34,8 +60,7 @@ func (c *Condition) Key(ks KeySchema) (*KeyCondition, error) {
 		return nil, err
 	}
 
-	kc := &KeyCondition{}
-	seen := map[string]bool{}
+	terms := map[string]keyTerm{}
 
 	for _, leaf := range leaves {
 		name, op, lo, hi, err := keyLeaf(leaf)
@@ -43,38 +68,90 @@ func (c *Condition) Key(ks KeySchema) (*KeyCondition, error) {
 			return nil, err
 		}
 
-		if seen[name] {
+		if _, seen := terms[name]; seen {
 			return nil, errorf("KeyConditionExpressions must only contain one condition per key")
 		}
 
-		seen[name] = true
-
-		switch name {
-		case ks.Hash:
+		switch {
+		case slices.Contains(ks.Hash, name):
 			if op != "=" {
-				return nil, errorf("Query key condition not supported")
+				return nil, ks.hashNotEqual(name)
 			}
-
-			if types.TypeOf(lo) != ks.HashType {
-				return nil, errorf("One or more parameter values were invalid: Condition parameter type does not match schema type")
-			}
-
-			kc.Hash = lo
-		case ks.Range:
-			for _, v := range []*types.Item{lo, hi} {
-				if v != nil && types.TypeOf(v) != ks.RangeType {
-					return nil, errorf("One or more parameter values were invalid: Condition parameter type does not match schema type")
-				}
-			}
-
-			kc.Op, kc.Lo, kc.Hi = op, lo, hi
+		case slices.Contains(ks.Range, name):
 		default:
 			return nil, errorf("Query key condition not supported: %s is not a key attribute", name)
 		}
+
+		for _, v := range []*types.Item{lo, hi} {
+			if v != nil && types.TypeOf(v) != ks.Types[name] {
+				return nil, errorf(typeMismatch)
+			}
+		}
+
+		terms[name] = keyTerm{op: op, lo: lo, hi: hi}
 	}
 
-	if kc.Hash == nil {
-		return nil, errorf("Query condition missed key schema element: %s", ks.Hash)
+	return ks.reduce(terms)
+}
+
+// hashNotEqual refuses a condition other than equality on a partition key
+// attribute.
+func (ks KeySchema) hashNotEqual(name string) error {
+	if ks.Multi() {
+		return errorf("Query key condition not supported: HASH key attribute %s must have an equality condition specified in the query", name)
+	}
+
+	return errorf("Query key condition not supported")
+}
+
+// reduce checks the conditions against the key's query rules and builds
+// the KeyCondition: every partition key attribute by equality; sort key
+// attributes left to right with no gap, equality on all but the last one
+// used.
+func (ks KeySchema) reduce(terms map[string]keyTerm) (*KeyCondition, error) {
+	kc := &KeyCondition{}
+
+	for _, h := range ks.Hash {
+		t, ok := terms[h]
+		if !ok {
+			if ks.Multi() {
+				return nil, errorf("Query condition missed key schema element: %s: every HASH key attribute (%s) must have an equality condition specified in the query", h, strings.Join(ks.Hash, ", "))
+			}
+
+			return nil, errorf("Query condition missed key schema element: %s", h)
+		}
+
+		kc.Hash = append(kc.Hash, t.lo)
+	}
+
+	last := -1
+
+	for i, r := range ks.Range {
+		if _, ok := terms[r]; ok {
+			last = i
+		}
+	}
+
+	for i := 0; i <= last; i++ {
+		t, ok := terms[ks.Range[i]]
+
+		if i == last {
+			kc.Op, kc.Lo, kc.Hi = t.op, t.lo, t.hi
+			break
+		}
+
+		if !ok || t.op != "=" {
+			next := i + 1
+			for ; next < last; next++ {
+				if _, ok := terms[ks.Range[next]]; ok {
+					break
+				}
+			}
+
+			return nil, errorf("Query key condition not supported: RANGE key attributes %s must have equality conditions specified in the query because a condition is present on key attribute %s", ks.Range[i], ks.Range[next])
+		}
+
+		kc.Eq = append(kc.Eq, t.lo)
 	}
 
 	return kc, nil
@@ -179,6 +256,34 @@ func keyValue(o operand) (*types.Item, error) {
 	}
 
 	return nil, errorf("Query key condition not supported")
+}
+
+// MatchSort reports whether an item's sort key attributes (rng, in the
+// key schema's order) satisfy the condition.
+func (kc *KeyCondition) MatchSort(item map[string]*types.Item, rng []string) bool {
+	for i, v := range kc.Eq {
+		if c, ok := types.Compare(item[rng[i]], v); !ok || c != 0 {
+			return false
+		}
+	}
+
+	if kc.Op == "" {
+		return true
+	}
+
+	return kc.MatchRange(item[rng[len(kc.Eq)]])
+}
+
+// MatchHash reports whether an item's partition key attributes (hash, in
+// the key schema's order) are the condition's.
+func (kc *KeyCondition) MatchHash(item map[string]*types.Item, hash []string) bool {
+	for i, v := range kc.Hash {
+		if !types.Equal(item[hash[i]], v) {
+			return false
+		}
+	}
+
+	return true
 }
 
 // MatchRange reports whether a sort key value satisfies the condition.

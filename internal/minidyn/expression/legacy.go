@@ -208,13 +208,13 @@ func evalLegacy(c *legacyCondition, item map[string]*types.Item) bool {
 
 // LegacyKeyCondition reduces KeyConditions to a KeyCondition on ks.
 func LegacyKeyCondition(conds []LegacyCondition, ks KeySchema) (*KeyCondition, error) {
-	kc := &KeyCondition{}
-
 	for _, lc := range conds {
-		if lc.Attr != ks.Hash && lc.Attr != ks.Range {
+		if !ks.IsKey(lc.Attr) {
 			return nil, errorf("Query key condition not supported: %s is not a key attribute", lc.Attr)
 		}
 	}
+
+	terms := map[string]keyTerm{}
 
 	for _, lc := range conds {
 		c, err := lc.build()
@@ -231,39 +231,26 @@ func LegacyKeyCondition(conds []LegacyCondition, ks KeySchema) (*KeyCondition, e
 		}
 
 		for _, v := range l.values {
-			want := ks.HashType
-			if lc.Attr == ks.Range {
-				want = ks.RangeType
-			}
-
-			if types.TypeOf(v) != want {
+			if types.TypeOf(v) != ks.Types[lc.Attr] {
 				return nil, errorf(invalidParameter + "Condition parameter type does not match schema type")
 			}
 		}
 
-		if lc.Attr == ks.Hash {
-			if l.op != "EQ" {
-				return nil, errorf("Query key condition not supported")
-			}
-
-			kc.Hash = l.values[0]
-
-			continue
+		if slices.Contains(ks.Hash, lc.Attr) && l.op != "EQ" {
+			return nil, ks.hashNotEqual(lc.Attr)
 		}
 
 		op := map[string]string{"EQ": "=", "LE": "<=", "LT": "<", "GE": ">=", "GT": ">", "BEGINS_WITH": "begins_with", "BETWEEN": "BETWEEN"}[l.op]
-		kc.Op, kc.Lo = op, l.values[0]
+		t := keyTerm{op: op, lo: l.values[0]}
 
 		if l.op == "BETWEEN" {
-			kc.Hi = l.values[1]
+			t.hi = l.values[1]
 		}
+
+		terms[lc.Attr] = t
 	}
 
-	if kc.Hash == nil {
-		return nil, errorf("Query condition missed key schema element: %s", ks.Hash)
-	}
-
-	return kc, nil
+	return ks.reduce(terms)
 }
 
 // LegacyUpdate is one attribute's action in AttributeUpdates.

@@ -629,7 +629,7 @@ func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		}
 
 		for _, a := range ex.filter.Names() {
-			if a == ks.Hash || a == ks.Range {
+			if ks.IsKey(a) {
 				return nil, validation("%s can only contain non-primary key attributes: Primary key attribute: %s", filterName, a)
 			}
 		}
@@ -647,12 +647,12 @@ func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 
 // keySchemaOf is the key schema a Query on the table or index reads.
 func keySchemaOf(table *core.Table, index string) expression.KeySchema {
-	hash, rng := table.KeySchema.HashKey, table.KeySchema.RangeKey
+	hash, rng := table.KeySchema.Hash, table.KeySchema.Range
 	if index != "" {
 		hash, rng = table.Indexes[index].KeyNames()
 	}
 
-	return expression.KeySchema{Hash: hash, Range: rng, HashType: table.AttributesDef[hash], RangeType: table.AttributesDef[rng]}
+	return expression.KeySchema{Hash: hash, Range: rng, Types: table.AttributesDef}
 }
 
 // Scan reads the table or index in key order, a page at a time.

@@ -1,0 +1,94 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/keyplan/keyplan/internal/ddblocal"
+)
+
+// Feature is something of DynamoDB's that a local engine may lack.
+type Feature string
+
+// MultiAttributeKeys: GSI keys of up to four partition and four sort
+// attributes (DynamoDB, November 2025; DynamoDB Local from 3.3.0).
+const MultiAttributeKeys Feature = "multi-attribute GSI keys"
+
+// lacking says why each named engine lacks a feature.
+var lacking = map[string]map[Feature]string{
+	Dynalite:      {MultiAttributeKeys: "dynalite 4.0.0 has no multi-attribute GSI keys"},
+	DynamoDBLocal: {MultiAttributeKeys: "DynamoDB Local " + ddblocal.EngineVersion + " has no multi-attribute GSI keys (they came in 3.3.0)"},
+}
+
+// Lacks says why the named engine lacks f, "" when it has it (memory has
+// every Feature). A test skips with it; a command refuses with it.
+func Lacks(name string, f Feature) string {
+	return lacking[name][f]
+}
+
+// Lacks says why the connected engine lacks f ("" when it has it): a named
+// engine's answer is known; an endpoint's is probed once, by creating a
+// table that needs f.
+func (c *Conn) Lacks(ctx context.Context, f Feature) string {
+	if c.Name != "endpoint" {
+		return Lacks(c.Name, f)
+	}
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if why, ok := c.probed[f]; ok {
+		return why
+	}
+	why := probeFeature(ctx, c.Raw, f)
+	if c.probed == nil {
+		c.probed = map[Feature]string{}
+	}
+	c.probed[f] = why
+	return why
+}
+
+// probeFeature creates (and deletes) a table with a GSI keyed on two partition
+// and two sort attributes; a ValidationException says the engine lacks
+// them.
+func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
+	if f != MultiAttributeKeys {
+		return fmt.Sprintf("keyplan cannot probe for %s", f)
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "keyplan_probe_" + hex.EncodeToString(b)
+	el := func(n string, t types.KeyType) types.KeySchemaElement {
+		return types.KeySchemaElement{AttributeName: aws.String(n), KeyType: t}
+	}
+	def := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{def("p"), def("a"), def("b"), def("c"), def("d")},
+		KeySchema:            []types.KeySchemaElement{el("p", types.KeyTypeHash)},
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("probe"),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+			KeySchema: []types.KeySchemaElement{el("a", types.KeyTypeHash), el("b", types.KeyTypeHash),
+				el("c", types.KeyTypeRange), el("d", types.KeyTypeRange)}}},
+	})
+	var api smithy.APIError
+	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
+		return fmt.Sprintf("the engine has no %s: %s", f, api.ErrorMessage())
+	}
+	if err != nil {
+		return fmt.Sprintf("probing the engine for %s: %v", f, err)
+	}
+	// A table is deleted once it is ACTIVE (DynamoDB creates it a while).
+	_ = dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute)
+	_, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	return ""
+}
