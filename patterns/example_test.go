@@ -29,11 +29,11 @@ patterns:
 	for _, p := range d.Patterns {
 		fmt.Printf("%s: %s on %s: %s\n", p.Name, p.Operation, p.Index, p.Text)
 	}
-	fmt.Println(d.Indexes[0].Name, d.Indexes[0].ProjectionText())
+	fmt.Println(d.Indexes[0].Name, d.Indexes[0].KeyText(), d.Indexes[0].ProjectionText())
 	// Output:
 	// GetPlayer: GetItem on table: PK = "PLAYER#{playerId}" AND SK = "PLAYER"
-	// SeasonLeaderboard: Query on GSI1: GSI1PK = "PLAYER#SEASON#{season}", GSI1SK ordered by rating
-	// GSI1 INCLUDE (handle)
+	// SeasonLeaderboard: Query on GSI1: season = {season}, ordered by rating
+	// GSI1 season / rating, playerId INCLUDE (handle)
 }
 
 func ExampleParse_errors() {

@@ -60,13 +60,17 @@ type Phase struct {
 	Indexes []*PhaseIndex `json:"indexes"`
 }
 
-// PhaseIndex is one GSI as a phase deploys it.
+// PhaseIndex is one GSI as a phase deploys it: keyed PK/SK (synthetic),
+// or on PartitionKeys/SortKeys of the types KeyTypes gives (native).
 type PhaseIndex struct {
-	Name             string     `json:"name"`
-	PK               string     `json:"pk"`
-	SK               string     `json:"sk"`
-	Projection       Projection `json:"projection"`
-	NonKeyAttributes []string   `json:"nonKeyAttributes,omitempty"`
+	Name             string            `json:"name"`
+	PK               string            `json:"pk,omitempty"`
+	SK               string            `json:"sk,omitempty"`
+	PartitionKeys    []string          `json:"partitionKeys,omitempty"`
+	SortKeys         []string          `json:"sortKeys,omitempty"`
+	KeyTypes         map[string]string `json:"keyTypes,omitempty"`
+	Projection       Projection        `json:"projection"`
+	NonKeyAttributes []string          `json:"nonKeyAttributes,omitempty"`
 }
 
 // Latest is the design the lock leads to: the migration's target, or the
@@ -262,7 +266,11 @@ func (p *Phase) valid() error {
 		if ix == nil || !ValidTableName(ix.Name) || names[ix.Name] {
 			return fmt.Errorf("index %v: expected a unique valid name", ix)
 		}
-		if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
+		if len(ix.PartitionKeys)+len(ix.SortKeys) > 0 {
+			if err := ix.validNative(); err != nil {
+				return err
+			}
+		} else if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s keyed %s/%s, expected %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
 		}
 		if !slices.Contains([]Projection{ProjectAll, ProjectInclude, ProjectKeysOnly}, ix.Projection) {

@@ -45,7 +45,7 @@ func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Pha
 	}
 	for _, name := range slices.Sorted(mapKeys(created)) {
 		ix := to.Index(name)
-		cur = append(cur, ix.phaseIndex())
+		cur = append(cur, to.phaseIndex(ix))
 		var bf []string
 		for _, e := range ix.Entities {
 			if left[e] {
@@ -92,14 +92,16 @@ func (mg *Migration) indexesNow(accepted *Design) []*PhaseIndex {
 func phaseIndexes(d *Design) []*PhaseIndex {
 	out := []*PhaseIndex{}
 	for _, ix := range d.Indexes {
-		out = append(out, ix.phaseIndex())
+		out = append(out, d.phaseIndex(ix))
 	}
 	return out
 }
 
-// phaseIndex is a GSI as a phase deploys it: its keys and projection.
-func (ix *Index) phaseIndex() *PhaseIndex {
-	return &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes}
+// phaseIndex is a GSI of d as a phase deploys it: its keys (a native
+// index's with their types) and projection.
+func (d *Design) phaseIndex(ix *Index) *PhaseIndex {
+	return &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, PartitionKeys: ix.PartitionKeys, SortKeys: ix.SortKeys,
+		KeyTypes: d.KeyTypes(ix), Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes}
 }
 
 // String says what a phase deploys: "create GSI3; backfill Order", or

@@ -178,6 +178,9 @@ func (t *Table) keysOf(entity string, v Values) (map[string]types.AttributeValue
 	if err := p.putKeys(out, false, present, enc, v); err != nil {
 		return nil, err
 	}
+	for _, dc := range p.discs {
+		out[dc.name] = &types.AttributeValueMemberS{Value: dc.value}
+	}
 	return out, nil
 }
 

@@ -40,6 +40,11 @@ type Table struct {
 	client Client
 	unique map[string][]*patterns.Pattern // entity -> its unique alternate keys
 	plans  map[string]*entityPlan
+	// nativeAttrs are the attributes native indexes are keyed on, and
+	// nativeConds the key conditions of the patterns they serve
+	// (native.go).
+	nativeAttrs map[string]nativeKeyAttr
+	nativeConds map[string]*patterns.NativeCondition
 
 	mu          sync.Mutex
 	projections map[string]expression.ProjectionBuilder
@@ -61,6 +66,7 @@ func New(d *patterns.Design, client Client, name string) *Table {
 	for _, ek := range d.Entities {
 		t.plans[ek.Name] = compile(d, ek)
 	}
+	t.nativeIndexes()
 	for _, p := range t.m.Patterns {
 		if p.Unique && len(p.Entities) == 1 {
 			t.unique[p.Entities[0]] = append(t.unique[p.Entities[0]], p)
