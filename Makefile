@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test check test-scale deps vet fmt-check lint tidy race cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill fuzz plan minidyn-diff clean
+.PHONY: synth test check test-scale deps vet fmt-check lint tidy race cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill bench-engine fuzz plan minidyn-diff clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -117,6 +117,13 @@ bench-gen:
 bench-backfill: deps
 	$(GO) test ./patterns/dynamo -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
 
+## bench-engine: one workload (100,000 items: PutItem, GetItem, Limit-20
+## Query of the table and of a GSI, a Limit-20 page of Scan) on the three
+## local engines over HTTP, and the ratios between them (needs Java and
+## Node.js; the load of each engine takes up to a minute).
+bench-engine: deps
+	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkEngines$$' -benchtime 2s -timeout 60m
+
 ## bench-synth: wall time of synthesizing the example app.
 bench-synth: deps
 	$(GO) test ./test -run '^$$' -bench SynthExampleApp -benchtime 3x
@@ -126,7 +133,10 @@ bench-synth: deps
 ## planner, the bound, the design and lock readers, code generated for
 ## random models (it must compile), stream records, the
 ## in-process engine (any request; number order). Minimizing a large
-## input (a design is ~20 KB) would stall a run, so it is capped.
+## input (a design is ~20 KB) would stall a run, so it is capped. Then,
+## for FUZZTIME too, the in-process engine against DynamoDB Local on
+## random request sequences (a loop over seeds, not a Go fuzz target: the
+## reference is a JVM that coverage cannot guide; needs Java).
 FUZZTIME ?= 60s
 FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
@@ -134,6 +144,8 @@ fuzz:
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x; \
 	done
+	@echo "== TestDifferential (./internal/enginediff): random request sequences on the in-process engine and DynamoDB Local for $(FUZZTIME)"
+	ENGINEDIFF_FUZZTIME=$(FUZZTIME) $(GO) test ./internal/enginediff -run '^TestDifferential$$' -count 1 -v -timeout 0
 
 ## minidyn-diff: the in-process engine's patches (internal/minidyn) as a
 ## diff against the truora/minidyn commit it is cut from
