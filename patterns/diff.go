@@ -23,6 +23,7 @@ const (
 	ChangePatternAdded   ChangeKind = "pattern-added"
 	ChangePatternRemoved ChangeKind = "pattern-removed"
 	ChangeUniqueGuard    ChangeKind = "unique-guard"
+	ChangeIndexBuild     ChangeKind = "index-build"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -59,6 +60,7 @@ var changeRules = []ChangeRule{
 	{"KP611", SeverityInfo, ChangePatternAdded, "Patterns added (reads and writes)"},
 	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed (reads and writes)"},
 	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
+	{"KP614", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).
