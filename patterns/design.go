@@ -144,6 +144,9 @@ type Design struct {
 	Keying []*KeyChoice `json:"indexKeys,omitempty" lock:"-"`
 
 	model *Model
+	// indexKeys is how the plan keyed new GSIs (the model's indexKeys or
+	// Options.IndexKeys; "" for a design read from a file).
+	indexKeys IndexKeys
 	// byName indexes entities, patterns and indexes by name (built by
 	// index() for the slices as planned; lookups in other slices scan).
 	byName *designIndex

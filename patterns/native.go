@@ -34,7 +34,7 @@ const (
 	// (the plan says why not otherwise); a locked GSI stays as deployed.
 	IndexKeysAuto IndexKeys = "auto"
 	// IndexKeysNative: every GSI native; one that cannot be is an error
-	// (KP112) saying why.
+	// saying why (KP210, KP211, KP212).
 	IndexKeysNative IndexKeys = "native"
 	// IndexKeysSynthetic: every new GSI keyed by synthetic strings.
 	IndexKeysSynthetic IndexKeys = "synthetic"
@@ -212,6 +212,8 @@ type KeyChoice struct {
 	Index  string `json:"index"`
 	Native bool   `json:"native"`
 	Why    string `json:"why"`
+	// limit is why it is not native (planning only: the checks' reason).
+	limit nativeLimit
 }
 
 // NativeTerm is one attribute of a native key condition: Param names the
@@ -265,7 +267,10 @@ func nativeCondition(m *Model, p *Pattern, ix *Index, tag string) *NativeConditi
 			c.Partition = append(c.Partition, NativeTerm{Attr: a, Value: tag})
 			continue
 		}
-		t, _ := term(a)
+		t, ok := term(a)
+		if !ok {
+			t = NativeTerm{Attr: a} // not given: KP212 says so
+		}
 		c.Partition = append(c.Partition, t)
 	}
 	for _, a := range ix.SortKeys {

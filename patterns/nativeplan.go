@@ -28,7 +28,20 @@ type keyChoice struct {
 	native      bool
 	part, sorts []string // the index's attributes, discriminator first
 	why         string
+	limit       nativeLimit
 }
+
+// nativeLimit is the kind of reason a GSI could not be keyed natively:
+// the check rule that says so when indexKeys is native.
+type nativeLimit int
+
+// The reasons a GSI stays synthetic.
+const (
+	nativeOK       nativeLimit = iota
+	nativeTooWide              // more than MaxKeyAttributes on a side (KP210)
+	nativeBadType              // a key attribute of no scalar type, or of two (KP211)
+	nativeBadShape             // patterns a native key condition cannot serve as they are (KP212)
+)
 
 // nativize keys natively every GSI of ly that can be (with mode auto or
 // native) and returns the choices by index. Keys on converted GSIs are
@@ -63,7 +76,7 @@ func nativize(m *Model, ly *layout, pn *pins, mode IndexKeys) map[string]*keyCho
 			if p := changedPattern(m, ly, before); p != "" {
 				ly.keys = saved
 				ly.on, ly.keysOn, ly.byPK = nil, nil, nil
-				c = &keyChoice{why: fmt.Sprintf("synthetic: a native key would not serve pattern %s as the synthetic one does", p)}
+				c = &keyChoice{why: fmt.Sprintf("synthetic: a native key would not serve pattern %s as the synthetic one does", p), limit: nativeBadShape}
 			}
 		}
 		out[ix] = c
@@ -86,12 +99,12 @@ func changedPattern(m *Model, ly *layout, before map[string]*PatternPlan) string
 // nativeKeys works out whether GSI ix can be keyed natively; when it can,
 // it returns the choice and the layout's keys with ix's in canonical form.
 func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan) (*keyChoice, map[string][]*EntityKey) {
-	no := func(format string, args ...any) (*keyChoice, map[string][]*EntityKey) {
-		return &keyChoice{why: "synthetic: " + fmt.Sprintf(format, args...)}, nil
+	no := func(limit nativeLimit, format string, args ...any) (*keyChoice, map[string][]*EntityKey) {
+		return &keyChoice{why: "synthetic: " + fmt.Sprintf(format, args...), limit: limit}, nil
 	}
 	for _, p := range patternsByName(m) {
 		if pl := before[p.Name]; pl.Index == ix && len(pl.Entities) > 1 {
-			return no("collection read %s reads %s together in one sort order", p.Name, strings.Join(pl.Entities, ", "))
+			return no(nativeBadShape, "collection read %s reads %s together in one sort order", p.Name, strings.Join(pl.Entities, ", "))
 		}
 	}
 	var ents []string
@@ -102,24 +115,24 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 			continue
 		}
 		if len(ks) > 1 {
-			return no("%s has %d keys on it, sparse on exclusive constants", e, len(ks))
+			return no(nativeBadShape, "%s has %d keys on it, sparse on exclusive constants", e, len(ks))
 		}
 		k := ks[0]
 		if len(k.When) > 0 {
-			return no("%s's key is sparse on %s=%s (a native key cannot hold a constant)", e, k.When[0].Attr, k.When[0].Value)
+			return no(nativeBadShape, "%s's key is sparse on %s=%s (a native key cannot hold a constant)", e, k.When[0].Attr, k.When[0].Value)
 		}
 		if k.PK.Shards() > 0 || k.SK.Shards() > 0 {
-			return no("%s's key is write-sharded", e)
+			return no(nativeBadShape, "%s's key is write-sharded", e)
 		}
 		p, s := k.PK.Attrs(), k.SK.Attrs()
 		if len(ents) > 0 && (!slices.Equal(p, part) || !slices.Equal(s, sorts)) {
-			return no("%s keys it on (%s / %s) and %s on (%s / %s): a native index has one key schema",
+			return no(nativeBadShape, "%s keys it on (%s / %s) and %s on (%s / %s): a native index has one key schema",
 				ents[0], strings.Join(part, ", "), strings.Join(sorts, ", "), e, strings.Join(p, ", "), strings.Join(s, ", "))
 		}
 		ents, part, sorts = append(ents, e), p, s
 	}
 	if len(ents) == 0 {
-		return no("no entity has a key on it")
+		return no(nativeBadShape, "no entity has a key on it")
 	}
 	for _, a := range append(slices.Clone(part), sorts...) {
 		types := keyTypes(m, a)
@@ -128,11 +141,11 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 			for _, t := range slices.Sorted(maps.Keys(types)) {
 				parts = append(parts, fmt.Sprintf("%s on %s", typeName(t), strings.Join(types[t], ", ")))
 			}
-			return no("attribute %s is stored as %s: a key attribute has one DynamoDB type in the whole table", a, strings.Join(parts, " but "))
+			return no(nativeBadType, "attribute %s is stored as %s: a key attribute has one DynamoDB type in the whole table", a, strings.Join(parts, " but "))
 		}
 		for t := range types {
 			if t != "S" && t != "N" {
-				return no("attribute %s is stored as %s; a key attribute is a string, number or binary", a, typeName(t))
+				return no(nativeBadType, "attribute %s is stored as %s; a key attribute is a string, number or binary", a, typeName(t))
 			}
 		}
 	}
@@ -148,9 +161,9 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 	}
 	switch {
 	case len(full) > MaxKeyAttributes:
-		return no("its partition key would take %d attributes (%s); a native key holds at most %d", len(full), strings.Join(full, ", "), MaxKeyAttributes)
+		return no(nativeTooWide, "its partition key would take %d attributes (%s); a native key holds at most %d", len(full), strings.Join(full, ", "), MaxKeyAttributes)
 	case len(sorts) > MaxKeyAttributes:
-		return no("its sort key would take %d attributes (%s); a native key holds at most %d", len(sorts), strings.Join(sorts, ", "), MaxKeyAttributes)
+		return no(nativeTooWide, "its sort key would take %d attributes (%s); a native key holds at most %d", len(sorts), strings.Join(sorts, ", "), MaxKeyAttributes)
 	}
 	keys := map[string][]*EntityKey{}
 	for e, ks := range ly.keys {
@@ -222,7 +235,7 @@ func applyKeying(d *Design, choices map[string]*keyChoice) {
 		if c == nil {
 			continue
 		}
-		d.Keying = append(d.Keying, &KeyChoice{Index: ix.Name, Native: c.native, Why: c.why})
+		d.Keying = append(d.Keying, &KeyChoice{Index: ix.Name, Native: c.native, Why: c.why, limit: c.limit})
 		if c.native {
 			ix.PK, ix.SK = "", ""
 			ix.PartitionKeys, ix.SortKeys = c.part, c.sorts

@@ -61,6 +61,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 			mode = o.IndexKeys
 		}
 		keying = nativize(m, ly, pn, mode)
+		d.indexKeys = mode
 	}
 	for _, name := range entityNames(m) {
 		e := m.Entity(name)

@@ -112,6 +112,9 @@ func nativeValue(e *patterns.Entity, term patterns.NativeTerm, v Values) (types.
 	if a == nil { // the discriminator
 		return &types.AttributeValueMemberS{Value: term.Value}, nil
 	}
+	if term.Param == "" && term.Value == "" {
+		return nil, fmt.Errorf("%w: the pattern gives no %s (KP212)", ErrMissing, term.Attr)
+	}
 	if term.Param == "" {
 		return stored(a, term.Value)
 	}
