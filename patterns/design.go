@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -368,6 +369,38 @@ func (d *Design) Errors() []Diagnostic {
 	for _, x := range d.Diagnostics {
 		if x.Severity == SeverityError {
 			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Fails reports whether the checks' findings fail the design: an error,
+// or with strict any finding (keyplan plan and check exit 1).
+func (d *Design) Fails(strict bool) bool {
+	return len(d.Errors()) > 0 || strict && len(d.Diagnostics) > 0
+}
+
+// Projected is what a read of index returns of an entity's attributes, in
+// the model's order: every one on the base table or under ALL; under
+// INCLUDE the ones it names and the ones the entity's keys there and on
+// the base table hold (the runtime decodes them from the keys); under
+// KEYS_ONLY the keys' alone. Nil when the entity has no key on index.
+func (d *Design) Projected(entity, index string) []string {
+	ek, e := d.Entity(entity), d.model.Entity(entity)
+	if ek == nil || e == nil || ek.Key(index) == nil {
+		return nil
+	}
+	ix := d.Index(index)
+	var keyed []string
+	for _, k := range []*EntityKey{ek.Key(BaseIndex), ek.Key(index)} {
+		if k != nil {
+			keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
+		}
+	}
+	var out []string
+	for _, a := range e.Attributes {
+		if ix == nil || ix.Projection == ProjectAll || slices.Contains(keyed, a.Name) || slices.Contains(ix.NonKeyAttributes, a.Name) {
+			out = append(out, a.Name)
 		}
 	}
 	return out

@@ -19,6 +19,9 @@ type Error struct {
 	Field string // dotted path, e.g. "patterns.SeasonLeaderboard.sort"
 	Msg   string // what is wrong and what was expected
 	Hint  string // e.g. `did you mean "rating"?`
+	// Err is the error underneath, when there is one (the file cannot be
+	// opened: errors.Is(err, fs.ErrNotExist)).
+	Err error
 }
 
 // Error renders the problem on one line, safe to print (Printable: the
@@ -47,6 +50,9 @@ func (e *Error) Where() string { return e.Pos.In(e.File) }
 
 // Is makes every *Error match ErrInvalidModel.
 func (e *Error) Is(target error) bool { return target == ErrInvalidModel }
+
+// Unwrap is the error underneath (Err), or nil.
+func (e *Error) Unwrap() error { return e.Err }
 
 // errorList collects model errors; err() joins them, sorted by position.
 type errorList struct {
@@ -91,15 +97,24 @@ func (l *errorList) err() error {
 	return errors.Join(errs...)
 }
 
-func list(names []string) string {
+// nameList is a list of names for a message, made by list: add does not
+// clip it as a whole (a list cut mid-name reads as a name); each name in
+// it is clipped, and it holds at most a dozen.
+type nameList string
+
+func list(names []string) nameList {
 	if len(names) == 0 {
 		return "(none declared)"
 	}
 	const max = 12
-	if len(names) > max {
-		return strings.Join(names[:max], ", ") + fmt.Sprintf(", … (%d more)", len(names)-max)
+	shown := make([]string, 0, min(len(names), max))
+	for _, n := range names[:min(len(names), max)] {
+		shown = append(shown, clip(n))
 	}
-	return strings.Join(names, ", ")
+	if len(names) > max {
+		return nameList(strings.Join(shown, ", ") + fmt.Sprintf(", … (%d more)", len(names)-max))
+	}
+	return nameList(strings.Join(shown, ", "))
 }
 
 // suggest returns the candidate closest to name when it is close enough to be

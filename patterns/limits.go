@@ -41,6 +41,10 @@ const (
 	// of the characters NameRule lists.
 	MinNameLength = 3
 	MaxNameLength = 255
+	// MaxAttributeNameLength bounds the name of an attribute a secondary
+	// index projects (Projection.NonKeyAttributes) or is keyed by, in
+	// characters; other attribute names may reach 64 KB.
+	MaxAttributeNameLength = 255
 )
 
 // NameRule is DynamoDB's rule for table and index names, for messages

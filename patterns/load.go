@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,10 +24,25 @@ func Load(path string) (*Model, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidModel, err)
+		return nil, openError(path, err)
 	}
 	defer f.Close()
 	return ReadModel(path, f)
+}
+
+// openError says why a model file cannot be opened: it does not exist,
+// or the system's reason (permission denied, ...). It matches
+// ErrInvalidModel, and the os error (errors.Is(err, fs.ErrNotExist)).
+func openError(path string, err error) error {
+	e := &Error{File: path, Msg: "the model file does not exist", Err: err}
+	if !errors.Is(err, fs.ErrNotExist) {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		e.Msg = "the model file cannot be read: " + err.Error()
+	}
+	return e
 }
 
 // MaxModelBytes bounds a model file: far above any real model (the
@@ -42,7 +58,7 @@ const maxNodes = 200_000
 func ReadModel(file string, r io.Reader) (*Model, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxModelBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidModel, file, err)
+		return nil, openError(file, err)
 	}
 	if len(data) > MaxModelBytes {
 		l := &loader{errorList: errorList{file: file}}
@@ -73,7 +89,7 @@ func Parse(file string, data []byte) (*Model, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil && err != io.EOF {
-		l.syntax(err)
+		l.syntax(err, data)
 		return nil, l.err()
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {

@@ -223,10 +223,78 @@ func TestParseCollectsAllErrors(t *testing.T) {
 	}
 }
 
+// A model file that does not exist, or cannot be read, is one error
+// naming the file and saying so (not "invalid model" and the system's
+// words on another line).
 func TestLoadMissingFile(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope.yaml")
+	_, err := Load(missing)
 	if !errors.Is(err, ErrInvalidModel) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v", err)
+	}
+	if want := missing + ": the model file does not exist"; err == nil || err.Error() != want {
+		t.Errorf("Load of a missing file: %q, want %q", err, want)
+	}
+	_, err = Load(dir)
+	if want := dir + ": the model file cannot be read: "; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("Load of a directory: %q, want %q and the reason", err, want)
+	}
+}
+
+// Names are at most MaxName characters (DynamoDB's limit on a projected
+// attribute's name), and a name too long for the YAML parser (over 1,024
+// characters, in JSON too) is said to be too long, at its place, not a
+// syntax error.
+func TestLongNames(t *testing.T) {
+	long := func(n int) string { return "N" + strings.Repeat("x", n-1) }
+	model := func(entity, attr, pattern string) map[string]any {
+		return map[string]any{"table": "Things", "entities": map[string]any{entity: map[string]any{"id": []string{"thingId"},
+			"attributes": map[string]any{"thingId": "string", attr: "string"}}},
+			"patterns": map[string]any{pattern: map[string]any{"get": entity}}}
+	}
+	asJSON := func(m map[string]any) []byte { b, _ := json.Marshal(m); return b }
+	tests := []struct {
+		name, file string
+		data       []byte
+		want       string
+	}{
+		{"the longest names", "m.json", asJSON(model(long(MaxName), "a"+long(MaxName-1), long(MaxName))), ""},
+		{"an entity name one too long", "m.json", asJSON(model(long(MaxName+1), "note", "Get")), fmt.Sprintf("is %d characters; expected at most %d", MaxName+1, MaxName)},
+		{"an attribute name one too long", "m.json", asJSON(model("Thing", "a"+long(MaxName), "Get")), `the attribute name "aNxx`},
+		{"a pattern name of 10,000 characters, JSON", "m.json", asJSON(model("Thing", "note", long(10000))), "the key \"Nxxx"},
+		{"an entity name of 2,000 characters, YAML", "m.yaml", []byte("table: Things\nentities:\n  " + long(2000) + ":\n    id: [thingId]\n    attributes: {thingId: string}\npatterns:\n  Get: {get: Thing}\n"), "m.yaml:3:3: the key \"Nxxx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.file, tt.data)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %.300v", err)
+			case tt.want == "":
+				return
+			case err == nil:
+				t.Fatal("accepted")
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "syntax error") {
+				t.Errorf("error %.400q, want %q", err, tt.want)
+			}
+			if strings.HasPrefix(tt.want, "the key") && !strings.Contains(err.Error(), fmt.Sprintf("a name is at most %d (and YAML reads no key longer than 1024)", MaxName)) {
+				t.Errorf("error %.400q does not say the limits", err)
+			}
+		})
+	}
+}
+
+// A list of candidates in a message is never cut inside a name: it shows
+// whole names, each clipped on its own, and says how many more there are.
+func TestCandidateListsKeepWholeNames(t *testing.T) {
+	attrs := "userId: string, email: string, reviewCount: number, reviewerName: string, registrationDate: time, region: string, reviewedAt: time, reviewScore: number"
+	model := "table: Things\nentities:\n  User:\n    id: [userId]\n    attributes: {" + attrs + "}\npatterns:\n  G: {get: User}\n  ByX: {query: User, where: [userId], sort: revi}\n"
+	_, err := Parse("m.yaml", []byte(model))
+	want := "expected one of: userId, email, reviewCount, reviewerName, registrationDate, region, reviewedAt, reviewScore"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "bytes)") {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }
 

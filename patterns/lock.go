@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/internal/atomicfile"
 )
 
 // LockFormat is the version of a lock file's JSON form.
@@ -176,17 +178,13 @@ func (l *Lock) Bytes() ([]byte, error) {
 }
 
 // WriteFile replaces a lock file with the lock's bytes atomically (a
-// crash leaves the old file, never half of one).
+// crash leaves the old file, never half of one; atomicfile.WriteFile).
 func (l *Lock) WriteFile(path string) error {
 	b, err := l.Bytes()
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, b, 0o644)
 }
 
 // NewLock records a design as deployed.

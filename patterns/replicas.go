@@ -46,3 +46,30 @@ func ParseReplica(spec string, indexes []string) (ReplicaReads, error) {
 	}
 	return rr, nil
 }
+
+// ParseReplicas reads the replica specs of a global table (ParseReplica,
+// keyplan plan's --replica flags), each region once. With c, a design's
+// estimate, an index the design does not have is refused; with nil only
+// the specs themselves are checked.
+func ParseReplicas(specs []string, c *Cost) ([]ReplicaReads, error) {
+	var names []string
+	if c != nil {
+		for _, l := range c.Indexes {
+			names = append(names, l.Name)
+		}
+	}
+	seen := map[string]bool{}
+	var out []ReplicaReads
+	for _, spec := range specs {
+		rr, err := ParseReplica(spec, names)
+		if err != nil {
+			return nil, err
+		}
+		if seen[rr.Region] {
+			return nil, fmt.Errorf("%q: %s is given twice", spec, rr.Region)
+		}
+		seen[rr.Region] = true
+		out = append(out, rr)
+	}
+	return out, nil
+}

@@ -45,3 +45,29 @@ func TestParseReplica(t *testing.T) {
 		t.Errorf("without indexes, any index name is taken: %v", err)
 	}
 }
+
+// ParseReplicas reads several specs, each region once, and checks the
+// indexes against the estimate when there is one.
+func TestParseReplicas(t *testing.T) {
+	c := &Cost{Indexes: []*IndexLoad{{Name: BaseIndex}, {Name: "GSI1"}}}
+	got, err := ParseReplicas([]string{"eu-west-1:table=3", "ap-south-1"}, c)
+	if err != nil || len(got) != 2 || got[0].Region != "eu-west-1" || got[0].Read[BaseIndex] != 3 || got[1].Region != "ap-south-1" {
+		t.Errorf("ParseReplicas = %+v, %v", got, err)
+	}
+	for _, tt := range []struct {
+		specs []string
+		c     *Cost
+		want  string
+	}{
+		{[]string{"eu-west-1", "eu-west-1:table=2"}, nil, `"eu-west-1:table=2": eu-west-1 is given twice`},
+		{[]string{"eu-west-1:GSI9=2"}, c, "the design has no index GSI9 (it has table, GSI1)"},
+		{[]string{"Mars"}, nil, "the region like eu-west-1"},
+	} {
+		if _, err := ParseReplicas(tt.specs, tt.c); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseReplicas(%q) = %v; want %q", tt.specs, err, tt.want)
+		}
+	}
+	if _, err := ParseReplicas([]string{"eu-west-1:GSI9=2"}, nil); err != nil {
+		t.Errorf("without an estimate, any index name is taken: %v", err)
+	}
+}

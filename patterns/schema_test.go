@@ -86,3 +86,25 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		}
 	}
 }
+
+// The schema's bound on names is the loader's (MaxName).
+func TestSchemaNameLength(t *testing.T) {
+	var doc struct {
+		Defs struct {
+			Name struct {
+				MaxLength int `json:"maxLength"`
+			} `json:"name"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(Schema(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Defs.Name.MaxLength != MaxName {
+		t.Errorf("the schema's names are at most %d characters; the loader's, %d", doc.Defs.Name.MaxLength, MaxName)
+	}
+	s := compileSchema(t)
+	long := strings.Replace(validModel, "GetPlayer:", "G"+strings.Repeat("x", MaxName)+":", 1)
+	if err := s.Validate(yamlToJSON(t, []byte(long))); err == nil {
+		t.Error("the schema accepts a pattern name longer than MaxName")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -18,8 +19,11 @@ import (
 
 var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
 
-// syntax turns a YAML parser error into a positioned Error.
-func (l *loader) syntax(err error) {
+// syntax turns a YAML parser error into a positioned Error. When the
+// line it names (or the one before) holds a key longer than YAML allows
+// (maxYAMLKey), that is said instead: the parser's own message ("did not
+// find expected ',' or '}'") would hide it.
+func (l *loader) syntax(err error, data []byte) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	pos := Pos{Line: 1, Col: 1}
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
@@ -31,7 +35,49 @@ func (l *loader) syntax(err error) {
 		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
 		msg = strings.TrimPrefix(strings.TrimPrefix(msg, ":"), " ")
 	}
+	if at, key, ok := longKey(data, pos.Line); ok {
+		l.add(at, "", "the key %q is %d characters: a name is at most %d (and YAML reads no key longer than %d)", key, len(key), MaxName, maxYAMLKey)
+		return
+	}
 	l.add(pos, "", "syntax error: %s", msg)
+}
+
+// maxYAMLKey is the longest key the YAML parser reads (a longer one is a
+// syntax error to it, in JSON input too).
+const maxYAMLKey = 1024
+
+// longKey finds a key longer than maxYAMLKey on line (from 1) or the line
+// before: a run of text, quoted or not, that a colon follows (one pass:
+// the file may be one 4 MB line).
+func longKey(data []byte, line int) (Pos, string, bool) {
+	lines := strings.Split(string(data), "\n")
+	for n := max(line-1, 1); n <= line && n <= len(lines); n++ {
+		text := lines[n-1]
+		start, quote := 0, byte(0)
+		for i := 0; i < len(text); i++ {
+			c := text[i]
+			switch {
+			case quote != 0:
+				if c == '\\' && quote == '"' {
+					i++
+				} else if c == quote {
+					quote = 0
+				}
+			case c == '"' || c == '\'':
+				quote, start = c, i
+			case (c == ' ' || c == '\t') && start == i: // leading blanks
+				start = i + 1
+			case c == '{' || c == '[' || c == ',':
+				start = i + 1
+			case c == ':':
+				if key := strings.Trim(strings.TrimRight(text[start:i], " \t"), "\"'"); len(key) > maxYAMLKey {
+					return Pos{Line: n, Col: utf8.RuneCountInString(text[:start]) + 1}, key, true
+				}
+				start = i + 1
+			}
+		}
+	}
+	return Pos{}, "", false
 }
 
 type loader struct {
@@ -113,10 +159,20 @@ func (l *loader) str(n *yaml.Node, path string) string {
 	return n.Value
 }
 
+// MaxName is the longest name keyplan takes, in characters, for an
+// entity, an attribute, a pattern, a write or an example item: DynamoDB's
+// limit on the name of an attribute an index projects
+// (MaxAttributeNameLength), since any attribute may be projected, and one
+// rule for every name. A longer one is refused as too long.
+const MaxName = MaxAttributeNameLength
+
 // name reads an identifier-like name (entity, attribute).
 func (l *loader) name(n *yaml.Node, path string) string {
 	s := l.str(n, path)
-	if s != "" && !validName(s) {
+	switch {
+	case len(s) > MaxName:
+		l.add(pos(n), path, "the name %q is %d characters; expected at most %d", s, len(s), MaxName)
+	case s != "" && !validName(s):
 		l.add(pos(n), path, "%q is not a valid name; expected letters, digits and _ (starting with a letter)", s)
 	}
 	return s

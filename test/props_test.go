@@ -99,7 +99,7 @@ func TestPropsProblems(t *testing.T) {
 			return &singletable.Props{ModelFile: modelFile(t, strings.Replace(hotModel, "createdAt: time", "createdAt: tiem", 1))}
 		}, nil, []string{`model.yaml:5:104: entities.Order.attributes.createdAt: unknown type "tiem"`, `did you mean "time"?`}},
 		{"missing model file", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: "nope.yaml"} }, nil,
-			[]string{"nope.yaml: no such file"}},
+			[]string{"nope.yaml: the model file does not exist"}},
 		{"unknown pattern granted", "", func(awscdk.Stack) *singletable.Props { return &singletable.Props{ModelFile: good} },
 			func(tbl *singletable.Table, stack awscdk.Stack) {
 				role := awsiam.NewRole(stack, jsii.String("R"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
@@ -189,10 +189,18 @@ func TestPropsProblems(t *testing.T) {
 		}, nil, []string{`Tags["aws:owner"]: keys starting with aws: are reserved for AWS`, `Tags["AWS:Team"]: keys starting with aws: are reserved for AWS`,
 			`Tags: an empty key (value "empty key"): expected 1 to 128 characters`, `Tags["` + strings.Repeat("k", 129) + `"]: the key is 129 characters, expected at most 128`,
 			`Tags["long"]: the value is 257 characters, expected at most 256`, `Tags["semi;colon"]: the key holds ';'`, `Tags["app"]: the value holds '|'`}},
+		{"a model that does not load, and the props' own problems", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: modelFile(t, strings.Replace(hotModel, "createdAt: time", "createdAt: tiem", 1)),
+				TableName: "x", Tags: map[string]string{"aws:team": "a"}, RecoveryPeriodDays: 40, Billing: &singletable.Billing{Mode: "reserved"},
+				Replicas: []singletable.Replica{{Region: "eu-west-1"}, {Region: "eu-west-1"}}, Backfill: &singletable.Backfill{Segments: -1},
+				StreamHandlers: &singletable.StreamHandlers{Handlers: map[patterns.Handler]singletable.HandlerOptions{"counter": {}}}}
+		}, nil, []string{`unknown type "tiem"`, `TableName "x": expected ` + patterns.NameRule, `Tags["aws:team"]: keys starting with aws: are reserved`,
+			"RecoveryPeriodDays 40: expected a whole number of days, 1 to 35", `Billing.Mode "reserved"`, "Replicas[1].Region: eu-west-1 is listed twice",
+			"Backfill.Segments -1: expected 1 to", `StreamHandlers.Handlers["counter"]: expected one of`}},
 		{"bad table name", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, TableName: "my table"}
 		}, nil,
-			[]string{`TableName "my table": expected 3-255 characters`}},
+			[]string{`TableName "my table": expected ` + patterns.NameRule}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,8 @@
 //	keyplan migrate FILE      backfill the lock's current phase on a table, then advance the lock
 //	keyplan validate FILE     prove the model's examples on a DynamoDB engine
 //	keyplan gen go FILE       typed Go code for the design
+//	keyplan export workbench FILE   the design as a NoSQL Workbench data model
+//	keyplan import workbench FILE   a NoSQL Workbench data model as a keyplan model
 //	keyplan schema            the JSON Schema of model files
 //	keyplan version           the module version keyplan was built from
 //	keyplan help              every command with its flags (usage.txt); COMMAND --help: its flags

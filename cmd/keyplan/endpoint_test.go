@@ -16,6 +16,7 @@ import (
 	"time"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -100,7 +101,7 @@ func TestValidateNamesAndCleansUp(t *testing.T) {
 	if after := settled(t, c, before); after != before {
 		t.Errorf("%d tables before, %d after: validate left tables behind", before, after)
 	}
-	if n := validationTable(long, time.Now()); len(n) > 60 {
+	if n := dynamo.ScratchTable(long, time.Now()); len(n) > 60 {
 		t.Errorf("validation table name %q is %d characters", n, len(n))
 	}
 }

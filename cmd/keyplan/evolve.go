@@ -3,90 +3,72 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
-func diff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	format := fs.String("format", string(report.Text), "output format: "+formatList(report.DiffFormats()))
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	f, err := report.ParseFormat(*format, report.DiffFormats())
-	if err != nil {
-		return fail(stderr, exitUsage, "keyplan diff: %v", err)
-	}
-	d, lock, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	if lock == nil {
-		fmt.Fprintf(stderr, "keyplan diff: %s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it\n", file, patterns.LockPath(file))
-		lock = patterns.NewLock(d)
-	}
-	df := patterns.Compare(lock, d)
-	if err := report.WriteDiff(stdout, file, df, f); err != nil {
-		return fail(stderr, exitUsage, "keyplan diff: %v", err)
-	}
-	if !df.Safe {
-		return exitFindings
-	}
-	return exitClean
-}
-
-func lock(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("lock", flag.ContinueOnError)
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	path := patterns.LockPath(file)
-	if lk == nil {
-		if errs := d.Errors(); len(errs) > 0 {
-			for _, x := range errs {
-				fmt.Fprintln(stderr, x)
-			}
-			return fail(stderr, exitFindings, "keyplan lock: the design has %d error(s); %s not written", len(errs), path)
+func diff(fs *flag.FlagSet) func(*call) int {
+	format := formatFlag(fs, report.DiffFormats())
+	return func(c *call) int {
+		file := c.file()
+		d, lock := c.open(file)
+		if d == nil {
+			return exitUsage
 		}
-		lk = patterns.NewLock(d)
-		if err := lk.WriteFile(path); err != nil {
-			return fail(stderr, exitUsage, "keyplan lock: %v", err)
+		if lock == nil {
+			c.note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
+			lock = patterns.NewLock(d)
 		}
-		fmt.Fprintf(stdout, "%s: written (the design as first deployed)\n", path)
+		df := patterns.Compare(lock, d)
+		if err := report.WriteDiff(c.stdout, file, df, *format); err != nil {
+			return c.fail(exitUsage, "%v", err)
+		}
+		if !df.Safe {
+			return exitFindings
+		}
 		return exitClean
 	}
-	df := patterns.Compare(lk, d)
-	if err := lk.Apply(d, df); err != nil {
-		_ = report.WriteDiff(stderr, file, df, report.Text)
-		return fail(stderr, exitFindings, "keyplan lock: %s untouched: %v", path, err)
-	}
-	if err := lk.WriteFile(path); err != nil {
-		return fail(stderr, exitUsage, "keyplan lock: %v", err)
-	}
-	switch {
-	case lk.Migration != nil:
-		fmt.Fprintf(stdout, "%s: migration at phase %d of %d\n", path, lk.Migration.Current+1, len(lk.Migration.Phases))
-		_ = report.WriteDiff(stdout, file, df, report.Text)
-	default:
-		fmt.Fprintf(stdout, "%s: up to date\n", path)
-	}
-	return exitClean
 }
 
-// writeAtomic replaces a file atomically (a crash leaves the old one).
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
+func lock(*flag.FlagSet) func(*call) int {
+	return func(c *call) int {
+		file := c.file()
+		d, lk := c.open(file)
+		if d == nil {
+			return exitUsage
+		}
+		path := patterns.LockPath(file)
+		if lk == nil {
+			if c.errors(d, "%s not written", path) > 0 {
+				return exitFindings
+			}
+			return c.writeLock(patterns.NewLock(d), path, "written (the design as first deployed)")
+		}
+		df := patterns.Compare(lk, d)
+		if err := lk.Apply(d, df); err != nil {
+			_ = report.WriteDiff(c.stderr, file, df, report.Text)
+			if n := len(df.Errors()); n > 0 { // listed above
+				return c.fail(exitFindings, "%s untouched: refused, %d error(s)", path, n)
+			}
+			return c.fail(exitFindings, "%s untouched: %v", path, err)
+		}
+		if lk.Migration == nil {
+			return c.writeLock(lk, path, "up to date")
+		}
+		code := c.writeLock(lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
+		if code == exitClean {
+			_ = report.WriteDiff(c.stdout, file, df, report.Text)
+		}
+		return code
 	}
-	return os.Rename(tmp, path)
+}
+
+// writeLock writes the lock file and says what it now records.
+func (c *call) writeLock(lk *patterns.Lock, path, says string) int {
+	if err := lk.WriteFile(path); err != nil {
+		return c.fail(exitUsage, "%v", err)
+	}
+	fmt.Fprintf(c.stdout, "%s: %s\n", path, says)
+	return exitClean
 }

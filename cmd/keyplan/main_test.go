@@ -125,7 +125,7 @@ patterns:
 		{"markdown", []string{"plan", "--format", "markdown", "../../examples/ecommerce.yaml"}, 0, "| # | Pattern | Operation | Index | Key condition | Requests |", ""},
 		{"finding", []string{"plan", scan}, 1, "error [KP101] pattern ByEmail: needs a Scan", ""},
 		{"unusable input", []string{"plan", bad}, 2, "", `bad.yaml:3:45: entities.User.attributes.userId: unknown type "strng"`},
-		{"missing file", []string{"plan", "nope.yaml"}, 2, "", "nope.yaml: no such file"},
+		{"missing file", []string{"plan", "nope.yaml"}, 2, "", "nope.yaml: the model file does not exist\n"},
 		{"no file", []string{"plan"}, 2, "", "expected one model FILE, got 0"},
 		{"bad format", []string{"plan", "../../examples/ecommerce.yaml", "--format", "xml"}, 2, "", `unknown --format "xml"`},
 		{"replicas", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "eu-west-1:table=3", "--replica", "ap-south-1"}, 0, "with 2 replica(s) (eu-west-1 ", ""},

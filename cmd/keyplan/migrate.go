@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -22,186 +20,128 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// migrateFlags are keyplan migrate's options.
-type migrateFlags struct {
-	file, endpoint, table, checkpoint string
-	segments                          int
-	maxWCU                            float64
-	pageSize                          int
-	applyIndexes, verify              bool
-	progress                          time.Duration
+// migrate is keyplan migrate: dynamo.Migrate, its options the flags.
+func migrate(fs *flag.FlagSet) func(*call) int {
+	var o dynamo.MigrateOptions
+	var endpoint, table string
+	pageSize := int(dynamo.DefaultPageSize)
+	fs.StringVar(&endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
+	fs.StringVar(&table, "table", "", "the table's physical name (required)")
+	fs.IntVar(&o.Backfill.Segments, "segments", 0, "parallel Scan segments (default: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
+	fs.Float64Var(&o.Backfill.MaxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
+	fs.IntVar(&pageSize, "page-size", pageSize, "items per Scan page (a checkpoint is written after each)")
+	fs.StringVar(&o.Backfill.Checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
+	fs.BoolVar(&o.Apply, "apply-indexes", false, "create and delete the phase's GSIs with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
+	fs.BoolVar(&o.Verify, "verify", false, "write nothing: check that every item is as the phase needs (after the construct's backfill job ran), and advance the lock if so")
+	fs.DurationVar(&o.Backfill.ProgressEvery, "progress", 10*time.Second, "how often to print progress (0: never)")
+	return func(c *call) int {
+		file := c.file()
+		if msg := migrateProblem(table, o.Backfill, pageSize); msg != "" {
+			return c.fail(exitUsage, "%s", msg)
+		}
+		o.Backfill.PageSize = int32(pageSize)
+		if o.Backfill.Checkpoint == "" {
+			o.Backfill.Checkpoint = strings.TrimSuffix(file, filepath.Ext(file)) + ".migrate." + table + ".json"
+		}
+		lk := migration(c, file)
+		if lk == nil {
+			return exitUsage
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		client, err := migrateClient(ctx, endpoint)
+		if err != nil {
+			return c.fail(exitUsage, "%v", err)
+		}
+		lockPath := patterns.LockPath(file)
+		o.Say, o.Log = func(s string) { fmt.Fprintln(c.stdout, s) }, func(s string) { fmt.Fprintln(c.stderr, s) }
+		o.Save = func(lk *patterns.Lock) error {
+			if err := lk.WriteFile(lockPath); err != nil || lk.Migration == nil {
+				return err
+			}
+			_, err := fmt.Fprintf(c.stdout, "%s: at %s (%s)\n", lockPath, dynamo.PhaseName(lk), lk.Migration.Phases[lk.Migration.Current])
+			return err
+		}
+		res, err := dynamo.Migrate(ctx, client, table, lk, o)
+		if ctx.Err() != nil {
+			return c.fail(exitFindings, "interrupted; the progress is in %s: run the same command again to resume", o.Backfill.Checkpoint)
+		}
+		if err != nil {
+			return migrateFailed(c, table, o, res, err)
+		}
+		switch {
+		case lk.Migration == nil:
+			fmt.Fprintf(c.stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, table)
+		case !o.Apply:
+			fmt.Fprintf(c.stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", file, table)
+		}
+		return exitClean
+	}
 }
 
-func migrate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("migrate", flag.ContinueOnError)
-	var o migrateFlags
-	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
-	fs.StringVar(&o.table, "table", "", "the table's physical name (required)")
-	fs.IntVar(&o.segments, "segments", 0, "parallel Scan segments (default: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
-	fs.Float64Var(&o.maxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
-	fs.IntVar(&o.pageSize, "page-size", dynamo.DefaultPageSize, "items per Scan page (a checkpoint is written after each)")
-	fs.StringVar(&o.checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
-	fs.BoolVar(&o.applyIndexes, "apply-indexes", false, "create and delete the phase's GSIs with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
-	fs.BoolVar(&o.verify, "verify", false, "write nothing: check that every item is as the phase needs (after the construct's backfill job ran), and advance the lock if so")
-	fs.DurationVar(&o.progress, "progress", 10*time.Second, "how often to print progress (0: never)")
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	o.file = file
-	if msg := o.problem(); msg != "" {
-		return fail(stderr, exitUsage, "keyplan migrate: %s", msg)
-	}
-	if o.checkpoint == "" {
-		o.checkpoint = strings.TrimSuffix(file, filepath.Ext(file)) + ".migrate." + o.table + ".json"
-	}
-	lk, code := o.migration(stderr)
-	if lk == nil {
-		return code
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	client, err := migrateClient(ctx, o.endpoint)
-	if err != nil {
-		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
-	}
-	for {
-		if code := o.phase(ctx, client, lk, stdout, stderr); code != exitClean {
-			return code
-		}
-		if code, more := o.advance(lk, stdout, stderr); !more {
-			return code
-		}
-	}
-}
-
-// problem says what is wrong with the flags ("" when nothing).
-func (o *migrateFlags) problem() string {
+// migrateProblem says what is wrong with keyplan migrate's flags ("" when
+// nothing).
+func migrateProblem(table string, o dynamo.BackfillOptions, pageSize int) string {
 	switch {
-	case o.table == "":
+	case table == "":
 		return "--table NAME is required (the table's physical name)"
-	case !patterns.ValidTableName(o.table):
-		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
-	case o.segments < 0 || o.segments > 1_000_000:
-		return fmt.Sprintf("--segments %d: expected 1 to 1000000", o.segments)
-	case dynamo.CheckMaxWCU(o.maxWCU) != nil:
-		return fmt.Sprintf("--max-wcu %v", dynamo.CheckMaxWCU(o.maxWCU))
-	case o.pageSize < 1 || o.pageSize > 10000:
-		return fmt.Sprintf("--page-size %d: expected 1 to 10000", o.pageSize)
+	case !patterns.ValidTableName(table):
+		return fmt.Sprintf("--table %q: expected %s", table, patterns.NameRule)
+	case o.Segments < 0 || o.Segments > 1_000_000:
+		return fmt.Sprintf("--segments %d: expected 1 to 1000000", o.Segments)
+	case dynamo.CheckMaxWCU(o.MaxWCU) != nil:
+		return fmt.Sprintf("--max-wcu %v", dynamo.CheckMaxWCU(o.MaxWCU))
+	case pageSize < 1 || pageSize > 10000:
+		return fmt.Sprintf("--page-size %d: expected 1 to 10000", pageSize)
 	}
 	return ""
 }
 
-// migration opens the model and its lock, which must be in the middle of
-// a migration to the model's design.
-func (o *migrateFlags) migration(stderr io.Writer) (*patterns.Lock, int) {
-	d, lk, code := designAndLock(o.file, stderr)
-	if d == nil {
-		return nil, code
+// migrateFailed says where dynamo.Migrate stopped and what to do: exit 1
+// for a backfill that stopped or left items (run it again), 2 for the
+// rest (the table is not at the phase, the lock cannot be saved).
+func migrateFailed(c *call, table string, o dynamo.MigrateOptions, res *dynamo.BackfillResult, err error) int {
+	var me *dynamo.MigrateError
+	errors.As(err, &me)
+	switch {
+	case errors.Is(err, dynamo.ErrIncomplete):
+		for _, f := range res.Failed {
+			fmt.Fprintf(c.stderr, "  %v\n", f)
+		}
+		return c.fail(exitFindings, "%v; the lock stays at %s", me.Err, me.Phase)
+	case me != nil && me.Backfill:
+		c.note("%v", err)
+		if !o.Verify {
+			fmt.Fprintf(c.stderr, "the progress is in %s: run the same command again to resume\n", o.Backfill.Checkpoint)
+		}
+		return exitFindings
 	}
-	lockPath := patterns.LockPath(o.file)
+	c.note("%s, %v", table, err)
+	if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); ok {
+		fmt.Fprintln(c.stderr, "  on a local engine, --apply-indexes applies them")
+	}
+	return exitUsage
+}
+
+// migration opens the model and its lock, which must be in the middle of
+// a migration to the model's design (nil: exit 2).
+func migration(c *call, file string) *patterns.Lock {
+	d, lk := c.open(file)
+	if d == nil {
+		return nil
+	}
+	lockPath := patterns.LockPath(file)
 	switch {
 	case lk == nil:
-		fmt.Fprintf(stderr, "keyplan migrate: %s has no lock (%s): nothing is deployed to migrate\n", o.file, lockPath)
+		c.note("%s has no lock (%s): nothing is deployed to migrate", file, lockPath)
 	case lk.Migration == nil:
-		fmt.Fprintf(stderr, "keyplan migrate: no migration in progress in %s (keyplan diff %s shows what would start one; keyplan lock %s starts it)\n", lockPath, o.file, o.file)
+		c.note("no migration in progress in %s (keyplan diff %s shows what would start one; keyplan lock %s starts it)", lockPath, file, file)
 	case !lk.Accepts(d):
-		fmt.Fprintf(stderr, "keyplan migrate: %s is not the model the migration in %s leads to: keyplan diff %s shows the difference\n", o.file, lockPath, o.file)
+		c.note("%s is not the model the migration in %s leads to: keyplan diff %s shows the difference", file, lockPath, file)
 	default:
-		return lk, exitClean
+		return lk
 	}
-	return nil, exitUsage
-}
-
-// phaseName names the lock's current phase: "phase 2 of 3".
-func phaseName(lk *patterns.Lock) string {
-	return fmt.Sprintf("phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases))
-}
-
-// phase waits for the table to be at the lock's current phase, then
-// backfills it (or verifies it); exit 0 when every item is as it needs.
-func (o *migrateFlags) phase(ctx context.Context, c *dynamodb.Client, lk *patterns.Lock, stdout, stderr io.Writer) int {
-	name, phase := phaseName(lk), lk.Migration.Phases[lk.Migration.Current]
-	t, err := dynamo.PhaseReady(ctx, c, o.table, lk, dynamo.PhaseOptions{Apply: o.applyIndexes, Log: func(msg string) { fmt.Fprintln(stderr, msg) }})
-	if err != nil {
-		fmt.Fprintf(stderr, "keyplan migrate: %s, %s: %v\n", o.table, name, err)
-		if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); ok {
-			fmt.Fprintln(stderr, "  on a local engine, --apply-indexes applies them")
-		}
-		if ctx.Err() != nil {
-			return exitFindings
-		}
-		return exitUsage
-	}
-	if len(phase.Backfill) == 0 {
-		fmt.Fprintf(stdout, "%s: nothing to backfill (%s)\n", name, phase)
-		return exitClean
-	}
-	r, err := dynamo.NewRekeyer(lk, c, o.table)
-	if err != nil {
-		return fail(stderr, exitUsage, "keyplan migrate: %v", err)
-	}
-	r.DryRun = o.verify
-	opts := dynamo.BackfillOptions{Segments: o.segments, PageSize: int32(o.pageSize), MaxWCU: o.maxWCU, Checkpoint: o.checkpoint,
-		Progress: func(p dynamo.BackfillProgress) { fmt.Fprintln(stderr, p.Line(aws.ToInt64(t.ItemCount))) }, ProgressEvery: o.progress}
-	if opts.Segments == 0 {
-		opts.Segments = dynamo.SegmentsFor(t, o.checkpoint)
-	}
-	if o.verify {
-		opts.Checkpoint = ""
-	}
-	fmt.Fprintf(stdout, "%s: %s %s (%s) of %s with %d segment(s)%s\n", name, map[bool]string{false: "backfilling", true: "verifying"}[o.verify],
-		strings.Join(phase.Backfill, ", "), phase, o.table, opts.Segments, limitText(o.maxWCU))
-	start := time.Now()
-	res, err := r.Backfill(ctx, c, opts)
-	if res != nil {
-		fmt.Fprintln(stdout, name, res.Summary(time.Since(start), o.verify))
-	}
-	return o.outcome(ctx, name, res, err, stderr)
-}
-
-// outcome says how a backfill ended: exit 0 only when it is complete.
-func (o *migrateFlags) outcome(ctx context.Context, name string, res *dynamo.BackfillResult, err error, stderr io.Writer) int {
-	switch {
-	case ctx.Err() != nil:
-		fmt.Fprintf(stderr, "keyplan migrate: interrupted; the progress is in %s: run the same command again to resume\n", o.checkpoint)
-	case err != nil:
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		if !o.verify {
-			fmt.Fprintf(stderr, "the progress is in %s: run the same command again to resume\n", o.checkpoint)
-		}
-	case res.Complete() != nil:
-		for _, f := range res.Failed {
-			fmt.Fprintf(stderr, "  %v\n", f)
-		}
-		fmt.Fprintf(stderr, "keyplan migrate: %v; the lock stays at %s\n", res.Complete(), name)
-	default:
-		return exitClean
-	}
-	return exitFindings
-}
-
-// advance records the phase as done in the lock; more is true when
-// migrate goes on with the next phase (--apply-indexes).
-func (o *migrateFlags) advance(lk *patterns.Lock, stdout, stderr io.Writer) (code int, more bool) {
-	lockPath := patterns.LockPath(o.file)
-	err := lk.Advance()
-	if err == nil {
-		err = lk.WriteFile(lockPath)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "keyplan migrate: %v\n", err)
-		return exitUsage, false
-	}
-	if lk.Migration == nil {
-		fmt.Fprintf(stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, o.table)
-		return exitClean, false
-	}
-	fmt.Fprintf(stdout, "%s: at %s (%s)\n", lockPath, phaseName(lk), lk.Migration.Phases[lk.Migration.Current])
-	if !o.applyIndexes {
-		fmt.Fprintf(stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", o.file, o.table)
-	}
-	return exitClean, o.applyIndexes
+	return nil
 }
 
 // migrateClient is a client for a long backfill: an endpoint's (local
@@ -218,11 +158,4 @@ func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, erro
 		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
 	}
 	return dynamodb.NewFromConfig(cfg, dynamo.PatientRetries), nil
-}
-
-func limitText(wcu float64) string {
-	if wcu == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", at most %g WCU/s", wcu)
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -17,169 +15,113 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// validateFlags are keyplan validate's options.
-type validateFlags struct {
-	endpoint, engine, table string
-	keep, existing          bool
-	timeout, deadline       time.Duration
-}
-
-func validate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
-	var o validateFlags
-	fs.StringVar(&o.endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
-	fs.StringVar(&o.engine, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
-	fs.BoolVar(&o.keep, "keep", false, "keep the table afterwards (its name is printed)")
-	fs.StringVar(&o.table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
-	fs.BoolVar(&o.existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
-	fs.DurationVar(&o.timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
-	fs.DurationVar(&o.deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
-	file, code := parse(fs, args, stdout, stderr)
-	if code >= 0 {
-		return code
-	}
-	if msg := o.problem(); msg != "" {
-		return fail(stderr, exitUsage, "keyplan validate: %s", msg)
-	}
-	d, lk, code := designAndLock(file, stderr)
-	if d == nil {
-		return code
-	}
-	if errs := d.Errors(); len(errs) > 0 {
-		for _, x := range errs {
-			fmt.Fprintln(stderr, x)
+// validate is keyplan validate: dynamo.ValidateTable on an engine
+// (engine.Connect), its options the flags.
+func validate(fs *flag.FlagSet) func(*call) int {
+	var eo localengine.Options
+	var vo dynamo.ValidateOptions
+	engineFlags(fs, &eo)
+	fs.BoolVar(&vo.Keep, "keep", false, "keep the table afterwards (its name is printed)")
+	fs.StringVar(&vo.Table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
+	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
+	deadline := fs.Duration("deadline", 5*time.Minute, "the longest the whole validation may take")
+	return func(c *call) int {
+		switch {
+		case vo.Existing && vo.Table == "":
+			return c.fail(exitUsage, "--existing needs --table NAME (the table that holds the items)")
+		case vo.Existing && eo.Endpoint == "":
+			return c.fail(exitUsage, "--existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
+		case vo.Table != "" && !patterns.ValidTableName(vo.Table):
+			return c.fail(exitUsage, "--table %q: expected %s", vo.Table, patterns.NameRule)
+		case vo.Existing && vo.Keep:
+			return c.fail(exitUsage, "--existing never deletes the table; --keep is for tables validate creates")
+		case *deadline <= 0:
+			return c.fail(exitUsage, "--deadline %v: expected a positive duration, e.g. 5m", *deadline)
 		}
-		return fail(stderr, exitFindings, "keyplan validate: the design has %d error(s); fix them first (keyplan check %s)", len(errs), file)
+		d, lk := c.open(c.file())
+		if d == nil {
+			return exitUsage
+		}
+		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
+			return c.fail(exitUsage, "%s has no examples.expect: nothing to prove", c.file())
+		}
+		c.errors(d, "what they concern is not run, the rest is proved (keyplan check %s)", c.file())
+		conn := c.connect(eo)
+		if conn == nil {
+			return exitUsage
+		}
+		defer conn.Stop()
+		vo.Lock = lk
+		return prove(c, d, conn, vo, *deadline)
 	}
-	if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-		return fail(stderr, exitUsage, "keyplan validate: %s has no examples.expect: nothing to prove", file)
-	}
-	if o.endpoint == "" && o.existing {
-		return fail(stderr, exitUsage, "keyplan validate: --existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
-	}
-	conn, code := o.connect(stderr)
-	if conn == nil {
-		return code
-	}
-	defer conn.Stop()
-	return o.run(file, d, lk, conn, stdout, stderr)
 }
 
-// problem says what is wrong with a combination of flags ("" when none).
-func (o *validateFlags) problem() string {
-	switch {
-	case o.existing && o.table == "":
-		return "--existing needs --table NAME (the table that holds the items)"
-	case o.table != "" && !patterns.ValidTableName(o.table):
-		return fmt.Sprintf("--table %q: expected %s", o.table, patterns.NameRule)
-	case o.existing && o.keep:
-		return "--existing never deletes the table; --keep is for tables validate creates"
-	case o.timeout <= 0 || o.deadline <= 0:
-		return "--timeout and --deadline: expected a positive duration, e.g. 30s"
-	}
-	if err := localengine.CheckName(o.engine); err != nil {
-		return fmt.Sprintf("--engine (or $%s): %v", localengine.EnvEngine, err)
-	}
-	return ""
+// engineFlags declares the flags that choose a DynamoDB engine
+// (engine.Options; connect checks them).
+func engineFlags(fs *flag.FlagSet, o *localengine.Options) {
+	fs.StringVar(&o.Endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
+	fs.StringVar(&o.Name, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
+	fs.DurationVar(&o.Timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
 }
 
-// connect connects to --endpoint, or starts the local engine (--engine).
-func (o *validateFlags) connect(stderr io.Writer) (*localengine.Conn, int) {
-	wd, _ := os.Getwd()
-	if o.endpoint == "" && localengine.NeedsInstall(o.engine, wd) {
-		fmt.Fprintf(stderr, "keyplan validate: %s\n", localengine.Installing(o.engine))
+// connect connects to an engine (engine.Connect), saying when it installs
+// one and how to get one that is missing (nil: exit 2).
+func (c *call) connect(o localengine.Options) *localengine.Conn {
+	if err := localengine.CheckName(o.Name); err != nil {
+		c.note("--engine (or $%s): %v", localengine.EnvEngine, err)
+		return nil
 	}
-	conn, err := localengine.Connect(context.Background(), localengine.Options{Endpoint: o.endpoint, Name: o.engine, Dir: wd, Timeout: o.timeout})
+	if o.Timeout <= 0 {
+		c.note("--timeout %v: expected a positive duration, e.g. 30s", o.Timeout)
+		return nil
+	}
+	o.Dir, _ = os.Getwd()
+	if o.Endpoint == "" && localengine.NeedsInstall(o.Name, o.Dir) {
+		c.note("%s", localengine.Installing(o.Name))
+	}
+	conn, err := localengine.Connect(context.Background(), o)
 	if err != nil {
-		fmt.Fprintf(stderr, "keyplan validate: the local engine (%s) did not start: %v\n", o.engine, err)
+		c.note("the local engine (%s) did not start: %v", o.Name, err)
 		if hint := localengine.Hint(err); hint != "" {
-			fmt.Fprintf(stderr, "  %s\n", hint)
+			fmt.Fprintf(c.stderr, "  %s\n", hint)
 		}
-		return nil, exitUsage
 	}
-	return conn, exitClean
+	return conn
 }
 
-// run proves the design on the engine: on a table it creates (and drops,
-// unless --keep), or on an --existing one. SIGINT and SIGTERM cancel the
-// work; what was created is cleaned up on the way out, and a second
-// signal then ends keyplan at once.
-func (o *validateFlags) run(file string, d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn, stdout, stderr io.Writer) int {
+// prove proves the design on the engine (dynamo.ValidateTable). SIGINT and
+// SIGTERM cancel the work: what was created is dropped on the way out,
+// and a second signal ends keyplan at once. Exit 1 when anything failed or
+// was not run.
+func prove(c *call, d *patterns.Design, conn *localengine.Conn, vo dynamo.ValidateOptions, deadline time.Duration) int {
 	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ctx, cancel := context.WithTimeout(sigCtx, o.deadline)
+	go func() { <-sigCtx.Done(); stop() }()
+	ctx, cancel := context.WithTimeout(sigCtx, deadline)
 	defer cancel()
-	client, endpoint := conn.Raw, conn.Endpoint
-	name := o.table
-	if name == "" {
-		name = validationTable(d.Table, time.Now())
+	if conn.DB.Emulated() {
+		fmt.Fprintln(c.stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
 	}
-	defer func() {
-		interrupted := sigCtx.Err() != nil
-		stop()
-		switch {
-		case o.keep:
-			fmt.Fprintf(stdout, "kept table %s at %s\n", name, endpoint)
-		case !o.existing: // a table half made (created, then a failure or a signal) goes too
-			drop, cancel := context.WithTimeout(context.Background(), dropCleanupTime)
-			defer cancel()
-			if err := dynamo.DropTable(drop, client, name); err != nil {
-				fmt.Fprintf(stderr, "keyplan validate: table %s may be left at %s: %v\n", name, endpoint, err)
-			}
-		}
-		if interrupted {
-			fmt.Fprintln(stderr, "keyplan validate: interrupted")
-		}
-	}()
-	if !o.existing {
-		if err := dynamo.CreateTable(ctx, client, d, name); err != nil {
-			return fail(stderr, exitUsage, "keyplan validate: %s: %v", endpoint, err)
-		}
+	rep, table, err := dynamo.ValidateTable(ctx, conn.Raw, conn.DB, d, vo)
+	if sigCtx.Err() != nil {
+		defer c.note("interrupted")
 	}
-	c := conn.DB
-	if c.Emulated() {
-		fmt.Fprintln(stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
+	if rep == nil {
+		return c.fail(exitUsage, "%s: %v", conn.Endpoint, err)
 	}
-	var rep *dynamo.Report
-	switch {
-	case !o.existing: // a new table proves the model's design
-		rep = dynamo.Validate(ctx, dynamo.New(d, c, name))
-	case lk != nil && lk.Migration != nil: // an existing one is read as deployed, at the lock's phase
-		rep = dynamo.ValidateExisting(ctx, dynamo.NewRollout(lk, c, name))
-	default:
-		rep = dynamo.ValidateExisting(ctx, dynamo.New(d, c, name))
+	if err != nil {
+		c.note("%s: %v", conn.Endpoint, err)
 	}
-	if ex := d.Model().Examples; o.existing && len(ex.Steps) > 0 {
-		fmt.Fprintf(stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
+	if ex := d.Model().Examples; vo.Existing && len(ex.Steps) > 0 {
+		fmt.Fprintf(c.stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
-	return printReport(stdout, file, endpoint, rep)
-}
-
-// printReport prints what validate proved, a failure with its place in
-// the model, and the summary; exit 1 when anything failed.
-func printReport(w io.Writer, file, endpoint string, rep *dynamo.Report) int {
-	failed, _ := rep.WriteText(w, file)
-	steps := ""
-	if len(rep.Steps) > 0 {
-		steps = fmt.Sprintf("%d write(s), ", len(rep.Steps))
+	_, _ = rep.WriteText(c.stdout, c.file())
+	fmt.Fprintln(c.stdout, rep.Summary(c.file(), strings.TrimPrefix(conn.Endpoint, "http://")))
+	if vo.Keep {
+		fmt.Fprintf(c.stdout, "kept table %s at %s\n", table, conn.Endpoint)
 	}
-	fmt.Fprintf(w, "%s: %d item(s) loaded, %s%d expectation(s), %d failed (%s)\n", file, rep.Loaded, steps, len(rep.Results), failed, strings.TrimPrefix(endpoint, "http://"))
 	if !rep.OK() {
 		return exitFindings
 	}
 	return exitClean
 }
-
-// validationTable names the table validate creates: short and unique
-// whatever the model's table is called (a valid name may be 255
-// characters, too long to prefix).
-func validationTable(model string, now time.Time) string {
-	if len(model) > 32 {
-		model = model[:32]
-	}
-	return "kpv-" + model + "-" + strconv.FormatInt(now.UnixNano(), 36)
-}
-
-// dropCleanupTime bounds deleting validate's table: a table still being
-// created cannot be deleted, so deleting waits for it.
-const dropCleanupTime = 2 * time.Minute

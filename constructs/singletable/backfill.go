@@ -61,23 +61,10 @@ const (
 	MaxBackfillConcurrency = 10_000
 )
 
-// BackfillJob is the synthesized backfill job of a table.
-type BackfillJob struct {
-	constructs.Construct
-	StateMachine awsstepfunctions.StateMachine
-	Function     awscdklambdagoalpha.GoFunction
-	Role         awsiam.Role
-	LogGroup     awslogs.LogGroup
-}
-
-// addBackfill builds the job for the lock's current phase, when a
-// migration is in progress and the phase has a backfill.
-func (t *Table) addBackfill() {
-	b := t.props.Backfill
-	if b == nil {
-		return
-	}
-	o := *b
+// backfillOptions are Props.Backfill with their defaults, and the
+// problems of the options given.
+func backfillOptions(b Backfill) (Backfill, problems) {
+	o := b
 	if o.Segments == 0 {
 		o.Segments = DefaultBackfillSegments
 	}
@@ -100,19 +87,36 @@ func (t *Table) addBackfill() {
 	case o.MaxConcurrency < 1 || o.MaxConcurrency > MaxBackfillConcurrency:
 		ps.add("Backfill.MaxConcurrency %d: expected 1 to %d", o.MaxConcurrency, MaxBackfillConcurrency)
 	}
-	if o.MaxWCU < 0 {
+	if finite(o.MaxWCU) && o.MaxWCU < 0 { // not finite: numbers says so
 		ps.add("Backfill.MaxWCU %v: expected a positive number (or 0, no limit)", o.MaxWCU)
 	}
-	if o.MemorySize < 128 || o.MemorySize > 10240 {
+	if finite(o.MemorySize) && (o.MemorySize < 128 || o.MemorySize > 10240) {
 		ps.add("Backfill.MemorySize %v: expected 128 to 10240 (MB)", o.MemorySize)
 	}
 	if s := *o.Timeout.ToSeconds(nil); s < 60 || s > 900 {
 		ps.add("Backfill.Timeout %vs: expected 60 to 900 seconds", s)
 	}
-	t.problems = append(t.problems, ps...)
-	if len(ps) > 0 {
+	return o, ps
+}
+
+// BackfillJob is the synthesized backfill job of a table.
+type BackfillJob struct {
+	constructs.Construct
+	StateMachine awsstepfunctions.StateMachine
+	Function     awscdklambdagoalpha.GoFunction
+	Role         awsiam.Role
+	LogGroup     awslogs.LogGroup
+}
+
+// addBackfill builds the job for the lock's current phase, when a
+// migration is in progress and the phase has a backfill (its options were
+// checked with the other props: checkProps).
+func (t *Table) addBackfill() {
+	b := t.props.Backfill
+	if b == nil {
 		return
 	}
+	o, _ := backfillOptions(*b)
 	mg := t.Lock.Migration
 	if mg == nil || len(mg.Phases[mg.Current].Backfill) == 0 {
 		what := "no migration is in progress"

@@ -217,7 +217,29 @@ func (t *Table) designLayer() (awslambda.LayerVersion, error) {
 	return t.layer, nil
 }
 
-// addHandlers builds the handlers the model calls for.
+// checkHandlers: a handler's options only for one the design needs, and
+// each one's parallelization in range.
+func (t *Table) checkHandlers(d *patterns.Design, ps *problems) {
+	sh := t.props.StreamHandlers
+	needed := d.Handlers()
+	if sh == nil || sh.Disabled || len(needed) == 0 {
+		return
+	}
+	for _, h := range slices.Sorted(maps.Keys(sh.Handlers)) { // an unknown one is checkProps'
+		if slices.Contains(patterns.Handlers(), h) && !slices.Contains(needed, h) {
+			ps.add("StreamHandlers.Handlers[%q]: the model needs no %s handler", h, h)
+		}
+	}
+	defaults := sh.Defaults.or(builtinDefaults())
+	for _, h := range needed {
+		if o := sh.Handlers[h].or(defaults); o.ParallelizationFactor < MinParallelization || o.ParallelizationFactor > MaxParallelization {
+			ps.add("StreamHandlers %s: ParallelizationFactor %v: expected %d to %d", h, o.ParallelizationFactor, MinParallelization, MaxParallelization)
+		}
+	}
+}
+
+// addHandlers builds the handlers the model calls for (their options
+// checked: checkHandlers).
 func (t *Table) addHandlers(d *patterns.Design) {
 	sh := t.props.StreamHandlers
 	if sh == nil {
@@ -227,13 +249,6 @@ func (t *Table) addHandlers(d *patterns.Design) {
 	if sh.Disabled || len(needed) == 0 {
 		return
 	}
-	for _, h := range slices.Sorted(maps.Keys(sh.Handlers)) {
-		if !slices.Contains(patterns.Handlers(), h) {
-			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: expected one of %s", h, handlerList(patterns.Handlers())))
-		} else if !slices.Contains(needed, h) {
-			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers.Handlers[%q]: the model needs no %s handler", h, h))
-		}
-	}
 	layer, err := t.designLayer()
 	if err != nil {
 		t.problems = append(t.problems, fmt.Sprintf("StreamHandlers: the design layer: %v", err))
@@ -242,11 +257,7 @@ func (t *Table) addHandlers(d *patterns.Design) {
 	defaults := sh.Defaults.or(builtinDefaults())
 	t.Handlers = map[patterns.Handler]*StreamHandler{}
 	for _, h := range needed {
-		o := sh.Handlers[h].or(defaults)
-		if o.ParallelizationFactor < MinParallelization || o.ParallelizationFactor > MaxParallelization {
-			t.problems = append(t.problems, fmt.Sprintf("StreamHandlers %s: ParallelizationFactor %v: expected %d to %d", h, o.ParallelizationFactor, MinParallelization, MaxParallelization))
-			continue
-		}
+		o := sh.Handlers[h].or(defaults) // checked: checkHandlers
 		handler, err := NewStreamHandler(t, strings.ToUpper(string(h[:1]))+string(h[1:]), &StreamHandlerProps{
 			Handler: h, Table: t, Layer: layer, Options: o, ArchiveBucket: sh.ArchiveBucket})
 		if err != nil {

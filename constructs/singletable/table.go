@@ -71,8 +71,11 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 }
 
 // build plans the model and builds the table, its handlers and its
-// backfill job; a problem leaves Table nil.
+// backfill job; a problem leaves Table nil. The props' own problems are
+// collected first, so a model that does not load is reported with them.
 func (t *Table) build() {
+	props := t.checkProps()
+	t.problems = append(t.problems, props...)
 	d, lock, err := t.plan()
 	if err != nil {
 		t.fail(err)
@@ -90,13 +93,13 @@ func (t *Table) build() {
 	}
 	t.Design, t.Lock = d, lock
 	t.annotate(d.Diagnostics)
-	tp, problems := t.tableProps(d)
-	t.problems = append(t.problems, problems...)
-	if len(problems) > 0 {
+	withDesign := t.checkWithDesign(d)
+	t.problems = append(t.problems, withDesign...)
+	if len(props)+len(withDesign) > 0 {
 		t.Design = nil // nothing built from it
 		return
 	}
-	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), tp)
+	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), t.tableProps(d))
 	t.addHandlers(d)
 	t.addBackfill()
 }

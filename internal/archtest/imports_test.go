@@ -98,10 +98,13 @@ func TestNeverRules(t *testing.T) {
 		}
 	}
 	// The core imports nothing of the project, and of the world only a
-	// YAML parser; the reports import only the core.
+	// YAML parser; the reports import only the core. The one exception
+	// is internal/atomicfile (how the lock file is replaced), a leaf of the
+	// standard library.
 	allowed := map[string][]string{
-		"patterns":        {"go.yaml.in/yaml/v3"},
-		"patterns/report": {module + "/patterns"},
+		"patterns":            {"go.yaml.in/yaml/v3", module + "/internal/atomicfile"},
+		"patterns/report":     {module + "/patterns"},
+		"internal/atomicfile": nil,
 	}
 	for dir, ok := range allowed {
 		if _, found := p.code[dir]; !found {

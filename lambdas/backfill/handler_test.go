@@ -165,3 +165,31 @@ func TestWorkerRefuses(t *testing.T) {
 		t.Errorf("a lock without a migration: %v", err)
 	}
 }
+
+// The worker's write-rate limit comes from its environment; a value that
+// is not a finite number of 0 or more fails its start, naming the
+// variable (it ran unlimited).
+func TestMaxWCUFromTheEnvironment(t *testing.T) {
+	for _, tt := range []struct {
+		value string
+		want  float64
+		err   string
+	}{
+		{"", 0, ""}, {"0", 0, ""}, {"12.5", 12.5, ""},
+		{"NaN", 0, "finite number"}, {"+Inf", 0, "finite number"}, {"-3", 0, "0 (no limit) or more"},
+		{"lots", 0, "expected a number"}, {"1e999", 0, "expected a number"},
+	} {
+		got, err := maxWCU(func(name string) string {
+			if name != patterns.BackfillMaxWCUEnv {
+				t.Fatalf("read %s", name)
+			}
+			return tt.value
+		})
+		switch {
+		case tt.err == "" && (err != nil || got != tt.want):
+			t.Errorf("%q: %v, %v; want %v", tt.value, got, err, tt.want)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err) || !strings.Contains(err.Error(), patterns.BackfillMaxWCUEnv)):
+			t.Errorf("%q: %v, %v; want an error naming %s and saying %q", tt.value, got, err, patterns.BackfillMaxWCUEnv, tt.err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 
@@ -14,12 +15,34 @@ import (
 
 func main() {
 	e, err := stream.Init("backfill")
-	if err != nil {
-		e.Log.Error("starting", "error", err.Error())
-		os.Exit(1)
+	if err == nil {
+		var rate float64
+		if rate, err = maxWCU(os.Getenv); err == nil {
+			h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, dynamo.PatientRetries),
+				table: e.Table, log: e.Log, maxWCU: rate}
+			lambda.Start(h.Handle)
+			return
+		}
 	}
-	rate, _ := strconv.ParseFloat(os.Getenv(patterns.BackfillMaxWCUEnv), 64)
-	h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, dynamo.PatientRetries),
-		table: e.Table, log: e.Log, maxWCU: rate}
-	lambda.Start(h.Handle)
+	e.Log.Error("starting", "error", err.Error())
+	os.Exit(1)
+}
+
+// maxWCU is the worker's write-rate limit, from its environment
+// (patterns.BackfillMaxWCUEnv, which the construct sets): unset or empty
+// is 0, no limit; anything but a finite number of 0 or more
+// (dynamo.CheckMaxWCU) fails the worker's start, naming the variable.
+func maxWCU(getenv func(string) string) (float64, error) {
+	s := getenv(patterns.BackfillMaxWCUEnv)
+	if s == "" {
+		return 0, nil
+	}
+	rate, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s=%q: expected a number of write units per second", patterns.BackfillMaxWCUEnv, s)
+	}
+	if err := dynamo.CheckMaxWCU(rate); err != nil {
+		return 0, fmt.Errorf("%s=%q: %w", patterns.BackfillMaxWCUEnv, s, err)
+	}
+	return rate, nil
 }

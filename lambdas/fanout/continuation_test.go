@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +38,8 @@ type streamed struct {
 	// handler's updaters, concurrently).
 	beforeUpdate func(n int64)
 	updates      atomic.Int64
+	// byValue counts the copies' updates by the value they set.
+	byValue map[string]int
 }
 
 func (s *streamed) own(key map[string]types.AttributeValue) bool {
@@ -85,7 +88,20 @@ func (s *streamed) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput,
 	if s.beforeUpdate != nil {
 		s.beforeUpdate(n)
 	}
-	return s.Transactions.UpdateItem(ctx, in, opts...)
+	out, err := s.Transactions.UpdateItem(ctx, in, opts...)
+	if err == nil {
+		s.mu.Lock()
+		for _, v := range in.ExpressionAttributeValues {
+			if v, ok := v.(*types.AttributeValueMemberS); ok {
+				if s.byValue == nil {
+					s.byValue = map[string]int{}
+				}
+				s.byValue[v.Value]++
+			}
+		}
+		s.mu.Unlock()
+	}
+	return out, err
 }
 
 // take empties the queue.
@@ -109,6 +125,14 @@ func shop(t testing.TB, n int) (*dynamo.Table, *streamed) {
 	if err := tbl.Create(ctx, "Customer", customer("c1", "Ada", "ada@example.com")); err != nil {
 		t.Fatal(err)
 	}
+	orders(t, tbl, s, "c1", "Ada", n)
+	return tbl, s
+}
+
+// orders writes n orders of a customer, named name on them.
+func orders(t testing.TB, tbl *dynamo.Table, s *streamed, customerID, name string, n int) {
+	t.Helper()
+	ctx := context.Background()
 	// Written 25 at a time by a few writers: the setup of 100,000 copies
 	// must not dominate the run.
 	var wg sync.WaitGroup
@@ -118,7 +142,7 @@ func shop(t testing.TB, n int) (*dynamo.Table, *streamed) {
 			for start := w * 25; start < n; start += 8 * 25 {
 				var reqs []types.WriteRequest
 				for i := start; i < min(start+25, n); i++ {
-					it, err := tbl.Item("Order", order(fmt.Sprintf("O%07d", i), "c1", "Ada"))
+					it, err := tbl.Item("Order", order(fmt.Sprintf("O%s-%07d", customerID, i), customerID, name))
 					if err != nil {
 						errs <- err
 						return
@@ -126,12 +150,12 @@ func shop(t testing.TB, n int) (*dynamo.Table, *streamed) {
 					reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 				}
 				for len(reqs) > 0 {
-					out, err := s.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{name: reqs}})
+					out, err := s.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{s.name: reqs}})
 					if err != nil {
 						errs <- err
 						return
 					}
-					reqs = out.UnprocessedItems[name]
+					reqs = out.UnprocessedItems[s.name]
 				}
 			}
 		})
@@ -141,20 +165,26 @@ func shop(t testing.TB, n int) (*dynamo.Table, *streamed) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	return tbl, s
 }
 
 // rename renames customer c1 in the table and returns the record of it.
 func rename(t testing.TB, tbl *dynamo.Table, s *streamed, to string) events.DynamoDBEventRecord {
 	t.Helper()
+	return renameCustomer(t, tbl, s, "c1", to)
+}
+
+// renameCustomer renames a customer in the table and returns the record
+// of it.
+func renameCustomer(t testing.TB, tbl *dynamo.Table, s *streamed, id, to string) events.DynamoDBEventRecord {
+	t.Helper()
 	ctx := context.Background()
-	key, err := tbl.Key("Customer", dynamo.Values{"customerId": "c1"})
+	key, err := tbl.Key("Customer", dynamo.Values{"customerId": id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := s.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(s.name), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item == nil {
-		t.Fatalf("customer c1: %v", err)
+		t.Fatalf("customer %s: %v", id, err)
 	}
 	next := map[string]types.AttributeValue{}
 	for k, v := range out.Item {
@@ -344,4 +374,79 @@ func TestFanoutAtScale(t *testing.T) {
 	}
 	t.Logf("%d copies on %s: setup %v; fanned out in %v, %d invocations of at most %d copies, %d continuation writes",
 		n, engine.Name, setup.Round(time.Millisecond), took.Round(time.Millisecond), invocations, h.budget, h.continued)
+}
+
+// A continuation progresses under a steady stream of other changes: every
+// batch holds, ahead of the continuations' records, a new source change
+// whose copies alone would spend the invocation's budget (a customer with
+// as many orders as the budget, a new one each time), and the
+// continuations' records come in the reverse of their age. Of two
+// continuations (c1's rename, then c3's, each with many more copies than
+// the budget), the older progresses in every invocation until it is done,
+// then the other; both finish in the invocations their work takes, each
+// copy is updated once, every invocation stays within its budget, and the
+// backlog the busy stream left drains.
+func TestContinuationProgressesUnderABusyStream(t *testing.T) {
+	const n, budget, page = 300, 30, 10
+	tbl, s := shop(t, n)
+	ctx := context.Background()
+	if err := tbl.Create(ctx, "Customer", customer("c3", "Cy", "cy@example.com")); err != nil {
+		t.Fatal(err)
+	}
+	orders(t, tbl, s, "c3", "Cy", n)
+	const busy = 2*n/budget + 2 // the invocations c1's and c3's work takes, and a little more
+	for i := range busy {
+		id := fmt.Sprintf("b%d", i)
+		if err := tbl.Create(ctx, "Customer", customer(id, "B", id+"@example.com")); err != nil {
+			t.Fatal(err)
+		}
+		orders(t, tbl, s, id, "B", budget)
+	}
+	h := newHandler(patterns.NewLock(tbl.Design()), s, s.name, quiet)
+	h.budget, h.page = budget, page
+	deliver := func(rs []events.DynamoDBEventRecord) {
+		t.Helper()
+		before := h.updated
+		if _, err := streamtest.Deliver(ctx, h.Handle, rs, 5); err != nil {
+			t.Fatal(err)
+		}
+		if did := h.updated - before; did > h.budget {
+			t.Fatalf("one invocation updated %d copies; the budget is %d", did, h.budget)
+		}
+	}
+	deliver([]events.DynamoDBEventRecord{renameCustomer(t, tbl, s, "c1", "Ada Lovelace"), renameCustomer(t, tbl, s, "c3", "Cyrus")})
+	count := func(v string) int { s.mu.Lock(); defer s.mu.Unlock(); return s.byValue[v] }
+	ran := 0 // busy invocations
+	for ; count("Cyrus") < n; ran++ {
+		i := ran
+		if i == busy {
+			t.Fatalf("after %d busy invocations, %d and %d of %d copies renamed", busy, count("Ada Lovelace"), count("Cyrus"), n)
+		}
+		older, was := "Ada Lovelace", count("Ada Lovelace")
+		if was == n {
+			older, was = "Cyrus", count("Cyrus")
+		}
+		queued := s.take()
+		slices.Reverse(queued)
+		// The new change first (it was written before the records of the
+		// last invocation's continuations), then those, youngest first.
+		deliver(append([]events.DynamoDBEventRecord{renameCustomer(t, tbl, s, fmt.Sprintf("b%d", i), fmt.Sprintf("B%d", i))}, queued...))
+		if count(older) == was {
+			t.Fatalf("invocation %d: the older continuation (%s, %d of %d copies) made no progress", i+2, older, was, n)
+		}
+	}
+	drain(t, h, s, 10, 10*busy)
+	names, left := census(t, s)
+	if names["Ada Lovelace"] != n || names["Cyrus"] != n || left != 0 {
+		t.Errorf("orders by customerName %v, %d continuations left; want %d of each renamed, none left", names, left, n)
+	}
+	for i := range ran {
+		if v := fmt.Sprintf("B%d", i); names[v] != budget || count(v) != budget {
+			t.Errorf("customer b%d: %d orders renamed %s, %d updates; want %d", i, names[v], v, count(v), budget)
+		}
+	}
+	if count("Ada Lovelace") != n || count("Cyrus") != n {
+		t.Errorf("%d and %d updates for %d copies each", count("Ada Lovelace"), count("Cyrus"), n)
+	}
+	t.Logf("both done after %d busy invocations (their work takes %d)", ran, 2*n/budget-1)
 }

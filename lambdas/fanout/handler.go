@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +82,15 @@ const (
 // and advances it only on that condition. Records of one item reach the
 // handler in order, so an older generation's last page is always written
 // before the newer generation's first.
+//
+// A continuation progresses however busy the stream is: an invocation
+// handles its batch's continuation records before the other records
+// (which would otherwise spend the budget first, every time, and leave
+// the continuation only re-queued), the oldest first (since: when its
+// value began to fan out), so the first it handles has the whole budget,
+// and one waits only for the continuations older than itself, whose work
+// is finite, whatever arrives after it and in whatever order the records
+// come.
 type handler struct {
 	tbl      *dynamo.Table
 	d        *patterns.Design
@@ -131,13 +143,42 @@ func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 	if d, ok := ctx.Deadline(); ok {
 		b.deadline = d
 	}
+	ev.Records = h.order(ev.Records)
 	return stream.Process(ctx, h.log, ev, func(ctx context.Context, r events.DynamoDBEventRecord) error {
 		return h.record(ctx, r, b)
 	}), nil
 }
 
+// order puts a batch's continuation records first, the oldest (since)
+// first, each kind otherwise in the stream's order. Records of different items
+// may be handled in any order (each continuation record acts only on the
+// continuation the table holds); the records of one source item keep
+// theirs.
+func (h *handler) order(rs []events.DynamoDBEventRecord) []events.DynamoDBEventRecord {
+	rank := func(r events.DynamoDBEventRecord) int64 {
+		if !h.continuation(r) {
+			return math.MaxInt64
+		}
+		since := r.Change.NewImage[attrSince] // none: a removal, or an older handler's continuation
+		if since.DataType() != events.DataTypeNumber {
+			return math.MinInt64
+		}
+		n, _ := strconv.ParseInt(since.Number(), 10, 64)
+		return min(n, math.MaxInt64-1)
+	}
+	out := slices.Clone(rs)
+	slices.SortStableFunc(out, func(a, b events.DynamoDBEventRecord) int { return cmp.Compare(rank(a), rank(b)) })
+	return out
+}
+
+// continuation reports whether a record is of a continuation item.
+func (h *handler) continuation(r events.DynamoDBEventRecord) bool {
+	pk, ok := r.Change.Keys[h.d.PK]
+	return ok && pk.DataType() == events.DataTypeString && strings.HasPrefix(pk.String(), patterns.FanoutTag+string(patterns.Sep))
+}
+
 func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord, b *budget) error {
-	if pk, ok := r.Change.Keys[h.d.PK]; ok && pk.DataType() == events.DataTypeString && strings.HasPrefix(pk.String(), patterns.FanoutTag+string(patterns.Sep)) {
+	if h.continuation(r) {
 		return h.resume(ctx, r, b)
 	}
 	switch patterns.StreamEvent(r.EventName) {
@@ -166,14 +207,14 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord, b *b
 // shard of the pattern's queries and the key after which it goes on).
 // gen names the value being fanned out (random: a continuation never
 // takes an earlier one's, even after one ended and another began), step
-// counts the job's advances.
+// counts the job's advances; since is when it began (Unix nanoseconds).
 type job struct {
-	cp        copyOf
-	source    map[string]types.AttributeValue
-	value     types.AttributeValue
-	gen, step int64
-	shard     int
-	next      map[string]types.AttributeValue
+	cp               copyOf
+	source           map[string]types.AttributeValue
+	value            types.AttributeValue
+	gen, step, since int64
+	shard            int
+	next             map[string]types.AttributeValue
 }
 
 // The attributes of a continuation item.
@@ -185,6 +226,7 @@ const (
 	attrStep   = "step"
 	attrShard  = "shard"
 	attrNext   = "next"
+	attrSince  = "since"
 )
 
 // key is the continuation's key: one per source item and copy (a digest:
@@ -214,6 +256,7 @@ func (h *handler) item(j *job) map[string]types.AttributeValue {
 	}
 	it[attrGen] = number(j.gen)
 	it[attrStep] = number(j.step)
+	it[attrSince] = number(j.since)
 	it[attrShard] = number(int64(j.shard))
 	if j.next != nil {
 		it[attrNext] = &types.AttributeValueMemberM{Value: j.next}
@@ -250,6 +293,9 @@ func (h *handler) parse(it map[string]types.AttributeValue) (*job, error) {
 			return nil, fmt.Errorf("%w: continuation %s %q", stream.ErrMalformed, f.attr, n.Value)
 		}
 		*f.n = x
+	}
+	if n, ok := it[attrSince].(*types.AttributeValueMemberN); ok {
+		j.since, _ = strconv.ParseInt(n.Value, 10, 64) // an order to handle records in, no more
 	}
 	if n, ok := it[attrShard].(*types.AttributeValueMemberN); ok {
 		s, err := strconv.Atoi(n.Value)
@@ -288,7 +334,7 @@ func (h *handler) start(ctx context.Context, cp copyOf, newRaw map[string]types.
 			source[a] = v
 		}
 	}
-	j := &job{cp: cp, source: source, value: value, gen: rand.Int64()}
+	j := &job{cp: cp, source: source, value: value, gen: rand.Int64(), since: time.Now().UnixNano()}
 	key := h.key(cp, source)
 	for attempt := 0; ; attempt++ {
 		if attempt == maxAttempts {

@@ -96,7 +96,7 @@ var (
 	// ErrNotUnique: a unique alternate key's value is taken.
 	ErrNotUnique = errors.New("value is not unique")
 	// ErrExists: Create found the item already there.
-	ErrExists = errors.New("item exists")
+	ErrExists = errors.New("the item already exists")
 	// ErrChanged: Replace or Delete found the item not as given.
 	ErrChanged = errors.New("item changed or missing")
 	// ErrNotKeyplan: an item's keys match no entity of the design.

@@ -337,6 +337,7 @@ func (t *Table) guardMove(e *patterns.Entity, u *patterns.Pattern, before, after
 func (t *Table) guardPut(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	c := t.absent(fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(e.Name))))
 	c.text = fmt.Sprintf("%s %s is free", g.pattern, g.value(t.tag(e.Name)))
+	c.ifExists = "" // the guard's key says whose it is
 	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}}
 }
 

@@ -31,12 +31,15 @@ type Result struct {
 	Capacity float64
 	Err      error
 	Pos      patterns.Pos
+	// NotRun says why the read was not run: the design has errors about
+	// its pattern ("" when it ran).
+	NotRun string
 }
 
 // OK reports whether the read returned exactly what was expected, in the
 // planned number of requests.
 func (r *Result) OK() bool {
-	if r.Err != nil || r.Requests != r.Planned {
+	if r.NotRun != "" || r.Err != nil || r.Requests != r.Planned {
 		return false
 	}
 	if r.Ordered {
@@ -60,11 +63,17 @@ type StepResult struct {
 	Fails string
 	Err   error
 	Pos   patterns.Pos
+	// NotRun says why the write was not run: the design has errors about
+	// its write pattern ("" when it ran).
+	NotRun string
 }
 
 // OK reports whether the write ended as expected: done, or refused by
 // the condition named.
 func (r *StepResult) OK() bool {
+	if r.NotRun != "" {
+		return false
+	}
 	if r.Fails == "" {
 		return r.Err == nil
 	}
@@ -76,6 +85,8 @@ func (r *StepResult) OK() bool {
 func (r *StepResult) String() string {
 	head := fmt.Sprintf("write %s(%s)", r.Write, paramText(r.Params))
 	switch {
+	case r.NotRun != "":
+		return "SKIP " + head + ": not run: " + r.NotRun
 	case r.OK() && r.Fails == "":
 		return "ok   " + head
 	case r.OK():
@@ -118,27 +129,72 @@ func (r *Report) OK() bool {
 	return true
 }
 
+// Summary is the report's last line, for the model file: the items
+// loaded, the writes and expectations, how many failed and how many were
+// not run, and where (the engine's address).
+func (r *Report) Summary(file, where string) string {
+	failed := len(r.LoadErrors)
+	for _, x := range r.Steps {
+		if !x.OK() && x.NotRun == "" {
+			failed++
+		}
+	}
+	for _, x := range r.Results {
+		if !x.OK() && x.NotRun == "" {
+			failed++
+		}
+	}
+	steps, notRun := "", ""
+	if len(r.Steps) > 0 {
+		steps = fmt.Sprintf("%d write(s), ", len(r.Steps))
+	}
+	if n := r.NotRun(); n > 0 {
+		notRun = fmt.Sprintf(", %d not run (their patterns have errors)", n)
+	}
+	return fmt.Sprintf("%s: %d item(s) loaded, %s%d expectation(s), %d failed%s (%s)", file, r.Loaded, steps, len(r.Results), failed, notRun, where)
+}
+
+// NotRun counts the example writes and expectations not run (their
+// patterns have errors).
+func (r *Report) NotRun() int {
+	n := 0
+	for _, x := range r.Steps {
+		if x.NotRun != "" {
+			n++
+		}
+	}
+	for _, x := range r.Results {
+		if x.NotRun != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // WriteText writes the report a line per outcome: the items that did not
-// load, each example write, each expectation; a failure starts with its
-// place in the model file (file:line:col). It returns the failures.
+// load, each example write, each expectation; a failure or an outcome not
+// run starts with its place in the model file (file:line:col). It returns
+// the failures (those not run apart: NotRun).
 func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 	var lines []string
 	for _, e := range r.LoadErrors {
 		lines = append(lines, fmt.Sprintf("FAIL %v", e))
 		failed++
 	}
-	add := func(line string, ok bool, at patterns.Pos) {
-		if !ok {
+	add := func(line string, ok, ran bool, at patterns.Pos) {
+		if !ok && ran {
 			failed++
+		}
+		if !ok {
 			line = at.In(file) + ": " + line
 		}
 		lines = append(lines, line)
 	}
 	for _, s := range r.Steps {
-		add(s.String(), s.OK(), s.Pos)
+		add(s.String(), s.OK(), s.NotRun == "", s.Pos)
 	}
 	for _, x := range r.Results {
-		add(x.String(), x.OK(), x.Pos)
+		add(x.String(), x.OK(), x.NotRun == "", x.Pos)
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, l); err != nil {
@@ -202,7 +258,12 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 		if !load {
 			break // a table that holds data is only read
 		}
-		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: st.Fails, Pos: st.Pos}
+		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: st.Fails, Pos: st.Pos,
+			NotRun: erring(t.d, patterns.Subject{Kind: patterns.SubjectWrite, Name: st.Write})}
+		if r.NotRun != "" {
+			rep.Steps = append(rep.Steps, r)
+			continue
+		}
 		r.Err = run.Write(ctx, st.Write, Params(st.Params))
 		if r.Err == nil && st.Item != "" {
 			w := t.m.Write(st.Write).Named()
@@ -214,7 +275,12 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 	for _, x := range ex.Expect {
 		p := t.m.Pattern(x.Pattern)
 		r := &Result{Pattern: x.Pattern, Params: Params(x.Params), Expected: x.Items, Ordered: len(p.Sort) > 0,
-			Planned: t.d.Pattern(x.Pattern).Requests, Pos: x.Pos}
+			Planned: t.d.Pattern(x.Pattern).Requests, Pos: x.Pos,
+			NotRun: erring(t.d, patterns.Subject{Kind: patterns.SubjectPattern, Name: x.Pattern})}
+		if r.NotRun != "" {
+			rep.Results = append(rep.Results, r)
+			continue
+		}
 		c.n = 0
 		page, err := run.read(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
 		r.Requests = c.n
@@ -237,6 +303,22 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 	return rep
 }
 
+// erring says which errors of the design's checks concern a subject ("":
+// none): a pattern or a write with one is not run (a read the engine
+// serves is no proof of a plan DynamoDB would refuse), the others are.
+func erring(d *patterns.Design, s patterns.Subject) string {
+	var ids []string
+	for _, x := range d.Errors() {
+		if x.Subject == s && !slices.Contains(ids, x.ID) {
+			ids = append(ids, x.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s has error(s) %s (keyplan check)", s, strings.Join(ids, ", "))
+}
+
 func keyText(d *patterns.Design, key map[string]types.AttributeValue) string {
 	var parts []string
 	for _, k := range []string{d.PK, d.SK} {
@@ -255,6 +337,8 @@ func (r *Result) String() string {
 	}
 	head := fmt.Sprintf("%s(%s)", r.Pattern, paramText(r.Params))
 	switch {
+	case r.NotRun != "":
+		return "SKIP " + head + ": not run: " + r.NotRun
 	case r.Err != nil:
 		return fmt.Sprintf("FAIL %s: %v", head, r.Err)
 	case r.Requests != r.Planned:

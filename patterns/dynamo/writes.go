@@ -93,6 +93,9 @@ type clause struct {
 	// tested from those fields; version marks it as the version read.
 	isEq    bool
 	version bool
+	// ifExists says how an item that is there fails the clause ("": by
+	// the value of attr).
+	ifExists string
 }
 
 // said is what the clause says must hold.
@@ -375,6 +378,8 @@ func describe(item map[string]types.AttributeValue, c *clause) string {
 		return "the item does not exist"
 	case c.attr == "":
 		return "the item exists"
+	case c.ifExists != "":
+		return c.ifExists + " (" + c.attr + " " + text(item[c.attr]) + ")"
 	}
 	return c.attr + " is " + text(item[c.attr])
 }
@@ -428,9 +433,11 @@ func (t *Table) exists(err error) clause {
 		holds: func(it map[string]types.AttributeValue) bool { return it != nil }}
 }
 
-// absent is the clause that the item is not there yet.
+// absent is the clause that the item is not there yet (if: absent, a
+// guard): when it fails, the item is there, and is said to be
+// (ifExists).
 func (t *Table) absent(err error) clause {
-	return clause{op: condAbsent, attr: t.d.PK, text: "no such item exists yet", err: err,
+	return clause{op: condAbsent, attr: t.d.PK, text: "the item is new (if: absent)", ifExists: "the item already exists", err: err,
 		holds: func(it map[string]types.AttributeValue) bool { return it == nil }}
 }
 

@@ -6,24 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
-
-func planFile(t *testing.T, path string) *patterns.Design {
-	t.Helper()
-	m, err := patterns.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.Plan(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 // Every example and test model generates, gofmt'ed, headed, and the same
 // twice (compiling and running it is the outside-module test's, in
@@ -32,7 +21,7 @@ func TestEveryModelGenerates(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
 	more, _ := filepath.Glob("../testdata/models/*.yaml")
 	for _, f := range append(files, more...) {
-		d := planFile(t, f)
+		d := keyplantest.Design(t, f)
 		a, err := Go(d, Options{Package: "db", Source: f})
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
@@ -109,7 +98,7 @@ patterns:
 			t.Errorf("%s: %v, want %q", name, err, c.want)
 		}
 	}
-	d := planFile(t, "../../examples/ecommerce.yaml")
+	d := keyplantest.Design(t, "../../examples/ecommerce.yaml")
 	for _, pkg := range []string{"", "func", "shop-db", "_", "main"} {
 		if _, err := Go(d, Options{Package: pkg}); err == nil || !strings.Contains(err.Error(), "expected a Go package name") {
 			t.Errorf("package %q: %v", pkg, err)
@@ -120,15 +109,7 @@ patterns:
 // plan parses and plans a model given as text.
 func plan(t *testing.T, yaml string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse("m.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.Plan(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return keyplantest.Parse(t, "m.yaml", []byte(yaml))
 }
 
 // issueNames are the names that made generated code fail to compile
@@ -264,7 +245,7 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	more, _ := filepath.Glob("../testdata/models/*.yaml")
 	for i, f := range append(files, more...) {
 		pkg := []string{"dynamo", "fmt", "string", "nil", "types", "patterns"}[i%6]
-		gen(fmt.Sprintf("m%d", i), pkg, planFile(t, f))
+		gen(fmt.Sprintf("m%d", i), pkg, keyplantest.Design(t, f))
 	}
 	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
 		cmd := exec.Command("go", args...)
@@ -273,5 +254,38 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+}
+
+// WriteDir writes DIR/keyplan.gen.go (making DIR), replacing an older
+// file, and never writes through a symlink planted at the name the old
+// writer's temporary file had (keyplan.gen.go.tmp).
+func TestWriteDir(t *testing.T) {
+	d := keyplantest.Design(t, "../../examples/ecommerce.yaml")
+	dir := filepath.Join(t.TempDir(), "shopdb")
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		path, size, err := WriteDir(dir, d, Options{Package: "shopdb"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, _ := os.ReadFile(path)
+		if path != filepath.Join(dir, File) || size != len(src) || !bytes.HasPrefix(src, []byte(Header)) {
+			t.Fatalf("WriteDir: %s, %d bytes; the file has %d", path, size, len(src))
+		}
+		if i == 0 && runtime.GOOS != "windows" {
+			if err := os.Symlink(victim, path+".tmp"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "precious\n" {
+		t.Errorf("the planted link's target now holds %.40q", got)
+	}
+	if _, _, err := WriteDir(dir, d, Options{Package: "main"}); err == nil || !strings.Contains(err.Error(), `package "main"`) {
+		t.Errorf("package main: %v", err)
 	}
 }

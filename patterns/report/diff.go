@@ -9,12 +9,14 @@ import (
 )
 
 // DiffFormats are the formats of a diff (keyplan diff).
-func DiffFormats() []Format { return []Format{Text, JSON, Markdown} }
+func DiffFormats() []Format { return []Format{Text, JSON, Markdown, HTML} }
 
 // WriteDiff renders what deploying a plan over a lock takes: the
 // changes, each classified by a change rule, and the phases.
 func WriteDiff(w io.Writer, model string, df *patterns.Diff, f Format) error {
 	switch f {
+	case HTML:
+		return WriteDiffHTML(w, model, df)
 	case JSON:
 		return writeJSON(w, df)
 	case Markdown:

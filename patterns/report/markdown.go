@@ -47,12 +47,12 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 			if k == nil {
 				continue
 			}
-			var attrs []string
-			for _, a := range d.Model().Entity(e.Name).Attributes {
-				attrs = append(attrs, a.Name)
+			attrs := strings.Join(d.Projected(e.Name, name), ", ")
+			if attrs == "" {
+				attrs = "— (keys only)"
 			}
 			kp, ks := d.KeyCells(e.Name, k)
-			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, mdEscape(kp), mdEscape(ks), strings.Join(attrs, ", "), when(k.When))
+			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, mdEscape(kp), mdEscape(ks), attrs, when(k.When))
 		}
 	}
 	writeCostMarkdown(b, d, d.Cost)

@@ -73,3 +73,99 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("ParseFormat(sarif) for plans: %v", err)
 	}
 }
+
+// The text plan's columns line up whatever the names' lengths: each is as
+// wide as its longest name (pattern names past 20 characters, entity
+// names past 12, index names past 6 pushed the next column).
+func TestTextColumnsAlign(t *testing.T) {
+	long := "OrdersOfTheCustomerByCreationTime" // 33 characters
+	model := `table: Shop
+entities:
+  CustomerWithAVeryLongName:
+    id: [customerId]
+    attributes: {customerId: {type: string, maxLength: 20}, email: {type: string, maxLength: 40}}
+  Order:
+    id: [orderId]
+    attributes: {orderId: {type: string, maxLength: 20}, customerId: {type: string, maxLength: 20}, createdAt: time}
+patterns:
+  GetCustomer: {get: CustomerWithAVeryLongName}
+  ByEmail: {get: CustomerWithAVeryLongName, where: [email], unique: true}
+  ` + long + `: {query: Order, where: [customerId], sort: createdAt desc}
+`
+	d := keyplantest.Parse(t, "shop.yaml", []byte(model))
+	var b bytes.Buffer
+	if err := report.WriteText(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	section := func(name string) []string {
+		_, rest, _ := strings.Cut(b.String(), "\n"+name+"\n")
+		body, _, _ := strings.Cut(rest, "\n\n")
+		return strings.Split(body, "\n")
+	}
+	// Each line's second and third columns start where the others' do.
+	for _, name := range []string{"keys", "patterns"} {
+		lines := section(name)
+		if len(lines) < 3 {
+			t.Fatalf("%s: %q", name, lines)
+		}
+		col := func(l string, n int) int { // where the nth field (from 0) starts
+			at, in := -1, false
+			for i, r := range l {
+				if r != ' ' && !in {
+					if n--; n < 0 {
+						return i
+					}
+				}
+				in = r != ' '
+				at = i
+			}
+			return at
+		}
+		for _, n := range []int{1, 2} {
+			want := col(lines[0], n)
+			for _, l := range lines[1:] {
+				if got := col(l, n); got != want {
+					t.Errorf("%s: column %d starts at %d in %q, at %d in %q", name, n+1, got, l, want, lines[0])
+				}
+			}
+		}
+	}
+}
+
+// The markdown plan lists, under each index, the attributes a read there
+// returns: under INCLUDE the ones it projects and those its keys hold, not
+// every attribute of the entity.
+func TestMarkdownProjectedAttributes(t *testing.T) {
+	d := keyplantest.Design(t, "../../examples/leaderboard.yaml")
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	var include *patterns.Index
+	for _, ix := range d.Indexes {
+		if ix.Projection == patterns.ProjectInclude {
+			include = ix
+		}
+	}
+	if include == nil {
+		t.Fatal("the leaderboard has no INCLUDE index")
+	}
+	_, section, _ := strings.Cut(b.String(), "### "+include.Name+" (") // (native keys; projection INCLUDE ...)
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := ""
+	for _, l := range strings.Split(section, "\n") {
+		if strings.HasPrefix(l, "| Player |") {
+			row = l
+		}
+	}
+	cells := strings.Split(row, " | ")
+	if len(cells) < 4 {
+		t.Fatalf("no Player row under %s:\n%s", include.Name, section)
+	}
+	got := strings.TrimSuffix(cells[3], " |")
+	// GSI2 INCLUDE (handle); its key and the base key hold season, rating
+	// and playerId.
+	if want := "playerId, handle, season, rating"; got != want {
+		t.Errorf("%s lists %q for Player; it projects %q", include.Name, got, want)
+	}
+}

@@ -28,19 +28,32 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 			}
 		}
 	}
-	b.WriteString("\nkeys\n")
-	for _, e := range entitiesInOrder(d) {
+	// Columns are as wide as their longest name, and no narrower than
+	// short names need.
+	ents, pats := entitiesInOrder(d), patternsInOrder(d)
+	ew, iw, pw := 12, 6, 20
+	for _, e := range ents {
+		ew = max(ew, len(e.Name))
 		for _, k := range e.Keys {
-			fmt.Fprintf(b, "  %-12s %-6s %s%s\n", e.Name, k.Index, d.KeyLine(e.Name, k), when(k.When))
+			iw = max(iw, len(k.Index))
+		}
+	}
+	for _, p := range pats {
+		pw = max(pw, len(p.Name))
+	}
+	b.WriteString("\nkeys\n")
+	for _, e := range ents {
+		for _, k := range e.Keys {
+			fmt.Fprintf(b, "  %-*s %-*s %s%s\n", ew, e.Name, iw, k.Index, d.KeyLine(e.Name, k), when(k.When))
 		}
 	}
 	b.WriteString("\npatterns\n")
-	for _, p := range patternsInOrder(d) {
+	for _, p := range pats {
 		if !p.Served() {
-			fmt.Fprintf(b, "  %-20s NOT SERVED: %s\n", p.Name, p.Reason)
+			fmt.Fprintf(b, "  %-*s NOT SERVED: %s\n", pw, p.Name, p.Reason)
 			continue
 		}
-		fmt.Fprintf(b, "  %-20s %-7s %-6s %s%s\n", p.Name, p.Operation, p.Index, p.Text, extras(p))
+		fmt.Fprintf(b, "  %-*s %-7s %-*s %s%s\n", pw, p.Name, p.Operation, iw, p.Index, p.Text, extras(p))
 	}
 	if c := d.Cost; c != nil {
 		fmt.Fprintf(b, "\ncost: %.1f read units/s, %.1f write units/s: $%.2f/month on-demand, $%.2f/month provisioned (us-east-1)\n",

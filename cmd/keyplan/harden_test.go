@@ -1,0 +1,93 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// erringModel has a pattern no index serves (KP101) and one a GSI serves
+// with a strongly consistent read DynamoDB refuses (KP102), beside one
+// that is fine.
+const erringModel = `table: Users
+entities:
+  User:
+    id: [userId]
+    attributes: {userId: {type: string, maxLength: 9}, email: {type: string, maxLength: 20}, team: {type: string, maxLength: 9}}
+    keys:
+      table: {pk: "USER#{userId}", sk: USER}
+      GSI1: {pk: "TEAM#{team}", sk: "USER#{userId}"}
+patterns:
+  GetUser: {get: User}
+  ByEmail: {get: User, where: [email], unique: true}
+  ByTeam: {query: User, where: [team], consistent: true}
+examples:
+  items:
+    ada: {User: {userId: u1, email: ada@example.com, team: t1}}
+  expect:
+    - pattern: GetUser
+      params: {userId: u1}
+      items: [ada]
+    - pattern: ByEmail
+      params: {email: ada@example.com}
+      items: [ada]
+    - pattern: ByTeam
+      params: {team: t1}
+      items: [ada]
+`
+
+// validate proves what a design's errors do not concern, reports the
+// rest as not run, and exits 1.
+func TestValidateWithErrors(t *testing.T) {
+	code, out, errs := keyplan("validate", write(t, "users.yaml", erringModel))
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
+	}
+	for _, want := range []string{"ok   GetUser(userId=u1): [ada]", "SKIP ByEmail(email=ada@example.com): not run: pattern ByEmail has error(s) KP101",
+		"SKIP ByTeam(team=t1): not run: pattern ByTeam has error(s) KP102", "3 expectation(s), 0 failed, 2 not run (their patterns have errors)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "keyplan validate: the design has 2 error(s); what they concern is not run, the rest is proved") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
+// A refused lock lists each error once, in the diff; the last line counts
+// them (it repeated every one of them on one line).
+func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "users.yaml")
+	fine := strings.Replace(erringModel, "  ByEmail: {get: User, where: [email], unique: true}\n  ByTeam: {query: User, where: [team], consistent: true}\n", "", 1)
+	fine = fine[:strings.Index(fine, "examples:")]
+	if err := os.WriteFile(model, []byte(fine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := keyplan("lock", model); code != exitClean {
+		t.Fatalf("lock: exit %d\n%s%s", code, out, errs)
+	}
+	broken := strings.Replace(fine, "  GetUser: {get: User}\n", "  GetUser: {get: User}\n  ByEmail: {get: User, where: [email]}\n  ByEmail2: {get: User, where: [email]}\n", 1)
+	os.WriteFile(model, []byte(broken), 0o644)
+	code, _, errs := keyplan("lock", model)
+	if code != exitFindings {
+		t.Fatalf("exit %d, want 1\n%s", code, errs)
+	}
+	for _, p := range []string{"ByEmail:", "ByEmail2:"} {
+		if n := strings.Count(errs, "pattern "+p); n != 1 {
+			t.Errorf("pattern %s said %d times:\n%s", p, n, errs)
+		}
+	}
+	if last := strings.TrimSpace(errs[strings.LastIndex(strings.TrimSpace(errs), "\n")+1:]); last != "keyplan lock: "+filepath.Join(dir, "users.lock.json")+" untouched: refused, 2 error(s)" {
+		t.Errorf("last line %q", last)
+	}
+}
+
+// gen go refuses a package name before it reads the model.
+func TestGenChecksThePackageFirst(t *testing.T) {
+	code, _, errs := keyplan("gen", "go", filepath.Join(t.TempDir(), "none.yaml"), "--package", "main", "--out", t.TempDir())
+	if code != exitUsage || !strings.Contains(errs, `--package package "main": expected a Go package name other than main`) || strings.Contains(errs, "none.yaml") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}

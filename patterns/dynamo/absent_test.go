@@ -1,0 +1,32 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A write with if: absent that finds its item says the item already
+// exists, with its key, not the condition's wording alone ("no such item
+// exists yet" read as if the item were missing).
+func TestIfAbsentSaysTheItemExists(t *testing.T) {
+	tbl := fresh(t, design(t, ticketsModel))
+	ctx := context.Background()
+	tk := Params(ticket("t9", "ann", "OPEN", 3))
+	if err := tbl.Write(ctx, "OpenTicket", tk); err != nil {
+		t.Fatal(err)
+	}
+	err := tbl.Write(ctx, "OpenTicket", tk)
+	var ce *ConditionError
+	if !errors.As(err, &ce) || !errors.Is(err, ErrExists) {
+		t.Fatalf("a second OpenTicket: %v", err)
+	}
+	want := "Write OpenTicket: condition failed: the item is new (if: absent): the item already exists (PK TICKET#t9)"
+	if err.Error() != want {
+		t.Errorf("error %q\nwant  %q", err, want)
+	}
+	if !strings.HasPrefix(ce.Condition, "the item is new") {
+		t.Errorf("condition %q: examples name it by its start (fails: the item is new)", ce.Condition)
+	}
+}

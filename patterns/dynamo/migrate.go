@@ -1,0 +1,151 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// MigrateClient is what Migrate needs of DynamoDB: the table's indexes
+// (PhaseReady) and its items (a backfill).
+type MigrateClient interface {
+	IndexAdmin
+	BackfillClient
+}
+
+// MigrateOptions say how Migrate runs a migration.
+type MigrateOptions struct {
+	// Apply brings the table's GSIs to each phase itself (PhaseOptions:
+	// local engines; on AWS, cdk deploy does it) and goes on through
+	// every phase.
+	// Default: the lock's current phase alone, on a table already at it.
+	Apply bool
+	// Verify writes nothing: it checks that every item is as the phase
+	// needs (after the construct's backfill job ran); the lock advances if
+	// so. The checkpoint is not used.
+	Verify bool
+	// Backfill tunes the backfill.
+	// Default: Segments from the table (SegmentsFor), progress through Log.
+	Backfill BackfillOptions
+	// Save records the lock once a phase is done (Lock.WriteFile, say).
+	// Default: the lock is advanced in memory only.
+	Save func(*patterns.Lock) error
+	// Say is told each step a person follows (what a phase backfills, how
+	// the backfill ended); Log what PhaseReady applies and waits for, and
+	// the backfill's progress.
+	// Default: nothing is said.
+	Say, Log func(string)
+}
+
+// MigrateError says where a migration stopped: at which phase ("phase 2
+// of 3"), and whether in its backfill (Backfill: it may be run again, and
+// resumes from its checkpoint) or before it (the table is not at the
+// phase, the phase cannot be backfilled, the lock cannot be saved).
+type MigrateError struct {
+	Phase    string
+	Backfill bool
+	Err      error
+}
+
+func (e *MigrateError) Error() string { return e.Phase + ": " + e.Err.Error() }
+func (e *MigrateError) Unwrap() error { return e.Err }
+
+// PhaseName names a lock's current phase: "phase 2 of 3".
+func PhaseName(l *patterns.Lock) string {
+	return fmt.Sprintf("phase %d of %d", l.Migration.Current+1, len(l.Migration.Phases))
+}
+
+// Migrate runs a lock's migration on a table, as keyplan migrate does: it
+// waits for the table to be at the current phase (PhaseReady), backfills
+// the phase's items (a Rekeyer; or verifies them), and only when that is
+// complete (BackfillResult.Complete) advances the lock and saves it; with
+// Apply it goes on through every phase. It returns the last backfill's
+// result (nil when none ran) and a *MigrateError.
+func Migrate(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions) (*BackfillResult, error) {
+	say, log := o.Say, o.Log
+	for _, f := range []*func(string){&say, &log} {
+		if *f == nil {
+			*f = func(string) {}
+		}
+	}
+	for {
+		if lk.Migration == nil {
+			return nil, ErrNoMigration
+		}
+		name := PhaseName(lk)
+		res, err := migratePhase(ctx, client, table, lk, o, say, log)
+		if err == nil {
+			err = lk.Advance()
+		}
+		if err == nil && o.Save != nil {
+			err = o.Save(lk)
+		}
+		if err != nil {
+			var be *backfillError
+			if errors.As(err, &be) {
+				return res, &MigrateError{Phase: name, Backfill: true, Err: be.err}
+			}
+			return res, &MigrateError{Phase: name, Err: err}
+		}
+		if lk.Migration == nil || !o.Apply {
+			return res, nil
+		}
+	}
+}
+
+// backfillError marks an error of the backfill itself.
+type backfillError struct{ err error }
+
+func (e *backfillError) Error() string { return e.err.Error() }
+
+// migratePhase runs the lock's current phase: the table at the phase,
+// then its backfill; nil when every item is as it needs.
+func migratePhase(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
+	name, phase := PhaseName(lk), lk.Migration.Phases[lk.Migration.Current]
+	t, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: o.Apply, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	if len(phase.Backfill) == 0 {
+		say(fmt.Sprintf("%s: nothing to backfill (%s)", name, phase))
+		return nil, nil
+	}
+	r, err := NewRekeyer(lk, client, table)
+	if err != nil {
+		return nil, err
+	}
+	r.DryRun = o.Verify
+	bo := o.Backfill
+	if bo.Segments == 0 {
+		bo.Segments = SegmentsFor(t, bo.Checkpoint)
+	}
+	if o.Verify {
+		bo.Checkpoint = ""
+	}
+	if bo.Progress == nil {
+		bo.Progress = func(p BackfillProgress) { log(p.Line(aws.ToInt64(t.ItemCount))) }
+	}
+	what, limit := map[bool]string{false: "backfilling", true: "verifying"}[o.Verify], ""
+	if bo.MaxWCU > 0 {
+		limit = fmt.Sprintf(", at most %g WCU/s", bo.MaxWCU)
+	}
+	say(fmt.Sprintf("%s: %s %s (%s) of %s with %d segment(s)%s", name, what, strings.Join(phase.Backfill, ", "), phase, table, bo.Segments, limit))
+	start := time.Now()
+	res, err := r.Backfill(ctx, client, bo)
+	if res != nil {
+		say(name + " " + res.Summary(time.Since(start), o.Verify))
+	}
+	if err == nil {
+		err = res.Complete()
+	}
+	if err != nil {
+		return res, &backfillError{err}
+	}
+	return res, nil
+}

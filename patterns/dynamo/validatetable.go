@@ -1,0 +1,77 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// ValidateOptions say where ValidateTable proves a design.
+type ValidateOptions struct {
+	// Table is the table's name.
+	// Default: a new one, ScratchTable's.
+	Table string
+	// Existing says the table exists and holds the example items: nothing
+	// is created, written or dropped; the expectations are read, as the
+	// table is deployed (Lock's phase during a migration).
+	// Default: a new table, created, loaded and dropped.
+	Existing bool
+	// Keep keeps the table ValidateTable created.
+	// Default: dropped, even when ctx ends first.
+	Keep bool
+	// Lock is the model's lock, for an existing table during a migration.
+	// Default: none.
+	Lock *patterns.Lock
+}
+
+// ValidateTable proves a design on an engine, as keyplan validate does:
+// on a new table (created with admin, loaded with the examples, read,
+// then dropped unless Keep: a table half made when ctx ends goes too), or
+// on an existing one (ValidateExisting). db is what the runtime reads and
+// writes through (a client that emulates transactions, say). It returns
+// the report and the table's name; an error with no report is the
+// table's creation, one with a report is dropping it (the table may be
+// left).
+func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
+	table = o.Table
+	if table == "" {
+		table = ScratchTable(d.Table, time.Now())
+	}
+	if o.Existing {
+		if l := o.Lock; l != nil && l.Migration != nil {
+			return ValidateExisting(ctx, NewRollout(l, db, table)), table, nil
+		}
+		return ValidateExisting(ctx, New(d, db, table)), table, nil
+	}
+	if !o.Keep {
+		defer func() {
+			drop, cancel := context.WithTimeout(context.Background(), dropTime)
+			defer cancel()
+			if derr := DropTable(drop, admin, table); derr != nil {
+				err = errors.Join(err, fmt.Errorf("table %s may be left: %w", table, derr))
+			}
+		}()
+	}
+	if err := CreateTable(ctx, admin, d, table); err != nil {
+		return nil, table, err
+	}
+	return Validate(ctx, New(d, db, table)), table, nil
+}
+
+// ScratchTable names a table made to validate a design: short and unique
+// whatever the design's table is called (a valid name may be 255
+// characters, too long to prefix).
+func ScratchTable(model string, now time.Time) string {
+	if len(model) > 32 {
+		model = model[:32]
+	}
+	return "kpv-" + model + "-" + strconv.FormatInt(now.UnixNano(), 36)
+}
+
+// dropTime bounds dropping ValidateTable's table: a table still being
+// created cannot be deleted, so dropping waits for it.
+const dropTime = 2 * time.Minute
