@@ -426,8 +426,16 @@ func PlanLocked(m *Model, l *Lock) (*Design, error) {
 	if l == nil {
 		return Plan(m)
 	}
-	if l.Table != m.Table {
-		return nil, &DesignError{l.source, fmt.Sprintf("the lock is for table %s, the model (%s) for %s", l.Table, m.Source, m.Table)}
+	if err := l.checkTable(m); err != nil {
+		return nil, err
 	}
 	return PlanWith(m, Options{Lock: l.Latest()})
+}
+
+// checkTable refuses a lock of another table than the model's.
+func (l *Lock) checkTable(m *Model) error {
+	if l.Table != m.Table {
+		return &DesignError{l.source, fmt.Sprintf("the lock is for table %s, the model (%s) for %s", l.Table, m.Source, m.Table)}
+	}
+	return nil
 }

@@ -4,7 +4,11 @@ package patterns
 // the model with that lock (PlanLocked: stable planning), as keyplan's
 // commands do with a model file. Errors are Load's, LoadLock's and
 // PlanLocked's: they match ErrInvalidModel or ErrDesign.
-func Open(file string) (*Design, *Lock, error) {
+func Open(file string) (*Design, *Lock, error) { return OpenWith(file, Options{}) }
+
+// OpenWith is Open with planning options (their Lock is the file's own);
+// keyplan validate --index-keys plans with Options.IndexKeys.
+func OpenWith(file string, o Options) (*Design, *Lock, error) {
 	m, err := Load(file)
 	if err != nil {
 		return nil, nil, err
@@ -13,7 +17,13 @@ func Open(file string) (*Design, *Lock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := PlanLocked(m, lock)
+	if lock != nil {
+		if err := lock.checkTable(m); err != nil {
+			return nil, nil, err
+		}
+		o.Lock = lock.Latest()
+	}
+	d, err := PlanWith(m, o)
 	if err != nil {
 		return nil, nil, err
 	}

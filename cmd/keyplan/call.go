@@ -126,7 +126,12 @@ func (c *call) fail(code int, format string, args ...any) int {
 // printing every problem of an unusable model or lock (the design is nil:
 // exit 2).
 func (c *call) open(file string) (*patterns.Design, *patterns.Lock) {
-	d, lock, err := patterns.Open(file)
+	return c.openWith(file, patterns.Options{})
+}
+
+// openWith is open with planning options (patterns.OpenWith).
+func (c *call) openWith(file string, o patterns.Options) (*patterns.Design, *patterns.Lock) {
+	d, lock, err := patterns.OpenWith(file, o)
 	if err != nil { // a line per problem: the errors are joined
 		fmt.Fprintln(c.stderr, err)
 	}

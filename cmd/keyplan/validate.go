@@ -25,6 +25,7 @@ func validate(fs *flag.FlagSet) func(*call) int {
 	fs.StringVar(&vo.Table, "table", "", "the table's name (default: a new keyplan-validate-… name)")
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	deadline := fs.Duration("deadline", 5*time.Minute, "the longest the whole validation may take")
+	keys := fs.String("index-keys", "", "key the new GSIs auto, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)")
 	return func(c *call) int {
 		switch {
 		case vo.Existing && vo.Table == "":
@@ -38,7 +39,10 @@ func validate(fs *flag.FlagSet) func(*call) int {
 		case *deadline <= 0:
 			return c.fail(exitUsage, "--deadline %v: expected a positive duration, e.g. 5m", *deadline)
 		}
-		d, lk := c.open(c.file())
+		if k := patterns.IndexKeys(*keys); k != "" && k != patterns.IndexKeysAuto && k != patterns.IndexKeysNative && k != patterns.IndexKeysSynthetic {
+			return c.fail(exitUsage, "--index-keys %q: expected auto, native or synthetic", *keys)
+		}
+		d, lk := c.openWith(c.file(), patterns.Options{IndexKeys: patterns.IndexKeys(*keys)})
 		if d == nil {
 			return exitUsage
 		}
@@ -51,6 +55,12 @@ func validate(fs *flag.FlagSet) func(*call) int {
 			return exitUsage
 		}
 		defer conn.Stop()
+		if msg := nativeGap(d, lk, conn); msg != "" {
+			return c.fail(exitUsage, "%s", msg)
+		}
+		if *keys != "" {
+			fmt.Fprintf(c.stdout, "note: new GSIs keyed %s for this proof (--index-keys); the model's own keying is proved by validate without it\n", *keys)
+		}
 		vo.Lock = lk
 		return prove(c, d, conn, vo, *deadline)
 	}
@@ -124,4 +134,32 @@ func prove(c *call, d *patterns.Design, conn *localengine.Conn, vo dynamo.Valida
 		return exitFindings
 	}
 	return exitClean
+}
+
+// nativeGap says why the engine cannot hold the design ("" when it can):
+// it has native GSIs and the engine has no multi-attribute keys
+// (DynamoDB Local 1.25.1, dynalite). The design is proved where native
+// keys exist (the in-process engine), or its synthetic keying here: new
+// GSIs only, a lock's stay as deployed.
+func nativeGap(d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn) string {
+	var native []string
+	deployed := true
+	for _, ix := range d.Indexes {
+		if ix.Native() {
+			native = append(native, ix.Name)
+			deployed = deployed && lk != nil && lk.Latest().Index(ix.Name) != nil
+		}
+	}
+	if len(native) == 0 {
+		return ""
+	}
+	why := conn.Lacks(context.Background(), localengine.MultiAttributeKeys)
+	if why == "" {
+		return ""
+	}
+	fix := "prove it on an engine that has them (--engine memory, the default), or prove its synthetic keying here with --index-keys synthetic"
+	if deployed {
+		fix = "the lock records them so (deployed): only an engine with native keys can hold them (--engine memory, the default)"
+	}
+	return fmt.Sprintf("%s; the design keys %s natively: %s", why, strings.Join(native, ", "), fix)
 }

@@ -94,3 +94,38 @@ entities:
 patterns:
   GetUser: {get: User}
 `
+
+// The tracker's GSIs are native: validate proves them on an engine that
+// has multi-attribute keys; on one that has not (dynalite, DynamoDB Local
+// 1.25.1) it refuses before creating anything, saying why and how to
+// prove the synthetic keying there, which --index-keys synthetic does.
+func TestValidateNativeKeysOnEachEngine(t *testing.T) {
+	const tracker = "../../examples/tracker.yaml"
+	code, out, errs := keyplan("validate", "--engine", "memory", tracker)
+	if code != 0 || !strings.Contains(out, "6 expectation(s), 0 failed") {
+		t.Fatalf("memory: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = keyplan("validate", "--engine", "dynalite", tracker)
+	if code != 2 || !strings.Contains(errs, "dynalite 4.0.0 has no multi-attribute GSI keys; the design keys GSI1, GSI2 natively") ||
+		!strings.Contains(errs, "--index-keys synthetic") || strings.Contains(out, "loaded") {
+		t.Fatalf("dynalite: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = keyplan("validate", "--engine", "dynalite", "--index-keys", "synthetic", tracker)
+	if code != 0 || !strings.Contains(out, "new GSIs keyed synthetic for this proof") || !strings.Contains(out, "6 expectation(s), 0 failed") {
+		t.Fatalf("dynalite, synthetic: exit %d\n%s%s", code, out, errs)
+	}
+	// Locked, its native GSIs are deployed: no keying of this proof
+	// changes them.
+	src, _ := os.ReadFile(tracker)
+	locked := write(t, "tracker.yaml", string(src))
+	if code, out, errs := keyplan("lock", locked); code != 0 {
+		t.Fatalf("lock: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = keyplan("validate", "--engine", "dynalite", "--index-keys", "synthetic", locked)
+	if code != 2 || !strings.Contains(errs, "the lock records them so (deployed)") {
+		t.Errorf("locked, dynalite, synthetic: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := keyplan("validate", "--index-keys", "natural", tracker); code != 2 || !strings.Contains(errs, `--index-keys "natural": expected auto, native or synthetic`) {
+		t.Errorf("--index-keys natural: exit %d, %s", code, errs)
+	}
+}
