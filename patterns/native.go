@@ -48,10 +48,14 @@ func (m *Model) Keying() IndexKeys {
 	return m.IndexKeys
 }
 
+// ValidIndexKeys reports whether k is auto, native or synthetic.
+func ValidIndexKeys(k IndexKeys) bool {
+	return k == IndexKeysAuto || k == IndexKeysNative || k == IndexKeysSynthetic
+}
+
 func (l *loader) indexKeys(n *yaml.Node) IndexKeys {
 	s := l.str(n, "indexKeys")
-	switch k := IndexKeys(s); k {
-	case IndexKeysAuto, IndexKeysNative, IndexKeysSynthetic:
+	if k := IndexKeys(s); ValidIndexKeys(k) {
 		return k
 	}
 	if s != "" || n.Kind == yaml.ScalarNode {

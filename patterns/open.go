@@ -1,5 +1,7 @@
 package patterns
 
+import "fmt"
+
 // Open reads a model file with the lock beside it (LockBeside) and plans
 // the model with that lock (PlanLocked: stable planning), as keyplan's
 // commands do with a model file. Errors are Load's, LoadLock's and
@@ -39,4 +41,21 @@ func LockBeside(model string) (*Lock, error) {
 		return nil, nil
 	}
 	return LoadLock(LockPath(model))
+}
+
+// MigratingTo says why the lock of the model file model is not in the
+// middle of a migration to d (nil when it is): there is no lock (l is
+// nil), no migration in progress, or one to another model. keyplan
+// migrate runs only on such a lock.
+func (l *Lock) MigratingTo(d *Design, model string) error {
+	path := LockPath(model)
+	switch {
+	case l == nil:
+		return fmt.Errorf("%s has no lock (%s): nothing is deployed to migrate", model, path)
+	case l.Migration == nil:
+		return fmt.Errorf("no migration in progress in %s (keyplan diff %s shows what would start one; keyplan lock %s starts it)", path, model, model)
+	case !l.Accepts(d):
+		return fmt.Errorf("%s is not the model the migration in %s leads to: keyplan diff %s shows the difference", model, path, model)
+	}
+	return nil
 }

@@ -73,3 +73,33 @@ func ParseReplicas(specs []string, c *Cost) ([]ReplicaReads, error) {
 	}
 	return out, nil
 }
+
+// Replicas are the replica specs of a global table, a flag.Value (keyplan
+// plan --replica, repeatable): each spec is checked as it is set
+// (ParseReplicas), against the design's indexes when applied.
+type Replicas []string
+
+func (r *Replicas) String() string { return strings.Join(*r, " ") }
+
+// Set adds a spec, checked with those before it (each region once).
+func (r *Replicas) Set(spec string) error {
+	if _, err := ParseReplicas(append(*r, spec), nil); err != nil {
+		return err
+	}
+	*r = append(*r, spec)
+	return nil
+}
+
+// Apply adds every region to d's estimate (Cost.AllRegions); nothing
+// when there are no specs or no estimate.
+func (r Replicas) Apply(d *Design) error {
+	if len(r) == 0 || d.Cost == nil {
+		return nil
+	}
+	reads, err := ParseReplicas(r, d.Cost)
+	if err != nil {
+		return err
+	}
+	d.Cost.AllRegions = d.Cost.Global(reads)
+	return nil
+}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 
@@ -65,7 +66,7 @@ func TestValidateDistrustsTheEndpoint(t *testing.T) {
 			args := append([]string{"validate", "--endpoint", srv.URL}, tt.args...)
 			code, out, errs := keyplan(append(args, "../../examples/leaderboard.yaml")...)
 			said := slices.ContainsFunc(strings.Split(tt.want, "|"), func(w string) bool { return strings.Contains(strings.ToLower(errs), strings.ToLower(w)) })
-			if code != exitUsage || !said || strings.Contains(errs, "interrupted") {
+			if code != cli.Usage || !said || strings.Contains(errs, "interrupted") {
 				t.Errorf("exit %d, want 2 and %q:\n%s%.2000s", code, tt.want, out, errs)
 			}
 			if d := time.Since(start); d > 20*time.Second {
@@ -91,10 +92,10 @@ func TestValidateNamesAndCleansUp(t *testing.T) {
 	for _, f := range []string{model, failing} {
 		t.Setenv(dynalite.EnvEndpoint, engine(t))
 		code, out, errs := keyplan("validate", f)
-		if f == model && code != exitClean {
+		if f == model && code != cli.Clean {
 			t.Errorf("a 250-character table name: exit %d\n%s%s", code, out, errs)
 		}
-		if f == failing && code != exitFindings {
+		if f == failing && code != cli.Findings {
 			t.Errorf("a failing expectation: exit %d\n%s%s", code, out, errs)
 		}
 	}

@@ -4,71 +4,72 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
-func diff(fs *flag.FlagSet) func(*call) int {
-	format := formatFlag(fs, report.DiffFormats())
-	return func(c *call) int {
-		file := c.file()
-		d, lock := c.open(file)
+func diff(fs *flag.FlagSet) func(*cli.Call) int {
+	format := report.FormatFlag(fs, report.DiffFormats())
+	return func(c *cli.Call) int {
+		file := c.File()
+		d, lock := open(c, file)
 		if d == nil {
-			return exitUsage
+			return cli.Usage
 		}
 		if lock == nil {
-			c.note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
+			c.Note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
 			lock = patterns.NewLock(d)
 		}
 		df := patterns.Compare(lock, d)
-		if err := report.WriteDiff(c.stdout, file, df, *format); err != nil {
-			return c.fail(exitUsage, "%v", err)
+		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
+			return c.Fail(cli.Usage, "%v", err)
 		}
 		if !df.Safe {
-			return exitFindings
+			return cli.Findings
 		}
-		return exitClean
+		return cli.Clean
 	}
 }
 
-func lock(*flag.FlagSet) func(*call) int {
-	return func(c *call) int {
-		file := c.file()
-		d, lk := c.open(file)
+func lock(*flag.FlagSet) func(*cli.Call) int {
+	return func(c *cli.Call) int {
+		file := c.File()
+		d, lk := open(c, file)
 		if d == nil {
-			return exitUsage
+			return cli.Usage
 		}
 		path := patterns.LockPath(file)
 		if lk == nil {
-			if c.errors(d, "%s not written", path) > 0 {
-				return exitFindings
+			if designErrors(c, d, "%s not written", path) > 0 {
+				return cli.Findings
 			}
-			return c.writeLock(patterns.NewLock(d), path, "written (the design as first deployed)")
+			return writeLock(c, patterns.NewLock(d), path, "written (the design as first deployed)")
 		}
 		df := patterns.Compare(lk, d)
 		if err := lk.Apply(d, df); err != nil {
-			_ = report.WriteDiff(c.stderr, file, df, report.Text)
+			_ = report.WriteDiff(c.Stderr, file, df, report.Text)
 			if n := len(df.Errors()); n > 0 { // listed above
-				return c.fail(exitFindings, "%s untouched: refused, %d error(s)", path, n)
+				return c.Fail(cli.Findings, "%s untouched: refused, %d error(s)", path, n)
 			}
-			return c.fail(exitFindings, "%s untouched: %v", path, err)
+			return c.Fail(cli.Findings, "%s untouched: %v", path, err)
 		}
 		if lk.Migration == nil {
-			return c.writeLock(lk, path, "up to date")
+			return writeLock(c, lk, path, "up to date")
 		}
-		code := c.writeLock(lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
-		if code == exitClean {
-			_ = report.WriteDiff(c.stdout, file, df, report.Text)
+		code := writeLock(c, lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
+		if code == cli.Clean {
+			_ = report.WriteDiff(c.Stdout, file, df, report.Text)
 		}
 		return code
 	}
 }
 
 // writeLock writes the lock file and says what it now records.
-func (c *call) writeLock(lk *patterns.Lock, path, says string) int {
+func writeLock(c *cli.Call, lk *patterns.Lock, path, says string) int {
 	if err := lk.WriteFile(path); err != nil {
-		return c.fail(exitUsage, "%v", err)
+		return c.Fail(cli.Usage, "%v", err)
 	}
-	fmt.Fprintf(c.stdout, "%s: %s\n", path, says)
-	return exitClean
+	fmt.Fprintf(c.Stdout, "%s: %s\n", path, says)
+	return cli.Clean
 }

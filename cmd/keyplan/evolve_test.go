@@ -215,7 +215,7 @@ func TestUnusableLocks(t *testing.T) {
 			}
 		})
 	}
-	if code, _, errs := keyplan("diff", model, "--format", "sarif"); code != 2 || !strings.Contains(errs, `unknown --format "sarif"`) {
+	if code, _, errs := keyplan("diff", model, "--format", "sarif"); code != 2 || !strings.Contains(errs, `--format sarif: expected one of: text, json, markdown, html`) {
 		t.Errorf("diff --format sarif: exit %d, %s", code, errs)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,7 +42,7 @@ examples:
 // rest as not run, and exits 1.
 func TestValidateWithErrors(t *testing.T) {
 	code, out, errs := keyplan("validate", write(t, "users.yaml", erringModel))
-	if code != exitFindings {
+	if code != cli.Findings {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
 	}
 	for _, want := range []string{"ok   GetUser(userId=u1): [ada]", "SKIP ByEmail(email=ada@example.com): not run: pattern ByEmail has error(s) KP101",
@@ -65,13 +66,13 @@ func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
 	if err := os.WriteFile(model, []byte(fine), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, errs := keyplan("lock", model); code != exitClean {
+	if code, out, errs := keyplan("lock", model); code != cli.Clean {
 		t.Fatalf("lock: exit %d\n%s%s", code, out, errs)
 	}
 	broken := strings.Replace(fine, "  GetUser: {get: User}\n", "  GetUser: {get: User}\n  ByEmail: {get: User, where: [email]}\n  ByEmail2: {get: User, where: [email]}\n", 1)
 	os.WriteFile(model, []byte(broken), 0o644)
 	code, _, errs := keyplan("lock", model)
-	if code != exitFindings {
+	if code != cli.Findings {
 		t.Fatalf("exit %d, want 1\n%s", code, errs)
 	}
 	for _, p := range []string{"ByEmail:", "ByEmail2:"} {
@@ -87,7 +88,7 @@ func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
 // gen go refuses a package name before it reads the model.
 func TestGenChecksThePackageFirst(t *testing.T) {
 	code, _, errs := keyplan("gen", "go", filepath.Join(t.TempDir(), "none.yaml"), "--package", "main", "--out", t.TempDir())
-	if code != exitUsage || !strings.Contains(errs, `--package package "main": expected a Go package name other than main`) || strings.Contains(errs, "none.yaml") {
+	if code != cli.Usage || !strings.Contains(errs, `--package package "main": expected a Go package name other than main`) || strings.Contains(errs, "none.yaml") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 }

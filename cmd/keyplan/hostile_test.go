@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func TestHostileInputBounded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out, errs := keyplan("plan", write(t, tt.file, tt.content))
-			if code != exitUsage {
+			if code != cli.Usage {
 				t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
 			}
 			for _, w := range tt.want {
@@ -72,10 +73,10 @@ func TestModelFromStdin(t *testing.T) {
 	os.Stdin = in
 	defer func() { os.Stdin = saved }()
 	code, out, errs := keyplan("check", "-")
-	if code != exitClean || !strings.Contains(out, "<stdin>: 0 error(s)") {
+	if code != cli.Clean || !strings.Contains(out, "<stdin>: 0 error(s)") {
 		t.Errorf("check -: exit %d\n%s%s", code, out, errs)
 	}
-	if code, _, errs := keyplan("lock", "-"); code != exitUsage || !strings.Contains(errs, "its lock lives beside it") {
+	if code, _, errs := keyplan("lock", "-"); code != cli.Usage || !strings.Contains(errs, "its lock lives beside it") {
 		t.Errorf("lock -: exit %d %s", code, errs)
 	}
 }
@@ -85,11 +86,11 @@ func TestModelFromStdin(t *testing.T) {
 func TestHelpVersionAndSeveralFiles(t *testing.T) {
 	for _, cmd := range []string{"plan", "check", "diff", "lock", "migrate", "validate", "schema"} {
 		code, out, errs := keyplan(cmd, "--help")
-		if code != exitClean || !strings.Contains(out, "usage: keyplan "+cmd) || errs != "" {
+		if code != cli.Clean || !strings.Contains(out, "usage: keyplan "+cmd) || errs != "" {
 			t.Errorf("%s --help: exit %d\n%s%s", cmd, code, out, errs)
 		}
 	}
-	if code, out, _ := keyplan("--version"); code != exitClean || !strings.HasPrefix(out, "keyplan ") {
+	if code, out, _ := keyplan("--version"); code != cli.Clean || !strings.HasPrefix(out, "keyplan ") {
 		t.Errorf("--version: exit %d %q", code, out)
 	}
 	bad := write(t, "bad.yaml", strings.Replace(plainModel, "rate: 10", "rate: lots", 1))
@@ -98,9 +99,9 @@ func TestHelpVersionAndSeveralFiles(t *testing.T) {
 		files []string
 		code  int
 	}{
-		{[]string{"../../examples/leaderboard.yaml", "../../examples/merchant-orders.yaml"}, exitClean},
-		{[]string{"../../examples/merchant-orders.yaml", scan}, exitFindings},
-		{[]string{scan, bad, "../../examples/merchant-orders.yaml"}, exitUsage},
+		{[]string{"../../examples/leaderboard.yaml", "../../examples/merchant-orders.yaml"}, cli.Clean},
+		{[]string{"../../examples/merchant-orders.yaml", scan}, cli.Findings},
+		{[]string{scan, bad, "../../examples/merchant-orders.yaml"}, cli.Usage},
 	}
 	for _, tt := range tests {
 		code, out, errs := keyplan(append([]string{"check"}, tt.files...)...)

@@ -127,7 +127,7 @@ patterns:
 		{"unusable input", []string{"plan", bad}, 2, "", `bad.yaml:3:45: entities.User.attributes.userId: unknown type "strng"`},
 		{"missing file", []string{"plan", "nope.yaml"}, 2, "", "nope.yaml: the model file does not exist\n"},
 		{"no file", []string{"plan"}, 2, "", "expected one model FILE, got 0"},
-		{"bad format", []string{"plan", "../../examples/ecommerce.yaml", "--format", "xml"}, 2, "", `unknown --format "xml"`},
+		{"bad format", []string{"plan", "../../examples/ecommerce.yaml", "--format", "xml"}, 2, "", `--format xml: expected one of: text, json, markdown, html`},
 		{"replicas", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "eu-west-1:table=3", "--replica", "ap-south-1"}, 0, "with 2 replica(s) (eu-west-1 ", ""},
 		{"replicas, markdown", []string{"plan", "--format", "markdown", "../../examples/ecommerce.yaml", "--replica", "eu-west-1"}, 0, "| Replica | Read capacity |", ""},
 		{"replica, bad region", []string{"plan", "../../examples/ecommerce.yaml", "--replica", "Mars"}, 2, "", `"Mars": expected REGION[:table=RCU,GSI1=RCU...]`},

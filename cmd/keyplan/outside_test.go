@@ -14,12 +14,15 @@ import (
 )
 
 // A user's module, outside this repository (a temporary directory with a
-// replace pointing here): keyplan as a Go tool (go tool keyplan), its exit
-// codes, validate on the in-process engine with no Node.js on PATH, then
-// on dynalite installed on demand into a fresh cache,
-// code generated for every example model compiled and vetted, and the
-// shop's generated code run in the user's own test against the engine
-// dynamotest starts.
+// replace pointing here, made as the README says): keyplan as a Go tool
+// (go tool keyplan), its exit codes, validate on the in-process engine
+// with no Node.js on PATH, then on dynalite installed on demand into a
+// fresh cache, code generated for every example model and for the names
+// of issue 28 compiled and vetted, the shop's generated code run in the
+// user's own test against the engine dynamotest starts, the CDK CLI's
+// node_modules skipped as the README says, and the README's CDK app on an
+// environment-agnostic stack with tablerules: it synthesizes, and a table
+// the rules refuse fails the synth.
 func TestOutsideModule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own (about 30 s)")
@@ -73,7 +76,7 @@ func TestOutsideModule(t *testing.T) {
 		}
 		write(to, string(b))
 	}
-	write("go.mod", "module example.com/shop\n\ngo 1.26\n\nrequire github.com/keyplan/keyplan v0.0.0-00010101000000-000000000000\n\nreplace github.com/keyplan/keyplan => "+filepath.ToSlash(root)+"\n")
+	write("go.mod", "module example.com/shop\n\ngo 1.26\n")
 	copyFile("go.sum", "go.sum")
 	models, _ := filepath.Glob(filepath.Join(root, "examples", "*.yaml"))
 	for _, m := range models {
@@ -86,11 +89,25 @@ func TestOutsideModule(t *testing.T) {
 	}
 	write("broken.yaml", "table: T\nentities: [\n")
 
-	// The tool line go get -tool writes (go get itself would ask the module
-	// proxy about an unpublished path first; the replace makes it this
-	// checkout).
-	run(0, "go", "mod", "edit", "-tool=github.com/keyplan/keyplan/cmd/keyplan")
-	run(0, "go", "mod", "tidy")
+	// keyplan as a tool from a local checkout, as the README says (go get
+	// -tool asks the module proxy before it reads a replace): each line of
+	// its block, the checkout's path for ../keyplan.
+	for _, line := range readmeBlock(t, root, "With a local checkout") {
+		args := strings.Fields(strings.ReplaceAll(line, "../keyplan", filepath.ToSlash(root)))
+		run(0, args[0], args[1:]...)
+	}
+	// npm i aws-cdk in the module's root: its cdk init templates are files
+	// named .go that are not Go, and go vet ./... fails on them until the
+	// README's line tells Go to skip node_modules.
+	write("node_modules/aws-cdk/lib/init-templates/app/go/%name%.template.go", "package main\n\ntype %name.PascalCased%StackProps struct {\n}\n")
+	if out := run(1, "go", "vet", "./..."); !strings.Contains(out, `invalid input file name "%name%.template.go"`) {
+		t.Fatalf("go vet with the CDK CLI's templates:\n%s", out)
+	}
+	ignore := readmeBlock(t, root, "`npm i aws-cdk`")
+	if len(ignore) != 1 || ignore[0] != "go mod edit -ignore=./node_modules" {
+		t.Fatalf("the README's fix for node_modules is %q", ignore)
+	}
+	run(0, "go", "mod", "edit", "-ignore=./node_modules")
 	if out := run(0, "go", "tool", "keyplan", "check", "ecommerce.yaml", "leaderboard.yaml"); !strings.Contains(out, "0 error(s)") {
 		t.Fatalf("check:\n%s", out)
 	}
@@ -120,13 +137,91 @@ func TestOutsideModule(t *testing.T) {
 	// Every kind of attribute, required and optional, through gen.
 	write("kinds.yaml", kindsModel)
 	run(0, "go", "tool", "keyplan", "gen", "go", "kinds.yaml", "--package", "kindsdb", "--out", "kindsdb")
+	// The names that made generated code fail to compile (issue 28):
+	// renamed, and the code compiles and vets below; package main is
+	// refused before anything is written.
+	copyFile("patterns/gen/testdata/issue28names.yaml", "names.yaml")
+	run(0, "go", "tool", "keyplan", "gen", "go", "names.yaml", "--package", "namesdb", "--out", "namesdb")
+	if out := run(2, "go", "tool", "keyplan", "gen", "go", "names.yaml", "--package", "main", "--out", "cmd/names"); !strings.Contains(out, "expected a Go package name other than main") {
+		t.Fatalf("gen go --package main:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cmd")); !os.IsNotExist(err) {
+		t.Fatalf("gen go --package main wrote something: %v", err)
+	}
 	write("app_test.go", appTest)
+	// The README's CDK app, on an environment-agnostic stack (no env: a
+	// replica's region is {"Ref": "AWS::Region"}), with tablerules.
+	write("infra/main.go", infraApp)
 	run(0, "go", "mod", "tidy")
 	run(0, "go", "vet", "./...")
-	if out := run(0, "go", "test", "-count=1", "-v", "./..."); !strings.Contains(out, "--- PASS: TestShop") || !strings.Contains(out, "--- PASS: TestKinds") {
+	if out := run(0, "go", "test", "-count=1", "-v", "./..."); !strings.Contains(out, "--- PASS: TestShop") || !strings.Contains(out, "--- PASS: TestKinds") || !strings.Contains(out, "--- PASS: TestNames") {
 		t.Fatalf("the user's test did not run:\n%s", out)
 	}
+	out := filepath.Join(t.TempDir(), "cdk.out")
+	extra = []string{"CDK_OUTDIR=" + out, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"}
+	run(0, "go", "run", "./infra")
+	if b, err := os.ReadFile(filepath.Join(out, "Things.template.json")); err != nil || !strings.Contains(string(b), `"Region": {`) && !strings.Contains(string(b), `"Region":{`) {
+		t.Fatalf("the agnostic stack's template (a replica region that is a Ref): %v\n%.2000s", err, b)
+	}
+	// A table tablerules refuses (TableV2's defaults: no point-in-time
+	// recovery, no deletion protection) fails the synth: go run exits
+	// non-zero, naming the rules.
+	extra = append(extra, "PLAIN_TABLE=1")
+	if out := run(1, "go", "run", "./infra"); !strings.Contains(out, "KPG1") || !strings.Contains(out, "KPG2") || !strings.Contains(out, "${AWS::Region}") {
+		t.Fatalf("tablerules on a non-compliant table of an agnostic stack:\n%s", out)
+	}
+	extra = nil
 }
+
+// readmeBlock is the first sh block of the README after the text after,
+// a command a line.
+func readmeBlock(t *testing.T, root, after string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), after)
+	if !ok {
+		t.Fatalf("the README has no %q", after)
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatalf("the README has no sh block after %q", after)
+	}
+	return strings.Split(strings.TrimSpace(block), "\n")
+}
+
+// infraApp is the README's CDK app, with the model of the kinds test, on
+// an environment-agnostic stack, checked by tablerules; PLAIN_TABLE adds
+// a TableV2 with its defaults, which tablerules refuses.
+const infraApp = `package main
+
+import (
+	"os"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/keyplan/keyplan/constructs/singletable"
+	"github.com/keyplan/keyplan/constructs/tablerules"
+)
+
+func main() {
+	defer singletable.Close()
+	app := awscdk.NewApp(nil)
+	stack := awscdk.NewStack(app, jsii.String("Things"), nil)
+	singletable.New(stack, "Kinds", &singletable.Props{ModelFile: "kinds.yaml"})
+	if os.Getenv("PLAIN_TABLE") != "" {
+		awsdynamodb.NewTableV2(stack, jsii.String("Plain"), &awsdynamodb.TablePropsV2{
+			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String("pk"), Type: awsdynamodb.AttributeType_STRING},
+		})
+	}
+	awscdk.Aspects_Of(app).Add(tablerules.NewAspect(), nil)
+	app.Synth(nil)
+}
+`
 
 // kindsModel has an attribute of every kind, required and optional.
 const kindsModel = `table: Kinds
@@ -160,6 +255,7 @@ import (
 	"time"
 
 	"example.com/shop/kindsdb"
+	"example.com/shop/namesdb"
 	"example.com/shop/shopdb"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
@@ -196,6 +292,26 @@ func TestShop(t *testing.T) {
 	pending, err := db.OrdersByStatus(ctx, shopdb.OrderStatusPending, shopdb.Options{})
 	if err != nil || len(pending.Items) != 1 || pending.Items[0].OrderID != "A1" || !pending.Items[0].CreatedAt.Equal(at) {
 		t.Fatalf("pending: %+v, %v", pending, err)
+	}
+}
+
+// The generated code of the names of issue 28 reads and writes.
+func TestNames(t *testing.T) {
+	ctx := context.Background()
+	engine := dynamotest.Start(t)
+	d, err := namesdb.Design()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := namesdb.Open(engine.DB, engine.TableName(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc, err := db.GetDoc(ctx, "it-1"); err != nil || doc != nil {
+		t.Fatalf("GetDoc of nothing: %v, %v", doc, err)
+	}
+	if _, err := db.ByAb(ctx, "a", "b", namesdb.Options{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -13,7 +13,7 @@ func TestUsageListsEveryCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name := range commands {
+	for name := range program.Commands {
 		for what, text := range map[string]string{"usage.txt": usage, "doc.go": string(doc)} {
 			if !strings.Contains(text, "keyplan "+name+" ") && !strings.Contains(text, "keyplan "+name+"\n") {
 				t.Errorf("%s does not list keyplan %s", what, name)
@@ -21,7 +21,7 @@ func TestUsageListsEveryCommand(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(usage, "\n") {
-		if f := strings.Fields(line); len(f) > 1 && f[0] == "keyplan" && commands[f[1]].define == nil {
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "keyplan" && program.Commands[f[1]].Define == nil {
 			t.Errorf("usage.txt lists keyplan %s, which the command table does not run", f[1])
 		}
 	}

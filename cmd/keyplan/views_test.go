@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // the file and the field (exit 2).
 func TestViewsAndWorkbench(t *testing.T) {
 	code, out, errs := keyplan("plan", "../../examples/leaderboard.yaml", "--format", "html")
-	if code == exitUsage || !strings.HasPrefix(out, "<!DOCTYPE html>") {
+	if code == cli.Usage || !strings.HasPrefix(out, "<!DOCTYPE html>") {
 		t.Fatalf("plan --format html: %d %s", code, errs)
 	}
 	for _, p := range []string{"GetPlayer", "RecentMatches", "PlayerWithMatches", "SeasonLeaderboard", "PlayerByHandle"} {
@@ -22,11 +23,11 @@ func TestViewsAndWorkbench(t *testing.T) {
 			t.Errorf("the page does not list %s", p)
 		}
 	}
-	if code, out, errs := keyplan("diff", "../../examples/leaderboard.yaml", "--format", "html"); code != exitClean || !strings.Contains(out, "Deployed now") {
+	if code, out, errs := keyplan("diff", "../../examples/leaderboard.yaml", "--format", "html"); code != cli.Clean || !strings.Contains(out, "Deployed now") {
 		t.Errorf("diff --format html: %d %s", code, errs)
 	}
 	code, out, errs = keyplan("export", "workbench", "../../examples/ecommerce.yaml")
-	if code != exitClean {
+	if code != cli.Clean {
 		t.Fatalf("export workbench: %d %s", code, errs)
 	}
 	var wb struct {
@@ -43,11 +44,11 @@ func TestViewsAndWorkbench(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, model, errs := keyplan("import", "workbench", file)
-	if code != exitClean || !strings.Contains(errs, "guess(es)") {
+	if code != cli.Clean || !strings.Contains(errs, "guess(es)") {
 		t.Fatalf("import workbench: %d %s", code, errs)
 	}
 	imported := write(t, "shop.yaml", model)
-	if code, out, errs := keyplan("check", imported); code != exitClean {
+	if code, out, errs := keyplan("check", imported); code != cli.Clean {
 		t.Errorf("check of the import: %d %s %s\n%s", code, out, errs, model)
 	}
 	for _, c := range []struct {
@@ -63,7 +64,7 @@ func TestViewsAndWorkbench(t *testing.T) {
 		{[]string{"plan", "../../examples/leaderboard.yaml", "--format", "htm"}, `expected one of: text, json, markdown, html`},
 	} {
 		code, _, errs := keyplan(c.args...)
-		if code != exitUsage || !strings.Contains(errs, c.want) {
+		if code != cli.Usage || !strings.Contains(errs, c.want) {
 			t.Errorf("keyplan %v: %d %q, want exit 2 and %q", c.args, code, errs, c.want)
 		}
 	}

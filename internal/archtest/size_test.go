@@ -11,12 +11,12 @@ import (
 // Bounds that keep the house livable: no file of the core is longer than
 // maxCoreFileLines (one concept per file), and the CLI parses flags and
 // prints: no function of it more complex than maxCLIComplexity (its logic
-// lives in the libraries), and no more than maxCLILines in all. Issue 24
-// asks for 600 lines; the CLI is at ~900 (flag definitions, messages and
-// output lines), so the bound holds it there until it can come down.
+// lives in the libraries), and fewer than maxCLILines in all (issue 24).
+// The commands' runner is internal/cli, which imports only the standard
+// library (TestNeverRules).
 const (
 	maxCoreFileLines = 600
-	maxCLILines      = 900
+	maxCLILines      = 600
 	maxCLIComplexity = 15
 )
 
@@ -59,8 +59,8 @@ func TestCLIIsThin(t *testing.T) {
 	if total == 0 {
 		t.Fatal("found no code of cmd/keyplan")
 	}
-	if total > maxCLILines {
-		t.Errorf("cmd/keyplan has %d lines of code, more than %d: it parses flags and prints; the rest belongs in the libraries", total, maxCLILines)
+	if total >= maxCLILines {
+		t.Errorf("cmd/keyplan has %d lines of code, not fewer than %d: it parses flags and prints; the rest belongs in the libraries", total, maxCLILines)
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -33,6 +34,21 @@ func ParseFormat(name string, allowed []Format) (Format, error) {
 		return f, nil
 	}
 	return "", fmt.Errorf("unknown --format %q; expected one of: %s", name, join(allowed))
+}
+
+// FormatFlag declares --format on fs, one of formats (the first the
+// default), checked as it is parsed.
+func FormatFlag(fs *flag.FlagSet, formats []Format) *Format {
+	f := new(Format)
+	*f = formats[0]
+	fs.Func("format", fmt.Sprintf("output format, one of %s (default %s)", join(formats), *f), func(s string) error {
+		if !slices.Contains(formats, Format(s)) {
+			return fmt.Errorf("expected one of: %s", join(formats))
+		}
+		*f = Format(s)
+		return nil
+	})
+	return f
 }
 
 func join(fs []Format) string {

@@ -40,6 +40,11 @@ type Options struct {
 	Source string
 }
 
+// SampleTimeout bounds Sample (writing a design's examples into the
+// in-process engine and reading them back) when its context has no
+// deadline: keyplan plan --format html and keyplan export workbench.
+const SampleTimeout = time.Minute
+
 // Sample writes items into a fresh table of the design on the in-process
 // engine (in memory, on a loopback port, stopped when done) with keyplan's
 // runtime, reads the table back as it holds them, and runs reads of every
@@ -47,8 +52,14 @@ type Options struct {
 // are the examples), then, for each pattern they do not read, one read
 // with the parameters of the first item that has them. The result is what
 // report.WriteHTML shows; an item the runtime refuses, or a read that
-// fails, is in it with the reason.
+// fails, is in it with the reason. Without a deadline on ctx, the work
+// takes at most SampleTimeout.
 func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, SampleTimeout)
+		defer cancel()
+	}
 	m := d.Model()
 	if m == nil {
 		return nil, errors.New("view: the design has no model (plan one from a model file)")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // MaxFileBytes bounds a Workbench file ReadFile reads: far above any
@@ -42,4 +44,12 @@ func (im *Imported) Guesses() int {
 		}
 	}
 	return n
+}
+
+// Loads says why the model made does not load (nil when it does): names
+// the Workbench file gives that clash in keyplan, say. The user fixes the
+// model printed.
+func (im *Imported) Loads() error {
+	_, err := patterns.Parse("imported.yaml", im.YAML)
+	return err
 }

@@ -1,0 +1,301 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Exit codes: Clean, Findings (what the command checked failed), Usage
+// (unusable input or usage).
+const (
+	Clean    = 0
+	Findings = 1
+	Usage    = 2
+)
+
+// A Command is one of a program's commands.
+type Command struct {
+	// Word must follow the command's name ("go" in gen go); "" for none.
+	Word string
+	// Files is how many files it takes.
+	Files Files
+	// NotStdin, when set, refuses - (standard input) as its file and
+	// says why: what the command reads beside the file.
+	NotStdin string
+	// Define declares the command's flags on fs and returns its body,
+	// run once they are parsed (its exit code).
+	Define func(fs *flag.FlagSet) func(c *Call) int
+}
+
+// Files is how many files a command takes.
+type Files int
+
+const (
+	NoFile    Files = iota
+	OneFile         // FILE, or - for standard input
+	ManyFiles       // FILE...
+)
+
+// A Program is a command-line program: its name, its usage text (each
+// command's synopsis on a line that starts with "  NAME COMMAND", what
+// it does on the lines below it, indented further), and its commands.
+type Program struct {
+	Name     string
+	Usage    string
+	Commands map[string]Command
+	// Aliases are other names of commands (--help for help).
+	Aliases map[string]string
+	// File is what a file argument is, in messages ("model": expected
+	// one model FILE).
+	File string
+}
+
+// Run runs the command args name: with no arguments, the usage text on
+// stderr (exit 2); an unknown command is named, then the usage text.
+func (p *Program) Run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, p.Usage)
+		return Usage
+	}
+	name := args[0]
+	if alias, ok := p.Aliases[name]; ok {
+		name = alias
+	}
+	cmd, ok := p.Commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "%s: unknown command %q\n\n%s", p.Name, args[0], p.Usage)
+		return Usage
+	}
+	c := &Call{Name: p.Name + " " + name, Stdout: stdout, Stderr: stderr, program: p}
+	return c.run(cmd, args[1:])
+}
+
+// A Call is one run of a command: its name for messages ("keyplan gen
+// go"), its files, and where it writes.
+type Call struct {
+	Name           string
+	Files          []string
+	Stdout, Stderr io.Writer
+	program        *Program
+}
+
+// File is the command's one file.
+func (c *Call) File() string { return c.Files[0] }
+
+// Note prints a line on stderr, after the command's name.
+func (c *Call) Note(format string, args ...any) {
+	fmt.Fprintf(c.Stderr, c.Name+": "+format+"\n", args...)
+}
+
+// Fail is Note, returning the exit code.
+func (c *Call) Fail(code int, format string, args ...any) int {
+	c.Note(format, args...)
+	return code
+}
+
+// run checks the command's word, parses its flags and files, and runs
+// it: --help prints the command's lines of the usage text and its flags
+// (exit 0); a usage error exits 2.
+func (c *Call) run(cmd Command, args []string) int {
+	args, ok := c.word(cmd, args)
+	if !ok {
+		return Usage
+	}
+	fs := flag.NewFlagSet(c.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // a bad flag is named below, --help prints to stdout
+	body := cmd.Define(fs)
+	for {
+		err := fs.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(c.Stdout, "usage: %s\n", c.usageOf(c.Name))
+			fs.SetOutput(c.Stdout)
+			fs.PrintDefaults()
+			return Clean
+		}
+		if err != nil {
+			return c.Fail(Usage, "%s; --help lists its flags", flagError(err))
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		c.Files, args = append(c.Files, fs.Arg(0)), fs.Args()[1:]
+	}
+	if msg := cmd.problem(c.Files, c.program.File); msg != "" {
+		return c.Fail(Usage, "%s", msg)
+	}
+	return body(c)
+}
+
+// badValue is the flag package's words for a value its flag refused.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([^:]+): (?:parse error|(.*))$`)
+
+// flagError says what is wrong with a flag as keyplan's messages do:
+// the flag, its value, and what was expected (--segments -1: expected 0
+// to 1000000).
+func flagError(err error) string {
+	m := badValue.FindStringSubmatch(err.Error())
+	switch {
+	case m == nil:
+		return err.Error() // flag provided but not defined: -x
+	}
+	value := m[1]
+	if value == "" || strings.ContainsAny(value, " \t") {
+		value = strconv.Quote(value)
+	}
+	if m[3] == "" {
+		return fmt.Sprintf("--%s %s: not a value of its type", m[2], value)
+	}
+	return fmt.Sprintf("--%s %s: %s", m[2], value, m[3])
+}
+
+// Int declares a flag whose value must be from lo to hi, refused as it
+// is parsed (--help: -NAME N, and the bounds).
+func Int(fs *flag.FlagSet, name string, value, lo, hi int, usage string) *int {
+	p := &value
+	fs.Func(name, fmt.Sprintf("%s (`N` from %d to %d, default %d)", usage, lo, hi, value), func(s string) error {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("expected a whole number from %d to %d", lo, hi)
+		}
+		*p = n
+		return nil
+	})
+	return p
+}
+
+// String declares a string flag whose value ok accepts, refused as it is
+// parsed with what was expected (a `WORD` in usage names the value in
+// --help).
+func String(fs *flag.FlagSet, p *string, name, usage string, ok func(string) bool, expected string) {
+	fs.Func(name, usage, func(s string) error {
+		if !ok(s) {
+			return errors.New("expected " + expected)
+		}
+		*p = s
+		return nil
+	})
+}
+
+// Duration declares a duration flag that must be positive.
+func Duration(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fs.Func(name, fmt.Sprintf("%s (a `duration`, default %v)", usage, value), func(s string) error {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("expected a positive duration, e.g. %v", value)
+		}
+		*p = d
+		return nil
+	})
+}
+
+// word takes the word that must follow the command's name, adding it to
+// the name; COMMAND --help stands for COMMAND WORD --help. It says what
+// is wrong when the word is not there (false: exit 2).
+func (c *Call) word(cmd Command, args []string) ([]string, bool) {
+	if cmd.Word == "" {
+		return args, true
+	}
+	name := c.Name + " " + cmd.Word
+	switch {
+	case len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
+		c.Name = name
+		return args, true
+	case len(args) > 0 && args[0] == cmd.Word:
+		c.Name = name
+		return args[1:], true
+	}
+	synopsis, _, _ := strings.Cut(c.usageOf(name), "\n")
+	if len(args) == 0 {
+		c.Note("expected %s after %s (usage: %s)", cmd.Word, c.Name, synopsis)
+	} else {
+		c.Note("unknown kind %q; expected %s (usage: %s)", args[0], cmd.Word, synopsis)
+	}
+	return nil, false
+}
+
+// problem says what is wrong with the files a command was given ("" when
+// nothing).
+func (cmd Command) problem(files []string, what string) string {
+	switch n := cmd.Files; {
+	case n == NoFile && len(files) > 0:
+		return "takes no arguments"
+	case n != NoFile && (len(files) == 0 || len(files) > 1 && n != ManyFiles):
+		return fmt.Sprintf("expected one %s FILE, got %d", what, len(files))
+	case cmd.NotStdin != "" && files[0] == "-":
+		return fmt.Sprintf("reads the %s from a file (- is standard input): %s", what, cmd.NotStdin)
+	}
+	return ""
+}
+
+// usageOf is a command's lines of the usage text (its synopsis and what
+// it does), from the line that starts with name.
+func (c *Call) usageOf(name string) string {
+	_, rest, ok := strings.Cut(c.program.Usage, "\n  "+name)
+	if !ok {
+		return name
+	}
+	lines := strings.Split(name+rest, "\n")
+	n := 1
+	for n < len(lines) && strings.HasPrefix(lines[n], "   ") {
+		n++
+	}
+	return strings.Join(lines[:n], "\n")
+}
+
+// Interruptible is a context SIGINT or SIGTERM cancels; after the first,
+// a second ends the process at once (the default handling is back). stop
+// releases the signals.
+func Interruptible() (ctx context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
+	return ctx, stop
+}
+
+// Help is a help command: the program's usage text on stdout.
+func Help(*flag.FlagSet) func(*Call) int {
+	return func(c *Call) int {
+		fmt.Fprint(c.Stdout, c.program.Usage)
+		return Clean
+	}
+}
+
+// ShowVersion is a version command: the program's name and Version.
+func ShowVersion(*flag.FlagSet) func(*Call) int {
+	return func(c *Call) int {
+		fmt.Fprintln(c.Stdout, c.program.Name, Version())
+		return Clean
+	}
+}
+
+// Version is the main module's version from the build info: a tagged
+// version, or "(devel)" with the commit (and +dirty) for a build from a
+// checkout.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}

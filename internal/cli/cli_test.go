@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+const usage = `tool: a test program
+
+usage:
+  tool greet FILE... [--loud] [--times N]
+      greet each file's name
+  tool gen go FILE [--name S]
+      generate
+  tool near FILE
+      a file beside which something lives
+  tool plain
+      takes nothing
+`
+
+// program is a test program: greet prints its files and its flags.
+func program() *Program {
+	greet := func(fs *flag.FlagSet) func(*Call) int {
+		loud := fs.Bool("loud", false, "shout")
+		times := Int(fs, "times", 1, 1, 3, "how often")
+		var wait time.Duration
+		Duration(fs, &wait, "wait", time.Second, "how long")
+		return func(c *Call) int {
+			fmt.Fprintf(c.Stdout, "%s %v %v %d %v\n", c.Name, c.Files, *loud, *times, wait)
+			return Clean
+		}
+	}
+	gen := func(fs *flag.FlagSet) func(*Call) int {
+		var name string
+		String(fs, &name, "name", "a name", func(s string) bool { return s != "" && !strings.Contains(s, " ") }, "a name without spaces")
+		return func(c *Call) int {
+			fmt.Fprintf(c.Stdout, "%s %s %s\n", c.Name, c.File(), name)
+			return Findings
+		}
+	}
+	body := func(*flag.FlagSet) func(*Call) int {
+		return func(c *Call) int { fmt.Fprintln(c.Stdout, c.Name, c.Files); return Clean }
+	}
+	return &Program{Name: "tool", Usage: usage, File: "input",
+		Aliases: map[string]string{"--help": "help"},
+		Commands: map[string]Command{
+			"greet":   {Files: ManyFiles, Define: greet},
+			"gen":     {Word: "go", Files: OneFile, Define: gen},
+			"near":    {Files: OneFile, NotStdin: "its notes live beside it", Define: body},
+			"plain":   {Define: body},
+			"help":    {Define: Help},
+			"version": {Define: ShowVersion},
+		}}
+}
+
+func TestRun(t *testing.T) {
+	tests := []struct {
+		args           []string
+		code           int
+		stdout, stderr string // what each holds (stdout all of it when it ends in a newline)
+	}{
+		{nil, Usage, "", "tool: a test program"},
+		{[]string{"nope"}, Usage, "", `tool: unknown command "nope"`},
+		{[]string{"--help"}, Clean, usage, ""},
+		{[]string{"version"}, Clean, "tool ", ""},
+		// Flags before, between and after the files.
+		{[]string{"greet", "--loud", "a", "--times", "3", "b", "--wait", "2m"}, Clean, "tool greet [a b] true 3 2m0s\n", ""},
+		{[]string{"greet", "a"}, Clean, "tool greet [a] false 1 1s\n", ""},
+		{[]string{"greet"}, Usage, "", "tool greet: expected one input FILE, got 0"},
+		// A value its flag refuses names the flag, the value and what was expected.
+		{[]string{"greet", "a", "--times", "4"}, Usage, "", "tool greet: --times 4: expected a whole number from 1 to 3; --help lists its flags"},
+		{[]string{"greet", "a", "--times", "-1"}, Usage, "", "tool greet: --times -1: expected a whole number from 1 to 3"},
+		{[]string{"greet", "a", "--wait", "0s"}, Usage, "", "tool greet: --wait 0s: expected a positive duration, e.g. 1s"},
+		{[]string{"greet", "a", "--loud=maybe"}, Usage, "", "tool greet: --loud maybe: not a value of its type"},
+		{[]string{"greet", "a", "--nope"}, Usage, "", "tool greet: flag provided but not defined: -nope; --help lists its flags"},
+		{[]string{"gen", "go", "f", "--name", "a b"}, Usage, "", `tool gen go: --name "a b": expected a name without spaces`},
+		{[]string{"gen", "go", "f", "--name", ""}, Usage, "", `tool gen go: --name "": expected a name without spaces`},
+		{[]string{"gen", "go", "f", "--name", "ab"}, Findings, "tool gen go f ab\n", ""},
+		{[]string{"gen", "go", "f", "g"}, Usage, "", "tool gen go: expected one input FILE, got 2"},
+		{[]string{"gen"}, Usage, "", "tool gen: expected go after tool gen (usage: tool gen go FILE [--name S])"},
+		{[]string{"gen", "rust", "f"}, Usage, "", `tool gen: unknown kind "rust"; expected go (usage: tool gen go FILE [--name S])`},
+		// COMMAND --help is COMMAND WORD --help: its lines of the usage, then its flags.
+		{[]string{"gen", "--help"}, Clean, "usage: tool gen go FILE [--name S]\n      generate\n  -name value", ""},
+		{[]string{"greet", "--help"}, Clean, "usage: tool greet FILE... [--loud] [--times N]\n      greet each file's name\n  -loud", ""},
+		{[]string{"near", "-"}, Usage, "", "tool near: reads the input from a file (- is standard input): its notes live beside it"},
+		{[]string{"near", "n"}, Clean, "tool near [n]\n", ""},
+		{[]string{"plain"}, Clean, "tool plain []\n", ""},
+		{[]string{"plain", "x"}, Usage, "", "tool plain: takes no arguments"},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := program().Run(tt.args, &stdout, &stderr)
+		if code != tt.code {
+			t.Errorf("%q: exit %d, want %d\n%s%s", tt.args, code, tt.code, stdout.String(), stderr.String())
+		}
+		if strings.HasSuffix(tt.stdout, "\n") {
+			if stdout.String() != tt.stdout {
+				t.Errorf("%q: stdout\n%q\nwant\n%q", tt.args, stdout.String(), tt.stdout)
+			}
+		} else if !strings.Contains(stdout.String(), tt.stdout) {
+			t.Errorf("%q: stdout\n%s\nwant it to hold %q", tt.args, stdout.String(), tt.stdout)
+		}
+		if !strings.Contains(stderr.String(), tt.stderr) || tt.stderr == "" && stderr.Len() > 0 {
+			t.Errorf("%q: stderr\n%s\nwant it to hold %q", tt.args, stderr.String(), tt.stderr)
+		}
+	}
+}
+
+// The flag package's words for a refused value are what flagError reads:
+// a change in them shows here, not as a message read half.
+func TestFlagErrorReadsTheFlagPackage(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(&bytes.Buffer{})
+	fs.Int("n", 0, "")
+	fs.Func("f", "", func(string) error { return fmt.Errorf("expected more") })
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-n", "x"}, "--n x: not a value of its type"},
+		{[]string{"-f", "1"}, "--f 1: expected more"},
+		{[]string{"-f= "}, `--f " ": expected more`},
+		{[]string{"-zzz"}, "flag provided but not defined: -zzz"},
+		{[]string{"--n=1a"}, "--n 1a: not a value of its type"},
+	} {
+		args, want := tt.args, tt.want
+		err := fs.Parse(args)
+		if err == nil {
+			t.Fatalf("%s: no error", args)
+		}
+		if got := flagError(err); got != want {
+			t.Errorf("%s: %q, want %q (the flag package said %q)", args, got, want, err)
+		}
+	}
+}
