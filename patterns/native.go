@@ -49,14 +49,14 @@ func (m *Model) Keying() IndexKeys {
 }
 
 // ValidIndexKeys reports whether k is auto, native or synthetic.
-func ValidIndexKeys(k IndexKeys) bool {
-	return k == IndexKeysAuto || k == IndexKeysNative || k == IndexKeysSynthetic
+func ValidIndexKeys(k string) bool {
+	return k == string(IndexKeysAuto) || k == string(IndexKeysNative) || k == string(IndexKeysSynthetic)
 }
 
 func (l *loader) indexKeys(n *yaml.Node) IndexKeys {
 	s := l.str(n, "indexKeys")
-	if k := IndexKeys(s); ValidIndexKeys(k) {
-		return k
+	if ValidIndexKeys(s) {
+		return IndexKeys(s)
 	}
 	if s != "" || n.Kind == yaml.ScalarNode {
 		l.add(pos(n), "indexKeys", "%q: expected auto, native or synthetic", s)

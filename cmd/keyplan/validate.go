@@ -26,8 +26,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
 	var keys string
-	cli.String(fs, &keys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)",
-		func(s string) bool { return patterns.ValidIndexKeys(patterns.IndexKeys(s)) }, "auto, native or synthetic")
+	cli.String(fs, &keys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)", patterns.ValidIndexKeys, "auto, native or synthetic")
 	return func(c *cli.Call) int {
 		switch {
 		case vo.Existing && vo.Table == "":
@@ -50,11 +49,11 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return cli.Usage
 		}
 		defer conn.Stop()
-		if msg := nativeGap(d, lk, conn); msg != "" {
+		lacks := func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
+		if msg := dynamo.NativeGap(d, lk, lacks); msg != "" {
 			return c.Fail(cli.Usage, "%s", msg)
-		}
-		if keys != "" {
-			fmt.Fprintf(c.Stdout, "note: new GSIs keyed %s for this proof (--index-keys); the model's own keying is proved by validate without it\n", keys)
+		} else if keys != "" {
+			fmt.Fprintf(c.Stdout, "note: new GSIs keyed %s for this proof (--index-keys)\n", keys)
 		}
 		vo.Lock = lk
 		return prove(c, d, conn, vo, deadline)
@@ -126,30 +125,3 @@ func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.Va
 	return cli.Clean
 }
 
-// nativeGap says why the engine cannot hold the design ("" when it can):
-// it has native GSIs and the engine has no multi-attribute keys
-// (DynamoDB Local 1.25.1, dynalite). The design is proved where native
-// keys exist (the in-process engine), or its synthetic keying here: new
-// GSIs only, a lock's stay as deployed.
-func nativeGap(d *patterns.Design, lk *patterns.Lock, conn *localengine.Conn) string {
-	var native []string
-	deployed := true
-	for _, ix := range d.Indexes {
-		if ix.Native() {
-			native = append(native, ix.Name)
-			deployed = deployed && lk != nil && lk.Latest().Index(ix.Name) != nil
-		}
-	}
-	if len(native) == 0 {
-		return ""
-	}
-	why := conn.Lacks(context.Background(), localengine.MultiAttributeKeys)
-	if why == "" {
-		return ""
-	}
-	fix := "prove it on an engine that has them (--engine memory, the default), or prove its synthetic keying here with --index-keys synthetic"
-	if deployed {
-		fix = "the lock records them so (deployed): only an engine with native keys can hold them (--engine memory, the default)"
-	}
-	return fmt.Sprintf("%s; the design keys %s natively: %s", why, strings.Join(native, ", "), fix)
-}

@@ -345,3 +345,32 @@ func schemaText(schema []types.KeySchemaElement) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// NativeGap says why an engine cannot hold design d ("" when it can): d
+// has native GSIs and lacks (asked only then) says the engine has no
+// multi-attribute keys (DynamoDB Local 1.25.1, dynalite). It names the
+// remedy: prove d where native keys exist, or its synthetic keying
+// (keyplan validate --index-keys synthetic), which changes new GSIs only:
+// those a lock records native stay so.
+func NativeGap(d *patterns.Design, lk *patterns.Lock, lacks func() string) string {
+	var native []string
+	deployed := true
+	for _, ix := range d.Indexes {
+		if ix.Native() {
+			native = append(native, ix.Name)
+			deployed = deployed && lk != nil && lk.Latest().Index(ix.Name) != nil
+		}
+	}
+	if len(native) == 0 {
+		return ""
+	}
+	why := lacks()
+	if why == "" {
+		return ""
+	}
+	fix := "prove it on an engine that has them (--engine memory, the default), or prove its synthetic keying here with --index-keys synthetic"
+	if deployed {
+		fix = "the lock records them so (deployed): only an engine with native keys can hold them (--engine memory, the default)"
+	}
+	return fmt.Sprintf("%s; the design keys %s natively: %s", why, strings.Join(native, ", "), fix)
+}
