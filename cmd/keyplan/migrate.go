@@ -24,7 +24,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	var o dynamo.MigrateOptions
 	var endpoint, table string
 	fs.StringVar(&endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
-	cli.String(fs, &table, "table", "the table's physical `NAME` (required)", patterns.ValidTableName, patterns.NameRule)
+	cli.String(fs, &table, "table", "the table's physical `NAME`", patterns.ValidTableName, patterns.NameRule)
 	segments := cli.Int(fs, "segments", 0, 0, 1_000_000, "parallel Scan segments (0: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.Backfill.MaxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
 	pageSize := cli.Int(fs, "page-size", dynamo.DefaultPageSize, 1, 10_000, "items per Scan page (a checkpoint is written after each)")
@@ -34,11 +34,8 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	fs.DurationVar(&o.Backfill.ProgressEvery, "progress", 10*time.Second, "how often to print progress (0: never)")
 	return func(c *cli.Call) int {
 		file := c.File()
-		switch {
-		case table == "":
-			return c.Fail(cli.Usage, "--table NAME is required (the table's physical name)")
-		case dynamo.CheckMaxWCU(o.Backfill.MaxWCU) != nil:
-			return c.Fail(cli.Usage, "--max-wcu %v", dynamo.CheckMaxWCU(o.Backfill.MaxWCU))
+		if err := dynamo.CheckMaxWCU(o.Backfill.MaxWCU); err != nil {
+			return c.Fail(cli.Usage, "--max-wcu %v", err)
 		}
 		o.Backfill.Segments, o.Backfill.PageSize = *segments, int32(*pageSize)
 		if o.Backfill.Checkpoint == "" {

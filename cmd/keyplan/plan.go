@@ -51,11 +51,11 @@ func schema(*flag.FlagSet) func(*cli.Call) int {
 
 // generate is keyplan gen go: typed code from the design.
 func generate(fs *flag.FlagSet) func(*cli.Call) int {
-	pkg := fs.String("package", "", "the generated package's name (required), e.g. shopdb")
-	out := fs.String("out", "", "the directory to write "+gen.File+" into (required; created if missing)")
+	pkg := fs.String("package", "", "the generated package's `NAME`, e.g. shopdb")
+	out := fs.String("out", "", "the `DIR` to write "+gen.File+" into (created if missing)")
 	return func(c *cli.Call) int {
-		if *pkg == "" || *out == "" {
-			return c.Fail(cli.Usage, "--package and --out are required")
+		if *out == "" {
+			return c.Fail(cli.Usage, "--out DIR: expected a directory")
 		}
 		if err := gen.CheckPackage(*pkg); err != nil {
 			return c.Fail(cli.Usage, "--package %v", err)

@@ -34,6 +34,9 @@ type Command struct {
 	// NotStdin, when set, refuses - (standard input) as its file and
 	// says why: what the command reads beside the file.
 	NotStdin string
+	// Required are the flags it cannot run without (a `WORD` in a flag's
+	// usage names its value in the message: --table NAME is required).
+	Required []string
 	// Define declares the command's flags on fs and returns its body,
 	// run once they are parsed (its exit code).
 	Define func(fs *flag.FlagSet) func(c *Call) int
@@ -130,9 +133,16 @@ func (c *Call) run(cmd Command, args []string) int {
 		if fs.NArg() == 0 {
 			break
 		}
+		if rest := fs.Args(); len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			c.Files = append(c.Files, rest...) // after --, every argument is a file
+			break
+		}
 		c.Files, args = append(c.Files, fs.Arg(0)), fs.Args()[1:]
 	}
 	if msg := cmd.problem(c.Files, c.program.File); msg != "" {
+		return c.Fail(Usage, "%s", msg)
+	}
+	if msg := missing(fs, cmd.Required); msg != "" {
 		return c.Fail(Usage, "%s", msg)
 	}
 	return body(c)
@@ -238,6 +248,27 @@ func (cmd Command) problem(files []string, what string) string {
 		return fmt.Sprintf("reads the %s from a file (- is standard input): %s", what, cmd.NotStdin)
 	}
 	return ""
+}
+
+// missing says which of the required flags were not given ("" when all
+// were): --table NAME is required.
+func missing(fs *flag.FlagSet, required []string) string {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var out []string
+	for _, name := range required {
+		if !given[name] {
+			value, _ := flag.UnquoteUsage(fs.Lookup(name))
+			out = append(out, strings.TrimSpace("--"+name+" "+value))
+		}
+	}
+	switch len(out) {
+	case 0:
+		return ""
+	case 1:
+		return out[0] + " is required"
+	}
+	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1] + " are required"
 }
 
 // usageOf is a command's lines of the usage text (its synopsis and what

@@ -36,7 +36,8 @@ func program() *Program {
 	}
 	gen := func(fs *flag.FlagSet) func(*Call) int {
 		var name string
-		String(fs, &name, "name", "a name", func(s string) bool { return s != "" && !strings.Contains(s, " ") }, "a name without spaces")
+		fs.String("out", "", "a `DIR`")
+		String(fs, &name, "name", "a `NAME`", func(s string) bool { return s != "" && !strings.Contains(s, " ") }, "a name without spaces")
 		return func(c *Call) int {
 			fmt.Fprintf(c.Stdout, "%s %s %s\n", c.Name, c.File(), name)
 			return Findings
@@ -49,7 +50,7 @@ func program() *Program {
 		Aliases: map[string]string{"--help": "help"},
 		Commands: map[string]Command{
 			"greet":   {Files: ManyFiles, Define: greet},
-			"gen":     {Word: "go", Files: OneFile, Define: gen},
+			"gen":     {Word: "go", Files: OneFile, Required: []string{"name"}, Define: gen},
 			"near":    {Files: OneFile, NotStdin: "its notes live beside it", Define: body},
 			"plain":   {Define: body},
 			"help":    {Define: Help},
@@ -70,6 +71,8 @@ func TestRun(t *testing.T) {
 		// Flags before, between and after the files.
 		{[]string{"greet", "--loud", "a", "--times", "3", "b", "--wait", "2m"}, Clean, "tool greet [a b] true 3 2m0s\n", ""},
 		{[]string{"greet", "a"}, Clean, "tool greet [a] false 1 1s\n", ""},
+		{[]string{"greet", "--loud", "--", "-a", "--times"}, Clean, "tool greet [-a --times] true 1 1s\n", ""},
+		{[]string{"greet", "x", "--", "-a"}, Clean, "tool greet [x -a] false 1 1s\n", ""},
 		{[]string{"greet"}, Usage, "", "tool greet: expected one input FILE, got 0"},
 		// A value its flag refuses names the flag, the value and what was expected.
 		{[]string{"greet", "a", "--times", "4"}, Usage, "", "tool greet: --times 4: expected a whole number from 1 to 3; --help lists its flags"},
@@ -80,11 +83,12 @@ func TestRun(t *testing.T) {
 		{[]string{"gen", "go", "f", "--name", "a b"}, Usage, "", `tool gen go: --name "a b": expected a name without spaces`},
 		{[]string{"gen", "go", "f", "--name", ""}, Usage, "", `tool gen go: --name "": expected a name without spaces`},
 		{[]string{"gen", "go", "f", "--name", "ab"}, Findings, "tool gen go f ab\n", ""},
-		{[]string{"gen", "go", "f", "g"}, Usage, "", "tool gen go: expected one input FILE, got 2"},
+		{[]string{"gen", "go", "f", "g", "--name", "n"}, Usage, "", "tool gen go: expected one input FILE, got 2"},
+		{[]string{"gen", "go", "f"}, Usage, "", "tool gen go: --name NAME is required"},
 		{[]string{"gen"}, Usage, "", "tool gen: expected go after tool gen (usage: tool gen go FILE [--name S])"},
 		{[]string{"gen", "rust", "f"}, Usage, "", `tool gen: unknown kind "rust"; expected go (usage: tool gen go FILE [--name S])`},
 		// COMMAND --help is COMMAND WORD --help: its lines of the usage, then its flags.
-		{[]string{"gen", "--help"}, Clean, "usage: tool gen go FILE [--name S]\n      generate\n  -name value", ""},
+		{[]string{"gen", "--help"}, Clean, "usage: tool gen go FILE [--name S]\n      generate\n  -name NAME", ""},
 		{[]string{"greet", "--help"}, Clean, "usage: tool greet FILE... [--loud] [--times N]\n      greet each file's name\n  -loud", ""},
 		{[]string{"near", "-"}, Usage, "", "tool near: reads the input from a file (- is standard input): its notes live beside it"},
 		{[]string{"near", "n"}, Clean, "tool near [n]\n", ""},
@@ -134,6 +138,29 @@ func TestFlagErrorReadsTheFlagPackage(t *testing.T) {
 		}
 		if got := flagError(err); got != want {
 			t.Errorf("%s: %q, want %q (the flag package said %q)", args, got, want, err)
+		}
+	}
+}
+
+// A command's required flags are named with their values' names.
+func TestMissing(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--package NAME, --out DIR and --v are required"},
+		{[]string{"-v", "--out", "o"}, "--package NAME is required"},
+		{[]string{"-v", "--out", "o", "--package", ""}, ""}, // given, if empty: the command judges it
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.String("package", "", "the `NAME`")
+		fs.String("out", "", "the `DIR`")
+		fs.Bool("v", false, "verbose")
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := missing(fs, []string{"package", "out", "v"}); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.args, got, tt.want)
 		}
 	}
 }
