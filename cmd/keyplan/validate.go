@@ -36,7 +36,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		case vo.Existing && vo.Keep:
 			return c.Fail(cli.Usage, "--existing never deletes the table; --keep is for tables validate creates")
 		}
-		d, lk := openWith(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(keys)})
+		d, lk := open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(keys)})
 		if d == nil {
 			return cli.Usage
 		}
@@ -49,11 +49,8 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return cli.Usage
 		}
 		defer conn.Stop()
-		lacks := func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
-		if msg := dynamo.NativeGap(d, lk, lacks); msg != "" {
+		if msg := dynamo.NativeGap(c.Stdout, d, lk, keys, func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }); msg != "" {
 			return c.Fail(cli.Usage, "%s", msg)
-		} else if keys != "" {
-			fmt.Fprintf(c.Stdout, "note: new GSIs keyed %s for this proof (--index-keys)\n", keys)
 		}
 		vo.Lock = lk
 		return prove(c, d, conn, vo, deadline)
@@ -124,4 +121,3 @@ func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.Va
 	}
 	return cli.Clean
 }
-

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"io"
 	"math/big"
 	"slices"
 	"strings"
@@ -351,8 +352,9 @@ func schemaText(schema []types.KeySchemaElement) string {
 // multi-attribute keys (DynamoDB Local 1.25.1, dynalite). It names the
 // remedy: prove d where native keys exist, or its synthetic keying
 // (keyplan validate --index-keys synthetic), which changes new GSIs only:
-// those a lock records native stay so.
-func NativeGap(d *patterns.Design, lk *patterns.Lock, lacks func() string) string {
+// those a lock records native stay so. When the engine can hold d and keys
+// (the keying asked for) is not "", a note of it goes to w.
+func NativeGap(w io.Writer, d *patterns.Design, lk *patterns.Lock, keys string, lacks func() string) string {
 	var native []string
 	deployed := true
 	for _, ix := range d.Indexes {
@@ -361,16 +363,17 @@ func NativeGap(d *patterns.Design, lk *patterns.Lock, lacks func() string) strin
 			deployed = deployed && lk != nil && lk.Latest().Index(ix.Name) != nil
 		}
 	}
-	if len(native) == 0 {
-		return ""
+	if why := ""; len(native) > 0 {
+		if why = lacks(); why != "" {
+			fix := "prove it on an engine that has them (--engine memory, the default), or prove its synthetic keying here with --index-keys synthetic"
+			if deployed {
+				fix = "the lock records them so (deployed): only an engine with native keys can hold them (--engine memory, the default)"
+			}
+			return fmt.Sprintf("%s; the design keys %s natively: %s", why, strings.Join(native, ", "), fix)
+		}
 	}
-	why := lacks()
-	if why == "" {
-		return ""
+	if keys != "" {
+		fmt.Fprintf(w, "note: new GSIs keyed %s for this proof (--index-keys)\n", keys)
 	}
-	fix := "prove it on an engine that has them (--engine memory, the default), or prove its synthetic keying here with --index-keys synthetic"
-	if deployed {
-		fix = "the lock records them so (deployed): only an engine with native keys can hold them (--engine memory, the default)"
-	}
-	return fmt.Sprintf("%s; the design keys %s natively: %s", why, strings.Join(native, ", "), fix)
+	return ""
 }
