@@ -128,3 +128,26 @@ func TestKnownDifferences(t *testing.T) {
 		})
 	}
 }
+
+// Every fixed difference stays fixed: both engines agree on its repro at
+// every step, and no known difference explains a step of it.
+func TestFixedDifferences(t *testing.T) {
+	r := pair(t, knownDifferences)
+	for _, k := range fixedDifferences {
+		t.Run(k.Name, func(t *testing.T) {
+			if slices.ContainsFunc(knownDifferences, func(o Known) bool { return o.Name == k.Name }) {
+				t.Fatalf("%q is both known and fixed", k.Name)
+			}
+			if k.Why == "" || len(k.Repro) == 0 || k.Match == nil {
+				t.Fatalf("a fixed difference keeps its Why, Match and Repro")
+			}
+			res := r.Run(context.Background(), k.Repro)
+			switch {
+			case res.Mismatch != nil:
+				t.Errorf("the fixed difference is back, or the repro differs otherwise:\n%s", res.Mismatch.Report())
+			case len(res.Known) > 0:
+				t.Errorf("the repro meets known differences %v", res.Known)
+			}
+		})
+	}
+}

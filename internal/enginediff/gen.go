@@ -607,6 +607,32 @@ func (e *expr) typedPath() (string, string) {
 	return e.name(n), e.g.usual[n]
 }
 
+// stringPath is a plain attribute that mostly holds strings in this
+// sequence (any plain attribute when none does).
+func (e *expr) stringPath() string {
+	var strs []string
+	for _, n := range plainAttrs {
+		if e.g.usual[n] == "S" {
+			strs = append(strs, n)
+		}
+	}
+	if len(strs) == 0 {
+		p, _ := e.typedPath()
+		return p
+	}
+	return e.name(pick(e.g, strs))
+}
+
+// stringTest is begins_with or contains on a string attribute, with a
+// short value that many of its strings hold, at their start or inside.
+func (e *expr) stringTest() string {
+	p, v := e.stringPath(), e.val(av{"S": pick(e.g, []string{"a", "b", "#", "a#", "ab", "ba"})})
+	if e.g.chance(0.5) {
+		return "contains(" + p + ", " + v + ")"
+	}
+	return "begins_with(" + p + ", " + v + ")"
+}
+
 func (e *expr) operand() string {
 	switch x := e.g.r.IntN(20); {
 	case x < 12:
@@ -671,8 +697,10 @@ func (e *expr) cond(depth int) string {
 			v = e.g.scalar()
 		}
 		p := e.path()
-		if typed {
-			p, _ = e.typedPath()
+		if typed || e.g.chance(0.75) {
+			// mostly a string attribute: a value it holds may contain v without
+			// starting with it (begins_with is not contains)
+			p = e.stringPath()
 			v = av{"S": pick(e.g, shortStrPool)}
 		}
 		return "begins_with(" + p + ", " + e.val(v) + ")"
@@ -1037,8 +1065,13 @@ func (g *gen) scan() map[string]any {
 // readOptions adds a Query's or Scan's filter, projection, Select, Limit
 // and ConsistentRead.
 func (g *gen) readOptions(req map[string]any, e *expr) {
-	if g.chance(0.3) {
+	switch {
+	case g.chance(0.3):
 		req["FilterExpression"] = e.cond(0)
+	case g.chance(0.35):
+		// a string test on a string attribute: a read that tells
+		// begins_with, contains and equality apart on many items at once
+		req["FilterExpression"] = e.stringTest()
 	}
 	if g.chance(0.25) {
 		req["ProjectionExpression"] = e.projection()

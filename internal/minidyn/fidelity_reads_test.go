@@ -279,3 +279,136 @@ func TestReadsAndWhatTheyRefuse(t *testing.T) {
 		}), "ValidationException")
 	})
 }
+
+// A filter on what an index does not project: a Query refuses it, a Scan
+// runs it on the whole item and returns what the index projects, on a GSI
+// and an LSI alike, as DynamoDB Local 1.25.1 does (enginediff's known
+// differences had the engine refusing a GSI's Scan and running an LSI's
+// Query, returning the whole item).
+func TestIndexFiltersOnUnprojectedAttributes(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS,
+			attrs: []types.AttributeDefinition{attr("g", types.ScalarAttributeTypeS), attr("l", types.ScalarAttributeTypeS)},
+			gsis:  []types.GlobalSecondaryIndex{gsi("gsi_keys", "g", types.ProjectionTypeKeysOnly)},
+			lsis: []types.LocalSecondaryIndex{{IndexName: aws.String("lsi_keys"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
+				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("p"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("l"), KeyType: types.KeyTypeRange}}}},
+		})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", str("1"),
+			"g", str("G"), "l", str("L"), "x", str("X"))})
+		mustOK(t, err)
+
+		for _, ix := range []struct{ name, keyAttr, v string }{{"gsi_keys", "g", "G"}, {"lsi_keys", "p", "a"}} {
+			_, err := e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String(ix.name),
+				KeyConditionExpression: aws.String(ix.keyAttr + " = :v"), FilterExpression: aws.String("x = :x"),
+				ExpressionAttributeValues: values(":v", str(ix.v), ":x", str("X"))})
+			wantAPIError(t, err, "ValidationException", "does not project one or more filter attributes")
+
+			scan := func(filter string, vals map[string]types.AttributeValue) *dynamodb.ScanOutput {
+				t.Helper()
+
+				out, err := e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), IndexName: aws.String(ix.name),
+					FilterExpression: aws.String(filter), ExpressionAttributeValues: vals})
+				mustOK(t, err)
+
+				return out
+			}
+
+			// The filter sees the item's x; the index's keys come back.
+			out := scan("x = :x", values(":x", str("X")))
+			if out.Count != 1 || out.ScannedCount != 1 || len(out.Items[0]) != 3 || out.Items[0]["x"] != nil {
+				t.Fatalf("a Scan of %s filtered on x: %+v; want the item's three key attributes", ix.name, out.Items)
+			}
+
+			if out := scan("attribute_not_exists(x)", nil); out.Count != 0 || out.ScannedCount != 1 {
+				t.Fatalf("a Scan of %s filtered on attribute_not_exists(x): count %d, scanned %d; want 0 of 1", ix.name, out.Count, out.ScannedCount)
+			}
+		}
+	})
+}
+
+// A Query of a table without a sort key from an ExclusiveStartKey is
+// refused on AWS (ScyllaDB's test_query_no_sort_key_exclusive_start_key,
+// written against AWS); DynamoDB Local reads the empty page after it. An
+// empty start key is refused by both.
+func TestQueryStartKeyWithoutASortKey(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "x", str("X"))})
+		mustOK(t, err)
+
+		in := &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("p = :p"),
+			ExpressionAttributeValues: values(":p", str("a")), ExclusiveStartKey: map[string]types.AttributeValue{}}
+
+		_, err = e.db.Query(ctx, in)
+		wantAPIError(t, err, "ValidationException")
+
+		e.awsOnly(t, "DynamoDB Local reads the page after a start key on a table without a sort key")
+
+		in.ExclusiveStartKey = key("a")
+
+		_, err = e.db.Query(ctx, in)
+		wantAPIError(t, err, "ValidationException", "exclusive start key is invalid")
+	})
+}
+
+// What DynamoDB refuses before reading an item: a nested path into a key
+// attribute (of the table or of an index) in any expression, a BETWEEN or
+// if_not_exists whose first operand is repeated, a key condition comparing
+// a key attribute with an empty string (DynamoDB Local 1.25.1's answers).
+func TestExpressionsDynamoDBRefuses(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS,
+			attrs: []types.AttributeDefinition{attr("g", types.ScalarAttributeTypeS)},
+			gsis:  []types.GlobalSecondaryIndex{gsi("by_g", "g", types.ProjectionTypeAll)}})
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str("a"), "c", str("1"), "g", str("G"), "m", &types.AttributeValueMemberM{Value: values("x", str("1"))})})
+		mustOK(t, err)
+
+		k := values("p", str("a"), "c", str("1"))
+
+		// Nested paths into p (the table's key), c and g (the index's):
+		// refused in a projection, a condition and a filter; into m, not.
+		_, err = e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ProjectionExpression: aws.String("p.x")})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = :v"),
+			ConditionExpression: aws.String("attribute_exists(g[0])"), ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		_, err = e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("c.x = :v"), ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		// In an update's value: refused after the condition (a false one
+		// fails the update first).
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = if_not_exists(g[2], :v)"),
+			ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+
+		var ccf *types.ConditionalCheckFailedException
+		if _, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = if_not_exists(g[2], :v)"),
+			ConditionExpression: aws.String("attribute_exists(zz)"), ExpressionAttributeValues: values(":v", str("v"))}); !asErr(err, &ccf) {
+			t.Fatalf("a false condition on an update reading g[2]: %v; want ConditionalCheckFailedException", err)
+		}
+
+		_, err = e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ProjectionExpression: aws.String("m.x, p")})
+		mustOK(t, err)
+
+		// A repeated first operand.
+		_, err = e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("b BETWEEN b AND :v"), ExpressionAttributeValues: values(":v", str("v"))})
+		wantAPIError(t, err, "ValidationException", "first operand must be distinct")
+
+		_, err = e.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = if_not_exists(b, b)")})
+		wantAPIError(t, err, "ValidationException", "first operand must be distinct")
+
+		// An empty key value in a key condition, on the table and an index.
+		_, err = e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), KeyConditionExpression: aws.String("p = :p AND c >= :c"),
+			ExpressionAttributeValues: values(":p", str("a"), ":c", str(""))})
+		wantAPIError(t, err, "ValidationException", "cannot contain an empty string value")
+
+		_, err = e.db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("by_g"), KeyConditionExpression: aws.String("g = :g"),
+			ExpressionAttributeValues: values(":g", str(""))})
+		wantAPIError(t, err, "ValidationException", "cannot contain an empty string value")
+	})
+}

@@ -323,3 +323,85 @@ func TestTableNamesAndDescriptions(t *testing.T) {
 		}
 	})
 }
+
+// A TransactGetItems whose key does not match the table's schema (of
+// another type, an attribute missing, extra or misnamed) is canceled,
+// TransactionCanceledException without reasons, as DynamoDB Local 1.25.1
+// answers; an empty key value is a ValidationException.
+func TestTransactGetItemsWithAnInvalidKey(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{sortType: types.ScalarAttributeTypeS})
+
+		get := func(k map[string]types.AttributeValue) error {
+			_, err := e.db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
+				{Get: &types.Get{TableName: aws.String(table), Key: values("p", str("a"), "c", str("1"))}},
+				{Get: &types.Get{TableName: aws.String(table), Key: k}}}})
+
+			return err
+		}
+
+		for name, k := range map[string]map[string]types.AttributeValue{
+			"another type": values("p", num("1"), "c", str("1")),
+			"missing":      values("p", str("b")),
+			"extra":        values("p", str("b"), "c", str("1"), "x", str("1")),
+			"misnamed":     values("p", str("b"), "x", str("1")),
+		} {
+			var tce *types.TransactionCanceledException
+			if err := get(k); !asErr(err, &tce) || len(tce.CancellationReasons) != 0 {
+				t.Errorf("a key %s: %v; want TransactionCanceledException without reasons", name, err)
+			}
+		}
+
+		wantAPIError(t, get(values("p", str(""), "c", str("1"))), "ValidationException", "empty string")
+	})
+}
+
+// An update of a key attribute is refused after its condition is checked:
+// a false condition fails it (ConditionalCheckFailed), a true one refuses
+// the key update; in a transaction, a ValidationError reason for that
+// action (DynamoDB Local 1.25.1 answers so).
+func TestAnUpdateOfAKeyAttributeChecksItsConditionFirst(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+
+		update := func(cond string) *dynamodb.UpdateItemInput {
+			return &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: key("a"), UpdateExpression: aws.String("SET p = :v"),
+				ConditionExpression: aws.String(cond), ExpressionAttributeValues: values(":v", str("b"))}
+		}
+
+		var ccf *types.ConditionalCheckFailedException
+		if _, err := e.db.UpdateItem(ctx, update("attribute_exists(x)")); !asErr(err, &ccf) {
+			t.Fatalf("a false condition on an update of the key: %v; want ConditionalCheckFailedException", err)
+		}
+
+		_, err := e.db.UpdateItem(ctx, update("attribute_not_exists(x)"))
+		wantAPIError(t, err, "ValidationException", "part of the key")
+
+		transact := func(cond string) []string {
+			u := update(cond)
+			_, err := e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Update: &types.Update{
+				TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression, ConditionExpression: u.ConditionExpression,
+				ExpressionAttributeValues: u.ExpressionAttributeValues}}}})
+
+			var tce *types.TransactionCanceledException
+			if !asErr(err, &tce) {
+				t.Fatalf("a transaction updating the key (%s): %v; want TransactionCanceledException", cond, err)
+			}
+
+			var codes []string
+			for _, r := range tce.CancellationReasons {
+				codes = append(codes, aws.ToString(r.Code))
+			}
+
+			return codes
+		}
+
+		if got := transact("attribute_exists(x)"); len(got) != 1 || got[0] != "ConditionalCheckFailed" {
+			t.Errorf("a transaction's false condition on an update of the key: reasons %v", got)
+		}
+
+		if got := transact("attribute_not_exists(x)"); len(got) != 1 || got[0] != "ValidationError" {
+			t.Errorf("a transaction's update of the key: reasons %v", got)
+		}
+	})
+}

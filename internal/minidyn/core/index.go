@@ -67,12 +67,20 @@ func (i *index) entryKey(pk string, item map[string]*types.Item) (string, bool) 
 // put indexes the item stored under pk (nil: deleted), replacing its
 // previous entry.
 func (i *index) put(pk string, item map[string]*types.Item) {
-	if old, ok := i.byItem[pk]; ok {
+	ek, ok := i.entryKey(pk, item)
+
+	old, had := i.byItem[pk]
+	if had && ok && old == ek {
+		// An item rewritten with the same index key keeps its entry.
+		return
+	}
+
+	if had {
 		i.entries.Delete(old)
 		delete(i.byItem, pk)
 	}
 
-	if ek, ok := i.entryKey(pk, item); ok {
+	if ok {
 		i.entries.Set(ek, pk)
 		i.byItem[pk] = ek
 	}

@@ -25,6 +25,10 @@ type SearchInput struct {
 	// FullItems reads whole items through an LSI (a request for attributes
 	// the index does not project: DynamoDB fetches them from the table).
 	FullItems bool
+	// FilterOnItem evaluates the filter on the whole item, not on what the
+	// index returns (a Scan of an index filtered on an attribute it does
+	// not project).
+	FilterOnItem bool
 }
 
 // SearchResult is one page of a Query or a Scan.
@@ -102,7 +106,12 @@ func (t *Table) Search(in SearchInput) (SearchResult, error) {
 			view = ix.project(item)
 		}
 
-		if in.Filter == nil || in.Filter.Eval(view) {
+		filtered := view
+		if in.FilterOnItem {
+			filtered = item
+		}
+
+		if in.Filter == nil || in.Filter.Eval(filtered) {
 			r.Items = append(r.Items, view)
 		}
 
@@ -272,6 +281,10 @@ func (t *Table) startPosition(ix *index, in SearchInput) (string, bool, error) {
 			ks = ix.keySchema
 		}
 
+		// AWS refuses a start key on a table without a sort key (its
+		// one-item partitions leave nothing after it: ScyllaDB's
+		// test_query_no_sort_key_exclusive_start_key, written against
+		// AWS); DynamoDB Local reads the empty page.
 		if ix == nil && len(ks.Range) == 0 {
 			return "", false, validationError("The provided exclusive start key is invalid: ExclusiveStartKey on a table with no sort key")
 		}

@@ -649,6 +649,50 @@ func (t *Table) PrepareCheck(keyItem map[string]*types.Item, cond *expression.Co
 	return w, nil
 }
 
+// KeyAttributes are the key attributes of the table and of every index.
+func (t *Table) KeyAttributes() []string {
+	out := slices.Clone(t.KeySchema.attributes())
+	for _, i := range t.Indexes {
+		for _, a := range i.keySchema.attributes() {
+			if !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+
+	return out
+}
+
+// CheckKeyPath refuses a nested path (a.b, a[0]) into a key attribute of
+// the table ("Key") or of an index ("IndexKey"), with DynamoDB's message.
+func (t *Table) CheckKeyPath(p expression.Path) error {
+	if len(p) < 2 {
+		return nil
+	}
+
+	kind := "Key"
+	if !slices.Contains(t.KeySchema.attributes(), p.Top()) {
+		if !slices.Contains(t.KeyAttributes(), p.Top()) {
+			return nil
+		}
+
+		kind = "IndexKey"
+	}
+
+	return validationError("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: %s: %s", kind, p.Top())
+}
+
+// KeyUpdateError is an update that sets or removes a key attribute: a
+// ValidationException of its own, or a transaction's ValidationError.
+type KeyUpdateError struct{ msg string }
+
+func (e *KeyUpdateError) Error() string { return "ValidationException: " + e.msg }
+
+// Code, Message and OrigErr make it a types.Error.
+func (e *KeyUpdateError) Code() string    { return "ValidationException" }
+func (e *KeyUpdateError) Message() string { return e.msg }
+func (e *KeyUpdateError) OrigErr() error  { return nil }
+
 // PrepareUpdate checks an UpdateItem: the key, the condition on the
 // stored item, then the updated item (computed from the stored one, or
 // from the key when there is none).
@@ -658,18 +702,26 @@ func (t *Table) PrepareUpdate(keyItem map[string]*types.Item, upd *expression.Up
 		return nil, err
 	}
 
-	if upd != nil {
-		for _, p := range upd.Paths() {
-			if slices.Contains(t.KeySchema.attributes(), p.Top()) {
-				return nil, validationError("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", p.Top())
-			}
-		}
-	}
-
 	old := t.Get(key)
 
+	// The condition first: a false one fails the update even where it
+	// sets a key attribute or reads into one, as DynamoDB Local answers.
 	if cond != nil && !cond.Eval(orEmpty(old)) {
 		return nil, conditionFailed(old)
+	}
+
+	if upd != nil {
+		for _, p := range append(upd.ValuePaths(), upd.Paths()...) {
+			if err := t.CheckKeyPath(p); err != nil {
+				return nil, err
+			}
+		}
+
+		for _, p := range upd.Paths() {
+			if slices.Contains(t.KeySchema.attributes(), p.Top()) {
+				return nil, &KeyUpdateError{msg: fmt.Sprintf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", p.Top())}
+			}
+		}
 	}
 
 	base := old

@@ -335,21 +335,16 @@ func (kc *KeyCondition) MatchRange(v *types.Item) bool {
 // Query may not read the key's).
 func (c *Condition) Names() []string {
 	var out []string
-
-	var walkOperand func(o operand)
-	walkOperand = func(o operand) {
-		switch o := o.(type) {
-		case *pathOperand:
-			out = append(out, o.path.Top())
-		case *callOperand:
-			for _, a := range o.args {
-				walkOperand(a)
-			}
-		case *arithOperand:
-			walkOperand(o.l)
-			walkOperand(o.r)
-		}
+	for _, p := range c.Paths() {
+		out = append(out, p.Top())
 	}
+
+	return out
+}
+
+// Paths are the document paths a condition reads, in order.
+func (c *Condition) Paths() []Path {
+	var out []Path
 
 	var walk func(c condition)
 	walk = func(c condition) {
@@ -363,28 +358,35 @@ func (c *Condition) Names() []string {
 		case *notCondition:
 			walk(c.c)
 		case *compareCondition:
-			walkOperand(c.l)
-			walkOperand(c.r)
+			out = operandPaths(out, c.l, c.r)
 		case *betweenCondition:
-			walkOperand(c.v)
-			walkOperand(c.lo)
-			walkOperand(c.hi)
+			out = operandPaths(out, c.v, c.lo, c.hi)
 		case *inCondition:
-			walkOperand(c.v)
-
-			for _, o := range c.list {
-				walkOperand(o)
-			}
+			out = operandPaths(out, append([]operand{c.v}, c.list...)...)
 		case *funcCondition:
-			for _, a := range c.args {
-				walkOperand(a)
-			}
+			out = operandPaths(out, c.args...)
 		case *legacyCondition:
-			out = append(out, c.attr)
+			out = append(out, Path{{Name: c.attr, Index: -1}})
 		}
 	}
 
 	walk(c.c)
+
+	return out
+}
+
+// operandPaths appends the document paths the operands read to out.
+func operandPaths(out []Path, ops ...operand) []Path {
+	for _, o := range ops {
+		switch o := o.(type) {
+		case *pathOperand:
+			out = append(out, o.path)
+		case *callOperand:
+			out = operandPaths(out, o.args...)
+		case *arithOperand:
+			out = operandPaths(out, o.l, o.r)
+		}
+	}
 
 	return out
 }

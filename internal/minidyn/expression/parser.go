@@ -547,6 +547,10 @@ func (p *parser) checkCall(c *callOperand) error {
 		if _, ok := c.args[0].(*pathOperand); !ok {
 			return p.fail("Operator or function requires a document path; operator or function: %s", c.fn)
 		}
+
+		if err := p.checkDistinct(c.fn, c.args[0], c.args[1:]); err != nil {
+			return err
+		}
 	case "size":
 		if inner, ok := c.args[0].(*callOperand); ok && inner.fn == "size" {
 			return p.fail("Incorrect operand type for operator or function; operator or function: %s, operand type: N", c.fn)
@@ -816,6 +820,10 @@ func (p *parser) parseComparison() (condition, error) {
 
 		hi, err := p.parseOperand()
 		if err != nil {
+			return nil, err
+		}
+
+		if err := p.checkDistinct("BETWEEN", l, []operand{lo, hi}); err != nil {
 			return nil, err
 		}
 

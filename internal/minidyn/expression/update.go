@@ -54,6 +54,18 @@ func (u *Update) Paths() []Path {
 	return out
 }
 
+// ValuePaths are the document paths the update's values read.
+func (u *Update) ValuePaths() []Path {
+	var out []Path
+	for _, a := range u.actions {
+		if a.value != nil {
+			out = operandPaths(out, a.value)
+		}
+	}
+
+	return out
+}
+
 // ParseUpdate parses an UpdateExpression.
 func ParseUpdate(src string, req *Request) (*Update, error) {
 	p, err := newParser(UpdateExpression, src, req)

@@ -165,6 +165,10 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 			return nil, err
 		}
 
+		if err := ex.checkKeyPaths(table); err != nil {
+			return nil, err
+		}
+
 		items := []map[string]*AttributeValue{}
 		seen := map[string]bool{}
 

@@ -197,6 +197,10 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 		return nil, err
 	}
 
+	if err := ex.checkKeyPaths(table); err != nil {
+		return nil, err
+	}
+
 	w, err := table.PreparePut(item, ex.cond)
 	if err != nil {
 		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
@@ -245,6 +249,10 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 		conditionalOperator: string(in.ConditionalOperator), valuesNeed: "ConditionExpression is null",
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	if err := ex.checkKeyPaths(table); err != nil {
 		return nil, err
 	}
 
@@ -301,6 +309,10 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 		return nil, err
 	}
 
+	if err := ex.checkKeyPaths(table); err != nil {
+		return nil, err
+	}
+
 	w, err := table.PrepareUpdate(key, ex.upd, ex.cond)
 	if err != nil {
 		return nil, failedCondition(err, in.ReturnValuesOnConditionCheckFailure)
@@ -341,7 +353,24 @@ func updateReturnValues(rv ddbtypes.ReturnValue, w *core.Write) map[string]*type
 }
 
 // GetItem reads an item.
-func (c *Client) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
+func (c *Client) GetItem(ctx context.Context, in *GetItemInput) (*GetItemOutput, error) {
+	out, err := c.getItem(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	if out.stored != nil {
+		m := toWireMap(out.stored)
+		out.Item = &m
+	}
+
+	out.stored = nil
+
+	return out, nil
+}
+
+// getItem is GetItem with the item as stored (what the server encodes).
+func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -367,6 +396,10 @@ func (c *Client) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 		return nil, err
 	}
 
+	if err := ex.checkKeyPaths(table); err != nil {
+		return nil, err
+	}
+
 	k, err := table.KeyOf(key)
 	if err != nil {
 		return nil, apiErr(err)
@@ -374,15 +407,21 @@ func (c *Client) GetItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 
 	item := table.Get(k)
 
-	out := &GetItemOutput{ConsumedCapacity: readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)}
+	out := &GetItemOutput{}
+	if wantsCapacity(in.ReturnConsumedCapacity) {
+		out.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)
+	}
 
 	if item != nil {
 		if ex.proj != nil {
 			item = ex.proj.Apply(item)
 		}
 
-		m := toWireMap(item)
-		out.Item = &m
+		if item == nil {
+			item = map[string]*types.Item{}
+		}
+
+		out.stored = item
 	}
 
 	return out, nil
@@ -432,6 +471,8 @@ type searchRequest struct {
 	startKey        map[string]*AttributeValue
 	capacity        ddbtypes.ReturnConsumedCapacity
 	in              core.SearchInput
+	// scan: a Scan, not a Query.
+	scan bool
 }
 
 // prepareSearch checks what Query and Scan share: the index, Select,
@@ -458,6 +499,10 @@ func (r *searchRequest) prepare() error {
 
 	if err := checkSelect(r.sel, r.ex, r.attributesToGet, r.table, r.index); err != nil {
 		return err
+	}
+
+	if r.startKey != nil && len(r.startKey) == 0 {
+		return validation("The provided starting key is invalid: Exclusive Start Key must have same size as table's key schema")
 	}
 
 	start, err := fromWireMap(r.startKey)
@@ -491,33 +536,33 @@ func (r *searchRequest) prepare() error {
 		}
 	}
 
-	if r.table.IsGlobal(r.index) {
-		if len(missing) > 0 {
-			return validation("One or more parameter values were invalid: Global secondary index %s does not project %s", r.index, bracketed(missing))
-		}
+	if r.table.IsGlobal(r.index) && len(missing) > 0 {
+		return validation("One or more parameter values were invalid: Global secondary index %s does not project %s", r.index, bracketed(missing))
+	}
 
-		if r.ex.filter != nil {
-			var notProjected []string
+	// A Query's filter may name only what the index projects; a Scan's
+	// runs on the whole item (and returns what the index projects), as
+	// DynamoDB Local 1.25.1 does on a GSI and on an LSI alike.
+	if r.ex.filter != nil {
+		var notProjected []string
 
-			for _, a := range r.ex.filter.Names() {
-				if !ix.Projects(a) && !contains(notProjected, a) {
-					notProjected = append(notProjected, a)
-				}
-			}
-
-			if len(notProjected) > 0 {
-				return validation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", r.index, bracketed(notProjected))
+		for _, a := range r.ex.filter.Names() {
+			if !ix.Projects(a) && !contains(notProjected, a) {
+				notProjected = append(notProjected, a)
 			}
 		}
-	} else {
+
+		switch {
+		case len(notProjected) > 0 && !r.scan:
+			return validation("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: %s", r.index, bracketed(notProjected))
+		case len(notProjected) > 0:
+			r.in.FilterOnItem = true
+		}
+	}
+
+	if !r.table.IsGlobal(r.index) {
+		// An LSI fetches from the table what it does not project.
 		r.in.FullItems = len(missing) > 0 || r.sel == ddbtypes.SelectAllAttributes
-		if r.ex.filter != nil {
-			for _, a := range r.ex.filter.Names() {
-				if !ix.Projects(a) {
-					r.in.FullItems = true
-				}
-			}
-		}
 	}
 
 	return nil
@@ -548,32 +593,67 @@ func bracketed(names []string) string {
 
 // run reads the page and shapes the response: items projected (or none
 // for COUNT), counts, the last key, capacity.
-func (r *searchRequest) run() (*[]map[string]*AttributeValue, int32, int32, map[string]*AttributeValue, *ddbtypes.ConsumedCapacity, error) {
+func (r *searchRequest) run() (*page, int32, int32, *ddbtypes.ConsumedCapacity, error) {
 	res, err := r.table.Search(r.in)
 	if err != nil {
-		return nil, 0, 0, nil, nil, apiErr(err)
+		return nil, 0, 0, nil, apiErr(err)
 	}
 
-	var items *[]map[string]*AttributeValue
+	p := &page{count: r.sel == ddbtypes.SelectCount, last: res.LastKey}
 
-	if r.sel != ddbtypes.SelectCount {
-		items = &[]map[string]*AttributeValue{}
+	if !p.count {
+		p.items = res.Items
 
-		for _, it := range res.Items {
-			if r.ex.proj != nil {
-				it = r.ex.proj.Apply(it)
+		if r.ex.proj != nil {
+			for i, it := range p.items {
+				p.items[i] = r.ex.proj.Apply(it)
 			}
-
-			*items = append(*items, toWireMap(it))
 		}
 	}
 
-	return items, int32(len(res.Items)), int32(res.Scanned), toWireMap(res.LastKey),
-		readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+	return p, int32(len(res.Items)), int32(res.Scanned), readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+}
+
+// page is a Query's or Scan's items and last key as stored, which the
+// server encodes without converting them (the exported fields of
+// QueryOutput and ScanOutput are filled from it for the Client's callers).
+type page struct {
+	// count: Select COUNT, no items.
+	count bool
+	items []map[string]*types.Item
+	last  map[string]*types.Item
+}
+
+// wire is the page's items (nil for COUNT) and last key as the
+// outputs' exported fields hold them.
+func (p *page) wire() (*[]map[string]*AttributeValue, map[string]*AttributeValue) {
+	if p.count {
+		return nil, toWireMap(p.last)
+	}
+
+	items := make([]map[string]*AttributeValue, 0, len(p.items))
+	for _, it := range p.items {
+		items = append(items, toWireMap(it))
+	}
+
+	return &items, toWireMap(p.last)
 }
 
 // Query reads the items of one partition, in sort key order.
-func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
+func (c *Client) Query(ctx context.Context, in *QueryInput) (*QueryOutput, error) {
+	out, err := c.query(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	out.Items, out.LastEvaluatedKey = out.page.wire()
+	out.page = nil
+
+	return out, nil
+}
+
+// query is Query with the page as stored (what the server encodes).
+func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -594,6 +674,10 @@ func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		valuesNeed: "KeyConditionExpression is null",
 	})
 	if err != nil {
+		return nil, err
+	}
+
+	if err := ex.checkKeyPaths(table); err != nil {
 		return nil, err
 	}
 
@@ -622,6 +706,10 @@ func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		return nil, validation("%s", err.Error())
 	}
 
+	if err := checkKeyConditionValues(r.in.Key, ks); err != nil {
+		return nil, err
+	}
+
 	if ex.filter != nil {
 		filterName := "Filter Expression"
 		if in.QueryFilter != nil {
@@ -637,12 +725,51 @@ func (c *Client) Query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 
 	r.in.Forward = in.ScanIndexForward == nil || *in.ScanIndexForward
 
-	items, count, scanned, last, cc, err := r.run()
+	p, count, scanned, cc, err := r.run()
 	if err != nil {
 		return nil, err
 	}
 
-	return &QueryOutput{Items: items, Count: count, ScannedCount: scanned, LastEvaluatedKey: last, ConsumedCapacity: cc}, nil
+	return &QueryOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
+}
+
+// checkKeyConditionValues refuses a key condition comparing a key
+// attribute with an empty string or binary, as DynamoDB does.
+func checkKeyConditionValues(kc *expression.KeyCondition, ks expression.KeySchema) error {
+	check := func(name string, v *types.Item) error {
+		switch {
+		case v == nil:
+		case v.S != nil && *v.S == "":
+			return validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: %s", name)
+		case v.B != nil && len(v.B) == 0:
+			return validation("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty binary value. Key: %s", name)
+		}
+
+		return nil
+	}
+
+	var errs []error
+
+	for i, v := range kc.Hash {
+		errs = append(errs, check(ks.Hash[i], v))
+	}
+
+	for i, v := range kc.Eq {
+		errs = append(errs, check(ks.Range[i], v))
+	}
+
+	if kc.Op != "" && len(kc.Eq) < len(ks.Range) {
+		name := ks.Range[len(kc.Eq)]
+		errs = append(errs, check(name, kc.Lo), check(name, kc.Hi))
+	}
+
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+
+	return nil
 }
 
 // keySchemaOf is the key schema a Query on the table or index reads.
@@ -656,7 +783,20 @@ func keySchemaOf(table *core.Table, index string) expression.KeySchema {
 }
 
 // Scan reads the table or index in key order, a page at a time.
-func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
+func (c *Client) Scan(ctx context.Context, in *ScanInput) (*ScanOutput, error) {
+	out, err := c.scan(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+
+	out.Items, out.LastEvaluatedKey = out.page.wire()
+	out.page = nil
+
+	return out, nil
+}
+
+// scan is Scan with the page as stored (what the server encodes).
+func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
@@ -680,6 +820,10 @@ func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 		return nil, err
 	}
 
+	if err := ex.checkKeyPaths(table); err != nil {
+		return nil, err
+	}
+
 	segment, total := aws.ToInt32(in.Segment), aws.ToInt32(in.TotalSegments)
 
 	switch {
@@ -695,7 +839,7 @@ func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 
 	r := &searchRequest{
 		table: table, index: aws.ToString(in.IndexName), ex: ex, sel: in.Select, limit: in.Limit, attributesToGet: in.AttributesToGet != nil,
-		consistentRead: in.ConsistentRead, startKey: in.ExclusiveStartKey, capacity: in.ReturnConsumedCapacity,
+		consistentRead: in.ConsistentRead, startKey: in.ExclusiveStartKey, capacity: in.ReturnConsumedCapacity, scan: true,
 	}
 
 	if err := r.prepare(); err != nil {
@@ -705,10 +849,10 @@ func (c *Client) Scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	r.in.Forward = true
 	r.in.Segment, r.in.TotalSegments = segment, total
 
-	items, count, scanned, last, cc, err := r.run()
+	p, count, scanned, cc, err := r.run()
 	if err != nil {
 		return nil, err
 	}
 
-	return &ScanOutput{Items: items, Count: count, ScannedCount: scanned, LastEvaluatedKey: last, ConsumedCapacity: cc}, nil
+	return &ScanOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
 }

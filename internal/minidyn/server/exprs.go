@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/keyplan/keyplan/internal/minidyn/core"
 	"github.com/keyplan/keyplan/internal/minidyn/expression"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
@@ -280,4 +281,32 @@ func legacyConditions(conds map[string]Condition, expected map[string]ExpectedAt
 	}
 
 	return out, nil
+}
+
+// checkKeyPaths refuses a condition, filter or projection with a nested
+// path (a.b, a[0]) into a key attribute of the table or of any of its
+// indexes, as DynamoDB does, whatever the item holds.
+func (ex *exprs) checkKeyPaths(table *core.Table) error {
+	var paths []expression.Path
+
+	for _, c := range []*expression.Condition{ex.cond, ex.filter, ex.keyCond} {
+		if c != nil {
+			paths = append(paths, c.Paths()...)
+		}
+	}
+
+	if ex.proj != nil {
+		paths = append(paths, ex.proj.Paths...)
+	}
+
+	// An update's paths are checked after its condition, as DynamoDB
+	// Local does (PrepareUpdate: a key attribute is not updated).
+
+	for _, p := range paths {
+		if err := table.CheckKeyPath(p); err != nil {
+			return apiErr(err)
+		}
+	}
+
+	return nil
 }

@@ -1,6 +1,10 @@
 package server
 
-import ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+import (
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/minidyn/types"
+)
 
 // Output shapes encoded back to the client. A key DynamoDB always sends
 // (Items, Count and ScannedCount of a Query or Scan, a batch's
@@ -50,6 +54,9 @@ type GetItemOutput struct {
 	// ({}), and a missing one is not.
 	Item             *map[string]*AttributeValue `json:"Item,omitempty"`
 	ConsumedCapacity *ddbtypes.ConsumedCapacity  `json:"ConsumedCapacity,omitempty"`
+	// stored is the item as stored, for the server to encode (Item is
+	// filled from it for the Client's callers).
+	stored map[string]*types.Item
 }
 
 // QueryOutput mirrors DynamoDB QueryOutput.
@@ -60,6 +67,7 @@ type QueryOutput struct {
 	ScannedCount     int32                         `json:"ScannedCount"`
 	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
 	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
+	page             *page
 }
 
 // ScanOutput mirrors DynamoDB ScanOutput.
@@ -70,6 +78,7 @@ type ScanOutput struct {
 	ScannedCount     int32                         `json:"ScannedCount"`
 	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
 	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
+	page             *page
 }
 
 // BatchWriteItemOutput mirrors DynamoDB BatchWriteItemOutput.

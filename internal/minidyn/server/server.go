@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 )
 
@@ -120,11 +121,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "UpdateItem":
 		resp, err = decodeAndRun(raw, c.UpdateItem)
 	case "GetItem":
-		resp, err = decodeAndRun(raw, c.GetItem)
+		resp, err = decodeAndRun(raw, c.getItem)
 	case "Query":
-		resp, err = decodeAndRun(raw, c.Query)
+		resp, err = decodeAndRun(raw, c.query)
 	case "Scan":
-		resp, err = decodeAndRun(raw, c.Scan)
+		resp, err = decodeAndRun(raw, c.scan)
 	case "BatchWriteItem":
 		resp, err = decodeAndRun(raw, c.BatchWriteItem)
 	case "BatchGetItem":
@@ -157,18 +158,44 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The whole response is encoded before any of it is written, so an
 	// encoding failure is still a clean error (and a client gone midway is
 	// only a failed write).
-	var body bytes.Buffer
+	buf := bodies.Get().(*[]byte)
+	defer bodies.Put(buf)
 
-	enc := json.NewEncoder(&body)
-	enc.SetEscapeHTML(false)
-
-	if err := enc.Encode(resp); err != nil {
+	body, err := encodeResponse((*buf)[:0], resp)
+	if err != nil {
 		writeError(w, &apiError{Code: "InternalServerError", Message: err.Error()})
 		return
 	}
 
+	if cap(body) <= maxPooledBody {
+		*buf = body
+	}
+
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	_, _ = w.Write(body.Bytes())
+	_, _ = w.Write(body)
+}
+
+// bodies are response buffers, reused (up to maxPooledBody bytes each).
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledBody = 1 << 20
+
+// encodeResponse appends resp's JSON and a newline to b: by hand for the
+// responses that encode themselves, else with encoding/json.
+func encodeResponse(b []byte, resp any) ([]byte, error) {
+	if a, ok := resp.(appender); ok {
+		b, err := a.appendJSON(b)
+		return append(b, '\n'), err
+	}
+
+	body := bytes.NewBuffer(b)
+
+	enc := json.NewEncoder(body)
+	enc.SetEscapeHTML(false)
+
+	err := enc.Encode(resp)
+
+	return body.Bytes(), err
 }
 
 // errorBody is DynamoDB's error response.

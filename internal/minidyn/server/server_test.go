@@ -3392,7 +3392,9 @@ func TestServerTransactGetItems(t *testing.T) {
 
 		var apiErr smithy.APIError
 		c.True(errors.As(err, &apiErr))
-		c.Equal("ValidationException", apiErr.ErrorCode())
+		// DynamoDB Local 1.25.1 cancels a TransactGetItems whose key does not
+		// match the schema (TestTransactGetItemsWithAnInvalidKey).
+		c.Equal("TransactionCanceledException", apiErr.ErrorCode())
 	})
 
 	t.Run("invalid key before duplicate check", func(t *testing.T) {
@@ -3419,7 +3421,9 @@ func TestServerTransactGetItems(t *testing.T) {
 
 		var apiErr smithy.APIError
 		c.True(errors.As(err, &apiErr))
-		c.Equal("ValidationException", apiErr.ErrorCode())
+		// DynamoDB Local 1.25.1 cancels a TransactGetItems whose key does not
+		// match the schema (TestTransactGetItemsWithAnInvalidKey).
+		c.Equal("TransactionCanceledException", apiErr.ErrorCode())
 		c.NotContains(apiErr.ErrorMessage(), "multiple operations on one item")
 	})
 

@@ -153,9 +153,17 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 	for i, a := range actions {
 		w, err := a.prepare()
 
-		var ccf *types.ConditionalCheckFailedException
+		var (
+			ccf *types.ConditionalCheckFailedException
+			kue *core.KeyUpdateError
+		)
 
 		switch {
+		case errors.As(err, &kue):
+			// An update of a key attribute whose condition holds cancels
+			// the transaction there.
+			reasons[i] = cancelReason{Code: "ValidationError", Message: kue.Message()}
+			return nil, &transactionCanceledError{reasons: reasons}
 		case errors.As(err, &ccf):
 			failed = true
 			reasons[i] = cancelReason{Code: "ConditionalCheckFailed", Message: core.ErrConditionalRequestFailed}
@@ -273,6 +281,9 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 		return transactAction{}, "", 0, err
 	}
 
+	// A nested path into a key attribute is not refused here: DynamoDB
+	// Local evaluates a transaction's conditions holding one.
+
 	a := transactAction{table: table, rvOnFail: rv}
 
 	if rawItem != nil || ti.Put != nil {
@@ -358,6 +369,10 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 			return nil, err
 		}
 
+		if err := ex.checkKeyPaths(table); err != nil {
+			return nil, err
+		}
+
 		keyItem, err := fromWireMap(ti.Get.Key)
 		if err != nil {
 			return nil, err
@@ -365,7 +380,7 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 
 		key, err := table.KeyOf(keyItem)
 		if err != nil {
-			return nil, apiErr(err)
+			return nil, getKeyErr(apiErr(err))
 		}
 
 		id := table.Name + "\x00" + key
@@ -394,4 +409,20 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	}
 
 	return out, nil
+}
+
+// getKeyErr is how a TransactGetItems answers a key that does not match
+// the table's schema (a key attribute missing or extra, or of another
+// type): TransactionCanceledException with the message and no
+// cancellation reasons, as DynamoDB Local 1.25.1 answers; other key errors
+// (an empty value) stay ValidationException.
+func getKeyErr(err error) error {
+	var api *apiError
+	if errors.As(err, &api) && api.Code == "ValidationException" &&
+		(strings.Contains(api.Message, "Type mismatch for key") || strings.Contains(api.Message, "number of conditions on the keys is invalid") ||
+			strings.Contains(api.Message, "required keys was not given a value")) {
+		return &apiError{Code: "TransactionCanceledException", Message: api.Message}
+	}
+
+	return err
 }

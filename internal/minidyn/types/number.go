@@ -26,7 +26,9 @@ const (
 // number is 0.digits × 10^e. Zero has no digits. It refuses what DynamoDB
 // refuses, with its message.
 func decimal(s string) (neg bool, digits string, exp int, err error) {
-	errNumber := fmt.Errorf("%s: %s", MsgNotANumber, s)
+	// The error is made only when needed: decimal runs on every number an
+	// item's size counts.
+	number := s
 
 	if s != "" && (s[0] == '-' || s[0] == '+') {
 		neg = s[0] == '-'
@@ -37,7 +39,7 @@ func decimal(s string) (neg bool, digits string, exp int, err error) {
 	if hasExp {
 		e, perr := strconv.ParseInt(strings.TrimPrefix(expPart, "+"), 10, 64)
 		if perr != nil && !errors.Is(perr, strconv.ErrRange) || expPart == "" || strings.HasPrefix(expPart, "+-") || strings.HasPrefix(expPart, "++") {
-			return false, "", 0, errNumber
+			return false, "", 0, notANumber(number)
 		}
 
 		// An exponent past any number's range: keep its sign only.
@@ -46,16 +48,18 @@ func decimal(s string) (neg bool, digits string, exp int, err error) {
 
 	intPart, frac, _ := strings.Cut(mant, ".")
 	if intPart == "" && frac == "" {
-		return false, "", 0, errNumber
+		return false, "", 0, notANumber(number)
 	}
 
-	for _, r := range intPart + frac {
-		if r < '0' || r > '9' {
-			return false, "", 0, errNumber
-		}
+	if !allDigits(intPart) || !allDigits(frac) {
+		return false, "", 0, notANumber(number)
 	}
 
-	all := intPart + frac
+	all := intPart
+	if frac != "" {
+		all += frac
+	}
+
 	exp += len(intPart)
 	trimmed := strings.TrimLeft(all, "0")
 	exp -= len(all) - len(trimmed)
@@ -76,6 +80,18 @@ func decimal(s string) (neg bool, digits string, exp int, err error) {
 	}
 
 	return neg, digits, exp, nil
+}
+
+func notANumber(s string) error { return fmt.Errorf("%s: %s", MsgNotANumber, s) }
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+
+	return true
 }
 
 // OrderedNumber encodes a number so that encodings compare as strings in
