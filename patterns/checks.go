@@ -48,6 +48,7 @@ var rules = []Rule{
 	{"KP202", SeverityError, "A shared key attribute has one type", ruleTypeClash},
 	{"KP203", SeverityError, "Key values fit DynamoDB's key size limits", ruleKeySize},
 	{"KP204", SeverityWarning, "Key sizes are provable", ruleKeySizeUnknown},
+	{"KP205", SeverityWarning, "Every number the model allows fits its keys", ruleUnboundedNumberKey},
 	{"KP210", SeverityError, "A native key has at most four attributes a side", ruleNativeWidth},
 	{"KP211", SeverityError, "A native key attribute has one scalar type across the table", ruleNativeTypes},
 	{"KP212", SeverityError, "A native index is read by equalities, then a range on the next sort attribute", ruleNativeConditions},
@@ -163,7 +164,9 @@ func ruleExplicitUnservable(d *Design) []finding {
 }
 
 // KP104: a base key that lacks an id attribute lets two items overwrite
-// each other.
+// each other; one that holds another attribute beside the id stores two
+// items of one identity (a create succeeds twice) and cannot be found by
+// id.
 func ruleExplicitIdentity(d *Design) []finding {
 	if !d.Explicit {
 		return nil
@@ -179,6 +182,21 @@ func ruleExplicitIdentity(d *Design) []finding {
 			out = append(out, finding{entity(e), e.field("keys"),
 				fmt.Sprintf("the base key %s / %s lacks id attribute(s) %s: two %s items with the same key overwrite each other", k.PK, k.SK, strings.Join(missing, ", "), e.Name),
 				"put every id attribute in the base table's pk or sk"})
+		}
+		// An immutable attribute beside the id (a mutable one is KP105's)
+		// makes two keys of one identity: a create finds no item at its
+		// key while another of the same id exists, and a write by id
+		// cannot find the item.
+		var extra []string
+		for _, a := range keyed {
+			if !e.IsID(a) && e.Fixed(a) && !slices.Contains(extra, a) {
+				extra = append(extra, a)
+			}
+		}
+		if len(extra) > 0 {
+			out = append(out, finding{entity(e), e.field("keys"),
+				fmt.Sprintf("the base key %s / %s holds %s, which is not part of the id (%s): two %s items of one id with different %s would both be stored, and a write by id cannot find the item", k.PK, k.SK, strings.Join(extra, ", "), strings.Join(e.ID, ", "), e.Name, strings.Join(extra, ", ")),
+				fmt.Sprintf("move %s to a GSI key, or add it to id if it is part of what identifies the item", strings.Join(extra, ", "))})
 		}
 	}
 	return out
@@ -197,8 +215,8 @@ func ruleBaseKeyFixed(d *Design) []finding {
 		for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 			if !e.Fixed(a) {
 				out = append(out, finding{entity(e), e.field("keys"),
-					fmt.Sprintf("the base key %s / %s holds %s, which is neither an id attribute nor declared immutable: a base key cannot be updated in place", k.PK, k.SK, a),
-					fmt.Sprintf("declare %s {immutable: true} if it never changes once written, or move it to a GSI key", a)})
+					fmt.Sprintf("the base key %s / %s holds %s, which is not an id attribute and may change: a base key cannot be updated in place", k.PK, k.SK, a),
+					fmt.Sprintf("move %s to a GSI key (a base key holds the id alone, KP104)", a)})
 				break
 			}
 		}

@@ -136,6 +136,11 @@ type Design struct {
 	// Bounds holds both lower bounds: over every layout the checks accept
 	// (Any), and over those without an introduced hot partition (Cool).
 	Bounds Bounds `json:"lowerBounds" lock:"-"`
+	// Search says whether the planner tried every layout it builds
+	// (designed layouts; "" for a hand-made one): with more GSIs than the
+	// bound, SearchComplete means the bound is not tight for this model,
+	// SearchCut that a layout with fewer may exist.
+	Search Search `json:"search,omitempty" lock:"-"`
 	// Diagnostics are the checks' findings.
 	Diagnostics []Diagnostic `json:"diagnostics" lock:"-"`
 	// Cost is the estimate from declared rates and sizes.
@@ -184,6 +189,21 @@ func (d *Design) index() {
 	}
 	d.byName = x
 }
+
+// Search is how far the planner's search went.
+type Search string
+
+// Search outcomes.
+const (
+	// SearchComplete: every base placement the planner builds, and every
+	// assignment of GSIs for each, was tried: no layout among them has
+	// fewer GSIs than the design.
+	SearchComplete Search = "complete"
+	// SearchCut: the step budget ran out (Options.Budget), or the base
+	// placements were too many to try all (coordinate descent): a layout
+	// with fewer GSIs may exist.
+	SearchCut Search = "cut"
+)
 
 // Index is one overloaded global secondary index: keyed by the synthetic
 // strings PK/SK, or natively by the items' own attributes (PartitionKeys,

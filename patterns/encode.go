@@ -225,7 +225,7 @@ func (a *Attribute) RangeSide(v any) (int, error) {
 			return 1, nil
 		}
 	case TypeTime:
-		t, err := a.time(v)
+		t, err := a.anyTime(v)
 		if err != nil {
 			return 0, err
 		}
@@ -314,13 +314,13 @@ func (a *Attribute) anyInteger(v any) (int64, error) {
 	case json.Number:
 		i, err := parseInteger(string(x))
 		if err != nil {
-			return 0, bad("expected a whole number")
+			return 0, bad(err.Error())
 		}
 		n = i
 	case string:
 		i, err := parseInteger(x)
 		if err != nil {
-			return 0, bad("expected a whole number")
+			return 0, bad(err.Error())
 		}
 		n = i
 	default:
@@ -335,13 +335,28 @@ func parseInteger(s string) (int64, error) {
 		return i, nil
 	}
 	r, ok := new(big.Rat).SetString(s)
-	if !ok || !r.IsInt() || !r.Num().IsInt64() {
-		return 0, errors.New("not an integer")
+	switch {
+	case !ok || !r.IsInt():
+		return 0, errors.New("expected a whole number")
+	case !r.Num().IsInt64():
+		return 0, errors.New("a whole number beyond the 19 digits a key holds")
 	}
 	return r.Num().Int64(), nil
 }
 
 func (a *Attribute) time(v any) (time.Time, error) {
+	t, err := a.anyTime(v)
+	if err != nil {
+		return t, err
+	}
+	if t.Year() < 0 || t.Year() > 9999 {
+		return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected a year from 0000 to 9999"}
+	}
+	return t, nil
+}
+
+// anyTime reads v as a time, in or out of the years keys can hold.
+func (a *Attribute) anyTime(v any) (time.Time, error) {
 	var t time.Time
 	switch x := v.(type) {
 	case time.Time:
@@ -354,11 +369,7 @@ func (a *Attribute) time(v any) (time.Time, error) {
 	default:
 		return t, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a time, found %T", v)}
 	}
-	t = t.UTC().Truncate(time.Millisecond)
-	if t.Year() < 0 || t.Year() > 9999 {
-		return t, &ValueError{Attr: a.Name, Value: v, Msg: "expected a year from 0000 to 9999"}
-	}
-	return t, nil
+	return t.UTC().Truncate(time.Millisecond), nil
 }
 
 // CheckIDTimes refuses id times finer than a millisecond, the precision

@@ -60,7 +60,8 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 			}
 			consumed.add(a)
 		}
-		_, keyed, _ := skWalk(ek.SK, k, &consumed)
+		var walked attrSet
+		_, keyed, _ := skWalk(ek.SK, k, &walked)
 		eb := ly.subst(ek.SK[:keyed], e, k)
 		if i == 0 {
 			pk, base, first = epk, eb, e
@@ -69,9 +70,15 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if !epk.Equal(pk) {
 			return nil, ly.why("%s and %s do not share a partition (%s vs %s)", first.Name, name, pk, epk)
 		}
-		if !eb.Equal(base) {
-			return nil, ly.why("%s and %s sort keys do not share the prefix %s", first.Name, name, base)
-		}
+		// The members' sort keys share what they start with: a partition
+		// of the collection's entities alone needs no sort-key condition
+		// (GAME#{gameId} holding #METADATA#{gameId} and USER#{username}).
+		base = base.commonPrefix(eb)
+	}
+	// The condition applies the known attributes of the shared prefix
+	// only: one a member's key holds past it would need a filter.
+	for _, a := range base.Attrs() {
+		consumed.add(a)
 	}
 	if r := ly.leftover(k, consumed, &EntityKey{PK: pk, SK: base}); r != "" {
 		return nil, r
@@ -94,27 +101,34 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		}
 		v := member{name: e.Name, in: slices.Contains(p.Entities, e.Name)}
 		outside = outside || !v.in
-		if sk := ly.subst(ek.SK, e, k); len(sk) >= len(base) && sk[:len(base)].Equal(base) {
-			v.r, v.ok = regionOf(sk[len(base):])
+		if rest, ok := ly.subst(ek.SK, e, k).cut(base); ok {
+			v.r, v.ok = regionOf(rest)
 		}
 		visible = append(visible, v)
 	}
-	if !outside {
+	// A prefix that ends in a value (FOLDER#{folderId}) also starts the
+	// keys of a longer value (folder ab's for a): the members' keys must
+	// go on with the separator, and the condition stops there.
+	value := len(base) > 0 && base[len(base)-1].Attr != ""
+	if !outside && !value {
 		if len(base) > 0 {
 			kc.SKOp, kc.SK = SKBeginsWith, base
 		}
 		return ly.multiPlan(p, index, kc, pk), ""
 	}
 	var leads []string
-	lo, hi := "", ""
+	lo, hi, any := "", "", false
 	for _, v := range visible {
 		if !v.ok {
 			return nil, ly.why("%s's sort key does not start with a constant ending in '#', so its items cannot be told apart by range", v.name)
 		}
+		if value && v.r.lead != "" && v.r.lead[0] != Sep {
+			return nil, ly.why("%s's sort key goes on after %s with %q, not the separator '#': the keys of a longer %s that starts the same sort among the collection's", v.name, base, v.r.lead, base[len(base)-1].Attr)
+		}
 		if v.in {
 			leads = append(leads, v.r.lead)
-			if lo == "" || v.r.lo < lo {
-				lo = v.r.lo
+			if !any || v.r.lo < lo {
+				lo, any = v.r.lo, true // a member ending at the prefix has lo ""
 			}
 			hi = max(hi, v.r.hi)
 		}

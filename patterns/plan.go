@@ -62,6 +62,10 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		}
 		keying = nativize(m, ly, pn, mode)
 		d.indexKeys = mode
+		d.Search = SearchComplete
+		if pl.cut {
+			d.Search = SearchCut
+		}
 	}
 	for _, name := range entityNames(m) {
 		e := m.Entity(name)
@@ -155,6 +159,7 @@ func (pl *planner) design() *layout {
 		if gp == nil {
 			continue
 		}
+		pl.cut = pl.cut || gp.cut
 		for e, k := range gp.base {
 			ly.keys[e] = append([]*EntityKey{k}, ly.keys[e]...)
 		}

@@ -62,12 +62,18 @@ func (g *genModel) entity(name string) *genEntity {
 func genModelFrom(r *rand.Rand) *genModel {
 	g := &genModel{}
 	n := 1 + r.IntN(3)
+	// A quarter of the models nest three entities (C within B within A),
+	// as folders and files do.
+	chain := r.IntN(4) == 0
+	if chain {
+		n = 3
+	}
 	for i := range n {
 		e := &genEntity{name: string(rune('A' + i)), fixed: map[string]bool{}, decl: map[string]string{}}
 		key := strings.ToLower(e.name) + "Id"
 		e.id = []string{key}
 		e.decl[key] = "{type: string, maxLength: 20}"
-		if r.IntN(4) == 0 {
+		if r.IntN(4) == 0 && (!chain || i == n-1) {
 			e.id = append(e.id, "seq")
 			e.decl["seq"] = "{type: number, min: 0, max: 999}"
 		}
@@ -80,15 +86,24 @@ func genModelFrom(r *rand.Rand) *genModel {
 				}
 			}
 		}
-		if i > 0 && r.IntN(3) == 0 {
+		if i > 0 && (chain || r.IntN(3) == 0) {
+			// Within a parent (itself within another in a chain): the
+			// child's id starts with the parent's, so that collections
+			// nest (FOLDER#{folderId}#FILE#{fileId}).
 			parent := g.ents[r.IntN(i)]
-			if parent.within == "" && len(parent.id) == 1 {
+			if chain {
+				parent = g.ents[i-1]
+			}
+			if len(parent.id) <= 2 {
 				e.within = parent.name
-				pid := parent.id[0]
-				if !slices.Contains(e.id, pid) {
-					e.id = append([]string{pid}, e.id...)
-					e.decl[pid] = parent.decl[pid]
+				var pids []string
+				for _, pid := range parent.id {
+					if !slices.Contains(e.id, pid) {
+						pids = append(pids, pid)
+						e.decl[pid] = parent.decl[pid]
+					}
 				}
+				e.id = append(pids, e.id...)
 			}
 		}
 		g.ents = append(g.ents, e)
@@ -98,7 +113,15 @@ func genModelFrom(r *rand.Rand) *genModel {
 	for i := range np {
 		e := g.ents[r.IntN(len(g.ents))]
 		p := &genPattern{name: fmt.Sprintf("P%d", i), ents: []string{e.name}}
-		switch k := r.IntN(6); {
+		k := r.IntN(6)
+		if parents := g.parents(); k > 2 && len(parents) > 0 && r.IntN(3) == 0 {
+			e, k = parents[r.IntN(len(parents))], 2 // nested collections, often
+			if e.within == "" && r.IntN(2) == 0 {
+				e = parents[len(parents)-1] // the deepest, when one is within another
+			}
+			p.ents = []string{e.name}
+		}
+		switch {
 		case k == 0:
 			p.text = fmt.Sprintf("{get: %s}", e.name)
 			p.eq = slices.Clone(e.id)
@@ -107,8 +130,23 @@ func genModelFrom(r *rand.Rand) *genModel {
 			p.text = fmt.Sprintf("{get: %s, where: [%s], unique: true}", e.name, a)
 			p.eq = []string{a}
 		case k == 2 && len(g.ents) > 1:
-			// A collection of two entities sharing an attribute.
+			// A collection of two entities sharing an attribute; half the
+			// time, when e has one, a parent and its child read by the
+			// parent's id (FolderWithFiles: where [userId, folderId]).
 			o := g.ents[r.IntN(len(g.ents))]
+			var children []*genEntity
+			for _, c := range g.ents {
+				if c.within == e.name {
+					children = append(children, c)
+				}
+			}
+			if len(children) > 0 && r.IntN(2) == 0 {
+				o = children[r.IntN(len(children))]
+				p.ents = []string{e.name, o.name}
+				p.text = fmt.Sprintf("{query: [%s, %s], where: [%s]}", e.name, o.name, strings.Join(e.id, ", "))
+				p.eq = slices.Clone(e.id)
+				break
+			}
 			var shared []string
 			for _, a := range all(e) {
 				if o != e && slices.Contains(all(o), a) {
@@ -120,10 +158,11 @@ func genModelFrom(r *rand.Rand) *genModel {
 				p.eq = slices.Clone(e.id)
 				break
 			}
-			a := shared[r.IntN(len(shared))]
+			r.Shuffle(len(shared), func(i, j int) { shared[i], shared[j] = shared[j], shared[i] })
+			eq := shared[:1+r.IntN(min(2, len(shared)))] // one or two, as a nested collection reads
 			p.ents = []string{e.name, o.name}
-			p.text = fmt.Sprintf("{query: [%s, %s], where: [%s]}", e.name, o.name, a)
-			p.eq = []string{a}
+			p.text = fmt.Sprintf("{query: [%s, %s], where: [%s]}", e.name, o.name, strings.Join(eq, ", "))
+			p.eq = slices.Clone(eq)
 		default:
 			attrs := all(e)
 			r.Shuffle(len(attrs), func(i, j int) { attrs[i], attrs[j] = attrs[j], attrs[i] })
@@ -151,6 +190,17 @@ func genModelFrom(r *rand.Rand) *genModel {
 		g.pats = append(g.pats, p)
 	}
 	return g
+}
+
+// parents are the entities another is within.
+func (g *genModel) parents() []*genEntity {
+	var out []*genEntity
+	for _, e := range g.ents {
+		if slices.ContainsFunc(g.ents, func(c *genEntity) bool { return c.within == e.name }) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // yaml renders the model, with keys (entity → index → [pk, sk]) when given.
@@ -203,7 +253,7 @@ func tmpl(tag string, attrs []string) string {
 }
 
 // genLayout draws a hand-made layout the way a person might: a base key
-// per entity from its fixed attributes, then for each pattern a key
+// per entity from its id attributes, then for each pattern a key
 // that could serve it (a random part of its equality attributes as the
 // partition, the rest, its sort and the id as the sort key) put on a
 // random index, unless the entity already has a key there.
@@ -220,12 +270,7 @@ func genLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 		return true
 	}
 	for _, e := range g.ents {
-		fixed := slices.Clone(e.id)
-		for _, a := range e.attrs {
-			if e.fixed[a] {
-				fixed = append(fixed, a)
-			}
-		}
+		fixed := slices.Clone(e.id) // a base key holds the id alone (KP104)
 		if e.within != "" {
 			pk := keys[e.within][BaseIndex][0]
 			parent := g.entity(e.within)
@@ -358,4 +403,52 @@ func FuzzBound(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed uint64) {
 		checkProperty(t, seed, 10, &propertyStats{})
 	})
+}
+
+// writes draws write patterns for the model: per entity a create, a
+// delete, and an update of one mutable attribute passing the others it
+// may share a key with (with), now and then conditioned on its value.
+func (g *genModel) writes(r *rand.Rand) string {
+	var b strings.Builder
+	b.WriteString("writes:\n")
+	for _, e := range g.ents {
+		fmt.Fprintf(&b, "  Put%s: {put: %s, if: absent}\n", e.name, e.name)
+		fmt.Fprintf(&b, "  Del%s: {delete: %s}\n", e.name, e.name)
+		var free []string
+		for _, a := range e.attrs {
+			if !e.fixed[a] && !slices.Contains(e.id, a) && !g.unique(e.name, a) {
+				free = append(free, a)
+			}
+		}
+		if len(free) == 0 {
+			continue
+		}
+		a := free[r.IntN(len(free))]
+		var with []string
+		for _, x := range e.attrs {
+			if x != a && !slices.Contains(e.id, x) {
+				with = append(with, x)
+			}
+		}
+		ws := ""
+		if len(with) > 0 {
+			ws = ", with: [" + strings.Join(with, ", ") + "]"
+		}
+		fmt.Fprintf(&b, "  Set%s: {update: %s, set: [%s]%s}\n", e.name, e.name, a, ws)
+		if e.decl[a] == "{type: number, min: 0, max: 999}" && r.IntN(2) == 0 {
+			fmt.Fprintf(&b, "  Cond%s: {update: %s, set: [%s]%s, condition: {%s: {lt: $limit}}}\n", e.name, e.name, a, ws, a)
+		}
+	}
+	return b.String()
+}
+
+// unique reports whether a unique get of the entity reads attr (a write
+// pattern cannot move its guard: KP701).
+func (g *genModel) unique(entity, attr string) bool {
+	for _, p := range g.pats {
+		if strings.Contains(p.text, "unique: true") && p.ents[0] == entity && slices.Contains(p.eq, attr) {
+			return true
+		}
+	}
+	return false
 }

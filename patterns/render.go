@@ -83,7 +83,7 @@ func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
 		t = t.lit(string(Sep)).attr(a)
 	}
 	for _, id := range e.ID {
-		if !slices.Contains(pk, id) && !slices.Contains(sk, id) {
+		if !slices.Contains(pk, id) && !slices.Contains(sk, id) && !slices.Contains(prefix.Attrs(), id) {
 			t = t.lit(string(Sep)).attr(id)
 		}
 	}

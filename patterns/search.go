@@ -66,6 +66,9 @@ type planner struct {
 	fits map[fitKey]fitResult
 	// pins are what a lock fixes (nil: plan from scratch).
 	pins *pins
+	// cut records that a search did not try every layout it builds
+	// (Design.Search).
+	cut bool
 }
 
 // locked is the number of the lock's GSIs: the first slots of every
@@ -176,6 +179,9 @@ type groupPlan struct {
 	base  map[string]*EntityKey
 	gsis  []map[string][]*EntityKey
 	score score
+	// cut is true when the search did not try every layout it builds:
+	// its budget ran out, or base placements were too many (descend).
+	cut bool
 }
 
 // minGroupBudget is the least budget a group gets, however small its share.
@@ -199,7 +205,11 @@ func (pl *planner) searchAll(gs []*group) []*groupPlan {
 			w := &planner{m: pl.m, reqs: pl.reqs, search1: pl.search1, single: pl.single, fits: map[fitKey]fitResult{}, pins: pl.pins}
 			for i := range work {
 				w.steps = max(minGroupBudget, pl.steps*len(gs[i].reqs)/max(total, 1))
+				w.cut = false
 				out[i] = w.search(gs[i])
+				if out[i] != nil {
+					out[i].cut = w.cut || w.steps <= 0
+				}
 			}
 		}()
 	}
@@ -218,6 +228,7 @@ func (pl *planner) searchAll(gs []*group) []*groupPlan {
 // and improves one entity at a time (coordinate descent, two passes).
 func (pl *planner) search(g *group) *groupPlan {
 	if pl.combos(g) > exhaustiveCombos {
+		pl.cut = true
 		return pl.descend(g)
 	}
 	var best *groupPlan

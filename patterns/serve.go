@@ -464,7 +464,7 @@ func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPl
 	}
 	// A prefix that is only the entity's tag adds nothing when no other
 	// entity can share the partition: drop it (SK stays, for range bounds).
-	if kc.SKOp == SKBeginsWith && len(kc.SK.Attrs()) == 0 && ly.overlap(index, kc.PK, &KeyCondition{PK: kc.PK}, []string{e.Name}) == "" {
+	if kc.SKOp == SKBeginsWith && len(prefix.Attrs()) == 0 && ly.overlap(index, kc.PK, &KeyCondition{PK: kc.PK}, []string{e.Name}) == "" {
 		kc.SKOp = SKNone
 	}
 	plan := ly.plan(p, index, kc, ek.PK)

@@ -285,3 +285,45 @@ func (t Template) mayStartWith(prefix Template) bool {
 	}
 	return true
 }
+
+// commonPrefix is the longest template both start with: equal segments,
+// then the common start of two literals that differ.
+func (t Template) commonPrefix(u Template) Template {
+	var out Template
+	for i := 0; i < len(t) && i < len(u); i++ {
+		a, b := t[i], u[i]
+		if a == b {
+			out = append(out, a)
+			continue
+		}
+		if a.Lit != "" && b.Lit != "" {
+			n := 0
+			for n < len(a.Lit) && n < len(b.Lit) && a.Lit[n] == b.Lit[n] {
+				n++
+			}
+			if n > 0 {
+				out = append(out, Segment{Lit: a.Lit[:n]})
+			}
+		}
+		break
+	}
+	return out
+}
+
+// cut returns what follows prefix in t (see commonPrefix: prefix's last
+// literal may end inside one of t's); false when t does not start so.
+func (t Template) cut(prefix Template) (Template, bool) {
+	if len(prefix) > len(t) {
+		return nil, false
+	}
+	for i, s := range prefix {
+		if s == t[i] {
+			continue
+		}
+		if i == len(prefix)-1 && s.Lit != "" && t[i].Lit != "" && strings.HasPrefix(t[i].Lit, s.Lit) {
+			return append(Template{{Lit: t[i].Lit[len(s.Lit):]}}, t[i+1:]...), true
+		}
+		return nil, false
+	}
+	return t[len(prefix):], true
+}

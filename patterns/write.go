@@ -239,7 +239,8 @@ func (e *Entity) Maintained(attr string) bool {
 // Params lists the parameters a write takes from its caller, sorted: for
 // a put, the entity's attributes; otherwise the id, the attributes set,
 // passed (with) or removed-from, the increments' and conditions'
-// parameters, and the version read. A transaction takes its steps'.
+// parameters, the version read, and for a delete the unique values the
+// item holds. A transaction takes its steps'.
 func (m *Model) Params(w *Write) []string {
 	var out []string
 	add := func(names ...string) {
@@ -273,6 +274,17 @@ func (m *Model) Params(w *Write) []string {
 		}
 		if e.Version != "" && !(s.Op == WritePut && s.If == IfAbsent) {
 			add(e.Version)
+		}
+		if s.Op == WriteDelete {
+			// Its unique values, as the item holds them: their guard items
+			// go with it (without them the delete could never hold).
+			for _, u := range m.unique(e) {
+				for _, a := range u.Where {
+					if !e.IsID(a) {
+						add(a)
+					}
+				}
+			}
 		}
 	}
 	slices.Sort(out)

@@ -116,11 +116,26 @@ func stepName(w *Write, i int) string {
 
 func write(w *Write) Subject { return Subject{SubjectWrite, w.Name} }
 
+// Pinned lists the attributes a write's equality conditions fix to a
+// value (condition {a: $p} or {a: CONST}): the write holds only if the
+// item has it, so the write knows it as with would.
+func Pinned(w *Write) []string {
+	var out []string
+	for _, c := range w.Condition {
+		if c.Op == CondEq && !slices.Contains(out, c.Attr) {
+			out = append(out, c.Attr)
+		}
+	}
+	return out
+}
+
 // KP701: an update that changes an attribute a key reads must be able to
 // rebuild the key: every other attribute the key reads is set, passed
-// (with) or part of the id, and none is added to atomically (its new
-// value is unknown to the write). A unique value's guard moves with the
-// old value, which a write pattern cannot name.
+// (with), fixed by an equality condition or part of the id, and none is
+// added to atomically (its new value is unknown to the write); a key that
+// reads an attribute the update removes is simply dropped (the item
+// leaves a sparse index). A unique value's guard moves with the old
+// value, which a write pattern cannot name.
 func ruleStaleKey(d *Design) []finding {
 	var out []finding
 	for _, w := range d.model.Writes {
@@ -130,7 +145,7 @@ func ruleStaleKey(d *Design) []finding {
 				continue
 			}
 			known := map[string]bool{}
-			for _, a := range slices.Concat(s.Set, s.Remove, s.With, fx.e.ID) {
+			for _, a := range slices.Concat(s.Set, s.Remove, s.With, fx.e.ID, Pinned(s)) {
 				known[a] = true
 			}
 			for _, k := range fx.keys {
@@ -138,6 +153,11 @@ func ruleStaleKey(d *Design) []finding {
 					continue
 				}
 				reads := keyReads(k)
+				if slices.ContainsFunc(reads, func(a string) bool { return slices.Contains(s.Remove, a) }) {
+					// The key reads what the update removes: the item leaves
+					// the index, whatever else the key reads.
+					continue
+				}
 				var added, missing []string
 				for _, a := range reads {
 					switch {

@@ -6,7 +6,8 @@
 //	keyplan diff FILE         the model against its lock: every change classified, its phases
 //	keyplan lock FILE         record the design in the lock, or start a migration
 //	keyplan migrate FILE      backfill the lock's current phase on a table, then advance the lock
-//	keyplan validate FILE     prove the model's examples on a DynamoDB engine
+//	keyplan validate FILE     prove the model's examples, and generated data, on a DynamoDB engine
+//	keyplan local             serve the in-process engine on a port until interrupted
 //	keyplan gen go FILE       typed Go code for the design
 //	keyplan export workbench FILE   the design as a NoSQL Workbench data model
 //	keyplan import workbench FILE   a NoSQL Workbench data model as a keyplan model

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -127,38 +132,77 @@ func tableCount(t *testing.T, c *dynamodb.Client) int {
 	return len(out.TableNames)
 }
 
-// SIGINT (or SIGTERM) in the middle of a run: the table it created goes
-// and the process exits.
+// creating is a proxy to the engine at target that describes every table
+// as CREATING: a table that takes long to be created, for as long as the
+// proxy runs (keyplan waits for it), and whose deletion goes through.
+// describes counts the DescribeTable answers it rewrote.
+func creating(t *testing.T, target string) (string, *atomic.Int64) {
+	t.Helper()
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var describes atomic.Int64
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ModifyResponse = func(r *http.Response) error {
+		if !strings.HasSuffix(r.Request.Header.Get("X-Amz-Target"), ".DescribeTable") {
+			return nil
+		}
+		b, err := io.ReadAll(r.Body)
+		r.Body.Close()
+		if err != nil {
+			return err
+		}
+		b = bytes.ReplaceAll(b, []byte(`"TableStatus":"ACTIVE"`), []byte(`"TableStatus":"CREATING"`))
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		r.Header.Set("Content-Length", strconv.Itoa(len(b)))
+		r.Header.Del("X-Amz-Crc32") // the body's checksum: the SDK would refuse the new body
+		describes.Add(1)
+		return nil
+	}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	return srv.URL, &describes
+}
+
+// SIGINT (or SIGTERM) while validate waits for the table it created: the
+// table goes and the process exits, saying it was interrupted. The
+// signal comes once validate has asked for the table's status (the
+// table stays CREATING behind the proxy until then, however loaded the
+// machine: the wait no longer races a timer).
 func TestValidateCleansUpOnSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}
 	bin := buildKeyplan(t)
 	wd, _ := os.Getwd()
-	slow, err := dynalite.StartSlow(wd, 3*time.Second) // tables stay CREATING: validate waits
+	engine, err := dynalite.Start(wd)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer slow.Stop()
+	defer engine.Stop()
+	c := localengine.Client(engine.Endpoint, 0)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		cmd := exec.Command(bin, "validate", "--endpoint", slow.Endpoint, "../../examples/leaderboard.yaml")
+		endpoint, describes := creating(t, engine.Endpoint)
+		cmd := exec.Command(bin, "validate", "--endpoint", endpoint, "../../examples/leaderboard.yaml")
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		c := localengine.Client(slow.Endpoint, 0)
-		deadline := time.Now().Add(15 * time.Second)
-		for tableCount(t, c) == 0 && time.Now().Before(deadline) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		if tableCount(t, c) == 0 {
-			t.Fatalf("validate created no table: %s", stderr.String())
-		}
-		time.Sleep(200 * time.Millisecond) // it is waiting for the table now
-		cmd.Process.Signal(sig)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
+		for describes.Load() == 0 {
+			select {
+			case <-done:
+				t.Fatalf("%v: validate ended before waiting for its table: %s", sig, stderr.String())
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+		if tableCount(t, c) == 0 {
+			t.Fatalf("%v: validate waits for a table it did not create", sig)
+		}
+		cmd.Process.Signal(sig)
 		select {
 		case <-done:
 		case <-time.After(60 * time.Second):

@@ -42,6 +42,7 @@ var program = &cli.Program{
 		"lock":     {Files: cli.OneFile, NotStdin: beside, Define: lock},
 		"migrate":  {Files: cli.OneFile, NotStdin: beside, Required: []string{"table"}, Define: migrate},
 		"validate": {Files: cli.OneFile, Define: validate},
+		"local":    {Define: local},
 		"gen":      {Word: "go", Files: cli.OneFile, Required: []string{"package", "out"}, Define: generate},
 		"export":   {Word: "workbench", Files: cli.OneFile, Define: export},
 		"import":   {Word: "workbench", Files: cli.OneFile, Define: importModel},

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,9 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
@@ -50,7 +46,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		ctx, stop := cli.Interruptible()
 		defer stop()
-		client, err := migrateClient(ctx, endpoint)
+		client, err := localengine.Remote(ctx, endpoint, dynamo.PatientRetries)
 		if err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
@@ -104,20 +100,4 @@ func migrateFailed(c *cli.Call, table string, o dynamo.MigrateOptions, res *dyna
 		fmt.Fprintln(c.Stderr, "  on a local engine, --apply-indexes applies them")
 	}
 	return cli.Usage
-}
-
-// migrateClient is a client for a long backfill: an endpoint's (local
-// engines), or AWS's with the default credential chain and region.
-func migrateClient(ctx context.Context, endpoint string) (*dynamodb.Client, error) {
-	if endpoint != "" {
-		return dynamodb.New(localengine.Client(endpoint, 0).Options(), dynamo.PatientRetries), nil
-	}
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("AWS configuration: %w", err)
-	}
-	if cfg.Region == "" {
-		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
-	}
-	return dynamodb.NewFromConfig(cfg, dynamo.PatientRetries), nil
 }

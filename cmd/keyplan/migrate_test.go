@@ -341,7 +341,7 @@ func TestMigrateResumesAfterSIGKILL(t *testing.T) {
 	checkpoint := strings.TrimSuffix(sm.model, ".yaml") + ".migrate." + sm.table + ".json"
 	args := []string{"migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--segments", "2", "--page-size", "50", "--max-wcu", "400"}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20")
+	cmd.Env = append(append(os.Environ(), "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"), engineOn.Environ()...) // the engine's key
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {

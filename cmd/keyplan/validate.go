@@ -15,33 +15,34 @@ import (
 )
 
 // validate is keyplan validate: dynamo.ValidateTable on an engine
-// (engine.Connect), its options the flags.
+// (engine.Connect), examples and generated data, its options the flags.
 func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var eo localengine.Options
 	var vo dynamo.ValidateOptions
 	engineFlags(fs, &eo)
-	fs.BoolVar(&vo.Keep, "keep", false, "keep the table afterwards (its name is printed)")
+	fs.BoolVar(&vo.Keep, "keep", false, "keep the table on the --endpoint engine afterwards (its name is printed)")
 	cli.String(fs, &vo.Table, "table", "the table's `NAME` (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
-	var keys string
-	cli.String(fs, &keys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)", patterns.ValidIndexKeys, "auto, native or synthetic")
+	cli.String(fs, &vo.IndexKeys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)", patterns.ValidIndexKeys, "auto, native or synthetic")
+	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
+	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (default: from the clock; printed)")
 	return func(c *cli.Call) int {
 		switch {
 		case vo.Existing && vo.Table == "":
 			return c.Fail(cli.Usage, "--existing needs --table NAME (the table that holds the items)")
-		case vo.Existing && eo.Endpoint == "":
-			return c.Fail(cli.Usage, "--existing needs the engine that holds the table: --endpoint URL or $%s", localengine.EnvEndpoint)
+		case (vo.Existing || vo.Keep) && eo.Endpoint == "":
+			return c.Fail(cli.Usage, "--existing and --keep need an engine that outlives validate (one it starts stops with it): --endpoint URL or $%s; keyplan local serves one", localengine.EnvEndpoint)
 		case vo.Existing && vo.Keep:
 			return c.Fail(cli.Usage, "--existing never deletes the table; --keep is for tables validate creates")
 		}
-		d, lk := open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(keys)})
+		d, lk := open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(vo.IndexKeys)})
 		if d == nil {
 			return cli.Usage
 		}
-		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
-			return c.Fail(cli.Usage, "%s has no examples.expect: nothing to prove", c.File())
+		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && (*generate == 0 || vo.Existing) {
+			return c.Fail(cli.Usage, "%s has no examples.expect and no generated data (--generate N): nothing to prove", c.File())
 		}
 		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
 		conn := connect(c, eo)
@@ -49,10 +50,8 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return cli.Usage
 		}
 		defer conn.Stop()
-		if msg := dynamo.NativeGap(c.Stdout, d, lk, keys, func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }); msg != "" {
-			return c.Fail(cli.Usage, "%s", msg)
-		}
-		vo.Lock = lk
+		vo.Lock, vo.Generate = lk, *generate
+		vo.Lacks = func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
 		return prove(c, d, conn, vo, deadline)
 	}
 }
@@ -66,22 +65,16 @@ func engineFlags(fs *flag.FlagSet, o *localengine.Options) {
 }
 
 // connect connects to an engine (engine.Connect), saying when it installs
-// one and how to get one that is missing (nil: exit 2).
+// one and how to get one that is missing (engine.StartError; nil: exit 2).
 func connect(c *cli.Call, o localengine.Options) *localengine.Conn {
 	if err := localengine.CheckName(o.Name); err != nil {
 		c.Note("--engine (or $%s): %v", localengine.EnvEngine, err)
 		return nil
 	}
-	o.Dir, _ = os.Getwd()
-	if o.Endpoint == "" && localengine.NeedsInstall(o.Name, o.Dir) {
-		c.Note("%s", localengine.Installing(o.Name))
-	}
+	o.Notify = func(s string) { c.Note("%s", s) }
 	conn, err := localengine.Connect(context.Background(), o)
 	if err != nil {
-		c.Note("the local engine (%s) did not start: %v", o.Name, err)
-		if hint := localengine.Hint(err); hint != "" {
-			fmt.Fprintf(c.Stderr, "  %s\n", hint)
-		}
+		c.Note("%v", err)
 	}
 	return conn
 }
@@ -95,9 +88,7 @@ func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.Va
 	defer stop()
 	ctx, cancel := context.WithTimeout(sigCtx, deadline)
 	defer cancel()
-	if conn.DB.Emulated() {
-		fmt.Fprintln(c.Stdout, "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)")
-	}
+	fmt.Fprint(c.Stdout, conn.Notes())
 	rep, table, err := dynamo.ValidateTable(ctx, conn.Raw, conn.DB, d, vo)
 	if sigCtx.Err() != nil {
 		defer c.Note("interrupted")

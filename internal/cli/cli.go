@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"regexp"
@@ -183,6 +184,18 @@ func Int(fs *flag.FlagSet, name string, value, lo, hi int, usage string) *int {
 		return nil
 	})
 	return p
+}
+
+// Uint64 declares a flag of a whole number from 0 (a seed, say), value
+// its default, refused as it is parsed.
+func Uint64(fs *flag.FlagSet, p *uint64, name string, value uint64, usage string) {
+	*p = value
+	fs.Func(name, usage, func(s string) (err error) {
+		if *p, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return fmt.Errorf("expected a whole number from 0 to %d", uint64(math.MaxUint64))
+		}
+		return nil
+	})
 }
 
 // String declares a string flag whose value ok accepts, refused as it is

@@ -22,6 +22,10 @@ const (
 	EnvEndpoint = "KEYPLAN_DYNAMODB_ENDPOINT"
 )
 
+// DroppedRequest starts the line the engine writes to its log for a
+// request whose client went away before sending all of it.
+const DroppedRequest = "dynalite: a request's connection closed before its body arrived; dropped, not run"
+
 // StartTimeout bounds how long Start waits for the engine to listen.
 const StartTimeout = 15 * time.Second
 
@@ -191,8 +195,24 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 // serve runs dynalite on a port of its choosing on loopback, prints the
 // port, and exits when its stdin ends (keyplan, which holds the other
 // end, is gone). Arguments: dynalite's directory, the CREATING time.
+//
+// dynalite 4.0.0 rethrows a request stream's error (index.js:
+// req.on('error', function (err) { throw err })): a client that closes
+// its connection before the request's body has arrived (a cancelled
+// context, a timeout, a fault proxy giving up) is an uncaught exception,
+// and the engine dies with every table of the run. The request it was
+// reading cannot be answered and was not run (its body never arrived
+// whole), so the listener dynalite adds for it is replaced by one that
+// says so on stderr (DroppedRequest) and drops it.
 const serve = `const [dir, createMs] = process.argv.slice(1);
 const server = require(dir)({createTableMs: Number(createMs), deleteTableMs: 0, updateTableMs: 0});
+server.prependListener("request", (req) => {
+  const on = req.on;
+  req.on = function (event, listener) {
+    if (event === "error") listener = (err) => console.error("` + DroppedRequest + ` (" + (err.code || err.message) + ")");
+    return on.call(this, event, listener);
+  };
+});
 server.listen(0, "127.0.0.1", () => console.log(server.address().port));
 process.stdin.on("end", () => process.exit(0));
 process.stdin.resume();`

@@ -3,10 +3,14 @@ package dynalite
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -82,5 +86,68 @@ func TestStartFailures(t *testing.T) {
 	t.Setenv(EnvPath, broken)
 	if _, err := Start("."); err == nil || !strings.Contains(err.Error(), "exited before listening: no engine here") {
 		t.Errorf("an engine that exits: %v", err)
+	}
+}
+
+// A client that goes away in the middle of a request (a cancelled
+// context, a timeout, a fault proxy) costs that request, never the
+// engine: dynalite 4.0.0 alone dies of it (ECONNRESET, an uncaught
+// exception), and every later request of the run is refused. Each way
+// of going away is tried on the one engine, which then still serves, and
+// its log says what was dropped.
+func TestSurvivesAbortedRequests(t *testing.T) {
+	wd, _ := os.Getwd()
+	srv, err := Start(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	addr := strings.TrimPrefix(srv.Endpoint, "http://")
+	const head = "POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n" +
+		"Authorization: AWS4-HMAC-SHA256 Credential=k/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=x\r\nX-Amz-Date: 20260101T000000Z\r\n"
+	for _, tc := range []struct {
+		name, sent string
+		reset      bool
+	}{
+		{"half a body, then a reset", head + "Content-Length: 100\r\n\r\n{\"Limit\":", true},
+		{"half a body, then a close", head + "Content-Length: 100\r\n\r\n{\"Limit\":", false},
+		{"headers only, then a reset", head + "Content-Length: 10\r\n\r\n", true},
+		{"a whole request, then a reset before the answer", head + "Content-Length: 2\r\n\r\n{}", true},
+	} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", tc.name, err, srv.Log())
+		}
+		if _, err := io.WriteString(c, tc.sent); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // the engine has read what was sent
+		if tc.reset {
+			c.(*net.TCPConn).SetLinger(0)
+		}
+		c.Close()
+	}
+	// Many SDK requests cancelled at random points, as a backfill's
+	// segments are when its context ends.
+	c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.Endpoint), RetryMaxAttempts: 1,
+		Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
+	big := strings.Repeat("x", 200<<10)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(i%8)*time.Millisecond)
+			defer cancel()
+			_, _ = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Missing"), Item: map[string]types.AttributeValue{"PK": s("a"), "v": s(big)}})
+		}()
+	}
+	wg.Wait()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := c.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("the engine is gone after aborted requests: %v\nits log:\n%s", err, srv.Log())
+	}
+	if !strings.Contains(srv.Log(), DroppedRequest) {
+		t.Errorf("the log does not say a request was dropped:\n%s", srv.Log())
 	}
 }

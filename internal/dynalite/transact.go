@@ -38,6 +38,14 @@ func EmulateTransactions(c *dynamodb.Client) *Transactions {
 	return &Transactions{Client: c, keys: map[string][]string{}}
 }
 
+// Native returns c with the engine's own TransactWriteItems (an engine
+// known to have it).
+func Native(c *dynamodb.Client) *Transactions {
+	t := EmulateTransactions(c)
+	t.native = true
+	return t
+}
+
 // Probe returns c with TransactWriteItems emulated only when the engine
 // behind it lacks it (SupportsTransactions): the engine's own otherwise.
 func Probe(ctx context.Context, c *dynamodb.Client) *Transactions {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,8 +11,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
 )
@@ -28,30 +30,57 @@ const (
 	MaxResponseBytes = 32 << 20
 )
 
-// Client is a DynamoDB client for an endpoint: credentials and region
-// from the environment when set (for DynamoDB itself), placeholders
-// otherwise (local engines accept any); each request bounded by timeout
-// (DefaultRequestTimeout when 0) and MaxResponseBytes.
+// Client is a DynamoDB client for an endpoint: the access key the engine
+// accepts (AccessKeyID: the run's key of an engine this process started,
+// a keyplan local's, the environment's, or a placeholder), the region
+// from the environment (default us-east-1); each request bounded by
+// timeout (DefaultRequestTimeout when 0) and MaxResponseBytes.
 func Client(endpoint string, timeout time.Duration) *dynamodb.Client {
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = "us-east-1"
+	return dynamodb.New(dynamodb.Options{Region: region(), BaseEndpoint: aws.String(endpoint),
+		Credentials: credentialsFor(endpoint), HTTPClient: httpClient(timeout)})
+}
+
+// Remote is a client for long work on a table (a backfill): Client(endpoint)
+// with opts, or with no endpoint AWS's DynamoDB, with the SDK's default
+// credential chain and region (an error when there is no region).
+func Remote(ctx context.Context, endpoint string, opts ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	if endpoint != "" {
+		return dynamodb.New(Client(endpoint, 0).Options(), opts...), nil
 	}
-	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if id == "" {
-		id, secret = "keyplan", "keyplan"
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("AWS configuration: %w", err)
 	}
+	if cfg.Region == "" {
+		return nil, errors.New("no AWS region: set AWS_REGION, or --endpoint for a local engine")
+	}
+	return dynamodb.NewFromConfig(cfg, opts...), nil
+}
+
+// Streams is Client for the engine's Streams API (the in-process engine
+// and DynamoDB Local serve it on the same endpoint).
+func Streams(endpoint string, timeout time.Duration) *dynamodbstreams.Client {
+	return dynamodbstreams.New(dynamodbstreams.Options{Region: region(), BaseEndpoint: aws.String(endpoint),
+		Credentials: credentialsFor(endpoint), HTTPClient: httpClient(timeout)})
+}
+
+// region is $AWS_REGION, else us-east-1.
+func region() string {
+	if r := os.Getenv("AWS_REGION"); r != "" {
+		return r
+	}
+	return "us-east-1"
+}
+
+// httpClient bounds each request by timeout (DefaultRequestTimeout when
+// 0) and each response by MaxResponseBytes.
+func httpClient(timeout time.Duration) *http.Client {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = timeout
-	return dynamodb.New(dynamodb.Options{
-		Region:       region,
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN")),
-		HTTPClient:   &http.Client{Timeout: timeout, Transport: capped{transport}},
-	})
+	return &http.Client{Timeout: timeout, Transport: capped{transport}}
 }
 
 // capped limits the bodies of the responses it returns.
@@ -98,7 +127,27 @@ type Options struct {
 	Dir string
 	// Timeout bounds each request (Client). Default: DefaultRequestTimeout.
 	Timeout time.Duration
+	// Notify, when set, is told what starting the engine installs first,
+	// before the wait (Installing).
+	Notify func(string)
 }
+
+// StartError is Connect's error when the engine it was to start did not
+// start; its text ends with how to get the engine (Hint), if that helps.
+type StartError struct {
+	Name string
+	Err  error
+}
+
+func (e *StartError) Error() string {
+	msg := fmt.Sprintf("the local engine (%s) did not start: %v", e.Name, e.Err)
+	if hint := Hint(e.Err); hint != "" {
+		msg += "\n  " + hint
+	}
+	return msg
+}
+
+func (e *StartError) Unwrap() error { return e.Err }
 
 // Conn is a connection to a DynamoDB engine: one Connect started, or an
 // endpoint's.
@@ -112,15 +161,60 @@ type Conn struct {
 	// DB is the client to hand keyplan's runtime (a dynamo.Client): Raw,
 	// with TransactWriteItems emulated when the engine lacks it
 	// (dynalite; DB.Emulated says so).
-	DB  *dynalite.Transactions
-	srv *Running
+	DB *dynalite.Transactions
+	// AccessKeyID is the key id Raw signs with (AccessKeyID): the run's
+	// own when Connect started the in-process engine. Another process
+	// using the engine needs it (Environ).
+	AccessKeyID string
+	srv         *Running
 	// probed holds what Lacks found on an endpoint, by feature.
 	probeMu sync.Mutex
 	probed  map[Feature]string
 }
 
-// Connect starts the engine (or takes the endpoint), makes its client,
-// and probes it for transactions: what keyplan validate, dynamotest and
+// Notes is what a run on the engine should say of it (lines; "" when
+// nothing): that it emulates TransactWriteItems.
+func (c *Conn) Notes() string {
+	if c.DB.Emulated() {
+		return "note: the engine has no TransactWriteItems; keyplan emulates it with conditional writes (all-or-nothing, not isolated)\n"
+	}
+	return ""
+}
+
+// Environ is what another process needs in its environment to use the
+// engine: its endpoint ($KEYPLAN_DYNAMODB_ENDPOINT) and, when the engine
+// checks one, its access key ($AWS_ACCESS_KEY_ID).
+func (c *Conn) Environ() []string {
+	env := []string{EnvEndpoint + "=" + c.Endpoint}
+	if k, ok := lookup(c.Endpoint); ok && k.key != "" {
+		env = append(env, "AWS_ACCESS_KEY_ID="+k.key, "AWS_SECRET_ACCESS_KEY="+placeholderSecret)
+	}
+	return env
+}
+
+// TTL is the engine's TTL process, for tests that expire items: the
+// in-process engine's clock (which its sweeper and its stream records
+// read) and a sweep at once. Only an engine Connect started in process
+// has one (dynalite and DynamoDB Local never expire items).
+type TTL interface {
+	// SetClock sets the clock (time.Now by default); the sweeper, every
+	// second, deletes what has expired on it.
+	SetClock(now func() time.Time)
+	// ExpireTTL deletes what has expired at once, and says how many.
+	ExpireTTL() int
+}
+
+// TTL returns the engine's TTL process, if it has one a test can drive.
+func (c *Conn) TTL() (TTL, bool) {
+	if c.srv == nil {
+		return nil, false
+	}
+	t, ok := c.srv.Server.(TTL)
+	return t, ok
+}
+
+// Connect starts the engine (or takes the endpoint; a *StartError when it
+// does not start), makes its client, and probes it for transactions: what keyplan validate, dynamotest and
 // the engine tests each need before the first request. Stop stops an
 // engine it started.
 func Connect(ctx context.Context, o Options) (*Conn, error) {
@@ -132,14 +226,18 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 		if o.Dir == "" {
 			o.Dir, _ = os.Getwd()
 		}
+		if o.Notify != nil && NeedsInstall(o.Name, o.Dir) {
+			o.Notify(Installing(o.Name))
+		}
 		srv, err := Start(o.Name, o.Dir)
 		if err != nil {
-			return nil, err
+			return nil, &StartError{Name: o.Name, Err: err}
 		}
 		c.srv, c.Name, c.Endpoint = srv, srv.Name, srv.Endpoint
 	}
 	c.Raw = Client(c.Endpoint, o.Timeout)
-	c.DB = dynalite.Probe(ctx, c.Raw)
+	c.DB = Transactions(ctx, c.Endpoint, c.Raw)
+	c.AccessKeyID = AccessKeyID(c.Endpoint)
 	return c, nil
 }
 

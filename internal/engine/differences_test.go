@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -45,8 +44,7 @@ func TestEngineDifferences(t *testing.T) {
 				t.Fatalf("%v\n%s", err, Hint(err))
 			}
 			defer srv.Stop()
-			c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.Endpoint), RetryMaxAttempts: 1,
-				Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+			c := dynamodb.New(Client(srv.Endpoint, 0).Options(), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 			got := probe(t, c)
 			for what, by := range documented {
 				if got[what] != by[name] {

@@ -57,7 +57,17 @@ type Server interface {
 type Running struct {
 	Name     string
 	Endpoint string
+	// AccessKeyID is the one key id the engine accepts (the in-process
+	// engine's, random per run: NewAccessKeyID); "" when it checks none.
+	// Client(Endpoint) signs with it.
+	AccessKeyID string
 	Server
+}
+
+// Stop stops the engine; its tables are gone.
+func (r *Running) Stop() {
+	r.Server.Stop()
+	forget(r.Endpoint)
 }
 
 // NeedsInstall reports whether starting name in dir installs it first
@@ -101,16 +111,19 @@ func Hint(err error) string {
 }
 
 // Start starts the engine name; dir is the directory whose Go module's
-// node_modules holds the project's own dynalite (dynalite.Find).
+// node_modules holds the project's own dynalite (dynalite.Find). The
+// in-process engine accepts only a key id random to this run
+// (Running.AccessKeyID), which Client(Endpoint) signs with.
 func Start(name, dir string) (*Running, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
 	var s Server
-	var endpoint string
+	var endpoint, key string
 	switch name {
 	case Memory:
-		m, err := minidyn.Start()
+		key = NewAccessKeyID()
+		m, err := minidyn.Serve(minidyn.Options{AccessKeyID: key})
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +141,8 @@ func Start(name, dir string) (*Running, error) {
 		}
 		s, endpoint = d, d.Endpoint
 	}
-	return &Running{Name: name, Endpoint: endpoint, Server: s}, nil
+	set(endpoint, known{key: key})
+	return &Running{Name: name, Endpoint: endpoint, AccessKeyID: key, Server: s}, nil
 }
 
 // Env reads the variables that choose the engine and says what they are.

@@ -65,8 +65,12 @@ type benchResult struct {
 }
 
 func sdkClient(endpoint string) *dynamodb.Client {
+	key := engine.AccessKeyID(endpoint) // the in-process engine's run key
+	if key == "" {
+		key = "keyplan"
+	}
 	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+		Credentials: credentials.NewStaticCredentialsProvider(key, "keyplan", "")})
 }
 
 func benchKey(i int) map[string]types.AttributeValue {

@@ -18,6 +18,10 @@ import (
 type Client struct {
 	// Endpoint is the engine's URL, e.g. http://127.0.0.1:8000.
 	Endpoint string
+	// AccessKeyID is the key id requests name ("": "keyplan"); the
+	// in-process engine keyplan starts accepts its run's key alone
+	// (engine.Running.AccessKeyID).
+	AccessKeyID string
 	// HTTP is the client requests go through; nil means one with
 	// keep-alive and a RequestTimeout.
 	HTTP *http.Client
@@ -87,8 +91,13 @@ func (c *Client) Do(ctx context.Context, op string, req []byte) Response {
 	}
 	hr.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	hr.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	// DynamoDB Local wants a signature's shape; neither engine checks it.
-	hr.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=keyplan/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
+	// DynamoDB Local wants a signature's shape; neither engine checks the
+	// signature, the in-process engine checks the key id.
+	key := c.AccessKeyID
+	if key == "" {
+		key = "keyplan"
+	}
+	hr.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+key+"/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
 	resp, err := hc.Do(hr)
 	if err != nil {
 		return Response{Transport: err.Error()}

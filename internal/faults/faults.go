@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/internal/engine"
 )
 
 // Faults is a loopback proxy in front of an engine that fails a share of
@@ -33,6 +35,8 @@ type Faults struct {
 	share  float64
 	after  bool
 	delay  time.Duration
+	// unshare ends the proxy's standing as its engine (engine.Share).
+	unshare func()
 }
 
 // Option configures a proxy.
@@ -45,8 +49,9 @@ func AfterForwarding() Option { return func(f *Faults) { f.after = true } }
 // between client and engine, as DynamoDB has one (loopback has none).
 func Latency(d time.Duration) Option { return func(f *Faults) { f.delay = d } }
 
-// New starts the proxy failing share (0..1) of requests; Close
-// stops it.
+// New starts the proxy failing share (0..1) of requests to the engine at
+// target; Close stops it. A client of the proxy (engine.Client) signs
+// with the engine's access key, as a client of the engine does.
 func New(target string, share float64, seed uint64, opts ...Option) (*Faults, error) {
 	u, err := url.Parse(target)
 	if err != nil {
@@ -85,6 +90,9 @@ func New(target string, share float64, seed uint64, opts ...Option) (*Faults, er
 		proxy.ServeHTTP(w, r)
 	}))
 	f.URL = f.srv.URL
+	// Clients of the proxy sign with the engine's key, and take the
+	// engine's transaction probe rather than one the proxy could fail.
+	f.unshare = engine.Share(f.URL, target)
 	return f, nil
 }
 
@@ -106,4 +114,7 @@ func (f *Faults) Failed() int64 { return f.failed.Load() }
 func (f *Faults) Lost() int64 { return f.lost.Load() }
 
 // Close stops the proxy.
-func (f *Faults) Close() { f.srv.Close() }
+func (f *Faults) Close() {
+	f.srv.Close()
+	f.unshare()
+}

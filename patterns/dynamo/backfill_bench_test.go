@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/faults"
 )
 
@@ -81,8 +81,7 @@ func BenchmarkBackfillVsHandLoop(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer slow.Close()
-	far := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(slow.URL),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")})
+	far := enginepkg.Client(slow.URL, 0)
 	race := func(c BackfillClient) (engineRate, handRate float64) {
 		b.StopTimer()
 		a, h := newMigration(b, n), newMigration(b, n)

@@ -77,7 +77,10 @@ func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeV
 		if !ok {
 			return nil, &patterns.ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a string, found %T", v)}
 		}
-		if !checked && (len(a.Values) > 0 || a.MaxLength > 0) {
+		if !checked && (len(a.Values) > 0 || a.MaxLength > 0 || s == "") {
+			// An empty string is refused in or out of a key (Check), so an
+			// item's validity does not depend on the layout: a GSI added
+			// later could not hold the item.
 			if err := a.Check(v); err != nil {
 				return nil, err
 			}

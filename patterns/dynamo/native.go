@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"fmt"
-	"io"
 	"math/big"
 	"slices"
 	"strings"
@@ -352,9 +351,8 @@ func schemaText(schema []types.KeySchemaElement) string {
 // multi-attribute keys (DynamoDB Local 1.25.1, dynalite). It names the
 // remedy: prove d where native keys exist, or its synthetic keying
 // (keyplan validate --index-keys synthetic), which changes new GSIs only:
-// those a lock records native stay so. When the engine can hold d and keys
-// (the keying asked for) is not "", a note of it goes to w.
-func NativeGap(w io.Writer, d *patterns.Design, lk *patterns.Lock, keys string, lacks func() string) string {
+// those a lock records native stay so (ValidateOptions.Lacks).
+func NativeGap(d *patterns.Design, lk *patterns.Lock, lacks func() string) string {
 	var native []string
 	deployed := true
 	for _, ix := range d.Indexes {
@@ -371,9 +369,6 @@ func NativeGap(w io.Writer, d *patterns.Design, lk *patterns.Lock, keys string, 
 			}
 			return fmt.Sprintf("%s; the design keys %s natively: %s", why, strings.Join(native, ", "), fix)
 		}
-	}
-	if keys != "" {
-		fmt.Fprintf(w, "note: new GSIs keyed %s for this proof (--index-keys)\n", keys)
 	}
 	return ""
 }

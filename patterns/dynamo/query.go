@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -107,8 +109,14 @@ func (t *Table) getItemInput(pattern string, r *Request) (*dynamodb.GetItemInput
 func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (Values, error) {
 	where := t.m.Where(p)
 	for _, name := range where {
-		if _, ok := given[name]; !ok {
+		x, ok := given[name]
+		if !ok {
 			return nil, fmt.Errorf("%w: parameter %s", ErrMissing, name)
+		}
+		// Every value is checked, those no key holds (verified on the
+		// item) and those of a range that holds nothing included.
+		if err := e.Attr(name).Check(x); err != nil {
+			return nil, err
 		}
 	}
 	if len(given) > len(where) {
@@ -307,12 +315,27 @@ func renderShard(e *patterns.Entity, tmpl patterns.Template, v Values, shard int
 	return render(e, fixed, v)
 }
 
-// upper is the least string above every key that starts with prefix,
-// which ends with the separator: "MATCH#" -> "MATCH$". Encoded values
-// never hold a byte at or below '#', so nothing else falls between.
+// upper is the least string above every key that starts with prefix:
+// "MATCH#" -> "MATCH$" (encoded values never hold a byte at or below '#',
+// so nothing else falls between), "createdat_" -> "createdat`".
 func upper(prefix string) string {
 	if strings.HasSuffix(prefix, string(patterns.Sep)) {
 		return prefix[:len(prefix)-1] + "$"
+	}
+	// A label that does not end with the separator (createdat_ in a
+	// hand-made $video_1#createdat_{createdAt}): values after it take any
+	// byte above '$', so the bound is the label with its last character
+	// raised (a character, so that the bound stays UTF-8).
+	for p := prefix; p != ""; {
+		r, n := utf8.DecodeLastRuneInString(p)
+		p = p[:len(p)-n]
+		switch {
+		case r == utf8.RuneError || r == unicode.MaxRune:
+			continue // no character above: raise the one before
+		case r == 0xD7FF:
+			return p + string(rune(0xE000)) // over the surrogates
+		}
+		return p + string(r+1)
 	}
 	return prefix + "$"
 }

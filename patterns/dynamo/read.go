@@ -60,9 +60,14 @@ func (t *Table) verified(pp *patterns.PatternPlan, entity string, v Values, para
 		return true, nil
 	}
 	e := t.m.Entity(entity)
+	p := t.m.Pattern(pp.Name)
 	for _, name := range pp.Verify {
 		a := e.Attr(name)
-		want, err := a.EncodeKey(params[name])
+		var x any = params[name]
+		if c, ok := p.FilterValue(name); ok {
+			x = c // a filter constant the key does not hold
+		}
+		want, err := a.EncodeKey(x)
 		if err != nil {
 			return false, err
 		}

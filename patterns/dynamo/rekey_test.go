@@ -17,11 +17,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
 	"github.com/keyplan/keyplan/internal/faults"
 	"github.com/keyplan/keyplan/patterns"
@@ -322,8 +322,7 @@ func TestBackfillResumesAndSurvivesFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer proxy.Close()
-	fc := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(proxy.URL),
-		Credentials: credentials.NewStaticCredentialsProvider("keyplan", "keyplan", "")}, faults.FastRetries)
+	fc := dynamodb.New(enginepkg.Client(proxy.URL, 0).Options(), faults.FastRetries)
 	r, _ = NewRekeyer(faulty.lock, fc, faulty.table)
 	if _, err := r.Backfill(ctx, fc, BackfillOptions{Segments: 3, PageSize: 40}); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -68,7 +69,10 @@ func New(d *patterns.Design, client Client, name string) *Table {
 	}
 	t.nativeIndexes()
 	for _, p := range t.m.Patterns {
-		if p.Unique && len(p.Entities) == 1 {
+		if p.Unique && len(p.Entities) == 1 && !slices.ContainsFunc(t.unique[p.Entities[0]], func(u *patterns.Pattern) bool { return slices.Equal(u.Where, p.Where) }) {
+			// Two unique gets on the same attributes keep one value
+			// unique: one guard item (an update moved it twice, and
+			// DynamoDB refuses a transaction that writes an item twice).
 			t.unique[p.Entities[0]] = append(t.unique[p.Entities[0]], p)
 		}
 	}

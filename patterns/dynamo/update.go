@@ -103,6 +103,18 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	for _, id := range e.ID {
 		after[id] = key[id]
 	}
+	// An equality condition fixes its attribute as With would: the write
+	// holds only if the item has that value (KP701 counts it, Pinned).
+	for _, c := range ch.If {
+		if c.Op != patterns.CondEq || changed[c.Attr] || hasKey(after, c.Attr) {
+			continue
+		}
+		if c.Param == "" {
+			after[c.Attr] = c.Value
+		} else if v := ch.Params[c.Param]; v != nil {
+			after[c.Attr] = v
+		}
+	}
 	for name, v := range ch.Set {
 		after[name] = v
 	}
@@ -130,13 +142,18 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		if !slices.ContainsFunc(reads, func(i int) bool { return changed[e.Attributes[i].Name] }) {
 			continue
 		}
+		if slices.ContainsFunc(reads, func(i int) bool { return removed[e.Attributes[i].Name] }) {
+			// The item no longer holds what the key reads: it leaves the
+			// index, whatever else the key reads (sparse).
+			w.changes = append(w.changes, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
+			continue
+		}
 		var added, missing []string
 		for _, i := range reads {
 			name := e.Attributes[i].Name
 			present[i], enc[i] = false, ""
 			v, known := after[name]
 			switch {
-			case removed[name]:
 			case ch.Add[name] != nil:
 				added = append(added, name)
 			case !known && !hasKey(ch.With, name):

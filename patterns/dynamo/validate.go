@@ -108,12 +108,18 @@ type Report struct {
 	// Steps are the example writes' outcomes, in order.
 	Steps   []*StepResult
 	Results []*Result
+	// Proof is the proof by generated data (ValidateOptions.Generate;
+	// nil: none).
+	Proof *Proof
+	// Notes say how the proof was made where it differs from the model
+	// (ValidateOptions.IndexKeys), each a "note: " line of WriteText.
+	Notes []string
 }
 
 // OK reports whether every item loaded, every step ended as expected and
 // every expectation held.
 func (r *Report) OK() bool {
-	if len(r.LoadErrors) > 0 {
+	if len(r.LoadErrors) > 0 || r.Proof != nil && !r.Proof.OK() {
 		return false
 	}
 	for _, x := range r.Steps {
@@ -151,6 +157,15 @@ func (r *Report) Summary(file, where string) string {
 	if n := r.NotRun(); n > 0 {
 		notRun = fmt.Sprintf(", %d not run (their patterns have errors)", n)
 	}
+	switch p := r.Proof; {
+	case p == nil:
+	case p.NotRun != "":
+		notRun += "; generated data: not run"
+	case p.OK():
+		notRun += fmt.Sprintf("; generated data (seed %d): ok", p.Seed)
+	default:
+		notRun += fmt.Sprintf("; generated data (seed %d): differs", p.Seed)
+	}
 	return fmt.Sprintf("%s: %d item(s) loaded, %s%d expectation(s), %d failed%s (%s)", file, r.Loaded, steps, len(r.Results), failed, notRun, where)
 }
 
@@ -177,6 +192,9 @@ func (r *Report) NotRun() int {
 // the failures (those not run apart: NotRun).
 func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 	var lines []string
+	for _, n := range r.Notes {
+		lines = append(lines, "note: "+n)
+	}
 	for _, e := range r.LoadErrors {
 		lines = append(lines, fmt.Sprintf("FAIL %v", e))
 		failed++
@@ -195,6 +213,12 @@ func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 	}
 	for _, x := range r.Results {
 		add(x.String(), x.OK(), x.NotRun == "", x.Pos)
+	}
+	if p := r.Proof; p != nil {
+		if !p.OK() && p.NotRun == "" {
+			failed++
+		}
+		lines = append(lines, strings.TrimSuffix(p.Text(file), "\n"))
 	}
 	for _, l := range lines {
 		if _, err := fmt.Fprintln(w, l); err != nil {

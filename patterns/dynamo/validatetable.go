@@ -26,6 +26,22 @@ type ValidateOptions struct {
 	// Lock is the model's lock, for an existing table during a migration.
 	// Default: none.
 	Lock *patterns.Lock
+	// Generate proves the design on generated data too (ProveDesign, on
+	// tables of its own; not with Existing, which only reads): this many
+	// items of each entity, then as many random writes, every read
+	// compared with the reference after each. Seed seeds the generator.
+	// Default: none.
+	Generate int
+	Seed     uint64
+	// IndexKeys is the keying d's new GSIs were planned with for this
+	// proof (keyplan validate --index-keys), said in Report.Notes.
+	// Default: the model's.
+	IndexKeys string
+	// Lacks says why the engine has no multi-attribute GSI keys ("": it
+	// has them): a design with native GSIs is then refused before any
+	// table is made, saying what to do instead (NativeGap).
+	// Default: not asked.
+	Lacks func() string
 }
 
 // ValidateTable proves a design on an engine, as keyplan validate does:
@@ -35,8 +51,35 @@ type ValidateOptions struct {
 // writes through (a client that emulates transactions, say). It returns
 // the report and the table's name; an error with no report is the
 // table's creation, one with a report is dropping it (the table may be
-// left).
+// left). The proof by generated data is Report.Proof (NotRun when the
+// engine or ctx failed it).
+// A model without examples.expect makes no table: only its proof runs.
 func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
+	if o.Lacks != nil {
+		if msg := NativeGap(d, o.Lock, o.Lacks); msg != "" {
+			return nil, "", errors.New(msg)
+		}
+	}
+	if o.IndexKeys != "" {
+		defer func() {
+			if rep != nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("new GSIs keyed %s for this proof (--index-keys)", o.IndexKeys))
+			}
+		}()
+	}
+	if o.Generate > 0 && !o.Existing {
+		defer func() {
+			if rep != nil {
+				var perr error
+				if rep.Proof, perr = ProveDesign(ctx, admin, db, d, ProveOptions{Seed: o.Seed, Items: o.Generate, Steps: o.Generate}); perr != nil {
+					rep.Proof = &Proof{Seed: o.Seed, Items: o.Generate, NotRun: perr.Error()}
+				}
+			}
+		}()
+		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
+			return &Report{}, "", nil
+		}
+	}
 	table = o.Table
 	if table == "" {
 		table = ScratchTable(d.Table, time.Now())

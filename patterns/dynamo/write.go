@@ -114,9 +114,10 @@ func (t *Table) Create(ctx context.Context, entity string, v Values) error {
 // UpdateItem, or one transaction when a unique value's guard moves: every
 // attribute that differs is set or removed, every key it reads rebuilt;
 // attributes stream handlers maintain are left as they are. It holds only
-// if the item is still as old says (each attribute old gives, and the
-// absence of those it lacks; for an entity with a version, the version):
-// ErrChanged otherwise. An id or immutable attribute cannot change.
+// if the item is still as old says (each attribute old gives, immutable
+// ones included, and the absence of those it lacks; for an entity with a
+// version, the version): ErrChanged otherwise. An id or immutable
+// attribute cannot change.
 func (t *Table) Replace(ctx context.Context, entity string, old, new Values) error {
 	e, _, err := t.entity(entity)
 	if err != nil {
@@ -127,6 +128,12 @@ func (t *Table) Replace(ctx context.Context, entity string, old, new Values) err
 	}
 	ch := Changes{Set: Values{}, With: Values{}, Version: old[e.Version]}
 	for _, a := range e.Attributes {
+		if a.Immutable && !e.IsID(a.Name) {
+			// As old says (the item holds it only so), and known to the
+			// keys the update rebuilds from it.
+			ch.With[a.Name] = old[a.Name]
+			continue
+		}
 		if e.Fixed(a.Name) || e.Maintained(a.Name) || a.Name == e.Version {
 			continue
 		}

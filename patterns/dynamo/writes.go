@@ -157,7 +157,8 @@ type Changes struct {
 	// Version is the version the caller read, for an entity with one.
 	Version any
 	// If are more conditions the item must meet; Params gives their
-	// $parameters.
+	// $parameters. An equality condition gives its attribute to the keys
+	// the update rebuilds, as With would.
 	If     []*patterns.Condition
 	Params Params
 }

@@ -174,6 +174,10 @@ func gsiLine(d *patterns.Design) string {
 		s += fmt.Sprintf("; below the bound because %d pattern(s) are not served", unserved)
 	case n < d.Bounds.Cool:
 		s += "; below the bound because this layout serves a pattern from a hotter partition than its where needs (KP403)"
+	case n > d.Bounds.Cool && d.Search == patterns.SearchComplete:
+		s += "; the search was complete (every layout it builds has as many), so the bound is not tight for this model"
+	case n > d.Bounds.Cool && d.Search == patterns.SearchCut:
+		s += "; the search stopped before trying every layout (its budget, or too many base placements): one with fewer may exist"
 	}
 	return s
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -349,10 +348,5 @@ func inProcess() (*dynamodb.Client, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("view: starting the in-process engine: %w", err)
 	}
-	c := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(run.Endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("keyplan", "keyplan", ""),
-	})
-	return c, run.Stop, nil
+	return engine.Client(run.Endpoint, 0), run.Stop, nil
 }

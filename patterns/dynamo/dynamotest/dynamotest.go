@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -56,18 +57,33 @@ func Start(t testing.TB) *Engine {
 func New() (*Engine, error) {
 	c, err := engine.Connect(context.Background(), engine.Options{Endpoint: os.Getenv(EnvEndpoint)})
 	if err != nil {
-		if hint := engine.Hint(err); hint != "" {
-			return nil, fmt.Errorf("dynamotest: %w\n%s", err, hint)
-		}
 		return nil, fmt.Errorf("dynamotest: $%s: %w", EnvEngine, err)
 	}
 	return &Engine{Endpoint: c.Endpoint, Raw: c.Raw, DB: c.DB, Name: c.Name, conn: c}, nil
 }
 
 // Client is an SDK client of the engine at endpoint (engine.Client: the
-// environment's credentials and region, else placeholders local engines
-// accept; each request bounded in time and size).
+// run's access key for an engine this process started, which accepts no
+// other; else the environment's credentials, or placeholders; each
+// request bounded in time and size).
 func Client(endpoint string) *dynamodb.Client { return engine.Client(endpoint, 0) }
+
+// Environ is what a child process (a keyplan command a test runs) needs
+// in its environment to use the engine: its endpoint and, for the
+// in-process engine, the run's access key (it accepts no other).
+func (e *Engine) Environ() []string { return e.conn.Environ() }
+
+// TTL is the in-process engine's TTL process, for tests of expiry: its
+// clock (which its sweeper, every second, and its stream records read) and
+// a sweep at once. Other engines never expire items (docs/engines.md):
+// ok is false.
+type TTL interface {
+	SetClock(now func() time.Time)
+	ExpireTTL() int
+}
+
+// TTL returns the engine's TTL process, if it has one a test can drive.
+func (e *Engine) TTL() (TTL, bool) { return e.conn.TTL() }
 
 // Stop stops an engine New started (an endpoint's is left running).
 func (e *Engine) Stop() { e.conn.Stop() }

@@ -38,15 +38,16 @@ func StartEngine() (*Engine, error) {
 	return &Engine{e}, nil
 }
 
-// Client is a client of the engine at endpoint, with transactions
-// emulated where the engine lacks them. attempts sets the SDK's retries
-// (0: its default).
+// Client is a client of the engine at endpoint (or of a fault proxy in
+// front of it), with transactions emulated only where the engine lacks
+// them (engine.Transactions: the engine's probe, never one through the
+// proxy). attempts sets the SDK's retries (0: its default).
 func Client(endpoint string, attempts int) *dynalite.Transactions {
 	c := dynamotest.Client(endpoint)
 	if attempts > 0 {
 		c = dynamodb.New(c.Options(), func(o *dynamodb.Options) { o.RetryMaxAttempts = attempts })
 	}
-	return dynalite.EmulateTransactions(c)
+	return engine.Transactions(context.Background(), endpoint, c)
 }
 
 // Table creates a fresh table for the design (deleted when t ends) and
