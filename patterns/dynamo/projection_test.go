@@ -112,6 +112,7 @@ func TestReadsReturnWhatTheIndexDoesNotStore(t *testing.T) {
 
 func readsReturnWhatTheIndexDoesNotStore(t *testing.T, keys patterns.IndexKeys) {
 	d := projDesign(t, keys)
+	needsNative(t, d)
 	tbl := fresh(t, d)
 	ctx := context.Background()
 	for _, v := range projDocs {
