@@ -14,7 +14,6 @@ import (
 
 	"github.com/keyplan/keyplan/internal/dynalite"
 	"github.com/keyplan/keyplan/internal/faults"
-	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -47,7 +46,7 @@ func loadBatch(t testing.TB) events.DynamoDBEvent {
 
 // setup writes the customers and their orders.
 func setup(t *testing.T, client dynamo.Client) (*dynamo.Table, string) {
-	d := deployed(t)
+	d := streamtest.Design(t, model)
 	name := engine.Table(t, d)
 	tbl := dynamo.New(d, client, name)
 	ctx := context.Background()
@@ -170,17 +169,7 @@ func TestCopiesUnderFaults(t *testing.T) {
 
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
 
-func designFor(b testing.TB) *patterns.Design { return deployed(b) }
-
-// deployed is the example shop as the handler runs on it: planned with its
-// lock, which records GSI1 and GSI2 synthetic (deployed before native
-// keys), so every engine holds its table (these tests are about the
-// handler; native keys are patterns/dynamo's).
-func deployed(t testing.TB) *patterns.Design {
-	t.Helper()
-	d, _ := keyplantest.Open(t, model)
-	return d
-}
+func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }
 
 // The hand-written stream event: the author's rename reaches the copy on
 // the post still in the table; the inserts and removals change no copy.
