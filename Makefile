@@ -65,7 +65,7 @@ tidy: deps
 RACE_PKGS := ./patterns ./internal/minidyn/...
 race: deps
 	$(GO) test -short -race $(RACE_PKGS)
-	$(GO) test -short -race ./patterns/dynamo -run 'Backfill'
+	$(GO) test -short -race ./patterns/dynamo -run 'Backfill|MigrationProperty'
 
 # The CLI and everything it uses (not the CDK side: jsii needs Node) for
 # the other systems keyplan runs on.
@@ -104,6 +104,7 @@ test-scale: deps
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
 	done
 
 ## bench: the planner benchmarks, the runtime's requests next to the

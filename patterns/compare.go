@@ -48,8 +48,8 @@ func compareDesigns(from, to *Design) *Diff {
 	for _, x := range to.Errors() {
 		df.Changes = append(df.Changes, Change{ID: x.ID, Severity: SeverityError, Kind: ChangeKind("check"), Subject: x.Subject, Message: x.Message})
 	}
-	if df.Phases = phases(from, to, created, deleted, c.backfill); df.Phases == nil {
-		df.Phases = []*Phase{} // JSON: [], not null
+	if df.Phases = phases(from, to, created, deleted, c.backfill); df.Phases == nil || len(df.Errors()) > 0 {
+		df.Phases = []*Phase{} // JSON: [], not null; a refused change has none
 	}
 	df.Safe = len(df.Errors()) == 0 && len(df.Phases) <= 1 && !df.Backfills()
 	return df
@@ -94,6 +94,29 @@ func (c *comparison) entity(fe, e *Entity) {
 	}
 	c.keysAdded(fe, e, fk, tk, names)
 	c.keysDropped(fe, e, fk, tk, names)
+	c.placement(fe, e, fb)
+}
+
+// placement classifies a change of an entity's within: its items stay
+// where their base key put them (the lock keeps it: a base key never
+// changes), whatever the model now says.
+func (c *comparison) placement(fe, e *Entity, base *EntityKey) {
+	parent := e.Within
+	if p := c.tm.Entity(parent); p != nil && p.RenamedFrom != "" && c.fm.Entity(p.RenamedFrom) != nil {
+		parent = p.RenamedFrom
+	}
+	if parent == fe.Within {
+		return
+	}
+	s := Subject{SubjectEntity, e.Name}
+	switch {
+	case fe.Within == "":
+		c.df.add(ChangePlacementKept, s, "within: %s is new, but its items keep their base key %s (a base key never changes): they stay out of %s's item collection; a new table would place them in it", e.Within, keyText(base), e.Within)
+	case e.Within == "":
+		c.df.add(ChangePlacementKept, s, "within: %s is gone, but its items keep their base key %s (a base key never changes): they stay in %s's item collection", fe.Within, keyText(base), fe.Within)
+	default:
+		c.df.add(ChangePlacementKept, s, "within: %s becomes %s, but its items keep their base key %s (a base key never changes): they stay where it puts them", fe.Within, e.Within, keyText(base))
+	}
 }
 
 // attributes finds a kept entity's renamed attributes (backfilled); it

@@ -111,4 +111,7 @@ const (
 	// one source value still to update, and where to resume. Their sort
 	// key is FanoutTag itself (the fanout's event filter matches it).
 	FanoutTag = ReservedPrefix + "FANOUT"
+	// MigrationTag keys keyplan migrate's bookkeeping: the table's stamp,
+	// the verifying scan's progress, the phases verified there.
+	MigrationTag = ReservedPrefix + "MIGRATION"
 )

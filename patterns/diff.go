@@ -23,6 +23,7 @@ const (
 	ChangePatternAdded   ChangeKind = "pattern-added"
 	ChangePatternRemoved ChangeKind = "pattern-removed"
 	ChangeUniqueGuard    ChangeKind = "unique-guard"
+	ChangePlacementKept  ChangeKind = "placement-kept"
 	ChangeIndexBuild     ChangeKind = "index-build"
 )
 
@@ -60,7 +61,8 @@ var changeRules = []ChangeRule{
 	{"KP611", SeverityInfo, ChangePatternAdded, "Patterns added (reads and writes)"},
 	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed (reads and writes)"},
 	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
-	{"KP614", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
+	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
+	{"KP615", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).
@@ -84,8 +86,19 @@ type Diff struct {
 		Indexes []*PhaseIndex `json:"indexes"`
 	} `json:"from"`
 	Changes []Change `json:"changes"`
-	// Phases roll the change out, one deploy each (none: nothing to do).
+	// Phases roll the change out, one deploy each (none: nothing to do,
+	// or the change is refused).
 	Phases []*Phase `json:"phases"`
+	// Migration is set when the lock has started this change: the phase
+	// it is at (Phases are those left).
+	Migration *DiffMigration `json:"migration,omitempty"`
+}
+
+// DiffMigration is where a migration in progress is: phase Phase (from
+// 1) of Of.
+type DiffMigration struct {
+	Phase int `json:"phase"`
+	Of    int `json:"of"`
 }
 
 // Errors returns the changes that are refused.
@@ -121,6 +134,7 @@ func Compare(l *Lock, to *Design) *Diff {
 		df.Phases = mg.Phases[min(mg.Current, len(mg.Phases)):]
 		df.Changes = compareDesigns(from, to).Changes
 		df.Safe = false
+		df.Migration = &DiffMigration{Phase: mg.Current + 1, Of: len(mg.Phases)}
 		return df
 	}
 	c := compareDesigns(from, to)

@@ -32,6 +32,11 @@ type Lock struct {
 	Accepted *Design `json:"accepted"`
 	// Migration is present while a change is rolled out.
 	Migration *Migration `json:"migration,omitempty"`
+	// Environments name the tables one committed lock deploys to, in the
+	// order each phase goes through them (staging before prod); none:
+	// one table. A migration advances only when each has verified the
+	// phase (Verify).
+	Environments []string `json:"environments,omitempty"`
 
 	// source is the file the lock was read from, for messages.
 	source string
@@ -44,6 +49,9 @@ type Migration struct {
 	// Current is the phase to deploy next (or deployed and not yet
 	// backfilled): every phase before it is deployed and backfilled.
 	Current int `json:"current"`
+	// Verified are the environments (Lock.Environments) that have
+	// verified the current phase, waiting for the others.
+	Verified []string `json:"verified,omitempty"`
 }
 
 // Phase is one deploy of a migration.
@@ -147,18 +155,20 @@ func (ld lockedDesign) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the lock's deterministic form.
 func (l *Lock) MarshalJSON() ([]byte, error) {
 	type migration struct {
-		Target  lockedDesign `json:"target"`
-		Phases  []*Phase     `json:"phases"`
-		Current int          `json:"current"`
+		Target   lockedDesign `json:"target"`
+		Phases   []*Phase     `json:"phases"`
+		Current  int          `json:"current"`
+		Verified []string     `json:"verified,omitempty"`
 	}
 	out := struct {
-		Format    int          `json:"format"`
-		Table     string       `json:"table"`
-		Accepted  lockedDesign `json:"accepted"`
-		Migration *migration   `json:"migration,omitempty"`
-	}{Format: l.Format, Table: l.Table, Accepted: lockedDesign{l.Accepted}}
+		Format       int          `json:"format"`
+		Table        string       `json:"table"`
+		Environments []string     `json:"environments,omitempty"`
+		Accepted     lockedDesign `json:"accepted"`
+		Migration    *migration   `json:"migration,omitempty"`
+	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}}
 	if m := l.Migration; m != nil {
-		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current}
+		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
 	}
 	return json.Marshal(out)
 }
@@ -202,13 +212,15 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 		return nil, &DesignError{file, fmt.Sprintf("larger than %d MB; a lock is far smaller", maxDesignBytes>>20)}
 	}
 	var in struct {
-		Format    int             `json:"format"`
-		Table     string          `json:"table"`
-		Accepted  json.RawMessage `json:"accepted"`
-		Migration *struct {
-			Target  json.RawMessage `json:"target"`
-			Phases  []*Phase        `json:"phases"`
-			Current int             `json:"current"`
+		Format       int             `json:"format"`
+		Table        string          `json:"table"`
+		Environments []string        `json:"environments"`
+		Accepted     json.RawMessage `json:"accepted"`
+		Migration    *struct {
+			Target   json.RawMessage `json:"target"`
+			Phases   []*Phase        `json:"phases"`
+			Current  int             `json:"current"`
+			Verified []string        `json:"verified"`
 		} `json:"migration"`
 	}
 	if err := strictJSON(data, &in); err != nil {
@@ -220,7 +232,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
 		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
 	}
-	l := &Lock{Format: in.Format, Table: in.Table, source: file}
+	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, source: file}
 	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
 		return nil, err
 	}
@@ -238,15 +250,21 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 		if t.Table != l.Table {
 			return nil, &DesignError{file, fmt.Sprintf("the migration's target is for table %q, not %q", t.Table, l.Table)}
 		}
-		if len(mg.Phases) == 0 || mg.Current < 0 || mg.Current > len(mg.Phases) {
-			return nil, &DesignError{file, fmt.Sprintf("migration at phase %d of %d: expected 0 to %d", mg.Current, len(mg.Phases), len(mg.Phases))}
+		switch {
+		case len(mg.Phases) == 0:
+			return nil, &DesignError{file, "a migration with no phase"}
+		case mg.Current < 0 || mg.Current >= len(mg.Phases):
+			return nil, &DesignError{file, fmt.Sprintf("migration at phase %d of %d: expected 0 to %d (past the last phase, the target is accepted and the migration over)", mg.Current, len(mg.Phases), len(mg.Phases)-1)}
 		}
 		for i, p := range mg.Phases {
 			if err := p.valid(); err != nil {
 				return nil, &DesignError{file, fmt.Sprintf("migration phase %d: %v", i, err)}
 			}
 		}
-		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current}
+		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current, Verified: mg.Verified}
+	}
+	if err := l.checkEnvironments(); err != nil {
+		return nil, &DesignError{file, err.Error()}
 	}
 	return l, nil
 }
@@ -312,6 +330,7 @@ func (l *Lock) Advance() error {
 		return errors.New("no migration in progress")
 	}
 	mg.Current++
+	mg.Verified = nil
 	if mg.Current >= len(mg.Phases) {
 		l.Accepted, l.Migration = mg.Target, nil
 	}

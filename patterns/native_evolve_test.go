@@ -27,7 +27,7 @@ patterns:
 %s`
 
 // The change rules of native keys: a new native index over attributes
-// the items hold is built by DynamoDB (KP614, no backfill, one deploy);
+// the items hold is built by DynamoDB (KP615, no backfill, one deploy);
 // over an attribute new to the entity, or with a discriminator the items
 // lack, it is backfilled (KP610); a deployed native index takes no new
 // shape, and a deployed synthetic one stays synthetic.
@@ -55,20 +55,20 @@ func TestNativeChangeRules(t *testing.T) {
 	}{
 		{name: "over attributes the items hold", before: before, beforeKeys: patterns.IndexKeysAuto,
 			after: base("", "  OrdersByStatus: {query: Order, where: [status], sort: createdAt}\n"),
-			want:  []string{"KP601", "KP611", "KP614"}, not: []string{"KP610"}, phase: "create GSI2 (index build)", safe: true, nativeIndex: true},
+			want:  []string{"KP601", "KP611", "KP615"}, not: []string{"KP610"}, phase: "create GSI2 (index build)", safe: true, nativeIndex: true},
 		{name: "over an attribute new to the entity", before: before, beforeKeys: patterns.IndexKeysAuto,
 			after: base("      region: {values: [eu, us]}\n", "  OrdersByRegion: {query: Order, where: [region], sort: createdAt}\n"),
-			want:  []string{"KP601", "KP610"}, not: []string{"KP614"}, backfill: []string{"Order"}, phase: "create GSI2 (index build); backfill Order", nativeIndex: true},
+			want:  []string{"KP601", "KP610"}, not: []string{"KP615"}, backfill: []string{"Order"}, phase: "create GSI2 (index build); backfill Order", nativeIndex: true},
 		// Orders can carry a refundId too: the new index needs GSI2Entity.
 		{name: "with a discriminator the items lack", before: base(refunds, ""), beforeKeys: patterns.IndexKeysAuto,
 			after: base(refunds, "  RefundsOf: {query: Refund, where: [customerId], sort: createdAt}\n"),
-			want:  []string{"KP601", "KP610"}, not: []string{"KP614"}, backfill: []string{"Refund"}, nativeIndex: true},
+			want:  []string{"KP601", "KP610"}, not: []string{"KP615"}, backfill: []string{"Refund"}, nativeIndex: true},
 		{name: "synthetic keys", before: before, beforeKeys: patterns.IndexKeysAuto,
 			after: "indexKeys: synthetic\n" + base("", "  OrdersByStatus: {query: Order, where: [status], sort: createdAt}\n"),
-			want:  []string{"KP601", "KP610"}, not: []string{"KP614"}, backfill: []string{"Order"}, phase: "create GSI2; backfill Order"},
+			want:  []string{"KP601", "KP610"}, not: []string{"KP615"}, backfill: []string{"Order"}, phase: "create GSI2; backfill Order"},
 		{name: "a locked synthetic table", before: before, beforeKeys: patterns.IndexKeysSynthetic,
 			after: base("", "  CustomerOrdersByTotal: {query: Order, where: [customerId], sort: total}\n"),
-			want:  []string{"KP601", "KP614"}, not: []string{"KP610"}, phase: "create GSI2 (index build)", safe: true, nativeIndex: true},
+			want:  []string{"KP601", "KP615"}, not: []string{"KP610"}, phase: "create GSI2 (index build)", safe: true, nativeIndex: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

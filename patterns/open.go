@@ -34,13 +34,21 @@ func OpenWith(file string, o Options) (*Design, *Lock, error) {
 
 // LockBeside reads the lock of a model file, at LockPath: nil when there
 // is none, or when the model comes from standard input ("-": no file for a
-// lock to be beside). The singletable construct finds a ModelFile's lock
+// lock to be beside). A lock that disagrees with what it derives from
+// (Lock.Check: edited by hand, merged badly) is refused. The singletable construct finds a ModelFile's lock
 // with it, as Open does.
 func LockBeside(model string) (*Lock, error) {
 	if model == "-" {
 		return nil, nil
 	}
-	return LoadLock(LockPath(model))
+	l, err := LoadLock(LockPath(model))
+	if err != nil || l == nil {
+		return l, err
+	}
+	if err := l.Check(); err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // MigratingTo says why the lock of the model file model is not in the

@@ -11,8 +11,8 @@ import (
 // index it fills.
 
 // phases splits a change into deploys: a TTL attribute change first
-// disabled; each new GSI in a phase of its own, its entities backfilled
-// after it; the other backfills; each deleted GSI in a phase of its own,
+// disabled; each new GSI in a phase of its own, every entity with keys on
+// it backfilled after it; the other backfills; each deleted GSI in a phase of its own,
 // last (reads have switched by then); the new TTL attribute enabled last.
 func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Phase {
 	var out []*Phase
@@ -46,9 +46,13 @@ func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Pha
 	for _, name := range slices.Sorted(mapKeys(created)) {
 		ix := to.Index(name)
 		cur = append(cur, to.phaseIndex(ix))
+		// Every entity with keys on the new GSI is backfilled after it,
+		// even one an earlier new GSI's phase backfilled: that phase
+		// wrote only the keys of the GSIs it had (an entity given two new
+		// GSIs gets its keys on the second here).
 		var bf []string
 		for _, e := range ix.Entities {
-			if left[e] {
+			if backfill[e] {
 				bf = append(bf, e)
 				delete(left, e)
 			}

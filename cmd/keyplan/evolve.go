@@ -32,19 +32,29 @@ func diff(fs *flag.FlagSet) func(*cli.Call) int {
 	}
 }
 
-func lock(*flag.FlagSet) func(*cli.Call) int {
+func lock(fs *flag.FlagSet) func(*cli.Call) int {
+	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
 	return func(c *cli.Call) int {
 		file := c.File()
+		if err := patterns.RederiveFile(patterns.LockPath(file), c.Stdout); err != nil {
+			return c.Fail(cli.Usage, "%v", err)
+		}
 		d, lk := open(c, file)
 		if d == nil {
 			return cli.Usage
 		}
 		path := patterns.LockPath(file)
-		if lk == nil {
-			if designErrors(c, d, "%s not written", path) > 0 {
-				return cli.Findings
-			}
-			return writeLock(c, patterns.NewLock(d), path, "written (the design as first deployed)")
+		first := lk == nil
+		if first && designErrors(c, d, "%s not written", path) > 0 {
+			return cli.Findings
+		} else if first {
+			lk = patterns.NewLock(d)
+		}
+		if err := lk.SetEnvironments(patterns.ListFlag(*envs, lk.Environments)); err != nil {
+			return c.Fail(cli.Usage, "--environments: %v", err)
+		}
+		if first {
+			return writeLock(c, lk, path, "written (the design as first deployed)")
 		}
 		df := patterns.Compare(lk, d)
 		if err := lk.Apply(d, df); err != nil {

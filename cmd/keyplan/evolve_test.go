@@ -240,7 +240,7 @@ func TestNativeNextPatternIsOneDeploy(t *testing.T) {
 	if code != 0 || !*v.Safe || len(v.Phases) != 1 || len(v.Phases[0].Backfill) != 0 || len(v.Phases[0].Create) != 1 {
 		t.Fatalf("diff: exit %d\n%s%s", code, out, errs)
 	}
-	if code, out, _ := keyplan("diff", model); code != 0 || !strings.Contains(out, "(index build)") || !strings.Contains(out, "KP614") {
+	if code, out, _ := keyplan("diff", model); code != 0 || !strings.Contains(out, "(index build)") || !strings.Contains(out, "KP615") {
 		t.Errorf("diff (text): exit %d\n%s", code, out)
 	}
 	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date") {

@@ -23,6 +23,8 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	cli.String(fs, &table, "table", "the table's physical `NAME`", patterns.ValidTableName, patterns.NameRule)
 	segments := cli.Int(fs, "segments", 0, 0, 1_000_000, "parallel Scan segments (0: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.Backfill.MaxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
+	fs.Float64Var(&o.Backfill.MaxRCU, "max-rcu", 0, "read capacity units per second the scans (backfill and verification) may use (default: no limit)")
+	fs.StringVar(&o.Environment, "environment", "", "the environment the table is, when the lock names several (keyplan lock --environments)")
 	pageSize := cli.Int(fs, "page-size", dynamo.DefaultPageSize, 1, 10_000, "items per Scan page (a checkpoint is written after each)")
 	fs.StringVar(&o.Backfill.Checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
 	fs.BoolVar(&o.Apply, "apply-indexes", false, "create and delete the phase's GSIs with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
@@ -32,6 +34,8 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		file := c.File()
 		if err := dynamo.CheckMaxWCU(o.Backfill.MaxWCU); err != nil {
 			return c.Fail(cli.Usage, "--max-wcu %v", err)
+		} else if err := dynamo.CheckMaxWCU(o.Backfill.MaxRCU); err != nil {
+			return c.Fail(cli.Usage, "--max-rcu %v", err)
 		}
 		o.Backfill.Segments, o.Backfill.PageSize = *segments, int32(*pageSize)
 		if o.Backfill.Checkpoint == "" {
@@ -52,13 +56,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		lockPath := patterns.LockPath(file)
 		o.Say, o.Log = func(s string) { fmt.Fprintln(c.Stdout, s) }, func(s string) { fmt.Fprintln(c.Stderr, s) }
-		o.Save = func(lk *patterns.Lock) error {
-			if err := lk.WriteFile(lockPath); err != nil || lk.Migration == nil {
-				return err
-			}
-			_, err := fmt.Fprintf(c.Stdout, "%s: at %s (%s)\n", lockPath, dynamo.PhaseName(lk), lk.Migration.Phases[lk.Migration.Current])
-			return err
-		}
+		o.Save = func(lk *patterns.Lock) error { return lk.Record(lockPath, file, o.Environment, c.Stdout) }
 		res, err := dynamo.Migrate(ctx, client, table, lk, o)
 		if ctx.Err() != nil {
 			return c.Fail(cli.Findings, "interrupted; the progress is in %s: run the same command again to resume", o.Backfill.Checkpoint)
@@ -66,12 +64,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		if err != nil {
 			return migrateFailed(c, table, o, res, err)
 		}
-		switch {
-		case lk.Migration == nil:
-			fmt.Fprintf(c.Stdout, "%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", lockPath, table)
-		case !o.Apply:
-			fmt.Fprintf(c.Stdout, "next: commit the lock, cdk deploy, then keyplan migrate %s --table %s again\n", file, table)
-		}
+		fmt.Fprint(c.Stdout, lk.NextStep(file, table, o.Environment, o.Apply))
 		return cli.Clean
 	}
 }

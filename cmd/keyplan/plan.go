@@ -61,14 +61,14 @@ func generate(fs *flag.FlagSet) func(*cli.Call) int {
 			return c.Fail(cli.Usage, "--package %v", err)
 		}
 		file := c.File()
-		d, _ := open(c, file)
+		d, lock := open(c, file) // the code runs the lock's rollout (gen.Options.Lock)
 		if d == nil {
 			return cli.Usage
 		}
 		if designErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
 			return cli.Findings
 		}
-		path, size, err := gen.WriteDir(*out, d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file)})
+		path, size, err := gen.WriteDir(*out, d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file), Lock: lock})
 		if err != nil {
 			return c.Fail(cli.Usage, "%s: %v", file, err)
 		}

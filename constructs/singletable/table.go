@@ -125,16 +125,20 @@ func (t *Table) plan() (*patterns.Design, *patterns.Lock, error) {
 
 // lock is Props.Lock, or read from Props.LockFile, or the lock beside
 // Props.ModelFile when it has one (patterns.LockBeside); nil when there
-// is none.
+// is none. A lock that disagrees with what it derives from
+// (patterns.Lock.Check) is refused.
 func (t *Table) lock() (*patterns.Lock, error) {
 	p := t.props
 	switch {
 	case p.Lock != nil:
-		return p.Lock, nil
+		return p.Lock, p.Lock.Check()
 	case p.LockFile != "":
 		l, err := patterns.LoadLock(p.LockFile)
 		if err == nil && l == nil {
 			err = fmt.Errorf("LockFile %s: no such file (keyplan lock writes it)", p.LockFile)
+		}
+		if err == nil {
+			err = l.Check()
 		}
 		return l, err
 	case p.ModelFile != "":

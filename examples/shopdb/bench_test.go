@@ -28,7 +28,7 @@ func (c *canned) Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.
 }
 
 func benchDB(b *testing.B) (*shopdb.DB, *dynamo.Table) {
-	d := plan(b)
+	d, _ := plan(b)
 	rt := dynamo.New(d, nil, "Shop")
 	c := &canned{}
 	at := time.Date(2026, 6, 3, 9, 0, 0, 0, time.UTC)

@@ -17,27 +17,21 @@ import (
 
 const model = "../ecommerce.yaml"
 
-func plan(t testing.TB) *patterns.Design {
+// plan opens the model with its lock, as keyplan gen go does.
+func plan(t testing.TB) (*patterns.Design, *patterns.Lock) {
 	t.Helper()
-	m, err := patterns.Load(model)
+	d, lock, err := patterns.Open(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := patterns.LoadLock(patterns.LockPath(model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := patterns.PlanLocked(m, lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return d, lock
 }
 
 // The committed code is what keyplan gen go makes of the model today
 // (go generate ./examples/shopdb after a model change).
 func TestGeneratedIsCurrent(t *testing.T) {
-	want, err := gen.Go(plan(t), gen.Options{Package: "shopdb", Source: model})
+	d, lock := plan(t)
+	want, err := gen.Go(d, gen.Options{Package: "shopdb", Source: model, Lock: lock})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +50,8 @@ func TestGeneratedIsCurrent(t *testing.T) {
 func TestShopOnEngine(t *testing.T) {
 	ctx := context.Background()
 	e := dynamotest.Start(t)
-	name := e.TableName(t, plan(t))
+	d, _ := plan(t)
+	name := e.TableName(t, d)
 	db, err := shopdb.Open(e.DB, name)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ func TestContractHasNoSecondCopy(t *testing.T) {
 		patterns.DesignPath: "DesignPath", patterns.TTLPrincipal: "TTLPrincipal", patterns.Module: "Module",
 		patterns.BackfillWorker: "BackfillWorker", patterns.BackfillMaxWCUEnv: "BackfillMaxWCUEnv",
 	}
-	prefixes := map[string]string{patterns.GuardTag: "GuardTag", patterns.MarkerTag: "MarkerTag", patterns.FanoutTag: "FanoutTag", "/opt/" + patterns.LayerDir: "DesignPath"}
+	prefixes := map[string]string{patterns.GuardTag: "GuardTag", patterns.MarkerTag: "MarkerTag", patterns.FanoutTag: "FanoutTag", patterns.MigrationTag: "MigrationTag", "/opt/" + patterns.LayerDir: "DesignPath"}
 	handlers := map[string]string{}
 	for _, h := range patterns.Handlers() {
 		handlers[string(h)] = "Handler" + strings.ToUpper(string(h[:1])) + string(h[1:])

@@ -10,7 +10,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -63,14 +63,23 @@ func (r *Rekeyer) Segment(ctx context.Context, c BackfillClient, segment, segmen
 				TableName: aws.String(r.name), Segment: aws.Int32(int32(segment)), TotalSegments: aws.Int32(int32(segments)),
 				ExclusiveStartKey: next, Limit: aws.Int32(pageSize),
 				ProjectionExpression: pe.Projection(), ExpressionAttributeNames: pe.Names(),
+				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
 			return err
 		})
 		if err != nil {
 			return next, failed, fmt.Errorf("scanning segment %d of %d: %w", segment, segments, err)
 		}
-		r.stats.Scanned.Add(int64(len(out.Items)))
+		if r.ReadWait != nil {
+			if err := r.ReadWait(ctx, readUnits(out)); err != nil {
+				return next, failed, err
+			}
+		}
 		for _, item := range out.Items {
+			if bookkeeping(r.rt.d.PK, item) {
+				continue // keyplan's own, not the application's
+			}
+			r.stats.Scanned.Add(1)
 			err := patiently(ctx, func() error { return r.Apply(ctx, item) })
 			if err != nil {
 				var ie *ItemError
@@ -135,14 +144,22 @@ func Transient(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded)
 }
 
+// CheckpointFormat is the version of a checkpoint file's JSON form.
+const CheckpointFormat = 2
+
 // Checkpoint is a backfill's progress on disk: where each Scan segment
-// is, for the lock's phase it belongs to. A killed run resumes from it.
+// is, for the lock's phase and the table it belongs to. A killed run
+// resumes from it. It only ever saves work: a run advances nothing until
+// the verifying scan (Verify) has read the whole table.
 type Checkpoint struct {
-	Format   int    `json:"format"`
-	Table    string `json:"table"`
-	Lock     string `json:"lock"` // sha256 of the lock's bytes
-	Phase    int    `json:"phase"`
-	Segments int    `json:"segments"`
+	Format int    `json:"format"`
+	Table  string `json:"table"`
+	// Identity is the table's (its stamp, ARN, creation time, endpoint
+	// and region): a checkpoint of another table is refused.
+	Identity TableIdentity `json:"identity"`
+	Lock     string        `json:"lock"` // sha256 of the lock's bytes
+	Phase    int           `json:"phase"`
+	Segments int           `json:"segments"`
 	// Next is each segment's resume key (PK, SK); Done marks the
 	// segments that are finished.
 	Next  []map[string]string `json:"next"`
@@ -178,8 +195,11 @@ func ReadCheckpoint(path string) (*Checkpoint, error) {
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("%s: not a keyplan checkpoint (%v); delete it to start over", path, err)
 	}
-	if c.Format != 1 || c.Segments < 1 || len(c.Next) != c.Segments || len(c.Done) != c.Segments {
-		return nil, fmt.Errorf("%s: not a keyplan checkpoint (format %d, %d segments); delete it to start over", path, c.Format, c.Segments)
+	if c.Format != CheckpointFormat {
+		return nil, fmt.Errorf("%s: a checkpoint of format %d (this keyplan writes %d, with the table's identity); delete it to start over", path, c.Format, CheckpointFormat)
+	}
+	if c.Segments < 1 || len(c.Next) != c.Segments || len(c.Done) != c.Segments || c.Identity.Stamp == "" {
+		return nil, fmt.Errorf("%s: not a keyplan checkpoint (%d segments, %d resume keys, %d done flags, stamp %q); delete it to start over", path, c.Segments, len(c.Next), len(c.Done), c.Identity.Stamp)
 	}
 	return &c, nil
 }
@@ -190,11 +210,7 @@ func (c *Checkpoint) write(path string) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // ResumeJSON is a Scan's resume key (the table's string PK and SK) as
@@ -236,12 +252,18 @@ type BackfillOptions struct {
 	// cap).
 	MaxWCU float64
 	// Checkpoint is the file progress is kept in ("": none). An existing
-	// one for the same table, lock and segments is resumed.
+	// one for the same table (its identity), lock and segments is
+	// resumed.
 	Checkpoint string
 	// Progress, when set, is called every ProgressEvery while the run
 	// goes on (for a progress line). Default: not called.
 	Progress      func(BackfillProgress)
 	ProgressEvery time.Duration
+	// MaxRCU caps the read capacity the Scans use per second (0: no
+	// cap).
+	MaxRCU float64
+	// Identity is the table's (default: Identify).
+	Identity *TableIdentity
 }
 
 // BackfillProgress is a running backfill's counts: Stats so far (resumed
@@ -296,19 +318,27 @@ func CheckMaxWCU(rate float64) error {
 }
 
 // BackfillResult is what a run did: the counts (resumed runs included)
-// and the items it could not rewrite (at most 20 kept).
+// and the items it could not rewrite (at most 20 kept). Stats.Pending
+// counts the items the verifying scan found still to rewrite.
 type BackfillResult struct {
 	Stats   CheckpointStats
 	Failed  []error
 	Resumed bool
 	// Before are the counts the resumed checkpoint carried.
 	Before CheckpointStats
+	// Verify is the verifying scan's result (nil if it did not run):
+	// the phase is done only when it is Verified.
+	Verify *VerifyResult
 }
 
 // Backfill runs the phase's backfill over every Scan segment in
-// parallel, keeping a checkpoint after each page. It returns when every
-// segment is done (the checkpoint is then removed), or on the first error
-// that is not an item's (the checkpoint stays: run again to resume).
+// parallel, keeping a checkpoint after each page, then the verifying
+// scan (Verify) over the whole table; with DryRun, only the verifying
+// scan. It returns when both are complete (the checkpoint is then
+// removed, and res.Verify says whether the phase is verified: if not,
+// the next run backfills again), or on the first error that is not an
+// item's (the checkpoint, and the verification's progress in the table,
+// stay: run again to resume).
 func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOptions) (*BackfillResult, error) {
 	if err := CheckMaxWCU(o.MaxWCU); err != nil {
 		return nil, fmt.Errorf("BackfillOptions.MaxWCU: %w", err)
@@ -316,24 +346,71 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 	if o.Segments <= 0 {
 		o.Segments = 1
 	}
-	digest, err := LockDigest(r.lock)
-	if err != nil {
-		return nil, err
+	if o.MaxRCU > 0 && r.ReadWait == nil {
+		r.ReadWait = RateLimiter(o.MaxRCU)
 	}
 	res := &BackfillResult{}
-	cp := &Checkpoint{Format: 1, Table: r.name, Lock: digest, Phase: r.lock.Migration.Current, Segments: o.Segments,
+	if !r.DryRun {
+		if err := r.rewriteAll(ctx, c, o, res); err != nil {
+			return res, err
+		}
+	}
+	v, err := r.Verify(ctx, c, VerifyOptions{Segments: o.Segments, PageSize: o.PageSize, MaxRCU: o.MaxRCU, Progress: o.Progress, ProgressEvery: o.ProgressEvery})
+	res.Verify = v
+	if v != nil {
+		if r.DryRun {
+			res.Stats = CheckpointStats{Scanned: v.Scanned, Unchanged: v.Unchanged, Skipped: v.Skipped, Pending: v.Pending, Failed: v.Failed}
+			res.Resumed = v.Resumed
+		} else {
+			res.Stats.Pending = v.Pending
+		}
+	}
+	if err != nil {
+		return res, err
+	}
+	if o.Checkpoint != "" {
+		if err := os.Remove(o.Checkpoint); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// rewriteAll is Backfill's rewriting pass.
+func (r *Rekeyer) rewriteAll(ctx context.Context, c BackfillClient, o BackfillOptions, res *BackfillResult) error {
+	digest, err := LockDigest(r.lock)
+	if err != nil {
+		return err
+	}
+	cp := &Checkpoint{Format: CheckpointFormat, Table: r.name, Lock: digest, Phase: r.lock.Migration.Current, Segments: o.Segments,
 		Next: make([]map[string]string, o.Segments), Done: make([]bool, o.Segments)}
 	if o.Checkpoint != "" {
+		id := o.Identity
+		if id == nil {
+			got, err := Identify(ctx, c, r.lock.Accepted, r.name)
+			if err != nil {
+				return err
+			}
+			id = &got
+		}
+		cp.Identity = *id
 		old, err := ReadCheckpoint(o.Checkpoint)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if old != nil {
+			if err := old.Identity.Same(*id); old.Table != r.name || err != nil {
+				why := fmt.Sprintf("table %s", old.Table)
+				if err != nil {
+					why = fmt.Sprintf("%s: %v", old.Identity, err)
+				}
+				return fmt.Errorf("%s is a checkpoint of another table (%s; this is %s): delete it to start over", o.Checkpoint, why, id)
+			}
 			switch {
-			case old.Table != r.name || old.Lock != digest || old.Phase != cp.Phase:
-				return nil, fmt.Errorf("%s is a checkpoint of another run (table %s, phase %d, another lock); delete it to start over", o.Checkpoint, old.Table, old.Phase+1)
+			case old.Lock != digest || old.Phase != cp.Phase:
+				return fmt.Errorf("%s is a checkpoint of another run (table %s, phase %d, another lock); delete it to start over", o.Checkpoint, old.Table, old.Phase+1)
 			case old.Segments != o.Segments:
-				return nil, fmt.Errorf("%s was written with %d segments, not %d: run with --segments %d to resume, or delete it to start over", o.Checkpoint, old.Segments, o.Segments, old.Segments)
+				return fmt.Errorf("%s was written with %d segments, not %d: run with --segments %d to resume, or delete it to start over", o.Checkpoint, old.Segments, o.Segments, old.Segments)
 			}
 			cp, res.Resumed, res.Before = old, true, old.Stats
 			s := &r.stats
@@ -408,27 +485,28 @@ func (r *Rekeyer) Backfill(ctx context.Context, c BackfillClient, o BackfillOpti
 	res.Stats = r.Snapshot()
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return res, err
+			return err
 		}
 	}
 	if err := ctx.Err(); err != nil {
-		return res, err
+		return err
 	}
 	for _, err := range errs {
 		if err != nil {
-			return res, err
+			return err
 		}
 	}
-	if o.Checkpoint != "" {
-		if err := os.Remove(o.Checkpoint); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return res, err
-		}
-	}
-	return res, nil
+	return nil
 }
 
 // report calls progress every interval until the returned stop is called.
 func (r *Rekeyer) report(progress func(BackfillProgress), every time.Duration, before CheckpointStats) (stop func()) {
+	return reportEvery(r.Snapshot, progress, every, before)
+}
+
+// reportEvery calls progress with snapshot's counts every interval until
+// the returned stop is called.
+func reportEvery(snapshot func() CheckpointStats, progress func(BackfillProgress), every time.Duration, before CheckpointStats) (stop func()) {
 	start := time.Now()
 	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -440,7 +518,7 @@ func (r *Rekeyer) report(progress func(BackfillProgress), every time.Duration, b
 			case <-done:
 				return
 			case <-tick.C:
-				progress(BackfillProgress{Stats: r.Snapshot(), Before: before, Elapsed: time.Since(start)})
+				progress(BackfillProgress{Stats: snapshot(), Before: before, Elapsed: time.Since(start)})
 			}
 		}
 	}()

@@ -56,3 +56,19 @@ func thousands(n int64) string {
 	}
 	return b.String()
 }
+
+// Limits says the rate limits a run keeps (", at most 500 WCU/s, 200
+// RCU/s"; "" for none).
+func (o BackfillOptions) Limits() string {
+	var parts []string
+	if o.MaxWCU > 0 {
+		parts = append(parts, fmt.Sprintf("%g WCU/s", o.MaxWCU))
+	}
+	if o.MaxRCU > 0 {
+		parts = append(parts, fmt.Sprintf("%g RCU/s", o.MaxRCU))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ", at most " + strings.Join(parts, ", ")
+}

@@ -80,6 +80,10 @@ func (w *itemWrite) shape() string {
 			b.WriteString(strconv.Itoa(len(c.in)))
 		}
 		b.WriteString(c.attr)
+		if c.alt != "" {
+			b.WriteByte(2)
+			b.WriteString(c.alt)
+		}
 		b.WriteByte(0)
 	}
 	b.WriteByte(1)
@@ -95,14 +99,21 @@ func (w *itemWrite) shape() string {
 // changes'.
 func (w *itemWrite) values(yield func(types.AttributeValue)) {
 	for i := range w.clauses {
-		switch c := &w.clauses[i]; c.op {
-		case condExists, condAbsent:
-		case condIn:
-			for _, v := range c.in {
-				yield(v)
+		c := &w.clauses[i]
+		times := 1
+		if c.alt != "" {
+			times = 2 // tested on the attribute and on its old name
+		}
+		for range times {
+			switch c.op {
+			case condExists, condAbsent:
+			case condIn:
+				for _, v := range c.in {
+					yield(v)
+				}
+			default:
+				yield(c.eq)
 			}
-		default:
-			yield(c.eq)
 		}
 	}
 	for _, c := range w.changes {
@@ -126,30 +137,42 @@ func (w *itemWrite) build() (*shapeExpr, error) {
 		conds := make([]expression.ConditionBuilder, len(w.clauses))
 		for j := range w.clauses {
 			c := &w.clauses[j]
-			name := expression.Name(c.attr)
-			switch c.op {
-			case condExists:
-				conds[j] = expression.AttributeExists(name)
-			case condAbsent:
-				conds[j] = expression.AttributeNotExists(name)
-			case condEq:
-				conds[j] = name.Equal(next())
-			case condNe:
-				conds[j] = name.NotEqual(next())
-			case condLt:
-				conds[j] = name.LessThan(next())
-			case condLe:
-				conds[j] = name.LessThanEqual(next())
-			case condGt:
-				conds[j] = name.GreaterThan(next())
-			case condGe:
-				conds[j] = name.GreaterThanEqual(next())
-			case condIn:
+			one := func(attr string) expression.ConditionBuilder {
+				name := expression.Name(attr)
+				switch c.op {
+				case condExists:
+					return expression.AttributeExists(name)
+				case condAbsent:
+					return expression.AttributeNotExists(name)
+				case condEq:
+					return name.Equal(next())
+				case condNe:
+					return name.NotEqual(next())
+				case condLt:
+					return name.LessThan(next())
+				case condLe:
+					return name.LessThanEqual(next())
+				case condGt:
+					return name.GreaterThan(next())
+				case condGe:
+					return name.GreaterThanEqual(next())
+				}
 				ops := make([]expression.OperandBuilder, len(c.in))
 				for k := range ops {
 					ops[k] = next()
 				}
-				conds[j] = name.In(ops[0], ops[1:]...)
+				return name.In(ops[0], ops[1:]...)
+			}
+			switch {
+			case c.alt == "":
+				conds[j] = one(c.attr)
+			case c.op == condAbsent:
+				// Absent under both names.
+				conds[j] = expression.And(one(c.attr), one(c.alt))
+			default:
+				// The new name's value, or, while it is absent, the old
+				// name's: (a OP v) OR (attribute_not_exists(a) AND old OP v).
+				conds[j] = expression.Or(one(c.attr), expression.And(expression.AttributeNotExists(expression.Name(c.attr)), one(c.alt)))
 			}
 		}
 		cond := conds[0]

@@ -26,6 +26,13 @@ type MigrateOptions struct {
 	// every phase.
 	// Default: the lock's current phase alone, on a table already at it.
 	Apply bool
+	// Environment is the environment the table is, when the lock names
+	// several (patterns.Lock.Environments): the table is checked to be
+	// the lock's (TurnOf), the phase runs in the environments' order, and
+	// the lock advances once every environment has verified it (Apply
+	// then stops: the next environment's table is another).
+	// Default: the lock names none.
+	Environment string
 	// Verify writes nothing: it checks that every item is as the phase
 	// needs (after the construct's backfill job ran); the lock advances if
 	// so. The checkpoint is not used.
@@ -56,16 +63,14 @@ type MigrateError struct {
 func (e *MigrateError) Error() string { return e.Phase + ": " + e.Err.Error() }
 func (e *MigrateError) Unwrap() error { return e.Err }
 
-// PhaseName names a lock's current phase: "phase 2 of 3".
-func PhaseName(l *patterns.Lock) string {
-	return fmt.Sprintf("phase %d of %d", l.Migration.Current+1, len(l.Migration.Phases))
-}
-
 // Migrate runs a lock's migration on a table, as keyplan migrate does: it
-// waits for the table to be at the current phase (PhaseReady), backfills
-// the phase's items (a Rekeyer; or verifies them), and only when that is
-// complete (BackfillResult.Complete) advances the lock and saves it; with
-// Apply it goes on through every phase. It returns the last backfill's
+// checks the table holds the lock's model and that it is the
+// environment's turn (TurnOf), waits for the table to be at the current
+// phase (PhaseReady), backfills the phase's items (a Rekeyer; or verifies
+// them), and only when that is complete (BackfillResult.Complete) records
+// the environment's verification (patterns.Lock.Verify: the lock advances
+// once every environment has) and saves it; with Apply it goes on through
+// every phase while the lock advances. It returns the last backfill's
 // result (nil when none ran) and a *MigrateError.
 func Migrate(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions) (*BackfillResult, error) {
 	say, log := o.Say, o.Log
@@ -78,10 +83,15 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 		if lk.Migration == nil {
 			return nil, ErrNoMigration
 		}
-		name := PhaseName(lk)
-		res, err := migratePhase(ctx, client, table, lk, o, say, log)
+		name := lk.Migration.PhaseName()
+		skip, err := TurnOf(ctx, client, lk, table, o.Environment)
+		var res *BackfillResult
+		if err == nil && !skip {
+			res, err = migratePhase(ctx, client, table, lk, o, say, log)
+		}
+		advanced := false
 		if err == nil {
-			err = lk.Advance()
+			advanced, err = lk.Verify(o.Environment)
 		}
 		if err == nil && o.Save != nil {
 			err = o.Save(lk)
@@ -93,7 +103,7 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 			}
 			return res, &MigrateError{Phase: name, Err: err}
 		}
-		if lk.Migration == nil || !o.Apply {
+		if lk.Migration == nil || !o.Apply || !advanced || lk.Next() != o.Environment {
 			return res, nil
 		}
 	}
@@ -107,7 +117,7 @@ func (e *backfillError) Error() string { return e.err.Error() }
 // migratePhase runs the lock's current phase: the table at the phase,
 // then its backfill; nil when every item is as it needs.
 func migratePhase(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
-	name, phase := PhaseName(lk), lk.Migration.Phases[lk.Migration.Current]
+	name, phase := lk.Migration.PhaseName(), lk.Migration.Phases[lk.Migration.Current]
 	t, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: o.Apply, Log: log})
 	if err != nil {
 		return nil, err
@@ -131,11 +141,8 @@ func migratePhase(ctx context.Context, client MigrateClient, table string, lk *p
 	if bo.Progress == nil {
 		bo.Progress = func(p BackfillProgress) { log(p.Line(aws.ToInt64(t.ItemCount))) }
 	}
-	what, limit := map[bool]string{false: "backfilling", true: "verifying"}[o.Verify], ""
-	if bo.MaxWCU > 0 {
-		limit = fmt.Sprintf(", at most %g WCU/s", bo.MaxWCU)
-	}
-	say(fmt.Sprintf("%s: %s %s (%s) of %s with %d segment(s)%s", name, what, strings.Join(phase.Backfill, ", "), phase, table, bo.Segments, limit))
+	what := map[bool]string{false: "backfilling", true: "verifying"}[o.Verify]
+	say(fmt.Sprintf("%s: %s %s (%s) of %s with %d segment(s)%s", name, what, strings.Join(phase.Backfill, ", "), phase, table, bo.Segments, bo.Limits()))
 	start := time.Now()
 	res, err := r.Backfill(ctx, client, bo)
 	if res != nil {

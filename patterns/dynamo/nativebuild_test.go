@@ -20,7 +20,7 @@ import (
 const trackerNext = "  TasksByPriority: {query: Task, where: [tenantId, priority], sort: createdAt desc, rate: 5}\n"
 
 // The tracker locked as deployed, its items written, then its next
-// pattern added: the change is one deploy with no backfill (KP614, the
+// pattern added: the change is one deploy with no backfill (KP615, the
 // phase an index build), and once DynamoDB has built the new native
 // index the new pattern returns every existing task, as a reference that
 // reads the items' values (never their keys) says it must: right tenant
@@ -56,7 +56,7 @@ func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 	for _, c := range df.Changes {
 		ids = append(ids, c.ID)
 	}
-	if !df.Safe || df.Backfills() || len(df.Phases) != 1 || !slices.Contains(ids, "KP614") || slices.Contains(ids, "KP610") {
+	if !df.Safe || df.Backfills() || len(df.Phases) != 1 || !slices.Contains(ids, "KP615") || slices.Contains(ids, "KP610") {
 		t.Fatalf("the next pattern: safe %v, changes %v, phases %v", df.Safe, ids, df.Phases)
 	}
 	pp := d2.Pattern("TasksByPriority")

@@ -84,7 +84,7 @@ func (t *Table) verified(pp *patterns.PatternPlan, entity string, v Values, para
 // honoured.
 func (t *Table) Read(ctx context.Context, pattern string, r Request) (*Page, error) {
 	if via := t.via(pattern); via != nil {
-		return via.read(ctx, pattern, r)
+		return via.read(ctx, t, pattern, r)
 	}
 	page, err := t.read(ctx, pattern, &r)
 	return page, wrap("Read", pattern, err)
@@ -204,7 +204,7 @@ func (t *Table) Get(ctx context.Context, pattern string, params Params) (*Item, 
 // pattern's shards are read page by page and merged in sort order.
 func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[Item, error] {
 	if via := t.via(pattern); via != nil {
-		return via.all(ctx, pattern, r)
+		return via.all(ctx, t, pattern, r)
 	}
 	return func(yield func(Item, error) bool) {
 		_, pp, err := t.pattern(pattern)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -77,6 +78,9 @@ type Rekeyer struct {
 	// Wait, when set, is called before each UpdateItem with the write
 	// units it is estimated to use (a rate limiter).
 	Wait func(ctx context.Context, units float64) error
+	// ReadWait, when set, is called after each Scan page with the read
+	// units it used (a rate limiter).
+	ReadWait func(ctx context.Context, units float64) error
 
 	stats RekeyStats
 }
@@ -138,17 +142,26 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 		src := map[string][]string{}
 		// reads adds the attributes (as an item may name them) a key
 		// plan's attributes are read from.
-		// Attributes that never change (ids, immutable ones) need no
-		// condition: the item's base key already pins them.
+		// Attributes the item's base key holds need no condition: the
+		// key pins them. Every other one does, immutable ones too: a
+		// delete and create, or a Put, changes them under the same key.
 		reads := func(p *entityPlan, k keyPlan, names func(a *patterns.Attribute) []string) {
+			pinned := map[int]bool{}
+			for _, b := range p.keys {
+				if b.table {
+					for _, i := range b.needs {
+						pinned[i] = true
+					}
+				}
+			}
 			var attrs []string
 			for _, i := range k.needs {
-				if !p.e.Fixed(p.e.Attributes[i].Name) {
+				if !pinned[i] {
 					attrs = append(attrs, names(p.e.Attributes[i])...)
 				}
 			}
 			for _, w := range k.when {
-				if !p.e.Fixed(p.e.Attributes[w.attr].Name) {
+				if !pinned[w.attr] {
 					attrs = append(attrs, names(p.e.Attributes[w.attr])...)
 				}
 			}
@@ -252,21 +265,17 @@ func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, er
 // rewrite computes what an item of a backfilled entity needs.
 func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.AttributeValue) (*Rewrite, error) {
 	// Every key either design gives the item, target first.
-	keys, err := r.rt.keysOf(entity, v)
+	keys, err := r.rt.keysOf(entity, v, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", entity, err)
 	}
 	if ro := r.rt.rollout; ro != nil {
 		if old, ok := ro.entity[entity]; ok {
-			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)))
+			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)), keys)
 			if err != nil {
 				return nil, fmt.Errorf("%s (as %s): %w", entity, old, err)
 			}
-			for k, x := range prev {
-				if _, has := keys[k]; !has {
-					keys[k] = x
-				}
-			}
+			maps.Copy(keys, prev)
 		}
 	}
 	rw := &Rewrite{Entity: entity, Set: map[string]types.AttributeValue{}, Sources: map[string]types.AttributeValue{},
@@ -287,16 +296,23 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 		}
 	}
 	// The condition: the attributes the written and removed keys are
-	// computed from, and the renamed values copied, as read.
+	// computed from, and those keys themselves, as read (whatever wrote
+	// in between, the rewrite holds only on the item it was computed
+	// from).
 	for _, k := range append(sortedNames(rw.Set), rw.Remove...) {
+		rw.Sources[k] = item[k]
 		for _, a := range r.sources[entity][k] {
 			rw.Sources[a] = item[a]
 		}
 	}
+	// A renamed attribute's value is copied to its new name only where
+	// the new name is absent: a value there is newer (the application
+	// wrote it during the migration), never overwritten by the old one.
 	for n, was := range r.renamed[entity] {
-		if old, ok := item[was]; ok && !SameValue(item[n], old) {
+		if old, ok := item[was]; ok && item[n] == nil {
 			rw.Set[n] = old
 			rw.Sources[was] = old
+			rw.Sources[n] = nil
 		}
 	}
 	if len(rw.Set) == 0 && len(rw.Remove) == 0 {

@@ -413,7 +413,7 @@ func TestBackfillCompleteAndProgress(t *testing.T) {
 		t.Error("failed items: Complete() = nil")
 	}
 	cp := filepath.Join(t.TempDir(), "cp.json")
-	os.WriteFile(cp, []byte(`{"format": 1, "segments": 7, "next": [{},{},{},{},{},{},{}], "done": [false,false,false,false,false,false,false]}`), 0o644)
+	os.WriteFile(cp, []byte(`{"format": 2, "identity": {"stamp": "s"}, "segments": 7, "next": [{},{},{},{},{},{},{}], "done": [false,false,false,false,false,false,false]}`), 0o644)
 	if n := SegmentsFor(nil, cp); n != 7 {
 		t.Errorf("SegmentsFor a checkpoint of 7 segments = %d", n)
 	}

@@ -46,6 +46,9 @@ type Table struct {
 	// (native.go).
 	nativeAttrs map[string]nativeKeyAttr
 	nativeConds map[string]*patterns.NativeCondition
+	// renamed are, per entity, the attributes renamed with renamedFrom:
+	// new name → old name.
+	renamed map[string]map[string]string
 
 	mu          sync.Mutex
 	projections map[string]expression.ProjectionBuilder
@@ -68,6 +71,19 @@ func New(d *patterns.Design, client Client, name string) *Table {
 		t.plans[ek.Name] = compile(d, ek)
 	}
 	t.nativeIndexes()
+	for _, e := range t.m.Entities {
+		for _, a := range e.Attributes {
+			if a.RenamedFrom != "" && e.Attr(a.RenamedFrom) == nil {
+				if t.renamed == nil {
+					t.renamed = map[string]map[string]string{}
+				}
+				if t.renamed[e.Name] == nil {
+					t.renamed[e.Name] = map[string]string{}
+				}
+				t.renamed[e.Name][a.Name] = a.RenamedFrom
+			}
+		}
+	}
 	for _, p := range t.m.Patterns {
 		if p.Unique && len(p.Entities) == 1 && !slices.ContainsFunc(t.unique[p.Entities[0]], func(u *patterns.Pattern) bool { return slices.Equal(u.Where, p.Where) }) {
 			// Two unique gets on the same attributes keep one value
@@ -159,7 +175,7 @@ func (t *Table) pattern(name string) (*patterns.Pattern, *patterns.PatternPlan, 
 	if !pp.Served() {
 		return nil, nil, fmt.Errorf("%w: %s", ErrUnserved, pp.Reason)
 	}
-	if r := t.rollout; r != nil && !r.lock.ReadsTarget(name) && r.prev.d.Pattern(name) == nil {
+	if r := t.rollout; r != nil && !r.ready(name) {
 		return nil, nil, fmt.Errorf("%w: it reads %s, which the migration is still backfilling (keyplan migrate advances the lock when it is done)", ErrNotReady, pp.Index)
 	}
 	return p, pp, nil

@@ -1,8 +1,10 @@
 package dynamo
 
 import (
+	"errors"
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -120,73 +122,16 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	}
 	// Every key an attribute it changes reads is rebuilt, or removed when
 	// the item no longer holds it (sparse).
-	n := len(e.Attributes)
-	var encBuf [16]string
-	var presentBuf [16]bool
-	var enc []string
-	var present []bool
-	if n <= len(encBuf) {
-		enc, present = encBuf[:n], presentBuf[:n]
-	} else {
-		enc, present = make([]string, n), make([]bool, n)
+	st := &updateState{changed: changed, removed: removed, add: ch.Add, with: ch.With, after: after}
+	var holds map[string]bool
+	if w.changes, holds, err = t.keyEdits(p, st, nil, w.changes); err != nil {
+		return nil, nil, err
 	}
-	var readBuf [16]int
-	for _, kp := range p.keys {
-		if kp.table {
-			continue
-		}
-		reads := append(readBuf[:0], kp.needs...)
-		for _, wc := range kp.when {
-			reads = append(reads, wc.attr)
-		}
-		if !slices.ContainsFunc(reads, func(i int) bool { return changed[e.Attributes[i].Name] }) {
-			continue
-		}
-		if slices.ContainsFunc(reads, func(i int) bool { return removed[e.Attributes[i].Name] }) {
-			// The item no longer holds what the key reads: it leaves the
-			// index, whatever else the key reads (sparse).
-			w.changes = append(w.changes, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
-			continue
-		}
-		var added, missing []string
-		for _, i := range reads {
-			name := e.Attributes[i].Name
-			present[i], enc[i] = false, ""
-			v, known := after[name]
-			switch {
-			case ch.Add[name] != nil:
-				added = append(added, name)
-			case !known && !hasKey(ch.With, name):
-				missing = append(missing, name)
-			case v != nil:
-				s, err := e.Attributes[i].EncodeKey(v)
-				if err != nil {
-					return nil, nil, err
-				}
-				enc[i], present[i] = s, true
-			}
-		}
-		pk := t.indexOf(kp)
-		switch {
-		case len(added) > 0:
-			return nil, nil, fmt.Errorf("%w: add to %s, which %s's key reads: its new value is unknown to the write; set it instead", ErrKeyChange, strings.Join(added, ", "), pk)
-		case len(missing) > 0:
-			return nil, nil, fmt.Errorf("%w: the update changes %s, which %s's key also builds from %s: pass %s in With (as the item holds it)",
-				ErrKeyChange, changedIn(reads, e, changed), pk, strings.Join(missing, ", "), strings.Join(missing, ", "))
-		}
-		if p.holds(kp, present, enc) {
-			pkv, err := p.build(kp.pk, enc, after)
-			if err != nil {
-				return nil, nil, err
-			}
-			skv, err := p.build(kp.sk, enc, after)
-			if err != nil {
-				return nil, nil, err
-			}
-			w.changes = append(w.changes, edit{updSet, kp.pkName, &types.AttributeValueMemberS{Value: pkv}}, edit{updSet, kp.skName, &types.AttributeValueMemberS{Value: skv}})
-		} else {
-			w.changes = append(w.changes, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
-		}
+	// During a migration, the accepted design's keys too (its readers
+	// read them until the target's indexes are complete), and the old
+	// names of renamed attributes.
+	if w.changes, err = t.expandUpdate(entity, st, holds, w.changes); err != nil {
+		return nil, nil, err
 	}
 	// The item must still hold what With says.
 	if err := inOrder(e, ch.With, func(name string) error {
@@ -207,9 +152,22 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 			return nil, nil, err
 		}
 		w.clauses = append(w.clauses, vc)
-		w.changes = append(w.changes, edit{updAdd, e.Version, one})
+		inc := edit{updAdd, e.Version, one}
+		if t.renamed[entity][e.Version] != "" {
+			// A renamed version is set, not added to: the old name may
+			// hold it (the condition said which value it is).
+			n, err := increment1(vc.eq)
+			if err != nil {
+				return nil, nil, err
+			}
+			inc = edit{updSet, e.Version, n}
+		}
+		w.changes = append(w.changes, inc)
 	}
 	if err := t.conditions(w, e, ch.If, ch.Params); err != nil {
+		return nil, nil, err
+	}
+	if w.changes, err = t.renamedEdits(entity, w.changes); err != nil {
 		return nil, nil, err
 	}
 	// Unique values it changes move their guards.
@@ -240,6 +198,275 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 
 // one is the version's increment.
 var one = &types.AttributeValueMemberN{Value: "1"}
+
+// increment1 is a stored whole number plus one.
+func increment1(v types.AttributeValue) (types.AttributeValue, error) {
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		return nil, fmt.Errorf("the version read is %s, not a number", text(v))
+	}
+	i, ok := new(big.Int).SetString(n.Value, 10)
+	if !ok {
+		return nil, fmt.Errorf("the version read is %s, not a whole number", n.Value)
+	}
+	return &types.AttributeValueMemberN{Value: i.Add(i, big.NewInt(1)).String()}, nil
+}
+
+// updateState is what an update knows of the item, by attribute name
+// (of one design): the attributes it changes and removes, its additions,
+// the values With gives, and the values it holds after.
+type updateState struct {
+	changed, removed map[string]bool
+	add, with, after Values
+}
+
+// renamedAs is the state with attributes renamed by names (name → name
+// in the other design; names it lacks are left out).
+func (st *updateState) renamedAs(names map[string]string) *updateState {
+	out := &updateState{changed: map[string]bool{}, removed: map[string]bool{}, add: Values{}, with: Values{}, after: Values{}}
+	for n, o := range names {
+		if st.changed[n] {
+			out.changed[o] = true
+		}
+		if st.removed[n] {
+			out.removed[o] = true
+		}
+		if v, ok := st.add[n]; ok {
+			out.add[o] = v
+		}
+		if v, ok := st.with[n]; ok {
+			out.with[o] = v
+		}
+		if v, ok := st.after[n]; ok {
+			out.after[o] = v
+		}
+	}
+	return out
+}
+
+// encode encodes the attributes a key reads as the item holds them after
+// the update: present and enc by attribute position; added lists those
+// an atomic add changes (their value is unknown), missing those neither
+// the update nor With gives.
+func (st *updateState) encode(e *patterns.Entity, reads []int, enc []string, present []bool) (added, missing []string, gone bool, err error) {
+	if slices.ContainsFunc(reads, func(i int) bool { return st.removed[e.Attributes[i].Name] }) {
+		// The item no longer holds what the key reads: it leaves the
+		// index, whatever else the key reads (sparse).
+		return nil, nil, true, nil
+	}
+	for _, i := range reads {
+		name := e.Attributes[i].Name
+		present[i], enc[i] = false, ""
+		v, known := st.after[name]
+		switch {
+		case st.add[name] != nil:
+			added = append(added, name)
+		case !known && !hasKey(st.with, name):
+			missing = append(missing, name)
+		case v != nil:
+			s, err := e.Attributes[i].EncodeKey(v)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			enc[i], present[i] = s, true
+		}
+	}
+	return added, missing, false, nil
+}
+
+// keyReads lists the attributes (by position) a key reads.
+func keyReads(kp keyPlan, buf []int) []int {
+	reads := append(buf[:0], kp.needs...)
+	for _, wc := range kp.when {
+		reads = append(reads, wc.attr)
+	}
+	return reads
+}
+
+// keyEdits appends to edits the rebuilding of each GSI key of p that an
+// attribute the update changes reads (only: the keys to consider, nil
+// for all), or its removal when the item no longer holds it (sparse). It
+// reports, by key attribute name, whether the item holds each key it
+// rebuilt.
+func (t *Table) keyEdits(p *entityPlan, st *updateState, only func(kp keyPlan) bool, edits []edit) ([]edit, map[string]bool, error) {
+	e := p.e
+	n := len(e.Attributes)
+	var encBuf [16]string
+	var presentBuf [16]bool
+	var enc []string
+	var present []bool
+	if n <= len(encBuf) {
+		enc, present = encBuf[:n], presentBuf[:n]
+	} else {
+		enc, present = make([]string, n), make([]bool, n)
+	}
+	var readBuf [16]int
+	var holds map[string]bool
+	for _, kp := range p.keys {
+		if kp.table {
+			continue
+		}
+		reads := keyReads(kp, readBuf[:0])
+		if !slices.ContainsFunc(reads, func(i int) bool { return st.changed[e.Attributes[i].Name] }) {
+			continue
+		}
+		if only != nil && !only(kp) {
+			continue
+		}
+		added, missing, gone, err := st.encode(e, reads, enc, present)
+		if err != nil {
+			return nil, nil, err
+		}
+		if holds == nil {
+			holds = map[string]bool{}
+		}
+		if gone {
+			edits = append(edits, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
+			holds[kp.pkName] = false
+			continue
+		}
+		pk := t.indexOf(kp)
+		switch {
+		case len(added) > 0:
+			return nil, nil, fmt.Errorf("%w: add to %s, which %s's key reads: its new value is unknown to the write; set it instead", ErrKeyChange, strings.Join(added, ", "), pk)
+		case len(missing) > 0:
+			return nil, nil, fmt.Errorf("%w: the update changes %s, which %s's key also builds from %s: pass %s in With (as the item holds it)",
+				ErrKeyChange, changedIn(reads, e, st.changed), pk, strings.Join(missing, ", "), strings.Join(missing, ", "))
+		}
+		if p.holds(kp, present, enc) {
+			pkv, err := p.build(kp.pk, enc, st.after)
+			if err != nil {
+				return nil, nil, err
+			}
+			skv, err := p.build(kp.sk, enc, st.after)
+			if err != nil {
+				return nil, nil, err
+			}
+			edits = append(edits, edit{updSet, kp.pkName, &types.AttributeValueMemberS{Value: pkv}}, edit{updSet, kp.skName, &types.AttributeValueMemberS{Value: skv}})
+			holds[kp.pkName] = true
+		} else {
+			edits = append(edits, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
+			holds[kp.pkName] = false
+		}
+	}
+	return edits, holds, nil
+}
+
+// expandUpdate adds to an update, during a migration, the accepted
+// design's GSI keys its changes rebuild, as expand does for a whole item:
+// a key of the accepted design is the item's where the target gives it
+// no key on that index (the target's key wins where it holds). holds
+// says which target keys the update rebuilt, and whether the item holds
+// them.
+func (t *Table) expandUpdate(entity string, st *updateState, holds map[string]bool, edits []edit) ([]edit, error) {
+	r := t.rollout
+	if r == nil {
+		return edits, nil
+	}
+	old, ok := r.entity[entity]
+	if !ok {
+		return edits, nil // new in the target: no keys before it
+	}
+	p := t.plans[entity]
+	pp := r.prev.plans[old]
+	prev := st.renamedAs(r.attrs[entity])
+	target := map[string]keyPlan{}
+	for _, kp := range p.keys {
+		if !kp.table {
+			target[kp.pkName] = kp
+		}
+	}
+	var encBuf [16]string
+	var presentBuf [16]bool
+	var readBuf [16]int
+	// ownedByTarget reports whether the item holds the target's key on
+	// the index of the accepted design's key kp after the update.
+	ownedByTarget := func(kp keyPlan) (bool, error) {
+		tk, ok := target[kp.pkName]
+		if !ok {
+			return false, nil
+		}
+		if h, rebuilt := holds[kp.pkName]; rebuilt {
+			return h, nil
+		}
+		n := len(p.e.Attributes)
+		var enc []string
+		var present []bool
+		if n <= len(encBuf) {
+			enc, present = encBuf[:n], presentBuf[:n]
+		} else {
+			enc, present = make([]string, n), make([]bool, n)
+		}
+		reads := keyReads(tk, readBuf[:0])
+		added, missing, gone, err := st.encode(p.e, reads, enc, present)
+		if err != nil || gone {
+			return false, err
+		}
+		if len(added)+len(missing) > 0 {
+			return false, fmt.Errorf("%w: during the migration the update rebuilds %s's key of the accepted design, unless the target's key on that index holds, which reads %s: pass %s in With (as the item holds it)",
+				ErrKeyChange, r.prev.indexOf(kp), strings.Join(append(added, missing...), ", "), strings.Join(append(added, missing...), ", "))
+		}
+		return p.holds(tk, present, enc), nil
+	}
+	var ferr error
+	more, _, err := r.prev.keyEdits(pp, prev, func(kp keyPlan) bool {
+		if ferr != nil {
+			return false
+		}
+		owned, err := ownedByTarget(kp)
+		ferr = err
+		return err == nil && !owned
+	}, nil)
+	if ferr != nil {
+		return nil, ferr
+	}
+	if err != nil {
+		if errors.Is(err, ErrKeyChange) {
+			return nil, fmt.Errorf("the accepted design's keys (the migration writes both): %w", err)
+		}
+		return nil, notYet(err)
+	}
+	// Where the target's key stops holding and the accepted design's
+	// holds, the accepted design's is the item's (not both edits).
+	edits = slices.DeleteFunc(edits, func(c edit) bool {
+		return slices.ContainsFunc(more, func(m edit) bool { return m.name == c.name })
+	})
+	return append(edits, more...), nil
+}
+
+// renamedEdits adds the old names of renamed attributes to an update's
+// edits. During a migration (the rollout) the old name is written with
+// the new one (the accepted design's readers read it, and the backfill
+// then finds nothing to copy); an atomic add is refused, since the new
+// name may not hold the value yet. Without one, a write of the new name
+// removes the old (so an item's old value never answers for a removed
+// new one).
+func (t *Table) renamedEdits(entity string, edits []edit) ([]edit, error) {
+	names := t.renamed[entity]
+	if len(names) == 0 {
+		return edits, nil
+	}
+	var dual map[string]string
+	if r := t.rollout; r != nil {
+		dual = r.attrs[entity]
+	}
+	n := len(edits)
+	for _, c := range edits[:n] {
+		old := names[c.name]
+		if old == "" {
+			continue
+		}
+		switch {
+		case dual[c.name] != old:
+			edits = append(edits, edit{updRemove, old, nil})
+		case c.op == updAdd:
+			return nil, fmt.Errorf("%w: add to %s.%s, renamed from %s, while a migration backfills it (the new name may not hold its value yet): set it instead, passing the value read in With", ErrKeyChange, entity, c.name, old)
+		default:
+			edits = append(edits, edit{c.op, old, c.val})
+		}
+	}
+	return edits, nil
+}
 
 // inOrder calls fn with the names of v in the entity's attribute order
 // (deterministic requests without sorting); a name that is no attribute
@@ -355,14 +582,14 @@ func (t *Table) guardPut(e *patterns.Entity, g guard, owner map[string]types.Att
 	c := t.absent(fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(e.Name))))
 	c.text = fmt.Sprintf("%s %s is free", g.pattern, g.value(t.tag(e.Name)))
 	c.ifExists = "" // the guard's key says whose it is
-	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}}
+	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}, guard: true}
 }
 
 // guardDelete drops a guard, on condition it is the item's.
 func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	err := fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(e.Name)))
 	return &itemWrite{kind: patterns.WriteDelete, entity: e.Name, step: step, key: g.key,
-		clauses: []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}}
+		clauses: []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}, guard: true}
 }
 
 // putWrite plans a put of a whole item: if IfAbsent a create (its guards

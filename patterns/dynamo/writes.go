@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"slices"
 	"strings"
@@ -93,6 +94,11 @@ type clause struct {
 	// tested from those fields; version marks it as the version read.
 	isEq    bool
 	version bool
+	// alt is the old name of an attribute renamed with renamedFrom: an
+	// item not yet backfilled holds the value there. The clause then
+	// tests the attribute's value as a reader decodes it: attr when the
+	// item has it, alt otherwise.
+	alt string
 	// ifExists says how an item that is there fails the clause ("": by
 	// the value of attr).
 	ifExists string
@@ -116,6 +122,7 @@ func (c *clause) testable() bool { return c.isEq || c.holds != nil }
 
 // test tests the clause on an item as it was (nil: absent).
 func (c *clause) test(it map[string]types.AttributeValue) bool {
+	it = c.view(it)
 	if c.isEq {
 		if c.eq == nil {
 			return it != nil && it[c.attr] == nil
@@ -123,6 +130,17 @@ func (c *clause) test(it map[string]types.AttributeValue) bool {
 		return it != nil && SameValue(it[c.attr], c.eq)
 	}
 	return c.holds(it)
+}
+
+// view is the item as the clause reads it: a renamed attribute's value
+// under its old name stands for it while the new name is absent.
+func (c *clause) view(it map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if c.alt == "" || it == nil || it[c.attr] != nil || it[c.alt] == nil {
+		return it
+	}
+	v := maps.Clone(it)
+	v[c.attr] = it[c.alt]
+	return v
 }
 
 // itemWrite is one item's write: a put, an update, a delete, or a check.
@@ -138,6 +156,9 @@ type itemWrite struct {
 	item    map[string]types.AttributeValue // put
 	changes []edit                          // update
 	clauses []clause
+	// guard marks a guard item's write (its clauses are on the guard's
+	// attributes, not the entity's).
+	guard bool
 }
 
 // Changes are what an update does to an item.
@@ -207,6 +228,11 @@ type requests struct {
 // request builds an item write's request: alone, or (tx) as a
 // transaction item.
 func (t *Table) request(w *itemWrite, tx bool) (requests, error) {
+	if names := t.renamed[w.entity]; len(names) > 0 && !w.guard {
+		for i := range w.clauses {
+			w.clauses[i].alt = names[w.clauses[i].attr]
+		}
+	}
 	cond, upd, names, values, err := t.expressions(w)
 	if err != nil {
 		return requests{}, err
@@ -382,7 +408,7 @@ func describe(item map[string]types.AttributeValue, c *clause) string {
 	case c.ifExists != "":
 		return c.ifExists + " (" + c.attr + " " + text(item[c.attr]) + ")"
 	}
-	return c.attr + " is " + text(item[c.attr])
+	return c.attr + " is " + text(c.view(item)[c.attr])
 }
 
 // compareAV orders two scalar values of one type (numbers numerically);

@@ -23,11 +23,15 @@ type Options struct {
 	Package string
 	// Source is the model file, for the header.
 	Source string
+	// Lock is the model's lock, when it has one: it must have accepted the
+	// design, and the code then embeds it and reads and writes through the
+	// rollout runtime (see embed).
+	Lock *patterns.Lock
 }
 
 // reserved are the names the generated package defines besides the
 // entities' and patterns'.
-var reserved = []string{"DB", "Open", "Design", "TableName", "Options", "Page", "Runtime"}
+var reserved = []string{"DB", "Open", "OpenLock", "Lock", "Design", "TableName", "Options", "Page", "Runtime"}
 
 // CheckPackage refuses a name the generated package cannot have: not a
 // Go identifier, a keyword, the blank identifier, or main (a command,
@@ -180,7 +184,7 @@ var bodyNames = []string{
 	// imports
 	"context", "fmt", "iter", "strings", "sync", "time", "types", "patterns", "dynamo",
 	// package-level helpers
-	"designJSON", "design", "readPage", "readAll", "asInt64", "asFloat64", "asString", "asBool", "asTime", "asAny", "badType",
+	"designJSON", "lockJSON", "lock", "design", "readPage", "readAll", "asInt64", "asFloat64", "asString", "asBool", "asTime", "asAny", "badType",
 	// a method's receiver, fixed parameters and locals
 	"db", "ctx", "o", "in", "it", "err", "v",
 }
@@ -230,6 +234,109 @@ func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
 	return "any"
 }
 
+// embed writes the design the code was generated from, embedded, and
+// Open. With a lock, the lock is embedded (its latest design is the
+// code's) and Open reads and writes through the rollout runtime: during a
+// migration every write carries both designs' keys and a pattern whose
+// index is not complete answers dynamo.ErrNotReady. Either way OpenLock
+// takes a lock of the caller's (the one committed beside the model, which
+// keyplan migrate advances), which must lead to the code's design.
+func (g *gen) embed(o Options) error {
+	if o.Lock != nil {
+		if !o.Lock.Accepts(g.d) {
+			return fmt.Errorf("its lock %s has not accepted the model's design (no table has it, and no code is generated for it): keyplan diff shows the change, keyplan lock accepts it", o.Lock.Source())
+		}
+		raw, err := o.Lock.Bytes()
+		if err != nil {
+			return err
+		}
+		g.p(`
+// lockJSON is the lock the code was generated with: the design the
+// table is deployed with, and during a migration its target (the code's
+// design) and the phase the table was at.
+const lockJSON = %s
+
+var lock = sync.OnceValues(func() (*patterns.Lock, error) {
+	return patterns.ReadLock("the lock embedded in package %s", strings.NewReader(lockJSON))
+})
+
+var design = sync.OnceValues(func() (*patterns.Design, error) {
+	l, err := lock()
+	if err != nil {
+		return nil, err
+	}
+	return l.Latest(), nil
+})
+
+// Lock is the lock the code was generated with (a copy of its own for
+// each call: the caller may change it).
+func Lock() (*patterns.Lock, error) {
+	return patterns.ReadLock("the lock embedded in package %s", strings.NewReader(lockJSON))
+}
+
+// Open returns the DB over the table named table (the deployed name,
+// e.g. from the environment variable %s the construct
+// sets) through client, as the embedded lock deploys it (OpenLock: as
+// another lock does).
+func Open(client dynamo.Client, table string) (*DB, error) {
+	l, err := lock()
+	if err != nil {
+		return nil, err
+	}
+	return &DB{t: dynamo.NewRollout(l, client, table)}, nil
+}
+`, strconv.Quote(string(raw)), o.Package, o.Package, patterns.TableNameEnv)
+	} else {
+		raw, err := g.d.MarshalJSON()
+		if err != nil {
+			return err
+		}
+		g.p(`
+// designJSON is the design the code was generated from.
+const designJSON = %s
+
+var design = sync.OnceValues(func() (*patterns.Design, error) {
+	return patterns.ReadDesign("the design embedded in package %s", strings.NewReader(designJSON))
+})
+
+// Open returns the DB over the table named table (the deployed name,
+// e.g. from the environment variable %s the construct
+// sets) through client. The model had no lock when the code was
+// generated: with one, use OpenLock (or generate the code again).
+func Open(client dynamo.Client, table string) (*DB, error) {
+	d, err := design()
+	if err != nil {
+		return nil, err
+	}
+	return &DB{t: dynamo.New(d, client, table)}, nil
+}
+`, strconv.Quote(string(raw)), o.Package, patterns.TableNameEnv)
+	}
+	g.p(`// Design is the design the code was generated from.
+func Design() (*patterns.Design, error) { return design() }
+
+// DB is the table, read and written through its patterns.
+type DB struct{ t *dynamo.Table }
+
+// OpenLock returns the DB over the table named table through client, as
+// the lock l deploys it (the lock committed beside the model, embedded
+// with go:embed and read with patterns.ReadLock): during a migration the
+// runtime follows the phase l is at. l must lead to the design the code
+// was generated from.
+func OpenLock(l *patterns.Lock, client dynamo.Client, table string) (*DB, error) {
+	d, err := design()
+	if err != nil {
+		return nil, err
+	}
+	if !l.Accepts(d) {
+		return nil, fmt.Errorf("the lock %%s leads to another design than package %s was generated from: generate it again (keyplan gen go)", l.Source())
+	}
+	return &DB{t: dynamo.NewRollout(l, client, table)}, nil
+}
+`, o.Package)
+	return nil
+}
+
 func (g *gen) file(o Options) error {
 	g.p("%s", Header)
 	if o.Source != "" {
@@ -265,35 +372,10 @@ func (g *gen) file(o Options) error {
 		}
 		g.p(")")
 	}
-	raw, err := g.d.MarshalJSON()
-	if err != nil {
+	if err := g.embed(o); err != nil {
 		return err
 	}
 	g.p(`
-// designJSON is the design the code was generated from.
-const designJSON = %s
-
-var design = sync.OnceValues(func() (*patterns.Design, error) {
-	return patterns.ReadDesign("the design embedded in package %s", strings.NewReader(designJSON))
-})
-
-// Design is the design the code was generated from.
-func Design() (*patterns.Design, error) { return design() }
-
-// DB is the table, read and written through its patterns.
-type DB struct{ t *dynamo.Table }
-
-// Open returns the DB over the table named table (the deployed name,
-// e.g. from the environment variable %s the construct
-// sets) through client.
-func Open(client dynamo.Client, table string) (*DB, error) {
-	d, err := design()
-	if err != nil {
-		return nil, err
-	}
-	return &DB{t: dynamo.New(d, client, table)}, nil
-}
-
 // Runtime is the runtime underneath, for what the typed methods do not
 // cover (raw inputs, Decode, Update with changes of your own).
 func (db *DB) Runtime() *dynamo.Table { return db.t }
@@ -378,7 +460,7 @@ func asAny(x any) (any, bool)             { return x, true }
 func badType(entity, name string, x, want any) error {
 	return fmt.Errorf("%%s: %%s: %%T where %%T was expected", entity, name, x, want)
 }
-`, strconv.Quote(string(raw)), o.Package, patterns.TableNameEnv)
+`)
 	for _, name := range g.entityNames() {
 		if err := g.entity(g.m.Entity(name)); err != nil {
 			return err

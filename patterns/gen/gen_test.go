@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/evolvetest"
 	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
@@ -209,7 +210,17 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 		pkg := []string{"dynamo", "fmt", "string", "nil", "types", "patterns"}[i%6]
 		gen(fmt.Sprintf("m%d", i), pkg, keyplantest.Design(t, f))
 	}
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+	// The shop in the middle of a migration, generated with its lock: the
+	// code reads and writes through the rollout runtime (run against the
+	// engine by the test written beside it).
+	_, _, lock := evolvetest.ShopMigration(t, root)
+	src, err := Go(lock.Latest(), Options{Package: "shopdb", Lock: lock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("migrating", "keyplan.gen.go"), src)
+	write(filepath.Join("migrating", "migrating_test.go"), []byte(migratingTest))
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating"}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
@@ -218,6 +229,68 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 		}
 	}
 }
+
+// migratingTest runs the shop's code generated during its migration to
+// ShopV2 (phase 1: GSI3 created, Order and Product still to backfill) on
+// the engine: a pattern new in the target answers ErrNotReady instead of
+// an engine error or an empty page, the patterns of the accepted design
+// still answer, and a write carries both designs' keys.
+const migratingTest = `package shopdb
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+)
+
+func TestDuringTheMigration(t *testing.T) {
+	ctx := context.Background()
+	engine := dynamotest.Start(t)
+	l, err := Lock()
+	if err != nil || l.Migration == nil {
+		t.Fatalf("the embedded lock: %v", err)
+	}
+	if err := dynamo.CreateLockTable(ctx, engine.Raw, l, "shop-migrating"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(engine.DB, "shop-migrating")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Product{ProductID: "p1", Name: "Mug", Category: "kitchen", Price: 800, Inventory: 3}
+	if err := db.Runtime().Create(ctx, "Product", p.Values()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ProductsByPrice(ctx, "kitchen", Options{}); !errors.Is(err, dynamo.ErrNotReady) {
+		t.Errorf("a pattern new in the target during phase 1: %v, want dynamo.ErrNotReady", err)
+	}
+	page, err := db.ProductsByCategory(ctx, "kitchen", Options{})
+	if err != nil || len(page.Items) != 1 {
+		t.Errorf("a pattern of the accepted design: %+v, %v", page, err)
+	}
+	key, _ := db.Runtime().Key("Product", p.Values())
+	out, err := engine.Raw.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("shop-migrating"), Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"GSI1PK", "GSI2PK"} {
+		if out.Item[k] == nil {
+			t.Errorf("the product written lacks %s: %v", k, out.Item)
+		}
+	}
+	// A lock that leads elsewhere is refused.
+	l.Migration = nil
+	if _, err := OpenLock(l, engine.DB, "shop-migrating"); err == nil {
+		t.Error("OpenLock took a lock that leads to another design")
+	}
+}
+`
 
 // WriteDir writes DIR/keyplan.gen.go (making DIR), replacing an older
 // file, and never writes through a symlink planted at the name the old

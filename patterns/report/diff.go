@@ -36,6 +36,8 @@ func verdict(df *patterns.Diff) string {
 		return "no change: the lock is up to date"
 	case df.Safe:
 		return "safe: one deploy, no backfill (keyplan lock, then cdk deploy)"
+	case df.Migration != nil:
+		return fmt.Sprintf("a migration in progress, at phase %d of %d (keyplan lock started it): per phase left, cdk deploy and keyplan migrate", df.Migration.Phase, df.Migration.Of)
 	}
 	return fmt.Sprintf("a migration of %d phase(s): keyplan lock, then per phase cdk deploy and keyplan migrate", len(df.Phases))
 }

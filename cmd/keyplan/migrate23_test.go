@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+)
+
+// migrate --table pointed at another model's table is refused before it
+// writes anything there (no index created, no item touched).
+func TestMigrateRefusesAnotherModelsTable(t *testing.T) {
+	sm := newShopMigration(t, 20)
+	ep := engine(t)
+	ctx := context.Background()
+	src, err := os.ReadFile("../../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := patterns.Parse("leaderboard.yaml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "board-" + sm.table
+	tbl := dynamo.New(board, sm.client, other)
+	if err := dynamo.CreateTable(ctx, sm.client, board, other); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sm.client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(other)}) })
+	var players []map[string]types.AttributeValue // written as a bulk load (dynalite has no transactions)
+	for _, it := range m.Examples.Items {
+		if it.Entity == "Player" {
+			its, err := tbl.Items(it.Entity, it.Values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			players = append(players, its...)
+		}
+	}
+	if err := dynamo.BatchPut(ctx, sm.client, other, players); err != nil {
+		t.Fatal(err)
+	}
+	before := evolvetest.ScanAll(t, sm.client, other)
+	code, out, errs := keyplan("migrate", sm.model, "--table", other, "--endpoint", ep, "--apply-indexes")
+	if code != 2 || !strings.Contains(errs, "not this model's table") || !strings.Contains(errs, "none of the") {
+		t.Fatalf("migrate on the leaderboard's table: exit %d\n%s%s", code, out, errs)
+	}
+	desc, err := sm.client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(other)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(desc.Table.GlobalSecondaryIndexes) != len(board.Indexes) {
+		t.Errorf("the refused run changed the other table's GSIs: %d, had %d", len(desc.Table.GlobalSecondaryIndexes), len(board.Indexes))
+	}
+	if after := evolvetest.ScanAll(t, sm.client, other); len(after) != len(before) {
+		t.Errorf("the refused run changed the other table: %d items, had %d", len(after), len(before))
+	}
+	if l, _ := patterns.LoadLock(sm.lockFile); l.Migration == nil || l.Migration.Current != 0 {
+		t.Error("the refused run moved the lock")
+	}
+}
+
+// A checkpoint belongs to its table: a run stopped on one engine's table
+// and resumed against another engine's table of the same name is
+// refused; a checkpoint edited to mark every segment done advances
+// nothing (the verifying scan finds the items still to rewrite, the lock
+// stays), and the next run does the work.
+func TestMigrateCheckpointIsTheTables(t *testing.T) {
+	sm := newShopMigration(t, 600)
+	ep := engine(t)
+	checkpoint := strings.TrimSuffix(sm.model, ".yaml") + ".migrate." + sm.table + ".json"
+	// A run on the first engine, stopped as a kill would leave it: its
+	// checkpoint, part-way.
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := dynamo.NewRekeyer(sm.lock, sm.client, sm.table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := 0
+	_, _ = r.Backfill(ctx, sm.client, dynamo.BackfillOptions{Segments: 2, PageSize: 50, Checkpoint: checkpoint, ProgressEvery: 1,
+		Progress: func(p dynamo.BackfillProgress) {
+			if pages++; p.Stats.Scanned > 100 {
+				cancel()
+			}
+		}})
+	cancel()
+	if _, err := os.Stat(checkpoint); err != nil {
+		t.Fatalf("no checkpoint after the stopped run: %v", err)
+	}
+	// Another engine, a table of the same name with the same items.
+	second, err := dynamotest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Stop()
+	twin := &shopMigration{model: sm.model, lockFile: sm.lockFile, lock: sm.lock, client: localengine.Client(second.Endpoint, 0), examples: sm.examples}
+	twin.load(t, sm.table, 600)
+	code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", second.Endpoint, "--segments", "2", "--page-size", "50")
+	if code == 0 || !strings.Contains(errs, "is a checkpoint of another table") {
+		t.Fatalf("resumed against another engine's table: exit %d\n%s%s", code, out, errs)
+	}
+	if l, _ := patterns.LoadLock(sm.lockFile); l.Migration == nil {
+		t.Fatal("the refused run advanced the lock")
+	}
+	// Every segment marked done by hand, on the table it belongs to.
+	var cp map[string]any
+	b, _ := os.ReadFile(checkpoint)
+	json.Unmarshal(b, &cp)
+	cp["done"], cp["next"] = []bool{true, true}, []any{nil, nil}
+	b, _ = json.Marshal(cp)
+	os.WriteFile(checkpoint, b, 0o644)
+	code, out, errs = keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--segments", "2", "--page-size", "50")
+	if code != 1 || !strings.Contains(errs, "still need the phase's keys") {
+		t.Fatalf("a forged checkpoint: exit %d\n%s%s", code, out, errs)
+	}
+	if l, _ := patterns.LoadLock(sm.lockFile); l.Migration == nil || l.Migration.Current != 0 {
+		t.Fatal("a forged checkpoint advanced the lock")
+	}
+	code, out, errs = keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--segments", "2")
+	if code != 0 || !strings.Contains(out, "the migration is done") {
+		t.Fatalf("the next run: exit %d\n%s%s", code, out, errs)
+	}
+	exactlyTarget(t, sm.lock.Migration.Target, evolvetest.ScanAll(t, sm.client, sm.table))
+}
+
+// One committed lock drives staging, then prod: each phase of an edit
+// that gives Order two new GSIs is verified on staging's table, then on
+// prod's, and only then does the lock advance; prod cannot go first, and
+// the migration ends only once prod has verified the last phase. Both
+// tables end at the target, and each records the phases it verified.
+func TestMigrateStagingThenProd(t *testing.T) {
+	ep := engine(t)
+	if engineOn.Name == localengine.Dynalite {
+		t.Skip("dynalite applies no index change")
+	}
+	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sm := &shopMigration{model: filepath.Join(t.TempDir(), "shop.yaml")}
+	sm.lockFile = patterns.LockPath(sm.model)
+	os.WriteFile(sm.model, src, 0o644)
+	if code, out, errs := keyplan("lock", sm.model, "--environments", "staging,prod"); code != 0 {
+		t.Fatalf("lock: %s%s", out, errs)
+	}
+	v1, _ := patterns.Parse("shop.yaml", src)
+	sm.examples = v1.Examples.Items
+	sm.lock, _ = patterns.LoadLock(sm.lockFile)
+	sm.client = localengine.Client(ep, 0)
+	staging, prod := "staging-"+filepath.Base(t.TempDir()), "prod-"+filepath.Base(t.TempDir())
+	sm.load(t, staging, 200)
+	sm.load(t, prod, 300)
+	v2 := strings.Replace(string(src), "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	os.WriteFile(sm.model, []byte(v2), 0o644)
+	if code, out, errs := keyplan("lock", sm.model); code != 0 || !strings.Contains(out, "migration at phase 1 of") {
+		t.Fatalf("lock v2: %s%s", out, errs)
+	}
+	lock := func() *patterns.Lock {
+		l, err := patterns.LoadLock(sm.lockFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	phases := len(lock().Migration.Phases)
+	run := func(env, table string) (int, string) {
+		code, out, errs := keyplan("migrate", sm.model, "--table", table, "--endpoint", ep, "--environment", env, "--apply-indexes")
+		return code, out + errs
+	}
+	for phase := range phases {
+		if code, out := run("prod", prod); code != 2 || !strings.Contains(out, "prod verifies phase") {
+			t.Fatalf("phase %d: prod before staging: exit %d\n%s", phase+1, code, out)
+		}
+		if code, out := run("staging", staging); code != 0 || !strings.Contains(out, "the lock advances once prod has") {
+			t.Fatalf("phase %d: staging: exit %d\n%s", phase+1, code, out)
+		}
+		if l := lock(); l.Migration == nil || l.Migration.Current != phase {
+			t.Fatalf("phase %d: staging alone moved the lock", phase+1)
+		}
+		// Again: nothing to do, staging waits for prod.
+		if code, out := run("staging", staging); code != 0 || !strings.Contains(out, "the lock advances once prod has") {
+			t.Fatalf("phase %d: staging again: exit %d\n%s", phase+1, code, out)
+		}
+		code, out := run("prod", prod)
+		if code != 0 {
+			t.Fatalf("phase %d: prod: exit %d\n%s", phase+1, code, out)
+		}
+		if phase+1 < phases {
+			if l := lock(); l.Migration == nil || l.Migration.Current != phase+1 {
+				t.Fatalf("after prod verified phase %d: %+v\n%s", phase+1, l.Migration, out)
+			}
+		} else if !strings.Contains(out, "the migration is done") {
+			t.Fatalf("prod verified the last phase:\n%s", out)
+		}
+	}
+	l := lock()
+	if l.Migration != nil {
+		t.Fatal("the migration is not over")
+	}
+	for _, table := range []string{staging, prod} {
+		exactlyTarget(t, l.Accepted, evolvetest.ScanAll(t, sm.client, table))
+		if code, out, errs := keyplan("validate", sm.model, "--existing", "--table", table, "--endpoint", ep); code != 0 {
+			t.Errorf("validate --existing on %s: exit %d\n%s%s", table, code, out, errs)
+		}
+	}
+}

@@ -1,0 +1,113 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// ErrOtherTable: the table named is not the lock's (another model's, by
+// its items or by keyplan's record in it).
+var ErrOtherTable = errors.New("not this model's table")
+
+// tableSample is how many items CheckTableOf reads at most.
+const tableSample = 200
+
+// CheckTableOf reports whether the table named name holds the lock's
+// model, before anything is written to it: keyplan's record in the table
+// (the logical table a migration stamped it for) must be the lock's, and
+// of the items a sample of it holds (keyplan's own left out), at least
+// one must be an item of the lock's designs (accepted or target). An
+// empty table, or one keyplan has not stamped, passes the first test; a
+// table that does not exist (or not yet) passes both.
+func CheckTableOf(ctx context.Context, c BackfillClient, l *patterns.Lock, name string) error {
+	d := l.Accepted
+	got, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: bookKey(d, stampSK), ConsistentRead: aws.Bool(true)})
+	if _, gone := errors.AsType[*types.ResourceNotFoundException](err); gone {
+		return nil // no table (yet): nothing in it to be another model's
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", name, err)
+	}
+	if m, ok := got.Item["model"].(*types.AttributeValueMemberS); ok && m.Value != l.Table {
+		return fmt.Errorf("%w: %s was migrated by keyplan as the table of %s, not %s", ErrOtherTable, name, m.Value, l.Table)
+	}
+	designs := []*Table{New(d, nil, name)}
+	if l.Migration != nil {
+		designs = append(designs, New(l.Migration.Target, nil, name))
+	}
+	seen := 0
+	var sample []string
+	var next map[string]types.AttributeValue
+	for seen < tableSample {
+		out, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(name), Limit: aws.Int32(tableSample), ExclusiveStartKey: next})
+		if err != nil {
+			return fmt.Errorf("reading %s: %w", name, err)
+		}
+		for _, it := range out.Items {
+			if pk, ok := it[d.PK].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, patterns.ReservedPrefix) {
+				continue // keyplan's own items (guards, markers, bookkeeping)
+			}
+			for _, t := range designs {
+				if _, _, err := t.Decode(it); err == nil {
+					return nil
+				}
+			}
+			seen++
+			if len(sample) < 3 {
+				sample = append(sample, keyText(d, it))
+			}
+		}
+		if next = out.LastEvaluatedKey; len(next) == 0 {
+			break
+		}
+	}
+	if seen == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: none of the %d item(s) read from %s is an item of %s's entities (%s, …): check --table", ErrOtherTable, seen, name, l.Table, strings.Join(sample, ", "))
+}
+
+// TurnOf checks, before a phase runs on the table named name as
+// environment env (keyplan migrate --environment), that the table holds
+// the lock's model (CheckTableOf) and that it is env's turn: the lock
+// names env (or names none and env is ""), and the environments before it
+// have verified the phase. skip is true when env has verified the phase
+// already (its table records it: a lock that claims a verification its
+// table does not hold is refused), so there is nothing to run.
+func TurnOf(ctx context.Context, c BackfillClient, l *patterns.Lock, name, env string) (skip bool, err error) {
+	if err := CheckTableOf(ctx, c, l, name); err != nil {
+		return false, err
+	}
+	mg := l.Migration
+	switch {
+	case len(l.Environments) == 0 && env == "":
+		return false, nil
+	case len(l.Environments) == 0:
+		return false, fmt.Errorf("--environment %s: the lock names no environments (keyplan lock --environments sets them)", env)
+	case env == "":
+		return false, fmt.Errorf("the lock names environments (%s): say which this table is (--environment)", strings.Join(l.Environments, ", "))
+	case !slices.Contains(l.Environments, env):
+		return false, fmt.Errorf("--environment %s: the lock names %s", env, strings.Join(l.Environments, ", "))
+	case slices.Contains(mg.Verified, env):
+		n, err := VerifiedPhases(ctx, c, l, name)
+		if err != nil {
+			return false, err
+		}
+		if n < mg.Current+1 {
+			return false, fmt.Errorf("the lock says %s has verified phase %d of %d, and its table records %d verified phase(s): the lock does not come from this table's runs", env, mg.Current+1, len(mg.Phases), n)
+		}
+		return true, nil
+	case l.Next() != env:
+		return false, fmt.Errorf("%w: %s verifies phase %d of %d after %s (keyplan migrate --environment %s first)", patterns.ErrNotItsTurn, env, mg.Current+1, len(mg.Phases), l.Next(), l.Next())
+	}
+	return false, nil
+}

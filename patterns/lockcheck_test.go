@@ -1,0 +1,286 @@
+package patterns_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Every lock keyplan writes re-derives to itself: the example locks, and
+// the shop's lock at every state of its successive edits (accepted, and
+// each phase of each migration).
+func TestLocksRederive(t *testing.T) {
+	files, _ := filepath.Glob("../examples/*.lock.json")
+	for _, f := range files {
+		l, err := patterns.LoadLock(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Check(); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := string(src)
+	lock := evolvetest.RoundTrip(t, patterns.NewLock(planModel(t, model, nil)))
+	for _, ed := range evolvetest.ShopEdits {
+		next := ed.Apply(model)
+		d := planModel(t, next, lock)
+		df := patterns.Compare(lock, d)
+		if ed.Refused {
+			continue
+		}
+		if err := lock.Apply(d, df); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			lock = evolvetest.RoundTrip(t, lock)
+			if err := lock.Check(); err != nil {
+				b, _ := lock.Bytes()
+				t.Fatalf("after %q: %v\n%s", ed.Name, err, bytes.TrimSpace(b)[:200])
+			}
+			if lock.Migration == nil {
+				break
+			}
+			lock.Advance()
+		}
+		model = next
+	}
+}
+
+// tamper edits a lock's JSON: at is a path of object keys and array
+// indexes; set replaces the value there (nil: deletes it).
+func tamper(t *testing.T, l *patterns.Lock, edit func(doc map[string]any)) (*patterns.Lock, error) {
+	t.Helper()
+	b, err := l.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	edit(doc)
+	b, _ = json.Marshal(doc)
+	got, err := patterns.ReadLock("leaderboard.lock.json", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	return got, got.Check()
+}
+
+func obj(v any, path ...any) map[string]any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			v = v.(map[string]any)[k]
+		case int:
+			v = v.([]any)[k]
+		}
+	}
+	return v.(map[string]any)
+}
+
+// A lock edited by hand, or merged badly, is refused naming what
+// disagrees with what it derives from: each case is one the construct
+// would otherwise have deployed (every player expiring on its rating, a
+// GSI dropped under a pattern's feet, ratings written too narrow to
+// sort).
+func TestHandEditedLocksAreRefused(t *testing.T) {
+	src, err := os.ReadFile("../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	v2 := strings.Replace(v1, "  PlayerByHandle:", "  PlayersByRegion:  {query: Player, where: [region], sort: createdAt}\n  PlayerByHandle:", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatalf("starting the migration: %v", err)
+	}
+	if _, err := tamper(t, lock, func(map[string]any) {}); err != nil {
+		t.Fatalf("the lock as written: %v", err)
+	}
+	cases := []struct {
+		name string
+		edit func(doc map[string]any)
+		want string
+	}{
+		{"a phase's TTL on a number attribute", func(doc map[string]any) {
+			obj(doc, "migration", "phases", 0)["ttl"] = "rating"
+		}, `phase 1.ttl: "rating" recorded, "expiresAt" derived`},
+		{"a phase dropping a GSI the accepted design reads", func(doc map[string]any) {
+			p := obj(doc, "migration", "phases", 0)
+			p["indexes"] = p["indexes"].([]any)[1:]
+		}, "phase 1.indexes"},
+		{"a key width too narrow for the declared range", func(doc map[string]any) {
+			for _, a := range obj(doc, "accepted", "model")["entities"].([]any)[1].(map[string]any)["attributes"].([]any) {
+				if a.(map[string]any)["name"] == "rating" {
+					a.(map[string]any)["keyWidth"] = 1
+				}
+			}
+		}, "its accepted design"},
+		{"an accepted TTL on a non-ttl attribute", func(doc map[string]any) {
+			obj(doc, "accepted")["ttl"] = "rating"
+		}, `ttl: "rating" recorded, "expiresAt" derived`},
+		{"a migration's target from another branch", func(doc map[string]any) {
+			obj(doc, "migration")["phases"] = []any{}
+		}, ""},
+		{"a phase's backfill dropped (as an older keyplan left it)", func(doc map[string]any) {
+			obj(doc, "migration", "phases", 0)["backfill"] = []any{}
+		}, "backfill less than keyplan derives"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := tamper(t, lock, c.edit)
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error naming %q", err, c.want)
+			}
+		})
+	}
+}
+
+// An entity given two new GSIs in one edit is backfilled after each: the
+// first phase writes only the keys of the GSIs it has, so the second
+// GSI's phase backfills the entity again (its keys there).
+func TestEachNewIndexBackfillsItsEntities(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	v2 := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	d2 := planModel(t, v2, lock)
+	df := patterns.Compare(lock, d2)
+	var created int
+	for i, p := range df.Phases {
+		if len(p.Create) == 0 {
+			continue
+		}
+		created++
+		ix := d2.Index(p.Create[0])
+		for _, e := range ix.Entities {
+			if !slices.Contains(p.Backfill, e) {
+				t.Errorf("phase %d creates %s, which holds %s, and does not backfill it (%s)", i+1, ix.Name, e, p)
+			}
+		}
+	}
+	if created != 2 {
+		t.Fatalf("%d GSIs created, want 2: %v", created, df.Phases)
+	}
+}
+
+// A lock whose phases an older keyplan derived (the same deploys, a
+// backfill missing: before every new GSI's phase backfilled its
+// entities) is refused by Check, and Rederive restores the backfill,
+// keeping the phase the migration is at; a lock that differs otherwise
+// is not re-derived.
+func TestRederiveOlderPhases(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	v2 := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatal(err)
+	}
+	lock.Advance() // phase 1 done
+	older, err := tamper(t, lock, func(doc map[string]any) {
+		obj(doc, "migration", "phases", 1)["backfill"] = []any{}
+	})
+	if !errors.Is(err, patterns.ErrOlderPhases) || !errors.Is(err, patterns.ErrDesign) {
+		t.Fatalf("an older keyplan's phases: %v", err)
+	}
+	if !older.Rederive() || older.Check() != nil || older.Migration.Current != 1 || !slices.Equal(older.Migration.Phases[1].Backfill, []string{"Order"}) {
+		t.Errorf("re-derived: %v, phase %d, %+v", older.Check(), older.Migration.Current, older.Migration.Phases[1])
+	}
+	other, err := tamper(t, lock, func(doc map[string]any) {
+		obj(doc, "migration", "phases", 1)["ttl"] = "total"
+	})
+	if err == nil || errors.Is(err, patterns.ErrOlderPhases) || other.Rederive() {
+		t.Errorf("a phase's TTL edited: %v", err)
+	}
+}
+
+// One lock, two environments: each phase is verified by staging, then
+// prod, and only then does the lock advance; prod cannot go first, an
+// environment the lock does not name is refused, and the lock as written
+// reads back (with a hand edit claiming an order it never had refused).
+func TestEnvironmentsAdvanceInLockstep(t *testing.T) {
+	src, err := os.ReadFile("../examples/ecommerce.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := string(src)
+	lock := patterns.NewLock(planModel(t, v1, nil))
+	if err := lock.SetEnvironments([]string{"staging", "prod"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][]string{{"Prod"}, {"a", "a"}, {""}} {
+		if err := patterns.NewLock(lock.Accepted).SetEnvironments(bad); err == nil {
+			t.Errorf("environments %q accepted", bad)
+		}
+	}
+	v2 := strings.Replace(v1, "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatal(err)
+	}
+	if err := lock.SetEnvironments([]string{"prod"}); err == nil {
+		t.Error("environments changed during a migration")
+	}
+	phases := len(lock.Migration.Phases)
+	for phase := range phases {
+		if _, err := lock.Verify("prod"); !errors.Is(err, patterns.ErrNotItsTurn) {
+			t.Fatalf("phase %d: prod before staging: %v", phase+1, err)
+		}
+		if _, err := lock.Verify("qa"); err == nil {
+			t.Fatal("an environment the lock does not name verified a phase")
+		}
+		if adv, err := lock.Verify("staging"); adv || err != nil || lock.Migration.Current != phase {
+			t.Fatalf("phase %d: staging: advanced %v, %v", phase+1, adv, err)
+		}
+		if adv, err := lock.Verify("staging"); adv || err != nil {
+			t.Fatalf("phase %d: staging again: advanced %v, %v", phase+1, adv, err)
+		}
+		back := evolvetest.RoundTrip(t, lock)
+		if got := back.Next(); got != "prod" {
+			t.Fatalf("phase %d: next %q, want prod", phase+1, got)
+		}
+		adv, err := lock.Verify("prod")
+		if !adv || err != nil {
+			t.Fatalf("phase %d: prod: advanced %v, %v", phase+1, adv, err)
+		}
+		if phase+1 < phases && (lock.Migration == nil || lock.Migration.Current != phase+1 || len(lock.Migration.Verified) != 0) {
+			t.Fatalf("after phase %d: %+v", phase+1, lock.Migration)
+		}
+	}
+	if lock.Migration != nil {
+		t.Fatal("the migration is not over after prod verified its last phase")
+	}
+	// A lock claiming prod verified before staging is refused.
+	lock2 := patterns.NewLock(planModel(t, v1, nil))
+	lock2.SetEnvironments([]string{"staging", "prod"})
+	lock2.Apply(d2, patterns.Compare(lock2, d2))
+	if _, err := tamper(t, lock2, func(doc map[string]any) { obj(doc, "migration")["verified"] = []any{"prod"} }); err == nil || !strings.Contains(err.Error(), "prod before staging") {
+		t.Errorf("prod verified before staging, by hand: %v", err)
+	}
+}

@@ -1,0 +1,96 @@
+package report_test
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/report"
+)
+
+// diffText is the text diff of a model over a lock, in every format's
+// verdict: text and markdown.
+func diffText(t *testing.T, lock *patterns.Lock, to *patterns.Design) (string, *patterns.Diff) {
+	t.Helper()
+	df := patterns.Compare(lock, to)
+	var b bytes.Buffer
+	for _, f := range []report.Format{report.Text, report.Markdown} {
+		if err := report.WriteDiff(&b, "leaderboard.yaml", df, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.String(), df
+}
+
+// The workflow reads in order (issue 23.9): before keyplan lock the diff
+// says to run it; once it started the migration, the diff says the
+// migration is in progress and at which phase, never to lock again.
+func TestDiffAfterLockSaysInProgress(t *testing.T) {
+	lock, err := patterns.LoadLock("../../examples/leaderboard.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := patterns.Load("testdata/diff/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := patterns.PlanLocked(m, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, df := diffText(t, lock, to)
+	if !strings.Contains(before, "keyplan lock, then") || df.Migration != nil {
+		t.Fatalf("before the lock, the diff does not say to lock:\n%s", before)
+	}
+	n := len(df.Phases)
+	if err := lock.Apply(to, df); err != nil || lock.Migration == nil {
+		t.Fatalf("lock: %v", err)
+	}
+	after, df := diffText(t, lock, to)
+	if strings.Contains(after, "keyplan lock, then") || !strings.Contains(after, "in progress, at phase 1 of "+strconv.Itoa(n)) {
+		t.Errorf("after the lock, the diff reads:\n%s", after)
+	}
+	if df.Migration == nil || df.Migration.Phase != 1 || df.Migration.Of != n || df.Safe {
+		t.Errorf("after the lock: migration %+v, safe %v", df.Migration, df.Safe)
+	}
+	lock.Migration.Current++
+	if late, _ := diffText(t, lock, to); !strings.Contains(late, "at phase 2 of "+strconv.Itoa(n)) {
+		t.Errorf("at the second phase, the diff reads:\n%s", late)
+	}
+}
+
+// A refused change has no phases: keyplan lock (which prints the diff of
+// what it refused) and keyplan diff show the errors, not a rollout.
+func TestRefusedChangeHasNoPhases(t *testing.T) {
+	lock, err := patterns.LoadLock("../../examples/leaderboard.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("testdata/diff/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new GSI (a phase of its own) and a removed attribute (refused).
+	text := strings.ReplaceAll(strings.ReplaceAll(string(src), "handle:", "nickname:"), "[handle", "[nickname")
+	m, err := patterns.Parse("leaderboard.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := patterns.PlanLocked(m, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, df := diffText(t, lock, to)
+	if len(df.Errors()) == 0 {
+		t.Fatalf("the edit is not refused:\n%s", out)
+	}
+	if len(df.Phases) != 0 || df.Safe || strings.Contains(out, "phases") || strings.Contains(out, "create GSI") {
+		t.Errorf("a refused change shows phases (%d):\n%s", len(df.Phases), out)
+	}
+	if err := lock.Apply(to, df); err == nil {
+		t.Error("the lock accepted a refused change")
+	}
+}
