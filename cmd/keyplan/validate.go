@@ -99,9 +99,6 @@ func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.Va
 	if err != nil {
 		c.Note("%s: %v", conn.Endpoint, err)
 	}
-	if ex := d.Model().Examples; vo.Existing && len(ex.Steps) > 0 {
-		fmt.Fprintf(c.Stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
-	}
 	_, _ = rep.WriteText(c.Stdout, c.File())
 	fmt.Fprintln(c.Stdout, rep.Summary(c.File(), strings.TrimPrefix(conn.Endpoint, "http://")))
 	if vo.Keep {

@@ -34,7 +34,8 @@ type ValidateOptions struct {
 	Generate int
 	Seed     uint64
 	// IndexKeys is the keying d's new GSIs were planned with for this
-	// proof (keyplan validate --index-keys), said in Report.Notes.
+	// proof (keyplan validate --index-keys), said in Report.Notes (as are
+	// the example writes Existing does not run).
 	// Default: the model's.
 	IndexKeys string
 	// Lacks says why the engine has no multi-attribute GSI keys ("": it
@@ -85,6 +86,11 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 		table = ScratchTable(d.Table, time.Now())
 	}
 	if o.Existing {
+		if ex := d.Model().Examples; ex != nil && len(ex.Steps) > 0 {
+			defer func() {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%d example write(s) not run: --existing only reads", len(ex.Steps)))
+			}()
+		}
 		if l := o.Lock; l != nil && l.Migration != nil {
 			return ValidateExisting(ctx, NewRollout(l, db, table)), table, nil
 		}
