@@ -169,7 +169,11 @@ func (r *propRef) paramsOf(p *patterns.Pattern) []Params {
 		for _, w := range r.m.Where(p) {
 			e := r.m.Entity(p.Entities[0])
 			if _, isString := none[w].(string); isString && e.Attr(w) != nil && e.Attr(w).Type == patterns.TypeString && len(e.Attr(w).Values) == 0 {
-				none[w] = none[w].(string) + "#none" // a prefix of nothing kept
+				v := none[w].(string) + "#none" // a prefix of nothing kept
+				if n := e.Attr(w).MaxLength; n > 0 && len(v) > n {
+					v = v[len(v)-n:] // a value at maxLength: still one no item has, and a valid parameter
+				}
+				none[w] = v
 				break
 			}
 		}
