@@ -97,7 +97,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			return &EntityKey{Index: BaseIndex, PK: pk.PK, SK: renderSK(e, prefix, pkAttrs, sk)}
 		}
 		skVariants := [][]string{minus(e.ID, pkAttrs)}
-		for _, s := range sets {
+		for _, s := range append(sets, pl.sortedBy(e)...) {
 			if k, ok := fit(e, s, fitOptions{pk: pkAttrs, allowed: identifying}); ok {
 				skVariants = append(skVariants, k.sk)
 			}
@@ -138,10 +138,26 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			continue
 		}
 		owner := m.Entity(r.owner)
-		add(&EntityKey{Index: BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, nil, r.eq, nil)})
+		var sk []string
+		if r.sorted == e.Name && !slices.ContainsFunc(r.sort, func(a string) bool { return !e.Fixed(a) }) {
+			sk = r.sort // the order the collection reads it in
+		}
+		add(&EntityKey{Index: BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, sortedPrefix(owner, e, []*req{r}), r.eq, sk)})
 	}
 	if len(out) > maxBaseCandidates {
 		out = out[:maxBaseCandidates]
+	}
+	return out
+}
+
+// sortedBy lists, each as a set of one, the sorted collections that
+// order entity e: its base key may order them.
+func (pl *planner) sortedBy(e *Entity) [][]*req {
+	var out [][]*req
+	for _, r := range pl.reqs {
+		if r.multi && r.sorted == e.Name {
+			out = append(out, []*req{r})
+		}
 	}
 	return out
 }

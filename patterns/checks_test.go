@@ -13,11 +13,14 @@ import (
 type docExample struct {
 	rule, kind, model string
 	before, migrating string
+	// migrated: the migration to the migrating model has ended (its
+	// cleanup pending).
+	migrated bool
 }
 
 var (
 	docSection = regexp.MustCompile(`(?m)^## (KP\d{3})$`)
-	docBlock   = regexp.MustCompile("(?s)```yaml (fail|pass|before|migrating)\n(.*?)\n```")
+	docBlock   = regexp.MustCompile("(?s)```yaml (fail|pass|before|migrating|migrated)\n(.*?)\n```")
 )
 
 func docExamples(t *testing.T) []docExample {
@@ -35,14 +38,15 @@ func docExamples(t *testing.T) []docExample {
 		}
 		rule := string(src[m[2]:m[3]])
 		var before, migrating string
+		migrated := false
 		for _, b := range docBlock.FindAllStringSubmatch(string(src[m[1]:end]), -1) {
 			switch b[1] {
 			case "before":
 				before = b[2]
-			case "migrating":
-				migrating = b[2]
+			case "migrating", "migrated":
+				migrating, migrated = b[2], b[1] == "migrated"
 			default:
-				out = append(out, docExample{rule: rule, kind: b[1], model: b[2], before: before, migrating: migrating})
+				out = append(out, docExample{rule: rule, kind: b[1], model: b[2], before: before, migrating: migrating, migrated: migrated})
 			}
 		}
 	}
@@ -111,9 +115,9 @@ func TestRulesFireAndStayQuiet(t *testing.T) {
 
 // Ids are stable: released ids keep their meaning and severity.
 func TestRuleIDsStable(t *testing.T) {
-	want := "KP101 error,KP102 error,KP103 error,KP104 error,KP105 error,KP106 warning,KP201 error,KP202 error,KP203 error,KP204 warning,KP205 warning,KP210 error,KP211 error,KP212 error," +
-		"KP301 error,KP302 warning,KP303 error,KP304 error,KP305 error,KP306 error,KP401 warning,KP402 warning,KP403 warning,KP501 error," +
-		"KP701 error,KP702 error,KP703 error,KP704 error,KP705 warning,KP706 error"
+	want := "KP101 error,KP102 error,KP103 error,KP104 error,KP105 error,KP106 warning,KP107 warning,KP201 error,KP202 error,KP203 error,KP204 warning,KP205 warning,KP206 error,KP210 error,KP211 error,KP212 error," +
+		"KP301 error,KP302 warning,KP303 error,KP304 error,KP305 error,KP306 error,KP401 warning,KP402 warning,KP403 warning,KP404 warning,KP405 warning,KP501 error,KP502 warning," +
+		"KP701 error,KP702 error,KP703 error,KP704 error,KP705 warning,KP706 error,KP707 error"
 	var got []string
 	for _, r := range Rules() {
 		got = append(got, r.ID+" "+string(r.Severity))

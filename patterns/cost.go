@@ -38,6 +38,14 @@ const (
 	DefaultStringBytes = 32
 	// DefaultNumberBytes is the size assumed of a number without a range.
 	DefaultNumberBytes = 8
+	// DefaultElements is the number of elements assumed of a set, list or
+	// map without maxItems.
+	DefaultElements = 10
+	// ExpiredShare is the share of the items a read that hides expired
+	// items is assumed to read and drop: items past their TTL that
+	// DynamoDB has not deleted yet (it deletes within days, typically
+	// two; the share is that delay over the items' lifetime).
+	ExpiredShare = 0.1
 )
 
 // Cost is the estimate from declared rates and sizes. Sizes are upper
@@ -72,8 +80,12 @@ type PatternCost struct {
 	Index string `json:"index"`
 	// ItemBytes is the size of one item as the index returns it.
 	ItemBytes int `json:"itemBytes"`
-	// Items is the items one request returns (limit, 1 for a get, else DefaultPage).
+	// Items is the items one request returns (limit, 1 for a get, else
+	// DefaultPage; a counter's shards).
 	Items int `json:"items"`
+	// ReadItems is the items it reads: Items, and for a read that hides
+	// expired items those it drops (ExpiredShare of what it reads).
+	ReadItems int `json:"readItems"`
 	// ReadUnits per read (all its requests): 4 KB units, halved when
 	// eventually consistent.
 	ReadUnits float64 `json:"readUnits"`
@@ -125,6 +137,19 @@ type sizer struct {
 
 func (z *sizer) value(a *Attribute) int {
 	switch a.Type {
+	case TypeSet, TypeList, TypeMap:
+		n := a.MaxItems
+		if n == 0 {
+			n = DefaultElements
+			z.assumed[fmt.Sprintf("sets, lists and maps without maxItems hold %d elements", DefaultElements)] = true
+		}
+		el := z.value(a.element())
+		if a.Type == TypeMap {
+			el += DefaultStringBytes // its key
+		}
+		return 3 + n*(el+1)
+	case TypeCounter:
+		return 0 // its shard items hold it
 	case TypeNumber, TypeTTL:
 		lo, hi, ok := a.bounds()
 		if !ok {
@@ -274,6 +299,9 @@ func EstimateCost(d *Design) *Cost {
 			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
 		}
 		switch {
+		case pp.Sum != "":
+			ck := d.Entity(pp.Entities[0]).Counter(pp.Sum)
+			pc.Items, pc.ItemBytes = ck.Shards, z.shard(d.model.Entity(pp.Entities[0]), ck)
 		case pp.Operation == GetItem || p.Op == ReadGet:
 			pc.Items = 1
 		case p.Limit > 0:
@@ -282,7 +310,13 @@ func EstimateCost(d *Design) *Cost {
 			pc.Items = DefaultPage
 			z.assumed[fmt.Sprintf("a query without limit returns %d items", DefaultPage)] = true
 		}
-		pc.ReadUnits = units(pc.Items*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
+		pc.ReadItems = pc.Items
+		if pp.HideExpired != "" && pp.Operation == Query {
+			// DynamoDB bills the expired items a filter reads and drops.
+			pc.ReadItems = int(math.Ceil(float64(pc.Items) / (1 - ExpiredShare)))
+			z.assumed[fmt.Sprintf("reads that hide expired items read %.0f%% more (expired items not deleted yet: ExpiredShare)", 100*(1/(1-ExpiredShare)-1))] = true
+		}
+		pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
 		if !pp.Consistent {
 			pc.ReadUnits /= 2
 		}
@@ -304,10 +338,21 @@ func EstimateCost(d *Design) *Cost {
 		for _, fx := range d.effects(w) {
 			written[fx.e.Name] = true
 			base := units(z.item(d, fx.e), WriteUnitBytes) * factor
-			wc.Items += 1 + fx.guards
-			wc.WriteUnits += base + float64(fx.guards)*factor
-			load[BaseIndex].WriteUnits += (base + float64(fx.guards)*factor) * w.Rate
+			if fx.counter {
+				base = 0
+				for _, i := range fx.s.Add { // one shard item per counter
+					base += units(z.shard(fx.e, d.Entity(fx.e.Name).Counter(i.Attr)), WriteUnitBytes) * factor
+				}
+				wc.Items += len(fx.s.Add) - 1
+			}
+			extra := float64(fx.guards+fx.shards) * factor
+			wc.Items += 1 + fx.guards + fx.shards
+			wc.WriteUnits += base + extra
+			load[BaseIndex].WriteUnits += (base + extra) * w.Rate
 			for _, ix := range d.Indexes {
+				if fx.counter {
+					break // shard items are on no GSI
+				}
 				k := d.Entity(fx.e.Name).Key(ix.Name)
 				if k == nil || fx.s.Op == WriteCheck {
 					continue
@@ -444,4 +489,9 @@ func (c *Cost) Global(replicas []ReplicaReads) *Global {
 		g.Replicas = append(g.Replicas, rc)
 	}
 	return g
+}
+
+// shard is the size of a counter's shard item: its keys and the number.
+func (z *sizer) shard(e *Entity, ck *CounterKeys) int {
+	return len(TablePK) + z.key(e, ck.PK) + len(TableSK) + decimalLen(int64(ck.Shards)) + len(ck.Attr) + DefaultNumberBytes
 }

@@ -146,3 +146,43 @@ patterns:
 		t.Errorf("provisioned %v is not the sum of the regions", g.Provisioned)
 	}
 }
+
+// The gaps model's features in the estimate: a sharded counter's read
+// reads its shard items (small, one per shard), not the item; a read
+// that hides expired items, or counts them, reads more than it returns
+// (ExpiredShare), expired: include does not; sets and maps take room at
+// their maxItems; an add to a counter writes one shard item; a
+// transaction of two User items counts both, doubled.
+func TestCostGaps(t *testing.T) {
+	d := plan(t, "testdata/models/gaps.yaml")
+	reads := map[string]*PatternCost{}
+	for _, p := range d.Cost.Patterns {
+		reads[p.Name] = p
+	}
+	writes := map[string]*WriteCost{}
+	for _, w := range d.Cost.Writes {
+		writes[w.Name] = w
+	}
+	if p := reads["PostViews"]; p == nil || p.Items != 8 || p.ItemBytes > 200 || p.ReadUnits != 0.5 {
+		t.Errorf("PostViews (8 shard items of a few bytes, one request): %+v", p)
+	}
+	for _, name := range []string{"PostWithComments", "CommentCount", "UserSessions"} {
+		if p := reads[name]; p == nil || p.ReadItems != int(math.Ceil(float64(p.Items)/(1-ExpiredShare))) || p.ReadItems <= p.Items {
+			t.Errorf("%s hides expired items but reads %+v", name, p)
+		}
+	}
+	if p := reads["AllComments"]; p == nil || p.ReadItems != p.Items {
+		t.Errorf("AllComments (expired: include) reads %+v", p)
+	}
+	// badges: 20 strings, prefs: 20 entries, 32 bytes each at least.
+	if p := reads["GetUser"]; p == nil || p.ItemBytes < 2*20*32 {
+		t.Errorf("GetUser: a user with its set and map full takes more than %+v", p)
+	}
+	if w := writes["CountView"]; w == nil || w.Items != 1 || w.WriteUnits != 1 {
+		t.Errorf("CountView (an ADD on one small shard item): %+v", w)
+	}
+	user, follow := units(reads["GetUser"].ItemBytes, 1024), 1.0
+	if w := writes["FollowUser"]; w == nil || w.Items != 3 || w.WriteUnits != 2*(follow+2*user) {
+		t.Errorf("FollowUser (a Follow and two Users, in a transaction): %+v, want %v units", w, 2*(follow+2*user))
+	}
+}

@@ -238,6 +238,27 @@ type EntityKeys struct {
 	// Tag is the constant that marks the entity's items in keys.
 	Tag  string       `json:"tag"`
 	Keys []*EntityKey `json:"keys"`
+	// Counters are the entity's sharded counters: where their shard
+	// items are.
+	Counters []*CounterKeys `json:"counters,omitempty"`
+}
+
+// CounterKeys is where a sharded counter's shard items are: partition key
+// PK (CounterKey), sort keys ShardKey(0…Shards-1).
+type CounterKeys struct {
+	Attr   string   `json:"attr"`
+	Shards int      `json:"shards"`
+	PK     Template `json:"pk"`
+}
+
+// Counter returns the entity's counter named attr, or nil.
+func (e *EntityKeys) Counter(attr string) *CounterKeys {
+	for _, c := range e.Counters {
+		if c.Attr == attr {
+			return c
+		}
+	}
+	return nil
 }
 
 // EntityKey is one entity's key on one index.
@@ -273,6 +294,15 @@ type PatternPlan struct {
 	Verify []string `json:"verify,omitempty"`
 	// Reason says why no index serves the pattern.
 	Reason string `json:"reason,omitempty"`
+	// HideExpired names the TTL attribute a read filters on: items whose
+	// TTL has passed are not returned ("": the pattern reads no entity
+	// with a ttl, or says expired: include).
+	HideExpired string `json:"hideExpired,omitempty"`
+	// Count: the read returns how many items match (Select COUNT).
+	Count bool `json:"count,omitempty"`
+	// Sum names the sharded counter the read sums (its shard items, one
+	// Query of CounterKey).
+	Sum string `json:"sum,omitempty"`
 
 	// scan is set when no index's partition key is given by the pattern.
 	scan bool

@@ -212,6 +212,9 @@ func (d *Design) rederive() error {
 		if !hasBase {
 			return fmt.Errorf("entity %s has no base table key", ek.Name)
 		}
+		if want := counterKeys(e); !sameCounters(ek.Counters, want) {
+			return fmt.Errorf("entity %s: its counters' keys are not those of its model's counters (%d declared): edited by hand?", ek.Name, len(want))
+		}
 	}
 	for _, e := range m.Entities {
 		if !seen[e.Name] {

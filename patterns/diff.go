@@ -25,6 +25,7 @@ const (
 	ChangeUniqueGuard    ChangeKind = "unique-guard"
 	ChangePlacementKept  ChangeKind = "placement-kept"
 	ChangeIndexBuild     ChangeKind = "index-build"
+	ChangeCleanupPending ChangeKind = "cleanup-pending"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -63,6 +64,7 @@ var changeRules = []ChangeRule{
 	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
 	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
 	{"KP615", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
+	{"KP616", SeverityError, ChangeCleanupPending, "No edit reads what a migration left before its cleanup"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).
@@ -139,6 +141,7 @@ func Compare(l *Lock, to *Design) *Diff {
 	}
 	c := compareDesigns(from, to)
 	c.From = df.From
+	cleanupConflicts(c, l.Cleanup, from, to)
 	return c
 }
 

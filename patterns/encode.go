@@ -137,6 +137,9 @@ func (a *Attribute) MaxKeyBytes() (int, bool) {
 // numbers are integers offset by the lower bound and zero-padded to a fixed
 // width, so string order is numeric order; times are fixed-width UTC.
 func (a *Attribute) EncodeKey(v any) (string, error) {
+	if !a.Scalar() {
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("a %s has no key form (KP206)", a.Type)}
+	}
 	switch a.Type {
 	case TypeNumber, TypeTTL:
 		n, err := a.integer(v)
@@ -274,6 +277,9 @@ func (a *Attribute) DecodeKey(s string) (any, error) {
 
 // Check reports whether v is a valid value of the attribute.
 func (a *Attribute) Check(v any) error {
+	if !a.Scalar() {
+		return a.checkMany(v)
+	}
 	_, err := a.EncodeKey(v)
 	return err
 }

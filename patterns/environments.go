@@ -166,12 +166,24 @@ func (l *Lock) Standing(env, model string) string {
 // what the environment waits for).
 func (l *Lock) NextStep(model, table, env string, apply bool) string {
 	switch mg := l.Migration; {
+	case mg == nil && l.Cleanup != nil && env != "" && slices.Contains(l.Cleanup.Verified, env):
+		return fmt.Sprintf("%s: %s is cleaned up; the lock drops the cleanup once every environment is (commit the lock; there, keyplan migrate %s --environment NAME --table …)\n", LockPath(model), table, model)
+	case mg == nil && l.Cleanup != nil:
+		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more (the runtime then writes the target design only), then run keyplan migrate %s %s to remove what the design before left in the items (the lock's cleanup)\n", LockPath(model), table, model, l.cleanupRun(table, env))
 	case mg == nil:
 		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", LockPath(model), table)
 	case env != "" && slices.Contains(mg.Verified, env), apply && l.Next() == env:
 		return ""
 	}
 	return fmt.Sprintf("next: commit the lock, cdk deploy, then keyplan migrate %s %s\n", model, l.NextRun(table))
+}
+
+// cleanupRun is the flags keyplan migrate cleans up with.
+func (l *Lock) cleanupRun(table, env string) string {
+	if len(l.Environments) > 0 {
+		return "--environment " + l.Environments[0] + " --table (its table)"
+	}
+	return "--table " + table + " again"
 }
 
 // Record writes the lock to path after a phase of keyplan migrate (of the

@@ -351,8 +351,8 @@ func TestValueErrorNamesItsAttribute(t *testing.T) {
 	}
 }
 
-// sort takes one attribute or a list; directions must agree; a collection
-// is told why it cannot sort.
+// sort takes one attribute or a list; directions must agree; a sorted
+// collection orders the entity that is not its owner.
 func TestSortForms(t *testing.T) {
 	base := `table: T
 entities:
@@ -377,8 +377,11 @@ patterns:
 		{"mixed directions", "{query: Log, where: [deviceId], sort: [state asc, at desc]}", nil, false,
 			"m.yaml:10:56: patterns.P.sort: at is desc but an earlier sort attribute is asc: a query orders by its whole sort key, so every attribute goes the same way"},
 		{"twice", "{query: Log, where: [deviceId], sort: [at, at]}", nil, false, `"at" is listed twice`},
-		{"collection", "{query: [Device, Log], where: [deviceId], sort: at}", nil, false,
-			"patterns.P.sort: a collection returns items in key order; sort applies to one entity (query Device alone to order it by at)"},
+		{"collection", "{query: [Device, Log], where: [deviceId], sort: at desc}", []string{"at"}, true, ""},
+		{"collection by its owner", "{query: [Device, Log], where: [deviceId], sort: deviceId}", nil, false,
+			`patterns.P.sort: "deviceId" is in where already`},
+		{"collection by another", "{query: [Device, Log], where: [deviceId], sort: state2}", nil, false,
+			`patterns.P.sort: unknown attribute of Log "state2"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -92,6 +92,7 @@ func (l *loader) counter(f field, path string) *Counter {
 			case "keep":
 				c.KeepExpired = true
 			case "count":
+				c.CountExpired = true
 			default:
 				l.add(pos(g.val), join(path, "expiries"), "expected count (an expired child counts down) or keep, found %q", v)
 			}
@@ -169,6 +170,14 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 			a.Immutable = l.boolean(g.val, p)
 		case "renamedFrom":
 			a.RenamedFrom = l.name(g.val, p)
+		case "of":
+			a.Of = l.attrType(g.val, p)
+		case "maxItems":
+			a.MaxItems = l.count(g.val, p, 1, MaxItemBytes)
+		case "shards":
+			a.Shards = l.count(g.val, p, 1, MaxCounterShards)
+		case "derived":
+			a.Derived = l.derived(g.val, p)
 		}
 	}
 	if !seenType {
@@ -179,6 +188,26 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 		}
 	}
 	return a
+}
+
+// derived reads derived: {from: [a, b]} or a template "{a}-{b}".
+func (l *loader) derived(n *yaml.Node, path string) *Derived {
+	n = deref(n)
+	if n.Kind == yaml.ScalarNode {
+		d := &Derived{Template: l.str(n, path)}
+		if err := d.checkTemplate(); err != nil {
+			l.add(pos(n), path, "%v", err)
+		}
+		return d
+	}
+	d := &Derived{}
+	for _, g := range l.fields(n, path, []string{"from"}) {
+		d.From = l.strs(g.val, join(path, "from"))
+	}
+	if len(d.From) == 0 {
+		l.add(pos(n), path, "expected from: [attributes] or a template such as \"{repo}-{number}\"")
+	}
+	return d
 }
 
 func (l *loader) attrType(n *yaml.Node, path string) AttrType {
@@ -195,7 +224,8 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 
 var (
 	entityFields = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom", "version"}
-	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable", "renamedFrom"}
+	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk"}
-	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL)}
+	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
+		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}
 )

@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -11,8 +12,13 @@ import (
 
 func (l *loader) examples(n *yaml.Node) *Examples {
 	ex := &Examples{}
-	for _, f := range l.fields(n, "examples", []string{"items", "steps", "expect"}) {
+	for _, f := range l.fields(n, "examples", []string{"now", "items", "steps", "expect"}) {
 		switch f.key {
+		case "now":
+			ex.Now = l.str(f.val, "examples.now")
+			if _, err := time.Parse(time.RFC3339, ex.Now); err != nil && ex.Now != "" {
+				l.add(pos(f.val), "examples.now", "expected an RFC 3339 time such as 2100-01-01T00:00:00Z, found %q", ex.Now)
+			}
 		case "steps":
 			seq := deref(f.val)
 			if seq.Kind != yaml.SequenceNode {
@@ -32,7 +38,7 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 								st.Params[pf.key] = nil // with: the item lacks it
 								continue
 							}
-							st.Params[pf.key] = l.scalar(pf.val, join(join(path, "params"), pf.key))
+							st.Params[pf.key] = l.value(pf.val, join(join(path, "params"), pf.key))
 						}
 					case "fails":
 						st.Fails = l.str(g.val, join(path, "fails"))
@@ -57,7 +63,7 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 				}
 				it := &ExampleItem{Name: itf.key, Entity: ents[0].key, Pos: itf.keyAt, Values: map[string]any{}}
 				for _, vf := range l.fields(ents[0].val, join(path, ents[0].key), nil) {
-					it.Values[vf.key] = l.scalar(vf.val, join(join(path, ents[0].key), vf.key))
+					it.Values[vf.key] = l.value(vf.val, join(join(path, ents[0].key), vf.key))
 				}
 				ex.Items = append(ex.Items, it)
 			}
@@ -71,13 +77,27 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 				path := fmt.Sprintf("examples.expect[%d]", i)
 				x := &Expectation{Pos: pos(deref(c)), Params: map[string]any{}}
 				seenItems := false
-				for _, g := range l.fields(c, path, []string{"pattern", "params", "items"}) {
+				for _, g := range l.fields(c, path, []string{"pattern", "params", "items", "count", "values"}) {
 					switch g.key {
 					case "pattern":
 						x.Pattern = l.str(g.val, join(path, "pattern"))
 					case "params":
 						for _, pf := range l.fields(g.val, join(path, "params"), nil) {
 							x.Params[pf.key] = l.scalar(pf.val, join(join(path, "params"), pf.key))
+						}
+					case "count":
+						seenItems = true
+						if n, ok := l.integer(deref(g.val), join(path, "count")); ok {
+							x.Count = &n
+						}
+					case "values":
+						x.Values = map[string]map[string]any{}
+						for _, itf := range l.fields(g.val, join(path, "values"), nil) {
+							vals := map[string]any{}
+							for _, vf := range l.fields(itf.val, join(join(path, "values"), itf.key), nil) {
+								vals[vf.key] = l.value(vf.val, join(join(join(path, "values"), itf.key), vf.key))
+							}
+							x.Values[itf.key] = vals
 						}
 					case "items":
 						seenItems = true
@@ -92,7 +112,7 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 					l.add(x.Pos, join(path, "pattern"), "missing; expected the name of a pattern")
 				}
 				if !seenItems {
-					l.add(x.Pos, join(path, "items"), "missing; expected the list of item names the pattern returns ([] for none)")
+					l.add(x.Pos, join(path, "items"), "missing; expected the list of item names the pattern returns ([] for none), or count: N for a pattern that returns a number")
 				}
 				ex.Expect = append(ex.Expect, x)
 			}

@@ -50,6 +50,14 @@ func (l *loader) pattern(f field) *Pattern {
 			}
 		case "shards":
 			p.Shards = l.count(g.val, fp, 1, MaxShards)
+		case "expired":
+			switch p.Expired = l.str(g.val, fp); p.Expired {
+			case ExpiredInclude, ExpiredHide, "":
+			default:
+				l.add(pos(g.val), fp, "expected %s (return items whose ttl has passed, until DynamoDB deletes them) or %s (the default), found %q", ExpiredInclude, ExpiredHide, p.Expired)
+			}
+		case "count":
+			p.Count = l.boolean(g.val, fp)
 		}
 	}
 	if p.Op == "" {
@@ -101,4 +109,4 @@ func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
 }
 
 // patternFields are the fields of a read pattern.
-var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards"}
+var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards", "expired", "count"}

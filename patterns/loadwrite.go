@@ -57,6 +57,12 @@ func (l *loader) write(n *yaml.Node, path string, at Pos) *Write {
 			w.With = l.strs(g.val, fp)
 		case "add":
 			w.Add = l.increments(g.val, fp)
+		case "discard":
+			w.Discard = l.increments(g.val, fp)
+		case "append":
+			w.Append = l.increments(g.val, fp)
+		case "as":
+			w.As = l.name(g.val, fp)
 		case "condition":
 			for _, cf := range l.fields(g.val, fp, nil) {
 				w.Condition = append(w.Condition, l.condition(cf, join(fp, cf.key)))
@@ -153,6 +159,6 @@ func (l *loader) condition(f field, path string) *Condition {
 }
 
 var (
-	writeFields = []string{"put", "update", "delete", "check", "transact", "batch", "if", "set", "add", "remove", "with", "condition", "rate"}
+	writeFields = []string{"put", "update", "delete", "check", "transact", "batch", "if", "set", "add", "remove", "with", "condition", "rate", "as", "discard", "append"}
 	writeOps    = []string{string(WritePut), string(WriteUpdate), string(WriteDelete), string(WriteCheck), string(WriteTransact), string(WriteBatch)}
 )

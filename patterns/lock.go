@@ -37,6 +37,9 @@ type Lock struct {
 	// one table. A migration advances only when each has verified the
 	// phase (Verify).
 	Environments []string `json:"environments,omitempty"`
+	// Cleanup is present once a migration has ended, until keyplan
+	// migrate has removed what it left in the items (Cleanup).
+	Cleanup *Cleanup `json:"cleanup,omitempty"`
 
 	// source is the file the lock was read from, for messages.
 	source string
@@ -166,7 +169,8 @@ func (l *Lock) MarshalJSON() ([]byte, error) {
 		Environments []string     `json:"environments,omitempty"`
 		Accepted     lockedDesign `json:"accepted"`
 		Migration    *migration   `json:"migration,omitempty"`
-	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}}
+		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
+	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup}
 	if m := l.Migration; m != nil {
 		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
 	}
@@ -222,6 +226,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			Current  int             `json:"current"`
 			Verified []string        `json:"verified"`
 		} `json:"migration"`
+		Cleanup *Cleanup `json:"cleanup"`
 	}
 	if err := strictJSON(data, &in); err != nil {
 		return nil, &DesignError{file, err.Error()}
@@ -265,6 +270,16 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	}
 	if err := l.checkEnvironments(); err != nil {
 		return nil, &DesignError{file, err.Error()}
+	}
+	if l.Cleanup = in.Cleanup; l.Cleanup != nil {
+		if err := l.Cleanup.valid(l.Accepted); err != nil {
+			return nil, &DesignError{file, err.Error()}
+		}
+		for _, e := range l.Cleanup.Verified {
+			if !slices.Contains(l.Environments, e) {
+				return nil, &DesignError{file, fmt.Sprintf("the cleanup is verified by %q, which the lock does not name", e)}
+			}
+		}
 	}
 	return l, nil
 }
@@ -332,6 +347,11 @@ func (l *Lock) Advance() error {
 	mg.Current++
 	mg.Verified = nil
 	if mg.Current >= len(mg.Phases) {
+		var backfilled []string
+		for _, p := range mg.Phases {
+			backfilled = append(backfilled, p.Backfill...)
+		}
+		l.Cleanup = l.Cleanup.renamed(mg.Target).merge(leftovers(l.Accepted, mg.Target, backfilled))
 		l.Accepted, l.Migration = mg.Target, nil
 	}
 	return nil
@@ -353,6 +373,8 @@ func (l *Lock) Apply(to *Design, df *Diff) error {
 		return nil // the same target: nothing to record
 	}
 	if len(df.Phases) <= 1 && !df.Backfills() {
+		// A GSI deleted in one deploy leaves its keys in the items.
+		l.Cleanup = l.Cleanup.renamed(to).merge(leftovers(l.Accepted, to, nil))
 		l.Accepted = to
 		return nil
 	}

@@ -141,7 +141,11 @@ type Counter struct {
 	// the counter (expiries: keep): matches played stay played when their
 	// records expire.
 	KeepExpired bool `json:"keepExpired,omitempty"`
-	Pos         Pos  `json:"-"`
+	// CountExpired says expiries: count out loud: the counter counts an
+	// expired child down when DynamoDB deletes it (the default; KP502
+	// warns until it is said).
+	CountExpired bool `json:"countExpired,omitempty"`
+	Pos          Pos  `json:"-"`
 }
 
 // AttrType is the declared type of an attribute.
@@ -154,6 +158,15 @@ const (
 	TypeTime   AttrType = "time"
 	TypeBool   AttrType = "bool"
 	TypeTTL    AttrType = "ttl"
+	// TypeSet, TypeList and TypeMap hold several values of type Of (sets:
+	// string or number; lists and maps: string, number or bool): never
+	// in a key (kinds.go).
+	TypeSet  AttrType = "set"
+	TypeList AttrType = "list"
+	TypeMap  AttrType = "map"
+	// TypeCounter is a number spread over Shards items of its own, added
+	// to on a random shard and read as their sum (kinds.go).
+	TypeCounter AttrType = "counter"
 )
 
 // Attribute is one named, typed field of an entity.
@@ -186,6 +199,16 @@ type Attribute struct {
 	// (nil): from min/max or digits.
 	KeyOffset *int64 `json:"keyOffset,omitempty"`
 	KeyWidth  int    `json:"keyWidth,omitempty"`
+	// Of is the element type of a set, list or map.
+	Of AttrType `json:"of,omitempty"`
+	// MaxItems bounds a set's, list's or map's elements (0: unknown), for
+	// item sizes.
+	MaxItems int `json:"maxItems,omitempty"`
+	// Shards is the number of items a counter is spread over.
+	Shards int `json:"shards,omitempty"`
+	// Derived makes the attribute one the runtime computes from others on
+	// every write (nil: the caller's).
+	Derived *Derived `json:"derived,omitempty"`
 
 	Pos Pos `json:"-"`
 }
@@ -231,6 +254,12 @@ type Pattern struct {
 	Rate float64 `json:"rate,omitempty"`
 	// Shards consents to write-sharding the key into N partitions, read by scatter-gather.
 	Shards int `json:"shards,omitempty"`
+	// Expired is ExpiredInclude to return items whose TTL has passed but
+	// that DynamoDB has not deleted yet; by default ("") reads hide them.
+	Expired string `json:"expired,omitempty"`
+	// Count returns how many items the read matches instead of the items
+	// (Select COUNT, every page summed).
+	Count bool `json:"count,omitempty"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the pattern was declared.
@@ -245,6 +274,9 @@ type Const struct {
 
 // Examples are sample items and the results patterns must return on them.
 type Examples struct {
+	// Now is the time the examples are read at (RFC 3339; "": the
+	// clock's): TTLs before it have passed.
+	Now   string         `json:"now,omitempty"`
 	Items []*ExampleItem `json:"items,omitempty"`
 	// Steps are writes made, in order, after the items and before the
 	// expectations are read.
@@ -280,7 +312,13 @@ type Expectation struct {
 	Pattern string         `json:"pattern"`
 	Params  map[string]any `json:"params,omitempty"`
 	Items   []string       `json:"items"`
-	Pos     Pos            `json:"-"`
+	// Count is the number a count pattern or a counter's read returns
+	// (nil: the pattern returns items).
+	Count *int64 `json:"count,omitempty"`
+	// Values are attribute values some of the items must hold (item name
+	// to attribute to value), as read back.
+	Values map[string]map[string]any `json:"values,omitempty"`
+	Pos    Pos                       `json:"-"`
 }
 
 // clone copies a model deeply enough for the planner to change its

@@ -91,6 +91,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		in   bool
 		r    region
 		ok   bool
+		rest Template
 	}
 	var visible []member
 	outside := false
@@ -102,9 +103,32 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		v := member{name: e.Name, in: slices.Contains(p.Entities, e.Name)}
 		outside = outside || !v.in
 		if rest, ok := ly.subst(ek.SK, e, k).cut(base); ok {
+			v.rest = rest
 			v.r, v.ok = regionOf(rest)
 		}
 		visible = append(visible, v)
+	}
+	if sorted := ly.m.SortedMember(p); sorted != "" {
+		// The sorted member's items in the order of its sort attributes,
+		// every other member's before them (after them, descending).
+		var s *member
+		for i := range visible {
+			if visible[i].name == sorted {
+				s = &visible[i]
+			}
+		}
+		if s == nil || !s.ok || s.r.point || len(s.rest.Attrs()) < len(p.Sort) || !slices.Equal(s.rest.Attrs()[:len(p.Sort)], p.Sort) {
+			return nil, ly.why("%s's sort key does not order it by %s after a constant", sorted, strings.Join(p.Sort, ", "))
+		}
+		for _, v := range visible {
+			if v.in && v.name != sorted && (!v.ok || v.r.hi >= s.r.lo) {
+				end := "before"
+				if p.Desc {
+					end = "after"
+				}
+				return nil, ly.why("%s's items do not sort %s all of %s's (a sorted collection reads its owner at one end)", v.name, end, sorted)
+			}
+		}
 	}
 	// A prefix that ends in a value (FOLDER#{folderId}) also starts the
 	// keys of a longer value (folder ab's for a): the members' keys must

@@ -60,6 +60,10 @@ func (l *Lock) MigratingTo(d *Design, model string) error {
 	switch {
 	case l == nil:
 		return fmt.Errorf("%s has no lock (%s): nothing is deployed to migrate", model, path)
+	case l.Migration == nil && l.Cleanup != nil && !l.Accepts(d):
+		return fmt.Errorf("%s is not the model %s accepts, whose migration's cleanup is pending: keyplan diff %s shows the difference", model, path, model)
+	case l.Migration == nil && l.Cleanup != nil:
+		return nil
 	case l.Migration == nil:
 		return fmt.Errorf("no migration in progress in %s (keyplan diff %s shows what would start one; keyplan lock %s starts it)", path, model, model)
 	case !l.Accepts(d):

@@ -73,7 +73,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		sort.SliceStable(keys, func(i, j int) bool {
 			return slices.Index(ly.indexes, keys[i].Index) < slices.Index(ly.indexes, keys[j].Index)
 		})
-		d.Entities = append(d.Entities, &EntityKeys{Name: e.Name, Tag: TagOf(e), Keys: keys})
+		d.Entities = append(d.Entities, &EntityKeys{Name: e.Name, Tag: TagOf(e), Keys: keys, Counters: counterKeys(e)})
 		if a := e.TTLAttr(); a != nil && d.TTL == "" {
 			d.TTL = a.Name
 		}
@@ -119,6 +119,9 @@ func newPlanner(m *Model, o Options) *planner {
 		pl.steps = DefaultBudget
 	}
 	for _, p := range patternsByName(m) {
+		if m.CounterRead(p) != "" {
+			continue // its counter's shard items, not a key of the layout
+		}
 		r := newReq(m, p)
 		r.id = len(pl.reqs)
 		pl.reqs = append(pl.reqs, r)
@@ -347,7 +350,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 			continue
 		}
 		p := d.model.Pattern(pp.Name)
-		if len(p.Returns) == 0 {
+		if len(p.Returns) == 0 && !p.Count {
 			return ProjectAll, nil
 		}
 		for _, name := range pp.Entities {
@@ -359,7 +362,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 				}
 			}
 			e := d.model.Entity(name)
-			for _, a := range append(slices.Clone(p.Returns), pp.Verify...) {
+			for _, a := range ReadNeeds(p, pp) {
 				if e.Attr(a) != nil && !slices.Contains(keyed, a) && !slices.Contains(include, a) {
 					include = append(include, a)
 				}

@@ -95,5 +95,15 @@ func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
 func renderKey(m *Model, e *Entity, k akey, rs []*req, index string) *EntityKey {
 	owner := m.Entity(k.owner)
 	sparse := sparseConsts(k.pk, rs)
-	return &EntityKey{Index: index, PK: renderPK(owner, e, k.pk, sparse, k.shards), SK: renderSK(e, nil, k.pk, k.sk), When: sparse}
+	return &EntityKey{Index: index, PK: renderPK(owner, e, k.pk, sparse, k.shards), SK: renderSK(e, sortedPrefix(owner, e, rs), k.pk, k.sk), When: sparse}
+}
+
+// sortedPrefix nests the sort key of a sorted collection's ordered member
+// under its owner's tag (POST#COMMENT#{createdAt}…, the post's POST): the
+// owner then sorts before every one of its items, whatever the tags.
+func sortedPrefix(owner, e *Entity, rs []*req) Template {
+	if owner == nil || owner == e || !slices.ContainsFunc(rs, func(r *req) bool { return r.multi && r.sorted == e.Name }) {
+		return nil
+	}
+	return Template{}.lit(TagOf(owner) + string(Sep))
 }

@@ -25,6 +25,9 @@ type req struct {
 	whole bool
 	// owner is the entity whose tag leads a collection's partition key.
 	owner string
+	// sorted is the member a sorted collection orders by sort (the
+	// others, its owner, sort before it).
+	sorted string
 	// id numbers the requirement within its plan (for memoized fits).
 	id int
 }
@@ -42,6 +45,7 @@ func newReq(m *Model, p *Pattern) *req {
 	}
 	if r.multi {
 		r.owner = collectionOwner(m, r)
+		r.sorted = m.SortedMember(p)
 	} else if e := m.Entity(r.ents[0]); len(p.Sort) == 0 && e != nil && subset(e.ID, r.eq) {
 		r.whole = true
 	}
@@ -74,6 +78,31 @@ func collectionOwner(m *Model, r *req) string {
 		}
 	}
 	return r.ents[0]
+}
+
+// forMember is a collection's requirement as one of its members sees it:
+// the order applies to the member it sorts, the others order nothing.
+func (r *req) forMember(entity string) *req {
+	if !r.multi || len(r.sort) == 0 || r.sorted == entity {
+		return r
+	}
+	c := *r
+	c.sort = nil
+	return &c
+}
+
+// membersOf is rs as entity e's shapes see them (forMember).
+func membersOf(e *Entity, rs []*req) []*req {
+	for i, r := range rs {
+		if c := r.forMember(e.Name); c != r {
+			out := slices.Clone(rs)
+			for j := i; j < len(rs); j++ {
+				out[j] = rs[j].forMember(e.Name)
+			}
+			return out
+		}
+	}
+	return rs
 }
 
 func sortedCopy(s []string) []string {
@@ -214,6 +243,7 @@ func fit(e *Entity, rs []*req, o fitOptions) (akey, bool) {
 	if len(rs) == 0 {
 		return akey{}, false
 	}
+	rs = membersOf(e, rs)
 	shards := rs[0].shards
 	common := slices.Clone(rs[0].eq)
 	for _, r := range rs[1:] {

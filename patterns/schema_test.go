@@ -63,19 +63,23 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		t.Errorf("hand-made layout: %v", err)
 	}
 	bad := map[string]string{
-		"unknown field":  strings.Replace(validModel, "{get: Player}", "{get: Player, limt: 3}", 1),
-		"unknown type":   strings.Replace(validModel, "handle: string", "handle: strnig", 1),
-		"get and query":  strings.Replace(validModel, "{get: Player}", "{get: Player, query: Player}", 1),
-		"bad sort":       strings.Replace(validModel, "sort: rating desc", "sort: rating down", 1),
-		"missing id":     strings.Replace(validModel, "    id: [playerId]\n", "", 1),
-		"missing table":  strings.Replace(validModel, "table: Leaderboard\n", "", 1),
-		"digits too big": strings.Replace(validModel, "min: 0, max: 99999", "digits: 19", 1),
-		"write two ops":  validModel + "writes:\n  W: {put: Player, delete: Player}\n",
-		"write bad if":   validModel + "writes:\n  W: {put: Player, if: maybe}\n",
-		"write bad add":  validModel + "writes:\n  W: {update: Player, add: {rating: lots}}\n",
-		"write two cmps": validModel + "writes:\n  W: {update: Player, set: [handle], condition: {rating: {ge: 1, le: 3}}}\n",
-		"check alone":    validModel + "writes:\n  W: {check: Player, condition: {rating: 1}}\n",
-		"step no write":  validModel + "examples:\n  steps:\n    - {params: {playerId: p1}}\n",
+		"unknown field":    strings.Replace(validModel, "{get: Player}", "{get: Player, limt: 3}", 1),
+		"unknown type":     strings.Replace(validModel, "handle: string", "handle: strnig", 1),
+		"get and query":    strings.Replace(validModel, "{get: Player}", "{get: Player, query: Player}", 1),
+		"bad sort":         strings.Replace(validModel, "sort: rating desc", "sort: rating down", 1),
+		"missing id":       strings.Replace(validModel, "    id: [playerId]\n", "", 1),
+		"missing table":    strings.Replace(validModel, "table: Leaderboard\n", "", 1),
+		"digits too big":   strings.Replace(validModel, "min: 0, max: 99999", "digits: 19", 1),
+		"write two ops":    validModel + "writes:\n  W: {put: Player, delete: Player}\n",
+		"write bad if":     validModel + "writes:\n  W: {put: Player, if: maybe}\n",
+		"write bad add":    validModel + "writes:\n  W: {update: Player, add: {rating: lots}}\n",
+		"write two cmps":   validModel + "writes:\n  W: {update: Player, set: [handle], condition: {rating: {ge: 1, le: 3}}}\n",
+		"check alone":      validModel + "writes:\n  W: {check: Player, condition: {rating: 1}}\n",
+		"step no write":    validModel + "examples:\n  steps:\n    - {params: {playerId: p1}}\n",
+		"bad expired":      strings.Replace(validModel, "{get: Player}", "{get: Player, expired: maybe}", 1),
+		"set of times":     strings.Replace(validModel, "handle: string", "handle: {type: set, of: time}", 1),
+		"derived nothing":  strings.Replace(validModel, "handle: string", "handle: {type: string, derived: {}}", 1),
+		"discard a number": validModel + "writes:\n  W: {update: Player, discard: {rating: 3}}\n",
 	}
 	for name, model := range bad {
 		if _, err := Parse("model.yaml", []byte(model)); err == nil {

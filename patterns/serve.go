@@ -39,7 +39,7 @@ func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
 	if ix == nil || ix.Projection == ProjectAll {
 		return true
 	}
-	if len(p.Returns) == 0 {
+	if len(p.Returns) == 0 && !p.Count {
 		return false
 	}
 	for _, name := range p.Entities {
@@ -50,7 +50,7 @@ func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
 				keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 			}
 		}
-		for _, a := range append(slices.Clone(p.Returns), plan.Verify...) {
+		for _, a := range ReadNeeds(p, plan) {
 			if e.Attr(a) == nil || slices.Contains(keyed, a) || ix.Projection == ProjectInclude && slices.Contains(ix.NonKeyAttributes, a) {
 				continue
 			}
@@ -244,6 +244,9 @@ func whereOf(m *Model, p *Pattern) []string { return m.Where(p) }
 // Of the indexes that serve it, the first that reads it from a partition
 // as spread as its where allows wins; else the first.
 func (ly *layout) serve(p *Pattern) *PatternPlan {
+	if attr := ly.m.CounterRead(p); attr != "" {
+		return ly.counterPlan(p, attr)
+	}
 	if !ly.quiet {
 		// Reasons are for patterns nothing serves: look quietly first.
 		ly.quiet = true
@@ -526,5 +529,6 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	return &PatternPlan{
 		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
 		Text: ly.render(kc, pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
+		HideExpired: ly.m.hides(p), Count: p.Count,
 	}
 }

@@ -131,6 +131,7 @@ func (m *Model) validateEntity(l *errorList, e *Entity, entities []string) {
 			l.add(e.field("id"), path+".id", "id attribute %q is a ttl; an item's identity cannot expire", id)
 		}
 	}
+	m.validateKinds(l, e)
 	if e.Within != "" {
 		if e.Within == e.Name {
 			l.add(e.field("within"), path+".within", "an entity cannot live within itself")
@@ -217,7 +218,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 	}
 	switch {
 	case len(p.Sort) > 0 && len(ents) > 1:
-		l.add(p.field("sort"), path+".sort", "a collection returns items in key order; sort applies to one entity (query %s alone to order it by %s)", ents[0].Name, strings.Join(p.Sort, ", "))
+		// a sorted collection: validatePatternKinds
 	case len(p.Sort) > 0:
 		for _, a := range p.Sort {
 			if need("sort", a) && slices.Contains(p.Where, a) {
@@ -259,6 +260,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 	if p.Shards > 1 && p.Consistent {
 		l.add(p.field("shards"), path+".shards", "a sharded read is served by a GSI, which cannot be read strongly consistent")
 	}
+	m.validatePatternKinds(l, p, ents)
 }
 
 func (m *Model) validateKeys(l *errorList) {

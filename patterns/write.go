@@ -44,14 +44,21 @@ type Write struct {
 	Op   WriteOp `json:"op"`
 	// Entity written (put, update, delete, check, batch).
 	Entity string `json:"entity,omitempty"`
+	// As (a transaction's step) names its item: the step's parameters
+	// are As.attr, so steps on one entity write different items.
+	As string `json:"as,omitempty"`
 	// If (put): IfAbsent creates only, IfPresent replaces only, "" either.
 	If string `json:"if,omitempty"`
 	// Set (update): attributes set to the caller's values.
 	Set []string `json:"set,omitempty"`
 	// Add (update): numbers added to atomically.
 	Add []*Increment `json:"add,omitempty"`
-	// Remove (update): optional attributes removed.
+	// Remove (update): optional attributes (or map entries, a.b) removed.
 	Remove []string `json:"remove,omitempty"`
+	// Discard (update): elements removed from sets (DELETE).
+	Discard []*Increment `json:"discard,omitempty"`
+	// Append (update): elements added at the end of lists (list_append).
+	Append []*Increment `json:"append,omitempty"`
 	// With (update): attributes the caller passes as the item holds them,
 	// for the keys the update rebuilds; the write holds only if they still
 	// are.
@@ -255,25 +262,30 @@ func (m *Model) Params(w *Write) []string {
 		if e == nil {
 			continue
 		}
+		own := func(attrs ...string) { // the step's item's: after its alias
+			for _, a := range attrs {
+				add(s.Param(a))
+			}
+		}
 		if s.Op == WritePut { // a create gives maintained attributes their first values
 			for _, a := range e.Attributes {
-				if a.Name != e.Version && (s.If == IfAbsent || !e.Maintained(a.Name)) {
-					add(a.Name)
+				if a.Name != e.Version && (s.If == IfAbsent || !e.Maintained(a.Name)) && a.Stored() && a.Derived == nil {
+					own(a.Name)
 				}
 			}
 		} else {
-			add(e.ID...)
+			own(e.ID...)
 		}
-		add(s.Set...)
-		add(s.With...)
-		for _, i := range s.Add {
+		own(s.Set...)
+		own(s.With...)
+		for _, i := range slices.Concat(s.Add, s.Discard, s.Append) {
 			add(i.Param)
 		}
 		for _, c := range s.Condition {
 			add(c.Param)
 		}
-		if e.Version != "" && !(s.Op == WritePut && s.If == IfAbsent) {
-			add(e.Version)
+		if e.Version != "" && !(s.Op == WritePut && s.If == IfAbsent) && !m.CounterStep(s) {
+			own(e.Version)
 		}
 		if s.Op == WriteDelete {
 			// Its unique values, as the item holds them: their guard items
@@ -302,6 +314,7 @@ func (m *Model) validateWrites(l *errorList, entities []string) {
 	}
 	for _, w := range m.Writes {
 		path := "writes." + w.Name
+		m.validateAliases(l, w, path)
 		if names[w.Name] {
 			l.add(w.Pos, path, "duplicate name %q: read and write patterns share one namespace (GrantPatterns takes both)", w.Name)
 		}
@@ -363,11 +376,13 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 	only("add", WriteUpdate)
 	only("remove", WriteUpdate)
 	only("with", WriteUpdate)
+	only("discard", WriteUpdate)
+	only("append", WriteUpdate)
 	if w.Op == WritePut && w.If != "" && w.If != IfAbsent && w.If != IfPresent {
 		l.add(w.field("if"), path+".if", "expected %s or %s, found %q", IfAbsent, IfPresent, w.If)
 	}
-	if w.Op == WriteUpdate && len(w.Set)+len(w.Add)+len(w.Remove) == 0 {
-		l.add(w.Pos, path, "an update changes something: give set, add or remove")
+	if w.Op == WriteUpdate && len(w.Set)+len(w.Add)+len(w.Remove)+len(w.Discard)+len(w.Append) == 0 {
+		l.add(w.Pos, path, "an update changes something: give set, add, remove, discard or append")
 	}
 	if w.Op == WriteCheck && len(w.Condition) == 0 {
 		l.add(w.Pos, path, "a check step holds the transaction to a condition: give condition")
@@ -388,23 +403,40 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 			l.add(w.field(field), fp, "%s is immutable: it never changes once written", attr)
 		case attr == e.Version:
 			l.add(w.field(field), fp, "%s is %s's version: every write increments it itself", attr, e.Name)
+		case a.Derived != nil:
+			l.add(w.field(field), fp, "%s is derived: the runtime computes it from %s on every write", attr, strings.Join(a.Derived.Sources(), ", "))
+		case a.Type == TypeCounter && field != "add":
+			l.add(w.field(field), fp, "%s is a sharded counter: it is added to (add: {%s: 1}), never %s", attr, attr, field)
 		}
 		changed[attr] = field
 		return a
 	}
 	for _, a := range w.Set {
+		if m.mapEntry(l, e, w, "set", a, path, changed) {
+			continue
+		}
 		change("set", a)
 	}
 	for _, i := range w.Add {
-		if a := change("add", i.Attr); a != nil && a.Type != TypeNumber {
-			l.add(w.field("add"), path+".add."+i.Attr, "add applies to numbers; %s is a %s", i.Attr, a.Type)
+		if a := change("add", i.Attr); a != nil && a.Type != TypeNumber && a.Type != TypeCounter && a.Type != TypeSet {
+			l.add(w.field("add"), path+".add."+i.Attr, "add applies to numbers, counters and sets; %s is a %s", i.Attr, a.Type)
 		}
 	}
 	for _, r := range w.Remove {
-		if a := change("remove", r); a != nil && !a.Optional {
+		if m.mapEntry(l, e, w, "remove", r, path, changed) {
+			continue
+		}
+		if a := change("remove", r); a != nil && !a.Optional && a.Type != TypeSet {
 			l.add(w.field("remove"), path+".remove", "%s is required: only optional attributes can be removed", r)
 		}
 	}
+	for _, i := range w.Discard {
+		change("discard", i.Attr)
+	}
+	for _, i := range w.Append {
+		change("append", i.Attr)
+	}
+	m.validateStepKinds(l, e, w, path)
 	for _, a := range w.With {
 		switch {
 		case e.Attr(a) == nil:
@@ -437,6 +469,10 @@ func (m *Model) validateCondition(l *errorList, e *Entity, c *Condition, path st
 	}
 	if !slices.Contains(CondOps(), c.Op) {
 		l.add(c.Pos, path, "unknown comparison %q; expected one of %s", c.Op, condOpList())
+		return
+	}
+	if a.Type == TypeCounter || !a.Scalar() && c.Op != CondExists && c.Op != CondAbsent {
+		l.add(c.Pos, path, "%s is a %s: a condition tests it with exists or absent only", c.Attr, a.Type)
 		return
 	}
 	constant := func(v string) {

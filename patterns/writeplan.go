@@ -26,6 +26,11 @@ type stepEffect struct {
 	keys []*EntityKey
 	// guards counts the guard items of unique values it writes.
 	guards int
+	// counter marks an add to sharded counters: it writes a shard item,
+	// not the entity's item; shards counts the shard items a delete
+	// takes with its item.
+	counter bool
+	shards  int
 }
 
 // unique lists the unique alternate keys of an entity.
@@ -66,15 +71,37 @@ func (d *Design) effect(s *Write) *stepEffect {
 		if s.Op != WriteBatch {
 			fx.guards = len(d.model.unique(e))
 		}
+		if s.Op == WriteDelete {
+			for _, c := range ek.Counters {
+				fx.shards += c.Shards
+			}
+		}
 	case WriteUpdate:
+		if d.model.CounterStep(s) {
+			fx.counter = true
+			for _, i := range s.Add {
+				fx.changed[i.Attr] = true
+			}
+			return fx
+		}
 		for _, a := range s.Set {
+			a, _, _ = MapPath(a) // a map's entry changes the map
 			fx.changed[a] = true
+		}
+		for _, i := range slices.Concat(s.Discard, s.Append) {
+			fx.changed[i.Attr] = true
 		}
 		for _, i := range s.Add {
 			fx.changed[i.Attr] = true
 		}
 		for _, a := range s.Remove {
+			a, _, _ = MapPath(a)
 			fx.changed[a] = true
+		}
+		for _, a := range e.Attributes { // recomputed from a source it changes
+			if a.Derived != nil && slices.ContainsFunc(a.Derived.Sources(), func(src string) bool { return fx.changed[src] }) {
+				fx.changed[a.Name] = true
+			}
 		}
 		for _, k := range ek.Keys {
 			if k.Index == BaseIndex || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
@@ -148,6 +175,11 @@ func ruleStaleKey(d *Design) []finding {
 			for _, a := range slices.Concat(s.Set, s.Remove, s.With, fx.e.ID, Pinned(s)) {
 				known[a] = true
 			}
+			for _, a := range fx.e.Attributes { // computed from what the write knows
+				if a.Derived != nil && !slices.ContainsFunc(a.Derived.Sources(), func(src string) bool { return !known[src] }) {
+					known[a.Name] = true
+				}
+			}
 			for _, k := range fx.keys {
 				if k.Index == BaseIndex {
 					continue
@@ -186,7 +218,7 @@ func ruleStaleKey(d *Design) []finding {
 			}
 			for _, u := range d.model.unique(fx.e) {
 				for _, a := range u.Where {
-					if slices.Contains(s.Set, a) || slices.Contains(s.Remove, a) {
+					if slices.Contains(s.Set, a) || slices.Contains(s.Remove, a) || fx.e.Attr(a) != nil && fx.e.Attr(a).Derived != nil && fx.changed[a] {
 						out = append(out, finding{write(w), w.Pos,
 							fmt.Sprintf("%s changes %s, which %s keeps unique: its guard item moves from the old value, which a write pattern cannot name", stepName(w, i), a, u.Name),
 							"change it with Replace (old and new values) or Update with Changes.With holding the old value"})
@@ -235,14 +267,22 @@ func ruleTransactLimits(d *Design) []finding {
 		items, bytes := 0, 0
 		seen := map[string]int{}
 		for i, fx := range fxs {
-			items += 1 + fx.guards
+			items += 1 + fx.guards + fx.shards
 			bytes += z.item(d, fx.e)
-			if j, dup := seen[fx.e.Name]; dup {
-				out = append(out, finding{write(w), w.Steps[i].Pos,
-					fmt.Sprintf("steps %d and %d both write a %s with the same id parameters (%s): a transaction touches an item once", j+1, i+1, fx.e.Name, strings.Join(fx.e.ID, ", ")),
-					"merge the two steps into one, or make them separate writes"})
+			if fx.counter {
+				continue // a shard item, picked at random
 			}
-			seen[fx.e.Name] = i
+			item := fx.e.Name + "\x00" + fx.s.As
+			if j, dup := seen[item]; dup {
+				params := strings.Join(fx.e.ID, ", ")
+				if fx.s.As != "" {
+					params = fx.s.As + "." + strings.Join(fx.e.ID, ", "+fx.s.As+".")
+				}
+				out = append(out, finding{write(w), w.Steps[i].Pos,
+					fmt.Sprintf("steps %d and %d both write a %s with the same id parameters (%s): a transaction touches an item once", j+1, i+1, fx.e.Name, params),
+					"merge the two steps into one, or name each step's item (as: follower, as: followee: their parameters are follower.userId, followee.userId)"})
+			}
+			seen[item] = i
 		}
 		if items > MaxTransactItems {
 			out = append(out, finding{write(w), w.Pos,

@@ -305,3 +305,24 @@ func (l *loader) scalar(n *yaml.Node, path string) any {
 	}
 	return n.Value
 }
+
+// value reads an example value: a scalar, a list of scalars (a set's or
+// list's value) or a mapping of scalars (a map's).
+func (l *loader) value(n *yaml.Node, path string) any {
+	n = deref(n)
+	switch n.Kind {
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			out = append(out, l.scalar(c, path))
+		}
+		return out
+	case yaml.MappingNode:
+		out := map[string]any{}
+		for _, f := range l.fields(n, path, nil) {
+			out[f.key] = l.scalar(f.val, join(path, f.key))
+		}
+		return out
+	}
+	return l.scalar(n, path)
+}

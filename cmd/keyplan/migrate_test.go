@@ -181,7 +181,7 @@ func TestMigrate(t *testing.T) {
 		t.Fatalf("migrate: exit %d\n%s%s", code, out, errs)
 	}
 	for _, want := range []string{"phase 1 of 1: backfilling Order, Product (create GSI3; backfill Order, Product) of " + sm.table + " with 3 segment(s)",
-		"phase 1 of 1 backfilled in", " rewritten, ", "0 failed", "the migration is done"} {
+		"phase 1 of 1 backfilled in", " rewritten, ", "0 failed", "the migration is done", "then run keyplan migrate"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -200,6 +200,17 @@ func TestMigrate(t *testing.T) {
 	code, out, errs = keyplan("validate", sm.model, "--existing", "--table", sm.table, "--endpoint", ep)
 	if code != 0 || !strings.Contains(out, "0 item(s) loaded") || !strings.Contains(out, "ok   ProductsByPrice(category=electronics): [pr2 pr1] in order") {
 		t.Errorf("validate --existing: exit %d\n%s%s", code, out, errs)
+	}
+	// Once that lock is deployed, migrate again cleans up (the lock's
+	// cleanup: the backfilled entities), then nothing is left.
+	if l.Cleanup == nil {
+		t.Error("the migration's end records no cleanup")
+	}
+	if code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep); code != 0 || !strings.Contains(out, "cleanup: ") {
+		t.Errorf("migrate, the cleanup: exit %d\n%s%s", code, out, errs)
+	}
+	if l, err := patterns.LoadLock(sm.lockFile); err != nil || l.Cleanup != nil {
+		t.Errorf("the lock after the cleanup: %v, cleanup %+v", err, l.Cleanup)
 	}
 	// Nothing left to migrate.
 	if code, _, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep); code != 2 || !strings.Contains(errs, "no migration in progress") {

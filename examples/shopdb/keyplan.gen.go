@@ -54,13 +54,14 @@ func Lock() (*patterns.Lock, error) {
 // Open returns the DB over the table named table (the deployed name,
 // e.g. from the environment variable KEYPLAN_TABLE_NAME the construct
 // sets) through client, as the embedded lock deploys it (OpenLock: as
-// another lock does).
-func Open(client dynamo.Client, table string) (*DB, error) {
+// another lock does). Options set up the runtime: dynamo.WithClock
+// moves the clock reads hide expired items by, in tests.
+func Open(client dynamo.Client, table string, opts ...dynamo.Option) (*DB, error) {
 	l, err := lock()
 	if err != nil {
 		return nil, err
 	}
-	return &DB{t: dynamo.NewRollout(l, client, table)}, nil
+	return &DB{t: dynamo.NewRollout(l, client, table, opts...)}, nil
 }
 
 // Design is the design the code was generated from.
@@ -73,8 +74,8 @@ type DB struct{ t *dynamo.Table }
 // the lock l deploys it (the lock committed beside the model, embedded
 // with go:embed and read with patterns.ReadLock): during a migration the
 // runtime follows the phase l is at. l must lead to the design the code
-// was generated from.
-func OpenLock(l *patterns.Lock, client dynamo.Client, table string) (*DB, error) {
+// was generated from. Options set up the runtime, as Open's do.
+func OpenLock(l *patterns.Lock, client dynamo.Client, table string, opts ...dynamo.Option) (*DB, error) {
 	d, err := design()
 	if err != nil {
 		return nil, err
@@ -82,7 +83,7 @@ func OpenLock(l *patterns.Lock, client dynamo.Client, table string) (*DB, error)
 	if !l.Accepts(d) {
 		return nil, fmt.Errorf("the lock %s leads to another design than package shopdb was generated from: generate it again (keyplan gen go)", l.Source())
 	}
-	return &DB{t: dynamo.NewRollout(l, client, table)}, nil
+	return &DB{t: dynamo.NewRollout(l, client, table, opts...)}, nil
 }
 
 // Runtime is the runtime underneath, for what the typed methods do not
@@ -164,6 +165,10 @@ func asString(x any) (string, bool)  { s, ok := x.(string); return s, ok }
 func asBool(x any) (bool, bool)      { b, ok := x.(bool); return b, ok }
 func asTime(x any) (time.Time, bool) { t, ok := x.(time.Time); return t, ok }
 func asAny(x any) (any, bool)        { return x, true }
+
+// asValue reads a set's, list's or map's value: the runtime decodes them
+// as []string, []float64, []bool or map[string] of those.
+func asValue[T any](x any) (T, bool) { v, ok := x.(T); return v, ok }
 
 // badType is the error of a value an item holds with the wrong type.
 func badType(entity, name string, x, want any) error {

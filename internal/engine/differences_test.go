@@ -29,6 +29,7 @@ var documented = map[string]map[string]string{
 	"number of 39 digits":        {Memory: "refused", Dynalite: "refused", DynamoDBLocal: "refused"},
 	"table name of 2 characters": {Memory: "refused", Dynalite: "refused", DynamoDBLocal: "refused"},
 	string(MultiAttributeKeys):   {Memory: "yes", Dynalite: "no", DynamoDBLocal: "no"},
+	string(ListMapEquality):      {Memory: "yes", Dynalite: "no", DynamoDBLocal: "yes"},
 }
 
 func TestEngineDifferences(t *testing.T) {
@@ -128,12 +129,28 @@ func probe(t *testing.T, c *dynamodb.Client) map[string]string {
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
 	failed("UpdateItem", err)
 
+	// A condition comparing a list and a map with the values the item
+	// holds (DynamoDB compares them by content).
+	m := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"x": s("1"), "y": &types.AttributeValueMemberN{Value: "2"}}}
+	l := &types.AttributeValueMemberL{Value: []types.AttributeValue{s("1"), &types.AttributeValueMemberN{Value: "2"}}}
+	if err := put(map[string]types.AttributeValue{"PK": s("lm"), "m": m, "l": l}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("Probe"), Item: map[string]types.AttributeValue{"PK": s("lm"), "m": m, "l": l},
+		ConditionExpression:       aws.String("m = :m AND l = :l"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":m": m, ":l": l}})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		t.Fatalf("a condition on a list and a map: %v", err)
+	}
+	got[string(ListMapEquality)] = yesNo(err == nil, "yes", "no")
+
 	desc, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("Probe")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch n := aws.ToInt64(desc.Table.ItemCount); n {
-	case 2:
+	case 3:
 		got["ItemCount"] = "exact"
 	default:
 		got["ItemCount"] = fmt.Sprint(n)

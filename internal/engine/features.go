@@ -23,9 +23,28 @@ type Feature string
 // attributes (DynamoDB, November 2025; DynamoDB Local from 3.3.0).
 const MultiAttributeKeys Feature = "multi-attribute GSI keys"
 
+// OldItemOnConditionFailure: a write whose condition fails returns the
+// item as it was when asked (ReturnValuesOnConditionCheckFailure
+// ALL_OLD). Without it keyplan's runtime reads the item (GetItem) to
+// explain the failure, a read a write pattern's grant does not hold.
+const OldItemOnConditionFailure Feature = "ReturnValuesOnConditionCheckFailure"
+
+// ListMapEquality: a condition's = and <> compare lists and maps by
+// content (DynamoDB does; a Replace of an item holding a list or a map
+// conditions on them).
+const ListMapEquality Feature = "list and map equality in conditions"
+
+// OnlineIndexes: UpdateTable creates and deletes GSIs of a live table
+// (docs/engines.md's "online GSI creation" row, probed by
+// TestEngineDifferences).
+const OnlineIndexes Feature = "online GSI creation"
+
 // lacking says why each named engine lacks a feature.
 var lacking = map[string]map[Feature]string{
-	Dynalite:      {MultiAttributeKeys: "dynalite 4.0.0 has no multi-attribute GSI keys"},
+	Dynalite: {MultiAttributeKeys: "dynalite 4.0.0 has no multi-attribute GSI keys",
+		OldItemOnConditionFailure: "dynalite 4.0.0 does not return the old item when a write's condition fails (ReturnValuesOnConditionCheckFailure)",
+		OnlineIndexes:             "dynalite 4.0.0 takes no online index changes (UpdateTable creates or deletes no GSI of a live table)",
+		ListMapEquality:           "dynalite 4.0.0 never finds a list or a map equal to a value in a condition (m = :m fails with the value the item holds)"},
 	DynamoDBLocal: {MultiAttributeKeys: "DynamoDB Local " + ddblocal.EngineVersion + " has no multi-attribute GSI keys (they came in 3.3.0)"},
 }
 

@@ -13,9 +13,21 @@ import (
 // engine served on a port has multi-attribute keys.
 func TestLacks(t *testing.T) {
 	for _, name := range Names {
+		for _, f := range []Feature{OnlineIndexes, ListMapEquality} {
+			if has := documented[string(f)][name] == "yes"; has != (Lacks(name, f) == "") {
+				t.Errorf("Lacks(%s, %s) = %q, docs/engines.md says %s", name, f, Lacks(name, f), documented[string(f)][name])
+			}
+		}
 		has := documented[string(MultiAttributeKeys)][name] == "yes"
 		if why := Lacks(name, MultiAttributeKeys); has != (why == "") {
 			t.Errorf("Lacks(%s) = %q, docs/engines.md says %s", name, why, documented[string(MultiAttributeKeys)][name])
+		}
+		for _, op := range []string{"PutItem", "UpdateItem"} {
+			row := string(OldItemOnConditionFailure) + " (" + op + ")"
+			has := documented[row][name] == "returned"
+			if why := Lacks(name, OldItemOnConditionFailure); has != (why == "") {
+				t.Errorf("Lacks(%s, %s) = %q, docs/engines.md says %s", name, OldItemOnConditionFailure, why, documented[row][name])
+			}
 		}
 	}
 	srv, err := minidyn.Start()

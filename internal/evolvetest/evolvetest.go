@@ -62,7 +62,10 @@ var ShopEdits = []Edit{
 		Refused: true, Want: []string{"KP613"}},
 	{Name: "a renamed attribute with renamedFrom", Apply: renameCategory("{type: string, maxLength: 64, cardinality: 200, renamedFrom: category}"),
 		Want: []string{"KP606"}},
-	{Name: "a TTL attribute", Apply: replace("      shippingAddr: {type: string, maxLength: 1000}\n", "      shippingAddr: {type: string, maxLength: 1000}\n      expiresAt: {type: ttl, optional: true}\n"),
+	// On OrderItem, read on the base table only: a ttl on an entity read
+	// through an INCLUDE or KEYS_ONLY GSI grows its projection (reads hide
+	// expired items by it), a migration (TestTTLGrowsProjections).
+	{Name: "a TTL attribute", Apply: replace("      price: {type: number, min: 0, max: 10000000}\n  Product:", "      price: {type: number, min: 0, max: 10000000}\n      expiresAt: {type: ttl, optional: true}\n  Product:"),
 		Want: []string{"KP608"}, Safe: true},
 	{Name: "a TTL change", Apply: replace("      expiresAt: {type: ttl, optional: true}\n", "      purgeAt: {type: ttl, optional: true}\n"),
 		Want: []string{"KP608"}},

@@ -127,7 +127,7 @@ func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 		if w.Op == patterns.WriteTransact {
 			step = i + 1
 		}
-		ws, err := t.step(s, params, step)
+		ws, err := t.step(s, stepParams(s, params), step)
 		if err != nil {
 			if step > 0 {
 				return nil, fmt.Errorf("step %d (%s %s): %w", step, s.Op, s.Entity, err)
@@ -195,6 +195,9 @@ func (t *Table) step(s *patterns.Write, params Params, step int) ([]*itemWrite, 
 				return nil, err
 			}
 			ch.Add[inc.Attr] = x
+		}
+		if err := elementParams(s, params, &ch); err != nil {
+			return nil, err
 		}
 		w, extra, err := t.updateWrite(s.Entity, v, ch, step)
 		if err != nil {

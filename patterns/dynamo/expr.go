@@ -41,7 +41,15 @@ const (
 	updSet updOp = iota
 	updAdd
 	updRemove
+	// updDelete takes elements out of a set (DELETE).
+	updDelete
+	// updAppend adds elements to the end of a list: SET a =
+	// list_append(if_not_exists(a, :empty), :v).
+	updAppend
 )
+
+// emptyList is the list an append starts from when the item has none.
+var emptyList = &types.AttributeValueMemberL{Value: []types.AttributeValue{}}
 
 // edit is one change of an update.
 type edit struct {
@@ -117,7 +125,12 @@ func (w *itemWrite) values(yield func(types.AttributeValue)) {
 		}
 	}
 	for _, c := range w.changes {
-		if c.op != updRemove {
+		switch c.op {
+		case updRemove:
+		case updAppend:
+			yield(emptyList)
+			yield(c.val)
+		default:
 			yield(c.val)
 		}
 	}
@@ -191,6 +204,11 @@ func (w *itemWrite) build() (*shapeExpr, error) {
 				upd = upd.Add(expression.Name(c.name), next())
 			case updRemove:
 				upd = upd.Remove(expression.Name(c.name))
+			case updDelete:
+				upd = upd.Delete(expression.Name(c.name), next())
+			case updAppend:
+				empty := next()
+				upd = upd.Set(expression.Name(c.name), expression.ListAppend(expression.IfNotExists(expression.Name(c.name), empty), next()))
 			}
 		}
 		b = b.WithUpdate(upd)

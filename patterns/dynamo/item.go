@@ -68,6 +68,9 @@ func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 // storedChecked is stored for a value whose key encoding already checked
 // it (checked: skip checking again).
 func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeValue, error) {
+	if !a.Scalar() {
+		return storedMany(a, v)
+	}
 	switch a.Type {
 	case patterns.TypeString:
 		s, ok := v.(string)
@@ -147,6 +150,9 @@ func number(a *patterns.Attribute, v any, checked bool) (string, error) {
 // fromStored converts a stored attribute back: string, int64 or float64,
 // time.Time, bool.
 func fromStored(a *patterns.Attribute, av types.AttributeValue) (any, error) {
+	if !a.Scalar() {
+		return fromStoredMany(a, av)
+	}
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
 		if a.Type == patterns.TypeTime {
@@ -287,6 +293,10 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 	if err := e.CheckIDTimes(v); err != nil {
 		return nil, err
 	}
+	v, err := withDerived(e, v)
+	if err != nil {
+		return nil, err
+	}
 	if e.Version != "" && v[e.Version] == nil { // a new item is at version 1
 		v = maps.Clone(v)
 		v[e.Version] = 1
@@ -304,8 +314,17 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 	known := 0
 	for i, a := range e.Attributes {
 		x, ok := v[a.Name]
+		if !a.Stored() {
+			if ok && x != nil {
+				return nil, fmt.Errorf("%w: %s.%s is a sharded counter: its shard items hold it (add to it with an update, read it with its pattern)", ErrUnknownAttr, entity, a.Name)
+			}
+			if ok {
+				known++
+			}
+			continue
+		}
 		if !ok || x == nil {
-			if !a.Optional {
+			if !a.Optional && a.Type != patterns.TypeSet {
 				return nil, fmt.Errorf("%w: %s.%s is required", ErrMissing, entity, a.Name)
 			}
 			continue
@@ -326,6 +345,10 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 		av, err := storedChecked(a, x, p.keyed[i])
 		if err != nil {
 			return nil, err
+		}
+		if av == nil { // an empty set: no value
+			present[i] = false
+			continue
 		}
 		if err := t.checkNativeValue(a, av); err != nil {
 			return nil, err

@@ -536,8 +536,10 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 		migrateProperty(t, lock, name, ref, seed, round, r)
 		// The migration is done: the design the application now reads.
 		ref.check(t, New(lock.Accepted, client, name), fmt.Sprintf("edit %d done", round+1), true)
+		// The final lock deployed: its runtime writes beside the cleanup.
+		cleanupProperty(t, lock, name, ref, seed, round, r)
 		if left := checkDone(t, lock, evolvetest.ScanAll(t, engine, name)); left > 0 {
-			t.Logf("%d item(s) keep attributes of the design before (a deleted GSI's keys, a renamed attribute's old name)", left)
+			t.Errorf("%d item(s) keep attributes of the design before (a deleted GSI's keys, a renamed attribute's old name) after the cleanup", left)
 		}
 		if t.Failed() {
 			break
@@ -653,6 +655,72 @@ func migrateProperty(t *testing.T, lock *patterns.Lock, name string, ref *propRe
 		}
 		keys = slices.Sorted(maps.Keys(ref.items))
 	}
+}
+
+// cleanupProperty runs the lock's cleanup (if the migration left one) as
+// keyplan migrate does, killed after a few pages and resumed, beside
+// writers using the runtime of the final lock.
+func cleanupProperty(t *testing.T, lock *patterns.Lock, name string, ref *propRef, seed uint64, round int, r *rand.Rand) {
+	if lock.Cleanup == nil {
+		return
+	}
+	ctx := context.Background()
+	if ixs, _ := lock.Deployed(); ApplyIndexes(ctx, engine, name, ixs) != nil {
+		t.Fatal("deploying the final lock's indexes")
+	}
+	keys := slices.Sorted(maps.Keys(ref.items))
+	rt := NewRollout(lock, client, name)
+	var (
+		mu         sync.Mutex
+		stop       atomic.Bool
+		made, news atomic.Int64
+		wg         sync.WaitGroup
+	)
+	defer func() {
+		stop.Store(true)
+		wg.Wait()
+	}()
+	const writers = 3
+	for w := range writers {
+		var own []string
+		for i, k := range keys {
+			if i%(writers+1) == w {
+				own = append(own, k)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			propWriter(ctx, t, rt, ref, &mu, own, rand.New(rand.NewPCG(seed, uint64(1000*round+999-w))), &stop, &made, &news)
+		}()
+	}
+	cp := filepath.Join(t.TempDir(), "cleanup.json")
+	cl, err := CleanupLock(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := NewRekeyer(cl, engine, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, cancel := context.WithCancel(ctx)
+	sa := &stopAfter{BackfillClient: engine, cancel: cancel}
+	sa.n.Store(1 + r.Int64N(4))
+	_, kerr := rk.Backfill(kctx, sa, BackfillOptions{Segments: 2, PageSize: 5, Checkpoint: cp})
+	cancel()
+	if kerr == nil {
+		t.Logf("the cleanup ended before it was killed")
+	}
+	res, err := Migrate(ctx, engine, name, lock, MigrateOptions{Backfill: BackfillOptions{Segments: 2, PageSize: 5, Checkpoint: cp}})
+	if err != nil {
+		t.Fatalf("cleanup resumed: %v (%+v)", err, res)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if lock.Cleanup != nil {
+		t.Fatalf("the cleanup is still pending after Migrate")
+	}
+	t.Logf("cleanup: %d writes beside it; %+v", made.Load(), res.Stats)
 }
 
 // checkDone checks each item once the migration is done: it holds every

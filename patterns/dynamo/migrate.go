@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,6 +80,9 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 			*f = func(string) {}
 		}
 	}
+	if lk.Migration == nil && lk.Cleanup != nil {
+		return cleanUp(ctx, client, table, lk, o, say, log)
+	}
 	for {
 		if lk.Migration == nil {
 			return nil, ErrNoMigration
@@ -87,7 +91,7 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 		skip, err := TurnOf(ctx, client, lk, table, o.Environment)
 		var res *BackfillResult
 		if err == nil && !skip {
-			res, err = migratePhase(ctx, client, table, lk, o, say, log)
+			res, err = migratePhase(ctx, client, table, lk, name, o, say, log)
 		}
 		advanced := false
 		if err == nil {
@@ -116,8 +120,8 @@ func (e *backfillError) Error() string { return e.err.Error() }
 
 // migratePhase runs the lock's current phase: the table at the phase,
 // then its backfill; nil when every item is as it needs.
-func migratePhase(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
-	name, phase := lk.Migration.PhaseName(), lk.Migration.Phases[lk.Migration.Current]
+func migratePhase(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, name string, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
+	phase := lk.Migration.Phases[lk.Migration.Current]
 	t, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: o.Apply, Log: log})
 	if err != nil {
 		return nil, err
@@ -153,6 +157,70 @@ func migratePhase(ctx context.Context, client MigrateClient, table string, lk *p
 	}
 	if err != nil {
 		return res, &backfillError{err}
+	}
+	return res, nil
+}
+
+// CleanupName names the cleanup step in messages.
+const CleanupName = "cleanup"
+
+// CleanupLock is the lock the cleanup of a finished migration runs as
+// (l.Cleanup): one phase at the accepted design's indexes that rewrites
+// the cleanup's entities to it, removing what the design before left
+// (their keys on GSIs that no longer serve them, Cleanup.Remove). Its
+// digest, which ties a checkpoint and the verifying scan's progress to
+// it, covers the cleanup. Run only once the lock that ended the
+// migration is deployed: the runtime writes the accepted design alone.
+func CleanupLock(l *patterns.Lock) (*patterns.Lock, error) {
+	if l.Migration != nil || l.Cleanup == nil {
+		return nil, errors.New("no cleanup pending")
+	}
+	ixs, ttl := l.Deployed()
+	c := *l.Cleanup
+	c.Verified = nil
+	return &patterns.Lock{Format: l.Format, Table: l.Table, Accepted: l.Accepted, Cleanup: &c,
+		Migration: &patterns.Migration{Target: l.Accepted, Phases: []*patterns.Phase{{
+			Create: []string{}, Delete: []string{}, Backfill: c.Entities, TTL: ttl, Indexes: ixs}}}}, nil
+}
+
+// cleanUp runs the lock's pending cleanup on the table (Migrate): the
+// table is checked to be the model's and at the accepted design, the
+// cleanup's entities are rewritten (resumable from the checkpoint) and
+// verified; then the environment's cleanup is recorded
+// (patterns.Lock.CleanedUp) and the lock saved.
+func cleanUp(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
+	fail := func(res *BackfillResult, err error) (*BackfillResult, error) {
+		var be *backfillError
+		if errors.As(err, &be) {
+			return res, &MigrateError{Phase: CleanupName, Backfill: true, Err: be.err}
+		}
+		return res, &MigrateError{Phase: CleanupName, Err: err}
+	}
+	switch {
+	case len(lk.Environments) > 0 && o.Environment == "":
+		return fail(nil, fmt.Errorf("the lock names environments (%s): say which this table is (--environment)", strings.Join(lk.Environments, ", ")))
+	case o.Environment != "" && !slices.Contains(lk.Environments, o.Environment):
+		return fail(nil, fmt.Errorf("--environment %s: the lock names %s", o.Environment, strings.Join(lk.Environments, ", ")))
+	case slices.Contains(lk.Cleanup.Verified, o.Environment):
+		say(fmt.Sprintf("%s: %s is cleaned up already; the lock waits for the other environments", CleanupName, o.Environment))
+		return nil, nil
+	}
+	if err := CheckTableOf(ctx, client, lk, table); err != nil {
+		return fail(nil, err)
+	}
+	cl, err := CleanupLock(lk)
+	if err != nil {
+		return fail(nil, err)
+	}
+	res, err := migratePhase(ctx, client, table, cl, CleanupName, o, say, log)
+	if err == nil {
+		_, err = lk.CleanedUp(o.Environment)
+	}
+	if err == nil && o.Save != nil {
+		err = o.Save(lk)
+	}
+	if err != nil {
+		return fail(res, err)
 	}
 	return res, nil
 }

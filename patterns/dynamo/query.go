@@ -179,7 +179,7 @@ func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []strin
 			names = append(names, pk, sk)
 		}
 	}
-	for _, a := range append(slices.Clone(p.Returns), pp.Verify...) {
+	for _, a := range patterns.ReadNeeds(p, pp) {
 		if ix != nil && !stores(ix, a) || slices.Contains(names, a) {
 			continue
 		}
@@ -234,6 +234,9 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 	if pp.Operation != patterns.Query {
 		return nil, fmt.Errorf("served by %s; use GetItemInput", pp.Operation)
 	}
+	if sorted := t.m.SortedMember(p); sorted != "" && r.Range != nil {
+		return nil, fmt.Errorf("%w: %s is a sorted collection, read whole (a range on %s would leave out its owner): read %s's items with a pattern of their own", ErrBadRange, p.Name, p.Sort[0], sorted)
+	}
 	e := t.m.Entity(p.Entities[0])
 	v, err := t.params(p, e, r.Params)
 	if err != nil {
@@ -271,6 +274,9 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 		if len(p.Returns) > 0 {
 			b = b.WithProjection(t.projection(p, pp))
 		}
+		if ttl := t.hides(pp); ttl != "" {
+			b = b.WithFilter(t.expiryFilter(ttl))
+		}
 		expr, err := b.Build()
 		if err != nil {
 			return nil, err
@@ -278,11 +284,15 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 		in := &dynamodb.QueryInput{
 			TableName:                 aws.String(t.name),
 			KeyConditionExpression:    expr.KeyCondition(),
+			FilterExpression:          expr.Filter(),
 			ExpressionAttributeNames:  expr.Names(),
 			ExpressionAttributeValues: expr.Values(),
 			ProjectionExpression:      expr.Projection(),
 			ScanIndexForward:          aws.Bool(!pp.Desc),
 			ExclusiveStartKey:         r.StartKey,
+		}
+		if pp.Count {
+			in.Select = types.SelectCount
 		}
 		if pp.Index != patterns.BaseIndex {
 			in.IndexName = aws.String(pp.Index)

@@ -31,6 +31,9 @@ type Page struct {
 	Requests int
 	// Capacity is the read capacity consumed, when asked for.
 	Capacity float64
+	// Hidden counts the expired items the read read and did not return
+	// (their TTL has passed; DynamoDB has not deleted them yet).
+	Hidden int
 }
 
 // decodeAll decodes a read's items, keeping those whose verified
@@ -95,6 +98,9 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 	if err != nil {
 		return nil, err
 	}
+	if err := numberOnly(pp); err != nil {
+		return nil, err
+	}
 	if pp.Operation == patterns.GetItem {
 		in, err := t.getItemInput(pattern, r)
 		if err != nil {
@@ -105,6 +111,10 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 			return nil, err
 		}
 		page := &Page{Requests: 1, Capacity: capacity(out.ConsumedCapacity)}
+		if ttl := t.hides(pp); ttl != "" && out.Item != nil && t.expired(ttl, out.Item) {
+			page.Items, page.Hidden = []Item{}, 1
+			return page, nil
+		}
 		if out.Item != nil {
 			page.Items, err = t.decodeAll(pp, r.Params, []map[string]types.AttributeValue{out.Item})
 		}
@@ -119,20 +129,19 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 	}
 	page := &Page{}
 	var lists [][]Item
+	hides := t.hides(pp) != ""
 	for _, in := range ins {
-		out, err := t.client.Query(ctx, in)
+		raw, last, err := t.fill(ctx, in, hides, page)
 		if err != nil {
 			return nil, err
 		}
-		page.Requests++
-		page.Capacity += capacity(out.ConsumedCapacity)
-		items, err := t.decodeAll(pp, r.Params, out.Items)
+		items, err := t.decodeAll(pp, r.Params, raw)
 		if err != nil {
 			return nil, err
 		}
 		lists = append(lists, items)
 		if len(ins) == 1 {
-			page.LastEvaluatedKey = out.LastEvaluatedKey
+			page.LastEvaluatedKey = last
 		}
 	}
 	page.Items = t.merge(pp, lists, int(aws.ToInt32(ins[0].Limit)))
@@ -210,6 +219,9 @@ func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[It
 		_, pp, err := t.pattern(pattern)
 		if err == nil && pp.Operation != patterns.Query {
 			err = fmt.Errorf("served by %s; use Get", pp.Operation)
+		}
+		if err == nil {
+			err = numberOnly(pp)
 		}
 		var ins []*dynamodb.QueryInput
 		if err == nil {

@@ -65,6 +65,9 @@ type Rekeyer struct {
 	index map[string]string
 	// renamed are, per target entity, new name → old name.
 	renamed map[string]map[string]string
+	// stale are, per target entity, attributes a finished migration left
+	// in its items (patterns.Cleanup.Remove): removed wherever found.
+	stale map[string][]string
 	// read are the attributes a rewrite reads (a Scan projects them).
 	read []string
 
@@ -222,6 +225,12 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 			read = append(read, n, was)
 		}
 	}
+	if c := l.Cleanup; c != nil {
+		r.stale = c.Remove
+		for _, names := range c.Remove {
+			read = append(read, names...)
+		}
+	}
 	slices.Sort(read)
 	r.read = slices.Compact(read)
 	return r, nil
@@ -293,6 +302,13 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 			if _, want := keys[k]; !want {
 				rw.Remove = append(rw.Remove, k)
 			}
+		}
+	}
+	// What a finished migration left (its old names, a deleted GSI's
+	// keys): no design writes them for the entity any more.
+	for _, a := range r.stale[entity] {
+		if _, has := item[a]; has && !slices.Contains(rw.Remove, a) {
+			rw.Remove = append(rw.Remove, a)
 		}
 	}
 	// The condition: the attributes the written and removed keys are

@@ -50,12 +50,12 @@ type rollout struct {
 // model's current names), writes both designs' keys, and reads through
 // whichever design the current phase has complete. Without a migration
 // it is New(l.Accepted, …).
-func NewRollout(l *patterns.Lock, client Client, name string) *Table {
+func NewRollout(l *patterns.Lock, client Client, name string, opts ...Option) *Table {
 	if l.Migration == nil {
-		return New(l.Accepted, client, name)
+		return New(l.Accepted, client, name, opts...)
 	}
-	t := New(l.Migration.Target, client, name)
-	r := &rollout{lock: l, prev: New(l.Accepted, client, name),
+	t := New(l.Migration.Target, client, name, opts...)
+	r := &rollout{lock: l, prev: New(l.Accepted, client, name, opts...),
 		entity: map[string]string{}, entityBack: map[string]string{},
 		attrs: map[string]map[string]string{}, attrsBack: map[string]map[string]string{}}
 	am := l.Accepted.Model()

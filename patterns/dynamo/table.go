@@ -57,16 +57,39 @@ type Table struct {
 
 	// rollout is set during a migration (NewRollout).
 	rollout *rollout
+	// now is the clock reads hide expired items by (WithClock).
+	now func() time.Time
 	// batchBackoff is WriteBatch's first wait before a retry.
 	batchBackoff time.Duration
 }
 
+// Option sets up a Table (New, NewRollout).
+type Option func(*Table)
+
+// WithClock sets the clock reads hide expired items by (time.Now by
+// default): an item whose TTL attribute is before now (in epoch seconds)
+// is not returned, though DynamoDB deletes it only later. Tests move it.
+func WithClock(now func() time.Time) Option {
+	return func(t *Table) {
+		if now != nil {
+			t.now = now
+		}
+	}
+}
+
+// Options are the options the table was made with, for tables made from
+// it (a rollout's other design).
+func (t *Table) Options() []Option { return []Option{WithClock(t.now)} }
+
 // New returns the runtime for a design's table named name (the physical
 // name, e.g. from TableNameEnv). client may be nil for the pure builders.
-func New(d *patterns.Design, client Client, name string) *Table {
+func New(d *patterns.Design, client Client, name string, opts ...Option) *Table {
 	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{},
 		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{}, writeParams: map[string]map[string]bool{}, shapes: map[string]*shapeExpr{},
-		batchBackoff: batchBackoff}
+		batchBackoff: batchBackoff, now: time.Now}
+	for _, o := range opts {
+		o(t)
+	}
 	for _, ek := range d.Entities {
 		t.plans[ek.Name] = compile(d, ek)
 	}
@@ -124,6 +147,9 @@ var (
 	// ErrNotReady: during a migration, a pattern new in the target reads
 	// an index that is not complete yet (its backfill is to come).
 	ErrNotReady = errors.New("pattern not readable yet")
+	// ErrDerived: a write gives a derived attribute a value other than
+	// the one computed from its sources.
+	ErrDerived = errors.New("derived attribute given another value")
 	// ErrImmutable: a write would change an attribute that never changes
 	// once written (an id attribute, or one declared immutable: it may be
 	// in the base key, which cannot be updated in place).

@@ -20,11 +20,19 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	if err != nil {
 		return nil, nil, err
 	}
+	if cw, ok, err := t.counterUpdate(e, key, ch, step); ok || err != nil {
+		if err != nil || len(cw) == 0 {
+			return nil, nil, err
+		}
+		return cw[0], cw[1:], nil
+	}
 	p := t.plans[entity]
 	k, err := t.key(entity, key)
 	if err != nil {
 		return nil, nil, err
 	}
+	setPlain, setPaths := plainValues(ch.Set)
+	removePlain, removePaths := splitPaths(ch.Remove)
 	w := &itemWrite{kind: patterns.WriteUpdate, entity: entity, step: step, key: k, clauses: make([]clause, 1, 2+len(ch.With)+len(ch.If))}
 	w.clauses[0] = t.exists(ErrChanged)
 	changed := map[string]bool{}
@@ -41,12 +49,14 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 			return nil, fmt.Errorf("%w: %s.%s", ErrMaintained, entity, name)
 		case name == e.Version:
 			return nil, fmt.Errorf("%s.%s is the version: every write increments it", entity, name)
+		case a.Derived != nil:
+			return nil, fmt.Errorf("%w: %s.%s is derived from %s: the update computes it", ErrDerived, entity, name, strings.Join(a.Derived.Sources(), ", "))
 		}
 		changed[name] = true
 		return a, nil
 	}
 	w.changes = make([]edit, 0, len(ch.Set)+len(ch.Add)+len(ch.Remove)+3)
-	if err := inOrder(e, ch.Set, func(name string) error {
+	if err := inOrder(e, setPlain, func(name string) error {
 		a, err := mark(name)
 		if err != nil {
 			return err
@@ -58,9 +68,16 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		if err != nil {
 			return err
 		}
+		if av == nil { // an empty set: no value
+			w.changes = append(w.changes, edit{updRemove, name, nil})
+			return nil
+		}
 		w.changes = append(w.changes, edit{updSet, name, av})
 		return nil
 	}); err != nil {
+		return nil, nil, err
+	}
+	if err := t.entryEdits(e, w, ch.Set, setPaths, removePaths, changed); err != nil {
 		return nil, nil, err
 	}
 	for _, name := range sortedNames(ch.Add) {
@@ -68,8 +85,16 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		if err != nil {
 			return nil, nil, err
 		}
+		if a.Type == patterns.TypeSet {
+			av, err := elementsValue(a, ch.Add[name])
+			if err != nil {
+				return nil, nil, err
+			}
+			w.changes = append(w.changes, edit{updAdd, name, av})
+			continue
+		}
 		if a.Type != patterns.TypeNumber {
-			return nil, nil, fmt.Errorf("add to %s.%s, a %s: add applies to numbers", entity, name, a.Type)
+			return nil, nil, fmt.Errorf("add to %s.%s, a %s: add applies to numbers and sets", entity, name, a.Type)
 		}
 		n, err := number(a, ch.Add[name], true) // a delta: not in the attribute's range
 		if err != nil {
@@ -81,19 +106,22 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	if len(ch.Remove) > 0 {
 		removed = make(map[string]bool, len(ch.Remove))
 	}
-	for _, name := range ch.Remove {
+	for _, name := range removePlain {
 		a, err := mark(name)
 		if err != nil {
 			return nil, nil, err
 		}
-		if !a.Optional {
+		if !a.Optional && a.Type != patterns.TypeSet {
 			return nil, nil, fmt.Errorf("%w: %s.%s is required; it cannot be removed", ErrMissing, entity, name)
 		}
 		w.changes = append(w.changes, edit{updRemove, name, nil})
 		removed[name] = true
 	}
+	if err := elementEdits(e, w, ch, mark); err != nil {
+		return nil, nil, err
+	}
 	if len(w.changes) == 0 {
-		return nil, nil, fmt.Errorf("an update of %s that changes nothing: give Set, Add or Remove", entity)
+		return nil, nil, fmt.Errorf("an update of %s that changes nothing: give Set, Add, Remove, Discard or Append", entity)
 	}
 	// What the item holds after the update, as far as the write knows.
 	after := Values{}
@@ -117,8 +145,11 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 			after[c.Attr] = v
 		}
 	}
-	for name, v := range ch.Set {
+	for name, v := range setPlain {
 		after[name] = v
+	}
+	if removed, err = rederive(e, w, after, changed, removed, ch.With); err != nil {
+		return nil, nil, err
 	}
 	// Every key an attribute it changes reads is rebuilt, or removed when
 	// the item no longer holds it (sparse).
@@ -619,12 +650,12 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 		for _, a := range e.Attributes {
 			x, has := v[a.Name]
 			switch {
-			case e.IsID(a.Name) || e.Maintained(a.Name) || a.Name == e.Version:
+			case e.IsID(a.Name) || e.Maintained(a.Name) || a.Name == e.Version || a.Derived != nil || !a.Stored():
 			case a.Immutable:
 				ch.With[a.Name] = x
 			case has && x != nil:
 				ch.Set[a.Name] = x
-			case a.Optional:
+			case a.Optional || a.Type == patterns.TypeSet:
 				ch.Remove = append(ch.Remove, a.Name)
 			default:
 				return nil, fmt.Errorf("%w: %s.%s is required", ErrMissing, entity, a.Name)
@@ -702,6 +733,11 @@ func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition
 		return nil, err
 	}
 	out := []*itemWrite{w}
+	cds, err := t.counterDeletes(e, v, step)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, cds...)
 	tested := map[string]bool{}
 	for _, u := range t.unique[entity] {
 		for _, a := range u.Where {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -29,8 +30,16 @@ type Result struct {
 	Requests, Planned int
 	// Capacity is the consumed read capacity.
 	Capacity float64
-	Err      error
-	Pos      patterns.Pos
+	// Hidden counts the expired items the read read and hid: each page
+	// they took room in is read on (more requests than planned).
+	Hidden int
+	// Count is the number expected of a pattern that returns one (a
+	// count, a counter's sum); Got is what it returned.
+	Count, Got *int64
+	// Mismatches say which expected values the items read do not hold.
+	Mismatches []string
+	Err        error
+	Pos        patterns.Pos
 	// NotRun says why the read was not run: the design has errors about
 	// its pattern ("" when it ran).
 	NotRun string
@@ -39,8 +48,11 @@ type Result struct {
 // OK reports whether the read returned exactly what was expected, in the
 // planned number of requests.
 func (r *Result) OK() bool {
-	if r.NotRun != "" || r.Err != nil || r.Requests != r.Planned {
+	if r.NotRun != "" || r.Err != nil || !r.requestsOK() || len(r.Mismatches) > 0 {
 		return false
+	}
+	if r.Count != nil {
+		return r.Got != nil && *r.Got == *r.Count
 	}
 	if r.Ordered {
 		return slices.Equal(r.Expected, r.Actual)
@@ -262,9 +274,15 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 		return rep
 	}
 	c := &counter{Client: t.client}
-	run := New(t.d, c, t.name)
+	opts := t.Options()
+	if ex.Now != "" { // the examples' clock: TTLs before it have passed
+		if now, err := time.Parse(time.RFC3339, ex.Now); err == nil {
+			opts = append(opts, WithClock(func() time.Time { return now }))
+		}
+	}
+	run := New(t.d, c, t.name, opts...)
 	if r := t.rollout; r != nil {
-		run = NewRollout(r.lock, c, t.name) // a table in the middle of a migration
+		run = NewRollout(r.lock, c, t.name, opts...) // a table in the middle of a migration
 	}
 	names := map[string]string{} // entity + base key -> example item name
 	for _, it := range ex.Items {
@@ -306,13 +324,21 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 			continue
 		}
 		c.n = 0
+		if x.Count != nil {
+			r.Count = x.Count
+			r.Got, r.Capacity, r.Hidden, r.Err = run.number(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
+			r.Requests = c.n
+			rep.Results = append(rep.Results, r)
+			continue
+		}
 		page, err := run.read(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
 		r.Requests = c.n
 		if err != nil {
 			r.Err = err
 		} else {
-			r.Capacity = page.Capacity
+			r.Capacity, r.Hidden = page.Capacity, page.Hidden
 			r.Actual = []string{}
+			read := map[string]Item{}
 			for _, it := range page.Items {
 				key, _ := t.key(it.Entity, it.Values)
 				name, ok := names[it.Entity+"\x00"+keyText(t.d, key)]
@@ -320,7 +346,9 @@ func validate(ctx context.Context, t *Table, load bool) *Report {
 					name = fmt.Sprintf("%s(%s)", it.Entity, keyText(t.d, key))
 				}
 				r.Actual = append(r.Actual, name)
+				read[name] = it
 			}
+			r.Mismatches = t.mismatches(x.Values, read)
 		}
 		rep.Results = append(rep.Results, r)
 	}
@@ -365,12 +393,23 @@ func (r *Result) String() string {
 		return "SKIP " + head + ": not run: " + r.NotRun
 	case r.Err != nil:
 		return fmt.Sprintf("FAIL %s: %v", head, r.Err)
-	case r.Requests != r.Planned:
+	case !r.requestsOK():
 		return fmt.Sprintf("FAIL %s: took %d requests, the plan says %d", head, r.Requests, r.Planned)
+	case len(r.Mismatches) > 0:
+		return fmt.Sprintf("FAIL %s: %s", head, strings.Join(r.Mismatches, "; "))
+	case r.Count != nil && !r.OK():
+		return fmt.Sprintf("FAIL %s: expected %d, got %s", head, *r.Count, numberText(r.Got))
 	case !r.OK():
 		return fmt.Sprintf("FAIL %s: expected %s %s, got %s", head, list(r.Expected), order, list(r.Actual))
 	}
-	return fmt.Sprintf("ok   %s: %s %s, %d request(s), %.1f RCU", head, list(r.Actual), order, r.Requests, r.Capacity)
+	hidden := ""
+	if r.Hidden > 0 {
+		hidden = fmt.Sprintf(", %d expired item(s) read and hidden", r.Hidden)
+	}
+	if r.Count != nil {
+		return fmt.Sprintf("ok   %s: %d, %d request(s), %.1f RCU%s", head, *r.Got, r.Requests, r.Capacity, hidden)
+	}
+	return fmt.Sprintf("ok   %s: %s %s, %d request(s), %.1f RCU%s", head, list(r.Actual), order, r.Requests, r.Capacity, hidden)
 }
 
 // paramText renders parameters as name=value, by name.

@@ -134,7 +134,7 @@ func (t *Table) Replace(ctx context.Context, entity string, old, new Values) err
 			ch.With[a.Name] = old[a.Name]
 			continue
 		}
-		if e.Fixed(a.Name) || e.Maintained(a.Name) || a.Name == e.Version {
+		if e.Fixed(a.Name) || e.Maintained(a.Name) || a.Name == e.Version || a.Derived != nil || !a.Stored() {
 			continue
 		}
 		o, n := old[a.Name], new[a.Name]

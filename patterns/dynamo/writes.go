@@ -163,13 +163,17 @@ type itemWrite struct {
 
 // Changes are what an update does to an item.
 type Changes struct {
-	// Set gives attributes new values.
+	// Set gives attributes new values (a whole set, list or map too), and
+	// map entries (a.b: the map must be there).
 	Set Values
 	// Add adds to number attributes, atomically (a negative number
 	// subtracts).
 	Add Values
-	// Remove removes optional attributes.
+	// Remove removes optional attributes, and map entries (a.b).
 	Remove []string
+	// Discard takes elements out of sets (DELETE); Append adds elements
+	// to the end of lists.
+	Discard, Append Values
 	// With gives attributes as the item holds them now (nil: absent):
 	// the write holds only if they still are. An update needs, for every
 	// key it rebuilds, the values of the key's other attributes, and for
@@ -336,16 +340,20 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 		if errors.As(err, &ccf) {
 			// DynamoDB returns the item as it was (nil: there was none).
 			// An engine without ReturnValuesOnConditionCheckFailure returns
-			// none either way: read it (a role without GetItem, which only
-			// DynamoDB itself would have, keeps the nil).
-			item := ccf.Item
+			// none either way: read it. A role without GetItem (a write
+			// pattern's grant) is denied the read: on DynamoDB nil still
+			// says absent; on such an engine the item stays unknown, and
+			// the error names the condition without judging it.
+			item, known := ccf.Item, true
 			if item == nil {
 				out, gerr := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: w.keyOf(t.d), ConsistentRead: aws.Bool(true)})
 				if gerr == nil {
 					item = out.Item
+				} else {
+					known = false
 				}
 			}
-			return t.explain(op, subject, w, item, true)
+			return t.explain(op, subject, w, item, known)
 		}
 		return wrap(op, subject, err)
 	}

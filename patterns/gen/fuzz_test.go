@@ -65,7 +65,8 @@ func (c *chooser) name() string {
 func randomModel(c *chooser) string {
 	var b strings.Builder
 	b.WriteString("table: Things\nentities:\n")
-	types := []string{"string", "number", "{type: number, min: 0, max: 99}", "time", "bool", "ttl", "{type: string, values: [a, B, a-b, \"x y\", \"\"]}", "{type: string, values: [on, off]}", "{type: string, optional: true}", "{type: number, min: 1, optional: true}"}
+	types := []string{"string", "number", "{type: number, min: 0, max: 99}", "time", "bool", "ttl", "{type: string, values: [a, B, a-b, \"x y\", \"\"]}", "{type: string, values: [on, off]}", "{type: string, optional: true}", "{type: number, min: 1, optional: true}",
+		"{type: set, of: number}", "{type: list, of: bool}", "{type: map, of: string}", "{type: counter, shards: 3}"}
 	entities := []string{"Doc", c.name()}
 	if c.n(2) == 0 {
 		entities = entities[:1]

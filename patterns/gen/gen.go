@@ -184,7 +184,7 @@ var bodyNames = []string{
 	// imports
 	"context", "fmt", "iter", "strings", "sync", "time", "types", "patterns", "dynamo",
 	// package-level helpers
-	"designJSON", "lockJSON", "lock", "design", "readPage", "readAll", "asInt64", "asFloat64", "asString", "asBool", "asTime", "asAny", "badType",
+	"designJSON", "lockJSON", "lock", "design", "readPage", "readAll", "asInt64", "asFloat64", "asString", "asBool", "asTime", "asAny", "asValue", "badType",
 	// a method's receiver, fixed parameters and locals
 	"db", "ctx", "o", "in", "it", "err", "v",
 }
@@ -230,9 +230,32 @@ func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
 		return "time.Time"
 	case patterns.TypeBool:
 		return "bool"
+	case patterns.TypeSet, patterns.TypeList:
+		return "[]" + elementType(a)
+	case patterns.TypeMap:
+		return "map[string]" + elementType(a)
+	case patterns.TypeCounter:
+		return "int64"
 	}
 	return "any"
 }
+
+// elementType is the Go type of a set's, list's or map's elements (the
+// runtime reads numbers in them as float64).
+func elementType(a *patterns.Attribute) string {
+	switch a.ElementType() {
+	case patterns.TypeNumber:
+		return "float64"
+	case patterns.TypeBool:
+		return "bool"
+	}
+	return "string"
+}
+
+// inItem reports whether an attribute is a field of its entity's struct:
+// every attribute but sharded counters (their shard items hold them; a
+// pattern reads the sum).
+func inItem(a *patterns.Attribute) bool { return a.Stored() }
 
 // embed writes the design the code was generated from, embedded, and
 // Open. With a lock, the lock is embedded (its latest design is the
@@ -277,13 +300,14 @@ func Lock() (*patterns.Lock, error) {
 // Open returns the DB over the table named table (the deployed name,
 // e.g. from the environment variable %s the construct
 // sets) through client, as the embedded lock deploys it (OpenLock: as
-// another lock does).
-func Open(client dynamo.Client, table string) (*DB, error) {
+// another lock does). Options set up the runtime: dynamo.WithClock
+// moves the clock reads hide expired items by, in tests.
+func Open(client dynamo.Client, table string, opts ...dynamo.Option) (*DB, error) {
 	l, err := lock()
 	if err != nil {
 		return nil, err
 	}
-	return &DB{t: dynamo.NewRollout(l, client, table)}, nil
+	return &DB{t: dynamo.NewRollout(l, client, table, opts...)}, nil
 }
 `, strconv.Quote(string(raw)), o.Package, o.Package, patterns.TableNameEnv)
 	} else {
@@ -303,12 +327,14 @@ var design = sync.OnceValues(func() (*patterns.Design, error) {
 // e.g. from the environment variable %s the construct
 // sets) through client. The model had no lock when the code was
 // generated: with one, use OpenLock (or generate the code again).
-func Open(client dynamo.Client, table string) (*DB, error) {
+// Options set up the runtime: dynamo.WithClock moves the clock reads
+// hide expired items by, in tests.
+func Open(client dynamo.Client, table string, opts ...dynamo.Option) (*DB, error) {
 	d, err := design()
 	if err != nil {
 		return nil, err
 	}
-	return &DB{t: dynamo.New(d, client, table)}, nil
+	return &DB{t: dynamo.New(d, client, table, opts...)}, nil
 }
 `, strconv.Quote(string(raw)), o.Package, patterns.TableNameEnv)
 	}
@@ -322,8 +348,8 @@ type DB struct{ t *dynamo.Table }
 // the lock l deploys it (the lock committed beside the model, embedded
 // with go:embed and read with patterns.ReadLock): during a migration the
 // runtime follows the phase l is at. l must lead to the design the code
-// was generated from.
-func OpenLock(l *patterns.Lock, client dynamo.Client, table string) (*DB, error) {
+// was generated from. Options set up the runtime, as Open's do.
+func OpenLock(l *patterns.Lock, client dynamo.Client, table string, opts ...dynamo.Option) (*DB, error) {
 	d, err := design()
 	if err != nil {
 		return nil, err
@@ -331,7 +357,7 @@ func OpenLock(l *patterns.Lock, client dynamo.Client, table string) (*DB, error)
 	if !l.Accepts(d) {
 		return nil, fmt.Errorf("the lock %%s leads to another design than package %s was generated from: generate it again (keyplan gen go)", l.Source())
 	}
-	return &DB{t: dynamo.NewRollout(l, client, table)}, nil
+	return &DB{t: dynamo.NewRollout(l, client, table, opts...)}, nil
 }
 `, o.Package)
 	return nil
@@ -456,6 +482,10 @@ func asBool(x any) (bool, bool)           { b, ok := x.(bool); return b, ok }
 func asTime(x any) (time.Time, bool)      { t, ok := x.(time.Time); return t, ok }
 func asAny(x any) (any, bool)             { return x, true }
 
+// asValue reads a set's, list's or map's value: the runtime decodes them
+// as []string, []float64, []bool or map[string] of those.
+func asValue[T any](x any) (T, bool) { v, ok := x.(T); return v, ok }
+
 // badType is the error of a value an item holds with the wrong type.
 func badType(entity, name string, x, want any) error {
 	return fmt.Errorf("%%s: %%s: %%T where %%T was expected", entity, name, x, want)
@@ -494,7 +524,7 @@ func (g *gen) entityNames() []string {
 // field is an attribute as a struct field.
 func (g *gen) field(e *patterns.Entity, a *patterns.Attribute) (name, typ string) {
 	typ = g.goType(e, a)
-	if a.Optional {
+	if a.Optional && !many(a) {
 		typ = "*" + typ
 	}
 	name = Exported(a.Name)
@@ -536,6 +566,9 @@ func (g *gen) entity(e *patterns.Entity) error {
 	g.p("// %s is an item of entity %s.", tn, e.Name)
 	g.p("type %s struct {", tn)
 	for _, a := range e.Attributes {
+		if !inItem(a) {
+			continue
+		}
 		f, t := g.field(e, a)
 		if prev, ok := fields[f]; ok {
 			return fmt.Errorf("entity %s: attributes %s and %s both become the Go field %s; rename one", e.Name, prev, a.Name, f)
@@ -551,6 +584,9 @@ func (g *gen) entity(e *patterns.Entity) error {
 		if e.Maintained(a.Name) {
 			notes = append(notes, "kept by a stream handler")
 		}
+		if a.Derived != nil {
+			notes = append(notes, "derived from "+strings.Join(a.Derived.Sources(), ", ")+": the runtime computes it")
+		}
 		comment := ""
 		if len(notes) > 0 {
 			comment = " // " + strings.Join(notes, ", ")
@@ -563,7 +599,14 @@ func (g *gen) entity(e *patterns.Entity) error {
 	g.p("func (v *%s) Values() dynamo.Values {", tn)
 	g.p("x := dynamo.Values{}")
 	for _, a := range e.Attributes {
+		if !inItem(a) || a.Derived != nil {
+			continue // the runtime computes a derived value
+		}
 		f, t := g.field(e, a)
+		if many(a) {
+			g.p("if v.%s != nil { x[%q] = v.%s }", f, a.Name, f)
+			continue
+		}
 		val := "v." + f
 		if a.Optional {
 			val = "*v." + f
@@ -587,7 +630,17 @@ func (g *gen) entity(e *patterns.Entity) error {
 	g.p("func (v *%s) from(x dynamo.Values) error {", tn)
 	g.p("*v = %s{}", tn)
 	for _, a := range e.Attributes {
+		if !inItem(a) {
+			continue
+		}
 		f, t := g.field(e, a)
+		if many(a) {
+			g.p("if a, found := x[%q]; found {", a.Name)
+			g.p("var ok bool")
+			g.p("if v.%s, ok = asValue[%s](a); !ok { return badType(%q, %q, a, v.%s) }", f, t, e.Name, a.Name, f)
+			g.p("}")
+			continue
+		}
 		if a.Optional {
 			t = t[1:]
 		}
@@ -628,6 +681,10 @@ func (g *gen) entity(e *patterns.Entity) error {
 	return nil
 }
 
+// many reports whether an attribute holds several values (a Go slice or
+// map: nil when absent, never a pointer).
+func many(a *patterns.Attribute) bool { return a.Collection() }
+
 // asFunc names the generated conversion of a builtin type.
 func asFunc(t string) string {
 	if t == "time.Time" {
@@ -638,8 +695,10 @@ func asFunc(t string) string {
 
 // baseTypeBuiltin is t when it is a builtin or time.Time, "" for an enum.
 func baseTypeBuiltin(t string) string {
-	switch t {
-	case "string", "float64", "int64", "bool", "any", "time.Time":
+	switch {
+	case t == "string", t == "float64", t == "int64", t == "bool", t == "any", t == "time.Time":
+		return t
+	case strings.HasPrefix(t, "[]"), strings.HasPrefix(t, "map["): // a set, list or map
 		return t
 	}
 	return ""
@@ -750,6 +809,9 @@ func (g *gen) read(p *patterns.Pattern) error {
 			doc += " descending"
 		}
 	}
+	if pp.Sum != "" || pp.Count {
+		return g.numberRead(p, pp, name, sig, paramMap)
+	}
 	g.p("%s: %s.", doc, pp.Operation)
 	if p.Op == patterns.ReadGet {
 		g.p("// It returns nil, nil when there is no such item.")
@@ -808,11 +870,14 @@ func (g *gen) write(w *patterns.Write) error {
 		if a == nil {
 			e, a = g.paramAttr(w, n)
 		}
+		if a != nil && a.Type == patterns.TypeCounter {
+			a = &patterns.Attribute{Name: a.Name, Type: patterns.TypeNumber, Digits: 18} // an increment: int64
+		}
 		if a == nil {
 			params = append(params, param{attr: n, name: Exported(n), typ: "any"})
 			continue
 		}
-		p := g.paramOf(e, a, n, a.Optional)
+		p := g.paramOf(e, a, n, a.Optional && !many(a))
 		p.name = Exported(n)
 		if p.ptr {
 			p.typ = "*" + p.typ
@@ -864,7 +929,22 @@ func (g *gen) paramAttr(w *patterns.Write, name string) (*patterns.Entity, *patt
 		if e == nil {
 			continue
 		}
-		for _, i := range s.Add {
+		own := name
+		if s.As != "" { // follower.userId: the step's item's userId
+			var ok bool
+			if own, ok = strings.CutPrefix(name, s.As+"."); !ok {
+				own = ""
+			}
+		}
+		if a := e.Attr(own); a != nil {
+			return e, a
+		}
+		if attr, key, ok := patterns.MapPath(own); ok && key != "" { // prefs.theme: an entry of the map prefs
+			if a := e.Attr(attr); a != nil && a.Type == patterns.TypeMap {
+				return e, &patterns.Attribute{Name: own, Type: a.ElementType()}
+			}
+		}
+		for _, i := range slices.Concat(s.Add, s.Discard, s.Append) {
 			if i.Param == name {
 				return e, e.Attr(i.Attr)
 			}
@@ -876,4 +956,23 @@ func (g *gen) paramAttr(w *patterns.Write, name string) (*patterns.Entity, *patt
 		}
 	}
 	return nil, nil
+}
+
+// numberRead is the method of a pattern that returns a number: a count
+// (every page counted) or a sharded counter's sum.
+func (g *gen) numberRead(p *patterns.Pattern, pp *patterns.PatternPlan, name string, sig []string, paramMap string) error {
+	if pp.Sum != "" {
+		g.p("// %s reads the sharded counter %s.%s: the sum of its shards, one Query.", name, p.Entities[0], pp.Sum)
+		g.p("func (db *DB) %s(ctx context.Context, %s) (int64, error) {", name, strings.Join(sig, ", "))
+		g.p("return db.t.Sum(ctx, %q, %s)", p.Name, paramMap)
+		g.p("}")
+		g.p("")
+		return nil
+	}
+	g.p("// %s counts the %s items it matches (Select COUNT, every page).", name, strings.Join(p.Entities, ", "))
+	g.p("func (db *DB) %s(ctx context.Context, %so Options) (int64, error) {", name, strings.Join(append(sig, ""), ", "))
+	g.p("return db.t.Count(ctx, %q, o.request(%s))", p.Name, paramMap)
+	g.p("}")
+	g.p("")
+	return nil
 }

@@ -34,6 +34,10 @@ type Generator struct {
 	// (default 12): an id's last attribute draws from that many values,
 	// so that most creates make a new item. Set it before drawing.
 	Size int
+	// Now is the clock items expire by (State.SetNow): ttl values are
+	// drawn around it, a second before, at and after it leading. Zero:
+	// far in the future (nothing expires). Set it before drawing.
+	Now time.Time
 }
 
 // NewGenerator returns a generator for the model.
@@ -120,10 +124,12 @@ func (g *Generator) Item(entity string) *Item {
 	e := g.m.Entity(entity)
 	it := &Item{Entity: entity, Values: Values{}}
 	for _, a := range e.Attributes {
-		if a.Optional && g.r.IntN(2) == 0 {
-			continue
+		if a.Optional && g.r.IntN(2) == 0 || a.Type == patterns.TypeCounter || a.Derived != nil {
+			continue // a counter is on no item, a derived value computed
 		}
-		it.Values[a.Name] = g.Value(e, a)
+		if v := g.Value(e, a); v != nil {
+			it.Values[a.Name] = v
+		}
 	}
 	return it
 }
@@ -180,7 +186,19 @@ func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
 		return p
 	}
 	n := g.poolSize(e, a)
-	cands := candidates(a, g.r, n)
+	var cands []any
+	switch {
+	case many(a):
+		cands = g.collections(a, n)
+	case a.Type == patterns.TypeTTL && !g.Now.IsZero():
+		now := g.Now.Unix()
+		cands = []any{now - 1, now, now + 1, now - 86400, now + 86400}
+		for range max(n, 16) {
+			cands = append(cands, now+g.r.Int64N(2e6)-1e6)
+		}
+	default:
+		cands = candidates(a, g.r, n)
+	}
 	var valid []any
 	for _, c := range cands {
 		if _, err := Normalize(a, c); err == nil {
@@ -203,6 +221,56 @@ func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
 	p := append(slices.Clone(valid[:head]), rest[:n-head]...)
 	g.pools[key] = p
 	return p
+}
+
+// collections draws sets, lists and maps of the attribute's elements
+// (adversarial ones among them): empty first, then one element, then
+// random ones up to maxItems (at most 4 elements).
+func (g *Generator) collections(a *patterns.Attribute, n int) []any {
+	el := element(a)
+	var valid []any
+	for _, c := range candidates(el, g.r, 8) {
+		if _, err := Normalize(el, c); err == nil {
+			valid = append(valid, c)
+		}
+	}
+	most := 4
+	if a.MaxItems > 0 {
+		most = min(most, a.MaxItems)
+	}
+	var out []any
+	for i := range max(n, 6) {
+		k := min(i, most)
+		if i > 2 {
+			k = g.r.IntN(most + 1)
+		}
+		els := make([]any, k)
+		for j := range els {
+			els[j] = Plain(mustNormalize(el, valid[g.r.IntN(len(valid))]))
+		}
+		if a.Type != patterns.TypeMap {
+			out = append(out, els)
+			continue
+		}
+		m := map[string]any{}
+		for j, x := range els {
+			key, _ := valid[(j*7+i)%len(valid)].(string)
+			if key == "" {
+				key = fmt.Sprintf("k%d", j)
+			}
+			m[key] = x
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func mustNormalize(a *patterns.Attribute, v any) any {
+	n, err := Normalize(a, v)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }
 
 // poolKey is one pool per attribute name and declaration: attributes of
@@ -358,6 +426,22 @@ func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any 
 		}
 	case patterns.TypeBool:
 		out = append(out, "maybe", int64(1))
+	case patterns.TypeSet, patterns.TypeList, patterns.TypeMap:
+		out = append(out, "one", []any{int64(1), "a"}, map[string]any{"": "x"})
+		if a.Type == patterns.TypeMap {
+			out = append(out, []string{"a"})
+		}
+		if a.MaxItems > 0 && a.MaxItems < 1000 {
+			long := make([]string, a.MaxItems+1)
+			for i := range long {
+				long[i] = fmt.Sprintf("e%d", i)
+			}
+			out = append(out, long)
+		}
+	case patterns.TypeCounter:
+		out = append(out, int64(1)) // a counter is on no item
+	default:
+		out = append(out, struct{}{})
 	}
 	return out[g.r.IntN(len(out))]
 }
@@ -413,7 +497,7 @@ func (g *Generator) Read(s *State, p *patterns.Pattern) *Read {
 		}
 	}
 	if len(p.Sort) > 0 && g.r.Float64() < 0.4 {
-		rd.Range = g.rangeOn(s, p, e.Attr(p.Sort[0]), rd.Params)
+		rd.Range = g.rangeOn(s, p, sortAttr(g.m, p), rd.Params)
 	}
 	if len(where) > 0 && g.r.Float64() < g.Invalid/2 {
 		w := where[g.r.IntN(len(where))]
@@ -434,6 +518,9 @@ func (g *Generator) rangeOn(s *State, p *patterns.Pattern, a *patterns.Attribute
 		}
 	}
 	e := g.m.Entity(p.Entities[0])
+	if sorted := g.m.SortedMember(p); sorted != "" {
+		e = g.m.Entity(sorted)
+	}
 	value := func() any {
 		if len(held) > 0 && g.r.IntN(3) > 0 {
 			return held[g.r.IntN(len(held))]

@@ -170,7 +170,7 @@ func (g *Generator) replace(e *patterns.Entity, cur *Item) *Op {
 	next := maps.Clone(old)
 	var free []*patterns.Attribute
 	for _, a := range e.Attributes {
-		if !e.Fixed(a.Name) && !maintained(e, a.Name) && a.Name != e.Version {
+		if !e.Fixed(a.Name) && !maintained(e, a.Name) && a.Name != e.Version && a.Type != patterns.TypeCounter && a.Derived == nil {
 			free = append(free, a)
 		}
 	}
@@ -225,41 +225,59 @@ func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
 			}
 		}
 		fresh := g.Item(e.Name) // new values for what the step sets
-		for _, name := range g.m.Params(st) {
-			if _, done := params[name]; done {
+		for _, pname := range g.m.Params(st) {
+			if _, done := params[pname]; done {
+				continue
+			}
+			// The attribute the parameter is (a step's named item's
+			// follower.userId is userId; a map entry prefs.theme an
+			// element of prefs).
+			name := pname
+			if st.As != "" {
+				name = strings.TrimPrefix(pname, st.As+".")
+			}
+			if ma, _, ok := entryOf(e, name); ok {
+				params[pname] = g.Value(e, element(ma))
 				continue
 			}
 			a := e.Attr(name)
+			if a == nil {
+				params[pname] = g.param(e, st, pname, target)
+				if params[pname] == nil {
+					delete(params, pname)
+				}
+				continue
+			}
 			switch {
 			case a != nil && e.IsID(name):
-				params[name] = Plain(target.Values[name])
+				params[pname] = Plain(target.Values[name])
 			case a != nil && name == e.Version:
-				params[name] = Plain(target.Values[name])
-				if params[name] == nil || g.r.Float64() < 0.1 {
-					params[name] = Plain(plusOne(target.Values[name]))
+				params[pname] = Plain(target.Values[name])
+				if params[pname] == nil || g.r.Float64() < 0.1 {
+					params[pname] = Plain(plusOne(target.Values[name]))
 				}
 			case a != nil && (slices.Contains(st.With, name) || st.Op == patterns.WriteDelete):
 				// As the item holds it (with, a delete's unique values).
-				params[name] = Plain(target.Values[name])
+				params[pname] = Plain(target.Values[name])
 				if g.r.Float64() < 0.1 {
-					params[name] = g.Value(e, a)
+					params[pname] = g.Value(e, a)
 				}
 			case a != nil && st.Op == patterns.WritePut:
 				switch {
 				case st.If == patterns.IfAbsent:
-					params[name] = Plain(target.Values[name])
+					params[pname] = Plain(target.Values[name])
 				case a.Immutable && g.r.Float64() < 0.9:
-					params[name] = Plain(target.Values[name]) // as it is
+					params[pname] = Plain(target.Values[name]) // as it is
 				default:
-					params[name] = fresh.Values[name]
+					params[pname] = fresh.Values[name]
 				}
 			case a != nil && slices.Contains(st.Set, name):
-				params[name] = g.Value(e, a)
+				params[pname] = g.Value(e, a)
 			default:
-				params[name] = g.param(e, st, name, target)
+				params[pname] = g.param(e, st, pname, target)
 			}
-			if params[name] == nil {
-				delete(params, name)
+			if params[pname] == nil {
+				delete(params, pname)
 			}
 		}
 	}
@@ -282,10 +300,26 @@ func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
 // increment, or a condition's operand (mostly what the item holds, so
 // that the condition holds as often as not).
 func (g *Generator) param(e *patterns.Entity, st *patterns.Write, name string, target *Item) any {
-	for _, inc := range st.Add {
-		if inc.Param == name {
-			return int64(g.r.IntN(9) - 3)
+	for _, inc := range slices.Concat(st.Add, st.Discard, st.Append) {
+		if inc.Param != name {
+			continue
 		}
+		a := e.Attr(inc.Attr)
+		switch {
+		case a != nil && a.Type == patterns.TypeSet && g.r.Float64() < 0.5:
+			// Mostly elements the item holds, or one of them alone.
+			if held, ok := target.Values[inc.Attr].(Set); ok && len(held) > 0 {
+				pick := held[g.r.IntN(len(held))]
+				if g.r.IntN(2) == 0 {
+					return Plain(pick)
+				}
+				return Plain(Set{pick})
+			}
+			return g.Value(e, a)
+		case a != nil && many(a):
+			return g.Value(e, a)
+		}
+		return int64(g.r.IntN(9) - 3)
 	}
 	for _, c := range st.Condition {
 		if c.Param != name {

@@ -57,6 +57,10 @@ type Answer struct {
 	// Returns are the attributes a returned item must carry (nil: all of
 	// its entity's).
 	Returns []string
+	// Number is what a pattern that returns a number returns (nil: it
+	// returns items): a count (count: true) is how many items match, a
+	// counter's read (Model.CounterRead) the counter's value.
+	Number *Number
 
 	sortVals [][]any
 }
@@ -73,8 +77,12 @@ type Answer struct {
 //     in turn (descending when the pattern says so); items with equal sort
 //     values have no defined order among themselves (DynamoDB orders them
 //     by the rest of the key, which the model does not fix);
+//   - unless it says expired: include, not expired (State.Expired: its
+//     ttl before the state's clock);
 //   - at most Limit on a page, all of them over all pages;
-//   - carrying the returns attributes (all attributes without returns).
+//   - carrying the returns attributes (all attributes without returns);
+//   - for a count (count: true), their number; for a sharded counter's
+//     read (Model.CounterRead), the counter's value.
 //
 // Parameters must be exactly the pattern's where attributes, each a valid
 // value of its attribute: otherwise the read is invalid (ErrInvalid).
@@ -128,13 +136,28 @@ func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Ans
 			return nil, invalid("pattern %s: a range needs a sort attribute", p.Name)
 		}
 		var err error
-		if bound, err = newRangeTest(ents[0].Attr(p.Sort[0]), r); err != nil {
+		if bound, err = newRangeTest(sortAttr(m, p), r); err != nil {
 			return nil, fmt.Errorf("pattern %s: range %w", p.Name, err)
 		}
 	}
+	if attr := m.CounterRead(p); attr != "" {
+		id := Values{}
+		for _, t := range tests[ents[0].Name] {
+			id[t.attr] = t.want
+		}
+		n := s.Counter(ents[0].Name, id, attr)
+		return &Answer{Pattern: p, Number: &n}, nil
+	}
 	ans := &Answer{Pattern: p, Ordered: len(p.Sort) > 0, Limit: p.Limit, Returns: p.Returns}
+	hide := p.Expired != patterns.ExpiredInclude
+	// A sorted collection (query: [Post, Comment], sort: createdAt desc)
+	// orders its sorted member's items and reads the other members' (the
+	// owner) at one end: first ascending, last descending; a range
+	// selects among the sorted member's items alone.
+	sorted := m.SortedMember(p)
+	var owners []*Item
 	for _, it := range s.Items() {
-		if !slices.Contains(p.Entities, it.Entity) {
+		if !slices.Contains(p.Entities, it.Entity) || hide && s.Expired(it) {
 			continue
 		}
 		ok := true
@@ -145,6 +168,12 @@ func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Ans
 			}
 		}
 		if !ok {
+			continue
+		}
+		if sorted != "" && it.Entity != sorted {
+			if bound == nil {
+				owners = append(owners, it)
+			}
 			continue
 		}
 		if len(p.Sort) > 0 {
@@ -183,10 +212,61 @@ func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Ans
 		}
 		ans.Items, ans.sortVals = items, vals
 	}
+	if len(owners) > 0 {
+		// The owners form one run of their own (no order among them), at
+		// the end the collection puts them.
+		end := make([][]any, len(owners))
+		for i := range end {
+			end[i] = []any{ownerMark{}}
+		}
+		if p.Desc {
+			ans.Items, ans.sortVals = append(ans.Items, owners...), append(ans.sortVals, end...)
+		} else {
+			ans.Items, ans.sortVals = append(owners, ans.Items...), append(end, ans.sortVals...)
+		}
+	}
+	if p.Count {
+		n := Number(fmt.Sprint(len(ans.Items)))
+		ans.Number = &n
+	}
 	return ans, nil
 }
 
+// CheckNumber compares the number a read returned with the answer's.
+func (a *Answer) CheckNumber(got int64) error {
+	if a.Number == nil {
+		return fmt.Errorf("the pattern returns items, not a number")
+	}
+	if want := string(*a.Number); fmt.Sprint(got) != want {
+		return fmt.Errorf("%d, expected %s", got, want)
+	}
+	return nil
+}
+
+// sortAttr is a sorted pattern's first sort attribute: its sorted
+// member's, in a sorted collection.
+func sortAttr(m *patterns.Model, p *patterns.Pattern) *patterns.Attribute {
+	name := p.Entities[0]
+	if sorted := m.SortedMember(p); sorted != "" {
+		name = sorted
+	}
+	return m.Entity(name).Attr(p.Sort[0])
+}
+
+// ownerMark stands for a collection owner's sort values: it sorts with
+// nothing but itself.
+type ownerMark struct{}
+
 func compareTuple(a, b []any) int {
+	if _, ok := a[0].(ownerMark); ok {
+		if _, ok := b[0].(ownerMark); ok {
+			return 0
+		}
+		return 1
+	}
+	if _, ok := b[0].(ownerMark); ok {
+		return -1
+	}
 	for i := range a {
 		if c, _ := compareValues(a[i], b[i]); c != 0 {
 			return c
@@ -417,7 +497,7 @@ func FromRuntime(m *patterns.Model, entity string, v map[string]any) *Item {
 		}
 		if e != nil && e.Attr(k) != nil {
 			a := *e.Attr(k)
-			a.Min, a.Max, a.Digits, a.MaxLength, a.Values, a.Optional = nil, nil, 0, 0, nil, true
+			a.Min, a.Max, a.Digits, a.MaxLength, a.Values, a.Optional, a.MaxItems = nil, nil, 0, 0, nil, true, 0
 			if n, err := Normalize(&a, x); err == nil {
 				it.Values[k] = n
 				continue

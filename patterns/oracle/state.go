@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/keyplan/keyplan/patterns"
 )
@@ -49,11 +50,16 @@ func (it *Item) clone() *Item {
 type State struct {
 	m     *patterns.Model
 	items map[string]*Item // identity -> item
+	// counters are the sharded counters' values: identity, NUL, attribute
+	// to the number (absent: 0).
+	counters map[string]CounterValue
+	// now is the clock items expire by (zero: none expires).
+	now time.Time
 }
 
 // NewState returns an empty state of the model's items.
 func NewState(m *patterns.Model) *State {
-	return &State{m: m, items: map[string]*Item{}}
+	return &State{m: m, items: map[string]*Item{}, counters: map[string]CounterValue{}}
 }
 
 // Model is the model the state holds items of.
@@ -61,7 +67,7 @@ func (s *State) Model() *patterns.Model { return s.m }
 
 // Clone copies the state (items are copied on write, so this is cheap).
 func (s *State) Clone() *State {
-	return &State{m: s.m, items: maps.Clone(s.items)}
+	return &State{m: s.m, items: maps.Clone(s.items), counters: maps.Clone(s.counters), now: s.now}
 }
 
 // Len is the number of items.
@@ -133,8 +139,17 @@ func normalizeItem(e *patterns.Entity, v map[string]any, others bool) (Values, e
 	out := Values{}
 	for _, a := range e.Attributes {
 		x, ok := v[a.Name]
+		switch {
+		case a.Type == patterns.TypeCounter:
+			if ok && x != nil {
+				return nil, invalid("%s.%s is a sharded counter: it is on no item (add to it with a write)", e.Name, a.Name)
+			}
+			continue
+		case a.Derived != nil:
+			continue // computed below; a value given must be the same
+		}
 		if !ok || x == nil {
-			if !a.Optional {
+			if !a.Optional && a.Type != patterns.TypeSet { // no set is empty
 				return nil, invalid("%s.%s is required", e.Name, a.Name)
 			}
 			continue
@@ -146,7 +161,23 @@ func normalizeItem(e *patterns.Entity, v map[string]any, others bool) (Values, e
 		if err != nil {
 			return nil, err
 		}
-		out[a.Name] = n
+		if n != nil { // an empty set is no value
+			out[a.Name] = n
+		}
+	}
+	derive(e, out)
+	for _, a := range e.Attributes {
+		x, ok := v[a.Name]
+		if a.Derived == nil || !ok || x == nil {
+			continue
+		}
+		n, err := Normalize(a, x)
+		if err != nil {
+			return nil, err
+		}
+		if !equalValues(n, out[a.Name]) {
+			return nil, invalid("%s.%s is derived from %s (%s), not %s", e.Name, a.Name, strings.Join(a.Derived.Sources(), ", "), Text(out[a.Name]), Text(n))
+		}
 	}
 	if !others {
 		for _, k := range slices.Sorted(maps.Keys(v)) {

@@ -119,6 +119,10 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			}
 		}
 		return nil, bad("expected true or false")
+	case patterns.TypeSet, patterns.TypeList, patterns.TypeMap:
+		return normalizeMany(a, v)
+	case patterns.TypeCounter:
+		return nil, bad("a sharded counter is on no item: add to it with a write")
 	}
 	return nil, bad("unknown type " + string(a.Type))
 }
@@ -238,6 +242,13 @@ func compareValues(x, y any) (int, bool) {
 		if b, ok := y.(time.Time); ok {
 			return a.Compare(b), true
 		}
+	case Set, List, Map:
+		if eq, ok := equalMany(x, y); ok {
+			if eq {
+				return 0, true
+			}
+			return 1, true
+		}
 	case bool:
 		if b, ok := y.(bool); ok {
 			switch {
@@ -273,6 +284,9 @@ func Text(v any) string {
 	case bool:
 		return strconv.FormatBool(x)
 	}
+	if s, ok := textMany(v); ok {
+		return s
+	}
 	return fmt.Sprintf("%v", v)
 }
 
@@ -285,6 +299,9 @@ func Plain(v any) any {
 			return i
 		}
 		return json.Number(n)
+	}
+	if p, ok := plainMany(v); ok {
+		return p
 	}
 	return v
 }

@@ -32,6 +32,9 @@ type change struct {
 	// apply returns the item after the write (nil: deleted); nil apply:
 	// the item is left as it is (a check).
 	apply func(cur *Item) *Item
+	// counters are the adds to sharded counters of a write that makes
+	// them (the item is left as it is).
+	counters map[string]*big.Rat
 }
 
 // Write applies a declared write pattern with the caller's parameters,
@@ -75,7 +78,7 @@ func (s *State) Write(w *patterns.Write, params map[string]any) error {
 	}
 	var changes []*change
 	for i, st := range w.Items() {
-		c, err := s.prepare(st, params)
+		c, err := s.prepare(st, stepParams(st, params))
 		if err != nil {
 			if w.Op == patterns.WriteTransact {
 				return fmt.Errorf("step %d (%s %s): %w", i+1, st.Op, st.Entity, err)
@@ -111,9 +114,28 @@ func (s *State) commit(changes []*change) error {
 			continue
 		}
 		id, _ := identity(c.entity, c.id)
+		if c.counters != nil {
+			// An add to sharded counters leaves the item as it is.
+			for attr, r := range c.counters {
+				k := id + "\x00" + attr
+				cv, ok := next.counters[k]
+				if !ok {
+					cv = CounterValue{Entity: c.entity.Name, ID: c.id, Attr: attr, N: "0"}
+				}
+				base, _ := rat(cv.N)
+				cv.N = Number(numberText(base.Add(base, r)))
+				next.counters[k] = cv
+			}
+			continue
+		}
 		after := c.apply(s.items[id])
 		if after == nil {
 			delete(next.items, id)
+			for k := range next.counters {
+				if strings.HasPrefix(k, id+"\x00") {
+					delete(next.counters, k)
+				}
+			}
 			continue
 		}
 		next.items[id] = after
@@ -122,7 +144,7 @@ func (s *State) commit(changes []*change) error {
 	if err := next.checkUnique(touched); err != nil {
 		return err
 	}
-	s.items = next.items
+	s.items, s.counters = next.items, next.counters
 	return nil
 }
 
@@ -301,7 +323,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 		fixed := map[string]any{}
 		for _, a := range e.Attributes {
 			switch {
-			case e.IsID(a.Name) || maintained(e, a.Name) || a.Name == e.Version:
+			case e.IsID(a.Name) || maintained(e, a.Name) || a.Name == e.Version || a.Type == patterns.TypeCounter || a.Derived != nil:
 			case a.Immutable:
 				fixed[a.Name] = nil
 				if x := given[a.Name]; x != nil {
@@ -316,8 +338,10 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 				if err != nil {
 					return nil, err
 				}
-				set[a.Name] = n
-			case !a.Optional:
+				if n != nil { // an empty set is no value
+					set[a.Name] = n
+				}
+			case !a.Optional && a.Type != patterns.TypeSet:
 				return nil, invalid("%s.%s is required", e.Name, a.Name)
 			}
 		}
@@ -354,6 +378,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 					}
 				}
 			}
+			derive(e, out.Values)
 			return out
 		}}, nil
 	}
@@ -425,17 +450,74 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 		return nil, err
 	}
 	set := Values{}
+	entries := map[string]map[string]any{} // map entries set: map, entry, value
 	for _, name := range st.Set {
 		x, ok := params[name]
 		if !ok || x == nil {
 			return nil, invalid("parameter %s (set) missing", name)
 		}
+		if ma, key, ok := entryOf(e, name); ok {
+			n, err := Normalize(element(ma), x)
+			if err != nil {
+				return nil, err
+			}
+			if entries[ma.Name] == nil {
+				entries[ma.Name] = map[string]any{}
+			}
+			entries[ma.Name][key] = n
+			continue
+		}
 		if set[name], err = Normalize(e.Attr(name), x); err != nil {
+			return nil, err
+		}
+		if set[name] == nil { // an empty set
+			return nil, invalid("%s: an empty set is no value: remove the attribute", name)
+		}
+	}
+	// Elements added to sets (add), taken from sets (discard), appended
+	// to lists (append): a list of elements, or one.
+	els := func(inc *patterns.Increment, what string) ([]any, error) {
+		x, ok := params[inc.Param]
+		if !ok || x == nil {
+			return nil, invalid("parameter %s (%s %s) missing", inc.Param, what, inc.Attr)
+		}
+		switch x.(type) {
+		case string, float64, int, int64, bool, Number:
+			x = []any{x}
+		}
+		a := e.Attr(inc.Attr)
+		out, err := elements(a, x)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) == 0 && a.Type == patterns.TypeSet {
+			return nil, invalid("parameter %s: a change of the set %s with no element", inc.Param, inc.Attr)
+		}
+		if a.MaxItems > 0 && len(out) > a.MaxItems {
+			return nil, invalid("parameter %s: %d elements; maxItems is %d", inc.Param, len(out), a.MaxItems)
+		}
+		return out, nil
+	}
+	union, minus, appended := map[string][]any{}, map[string][]any{}, map[string][]any{}
+	for _, inc := range st.Discard {
+		if minus[inc.Attr], err = els(inc, "discard from"); err != nil {
+			return nil, err
+		}
+	}
+	for _, inc := range st.Append {
+		if appended[inc.Attr], err = els(inc, "append to"); err != nil {
 			return nil, err
 		}
 	}
 	add := map[string]*big.Rat{}
+	counters := map[string]*big.Rat{}
 	for _, inc := range st.Add {
+		if a := e.Attr(inc.Attr); a != nil && a.Type == patterns.TypeSet {
+			if union[inc.Attr], err = els(inc, "add to"); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		r := big.NewRat(inc.By, 1)
 		if inc.Param != "" {
 			x, ok := params[inc.Param]
@@ -449,7 +531,23 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 				r.Neg(r)
 			}
 		}
+		if a := e.Attr(inc.Attr); a != nil && a.Type == patterns.TypeCounter {
+			if !r.IsInt() {
+				return nil, invalid("parameter %s (add to the counter %s): a whole number", inc.Param, inc.Attr)
+			}
+			counters[inc.Attr] = r
+			continue
+		}
 		add[inc.Attr] = r
+	}
+	if len(counters) > 0 {
+		// An add to sharded counters writes their shard items, never the
+		// item: no condition, whether or not the item is there.
+		if len(add)+len(set)+len(entries)+len(union)+len(minus)+len(appended)+len(st.Remove) > 0 || len(st.Condition) > 0 {
+			return nil, invalid("an add to a sharded counter adds to counters only, without conditions")
+		}
+		return &change{entity: e, id: id, test: func(*Item) error { return nil },
+			apply: func(cur *Item) *Item { return cur }, counters: counters}, nil
 	}
 	with := map[string]any{}
 	for _, name := range st.With {
@@ -482,7 +580,22 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 		if err := testVersion(e, cur, version); err != nil {
 			return err
 		}
-		return testAll(conds, cur)
+		if err := testAll(conds, cur); err != nil {
+			return err
+		}
+		for name := range entries {
+			if _, ok := cur.Values[name].(Map); !ok {
+				return invalid("%s holds no map: an entry of it cannot be set", name)
+			}
+		}
+		for _, name := range st.Remove {
+			if ma, _, ok := entryOf(e, name); ok {
+				if _, ok := cur.Values[ma.Name].(Map); !ok {
+					return invalid("%s holds no map: an entry of it cannot be removed", ma.Name)
+				}
+			}
+		}
+		return nil
 	}, apply: func(cur *Item) *Item {
 		out := cur.clone()
 		maps.Copy(out.Values, set)
@@ -493,12 +606,41 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 			}
 			out.Values[name] = Number(numberText(base.Add(base, r)))
 		}
+		for name, kv := range entries {
+			m := maps.Clone(out.Values[name].(Map))
+			maps.Copy(m, kv)
+			out.Values[name] = m
+		}
+		for name, x := range union {
+			cur, _ := out.Values[name].(Set)
+			out.Values[name] = newSet(append(slices.Clone([]any(cur)), x...))
+		}
+		for name, x := range minus {
+			cur, _ := out.Values[name].(Set)
+			left := slices.DeleteFunc(slices.Clone([]any(cur)), func(v any) bool { return slices.ContainsFunc(x, func(y any) bool { return equalValues(v, y) }) })
+			if s := newSet(left); s != nil {
+				out.Values[name] = s
+			} else {
+				delete(out.Values, name)
+			}
+		}
+		for name, x := range appended {
+			cur, _ := out.Values[name].(List)
+			out.Values[name] = append(slices.Clone(cur), x...)
+		}
 		for _, name := range st.Remove {
+			if ma, key, ok := entryOf(e, name); ok {
+				m := maps.Clone(out.Values[ma.Name].(Map))
+				delete(m, key)
+				out.Values[ma.Name] = m
+				continue
+			}
 			delete(out.Values, name)
 		}
 		if e.Version != "" {
 			out.Values[e.Version] = plusOne(cur.Values[e.Version])
 		}
+		derive(e, out.Values)
 		return out
 	}}, nil
 }
@@ -733,7 +875,7 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 			}
 			continue
 		}
-		if e.Fixed(a.Name) || maintained(e, a.Name) || a.Name == e.Version {
+		if e.Fixed(a.Name) || maintained(e, a.Name) || a.Name == e.Version || a.Type == patterns.TypeCounter || a.Derived != nil {
 			continue
 		}
 		o, n := old[a.Name], new[a.Name]
@@ -743,20 +885,20 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 				return err
 			}
 		}
+		var nn any
+		if n != nil {
+			if nn, err = Normalize(a, n); err != nil {
+				return err
+			}
+		}
 		switch {
-		case n == nil && o != nil:
-			if !a.Optional {
+		case nn == nil && was[a.Name] != nil: // absent, or an empty set
+			if !a.Optional && a.Type != patterns.TypeSet {
 				return invalid("%s.%s is required; it cannot be removed", e.Name, a.Name)
 			}
 			removed = append(removed, a.Name)
-		case n != nil:
-			nn, err := Normalize(a, n)
-			if err != nil {
-				return err
-			}
-			if !sameOrAbsent(was[a.Name], nn) {
-				set[a.Name] = nn
-			}
+		case nn != nil && !sameOrAbsent(was[a.Name], nn):
+			set[a.Name] = nn
 		}
 	}
 	if len(set)+len(removed) == 0 {
@@ -790,6 +932,7 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 		if e.Version != "" {
 			out.Values[e.Version] = plusOne(cur.Values[e.Version])
 		}
+		derive(e, out.Values)
 		return out
 	}}})
 }

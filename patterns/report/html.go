@@ -63,6 +63,10 @@ type SampleRead struct {
 	Ordered bool
 	// Err is why the read failed ("" when it did not).
 	Err string
+	// Number is what a pattern that returns a number (a count, a
+	// counter's sum) returned, instead of Items; ExpectedNumber what the
+	// examples expect (nil: nothing).
+	Number, ExpectedNumber *int64
 }
 
 // Param is one parameter of a read.
@@ -72,6 +76,9 @@ type Param struct{ Name, Value string }
 // order when Ordered, as a set otherwise. A read with no expectation
 // matches nothing.
 func (r *SampleRead) Matches() bool {
+	if r.ExpectedNumber != nil {
+		return r.Err == "" && r.Number != nil && *r.Number == *r.ExpectedNumber
+	}
 	if r.Expected == nil || r.Err != "" {
 		return false
 	}
@@ -399,6 +406,15 @@ func (pg *page) read(b *strings.Builder, i int) {
 	switch {
 	case r.Err != "":
 		fmt.Fprintf(b, ` <span class="bad">failed: %s</span>`, esc(r.Err))
+	case r.Number != nil:
+		fmt.Fprintf(b, ` <span class="result">→ %d</span>`, *r.Number)
+		switch {
+		case r.ExpectedNumber == nil:
+		case r.Matches():
+			b.WriteString(` <span class="ok" title="the examples expect exactly this">✓ as expected</span>`)
+		default:
+			fmt.Fprintf(b, ` <span class="bad">✗ the examples expect %d</span>`, *r.ExpectedNumber)
+		}
 	default:
 		names := make([]string, len(r.Items))
 		for j, n := range r.Items {
@@ -533,7 +549,11 @@ func (pg *page) itemsTable(b *strings.Builder) {
 		fmt.Fprintf(b, "<p class=\"note\">%d item(s): %s. Hatched cells: the item is not on that index (sparse).</p>\n", len(pg.items), strings.Join(about, "; "))
 	}
 	for i, r := range pg.s.Reads {
-		fmt.Fprintf(b, `<p class="caption" id="cap-%d" role="status">Showing <strong>%s</strong>: %d item(s)`, i, esc(r.Call()), len(r.Items))
+		if r.Number != nil {
+			fmt.Fprintf(b, `<p class="caption" id="cap-%d" role="status">Showing <strong>%s</strong>: it returns %d, not items`, i, esc(r.Call()), *r.Number)
+		} else {
+			fmt.Fprintf(b, `<p class="caption" id="cap-%d" role="status">Showing <strong>%s</strong>: %d item(s)`, i, esc(r.Call()), len(r.Items))
+		}
 		if r.Ordered && len(r.Items) > 1 {
 			b.WriteString(", numbered in the order returned")
 		}

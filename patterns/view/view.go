@@ -71,7 +71,13 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 	if err := dynamo.CreateTable(ctx, client, d, table); err != nil {
 		return nil, fmt.Errorf("view: %w", err)
 	}
-	t := dynamo.New(d, client, table)
+	var opts []dynamo.Option
+	if m.Examples != nil && m.Examples.Now != "" && o.Items == nil {
+		if now, err := time.Parse(time.RFC3339, m.Examples.Now); err == nil { // the examples' clock
+			opts = append(opts, dynamo.WithClock(func() time.Time { return now }))
+		}
+	}
+	t := dynamo.New(d, client, table, opts...)
 	s := &report.Sample{Source: o.Source, Engine: Engine}
 	items, examples := o.Items, o.Items == nil
 	if examples {
@@ -136,6 +142,21 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 	}
 	read := func(p *patterns.Pattern, params map[string]any, from string) *report.SampleRead {
 		r := &report.SampleRead{Pattern: p.Name, Params: paramList(m, p, params), From: from, Ordered: len(p.Sort) > 0, Items: []string{}}
+		if pp := d.Pattern(p.Name); pp.Count || pp.Sum != "" { // a number
+			var n int64
+			var err error
+			if pp.Count {
+				n, err = t.Count(ctx, p.Name, dynamo.Request{Params: dynamo.Params(params)})
+			} else {
+				n, err = t.Sum(ctx, p.Name, dynamo.Params(params))
+			}
+			if err != nil {
+				r.Err = err.Error()
+				return r
+			}
+			r.Number = &n
+			return r
+		}
 		page, err := t.Read(ctx, p.Name, dynamo.Request{Params: dynamo.Params(params)})
 		if err != nil {
 			r.Err = err.Error()
@@ -155,6 +176,9 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 			}
 			r := read(p, x.Params, "examples.expect at "+x.Pos.In(m.Source))
 			r.Expected = append([]string{}, x.Items...)
+			if x.Count != nil {
+				r.Expected, r.ExpectedNumber = nil, x.Count
+			}
 			s.Reads = append(s.Reads, r)
 			read1[p.Name] = true
 		}

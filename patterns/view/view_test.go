@@ -67,10 +67,10 @@ func TestSampleOfExamples(t *testing.T) {
 				if r.Err != "" {
 					t.Errorf("%s: %s", r.Call(), r.Err)
 				}
-				if r.Expected != nil {
+				if r.Expected != nil || r.ExpectedNumber != nil {
 					expected++
 					if !r.Matches() {
-						t.Errorf("%s returned %v; the examples expect %v", r.Call(), r.Items, r.Expected)
+						t.Errorf("%s returned %v (number %v); the examples expect %v (number %v)", r.Call(), r.Items, r.Number, r.Expected, r.ExpectedNumber)
 					}
 				}
 			}

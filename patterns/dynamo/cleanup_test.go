@@ -1,0 +1,307 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// A finished migration's cleanup (keyplan migrate once the lock that
+// ended it is deployed) removes what the design before left in the items,
+// one test per leftover kind; until it has, an edit that would read the
+// leftovers is refused (KP616).
+
+// planEdit plans a model with the lock and compares it (the change rules'
+// ids it raises).
+func planEdit(t *testing.T, lock *patterns.Lock, model string) (*patterns.Design, *patterns.Diff, []string) {
+	t.Helper()
+	m, err := patterns.Parse("edit.yaml", []byte(model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.PlanLocked(m, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := patterns.Compare(lock, d)
+	var ids []string
+	for _, c := range df.Changes {
+		ids = append(ids, c.ID)
+	}
+	return d, df, ids
+}
+
+// holding lists the items (by base key) of the table that hold attr.
+func holding(t *testing.T, name, attr string) []string {
+	t.Helper()
+	var out []string
+	for k, it := range evolvetest.ScanAll(t, engine, name) {
+		if _, ok := it[attr]; ok {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// cleanup runs the lock's cleanup as keyplan migrate does.
+func cleanup(t *testing.T, lock *patterns.Lock, c MigrateClient, name string) *BackfillResult {
+	t.Helper()
+	if lock.Cleanup == nil {
+		t.Fatal("the lock records no cleanup")
+	}
+	res, err := Migrate(context.Background(), c, name, lock, MigrateOptions{Backfill: BackfillOptions{Segments: 2, PageSize: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lock.Cleanup != nil {
+		t.Fatal("the cleanup is still recorded after it ran")
+	}
+	return res
+}
+
+// (b) A renamed attribute's old name: gone after the cleanup, the new
+// one kept (also where the final runtime rewrote the item meanwhile); a
+// new attribute under the old name is refused until then, and then reads
+// nothing stale.
+func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
+	ctx := context.Background()
+	lock := startMigration(t, renameV1, renameV2)
+	var notes []Values
+	for i := range 6 {
+		notes = append(notes, Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": "ann", "subject": fmt.Sprintf("old %d", i), "memo": "memo", "score": 10})
+	}
+	name := phaseTable(t, lock, map[string][]Values{"Note": notes})
+	// During the migration the runtime writes both names.
+	if err := NewRollout(lock, client, name).Update(ctx, "Note", Values{"noteId": "n0"}, Changes{Set: Values{"title": "new 0"}}); err != nil {
+		t.Fatal(err)
+	}
+	migrateAll(t, lock, name)
+	if got := holding(t, name, "subject"); len(got) != 6 {
+		t.Fatalf("before the cleanup %d item(s) hold subject, want 6 (the leftover this test is about)", len(got))
+	}
+	withSubject := strings.Replace(renameV2, "      note:", "      subject: {type: string, maxLength: 200, optional: true}\n      note:", 1)
+	if _, df, ids := planEdit(t, lock, withSubject); !slices.Contains(ids, "KP616") || len(df.Errors()) == 0 {
+		t.Fatalf("a new attribute under a renamed one's old name, cleanup pending: %v", ids)
+	}
+	// The final runtime rewrites n1 between the cleanup's read and write.
+	final := New(lock.Accepted, client, name)
+	ic := &interleave{BackfillClient: engine, write: func() {
+		if err := final.Put(ctx, "Note", Values{"noteId": "n1", "ownerId": "ann", "title": "put 1", "points": 3}); err != nil {
+			t.Error(err)
+		}
+	}}
+	cleanup(t, lock, struct {
+		IndexAdmin
+		BackfillClient
+	}{engine, ic}, name)
+	for _, old := range []string{"subject", "memo", "score"} {
+		if got := holding(t, name, old); len(got) > 0 {
+			t.Errorf("after the cleanup %v still hold %s", got, old)
+		}
+	}
+	want := map[string]string{"n0": "new 0", "n1": "put 1", "n2": "old 2", "n5": "old 5"}
+	for id, title := range want {
+		got, err := final.Get(ctx, "GetNote", Params{"noteId": id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got.Values["title"]) != title {
+			t.Errorf("%s: title %v, want %s", id, got.Values["title"], title)
+		}
+	}
+	// Now the edit is accepted, and the new attribute is absent.
+	d3, df, ids := planEdit(t, lock, withSubject)
+	if slices.Contains(ids, "KP616") || len(df.Errors()) > 0 {
+		t.Fatalf("the edit after the cleanup: %v", df.Errors())
+	}
+	if err := lock.Apply(d3, df); err != nil {
+		t.Fatal(err)
+	}
+	got, err := New(lock.Latest(), client, name).Get(ctx, "GetNote", Params{"noteId": "n3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := got.Values["subject"]; ok {
+		t.Errorf("a new subject reads the old one: %v", s)
+	}
+}
+
+const cleanupV1 = `
+table: Shop
+entities:
+  Order:
+    id: [orderId]
+    attributes:
+      orderId: {type: string, maxLength: 40}
+      customerId: {type: string, maxLength: 40}
+      status: {type: string, values: [open, shipped]}
+      placedAt: time
+patterns:
+  GetOrder: {get: Order}
+  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
+  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
+`
+
+// (a) A deleted GSI's keys: gone after the cleanup; a GSI created again
+// under its name is refused until then.
+func TestCleanupRemovesADeletedIndexesKeys(t *testing.T) {
+	ctx := context.Background()
+	m1, err := patterns.Parse("v1.yaml", []byte(cleanupV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, err := patterns.Plan(m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := patterns.NewLock(d1)
+	var orders []Values
+	for i := range 5 {
+		orders = append(orders, Values{"orderId": fmt.Sprintf("o%d", i), "customerId": "c", "status": "open", "placedAt": "2026-03-01T09:00:00Z"})
+	}
+	name := phaseTable(t, lock, map[string][]Values{"Order": orders})
+	v2 := strings.Replace(cleanupV1, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
+	d2, df, ids := planEdit(t, lock, v2)
+	if !slices.Contains(ids, "KP602") {
+		t.Fatalf("the edit deletes no GSI: %v", ids)
+	}
+	if err := lock.Apply(d2, df); err != nil {
+		t.Fatal(err)
+	}
+	migrateAll(t, lock, name)
+	var deleted *patterns.Index
+	for _, ix := range d1.Indexes {
+		if !slices.ContainsFunc(d2.Indexes, func(x *patterns.Index) bool { return x.Name == ix.Name }) {
+			deleted = ix
+		}
+	}
+	if deleted == nil {
+		t.Fatal("no GSI deleted")
+	}
+	if got := holding(t, name, deleted.PK); len(got) != 5 {
+		t.Fatalf("before the cleanup %d item(s) hold %s, want 5", len(got), deleted.PK)
+	}
+	// The pattern back: a new GSI, under the deleted one's name.
+	d3, df, ids := planEdit(t, lock, cleanupV1)
+	if slices.ContainsFunc(d3.Indexes, func(x *patterns.Index) bool { return x.Name == deleted.Name }) {
+		if !slices.Contains(ids, "KP616") || len(df.Errors()) == 0 {
+			t.Fatalf("a GSI created under %s, whose stale keys are not cleaned up: %v", deleted.Name, ids)
+		}
+	} else {
+		t.Logf("the pattern back is planned on another GSI name: %v", ids)
+	}
+	if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
+		t.Skipf("%s: the deleted GSI cannot be deleted from the live table (proved on the in-process engine and DynamoDB Local)", why)
+	}
+	if ixs, _ := lock.Deployed(); ApplyIndexes(ctx, engine, name, ixs) != nil {
+		t.Fatal("deploying the final lock")
+	}
+	cleanup(t, lock, engine, name)
+	for _, k := range []string{deleted.PK, deleted.SK} {
+		if got := holding(t, name, k); len(got) > 0 {
+			t.Errorf("after the cleanup %v still hold %s", got, k)
+		}
+	}
+	if _, df, ids := planEdit(t, lock, cleanupV1); slices.Contains(ids, "KP616") || len(df.Errors()) > 0 {
+		t.Errorf("the GSI back after the cleanup: %v", df.Errors())
+	}
+	if got := ids0(t, New(lock.Accepted, client, name), "CustomerOrders", Params{"customerId": "c"}); len(got) != 5 {
+		t.Errorf("CustomerOrders after the cleanup: %v", got)
+	}
+}
+
+func ids0(t *testing.T, tbl *Table, pattern string, p Params) []string {
+	attr := map[string]string{"CustomerOrders": "orderId", "CustomerTickets": "ticketId"}[pattern]
+	return ids(t, tbl, pattern, p, attr)
+}
+
+const cleanupSharedV1 = `
+table: Desk
+entities:
+  Ticket:
+    id: [ticketId]
+    attributes:
+      ticketId: {type: string, maxLength: 40}
+      customerId: {type: string, maxLength: 40}
+      openedAt: time
+  Note:
+    id: [noteId]
+    attributes:
+      noteId: {type: string, maxLength: 40}
+      ownerId: {type: string, maxLength: 40}
+      at: time
+patterns:
+  GetTicket: {get: Ticket}
+  GetNote: {get: Note}
+  CustomerTickets: {query: Ticket, where: [customerId], sort: openedAt}
+  OwnerNotes: {query: Note, where: [ownerId], sort: at}
+`
+
+// (c) An entity's key on a GSI that stays but no longer serves it: the
+// backfill keeps it (the accepted design reads it until the migration
+// ends), a write during the migration writes it, the cleanup removes it.
+func TestCleanupRemovesKeysOnAnIndexThatNoLongerServesTheEntity(t *testing.T) {
+	m1, err := patterns.Parse("v1.yaml", []byte(cleanupSharedV1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, err := patterns.Plan(m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shared *patterns.Index
+	for _, ix := range d1.Indexes {
+		if slices.Contains(ix.Entities, "Ticket") && slices.Contains(ix.Entities, "Note") {
+			shared = ix
+		}
+	}
+	if shared == nil {
+		t.Fatalf("the planner puts Ticket and Note on no one GSI: %+v", d1.Indexes)
+	}
+	v2 := strings.Replace(cleanupSharedV1, "  OwnerNotes: {query: Note, where: [ownerId], sort: at}\n", "", 1)
+	lock := patterns.NewLock(d1)
+	d2, df, ids := planEdit(t, lock, v2)
+	if err := lock.Apply(d2, df); err != nil {
+		t.Fatal(err)
+	}
+	if lock.Migration == nil || !slices.Contains(ids, "KP612") {
+		t.Fatalf("changes %v: no migration", ids)
+	}
+	ctx := context.Background()
+	name := phaseTable(t, lock, map[string][]Values{
+		"Ticket": {{"ticketId": "t1", "customerId": "c", "openedAt": "2026-03-01T09:00:00Z"}},
+		"Note":   {{"noteId": "n1", "ownerId": "o", "at": "2026-03-01T09:00:00Z"}, {"noteId": "n2", "ownerId": "o", "at": "2026-03-01T09:00:00Z"}},
+	})
+	if err := ApplyIndexes(ctx, engine, name, lock.Migration.Phases[0].Indexes); err != nil {
+		t.Fatal(err)
+	}
+	backfillPhase(t, lock, engine, name)
+	// A write during the migration carries the accepted design's key.
+	if err := NewRollout(lock, client, name).Put(ctx, "Note", Values{"noteId": "n2", "ownerId": "o", "at": "2026-03-02T09:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Advance(); err != nil || lock.Migration != nil {
+		t.Fatal(err)
+	}
+	tk, _ := New(lock.Accepted, nil, name).Key("Ticket", Values{"ticketId": "t1"})
+	tkey := fmt.Sprint(tk[lock.Accepted.PK].(*types.AttributeValueMemberS).Value)
+	if got := holding(t, name, shared.PK); len(got) != 3 {
+		t.Fatalf("before the cleanup %v hold %s, want the ticket and both notes", got, shared.PK)
+	}
+	cleanup(t, lock, engine, name)
+	if got := holding(t, name, shared.PK); len(got) != 1 || !strings.HasPrefix(got[0], tkey) {
+		t.Errorf("after the cleanup %v hold %s, want the ticket (%s) alone", got, shared.PK, tkey)
+	}
+	if got := ids0(t, New(lock.Accepted, client, name), "CustomerTickets", Params{"customerId": "c"}); !slices.Equal(got, []string{"t1"}) {
+		t.Errorf("CustomerTickets after the cleanup: %v", got)
+	}
+}

@@ -1,0 +1,63 @@
+package patterns
+
+import "slices"
+
+// What kinds.go adds to reads: hiding expired items, counts, and the
+// sums of sharded counters.
+
+// hides is the TTL attribute a pattern's read filters expired items on:
+// the ttl of an entity it reads, unless it says expired: include.
+func (m *Model) hides(p *Pattern) string {
+	if p.Expired == ExpiredInclude {
+		return ""
+	}
+	for _, name := range p.Entities {
+		if e := m.Entity(name); e != nil {
+			if a := e.TTLAttr(); a != nil {
+				return a.Name
+			}
+		}
+	}
+	return ""
+}
+
+// ReadNeeds are the attributes a read needs of the items an index
+// returns: what the pattern returns and verifies, and the TTL attribute
+// it hides expired items by (a filter on an attribute the index does not
+// hold would find it absent, and hide nothing).
+func ReadNeeds(p *Pattern, pp *PatternPlan) []string {
+	out := append(slices.Clone(p.Returns), pp.Verify...)
+	if pp.HideExpired != "" && !slices.Contains(out, pp.HideExpired) {
+		out = append(out, pp.HideExpired)
+	}
+	return out
+}
+
+// counterKeys are where an entity's sharded counters keep their shards.
+func counterKeys(e *Entity) []*CounterKeys {
+	var out []*CounterKeys
+	for _, a := range e.Attributes {
+		if a.Type == TypeCounter {
+			out = append(out, &CounterKeys{Attr: a.Name, Shards: a.Shards, PK: CounterKey(e, a.Name)})
+		}
+	}
+	return out
+}
+
+// counterPlan is the read of a sharded counter: one Query of its shard
+// items' partition, summed.
+func (ly *layout) counterPlan(p *Pattern, attr string) *PatternPlan {
+	e := ly.m.Entity(p.Entities[0])
+	kc := &KeyCondition{PK: CounterKey(e, attr)}
+	plan := ly.plan(p, BaseIndex, kc, kc.PK)
+	plan.Operation, plan.Sum, plan.HideExpired = Query, attr, ""
+	plan.Text = kc.Render(TablePK, TableSK)
+	return plan
+}
+
+// sameCounters reports whether two lists of counter keys are the same.
+func sameCounters(a, b []*CounterKeys) bool {
+	return slices.EqualFunc(a, b, func(x, y *CounterKeys) bool {
+		return x.Attr == y.Attr && x.Shards == y.Shards && x.PK.Equal(y.PK)
+	})
+}
