@@ -101,6 +101,19 @@ func (ix *Index) KeyAttributes() []string {
 	return []string{ix.PK, ix.SK}
 }
 
+// StoredKeys are the attributes the index alone puts on items: GSIxPK and
+// GSIxSK, or a native index's discriminator (its other key attributes are
+// the items' own, which no cleanup may remove).
+func (ix *Index) StoredKeys() []string {
+	switch {
+	case !ix.Native():
+		return []string{ix.PK, ix.SK}
+	case ix.Discriminated():
+		return []string{IndexEntityName(ix.Name)}
+	}
+	return nil
+}
+
 // KeyText is the key as the reports show it: "GSI1PK/GSI1SK", or a
 // native index's "tenantId, status / createdAt" (a partition key alone:
 // no slash).

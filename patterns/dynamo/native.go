@@ -68,19 +68,6 @@ func discriminators(d *patterns.Design, ek *patterns.EntityKeys) []discriminator
 
 type discriminator struct{ name, value string }
 
-// ownedAttrs are the attributes keyplan writes for an index: GSIxPK and
-// GSIxSK, or a native index's discriminator (its other key attributes
-// are the items' own).
-func ownedAttrs(ix *patterns.Index) []string {
-	switch {
-	case ix.Discriminated():
-		return ix.PartitionKeys[:1]
-	case ix.Native():
-		return nil
-	}
-	return []string{ix.PK, ix.SK}
-}
-
 // checkNativeValue refuses a value DynamoDB would refuse in an attribute
 // a native index is keyed on (whatever the entity: DynamoDB checks every
 // item): an empty string, or one longer than a key value may be.

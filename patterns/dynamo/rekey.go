@@ -123,7 +123,7 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	}
 	for _, d := range []*patterns.Design{l.Accepted, mg.Target} {
 		for _, ix := range d.Indexes {
-			for _, k := range ownedAttrs(ix) {
+			for _, k := range ix.StoredKeys() {
 				if !slices.Contains(r.owned, k) {
 					r.owned = append(r.owned, k)
 				}
@@ -133,7 +133,7 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	sort.Strings(r.owned)
 	for _, d := range []*patterns.Design{mg.Target, l.Accepted} {
 		for _, ix := range d.Indexes {
-			for _, k := range ownedAttrs(ix) {
+			for _, k := range ix.StoredKeys() {
 				if _, ok := r.index[k]; !ok {
 					r.index[k] = ix.Name
 				}
