@@ -143,6 +143,9 @@ func (t *Table) nativeQueryInput(p *patterns.Pattern, pp *patterns.PatternPlan, 
 	if len(p.Returns) > 0 {
 		b = b.WithProjection(t.projection(p, pp))
 	}
+	if ttl := t.hides(pp); ttl != "" {
+		b = b.WithFilter(t.expiryFilter(ttl))
+	}
 	expr, err := b.Build()
 	if err != nil {
 		return nil, err
@@ -151,6 +154,7 @@ func (t *Table) nativeQueryInput(p *patterns.Pattern, pp *patterns.PatternPlan, 
 		TableName:                 aws.String(t.name),
 		IndexName:                 aws.String(pp.Index),
 		KeyConditionExpression:    expr.KeyCondition(),
+		FilterExpression:          expr.Filter(),
 		ExpressionAttributeNames:  expr.Names(),
 		ExpressionAttributeValues: expr.Values(),
 		ProjectionExpression:      expr.Projection(),
@@ -163,6 +167,9 @@ func (t *Table) nativeQueryInput(p *patterns.Pattern, pp *patterns.PatternPlan, 
 	}
 	if limit > 0 {
 		in.Limit = aws.Int32(limit)
+	}
+	if pp.Count {
+		in.Select = types.SelectCount
 	}
 	if r.ConsumedCapacity {
 		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
