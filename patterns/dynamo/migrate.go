@@ -126,13 +126,22 @@ func migratePhase(ctx context.Context, client MigrateClient, table string, lk *p
 	if err != nil {
 		return nil, err
 	}
-	if len(phase.Backfill) == 0 {
-		say(fmt.Sprintf("%s: nothing to backfill (%s)", name, phase))
-		return nil, nil
-	}
 	r, err := NewRekeyer(lk, client, table)
 	if err != nil {
 		return nil, err
+	}
+	if len(phase.Backfill) == 0 {
+		// Nothing to backfill (an index build: the table is at the phase,
+		// its new GSIs ACTIVE): the phase is verified, and the table
+		// records it as a backfill's verification does, so that the next
+		// run (another environment's turn) finds the lock and the table
+		// agreeing (TurnOf).
+		say(fmt.Sprintf("%s: nothing to backfill (%s)", name, phase))
+		digest, err := MigrationDigest(lk)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.recordVerified(ctx, client, digest, lk.Migration.Current+1)
 	}
 	r.DryRun = o.Verify
 	bo := o.Backfill
