@@ -45,7 +45,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		if d == nil {
 			return cli.Usage
 		}
-		if err := lk.MigratingTo(d, file); err != nil {
+		if err := lk.MigratingTo(d, file, o.Apply); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
 		ctx, stop := cli.Interruptible()
