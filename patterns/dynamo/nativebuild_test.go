@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
 // trackerNext is the tracker's next access pattern: tasks by tenant and
@@ -168,4 +169,75 @@ func toInt(t *testing.T, v any) int {
 		t.Fatalf("%v: not a number", v)
 	}
 	return n
+}
+
+// A new native GSI that needs a discriminator (returns carry the orders'
+// status, placedAt and orderId) is no index build: the orders lack
+// GSInEntity, so the phase backfills them (KP610), and once it has, the
+// new pattern returns every order of the status and no return, as the
+// reference evaluator (which never looks at keys) says. Classified as an
+// index build, the GSI would hold no existing order.
+func TestNativeIndexWithADiscriminatorIsBackfilled(t *testing.T) {
+	ctx := context.Background()
+	byStatus := "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n"
+	v1src := strings.Replace(cleanupNativeV1, byStatus, "", 1)
+	m1, err := patterns.Parse("v1.yaml", []byte(v1src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d1, err := patterns.Plan(m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	needsNative(t, d1)
+	lock := patterns.NewLock(d1)
+	ref := oracle.NewState(m1)
+	items := map[string][]Values{}
+	for i, id := range []string{"a", "ab", "a#b", "a%b", "b", "o5", "o6", "o7"} {
+		status := []string{"open", "shipped"}[i%2]
+		at := fmt.Sprintf("2026-03-0%dT09:00:00Z", 1+i%3) // equal placedAt values
+		items["Order"] = append(items["Order"], Values{"orderId": id, "customerId": "c" + id, "status": status, "placedAt": at})
+		items["Return"] = append(items["Return"], Values{"returnId": "r" + id, "orderId": id, "status": status, "placedAt": at})
+	}
+	for entity, vs := range items {
+		for _, v := range vs {
+			if err := ref.Create(entity, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	name := phaseTable(t, lock, items)
+	d2, df, ids := planEdit(t, lock, cleanupNativeV1)
+	ix := d2.Index(d2.Pattern("OrdersByStatus").Index)
+	if ix == nil || !ix.Native() || !ix.Discriminated() {
+		t.Fatalf("OrdersByStatus is not served by a discriminated native GSI: %+v", ix)
+	}
+	if !slices.Contains(ids, "KP610") || slices.Contains(ids, "KP615") || !df.Backfills() {
+		t.Fatalf("the new discriminated GSI: changes %v, backfills %v; want KP610 and a backfill", ids, df.Backfills())
+	}
+	if err := lock.Apply(d2, df); err != nil {
+		t.Fatal(err)
+	}
+	migrateAll(t, lock, name)
+	m2 := d2.Model()
+	done := New(lock.Accepted, client, name)
+	for _, status := range []string{"open", "shipped"} {
+		want, err := ref.Read(m2.Pattern("OrdersByStatus"), map[string]any{"status": status}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []*oracle.Item
+		for it, err := range done.All(ctx, "OrdersByStatus", Request{Params: Params{"status": status}}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, oracle.FromRuntime(m2, it.Entity, it.Values))
+		}
+		if len(got) != 4 {
+			t.Errorf("OrdersByStatus(%s): %d order(s), want 4", status, len(got))
+		}
+		if err := want.Check(m2, got, false); err != nil {
+			t.Errorf("OrdersByStatus(%s): %v", status, err)
+		}
+	}
 }
