@@ -1,16 +1,11 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/usercache"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -50,36 +45,11 @@ func TestTwoGSIMigrationFromSeparateProcesses(t *testing.T) {
 }
 
 func testTwoGSIMigration(t *testing.T, keys patterns.IndexKeys) {
-	if testing.Short() {
-		t.Skip("builds keyplan")
-	}
-	bin := buildKeyplan(t)
-	env := append(os.Environ(), usercache.Env+"="+t.TempDir(), localengine.EnvEndpoint+"=", localengine.EnvEngine+"=",
-		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=")
-	ep := serveLocal(t, bin, env, "--port", "0").endpoint // keyplan local, a process of its own
-	run := func(want int, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("keyplan %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, out)
-		}
-		return string(out)
-	}
-	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := separateProcesses(t)
+	ep := p.local("--port", "0").endpoint // keyplan local, a process of its own
+	run := p.run
+	model, src := shopModel(t)
 	src = append([]byte("indexKeys: "+string(keys)+"\n"), src...)
-	model := filepath.Join(t.TempDir(), "shop.yaml")
 	if err := os.WriteFile(model, src, 0o644); err != nil {
 		t.Fatal(err)
 	}

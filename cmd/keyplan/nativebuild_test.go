@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,32 +35,10 @@ const trackerByPriority = "  TasksByPriority: {query: Task, where: [tenantId, st
 // existing task, each read compared with the reference evaluator
 // (patterns/oracle), which never looks at keys.
 func TestNativeIndexBuildFromSeparateProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds keyplan")
-	}
-	bin := buildKeyplan(t)
-	cache := t.TempDir()
-	t.Setenv(usercache.Env, cache) // this process signs with keyplan local's key too
-	env := append(os.Environ(), usercache.Env+"="+cache, localengine.EnvEndpoint+"=", localengine.EnvEngine+"=",
-		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=")
-	ep := serveLocal(t, bin, env, "--port", "0").endpoint
-	run := func(want int, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("keyplan %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, out)
-		}
-		return string(out)
-	}
+	procs := separateProcesses(t)
+	t.Setenv(usercache.Env, cacheOf(procs)) // this process signs with keyplan local's key too
+	ep := procs.local("--port", "0").endpoint
+	run := procs.run
 	src, err := os.ReadFile("../../examples/tracker.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -192,4 +168,16 @@ func TestNativeIndexBuildFromSeparateProcesses(t *testing.T) {
 		}
 	}
 	t.Logf("TasksByPriority: %d read(s) agree with the reference, returning all %d task(s)", len(seen), len(all))
+}
+
+// cacheOf is the user cache p's processes run with (the last setting in
+// their environment wins), where keyplan local writes its access key.
+func cacheOf(p *processes) string {
+	dir := ""
+	for _, e := range p.env {
+		if v, ok := strings.CutPrefix(e, usercache.Env+"="); ok {
+			dir = v
+		}
+	}
+	return dir
 }
