@@ -85,6 +85,9 @@ func ruleUnboundedNumberKey(d *Design) []finding {
 	for _, e := range d.model.Entities {
 		var loose []string
 		for _, k := range d.Entity(e.Name).Keys {
+			if ix := d.Index(k.Index); ix != nil && ix.Native() {
+				continue // a native key holds the number itself, fraction or not
+			}
 			for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 				if attr := e.Attr(a); attr != nil && attr.Type == TypeNumber && !attr.FixedWidth() && !slices.Contains(loose, a) {
 					loose = append(loose, a)

@@ -58,7 +58,7 @@ func leftovers(from, to *Design, backfilled []string) *Cleanup {
 					continue
 				}
 				if ix := from.indexNamed(k.Index); ix != nil {
-					remove = append(remove, ix.PK, ix.SK)
+					remove = append(remove, ix.StoredKeys()...)
 				}
 			}
 		}
@@ -184,7 +184,7 @@ func (d *Design) writesKey(entity, attr string) bool {
 			continue
 		}
 		for _, k := range ek.Keys {
-			if ix := d.indexNamed(k.Index); ix != nil && (ix.PK == attr || ix.SK == attr) {
+			if ix := d.indexNamed(k.Index); ix != nil && slices.Contains(ix.StoredKeys(), attr) {
 				return true
 			}
 		}
@@ -243,7 +243,7 @@ func cleanupConflicts(df *Diff, c *Cleanup, from, to *Design) {
 			}
 		}
 		for _, ix := range to.Indexes {
-			if from.indexNamed(ix.Name) == nil && (slices.Contains(names, ix.PK) || slices.Contains(names, ix.SK)) {
+			if from.indexNamed(ix.Name) == nil && slices.ContainsFunc(ix.StoredKeys(), func(k string) bool { return slices.Contains(names, k) }) {
 				df.add(ChangeCleanupPending, Subject{SubjectIndex, ix.Name}, "created under a deleted GSI's name: %s's items still hold its stale keys (the last migration's cleanup is pending): run keyplan migrate to remove them first", e)
 			}
 		}

@@ -167,13 +167,37 @@ func (c *comparison) keysAdded(fe, e *Entity, fk, tk *EntityKeys, names map[stri
 		}) {
 			continue
 		}
-		c.backfill[e.Name] = true
 		where := "an existing GSI"
 		if c.from.Index(k.Index) == nil {
 			where = "a new GSI"
+			if ix := c.to.Index(k.Index); ix.Native() && builtFromItems(fe, e, ix, names) {
+				c.df.add(ChangeIndexBuild, Subject{SubjectIndex, k.Index}, "keyed natively (%s): the items of %s already hold %s, so DynamoDB fills it itself when it is created (an index build, while it is CREATING); nothing is backfilled", ix.KeyText(), e.Name, strings.Join(ix.KeyAttributes(), ", "))
+				continue
+			}
 		}
+		c.backfill[e.Name] = true
 		c.df.add(ChangeShapeAdded, Subject{SubjectEntity, e.Name}, "a new key %s on %s (%s): its existing items are backfilled", keyText(k), k.Index, where)
 	}
+}
+
+// builtFromItems reports whether the existing items of an entity (fe as
+// locked, e as planned) already hold every key attribute of the native
+// index ix, stored as the index's type. A discriminator (GSInEntity) is
+// no attribute of the entity: it is written by a backfill, and so is an
+// attribute renamed (backfilled to its new name) or new to the entity.
+func builtFromItems(fe, e *Entity, ix *Index, names map[string]string) bool {
+	old := map[string]string{} // new name → old name
+	for was, now := range names {
+		old[now] = was
+	}
+	for _, a := range ix.KeyAttributes() {
+		was, ok := old[a]
+		na, la := e.Attr(a), fe.Attr(was)
+		if !ok || was != a || na == nil || la == nil || na.DynamoType() != la.DynamoType() {
+			return false
+		}
+	}
+	return true
 }
 
 // keysDropped finds an entity's locked GSI keys that go: re-encoded (a

@@ -202,8 +202,29 @@ func (z *sizer) itemSize(d *Design, e *Entity) int {
 		n += len(a.Name) + z.value(a)
 	}
 	for _, k := range d.Entity(e.Name).Keys {
+		n += z.keyAttrs(d, e, k, false)
+	}
+	return n
+}
+
+// keyAttrs is the size of the attributes keyplan writes for an entity's
+// key: the base table's or a synthetic GSI's key strings, or a native
+// index's discriminator (its other key attributes are the item's own,
+// counted once; with own, as an index item holds them).
+func (z *sizer) keyAttrs(d *Design, e *Entity, k *EntityKey, own bool) int {
+	ix := d.Index(k.Index)
+	if ix == nil || !ix.Native() {
 		pk, sk := d.KeyNames(k.Index)
-		n += len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)
+		return len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)
+	}
+	n := 0
+	for i, a := range ix.KeyAttributes() {
+		switch {
+		case i == 0 && ix.Discriminated():
+			n += len(a) + len(TagOf(e))
+		case own && e.Attr(a) != nil:
+			n += len(a) + z.value(e.Attr(a))
+		}
 	}
 	return n
 }
@@ -221,8 +242,7 @@ func (z *sizer) projected(d *Design, e *Entity, index string) int {
 	n := 0
 	for _, name := range []string{BaseIndex, index} {
 		if k := d.Entity(e.Name).Key(name); k != nil {
-			pk, sk := d.KeyNames(name)
-			n += len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)
+			n += z.keyAttrs(d, e, k, true)
 		}
 	}
 	for _, a := range ix.NonKeyAttributes {

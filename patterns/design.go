@@ -145,8 +145,14 @@ type Design struct {
 	Diagnostics []Diagnostic `json:"diagnostics" lock:"-"`
 	// Cost is the estimate from declared rates and sizes.
 	Cost *Cost `json:"cost" lock:"-"`
+	// Keying says, per GSI, how it is keyed and why (indexKeys: auto picks
+	// per index).
+	Keying []*KeyChoice `json:"indexKeys,omitempty" lock:"-"`
 
 	model *Model
+	// indexKeys is how the plan keyed new GSIs (the model's indexKeys or
+	// Options.IndexKeys; "" for a design read from a file).
+	indexKeys IndexKeys
 	// byName indexes entities, patterns and indexes by name (built by
 	// index() for the slices as planned; lookups in other slices scan).
 	byName *designIndex
@@ -199,11 +205,17 @@ const (
 	SearchCut Search = "cut"
 )
 
-// Index is one overloaded global secondary index.
+// Index is one overloaded global secondary index: keyed by the synthetic
+// strings PK/SK, or natively by the items' own attributes (PartitionKeys,
+// SortKeys: native.go).
 type Index struct {
 	Name string `json:"name"`
-	PK   string `json:"partitionKey"`
-	SK   string `json:"sortKey"`
+	PK   string `json:"partitionKey,omitempty"`
+	SK   string `json:"sortKey,omitempty"`
+	// PartitionKeys and SortKeys are a native index's key attributes, in
+	// order (its discriminator, IndexEntityName, first when it has one).
+	PartitionKeys []string `json:"partitionKeys,omitempty"`
+	SortKeys      []string `json:"sortKeys,omitempty"`
 	// Projection is ALL, INCLUDE or KEYS_ONLY.
 	Projection Projection `json:"projection"`
 	// NonKeyAttributes are what INCLUDE copies besides the keys.
@@ -389,7 +401,8 @@ func (e *EntityKeys) Key(index string) *EntityKey {
 	return nil
 }
 
-// KeyNames returns the key attribute names of an index ("table" or a GSI).
+// KeyNames returns the key attribute names of an index ("table" or a
+// synthetic GSI); a native index has none of its own (KeyAttributes).
 func (d *Design) KeyNames(index string) (pk, sk string) {
 	if index == BaseIndex {
 		return d.PK, d.SK

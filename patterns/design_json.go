@@ -36,7 +36,7 @@ func canonicalModel(m *Model) *Model {
 	if m == nil {
 		return nil
 	}
-	c := &Model{Table: m.Table}
+	c := &Model{Table: m.Table, IndexKeys: m.IndexKeys}
 	for _, e := range m.Entities {
 		ce := *e
 		ce.Attributes = slices.Clone(e.Attributes)
@@ -165,7 +165,11 @@ func (d *Design) rederive() error {
 		if ix == nil || !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) {
 			return fmt.Errorf("index %v: expected a unique name of %s", ix, NameRule)
 		}
-		if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
+		if ix.Native() || len(ix.SortKeys) > 0 {
+			if err := checkNativeIndex(m, ix); err != nil {
+				return err
+			}
+		} else if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s is keyed %s/%s; keyplan keys it %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
 		}
 		ly.indexes = append(ly.indexes, ix.Name)
@@ -182,8 +186,11 @@ func (d *Design) rederive() error {
 		seen[ek.Name] = true
 		hasBase := false
 		for _, k := range ek.Keys {
-			if k == nil || len(k.PK) == 0 || len(k.SK) == 0 {
+			if k == nil || len(k.PK) == 0 || len(k.SK) == 0 && !nativeHashOnly(d, k.Index) {
 				return fmt.Errorf("entity %s: a key without partition or sort template", ek.Name)
+			}
+			if err := checkNativeKey(d, ek, k); err != nil {
+				return err
 			}
 			if k.Index == BaseIndex {
 				hasBase = true
@@ -228,6 +235,9 @@ func (d *Design) rederive() error {
 			return fmt.Errorf("pattern %s of the model has no plan in the design", p.Name)
 		}
 		got := ly.serve(p)
+		if ix := d.Index(got.Index); got.Served() && ix != nil && ix.Native() && len(got.Entities) == 1 {
+			got.Text = nativeCondition(m, p, ix, d.Entity(got.Entities[0]).Tag).Render()
+		}
 		if got.Operation != want.Operation || got.Index != want.Index || got.Requests != want.Requests || got.Text != want.Text {
 			return fmt.Errorf("pattern %s: the design says %s on %s (%s), but its keys give %s on %s (%s): edited by hand?",
 				p.Name, want.Operation, want.Index, want.Text, got.Operation, got.Index, got.Text)

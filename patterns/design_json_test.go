@@ -59,8 +59,9 @@ func TestDesignRoundTrip(t *testing.T) {
 
 // Unusable design files are refused with the file and what is wrong.
 func TestReadDesignRefuses(t *testing.T) {
-	d := keyplantest.Design(t, "../examples/leaderboard.yaml")
+	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", patterns.IndexKeysSynthetic)
 	good, _ := json.Marshal(d)
+	native, _ := json.Marshal(keyplantest.Design(t, "../examples/leaderboard.yaml"))
 	tests := []struct {
 		name, data, want string
 	}{
@@ -74,6 +75,11 @@ func TestReadDesignRefuses(t *testing.T) {
 		{"edited plan", strings.Replace(string(good), `"index":"GSI2","keyCondition"`, `"index":"GSI1","keyCondition"`, 1), "pattern SeasonLeaderboard: the design says Query on GSI1"},
 		{"edited key", strings.Replace(string(good), `PLAYER#SEASON#{season}`, `PLAYER#SEASON#{seasn}`, 1), `reads "seasn", which is no attribute of it`},
 		{"bad model", strings.Replace(string(good), `"id":["playerId"]`, `"id":["nope"]`, 1), "its model does not validate"},
+		{"native index on no attribute", strings.Replace(string(native), `"partitionKeys":["season"]`, `"partitionKeys":["seasn"]`, 1), "index GSI2 is keyed on seasn, which no entity of the model has"},
+		{"native index keyed twice", strings.Replace(string(native), `"partitionKeys":["season"]`, `"partitionKey":"GSI2PK","partitionKeys":["season"]`, 1), "index GSI2 is native (partitionKeys) but also keyed GSI2PK/"},
+		{"native key not the index's", strings.Replace(string(native), `"pk":"{season}","sk":"{rating}#{playerId}"`, `"pk":"{season}","sk":"{playerId}#{rating}"`, 1), "its key on native index GSI2 is {season} / {playerId}#{rating}; the index's attributes give {season} / {rating}#{playerId}"},
+		{"native index over five", strings.Replace(string(native), `"sortKeys":["rating","playerId"]`, `"sortKeys":["rating","playerId","handle","region","createdAt"]`, 1), "index GSI2 is keyed on 1 partition and 5 sort attributes"},
+		{"native index with a discriminator elsewhere", strings.Replace(string(native), `"sortKeys":["rating","playerId"]`, `"sortKeys":["rating","GSI2Entity"]`, 1), "its discriminator GSI2Entity must lead its partition key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,7 @@ const (
 	ChangePatternRemoved ChangeKind = "pattern-removed"
 	ChangeUniqueGuard    ChangeKind = "unique-guard"
 	ChangePlacementKept  ChangeKind = "placement-kept"
+	ChangeIndexBuild     ChangeKind = "index-build"
 	ChangeCleanupPending ChangeKind = "cleanup-pending"
 )
 
@@ -62,6 +63,7 @@ var changeRules = []ChangeRule{
 	{"KP612", SeverityInfo, ChangePatternRemoved, "Patterns removed (reads and writes)"},
 	{"KP613", SeverityError, ChangeUniqueGuard, "Unique alternate keys keep their guard items"},
 	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
+	{"KP615", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
 	{"KP616", SeverityError, ChangeCleanupPending, "No edit reads what a migration left before its cleanup"},
 }
 

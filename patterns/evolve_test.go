@@ -13,13 +13,21 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
+// planModel plans the shop with synthetic GSI keys: TestShopEvolves walks
+// the synthetic keys' change rules (native_evolve_test.go the native
+// ones).
 func planModel(t *testing.T, src string, lock *patterns.Lock) *patterns.Design {
+	t.Helper()
+	return planKeyed(t, src, lock, patterns.IndexKeysSynthetic)
+}
+
+func planKeyed(t *testing.T, src string, lock *patterns.Lock, keys patterns.IndexKeys) *patterns.Design {
 	t.Helper()
 	m, err := patterns.Parse("shop.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := patterns.Options{}
+	o := patterns.Options{IndexKeys: keys}
 	if lock != nil {
 		o.Lock = lock.Latest()
 	}

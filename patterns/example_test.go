@@ -29,11 +29,11 @@ patterns:
 	for _, p := range d.Patterns {
 		fmt.Printf("%s: %s on %s: %s\n", p.Name, p.Operation, p.Index, p.Text)
 	}
-	fmt.Println(d.Indexes[0].Name, d.Indexes[0].ProjectionText())
+	fmt.Println(d.Indexes[0].Name, d.Indexes[0].KeyText(), d.Indexes[0].ProjectionText())
 	// Output:
 	// GetPlayer: GetItem on table: PK = "PLAYER#{playerId}" AND SK = "PLAYER"
-	// SeasonLeaderboard: Query on GSI1: GSI1PK = "PLAYER#SEASON#{season}", GSI1SK ordered by rating
-	// GSI1 INCLUDE (handle)
+	// SeasonLeaderboard: Query on GSI1: season = {season}, ordered by rating
+	// GSI1 season / rating, playerId INCLUDE (handle)
 }
 
 func ExampleParse_errors() {
@@ -73,7 +73,8 @@ func ExampleAttribute_EncodeKey() {
 func ptr[T any](v T) *T { return &v }
 
 // Seed 004 projects its one overloaded GSI ALL. keyplan projects each GSI
-// only what its patterns return; the estimate shows what that saves.
+// only what its patterns return; the estimate shows what that saves (with
+// its GSIs keyed as planned: GSI2 natively).
 func ExampleEstimateCost_projections() {
 	m, err := patterns.Load("../examples/ecommerce.yaml")
 	if err != nil {
@@ -102,6 +103,6 @@ func ExampleEstimateCost_projections() {
 	}
 	// Output:
 	// design                 GSI reads/s  writes/s  on-demand $/month  provisioned $/month
-	// GSIs projected ALL           492.5     498.0            1180.14               487.98
-	// keyplan projections          232.5     324.0             808.93               334.52
+	// GSIs projected ALL           470.0     498.0            1162.89               480.76
+	// keyplan projections          232.5     324.0             799.08               330.44
 }

@@ -88,6 +88,11 @@ func (ss *slots) set(entity string, s *slot) {
 // sharing every GSI and slot it does not change; ok is false when r does
 // not fit there.
 func (pl *planner) with(a assignment, gi int, r *req) (assignment, bool) {
+	if gi < pl.locked() && pl.pins.gsis[gi].Native() {
+		// A deployed native index has one key schema: it takes no new
+		// shape (a new native index over the attributes needs no backfill).
+		return nil, false
+	}
 	var gsi slots
 	if gi < len(a) {
 		gsi = make(slots, len(a[gi]), len(a[gi])+len(r.ents))

@@ -14,6 +14,10 @@ const (
 	MaxSortKeyBytes = 1024
 	// MaxItemBytes is DynamoDB's item size limit (400 KB).
 	MaxItemBytes = 400 * 1024
+	// MaxKeyAttributes is how many attributes a GSI's partition key, and
+	// its sort key, may each hold (multi-attribute keys: AWS's
+	// "Multi-attribute keys pattern").
+	MaxKeyAttributes = 4
 	// MaxGSIs is DynamoDB's default quota of global secondary indexes per table.
 	MaxGSIs = 20
 	// MaxProjectedAttributes is the limit on non-key attributes projected

@@ -179,7 +179,7 @@ func (l *loader) strictJSON(data []byte) bool {
 }
 
 // topFields are the fields of a model.
-var topFields = []string{"table", "entities", "patterns", "writes", "examples"}
+var topFields = []string{"table", "indexKeys", "entities", "patterns", "writes", "examples"}
 
 func (l *loader) model(n *yaml.Node) *Model {
 	m := &Model{Pos: pos(n)}
@@ -190,6 +190,8 @@ func (l *loader) model(n *yaml.Node) *Model {
 		case "table":
 			m.Table = l.str(f.val, "table")
 			m.Pos = pos(f.val)
+		case "indexKeys":
+			m.IndexKeys, m.IndexKeysPos = l.indexKeys(f.val), pos(f.val)
 		case "entities":
 			for _, ef := range l.capped(l.fields(f.val, "entities", nil), f.val, "entities", MaxEntities) {
 				m.Entities = append(m.Entities, l.entity(ef))

@@ -405,16 +405,20 @@ patterns:
 
 // A query sorted by two attributes is served by a key that orders by both,
 // in order (on a GSI: a base key holds the id alone, immutable state or
-// not, KP104).
+// not, KP104): a synthetic sort key of both, or a native one.
 func TestMultiAttributeSortServed(t *testing.T) {
-	d := planText(t, `table: T
+	const model = `table: T
 entities:
   Log:
     id: [deviceId, at]
     attributes: {deviceId: string, at: time, state: {values: [ok, fail], immutable: true}}
 patterns:
   ByState: {query: Log, where: [deviceId], sort: [state, at]}
-`)
+`
+	if ix := planText(t, model).Index("GSI1"); !ix.Native() || !slices.Equal(ix.SortKeys, []string{"state", "at"}) {
+		t.Errorf("native: GSI1 sorted by %v", ix.SortKeys)
+	}
+	d := planText(t, "indexKeys: synthetic\n"+model)
 	p := d.Pattern("ByState")
 	if !p.Served() || p.Index == BaseIndex || len(d.Indexes) != 1 {
 		t.Fatalf("ByState on %s (%s), %d GSIs", p.Index, p.Reason, len(d.Indexes))

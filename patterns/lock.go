@@ -73,13 +73,17 @@ type Phase struct {
 	Indexes []*PhaseIndex `json:"indexes"`
 }
 
-// PhaseIndex is one GSI as a phase deploys it.
+// PhaseIndex is one GSI as a phase deploys it: keyed PK/SK (synthetic),
+// or on PartitionKeys/SortKeys of the types KeyTypes gives (native).
 type PhaseIndex struct {
-	Name             string     `json:"name"`
-	PK               string     `json:"pk"`
-	SK               string     `json:"sk"`
-	Projection       Projection `json:"projection"`
-	NonKeyAttributes []string   `json:"nonKeyAttributes,omitempty"`
+	Name             string            `json:"name"`
+	PK               string            `json:"pk,omitempty"`
+	SK               string            `json:"sk,omitempty"`
+	PartitionKeys    []string          `json:"partitionKeys,omitempty"`
+	SortKeys         []string          `json:"sortKeys,omitempty"`
+	KeyTypes         map[string]string `json:"keyTypes,omitempty"`
+	Projection       Projection        `json:"projection"`
+	NonKeyAttributes []string          `json:"nonKeyAttributes,omitempty"`
 }
 
 // Latest is the design the lock leads to: the migration's target, or the
@@ -293,7 +297,11 @@ func (p *Phase) valid() error {
 		if ix == nil || !ValidTableName(ix.Name) || names[ix.Name] {
 			return fmt.Errorf("index %v: expected a unique valid name", ix)
 		}
-		if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
+		if len(ix.PartitionKeys)+len(ix.SortKeys) > 0 {
+			if err := ix.validNative(); err != nil {
+				return err
+			}
+		} else if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s keyed %s/%s, expected %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
 		}
 		if !slices.Contains([]Projection{ProjectAll, ProjectInclude, ProjectKeysOnly}, ix.Projection) {
@@ -459,8 +467,16 @@ func PlanLocked(m *Model, l *Lock) (*Design, error) {
 	if l == nil {
 		return Plan(m)
 	}
-	if l.Table != m.Table {
-		return nil, &DesignError{l.source, fmt.Sprintf("the lock is for table %s, the model (%s) for %s", l.Table, m.Source, m.Table)}
+	if err := l.checkTable(m); err != nil {
+		return nil, err
 	}
 	return PlanWith(m, Options{Lock: l.Latest()})
+}
+
+// checkTable refuses a lock of another table than the model's.
+func (l *Lock) checkTable(m *Model) error {
+	if l.Table != m.Table {
+		return &DesignError{l.source, fmt.Sprintf("the lock is for table %s, the model (%s) for %s", l.Table, m.Source, m.Table)}
+	}
+	return nil
 }

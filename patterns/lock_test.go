@@ -17,6 +17,9 @@ func lockSeeds(tb testing.TB) (plain, migrating []byte) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	// Keyed synthetic, as the shop's committed lock is: a new pattern is
+	// a migration with a backfill.
+	src = append([]byte("indexKeys: synthetic\n"), src...)
 	m, _ := patterns.Parse("shop.yaml", src)
 	d, _ := patterns.Plan(m)
 	l := patterns.NewLock(d)

@@ -20,11 +20,16 @@ type Model struct {
 	Writes []*Write `json:"writes,omitempty"`
 	// Examples holds sample items and expected results, for `keyplan validate`.
 	Examples *Examples `json:"examples,omitempty"`
+	// IndexKeys says how the GSIs are keyed: IndexKeysAuto (""), native
+	// or synthetic (native.go).
+	IndexKeys IndexKeys `json:"indexKeys,omitempty"`
 
 	// Source is the file the model was read from ("" when built in Go).
 	Source string `json:"-"`
-	// Pos is where `table` was declared.
-	Pos Pos `json:"-"`
+	// Pos is where `table` was declared; IndexKeysPos where `indexKeys`
+	// was.
+	Pos          Pos `json:"-"`
+	IndexKeysPos Pos `json:"-"`
 
 	entityIdx  map[string]*Entity
 	patternIdx map[string]*Pattern

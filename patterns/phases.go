@@ -45,7 +45,7 @@ func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Pha
 	}
 	for _, name := range slices.Sorted(mapKeys(created)) {
 		ix := to.Index(name)
-		cur = append(cur, ix.phaseIndex())
+		cur = append(cur, to.phaseIndex(ix))
 		// Every entity with keys on the new GSI is backfilled after it,
 		// even one an earlier new GSI's phase backfilled: that phase
 		// wrote only the keys of the GSIs it had (an entity given two new
@@ -96,21 +96,29 @@ func (mg *Migration) indexesNow(accepted *Design) []*PhaseIndex {
 func phaseIndexes(d *Design) []*PhaseIndex {
 	out := []*PhaseIndex{}
 	for _, ix := range d.Indexes {
-		out = append(out, ix.phaseIndex())
+		out = append(out, d.phaseIndex(ix))
 	}
 	return out
 }
 
-// phaseIndex is a GSI as a phase deploys it: its keys and projection.
-func (ix *Index) phaseIndex() *PhaseIndex {
-	return &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes}
+// phaseIndex is a GSI of d as a phase deploys it: its keys (a native
+// index's with their types) and projection.
+func (d *Design) phaseIndex(ix *Index) *PhaseIndex {
+	return &PhaseIndex{Name: ix.Name, PK: ix.PK, SK: ix.SK, PartitionKeys: ix.PartitionKeys, SortKeys: ix.SortKeys,
+		KeyTypes: d.KeyTypes(ix), Projection: ix.Projection, NonKeyAttributes: ix.NonKeyAttributes}
 }
 
-// String says what a phase deploys: "create GSI3; backfill Order", or
-// the TTL it sets when it changes nothing else ("TTL expiresAt", "TTL off").
+// String says what a phase deploys: "create GSI3; backfill Order",
+// "create GSI3 (index build)" for a native index (DynamoDB fills it from
+// the items' own attributes while it is CREATING: its own backfill, no
+// keyplan backfill for it), or the TTL it sets when it changes nothing
+// else ("TTL expiresAt", "TTL off").
 func (p *Phase) String() string {
 	var parts []string
 	for _, c := range p.Create {
+		if p.IndexBuild(c) {
+			c += " (index build)"
+		}
 		parts = append(parts, "create "+c)
 	}
 	for _, c := range p.Delete {
@@ -127,4 +135,20 @@ func (p *Phase) String() string {
 		parts = append(parts, "TTL "+ttl)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// IndexBuild reports whether the phase creates the named GSI keyed
+// natively: DynamoDB fills it from the items' own attributes while it is
+// CREATING (an index build, its own backfill), and keyplan writes nothing
+// for it unless Backfill names its entities (a discriminator, a new
+// attribute).
+func (p *Phase) IndexBuild(name string) bool {
+	return slices.Contains(p.Create, name) && slices.ContainsFunc(p.Indexes, func(ix *PhaseIndex) bool { return ix.Name == name && len(ix.PartitionKeys) > 0 })
+}
+
+// KeyText is the index's key as the reports show it: "GSI1PK/GSI1SK", or
+// a native index's attributes "tenantId, status / createdAt" (as
+// Index.KeyText).
+func (ix *PhaseIndex) KeyText() string {
+	return (&Index{Name: ix.Name, PK: ix.PK, SK: ix.SK, PartitionKeys: ix.PartitionKeys, SortKeys: ix.SortKeys}).KeyText()
 }

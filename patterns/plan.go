@@ -24,6 +24,10 @@ type Options struct {
 	// model's lock): the plan keeps what it can of it (stable planning).
 	// Default: none, plan from scratch.
 	Lock *Design
+	// IndexKeys overrides the model's indexKeys (native.go): a test of
+	// the synthetic keys' machinery plans synthetic, and keyplan plans
+	// synthetic for an engine without native keys. Default: the model's.
+	IndexKeys IndexKeys
 }
 
 // PlanWith is Plan with options.
@@ -47,10 +51,17 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	d.Bounds = lowerBounds(m, distinct(pl.reqs, false))
 	d.LowerBound = d.Bounds.Cool
 	var ly *layout
+	var keying map[string]*keyChoice
 	if d.Explicit {
 		ly = explicitLayout(m)
 	} else {
 		ly = pl.design()
+		mode := m.Keying()
+		if o.IndexKeys != "" {
+			mode = o.IndexKeys
+		}
+		keying = nativize(m, ly, pn, mode)
+		d.indexKeys = mode
 		d.Search = SearchComplete
 		if pl.cut {
 			d.Search = SearchCut
@@ -81,6 +92,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		d.Indexes = append(d.Indexes, ix)
 	}
 	d.index()
+	applyKeying(d, keying)
 	for _, ix := range d.Indexes {
 		if locked := pn.projectionOf(ix.Name); locked != nil {
 			ix.Projection, ix.NonKeyAttributes = locked.Projection, locked.NonKeyAttributes

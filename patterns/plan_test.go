@@ -323,8 +323,24 @@ patterns:
 	if len(d.Indexes) != 1 {
 		t.Fatalf("%d GSIs, want 1", len(d.Indexes))
 	}
-	if got := d.Pattern("Ranked").Text; got != `GSI1PK = "PLAYER#SEASON#{season}" AND begins_with(GSI1SK, "PLAYER#{region}#"), GSI1SK ordered by rating` {
+	if got := d.Pattern("Ranked").Text; got != `season = {season} AND region = {region}, ordered by rating` {
 		t.Errorf("Ranked: %s", got)
+	}
+	if ix := d.Indexes[0]; ix.KeyText() != "season / region, rating, playerId" {
+		t.Errorf("GSI1 keyed %s", ix.KeyText())
+	}
+	d = planText(t, `table: Things
+indexKeys: synthetic
+entities:
+  Player:
+    id: [playerId]
+    attributes: {playerId: string, season: string, region: string, rating: {type: number, min: 0, max: 9999}}
+patterns:
+  ByRegion: {query: Player, where: [season], sort: region}
+  Ranked:   {query: Player, where: [season, region], sort: rating desc}
+`)
+	if got := d.Pattern("Ranked").Text; got != `GSI1PK = "PLAYER#SEASON#{season}" AND begins_with(GSI1SK, "PLAYER#{region}#"), GSI1SK ordered by rating` {
+		t.Errorf("Ranked, synthetic: %s", got)
 	}
 }
 

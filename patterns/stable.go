@@ -73,6 +73,9 @@ func pin(m *Model, from *Design) *pins {
 			if !ok {
 				continue // it reads an attribute the model no longer has
 			}
+			if ix := from.Index(k.Index); ix != nil && ix.Native() && (!slices.Equal(t.PK.Attrs(), k.PK.Attrs()) || !slices.Equal(t.SK.Attrs(), k.SK.Attrs())) {
+				continue // a native index is keyed on the names: a renamed one is another index
+			}
 			if k.Index == BaseIndex {
 				p.base[e.Name] = t
 				continue

@@ -22,6 +22,9 @@ var (
 	example   *stacks.Stacks
 	templates = map[string]map[string]any{}
 	asserted  = map[string]assertions.Template{}
+	// tracker is examples/tracker.yaml's table, planned with native GSI
+	// keys, in a stack of its own beside the example app's.
+	tracker *singletable.Table
 )
 
 // assemblyDir is where the shared app's cloud assembly is written.
@@ -38,7 +41,9 @@ func TestMain(m *testing.M) {
 	assemblyDir = out
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), Context: cdkContext()})
 	example = stacks.New(app, exampleConfig)
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop} {
+	trackerStack := awscdk.NewStack(app, jsii.String("KeyplanTracker"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	tracker = singletable.New(trackerStack, "Tracker", &singletable.Props{ModelFile: "../examples/tracker.yaml"})
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}

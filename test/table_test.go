@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,6 +35,7 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 	}{
 		"leaderboard": {templates["leaderboard"], example.LeaderboardTable.Design},
 		"shop":        {templates["shop"], example.ShopTable.Design},
+		"tracker":     {templates["tracker"], tracker.Design},
 	} {
 		t.Run(name, func(t *testing.T) {
 			// GIVEN the planned design WHEN the table is synthesized
@@ -43,9 +45,20 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 			if got := keyNames(p["KeySchema"]); !slices.Equal(got, []string{d.PK, d.SK}) {
 				t.Errorf("key schema %v", got)
 			}
+			types := map[string]string{d.PK: "S", d.SK: "S"}
+			for _, ix := range d.Indexes {
+				if ix.Native() {
+					maps.Copy(types, d.KeyTypes(ix))
+				} else {
+					types[ix.PK], types[ix.SK] = "S", "S"
+				}
+			}
+			if defs := list(p["AttributeDefinitions"]); len(defs) != len(types) {
+				t.Errorf("attribute definitions %v, want %v", defs, types)
+			}
 			for _, a := range list(p["AttributeDefinitions"]) {
-				if obj(a)["AttributeType"] != "S" {
-					t.Errorf("attribute %v is not a string", a)
+				if want := types[obj(a)["AttributeName"].(string)]; obj(a)["AttributeType"] != want {
+					t.Errorf("attribute %v, want type %q", a, want)
 				}
 			}
 			// AND every GSI of the plan exists with its keys and projection, and no other
@@ -56,7 +69,7 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 			for i, ix := range d.Indexes {
 				g := obj(gsis[i])
 				proj := obj(g["Projection"])
-				if g["IndexName"] != ix.Name || !slices.Equal(keyNames(g["KeySchema"]), []string{ix.PK, ix.SK}) || proj["ProjectionType"] != string(ix.Projection) {
+				if g["IndexName"] != ix.Name || !slices.Equal(keyNames(g["KeySchema"]), ix.KeyAttributes()) || proj["ProjectionType"] != string(ix.Projection) {
 					t.Errorf("GSI %d = %v, planned %+v", i, g, ix)
 				}
 				var nonKey []string
@@ -213,4 +226,51 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return fmt.Sprintf("lengths %d vs %d lines", len(al), len(bl))
+}
+
+// The tracker's GSIs are keyed natively: each one's KeySchema in the
+// template holds its attributes, every partition attribute HASH then every
+// sort attribute RANGE, in order, each defined with its DynamoDB type (a
+// number as N); the items carry no GSIxPK/GSIxSK.
+func TestNativeIndexesHaveMultiAttributeKeySchemas(t *testing.T) {
+	d := tracker.Design
+	if len(d.Indexes) == 0 {
+		t.Fatal("the tracker plans no GSI")
+	}
+	native := 0
+	for _, ix := range d.Indexes {
+		if !ix.Native() {
+			continue
+		}
+		native++
+		var schema []any
+		for _, a := range ix.PartitionKeys {
+			schema = append(schema, map[string]any{"AttributeName": a, "KeyType": "HASH"})
+		}
+		for _, a := range ix.SortKeys {
+			schema = append(schema, map[string]any{"AttributeName": a, "KeyType": "RANGE"})
+		}
+		if len(schema) < 3 {
+			t.Errorf("%s keyed on %s: the example must show a multi-attribute key", ix.Name, ix.KeyText())
+		}
+		asserted["tracker"].HasResourceProperties(jsii.String("AWS::DynamoDB::GlobalTable"), map[string]any{
+			"GlobalSecondaryIndexes": assertions.Match_ArrayWith(&[]any{
+				assertions.Match_ObjectLike(&map[string]any{"IndexName": ix.Name, "KeySchema": schema}),
+			}),
+		})
+		for a, typ := range d.KeyTypes(ix) {
+			asserted["tracker"].HasResourceProperties(jsii.String("AWS::DynamoDB::GlobalTable"), map[string]any{
+				"AttributeDefinitions": assertions.Match_ArrayWith(&[]any{map[string]any{"AttributeName": a, "AttributeType": typ}}),
+			})
+		}
+	}
+	if native != len(d.Indexes) {
+		t.Errorf("%d of the tracker's %d GSIs are native", native, len(d.Indexes))
+	}
+	p := props(one(t, templates["tracker"], "AWS::DynamoDB::GlobalTable"))
+	for _, a := range list(p["AttributeDefinitions"]) {
+		if name := obj(a)["AttributeName"].(string); strings.HasPrefix(name, "GSI") {
+			t.Errorf("the native table defines %s", name)
+		}
+	}
 }

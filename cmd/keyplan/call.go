@@ -7,11 +7,11 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// open plans a model file with the lock beside it (patterns.Open),
+// open plans a model file with the lock beside it (patterns.OpenWith),
 // printing every problem of an unusable model or lock (the design is nil:
 // exit 2).
-func open(c *cli.Call, file string) (*patterns.Design, *patterns.Lock) {
-	d, lock, err := patterns.Open(file)
+func open(c *cli.Call, file string, o ...patterns.Options) (*patterns.Design, *patterns.Lock) {
+	d, lock, err := patterns.OpenWith(file, append(o, patterns.Options{})[0])
 	if err != nil { // a line per problem: the errors are joined
 		fmt.Fprintln(c.Stderr, err)
 	}

@@ -99,7 +99,7 @@ func TestValidateNamesAndCleansUp(t *testing.T) {
 	before := tableCount(t, c)
 	for _, f := range []string{model, failing} {
 		t.Setenv(dynalite.EnvEndpoint, engine(t))
-		code, out, errs := keyplan("validate", f)
+		code, out, errs := keyplan(append([]string{"validate", f}, keyedHere(t)...)...)
 		if f == model && code != cli.Clean {
 			t.Errorf("a 250-character table name: exit %d\n%s%s", code, out, errs)
 		}

@@ -12,14 +12,17 @@ import (
 	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
-// shop copies the example shop into a fresh directory; it returns the
-// model's path and a function that edits it in place.
+// shop copies the example shop into a fresh directory, its GSIs keyed
+// synthetic as its own lock has them (a new synthetic shape is a
+// backfill: the workflow these tests walk); it returns the model's path
+// and a function that edits it in place.
 func shop(t *testing.T) (string, func(old, new string)) {
 	t.Helper()
 	src, err := os.ReadFile("../../examples/ecommerce.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	src = append([]byte("indexKeys: synthetic\n"), src...)
 	path := filepath.Join(t.TempDir(), "shop.yaml")
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
@@ -219,5 +222,33 @@ func TestUnusableLocks(t *testing.T) {
 	}
 	if code, _, errs := keyplan("diff", model, "--format", "sarif"); code != 2 || !strings.Contains(errs, `--format sarif: expected one of: text, json, markdown, html`) {
 		t.Errorf("diff --format sarif: exit %d, %s", code, errs)
+	}
+}
+
+// The tracker (native GSI keys) locked, then its next pattern: keyplan
+// diff exits 0, the one phase an index build with no backfill, and lock
+// accepts it without a migration.
+func TestNativeNextPatternIsOneDeploy(t *testing.T) {
+	src, err := os.ReadFile("../../examples/tracker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(t.TempDir(), "tracker.yaml")
+	os.WriteFile(model, src, 0o644)
+	if code, out, errs := keyplan("lock", model); code != 0 {
+		t.Fatalf("lock: exit %d\n%s%s", code, out, errs)
+	}
+	next := strings.Replace(string(src), "patterns:\n", "patterns:\n  TasksByPriority: {query: Task, where: [tenantId, priority], sort: createdAt desc}\n", 1)
+	os.WriteFile(model, []byte(next), 0o644)
+	code, out, errs := keyplan("diff", model, "--format", "json")
+	v := readDiff(t, out)
+	if code != 0 || !*v.Safe || len(v.Phases) != 1 || len(v.Phases[0].Backfill) != 0 || len(v.Phases[0].Create) != 1 {
+		t.Fatalf("diff: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := keyplan("diff", model); code != 0 || !strings.Contains(out, "(index build)") || !strings.Contains(out, "KP615") {
+		t.Errorf("diff (text): exit %d\n%s", code, out)
+	}
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date") {
+		t.Errorf("lock: exit %d\n%s%s", code, out, errs)
 	}
 }

@@ -33,7 +33,13 @@ func TestMigrateRefusesAnotherModelsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	board, err := patterns.Plan(m)
+	// The leaderboard as deployed: its lock's design (synthetic GSIs,
+	// which every engine holds).
+	boardLock, err := patterns.LoadLock("../../examples/leaderboard.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := patterns.PlanLocked(m, boardLock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,15 +150,29 @@ func TestMigrateCheckpointIsTheTables(t *testing.T) {
 // prod's, and only then does the lock advance; prod cannot go first, and
 // the migration ends only once prod has verified the last phase. Both
 // tables end at the target, and each records the phases it verified.
+// Keyed synthetic, both phases backfill Order; keyed as the shop says
+// (auto), both are index builds (KP615), one deploy each (CloudFormation
+// creates one GSI per update): phases with no backfill, which each table
+// must record as verified all the same.
 func TestMigrateStagingThenProd(t *testing.T) {
+	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+		t.Run(string(keys), func(t *testing.T) { testStagingThenProd(t, keys) })
+	}
+}
+
+func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
 	ep := engine(t)
-	if engineOn.Name == localengine.Dynalite {
-		t.Skip("dynalite applies no index change")
+	if why := engineOn.Lacks(localengine.OnlineIndexes); why != "" {
+		t.Skipf("%s: keyplan migrate --apply-indexes cannot create the phases' GSIs", why)
+	}
+	if why := engineOn.Lacks(localengine.MultiAttributeKeys); why != "" && keys != patterns.IndexKeysSynthetic {
+		t.Skipf("%s: the shop keyed natively is proved on the in-process engine", why)
 	}
 	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
 	if err != nil {
 		t.Fatal(err)
 	}
+	src = append([]byte("indexKeys: "+string(keys)+"\n"), src...)
 	sm := &shopMigration{model: filepath.Join(t.TempDir(), "shop.yaml")}
 	sm.lockFile = patterns.LockPath(sm.model)
 	os.WriteFile(sm.model, src, 0o644)
@@ -180,6 +200,15 @@ func TestMigrateStagingThenProd(t *testing.T) {
 		return l
 	}
 	phases := len(lock().Migration.Phases)
+	builds := 0 // phases with no backfill
+	for _, p := range lock().Migration.Phases {
+		if len(p.Backfill) == 0 {
+			builds++
+		}
+	}
+	if want := map[patterns.IndexKeys]int{patterns.IndexKeysSynthetic: 0, patterns.IndexKeysAuto: 2}[keys]; builds != want {
+		t.Fatalf("%d phase(s) of %d with no backfill, want %d: %v", builds, phases, want, lock().Migration.Phases)
+	}
 	run := func(env, table string) (int, string) {
 		code, out, errs := keyplan("migrate", sm.model, "--table", table, "--endpoint", ep, "--environment", env, "--apply-indexes")
 		return code, out + errs

@@ -25,6 +25,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
+	cli.String(fs, &vo.IndexKeys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)", patterns.ValidIndexKeys, "auto, native or synthetic")
 	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
 	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (not with --existing; default: from the clock; printed)")
 	return func(c *cli.Call) int {
@@ -34,7 +35,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		case (vo.Existing || vo.Keep) && eo.Endpoint == "":
 			return c.Fail(cli.Usage, "--existing and --keep need an engine that outlives validate (one it starts stops with it): --endpoint URL or $%s; keyplan local serves one", localengine.EnvEndpoint)
 		}
-		d, lk := open(c, c.File())
+		d, lk := open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(vo.IndexKeys)})
 		if d == nil {
 			return cli.Usage
 		}
@@ -48,6 +49,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		defer conn.Stop()
 		vo.Lock, vo.Generate = lk, *generate
+		vo.Lacks = func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
 		return prove(c, d, conn, vo, deadline)
 	}
 }
@@ -94,9 +96,6 @@ func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.Va
 	}
 	if err != nil {
 		c.Note("%s: %v", conn.Endpoint, err)
-	}
-	if ex := d.Model().Examples; vo.Existing && len(ex.Steps) > 0 {
-		fmt.Fprintf(c.Stdout, "note: %d example write(s) not run: --existing only reads\n", len(ex.Steps))
 	}
 	_, _ = rep.WriteText(c.Stdout, c.File())
 	fmt.Fprintln(c.Stdout, rep.Summary(c.File(), strings.TrimPrefix(conn.Endpoint, "http://")))

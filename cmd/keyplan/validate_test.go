@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
@@ -24,11 +25,11 @@ func TestValidate(t *testing.T) {
 		code   int
 		stdout []string
 	}{
-		{"examples hold", []string{"validate", "../../examples/leaderboard.yaml"}, 0,
+		{"examples hold", append([]string{"validate", "../../examples/leaderboard.yaml"}, keyedHere(t)...), 0,
 			[]string{"ok   SeasonLeaderboard(season=2026-Q2): [p1 p3 p4 p2] in order, 1 request(s)", "9 item(s) loaded, 6 expectation(s), 0 failed"}},
-		{"wrong expectation", []string{"validate", wrongOrder}, 1,
+		{"wrong expectation", append([]string{"validate", wrongOrder}, keyedHere(t)...), 1,
 			[]string{"wrong.yaml:23:7: FAIL DeviceReadingsByValue(deviceId=d1): expected [r1 r3 r5 r2 r4] in order, got [r3 r1 r5 r2 r4]", "1 failed"}},
-		{"item the design cannot hold", []string{"validate", cannotHold}, 1,
+		{"item the design cannot hold", append([]string{"validate", cannotHold}, keyedHere(t)...), 1,
 			[]string{"FAIL ", "range.yaml:21:5: example item r6: Create Reading: attribute \"value\": value -1001: out of the declared range -1000..1000"}},
 	}
 	for _, tt := range tests {
@@ -44,6 +45,21 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// keyedHere is what keyplan validate needs to prove a model on the
+// tests' engine (KEYPLAN_ENGINE) when the test is not about keys: nothing
+// where the engine has multi-attribute GSI keys; where it lacks them
+// (engine.Lacks: dynalite, DynamoDB Local 1.25.1), --index-keys synthetic,
+// the model's synthetic keying being what such an engine proves (validate
+// refuses its native keying there, saying so; the in-process engine
+// proves that).
+func keyedHere(t testing.TB) []string {
+	if why := localengine.Lacks(localengine.Default(), localengine.MultiAttributeKeys); why != "" {
+		t.Logf("%s: validating the models' synthetic keying (--index-keys synthetic)", why)
+		return []string{"--index-keys", "synthetic"}
+	}
+	return nil
 }
 
 // No dynalite: exit 2 with what to run, at once. No such engine: exit 2
@@ -123,9 +139,11 @@ func TestValidateGenerated(t *testing.T) {
 
 // A difference from the reference exits 1, naming what differs, the
 // steps that show it and the command that replays it: here a price of
-// -2.25, which the model allows and a key cannot hold (KP205 warns).
+// -2.25, which the model allows and a synthetic key cannot hold (KP205
+// warns; a native key holds it).
 func TestValidateGeneratedMismatch(t *testing.T) {
 	file := write(t, "store.yaml", `table: Store
+indexKeys: synthetic
 entities:
   Item:
     id: [sku]
@@ -189,5 +207,40 @@ func TestConflictsNameFlags(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The tracker's GSIs are native: validate proves them on an engine that
+// has multi-attribute keys; on one that has not (dynalite, DynamoDB Local
+// 1.25.1) it refuses before creating anything, saying why and how to
+// prove the synthetic keying there, which --index-keys synthetic does.
+func TestValidateNativeKeysOnEachEngine(t *testing.T) {
+	const tracker = "../../examples/tracker.yaml"
+	code, out, errs := keyplan("validate", "--engine", "memory", tracker)
+	if code != 0 || !strings.Contains(out, "6 expectation(s), 0 failed") {
+		t.Fatalf("memory: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = keyplan("validate", "--engine", "dynalite", tracker)
+	if code != 2 || !strings.Contains(errs, "dynalite 4.0.0 has no multi-attribute GSI keys; the design keys GSI1, GSI2 natively") ||
+		!strings.Contains(errs, "--index-keys synthetic") || strings.Contains(out, "loaded") {
+		t.Fatalf("dynalite: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = keyplan("validate", "--engine", "dynalite", "--index-keys", "synthetic", tracker)
+	if code != 0 || !strings.Contains(out, "new GSIs keyed synthetic for this proof (--index-keys)") || !strings.Contains(out, "6 expectation(s), 0 failed") {
+		t.Fatalf("dynalite, synthetic: exit %d\n%s%s", code, out, errs)
+	}
+	// Locked, its native GSIs are deployed: no keying of this proof
+	// changes them.
+	src, _ := os.ReadFile(tracker)
+	locked := write(t, "tracker.yaml", string(src))
+	if code, out, errs := keyplan("lock", locked); code != 0 {
+		t.Fatalf("lock: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = keyplan("validate", "--engine", "dynalite", "--index-keys", "synthetic", locked)
+	if code != 2 || !strings.Contains(errs, "the lock records them so (deployed)") {
+		t.Errorf("locked, dynalite, synthetic: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := keyplan("validate", "--index-keys", "natural", tracker); code != 2 || !strings.Contains(errs, "--index-keys natural: expected auto, native or synthetic") {
+		t.Errorf("--index-keys natural: exit %d, %s", code, errs)
 	}
 }

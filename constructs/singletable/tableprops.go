@@ -35,6 +35,20 @@ func str(name string) *awsdynamodb.Attribute {
 	return &awsdynamodb.Attribute{Name: jsii.String(name), Type: awsdynamodb.AttributeType_STRING}
 }
 
+// nativeAttrs are a native GSI's key attributes with their DynamoDB
+// types (the CDK writes the AttributeDefinitions from them); nil for none.
+func nativeAttrs(ix *patterns.PhaseIndex, names []string) *[]*awsdynamodb.Attribute {
+	if len(names) == 0 {
+		return nil
+	}
+	types := map[string]awsdynamodb.AttributeType{"S": awsdynamodb.AttributeType_STRING, "N": awsdynamodb.AttributeType_NUMBER, "B": awsdynamodb.AttributeType_BINARY}
+	out := make([]*awsdynamodb.Attribute, len(names))
+	for i, n := range names {
+		out[i] = &awsdynamodb.Attribute{Name: jsii.String(n), Type: types[ix.KeyTypes[n]]}
+	}
+	return &out
+}
+
 // keys: the planned base key, and the GSIs (with their projections) and
 // TTL of the lock's current phase: during a migration one deploy creates
 // or deletes at most one GSI, and never changes one in place.
@@ -48,9 +62,13 @@ func (t *Table) keys(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 	for _, ix := range indexes {
 		g := &awsdynamodb.GlobalSecondaryIndexPropsV2{
 			IndexName:      jsii.String(ix.Name),
-			PartitionKey:   str(ix.PK),
-			SortKey:        str(ix.SK),
 			ProjectionType: awsdynamodb.ProjectionType(ix.Projection),
+		}
+		if len(ix.PartitionKeys) > 0 {
+			// Native: keyed on the items' own typed attributes.
+			g.PartitionKeys, g.SortKeys = nativeAttrs(ix, ix.PartitionKeys), nativeAttrs(ix, ix.SortKeys)
+		} else {
+			g.PartitionKey, g.SortKey = str(ix.PK), str(ix.SK)
 		}
 		if len(ix.NonKeyAttributes) > 0 {
 			g.NonKeyAttributes = jsii.Strings(ix.NonKeyAttributes...)

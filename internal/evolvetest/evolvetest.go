@@ -200,8 +200,9 @@ func ShopItems(n int) []Item {
 
 // ShopMigration is the shop (its model under root, the repository's
 // root) locked as first deployed, then moved to ShopV2 with that lock: a
-// migration at phase 1 (create GSI3, backfill Order and Product). It
-// returns both models and the lock.
+// migration at phase 1 (create GSI3, backfill Order and Product). Its
+// GSIs are keyed synthetic (indexKeys: synthetic): the migration is the
+// synthetic keys' backfill. It returns both models and the lock.
 func ShopMigration(t testing.TB, root string) (v1, v2 *patterns.Model, lock *patterns.Lock) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(root, ShopModel))
@@ -211,6 +212,7 @@ func ShopMigration(t testing.TB, root string) (v1, v2 *patterns.Model, lock *pat
 	if v1, err = patterns.Parse("ecommerce.yaml", src); err != nil {
 		t.Fatal(err)
 	}
+	v1.IndexKeys = patterns.IndexKeysSynthetic
 	d1, err := patterns.Plan(v1)
 	if err != nil {
 		t.Fatal(err)
@@ -219,6 +221,7 @@ func ShopMigration(t testing.TB, root string) (v1, v2 *patterns.Model, lock *pat
 	if v2, err = patterns.Parse("ecommerce.yaml", []byte(ShopV2(string(src)))); err != nil {
 		t.Fatal(err)
 	}
+	v2.IndexKeys = patterns.IndexKeysSynthetic
 	d2, err := patterns.PlanLocked(v2, lock)
 	if err != nil {
 		t.Fatal(err)

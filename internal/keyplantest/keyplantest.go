@@ -58,3 +58,19 @@ func plan(t testing.TB, m *patterns.Model) *patterns.Design {
 	}
 	return d
 }
+
+// Keyed is Design with the GSIs keyed as keys says whatever the model
+// says (patterns.Options.IndexKeys): a test of the synthetic keys'
+// machinery plans with patterns.IndexKeysSynthetic.
+func Keyed(t testing.TB, path string, keys patterns.IndexKeys) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

@@ -151,11 +151,48 @@ patterns:
   OrdersByStatus: {query: Order, where: [status], sort: placedAt}
 `
 
+// cleanupNativeV1 is cleanupV1 keyed natively, with returns that carry
+// the orders' status, placedAt and orderId: OrdersByStatus's GSI leads with its
+// discriminator (GSInEntity), the one attribute it alone puts on items.
+const cleanupNativeV1 = `
+table: Shop
+indexKeys: native
+entities:
+  Order:
+    id: [orderId]
+    attributes:
+      orderId: {type: string, maxLength: 40}
+      customerId: {type: string, maxLength: 40}
+      status: {type: string, values: [open, shipped]}
+      placedAt: time
+  Return:
+    id: [returnId]
+    attributes:
+      returnId: {type: string, maxLength: 40}
+      orderId: {type: string, maxLength: 40}
+      status: {type: string, values: [open, shipped]}
+      placedAt: time
+patterns:
+  GetOrder: {get: Order}
+  GetReturn: {get: Return}
+  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
+  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
+`
+
 // (a) A deleted GSI's keys: gone after the cleanup; a GSI created again
-// under its name is refused until then.
+// under its name is refused until then. Keyed synthetic, its keys are
+// GSInPK/GSInSK; keyed natively, only its discriminator: the status and
+// placedAt it was keyed by are the orders' own and stay.
 func TestCleanupRemovesADeletedIndexesKeys(t *testing.T) {
+	t.Run("synthetic", func(t *testing.T) {
+		testCleanupOfDeletedIndex(t, strings.Replace(cleanupV1, "table: Shop\n", "table: Shop\nindexKeys: synthetic\n", 1))
+	})
+	t.Run("native", func(t *testing.T) { testCleanupOfDeletedIndex(t, cleanupNativeV1) })
+}
+
+func testCleanupOfDeletedIndex(t *testing.T, v1 string) {
 	ctx := context.Background()
-	m1, err := patterns.Parse("v1.yaml", []byte(cleanupV1))
+	m1, err := patterns.Parse("v1.yaml", []byte(v1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,13 +200,14 @@ func TestCleanupRemovesADeletedIndexesKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	needsNative(t, d1)
 	lock := patterns.NewLock(d1)
 	var orders []Values
 	for i := range 5 {
 		orders = append(orders, Values{"orderId": fmt.Sprintf("o%d", i), "customerId": "c", "status": "open", "placedAt": "2026-03-01T09:00:00Z"})
 	}
 	name := phaseTable(t, lock, map[string][]Values{"Order": orders})
-	v2 := strings.Replace(cleanupV1, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
+	v2 := strings.Replace(v1, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
 	d2, df, ids := planEdit(t, lock, v2)
 	if !slices.Contains(ids, "KP602") {
 		t.Fatalf("the edit deletes no GSI: %v", ids)
@@ -187,11 +225,26 @@ func TestCleanupRemovesADeletedIndexesKeys(t *testing.T) {
 	if deleted == nil {
 		t.Fatal("no GSI deleted")
 	}
-	if got := holding(t, name, deleted.PK); len(got) != 5 {
-		t.Fatalf("before the cleanup %d item(s) hold %s, want 5", len(got), deleted.PK)
+	stored := deleted.StoredKeys()
+	var own []string // the orders' own attributes it was keyed by
+	for _, a := range deleted.KeyAttributes() {
+		if !slices.Contains(stored, a) {
+			own = append(own, a)
+		}
+	}
+	if want := map[bool]int{false: 2, true: 1}[deleted.Native()]; len(stored) != want {
+		t.Fatalf("%s (native %v) puts %v on the items, want %d attribute(s)", deleted.Name, deleted.Native(), stored, want)
+	}
+	for _, k := range stored {
+		if got := holding(t, name, k); len(got) != 5 {
+			t.Fatalf("before the cleanup %d item(s) hold %s, want 5", len(got), k)
+		}
+	}
+	if lock.Cleanup == nil || !slices.Equal(lock.Cleanup.Remove["Order"], stored) {
+		t.Fatalf("the lock's cleanup %+v, want it to remove %v from the orders", lock.Cleanup, stored)
 	}
 	// The pattern back: a new GSI, under the deleted one's name.
-	d3, df, ids := planEdit(t, lock, cleanupV1)
+	d3, df, ids := planEdit(t, lock, v1)
 	if slices.ContainsFunc(d3.Indexes, func(x *patterns.Index) bool { return x.Name == deleted.Name }) {
 		if !slices.Contains(ids, "KP616") || len(df.Errors()) == 0 {
 			t.Fatalf("a GSI created under %s, whose stale keys are not cleaned up: %v", deleted.Name, ids)
@@ -206,12 +259,17 @@ func TestCleanupRemovesADeletedIndexesKeys(t *testing.T) {
 		t.Fatal("deploying the final lock")
 	}
 	cleanup(t, lock, engine, name)
-	for _, k := range []string{deleted.PK, deleted.SK} {
+	for _, k := range stored {
 		if got := holding(t, name, k); len(got) > 0 {
 			t.Errorf("after the cleanup %v still hold %s", got, k)
 		}
 	}
-	if _, df, ids := planEdit(t, lock, cleanupV1); slices.Contains(ids, "KP616") || len(df.Errors()) > 0 {
+	for _, a := range own {
+		if got := holding(t, name, a); len(got) != 5 {
+			t.Errorf("after the cleanup %d order(s) hold %s, their own attribute, want 5", len(got), a)
+		}
+	}
+	if _, df, ids := planEdit(t, lock, v1); slices.Contains(ids, "KP616") || len(df.Errors()) > 0 {
 		t.Errorf("the GSI back after the cleanup: %v", df.Errors())
 	}
 	if got := ids0(t, New(lock.Accepted, client, name), "CustomerOrders", Params{"customerId": "c"}); len(got) != 5 {

@@ -11,14 +11,15 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// design plans the leaderboard example; a real program would load its own
+// design plans the leaderboard example, its GSIs keyed as keys says
+// (patterns.IndexKeysAuto: natively); a real program would load its own
 // model once at start.
-func design() *patterns.Design {
+func design(keys patterns.IndexKeys) *patterns.Design {
 	m, err := patterns.Load("../../examples/leaderboard.yaml")
 	if err != nil {
 		panic(err)
 	}
-	d, err := patterns.Plan(m)
+	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: keys})
 	if err != nil {
 		panic(err)
 	}
@@ -41,11 +42,36 @@ func printItem(item map[string]types.AttributeValue) {
 	}
 }
 
-// Item builds an entity's whole item: its attributes, the base table's
-// keys and exactly the GSI keys the design gives it, with numbers padded
-// and times in fixed-width UTC so that keys sort by value.
+// Item builds an entity's whole item: its attributes and the base
+// table's keys. Its GSIs are keyed natively on its own attributes (handle;
+// season, rating), so the item carries no key attribute for them.
 func ExampleTable_Item() {
-	tbl := dynamo.New(design(), nil, "Leaderboard")
+	tbl := dynamo.New(design(patterns.IndexKeysAuto), nil, "Leaderboard")
+	item, err := tbl.Item("Player", dynamo.Values{
+		"playerId": "p1", "handle": "nighthawk", "region": "eu", "season": "2026-Q2",
+		"rating": 1500, "createdAt": "2026-01-02T10:00:00+01:00",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	printItem(item)
+	// Output:
+	// PK = "PLAYER#p1"
+	// SK = "PLAYER"
+	// createdAt = "2026-01-02T09:00:00.000Z"
+	// handle = "nighthawk"
+	// playerId = "p1"
+	// rating = 1500
+	// region = "eu"
+	// season = "2026-Q2"
+}
+
+// With synthetic GSI keys (indexKeys: synthetic) the item carries exactly
+// the GSI keys the design gives it, with numbers padded and times in
+// fixed-width UTC so that keys sort by value.
+func ExampleTable_Item_synthetic() {
+	tbl := dynamo.New(design(patterns.IndexKeysSynthetic), nil, "Leaderboard")
 	item, err := tbl.Item("Player", dynamo.Values{
 		"playerId": "p1", "handle": "nighthawk", "region": "eu", "season": "2026-Q2",
 		"rating": 1500, "createdAt": "2026-01-02T10:00:00+01:00",
@@ -70,11 +96,37 @@ func ExampleTable_Item() {
 	// season = "2026-Q2"
 }
 
-// QueryInput builds the one Query a pattern is served by, here a range
-// on the sort attribute kept inside the entity's key range; no request is
-// made, so tests can compare it with the SDK input they expect.
+// QueryInput builds the one Query a pattern is served by; no request is
+// made, so tests can compare it with the SDK input they expect. On a
+// native index: every partition attribute by equality, and the range on
+// the sort attribute compared as a number.
 func ExampleTable_QueryInput() {
-	tbl := dynamo.New(design(), nil, "Leaderboard")
+	tbl := dynamo.New(design(patterns.IndexKeysAuto), nil, "Leaderboard")
+	in, err := tbl.QueryInput("SeasonLeaderboard", dynamo.Request{
+		Params: dynamo.Params{"season": "2026-Q2"},
+		Range:  &dynamo.Range{Op: dynamo.Ge, Value: 1500},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(aws.ToString(in.IndexName), aws.ToString(in.KeyConditionExpression))
+	fmt.Println(in.ExpressionAttributeNames["#0"], in.ExpressionAttributeNames["#1"])
+	fmt.Println(":0", in.ExpressionAttributeValues[":0"].(*types.AttributeValueMemberS).Value)
+	fmt.Println(":1", in.ExpressionAttributeValues[":1"].(*types.AttributeValueMemberN).Value)
+	fmt.Println("ScanIndexForward:", aws.ToBool(in.ScanIndexForward), "Limit:", aws.ToInt32(in.Limit))
+	// Output:
+	// GSI2 (#0 = :0) AND (#1 >= :1)
+	// season rating
+	// :0 2026-Q2
+	// :1 1500
+	// ScanIndexForward: false Limit: 100
+}
+
+// On a synthetic index the range on the sort attribute is kept inside the
+// entity's key range, on its padded encoding.
+func ExampleTable_QueryInput_synthetic() {
+	tbl := dynamo.New(design(patterns.IndexKeysSynthetic), nil, "Leaderboard")
 	in, err := tbl.QueryInput("SeasonLeaderboard", dynamo.Request{
 		Params: dynamo.Params{"season": "2026-Q2"},
 		Range:  &dynamo.Range{Op: dynamo.Ge, Value: 1500},
@@ -99,7 +151,7 @@ func ExampleTable_QueryInput() {
 // Decode tells which entity a raw item is and reads its values back,
 // including those only its keys hold.
 func ExampleTable_Decode() {
-	tbl := dynamo.New(design(), nil, "Leaderboard")
+	tbl := dynamo.New(design(patterns.IndexKeysAuto), nil, "Leaderboard")
 	entity, v, err := tbl.Decode(map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "PLAYER#p1"},
 		"SK": &types.AttributeValueMemberS{Value: "MATCH#2026-06-23T14:00:00.000Z"},

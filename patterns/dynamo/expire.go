@@ -28,7 +28,7 @@ func (t *Table) hides(pp *patterns.PatternPlan) string {
 	if pp.HideExpired == "" || pp.Index == patterns.BaseIndex {
 		return pp.HideExpired
 	}
-	if ix := t.d.Index(pp.Index); ix != nil && stores(ix, pp.HideExpired) {
+	if ix := t.d.Index(pp.Index); ix != nil && (stores(ix, pp.HideExpired) || ix.Native() && contains(ix.KeyAttributes(), pp.HideExpired)) {
 		return pp.HideExpired
 	}
 	for _, name := range pp.Entities {

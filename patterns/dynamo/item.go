@@ -174,9 +174,12 @@ func fromStored(a *patterns.Attribute, av types.AttributeValue) (any, error) {
 // attributes by position, templates as literal/attribute-position steps.
 type entityPlan struct {
 	e      *patterns.Entity
-	keyed  []bool // the attribute appears in some key
+	keyed  []bool // the attribute appears in some synthetic key
 	keys   []keyPlan
 	byName map[string]int
+	// discs are the discriminators of the native indexes keying the
+	// entity (its items carry no other attribute for them).
+	discs []discriminator
 }
 
 type keyPlan struct {
@@ -217,7 +220,11 @@ func compile(d *patterns.Design, ek *patterns.EntityKeys) *entityPlan {
 		}
 		return out
 	}
+	p.discs = discriminators(d, ek)
 	for _, k := range ek.Keys {
+		if ix := d.Index(k.Index); ix != nil && ix.Native() {
+			continue // the item's own attributes are its key
+		}
 		kp := keyPlan{table: k.Index == patterns.BaseIndex}
 		kp.pkName, kp.skName = d.KeyNames(k.Index)
 		kp.pk = steps(k.PK, &kp.needs)
@@ -343,7 +350,13 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 			present[i] = false
 			continue
 		}
+		if err := t.checkNativeValue(a, av); err != nil {
+			return nil, err
+		}
 		item[a.Name] = av
+	}
+	for _, dc := range p.discs {
+		item[dc.name] = &types.AttributeValueMemberS{Value: dc.value}
 	}
 	if strict && known < len(v) {
 		for _, name := range sortedNames(v) {

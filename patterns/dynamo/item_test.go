@@ -20,9 +20,13 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
+// load plans a model with synthetic GSI keys: these tests are of the
+// synthetic keys' machinery (items carrying GSIxPK/GSIxSK, padded
+// numbers, prefixes); native_test.go tests native keys, and
+// TestExamplesOnEngine proves every example both ways.
 func load(t testing.TB, path string) *Table {
 	t.Helper()
-	return New(keyplantest.Design(t, path), nil, "Tbl")
+	return New(keyplantest.Keyed(t, path, patterns.IndexKeysSynthetic), nil, "Tbl")
 }
 
 func names(item map[string]types.AttributeValue) string {

@@ -71,7 +71,9 @@ func (e *MigrateError) Unwrap() error { return e.Err }
 // them), and only when that is complete (BackfillResult.Complete) records
 // the environment's verification (patterns.Lock.Verify: the lock advances
 // once every environment has) and saves it; with Apply it goes on through
-// every phase while the lock advances. It returns the last backfill's
+// every phase while the lock advances; with Apply and no migration
+// pending it brings the table's GSIs to the lock's (a native index build
+// is such a change: deployIndexes). It returns the last backfill's
 // result (nil when none ran) and a *MigrateError.
 func Migrate(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, o MigrateOptions) (*BackfillResult, error) {
 	say, log := o.Say, o.Log
@@ -82,6 +84,12 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 	}
 	if lk.Migration == nil && lk.Cleanup != nil {
 		return cleanUp(ctx, client, table, lk, o, say, log)
+	}
+	if lk.Migration == nil && o.Apply {
+		if err := deployIndexes(ctx, client, table, lk, say, log); err != nil {
+			return nil, &MigrateError{Phase: "the lock's indexes", Err: err}
+		}
+		return nil, nil
 	}
 	for {
 		if lk.Migration == nil {
@@ -113,6 +121,37 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 	}
 }
 
+// deployIndexes brings a table with no migration pending to the lock's
+// GSIs, as cdk deploy does on AWS: a change the lock accepted in one step
+// (a native index build, KP615: the engine fills the new GSI from the
+// items' own attributes; a GSI deleted) has no phase to apply it, so
+// without this a local engine's table would never get it.
+func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, say, log func(string)) error {
+	if err := CheckTableOf(ctx, client, lk, table); err != nil {
+		return err
+	}
+	t, err := describeTable(ctx, client, table)
+	if err != nil {
+		return err
+	}
+	want, _ := lk.Deployed()
+	st := compareIndexes(t, want)
+	if _, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: true, Log: log}); err != nil {
+		return err
+	}
+	var created []string
+	for _, ix := range st.missing {
+		created = append(created, ix.Name)
+	}
+	switch {
+	case len(created) == 0 && len(st.extra) == 0:
+		say(fmt.Sprintf("%s: no migration in progress and its GSIs are the lock's: nothing to do", table))
+	default:
+		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v): a new GSI is built by the engine from what the items hold (an index build, no backfill)", table, created, st.extra))
+	}
+	return nil
+}
+
 // backfillError marks an error of the backfill itself.
 type backfillError struct{ err error }
 
@@ -126,13 +165,22 @@ func migratePhase(ctx context.Context, client MigrateClient, table string, lk *p
 	if err != nil {
 		return nil, err
 	}
-	if len(phase.Backfill) == 0 {
-		say(fmt.Sprintf("%s: nothing to backfill (%s)", name, phase))
-		return nil, nil
-	}
 	r, err := NewRekeyer(lk, client, table)
 	if err != nil {
 		return nil, err
+	}
+	if len(phase.Backfill) == 0 {
+		// Nothing to backfill (an index build: the table is at the phase,
+		// its new GSIs ACTIVE): the phase is verified, and the table
+		// records it as a backfill's verification does, so that the next
+		// run (another environment's turn) finds the lock and the table
+		// agreeing (TurnOf).
+		say(fmt.Sprintf("%s: nothing to backfill (%s)", name, phase))
+		digest, err := MigrationDigest(lk)
+		if err != nil {
+			return nil, err
+		}
+		return nil, r.recordVerified(ctx, client, digest, lk.Migration.Current+1)
 	}
 	r.DryRun = o.Verify
 	bo := o.Backfill

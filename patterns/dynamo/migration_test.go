@@ -22,9 +22,12 @@ import (
 // migration's backfill, each at the moment that used to lose data.
 
 // startMigration locks the model v1 as deployed, then plans v2 with that
-// lock and starts the migration; it returns the lock at phase 1.
+// lock and starts the migration; it returns the lock at phase 1. Both
+// are keyed synthetic: these tests race backfills, and a new native key
+// over attributes the items hold has none (KP615).
 func startMigration(t testing.TB, v1, v2 string) *patterns.Lock {
 	t.Helper()
+	v1, v2 = "indexKeys: synthetic\n"+v1, "indexKeys: synthetic\n"+v2
 	m1, err := patterns.Parse("v1.yaml", []byte(v1))
 	if err != nil {
 		t.Fatal(err)
@@ -207,8 +210,8 @@ func TestRolloutUpdateKeepsTheAcceptedKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := ApplyIndexes(ctx, engine, name, lock.Migration.Phases[1].Indexes); err != nil {
-		if engineName == enginepkg.Dynalite {
-			t.Skipf("dynalite applies no index change: %v", err)
+		if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
+			t.Skipf("%s: phase 2's GSI1 cannot be deleted from the live table (%v)", why, err)
 		}
 		t.Fatal(err)
 	}
@@ -618,8 +621,8 @@ func migrateAll(t testing.TB, lock *patterns.Lock, name string) {
 		mg := lock.Migration
 		phase := mg.Phases[mg.Current]
 		if err := ApplyIndexes(ctx, engine, name, phase.Indexes); err != nil {
-			if engineName == enginepkg.Dynalite {
-				t.Skipf("dynalite applies no index change: %v", err)
+			if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
+				t.Skipf("%s: phase %d's GSIs cannot be applied to the live table (%v)", why, mg.Current+1, err)
 			}
 			t.Fatal(err)
 		}

@@ -154,7 +154,13 @@ patterns:
 // key that reads one beside what it changes ("pass s in With"), though
 // old holds it; and it holds only if the item still has it.
 func TestReplaceKnowsImmutableAttributes(t *testing.T) {
-	d := planned(t, `table: Gen
+	for _, keys := range keyings {
+		t.Run(string(keys), func(t *testing.T) { replaceKnowsImmutableAttributes(t, keys) })
+	}
+}
+
+func replaceKnowsImmutableAttributes(t *testing.T, keys patterns.IndexKeys) {
+	d := planned(t, "indexKeys: "+string(keys)+"\n"+`table: Gen
 entities:
   B:
     id: [bId]
@@ -166,6 +172,7 @@ patterns:
   GetB: {get: B}
   ByS: {query: B, where: [s], sort: n}
 `)
+	needsNative(t, d)
 	tbl := fresh(t, d)
 	ctx := context.Background()
 	old := Values{"bId": "b", "s": "s1", "n": 1}
@@ -190,7 +197,13 @@ patterns:
 // the value wrote the guard twice, and the transaction was refused
 // ("write the same item").
 func TestTwoUniqueGetsOnOneAttribute(t *testing.T) {
-	d := planned(t, `table: Gen
+	for _, keys := range keyings {
+		t.Run(string(keys), func(t *testing.T) { twoUniqueGetsOnOneAttribute(t, keys) })
+	}
+}
+
+func twoUniqueGetsOnOneAttribute(t *testing.T, keys patterns.IndexKeys) {
+	d := planned(t, "indexKeys: "+string(keys)+"\n"+`table: Gen
 entities:
   A:
     id: [aId, seq]
@@ -202,6 +215,7 @@ patterns:
   P0: {get: A, where: [q], unique: true}
   P2: {get: A, where: [q], unique: true}
 `)
+	needsNative(t, d)
 	tbl := fresh(t, d)
 	ctx := context.Background()
 	old := Values{"aId": "a", "seq": 1, "q": "ab"}

@@ -53,13 +53,13 @@ var projDocs = []Values{
 	{"docId": "é #ü", "owner": "o", "score": -999, "at": "1970-01-01T00:00:00Z", "flag": true, "title": "é", "body": "b"},
 }
 
-func projDesign(t testing.TB) *patterns.Design {
+func projDesign(t testing.TB, keys patterns.IndexKeys) *patterns.Design {
 	t.Helper()
 	m, err := patterns.Parse("proj.yaml", []byte(projModel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := patterns.Plan(m)
+	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func storedOn(tbl *Table, pp *patterns.PatternPlan, raw map[string]types.Attribu
 	ix := tbl.d.Index(pp.Index)
 	keep := map[string]types.AttributeValue{}
 	for k, v := range raw {
-		if k == tbl.d.PK || k == tbl.d.SK || k == ix.PK || k == ix.SK || stores(ix, k) {
+		if k == tbl.d.PK || k == tbl.d.SK || slices.Contains(ix.KeyAttributes(), k) || stores(ix, k) {
 			keep[k] = v
 		}
 	}
@@ -101,9 +101,18 @@ func storedOn(tbl *Table, pp *patterns.PatternPlan, raw map[string]types.Attribu
 // it from the keys, exactly; it never asks the index for it (DynamoDB
 // refuses: "Global secondary index GSI2 does not project [rating]", the
 // README's own example on DynamoDB Local). What each read must return is
-// worked out from the values written, never from keys.
+// worked out from the values written, never from keys. With native keys
+// (ByOwner's, ByTitle's; ByFlag's stays synthetic: a bool is no key
+// type) the key attributes are the index's own.
 func TestReadsReturnWhatTheIndexDoesNotStore(t *testing.T) {
-	d := projDesign(t)
+	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+		t.Run(string(keys), func(t *testing.T) { readsReturnWhatTheIndexDoesNotStore(t, keys) })
+	}
+}
+
+func readsReturnWhatTheIndexDoesNotStore(t *testing.T, keys patterns.IndexKeys) {
+	d := projDesign(t, keys)
+	needsNative(t, d)
 	tbl := fresh(t, d)
 	ctx := context.Background()
 	for _, v := range projDocs {
@@ -226,53 +235,62 @@ func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		d, err := patterns.Plan(m)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		tbl := New(d, nil, "Tbl")
-		for _, pp := range d.Patterns {
-			if pp.Index == patterns.BaseIndex {
-				continue
-			}
-			p, ix := m.Pattern(pp.Name), d.Index(pp.Index)
-			if len(p.Returns) == 0 {
-				if ix.Projection != patterns.ProjectAll {
-					t.Errorf("%s: %s reads whole items from %s, which is %s", name, pp.Name, ix.Name, ix.Projection)
-				}
-				continue
-			}
-			asked := tbl.projected(p, pp)
-			for _, a := range asked {
-				if a != d.PK && a != d.SK && a != ix.PK && a != ix.SK && !stores(ix, a) {
-					t.Errorf("%s: %s asks %s (%s) for %s", name, pp.Name, ix.Name, ix.Projection, a)
-				}
-			}
-			for _, entity := range pp.Entities {
-				ek := d.Entity(entity)
-				var keyed []string
-				for _, k := range []*patterns.EntityKey{ek.Key(patterns.BaseIndex), ek.Key(ix.Name)} {
-					if k != nil {
-						keyed = slices.Concat(keyed, k.PK.Attrs(), k.SK.Attrs())
-					}
-				}
-				for _, a := range slices.Concat(p.Returns, pp.Verify) {
-					if m.Entity(entity).Attr(a) == nil || slices.Contains(asked, a) {
-						continue
-					}
-					if !slices.Contains(keyed, a) {
-						t.Errorf("%s: %s returns %s.%s, which %s neither stores nor holds in its keys", name, pp.Name, entity, a, ix.Name)
-						continue
-					}
-					decoded++
-					t.Logf("%s: %s decodes %s.%s from the keys (%s is %s)", name, pp.Name, entity, a, ix.Name, ix.ProjectionText())
-				}
-			}
+		for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+			decoded += asksOnlyForWhatItStores(t, name+" ("+string(keys)+")", m, keys)
 		}
 	}
 	if decoded == 0 {
 		t.Error("no model returns an attribute from the keys: the test tests nothing")
 	}
+}
+
+// asksOnlyForWhatItStores checks one model's reads; it returns how many
+// attributes they decode from keys.
+func asksOnlyForWhatItStores(t *testing.T, name string, m *patterns.Model, keys patterns.IndexKeys) (decoded int) {
+	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: keys})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	tbl := New(d, nil, "Tbl")
+	for _, pp := range d.Patterns {
+		if pp.Index == patterns.BaseIndex {
+			continue
+		}
+		p, ix := m.Pattern(pp.Name), d.Index(pp.Index)
+		if len(p.Returns) == 0 {
+			if ix.Projection != patterns.ProjectAll {
+				t.Errorf("%s: %s reads whole items from %s, which is %s", name, pp.Name, ix.Name, ix.Projection)
+			}
+			continue
+		}
+		asked := tbl.projected(p, pp)
+		for _, a := range asked {
+			if a != d.PK && a != d.SK && !slices.Contains(ix.KeyAttributes(), a) && !stores(ix, a) {
+				t.Errorf("%s: %s asks %s (%s) for %s", name, pp.Name, ix.Name, ix.Projection, a)
+			}
+		}
+		for _, entity := range pp.Entities {
+			ek := d.Entity(entity)
+			var keyed []string
+			for _, k := range []*patterns.EntityKey{ek.Key(patterns.BaseIndex), ek.Key(ix.Name)} {
+				if k != nil {
+					keyed = slices.Concat(keyed, k.PK.Attrs(), k.SK.Attrs())
+				}
+			}
+			for _, a := range slices.Concat(p.Returns, pp.Verify) {
+				if m.Entity(entity).Attr(a) == nil || slices.Contains(asked, a) {
+					continue
+				}
+				if !slices.Contains(keyed, a) {
+					t.Errorf("%s: %s returns %s.%s, which %s neither stores nor holds in its keys", name, pp.Name, entity, a, ix.Name)
+					continue
+				}
+				decoded++
+				t.Logf("%s: %s decodes %s.%s from the keys (%s is %s)", name, pp.Name, entity, a, ix.Name, ix.ProjectionText())
+			}
+		}
+	}
+	return decoded
 }
 
 // A hand-made key may end in a literal glued to a value ("{tag}Z"): the

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -45,7 +46,10 @@ func prove(t *testing.T, d *patterns.Design, o ProveOptions) *Proof {
 	return p
 }
 
-// Every example and test model passes the proof by generated data.
+// Every example and test model passes the proof by generated data, its
+// GSIs keyed synthetic and as the model says (native where they can be:
+// examples/tracker.yaml's are; that run skips on an engine that refuses
+// native keys).
 func TestProveModels(t *testing.T) {
 	var files []string
 	for _, g := range []string{"../../examples/*.yaml", "../testdata/models/*.yaml", "testdata/oracle/*.yaml"} {
@@ -53,19 +57,23 @@ func TestProveModels(t *testing.T) {
 		files = append(files, more...)
 	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			d := design(t, f)
-			if why := enginepkg.Lacks(engineName, enginepkg.ListMapEquality); why != "" && holdsListOrMap(d) {
-				t.Skipf("%s: its Replace conditions compare lists and maps (proved on the in-process engine and DynamoDB Local)", why)
-			}
-			for seed := range uint64(3) {
-				p := prove(t, d, ProveOptions{Seed: seed, Items: 20, Steps: 60})
-				t.Log(p)
-				if !p.OK() {
-					t.Fatal(p)
-				}
-			}
-		})
+		for _, keys := range keyings {
+			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) { proveModel(t, keyplantest.Keyed(t, f, keys)) })
+		}
+	}
+}
+
+func proveModel(t *testing.T, d *patterns.Design) {
+	needsNative(t, d)
+	if why := enginepkg.Lacks(engineName, enginepkg.ListMapEquality); why != "" && holdsListOrMap(d) {
+		t.Skipf("%s: its Replace conditions compare lists and maps (proved on the in-process engine and DynamoDB Local)", why)
+	}
+	for seed := range uint64(3) {
+		p := prove(t, d, ProveOptions{Seed: seed, Items: 20, Steps: 60})
+		t.Log(p)
+		if !p.OK() {
+			t.Fatal(p)
+		}
 	}
 }
 
@@ -90,48 +98,44 @@ func TestProveIssue22(t *testing.T) {
 		{"collection-partition.yaml", "ok"},                             // 4: a partition of the collection's entities only
 		{"remove-sparse-key.yaml", "ok"},                                // 4: removing a sparse key's attribute; an equality condition pins
 	} {
-		t.Run(c.file, func(t *testing.T) {
-			m, err := patterns.Load(filepath.Join("testdata/issue22", c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := patterns.Plan(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var ids []string
-			for _, x := range d.Errors() {
-				ids = append(ids, x.ID)
-			}
-			if refusal, ok := strings.CutPrefix(c.want, "refused "); ok {
-				want, subject, _ := strings.Cut(refusal, ": ")
-				if !slices.Contains(ids, want) {
-					t.Fatalf("check: %v, want %s", d.Errors(), want)
+		for _, keys := range keyings { // a hand-made layout is keyed as it says either way
+			t.Run(c.file+"/"+string(keys), func(t *testing.T) {
+				d := keyplantest.Keyed(t, filepath.Join("testdata/issue22", c.file), keys)
+				needsNative(t, d)
+				var ids []string
+				for _, x := range d.Errors() {
+					ids = append(ids, x.ID)
 				}
-				if subject == "" {
+				if refusal, ok := strings.CutPrefix(c.want, "refused "); ok {
+					want, subject, _ := strings.Cut(refusal, ": ")
+					if !slices.Contains(ids, want) {
+						t.Fatalf("check: %v, want %s", d.Errors(), want)
+					}
+					if subject == "" {
+						return
+					}
+					// The oracle does not need the check: the layout returns
+					// wrong results, and the proof says which.
+					p := prove(t, d, ProveOptions{Seed: 1})
+					if p.OK() || p.Mismatch.Subject != subject || strings.Contains(p.Mismatch.Detail, "the table refused") {
+						t.Fatalf("proven despite %s: want a mismatch of %s, got: %s", want, subject, p)
+					}
 					return
 				}
-				// The oracle does not need the check: the layout returns
-				// wrong results, and the proof says which.
-				p := prove(t, d, ProveOptions{Seed: 1})
-				if p.OK() || p.Mismatch.Subject != subject || strings.Contains(p.Mismatch.Detail, "the table refused") {
-					t.Fatalf("proven despite %s: want a mismatch of %s, got: %s", want, subject, p)
+				if len(ids) > 0 {
+					t.Fatalf("check refuses it: %v", d.Errors())
 				}
-				return
-			}
-			if len(ids) > 0 {
-				t.Fatalf("check refuses it: %v", d.Errors())
-			}
-			for seed := range uint64(5) {
-				p := prove(t, d, ProveOptions{Seed: seed})
-				switch {
-				case c.want == "ok" && !p.OK():
-					t.Fatal(p)
-				case c.want != "ok" && (p.OK() || p.Mismatch.Subject != c.want):
-					t.Fatalf("want a mismatch of %s, got: %s", c.want, p)
+				for seed := range uint64(5) {
+					p := prove(t, d, ProveOptions{Seed: seed})
+					switch {
+					case c.want == "ok" && !p.OK():
+						t.Fatal(p)
+					case c.want != "ok" && (p.OK() || p.Mismatch.Subject != c.want):
+						t.Fatalf("want a mismatch of %s, got: %s", c.want, p)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -141,37 +145,43 @@ func TestProveIssue22(t *testing.T) {
 // is not proven so (NotRun), and fails the report too.
 func TestValidateTableGenerated(t *testing.T) {
 	ctx := context.Background()
-	for _, c := range []struct {
+	for i, c := range []struct {
 		file, src string
 		ok        bool
 		text      string
 	}{
 		{file: "testdata/issue22/remove-sparse-key.yaml", ok: true, text: "ok   generated data, seed 2: 10 create(s) of generated items, 10 write step(s)"},
 		{file: "testdata/issue22/nested-collection-hand.yaml", text: "SKIP generated data: not run: the design has 1 error(s)"},
-		{src: "table: Store\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}, shelf: {type: string, maxLength: 40}, price: number}\npatterns:\n  ByPrice: {query: Item, where: [shelf], sort: price}\n",
+		{src: "table: Store\nindexKeys: synthetic\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}, shelf: {type: string, maxLength: 40}, price: number}\npatterns:\n  ByPrice: {query: Item, where: [shelf], sort: price}\n",
 			text: "store.yaml: create Item differs from the reference on generated data; replay: keyplan validate store.yaml --generate 10 --seed 2"},
+		// Keyed natively (auto), the price is a number key: -2.25 is held.
+		{src: "table: Store\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}, shelf: {type: string, maxLength: 40}, price: number}\npatterns:\n  ByPrice: {query: Item, where: [shelf], sort: price}\n",
+			ok: true, text: "ok   generated data, seed 2: 10 create(s) of generated items, 10 write step(s)"},
 	} {
-		var d *patterns.Design
-		if c.file != "" {
-			m, err := patterns.Load(c.file)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			var d *patterns.Design
+			if c.file != "" {
+				m, err := patterns.Load(c.file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d, err = patterns.Plan(m); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				d = planned(t, c.src)
 			}
-			if d, err = patterns.Plan(m); err != nil {
-				t.Fatal(err)
+			needsNative(t, d)
+			rep, table, err := ValidateTable(ctx, engine, client, d, ValidateOptions{Generate: 10, Seed: 2})
+			if err != nil || table != "" || rep.Proof == nil {
+				t.Fatalf("%s: table %q, %v, %+v", c.file, table, err, rep)
 			}
-		} else {
-			d = planned(t, c.src)
-		}
-		rep, table, err := ValidateTable(ctx, engine, client, d, ValidateOptions{Generate: 10, Seed: 2})
-		if err != nil || table != "" || rep.Proof == nil {
-			t.Fatalf("%s: table %q, %v, %+v", c.file, table, err, rep)
-		}
-		var b strings.Builder
-		rep.WriteText(&b, "store.yaml")
-		if rep.OK() != c.ok || !strings.Contains(b.String(), c.text) {
-			t.Errorf("%s: OK %v, want %v:\n%s", c.file, rep.OK(), c.ok, b.String())
-		}
+			var b strings.Builder
+			rep.WriteText(&b, "store.yaml")
+			if rep.OK() != c.ok || !strings.Contains(b.String(), c.text) {
+				t.Errorf("%s: OK %v, want %v:\n%s", c.file, rep.OK(), c.ok, b.String())
+			}
+		})
 	}
 }
 

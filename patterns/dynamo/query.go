@@ -167,9 +167,17 @@ func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []strin
 	names := []string{t.d.PK, t.d.SK}
 	var ix *patterns.Index
 	if pp.Index != patterns.BaseIndex {
-		pk, sk := t.d.KeyNames(pp.Index)
-		names = append(names, pk, sk)
 		ix = t.d.Index(pp.Index)
+		if ix != nil && ix.Native() {
+			for _, a := range ix.KeyAttributes() {
+				if t.m.Entity(p.Entities[0]).Attr(a) != nil {
+					names = append(names, a)
+				}
+			}
+		} else {
+			pk, sk := t.d.KeyNames(pp.Index)
+			names = append(names, pk, sk)
+		}
 	}
 	for _, a := range patterns.ReadNeeds(p, pp) {
 		if ix != nil && !stores(ix, a) || slices.Contains(names, a) {
@@ -233,6 +241,13 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 	v, err := t.params(p, e, r.Params)
 	if err != nil {
 		return nil, err
+	}
+	if c := t.nativeConds[pattern]; c != nil {
+		in, err := t.nativeQueryInput(p, pp, c, v, r)
+		if err != nil {
+			return nil, err
+		}
+		return []*dynamodb.QueryInput{in}, nil
 	}
 	kc := pp.KeyCondition
 	pkName, skName := t.d.KeyNames(pp.Index)

@@ -123,15 +123,17 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	}
 	for _, d := range []*patterns.Design{l.Accepted, mg.Target} {
 		for _, ix := range d.Indexes {
-			if !slices.Contains(r.owned, ix.PK) {
-				r.owned = append(r.owned, ix.PK, ix.SK)
+			for _, k := range ix.StoredKeys() {
+				if !slices.Contains(r.owned, k) {
+					r.owned = append(r.owned, k)
+				}
 			}
 		}
 	}
 	sort.Strings(r.owned)
 	for _, d := range []*patterns.Design{mg.Target, l.Accepted} {
 		for _, ix := range d.Indexes {
-			for _, k := range []string{ix.PK, ix.SK} {
+			for _, k := range ix.StoredKeys() {
 				if _, ok := r.index[k]; !ok {
 					r.index[k] = ix.Name
 				}

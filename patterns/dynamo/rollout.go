@@ -331,6 +331,9 @@ func (t *Table) keysOf(entity string, v Values, held map[string]types.AttributeV
 		out[k.pkName] = &types.AttributeValueMemberS{Value: pk}
 		out[k.skName] = &types.AttributeValueMemberS{Value: sk}
 	}
+	for _, dc := range p.discs {
+		out[dc.name] = &types.AttributeValueMemberS{Value: dc.value}
+	}
 	return out, nil
 }
 

@@ -31,7 +31,8 @@ func TestRolloutExpandsThenSwitches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := patterns.Options{}
+		// Synthetic keys: the migration is their backfill.
+		o := patterns.Options{IndexKeys: patterns.IndexKeysSynthetic}
 		if l != nil {
 			o.Lock = l.Latest()
 		}

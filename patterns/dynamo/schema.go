@@ -35,10 +35,10 @@ func LockTableInput(l *patterns.Lock, name string) *dynamodb.CreateTableInput {
 		AttributeDefinitions: stringAttrs(d.PK, d.SK),
 	}
 	for _, ix := range indexes {
-		in.AttributeDefinitions = append(in.AttributeDefinitions, stringAttrs(ix.PK, ix.SK)...)
+		in.AttributeDefinitions = addAttrs(in.AttributeDefinitions, indexAttrs(ix))
 		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
 			IndexName:  aws.String(ix.Name),
-			KeySchema:  keySchema(ix.PK, ix.SK),
+			KeySchema:  indexKeySchema(ix),
 			Projection: projection(ix),
 		})
 	}
@@ -204,8 +204,8 @@ func compareIndexes(t *types.TableDescription, want []*patterns.PhaseIndex) inde
 			st.missing = append(st.missing, ix)
 			continue
 		}
-		if pk, sk := keyNames(g.KeySchema); (pk != ix.PK || sk != ix.SK) && st.keyed == nil {
-			st.keyed = fmt.Errorf("%s is keyed %s/%s, the phase's %s/%s: not this model's table", ix.Name, pk, sk, ix.PK, ix.SK)
+		if got, exp := schemaText(g.KeySchema), schemaText(indexKeySchema(ix)); got != exp && st.keyed == nil {
+			st.keyed = fmt.Errorf("%s is keyed %s, the phase's %s: not this model's table", ix.Name, got, exp)
 		}
 	}
 	for n := range have {
@@ -256,10 +256,10 @@ func ApplyIndexes(ctx context.Context, c IndexAdmin, name string, want []*patter
 	for _, ix := range st.missing {
 		_, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{
 			TableName:            aws.String(name),
-			AttributeDefinitions: stringAttrs(ix.PK, ix.SK),
+			AttributeDefinitions: indexAttrs(ix),
 			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
 				IndexName:             aws.String(ix.Name),
-				KeySchema:             keySchema(ix.PK, ix.SK),
+				KeySchema:             indexKeySchema(ix),
 				Projection:            projection(ix),
 				ProvisionedThroughput: capacity,
 			}}},

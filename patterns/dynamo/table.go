@@ -53,6 +53,11 @@ type Table struct {
 	client Client
 	unique map[string][]*patterns.Pattern // entity -> its unique alternate keys
 	plans  map[string]*entityPlan
+	// nativeAttrs are the attributes native indexes are keyed on, and
+	// nativeConds the key conditions of the patterns they serve
+	// (native.go).
+	nativeAttrs map[string]nativeKeyAttr
+	nativeConds map[string]*patterns.NativeCondition
 	// renamed are, per entity, the attributes renamed with renamedFrom:
 	// new name → old name.
 	renamed map[string]map[string]string
@@ -113,6 +118,7 @@ func New(d *patterns.Design, client Client, name string, opts ...Option) *Table 
 	for _, ek := range d.Entities {
 		t.plans[ek.Name] = compile(d, ek)
 	}
+	t.nativeIndexes()
 	for _, e := range t.m.Entities {
 		for _, a := range e.Attributes {
 			if a.RenamedFrom != "" && e.Attr(a.RenamedFrom) == nil {

@@ -123,6 +123,9 @@ type Report struct {
 	// Proof is the proof by generated data (ValidateOptions.Generate;
 	// nil: none).
 	Proof *Proof
+	// Notes say how the proof was made where it differs from the model
+	// (ValidateOptions.IndexKeys), each a "note: " line of WriteText.
+	Notes []string
 }
 
 // OK reports whether every item loaded, every step ended as expected and
@@ -201,6 +204,9 @@ func (r *Report) NotRun() int {
 // the failures (those not run apart: NotRun).
 func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 	var lines []string
+	for _, n := range r.Notes {
+		lines = append(lines, "note: "+n)
+	}
 	for _, e := range r.LoadErrors {
 		lines = append(lines, fmt.Sprintf("FAIL %v", e))
 		failed++

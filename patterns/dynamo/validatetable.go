@@ -33,6 +33,16 @@ type ValidateOptions struct {
 	// Default: none.
 	Generate int
 	Seed     uint64
+	// IndexKeys is the keying d's new GSIs were planned with for this
+	// proof (keyplan validate --index-keys), said in Report.Notes (as are
+	// the example writes Existing does not run).
+	// Default: the model's.
+	IndexKeys string
+	// Lacks says why the engine has no multi-attribute GSI keys ("": it
+	// has them): a design with native GSIs is then refused before any
+	// table is made, saying what to do instead (NativeGap).
+	// Default: not asked.
+	Lacks func() string
 }
 
 // ValidateTable proves a design on an engine, as keyplan validate does:
@@ -48,6 +58,18 @@ type ValidateOptions struct {
 // unless Keep: then the table is made, with the example items if any, and
 // kept.
 func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
+	if o.Lacks != nil {
+		if msg := NativeGap(d, o.Lock, o.Lacks); msg != "" {
+			return nil, "", errors.New(msg)
+		}
+	}
+	if o.IndexKeys != "" {
+		defer func() {
+			if rep != nil {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("new GSIs keyed %s for this proof (--index-keys)", o.IndexKeys))
+			}
+		}()
+	}
 	if o.Generate > 0 && !o.Existing {
 		defer func() {
 			if rep != nil {
@@ -66,6 +88,11 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 		table = ScratchTable(d.Table, time.Now())
 	}
 	if o.Existing {
+		if ex := d.Model().Examples; ex != nil && len(ex.Steps) > 0 {
+			defer func() {
+				rep.Notes = append(rep.Notes, fmt.Sprintf("%d example write(s) not run: --existing only reads", len(ex.Steps)))
+			}()
+		}
 		if l := o.Lock; l != nil && l.Migration != nil {
 			return ValidateExisting(ctx, NewRollout(l, db, table)), table, nil
 		}

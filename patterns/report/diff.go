@@ -43,7 +43,7 @@ func verdict(df *patterns.Diff) string {
 }
 
 func indexText(ix *patterns.PhaseIndex) string {
-	s := fmt.Sprintf("%s (%s/%s) %s", ix.Name, ix.PK, ix.SK, ix.Projection)
+	s := fmt.Sprintf("%s (%s) %s", ix.Name, ix.KeyText(), ix.Projection)
 	if len(ix.NonKeyAttributes) > 0 {
 		s += " (" + strings.Join(ix.NonKeyAttributes, ", ") + ")"
 	}
@@ -52,8 +52,11 @@ func indexText(ix *patterns.PhaseIndex) string {
 
 func phaseText(p *patterns.Phase) string {
 	var parts []string
-	if len(p.Create) > 0 {
-		parts = append(parts, "create "+strings.Join(p.Create, ", "))
+	for _, c := range p.Create {
+		if p.IndexBuild(c) {
+			c += " (index build)"
+		}
+		parts = append(parts, "create "+c)
 	}
 	if len(p.Delete) > 0 {
 		parts = append(parts, "delete "+strings.Join(p.Delete, ", "))

@@ -117,6 +117,9 @@ type keyColumn struct {
 	attr  string
 	index string
 	sk    bool
+	// native: attr is one of a native index's key attributes (the
+	// item's own, or its discriminator).
+	native bool
 }
 
 // page holds what the parts of a page share.
@@ -135,9 +138,18 @@ func newPage(d *patterns.Design, s *Sample) *page {
 		s = &Sample{}
 	}
 	pg := &page{d: d, s: s, color: map[string]int{}, rowOf: map[string]int{}, readsOf: map[string][]int{}}
-	pg.cols = []keyColumn{{d.PK, patterns.BaseIndex, false}, {d.SK, patterns.BaseIndex, true}}
+	pg.cols = []keyColumn{{d.PK, patterns.BaseIndex, false, false}, {d.SK, patterns.BaseIndex, true, false}}
 	for _, ix := range d.Indexes {
-		pg.cols = append(pg.cols, keyColumn{ix.PK, ix.Name, false}, keyColumn{ix.SK, ix.Name, true})
+		if !ix.Native() {
+			pg.cols = append(pg.cols, keyColumn{ix.PK, ix.Name, false, false}, keyColumn{ix.SK, ix.Name, true, false})
+			continue
+		}
+		for _, a := range ix.PartitionKeys {
+			pg.cols = append(pg.cols, keyColumn{a, ix.Name, false, true})
+		}
+		for _, a := range ix.SortKeys {
+			pg.cols = append(pg.cols, keyColumn{a, ix.Name, true, true})
+		}
 	}
 	for i, e := range entitiesInOrder(d) {
 		pg.color[e.Name] = i % len(palette)
@@ -452,7 +464,14 @@ func (pg *page) layoutTable(b *strings.Builder) {
 			if col.sk {
 				t = k.SK
 			}
-			fmt.Fprintf(b, `<td class="key col-%d" data-index="%s" data-attr="%s"><code>%s</code></td>`, c, esc(col.index), esc(col.attr), template(t))
+			cell := template(t)
+			if col.native {
+				cell = `<var>{` + esc(col.attr) + `}</var>`
+				if col.attr == patterns.IndexEntityName(col.index) {
+					cell = esc(e.Tag)
+				}
+			}
+			fmt.Fprintf(b, `<td class="key col-%d" data-index="%s" data-attr="%s"><code>%s</code></td>`, c, esc(col.index), esc(col.attr), cell)
 			if col.sk && len(k.When) > 0 {
 				sparse = append(sparse, esc(col.index)+": only "+esc(consts(k.When)))
 			}
@@ -638,6 +657,12 @@ func (pg *page) entities(b *strings.Builder) {
 		}
 		b.WriteString(`<table class="keys"><thead><tr><th scope="col">Index</th><th scope="col">Partition key</th><th scope="col">Sort key</th></tr></thead><tbody>`)
 		for _, k := range ek.Keys {
+			if ix := d.Index(k.Index); ix != nil && ix.Native() {
+				pk, sk := d.KeyCells(ek.Name, k)
+				fmt.Fprintf(b, `<tr><th scope="row">%s</th><td>native: <code>%s</code></td><td><code>%s</code></td></tr>`,
+					esc(indexLabel(k.Index)), esc(pk), esc(sk))
+				continue
+			}
 			pk, sk := d.KeyNames(k.Index)
 			fmt.Fprintf(b, `<tr><th scope="row">%s</th><td>%s = <code>%s</code></td><td>%s = <code>%s</code>%s</td></tr>`,
 				esc(indexLabel(k.Index)), esc(pk), template(k.PK), esc(sk), template(k.SK), esc(when(k.When)))
@@ -715,8 +740,17 @@ func (pg *page) indexes(b *strings.Builder) {
 				pats = append(pats, fmt.Sprintf(`<a href="#pattern-%s">%s</a>`, esc(p.Name), esc(p.Name)))
 			}
 		}
-		fmt.Fprintf(b, `<tr id="index-%s"><th scope="row">%s</th><td><code>%s</code> / <code>%s</code></td><td>%s</td><td>%s</td><td>%s`,
-			esc(name), esc(indexLabel(name)), esc(pk), esc(sk), esc(proj), strings.Join(ents, " "), strings.Join(pats, ", "))
+		keys := fmt.Sprintf(`<code>%s</code> / <code>%s</code>`, esc(pk), esc(sk))
+		if ix := d.Index(name); ix != nil && ix.Native() {
+			keys = `native: <code>` + esc(ix.KeyText()) + `</code>`
+			for _, c := range d.Keying {
+				if c.Index == name {
+					keys += ` <span class="why">` + esc(c.Why) + `</span>`
+				}
+			}
+		}
+		fmt.Fprintf(b, `<tr id="index-%s"><th scope="row">%s</th><td>%s</td><td>%s</td><td>%s</td><td>%s`,
+			esc(name), esc(indexLabel(name)), keys, esc(proj), strings.Join(ents, " "), strings.Join(pats, ", "))
 		if name != patterns.BaseIndex {
 			pg.findingsAbout(b, patterns.SubjectIndex, name)
 		}

@@ -35,7 +35,11 @@ func WriteDiffHTML(w io.Writer, model string, df *patterns.Diff) error {
 	for i, p := range df.Phases {
 		fmt.Fprintf(b, `<li id="phase-%d"><div class="step"><div><h3>Deploy %d of %d</h3><ul>`, i+1, i+1, len(df.Phases))
 		for _, ix := range p.Create {
-			fmt.Fprintf(b, `<li><span class="op-create">create</span> %s</li>`, esc(ix))
+			build := ""
+			if p.IndexBuild(ix) {
+				build = " (index build: DynamoDB fills it from the items' own attributes)"
+			}
+			fmt.Fprintf(b, `<li><span class="op-create">create</span> %s%s</li>`, esc(ix), esc(build))
 		}
 		for _, ix := range p.Delete {
 			fmt.Fprintf(b, `<li><span class="op-delete">delete</span> %s</li>`, esc(ix))

@@ -36,6 +36,10 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 		title := "Base table"
 		if ix := d.Index(name); ix != nil {
 			title = fmt.Sprintf("%s (projection %s)", name, ix.ProjectionText())
+			if ix.Native() {
+				title = fmt.Sprintf("%s (native keys; projection %s)", name, ix.ProjectionText())
+				pk, sk = "Partition key", "Sort key"
+			}
 		}
 		fmt.Fprintf(b, "\n### %s\n\n| Entity | %s | %s | Attributes |\n|---|---|---|---|\n", title, pk, sk)
 		for _, e := range entitiesInOrder(d) {
@@ -47,7 +51,8 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 			if attrs == "" {
 				attrs = "— (keys only)"
 			}
-			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, k.PK, k.SK, attrs, when(k.When))
+			kp, ks := d.KeyCells(e.Name, k)
+			fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", e.Name, mdEscape(kp), mdEscape(ks), attrs, when(k.When))
 		}
 	}
 	writeCostMarkdown(b, d, d.Cost)

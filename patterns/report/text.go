@@ -21,7 +21,12 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 	}
 	fmt.Fprintf(b, "\n%s\n", gsiLine(d))
 	for _, ix := range d.Indexes {
-		fmt.Fprintf(b, "  %s (%s/%s) %s: %s\n", ix.Name, ix.PK, ix.SK, ix.ProjectionText(), strings.Join(ix.Entities, ", "))
+		fmt.Fprintf(b, "  %s (%s) %s: %s\n", ix.Name, ix.KeyText(), ix.ProjectionText(), strings.Join(ix.Entities, ", "))
+		for _, c := range d.Keying {
+			if c.Index == ix.Name {
+				fmt.Fprintf(b, "    %s\n", c.Why)
+			}
+		}
 	}
 	// Columns are as wide as their longest name, and no narrower than
 	// short names need.
@@ -39,8 +44,7 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 	b.WriteString("\nkeys\n")
 	for _, e := range ents {
 		for _, k := range e.Keys {
-			pk, sk := d.KeyNames(k.Index)
-			fmt.Fprintf(b, "  %-*s %-*s %s=%s %s=%s%s\n", ew, e.Name, iw, k.Index, pk, k.PK, sk, k.SK, when(k.When))
+			fmt.Fprintf(b, "  %-*s %-*s %s%s\n", ew, e.Name, iw, k.Index, d.KeyLine(e.Name, k), when(k.When))
 		}
 	}
 	b.WriteString("\npatterns\n")

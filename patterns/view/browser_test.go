@@ -150,19 +150,30 @@ func checkStatic(ctx context.Context, t *testing.T, page *chromium.Page, d *patt
 	if facts.Hits != 0 {
 		t.Errorf("%d row(s) highlighted with no read selected", facts.Hits)
 	}
-	// Every entity's key on every index: the template in its column.
+	// Every entity's key on every index: the template in its column; on a
+	// native index each key attribute in its own ({attr}, the
+	// discriminator's value).
 	for _, e := range d.Entities {
 		for _, k := range e.Keys {
+			type cell struct{ attr, want string }
 			pk, sk := d.KeyNames(k.Index)
-			for _, c := range []struct {
-				attr string
-				t    patterns.Template
-			}{{pk, k.PK}, {sk, k.SK}} {
+			cells := []cell{{pk, k.PK.String()}, {sk, k.SK.String()}}
+			if ix := d.Index(k.Index); ix != nil && ix.Native() {
+				cells = nil
+				for _, a := range ix.KeyAttributes() {
+					want := "{" + a + "}"
+					if a == patterns.IndexEntityName(ix.Name) {
+						want = e.Tag
+					}
+					cells = append(cells, cell{a, want})
+				}
+			}
+			for _, c := range cells {
 				var got []string
 				sel, _ := json.Marshal(fmt.Sprintf(`.layout-grid tr[data-entity=%q] td[data-index=%q][data-attr=%q]`, e.Name, k.Index, c.attr))
 				eval(ctx, t, page, fmt.Sprintf(`[...document.querySelectorAll(%s)].map(c => c.textContent)`, sel), &got)
-				if len(got) != 1 || got[0] != c.t.String() {
-					t.Errorf("%s on %s: %s cell %q, want %q", e.Name, k.Index, c.attr, got, c.t.String())
+				if len(got) != 1 || got[0] != c.want {
+					t.Errorf("%s on %s: %s cell %q, want %q", e.Name, k.Index, c.attr, got, c.want)
 				}
 			}
 		}

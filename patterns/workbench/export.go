@@ -54,6 +54,9 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		t.NonKeyAttributes = append(t.NonKeyAttributes, Attribute{name, typ})
 	}
 	for _, ix := range d.Indexes {
+		if ix.Native() {
+			return fmt.Errorf("workbench: index %s is keyed natively (%s); a Workbench data model keys a GSI on one partition and one sort attribute, as strings here: plan the model with indexKeys: synthetic to export it", ix.Name, ix.KeyText())
+		}
 		add(ix.PK, "S")
 		add(ix.SK, "S")
 		g := &GSI{IndexName: ix.Name, KeyAttributes: KeyAttributes{PartitionKey: Attribute{ix.PK, "S"}, SortKey: &Attribute{ix.SK, "S"}},

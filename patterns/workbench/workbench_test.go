@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,11 +32,29 @@ func plan(t testing.TB, file string, data []byte) *patterns.Design {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
-	d, err := patterns.Plan(m)
+	// Synthetic keys: a Workbench model holds them (TestExportRefusesNativeKeys).
+	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: patterns.IndexKeysSynthetic})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// A native index is refused, saying how to export the model: Workbench's
+// data model cannot key a GSI on several attributes.
+func TestExportRefusesNativeKeys(t *testing.T) {
+	m, err := patterns.Load("../../examples/tracker.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = workbench.Export(io.Discard, d, nil, workbench.ExportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "index GSI1 is keyed natively (tenantId, assigneeId / dueDate, taskId)") || !strings.Contains(err.Error(), "indexKeys: synthetic") {
+		t.Errorf("Export of a native design: %v", err)
+	}
 }
 
 func export(t *testing.T, file string) (*patterns.Design, []byte) {

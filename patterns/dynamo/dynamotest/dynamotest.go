@@ -91,6 +91,10 @@ func (e *Engine) TTL() (TTL, bool) { return e.conn.TTL() }
 // Stop stops an engine New started (an endpoint's is left running).
 func (e *Engine) Stop() { e.conn.Stop() }
 
+// Lacks says why the engine lacks f ("" when it has it: engine.Conn.Lacks,
+// probing an endpoint): a test skips with it.
+func (e *Engine) Lacks(f engine.Feature) string { return e.conn.Lacks(context.Background(), f) }
+
 // Log is what a started engine has written to its stderr (why it died,
 // when it did).
 func (e *Engine) Log() string { return e.conn.Log() }
