@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,6 +62,8 @@ type srcScan struct {
 	badAt   Pos         // the first mis-indented line
 	badWhy  string
 	badPath string
+	stray   Pos      // the first "]" or "}" that closes nothing
+	empty   Pos      // the first empty flow entry (the second comma of ", ,")
 	tabAt   []Pos    // lines whose indentation holds a tab
 	paths   []string // the field path on each line (index line-1)
 }
@@ -127,6 +130,7 @@ func scanSource(data []byte) *srcScan {
 			}
 			dash := strings.HasPrefix(content, "-") && (len(content) == 1 || content[1] == ' ')
 			if t := top(); t != nil && t.indent == indent && t.seq && !dash {
+				left = t.indent
 				stack = stack[:len(stack)-1] // a list at its key's column ends
 			}
 			_, hasKey := keyOn(content)
@@ -151,7 +155,10 @@ func scanSource(data []byte) *srcScan {
 				if s.badAt.Line == 0 {
 					s.badAt = Pos{Line: line, Col: utf8.RuneCountInString(text[:indent]) + 1}
 					s.badPath, s.badWhy = t.path, fmt.Sprintf("this line is indented deeper (column %d) than the line before (column %d), which already has a value", indent+1, lastIndent+1)
-					if indent <= lastIndent {
+					if left == indent { // a list's column, and no "- "
+						s.badPath = join(t.path, t.key)
+						s.badWhy = fmt.Sprintf("this line is at the column of the list before it (column %d) but is not a \"- \" item", indent+1)
+					} else if indent <= lastIndent {
 						s.badPath = join(t.path, t.key)
 						s.badWhy = fmt.Sprintf("this line starts at column %d, between column %d (of the lines before it) and column %d (of the mapping enclosing them); indent it as one of them", indent+1, left+1, t.indent+1)
 					}
@@ -237,6 +244,14 @@ func scanSource(data []byte) *srcScan {
 			case (c == '{' || c == '[') && tokenStart:
 				flow = append(flow, len(s.openers))
 				s.openers = append(s.openers, srcOpener{ch: c, at: Pos{Line: line, Col: utf8.RuneCountInString(text[:i]) + 1}, field: s.paths[ln]})
+			case (c == '}' || c == ']') && len(flow) == 0:
+				if s.stray.Line == 0 {
+					s.stray = Pos{Line: line, Col: utf8.RuneCountInString(text[:i]) + 1}
+				}
+			case c == ',' && len(flow) > 0 && strings.ContainsRune("[{,", rune(lastNonBlank(text[:i]))) && strings.TrimSpace(text[:i]) != "":
+				if s.empty.Line == 0 {
+					s.empty = Pos{Line: line, Col: utf8.RuneCountInString(text[:i]) + 1}
+				}
 			case (c == '}' || c == ']') && len(flow) > 0:
 				// A "}" where a "[" is open leaves the "[" unclosed and
 				// closes the "{" around it, if there is one.
@@ -250,6 +265,8 @@ func scanSource(data []byte) *srcScan {
 				} else if len(flow) > 0 && flow[len(flow)-1] >= 0 && s.openers[flow[len(flow)-1]].ch+2 == c {
 					s.openers[flow[len(flow)-1]].closed = true
 					flow = flow[:len(flow)-1]
+				} else if s.stray.Line == 0 { // it matches no opener
+					s.stray = Pos{Line: line, Col: utf8.RuneCountInString(text[:i]) + 1}
 				}
 			}
 			prev = c
@@ -356,14 +373,26 @@ func locateSyntax(problem string, line int, data []byte) (Pos, string, string) {
 			}
 		}
 		if onLine != nil {
+			if st := s.stray; st.Line > onLine.at.Line || st.Line == onLine.at.Line && st.Col > onLine.at.Col {
+				return st, at(st), fmt.Sprintf("syntax error: this %q closes nothing: the %q at %s is still open (%s)", string(s.lines[st.Line-1][byteCol(s.lines[st.Line-1], st.Col)]), string(ch), onLine.at, problem)
+			}
 			if !onLine.closed {
 				return onLine.at, onLine.field, fmt.Sprintf("syntax error: the %s opened here with %q is never closed (%s)", what, string(ch), problem)
 			}
 			return onLine.at, onLine.field, fmt.Sprintf("syntax error: in the %s that opens here with %q: %s", what, string(ch), problem)
 		}
-	case problem == "did not find expected key" || problem == "did not find expected '-' indicator" ||
+	case problem == "did not find expected key" || problem == "did not find expected '-' indicator" || problem == "did not find expected node content" ||
 		problem == "mapping values are not allowed in this context" || problem == "block sequence entries are not allowed in this context":
-		if s.badAt.Line > 0 {
+		// The parser stops at the first of these in the file.
+		first := func(p, than Pos) bool {
+			return p.Line > 0 && (than.Line == 0 || p.Line < than.Line || p.Line == than.Line && p.Col < than.Col)
+		}
+		switch {
+		case first(s.stray, s.badAt) && !first(s.empty, s.stray):
+			return s.stray, at(s.stray), fmt.Sprintf("syntax error: this %q closes nothing (%s)", string(s.lines[s.stray.Line-1][byteCol(s.lines[s.stray.Line-1], s.stray.Col)]), problem)
+		case first(s.empty, s.badAt):
+			return s.empty, at(s.empty), fmt.Sprintf("syntax error: an empty entry: nothing between this comma and the one or the bracket before it (%s)", problem)
+		case s.badAt.Line > 0:
 			return s.badAt, s.badPath, fmt.Sprintf("syntax error: bad indentation: %s (%s)", s.badWhy, problem)
 		}
 	case problem == "found a tab character that violates indentation" || problem == "found character that cannot start any token":
@@ -375,6 +404,12 @@ func locateSyntax(problem string, line int, data []byte) (Pos, string, string) {
 	case strings.HasPrefix(problem, "found unexpected end of stream"):
 		if q := s.quote; q != nil {
 			return q.at, q.field, fmt.Sprintf("syntax error: the string quoted here with %s is never closed (%s)", string(q.ch), problem)
+		}
+	case problem == "found undefined tag handle":
+		text := s.lines[line-1]
+		if m := tagHandle.FindStringIndex(text); m != nil {
+			p := Pos{Line: line, Col: utf8.RuneCountInString(text[:m[0]]) + 1}
+			return p, at(p), fmt.Sprintf("syntax error: the tag handle %s is not declared (%s)", text[m[0]:m[1]], problem)
 		}
 	case strings.HasPrefix(problem, "unknown anchor '"):
 		name := strings.TrimSuffix(strings.TrimPrefix(problem, "unknown anchor '"), "' referenced")
@@ -388,6 +423,29 @@ func locateSyntax(problem string, line int, data []byte) (Pos, string, string) {
 	text := strings.TrimSuffix(s.lines[line-1], "\r")
 	p := Pos{Line: line, Col: utf8.RuneCountInString(text[:len(text)-len(strings.TrimLeft(text, " \t"))]) + 1}
 	return p, at(p), "syntax error: " + problem
+}
+
+// tagHandle is a named tag handle (!e!), which a %TAG directive declares.
+var tagHandle = regexp.MustCompile(`![A-Za-z0-9-]+!`)
+
+// lastNonBlank is the last character of s that is not a space or tab (0:
+// none).
+func lastNonBlank(s string) byte {
+	s = strings.TrimRight(s, " \t")
+	if s == "" {
+		return 0
+	}
+	return s[len(s)-1]
+}
+
+// byteCol is the byte offset of column col (from 1, in runes) of text.
+func byteCol(text string, col int) int {
+	for i := range text {
+		if col--; col == 0 {
+			return i
+		}
+	}
+	return len(text)
 }
 
 // aliasIndex is the byte offset of the alias *name in text, or -1.
