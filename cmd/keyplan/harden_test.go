@@ -1,11 +1,13 @@
 package main
 
 import (
-	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // erringModel has a pattern no index serves (KP101) and one a GSI serves
@@ -59,6 +61,7 @@ func TestValidateWithErrors(t *testing.T) {
 // A refused lock lists each error once, in the diff; the last line counts
 // them (it repeated every one of them on one line).
 func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
+	enginepass.Independent(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "users.yaml")
 	fine := strings.Replace(erringModel, "  ByEmail: {get: User, where: [email], unique: true}\n  ByTeam: {query: User, where: [team], consistent: true}\n", "", 1)
@@ -88,6 +91,7 @@ func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
 // gen go refuses a package name before it reads the model, saying
 // which name and why, once.
 func TestGenChecksThePackageFirst(t *testing.T) {
+	enginepass.Independent(t)
 	for pkg, want := range map[string]string{
 		"main":    "keyplan gen go: --package main: expected a Go package name other than main: the generated code is a library, and no code can import a main package; name it (shopdb, say) and import it from your main package\n",
 		"shop-db": "keyplan gen go: --package shop-db: expected a Go package name (an identifier such as shopdb)\n",
