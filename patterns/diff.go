@@ -109,6 +109,15 @@ type DiffFirst struct {
 	Indexes []*PhaseIndex `json:"indexes"`
 }
 
+// CompareLock is Compare(l, to), or CompareFirst(to, lockPath) when
+// there is no lock (l nil): what keyplan diff shows.
+func CompareLock(l *Lock, to *Design, lockPath string) *Diff {
+	if l == nil {
+		return CompareFirst(to, lockPath)
+	}
+	return Compare(l, to)
+}
+
 // CompareFirst is the diff of a design with nothing deployed (no lock at
 // lockPath): nothing to migrate, and First says what deploying creates.
 func CompareFirst(d *Design, lockPath string) *Diff {

@@ -17,12 +17,7 @@ func diff(fs *flag.FlagSet) func(*cli.Call) int {
 		if d == nil {
 			return cli.Usage
 		}
-		var df *patterns.Diff
-		if lock == nil {
-			df = patterns.CompareFirst(d, patterns.LockPath(file))
-		} else {
-			df = patterns.Compare(lock, d)
-		}
+		df := patterns.CompareLock(lock, d, patterns.LockPath(file))
 		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
