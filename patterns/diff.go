@@ -94,6 +94,39 @@ type Diff struct {
 	// Migration is set when the lock has started this change: the phase
 	// it is at (Phases are those left).
 	Migration *DiffMigration `json:"migration,omitempty"`
+	// First is set when nothing is deployed yet (the model has no lock):
+	// what the first deploy creates. The diff is then safe, with no
+	// changes and no phases.
+	First *DiffFirst `json:"first,omitempty"`
+}
+
+// DiffFirst is what a first deploy creates: the table and its GSIs, and
+// the lock keyplan lock writes for it.
+type DiffFirst struct {
+	Lock    string        `json:"lock"`
+	Table   string        `json:"table"`
+	PK      string        `json:"partitionKey"`
+	SK      string        `json:"sortKey"`
+	TTL     string        `json:"ttl,omitempty"`
+	Indexes []*PhaseIndex `json:"indexes"`
+}
+
+// CompareLock is Compare(l, to), or CompareFirst(to, lockPath) when
+// there is no lock (l nil): what keyplan diff shows.
+func CompareLock(l *Lock, to *Design, lockPath string) *Diff {
+	if l == nil {
+		return CompareFirst(to, lockPath)
+	}
+	return Compare(l, to)
+}
+
+// CompareFirst is the diff of a design with nothing deployed (no lock at
+// lockPath): nothing to migrate, and First says what deploying creates.
+func CompareFirst(d *Design, lockPath string) *Diff {
+	df := &Diff{Safe: true, Changes: []Change{}, Phases: []*Phase{}}
+	df.From.Indexes = []*PhaseIndex{}
+	df.First = &DiffFirst{Lock: lockPath, Table: d.Table, PK: d.PK, SK: d.SK, TTL: d.TTL, Indexes: phaseIndexes(d)}
+	return df
 }
 
 // DiffMigration is where a migration in progress is: phase Phase (from

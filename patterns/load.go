@@ -105,6 +105,11 @@ func Parse(file string, data []byte) (*Model, error) {
 		l.add(at, "", "a second YAML document (after ---): a model is one document")
 		return nil, l.err()
 	}
+	if alias := aliasLoop(&doc, map[*yaml.Node]bool{}); alias != nil {
+		anchor := alias.Alias
+		l.add(pos(alias), "", "the alias *%s refers to itself: it is inside the node its anchor &%s (at %d:%d) marks, so it would repeat without end; an alias can only repeat a node that ends before it", alias.Value, anchor.Anchor, anchor.Line, anchor.Column)
+		return nil, l.err()
+	}
 	if n := expanded(&doc, map[*yaml.Node]int{}); n > maxNodes {
 		l.add(Pos{Line: 1, Col: 1}, "", "the model expands to more than %d YAML nodes (anchors and aliases included); a model is far smaller", maxNodes)
 		return nil, l.err()
@@ -118,6 +123,34 @@ func Parse(file string, data []byte) (*Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// aliasLoop returns an alias inside the node it names (entities: &a
+// [*a]), or nil. open holds the nodes being walked (true) and those
+// done (false).
+func aliasLoop(n *yaml.Node, open map[*yaml.Node]bool) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if _, seen := open[n]; seen {
+		return nil
+	}
+	open[n] = true
+	defer func() { open[n] = false }()
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		if open[n.Alias] {
+			return n
+		}
+		if a := aliasLoop(n.Alias, open); a != nil {
+			return a
+		}
+	}
+	for _, k := range n.Content {
+		if a := aliasLoop(k, open); a != nil {
+			return a
+		}
+	}
+	return nil
 }
 
 // expanded counts the nodes under n with every alias expanded, each

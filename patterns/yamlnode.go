@@ -19,27 +19,27 @@ import (
 
 var yamlLine = regexp.MustCompile(`line (\d+)(?::(\d+))?`)
 
-// syntax turns a YAML parser error into a positioned Error. When the
+// syntax turns a YAML parser error into a positioned Error: where the
+// problem is, its field and what was expected (locateSyntax). When the
 // line it names (or the one before) holds a key longer than YAML allows
 // (maxYAMLKey), that is said instead: the parser's own message ("did not
 // find expected ',' or '}'") would hide it.
 func (l *loader) syntax(err error, data []byte) {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	pos := Pos{Line: 1, Col: 1}
+	line := 0
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
-		pos.Line, _ = strconv.Atoi(m[1])
-		pos.Col = 1
-		if m[2] != "" {
-			pos.Col, _ = strconv.Atoi(m[2])
-		}
+		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimSpace(yamlLine.ReplaceAllString(msg, ""))
 		msg = strings.TrimPrefix(strings.TrimPrefix(msg, ":"), " ")
 	}
-	if at, key, ok := longKey(data, pos.Line); ok {
-		l.add(at, "", "the key %q is %d characters: a name is at most %d (and YAML reads no key longer than %d)", key, len(key), MaxName, maxYAMLKey)
-		return
+	for _, n := range []int{max(line, 1), line + 1} {
+		if at, key, ok := longKey(data, n); ok {
+			l.add(at, "", "the key %q is %d characters: a name is at most %d (and YAML reads no key longer than %d)", key, len(key), MaxName, maxYAMLKey)
+			return
+		}
 	}
-	l.add(pos, "", "syntax error: %s", msg)
+	at, field, text := locateSyntax(msg, line, data)
+	l.add(at, field, "").Msg = text // not clipped: a sentence, not the file's text
 }
 
 // maxYAMLKey is the longest key the YAML parser reads (a longer one is a

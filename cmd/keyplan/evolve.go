@@ -17,11 +17,7 @@ func diff(fs *flag.FlagSet) func(*cli.Call) int {
 		if d == nil {
 			return cli.Usage
 		}
-		if lock == nil {
-			c.Note("%s has no lock (%s): nothing is deployed, so every change is safe; keyplan lock writes it", file, patterns.LockPath(file))
-			lock = patterns.NewLock(d)
-		}
-		df := patterns.Compare(lock, d)
+		df := patterns.CompareLock(lock, d, patterns.LockPath(file))
 		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}

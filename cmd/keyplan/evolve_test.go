@@ -55,6 +55,10 @@ type diffJSON struct {
 		Backfill []string         `json:"backfill"`
 		Indexes  []phaseIndexJSON `json:"indexes"`
 	} `json:"phases"`
+	First *struct {
+		Lock    string           `json:"lock"`
+		Indexes []phaseIndexJSON `json:"indexes"`
+	} `json:"first"`
 }
 
 type phaseIndexJSON struct {
@@ -85,10 +89,16 @@ func TestDiffAndLock(t *testing.T) {
 	model, edit := shop(t)
 	lockFile := strings.TrimSuffix(model, ".yaml") + ".lock.json"
 
-	// No lock yet: nothing is deployed, everything is safe.
-	code, _, errs := keyplan("diff", model)
-	if code != 0 || !strings.Contains(errs, "has no lock") {
-		t.Fatalf("diff without a lock: exit %d, %s", code, errs)
+	// No lock yet: nothing is deployed, nothing migrates (exit 0); the
+	// diff says what the first deploy creates, and nothing else.
+	code, out, errs := keyplan("diff", model)
+	wantFirst := model + ": no lock yet (" + lockFile + "): nothing is deployed, so nothing migrates; the first deploy creates the table below (keyplan lock writes the lock, then cdk deploy)\n\nfirst deploy\n  table Shop (PK/SK) (no TTL)\n       GSI1 (GSI1PK/GSI1SK) "
+	if code != 0 || !strings.HasPrefix(out, wantFirst) || strings.Contains(out, "no change") || errs != "" {
+		t.Fatalf("diff without a lock: exit %d, want %q...\n%s%s", code, wantFirst, out, errs)
+	}
+	code, out, _ = keyplan("diff", model, "--format", "json")
+	if v := readDiff(t, out); code != 0 || v.First == nil || v.First.Lock != lockFile || len(v.First.Indexes) == 0 || len(v.Changes)+len(v.Phases)+len(v.From.Indexes) != 0 {
+		t.Fatalf("diff --format json without a lock: exit %d\n%s", code, out)
 	}
 	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "written") {
 		t.Fatalf("first lock: exit %d\n%s%s", code, out, errs)
@@ -107,7 +117,7 @@ func TestDiffAndLock(t *testing.T) {
 
 	// A pattern the existing shapes serve: safe, exit 0.
 	edit(getProduct, getProduct+"  RecentCustomerOrders: {query: Order, where: [customerId], sort: createdAt desc, limit: 5, returns: [status, total]}\n")
-	code, out, errs := keyplan("diff", model, "--format", "json")
+	code, out, errs = keyplan("diff", model, "--format", "json")
 	v := readDiff(t, out)
 	if code != 0 || !*v.Safe || len(v.Phases) != 0 || len(v.Changes) != 1 || v.Changes[0].ID != "KP611" || v.Changes[0].Subject != "pattern RecentCustomerOrders" {
 		t.Fatalf("a safe edit: exit %d, %+v\n%s", code, v, errs)

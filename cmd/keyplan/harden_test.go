@@ -88,11 +88,18 @@ func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
 	}
 }
 
-// gen go refuses a package name before it reads the model.
+// gen go refuses a package name before it reads the model, saying
+// which name and why, once.
 func TestGenChecksThePackageFirst(t *testing.T) {
 	enginepass.Independent(t)
-	code, _, errs := keyplan("gen", "go", filepath.Join(t.TempDir(), "none.yaml"), "--package", "main", "--out", t.TempDir())
-	if code != cli.Usage || !strings.Contains(errs, `--package package "main": expected a Go package name other than main`) || strings.Contains(errs, "none.yaml") {
-		t.Errorf("exit %d: %s", code, errs)
+	for pkg, want := range map[string]string{
+		"main":    "keyplan gen go: --package main: expected a Go package name other than main: the generated code is a library, and no code can import a main package; name it (shopdb, say) and import it from your main package\n",
+		"shop-db": "keyplan gen go: --package shop-db: expected a Go package name (an identifier such as shopdb)\n",
+		"":        "keyplan gen go: --package NAME: expected a Go package name (an identifier such as shopdb)\n",
+	} {
+		code, _, errs := keyplan("gen", "go", filepath.Join(t.TempDir(), "none.yaml"), "--package", pkg, "--out", t.TempDir())
+		if code != cli.Usage || !strings.HasSuffix(errs, want) || strings.Contains(errs, "none.yaml") {
+			t.Errorf("--package %q: exit %d: %q, want %q", pkg, code, errs, want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -57,8 +58,8 @@ func generate(fs *flag.FlagSet) func(*cli.Call) int {
 		if *out == "" {
 			return c.Fail(cli.Usage, "--out DIR: expected a directory")
 		}
-		if err := gen.CheckPackage(*pkg); err != nil {
-			return c.Fail(cli.Usage, "--package %v", err)
+		if why := gen.PackageProblem(*pkg); why != "" {
+			return c.Fail(cli.Usage, "--package %s: %s", cmp.Or(*pkg, "NAME"), why)
 		}
 		file := c.File()
 		d, lock := open(c, file) // the code runs the lock's rollout (gen.Options.Lock)

@@ -22,11 +22,11 @@ func TestIfAbsentSaysTheItemExists(t *testing.T) {
 	if !errors.As(err, &ce) || !errors.Is(err, ErrExists) {
 		t.Fatalf("a second OpenTicket: %v", err)
 	}
-	want := "Write OpenTicket: condition failed: the item is new (if: absent): the item already exists (PK TICKET#t9)"
+	want := "Write OpenTicket needs a new item (if: absent): Ticket t9 already exists"
 	if err.Error() != want {
 		t.Errorf("error %q\nwant  %q", err, want)
 	}
-	if !strings.HasPrefix(ce.Condition, "the item is new") {
-		t.Errorf("condition %q: examples name it by its start (fails: the item is new)", ce.Condition)
+	if !strings.HasPrefix(ce.Condition, "a new item") {
+		t.Errorf("condition %q: examples name it by its start (fails: a new item)", ce.Condition)
 	}
 }

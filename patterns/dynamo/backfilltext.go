@@ -26,19 +26,26 @@ func (r *BackfillResult) Summary(took time.Duration, verify bool) string {
 }
 
 // Line says how far a running backfill is, in one line: against the
-// table's item count (DynamoDB's estimate) with a percentage and an ETA
-// when total > 0.
+// table's item count (DynamoDB's estimate, total > 0) with a percentage
+// and an ETA. The estimate lags (DynamoDB updates it about every six
+// hours) and writes go on during the scan: once the scan reaches it, the
+// line says so and gives neither (a percentage stays under 100 while the
+// scan runs).
 func (p BackfillProgress) Line(total int64) string {
 	s, rate := p.Stats, p.Rate()
 	if total <= 0 {
 		return fmt.Sprintf("%s items scanned, %s rewritten, %s items/s", thousands(s.Scanned), thousands(s.Rewritten+s.Pending), thousands(int64(rate)))
 	}
+	if s.Scanned >= total {
+		return fmt.Sprintf("%s items scanned, past the table's estimate of ~%s (DynamoDB's item count lags behind writes: no percentage or ETA), %s rewritten, %s items/s",
+			thousands(s.Scanned), thousands(total), thousands(s.Rewritten+s.Pending), thousands(int64(rate)))
+	}
 	eta := "?"
 	if rate > 0 {
-		eta = (time.Duration(float64(max(0, total-s.Scanned))/rate) * time.Second).Round(time.Second).String()
+		eta = time.Duration(float64(total-s.Scanned) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	return fmt.Sprintf("%s of ~%s items (%.0f%%), %s rewritten, %s items/s, ETA %s", thousands(s.Scanned), thousands(total),
-		min(1, float64(s.Scanned)/float64(total))*100, thousands(s.Rewritten+s.Pending), thousands(int64(rate)), eta)
+	return fmt.Sprintf("%s of ~%s items (%d%%), %s rewritten, %s items/s, ETA %s", thousands(s.Scanned), thousands(total),
+		s.Scanned*100/total, thousands(s.Rewritten+s.Pending), thousands(int64(rate)), eta)
 }
 
 // thousands writes an integer with thousands separators (1,234,567).

@@ -28,3 +28,25 @@ func TestBackfillText(t *testing.T) {
 		t.Errorf("Line(10000) = %q", got)
 	}
 }
+
+// The table's item count is an estimate that writes during the scan
+// outrun: the line never shows a count past it as "of" it, a percentage
+// of 100 or more, or an ETA of 0s while the scan goes on.
+func TestBackfillLinePastTheEstimate(t *testing.T) {
+	line := func(scanned, total int64) string {
+		return BackfillProgress{Stats: CheckpointStats{Scanned: scanned, Rewritten: 10}, Elapsed: 10 * time.Second}.Line(total)
+	}
+	for _, tt := range []struct {
+		scanned, total int64
+		want           string
+	}{
+		{3_000, 3_504, "3,000 of ~3,504 items (85%), 10 rewritten, 300 items/s, ETA 2s"},
+		{3_503, 3_504, "3,503 of ~3,504 items (99%), 10 rewritten, 350 items/s, ETA 0s"},
+		{3_504, 3_504, "3,504 items scanned, past the table's estimate of ~3,504 (DynamoDB's item count lags behind writes: no percentage or ETA), 10 rewritten, 350 items/s"},
+		{4_998, 3_504, "4,998 items scanned, past the table's estimate of ~3,504 (DynamoDB's item count lags behind writes: no percentage or ETA), 10 rewritten, 499 items/s"},
+	} {
+		if got := line(tt.scanned, tt.total); got != tt.want {
+			t.Errorf("Line: %d of %d:\n got %s\nwant %s", tt.scanned, tt.total, got, tt.want)
+		}
+	}
+}

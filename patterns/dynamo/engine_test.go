@@ -240,7 +240,7 @@ func TestUniqueGuards(t *testing.T) {
 		t.Errorf("creating p1 twice: %v", err)
 	}
 	clash := with(with(player, "playerId", "p3"), "handle", "owl")
-	if err := tbl.Create(ctx, "Player", clash); !errors.Is(err, ErrNotUnique) || !strings.Contains(err.Error(), "PlayerByHandle HANDLE#owl is taken") {
+	if err := tbl.Create(ctx, "Player", clash); !errors.Is(err, ErrNotUnique) || !strings.Contains(err.Error(), "PlayerByHandle HANDLE#owl free (unique): it is taken by Player p2") {
 		t.Errorf("a taken handle: %v", err)
 	}
 	if it, _ := tbl.Get(ctx, "GetPlayer", Params{"playerId": "p3"}); it != nil {

@@ -611,16 +611,33 @@ func (t *Table) guardMove(e *patterns.Entity, u *patterns.Pattern, before, after
 // guardPut takes a guard for the item with key owner.
 func (t *Table) guardPut(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	c := t.absent(fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(e.Name))))
-	c.text = fmt.Sprintf("%s %s is free", g.pattern, g.value(t.tag(e.Name)))
-	c.ifExists = "" // the guard's key says whose it is
+	c.text = fmt.Sprintf("%s %s free (unique)", g.pattern, g.value(t.tag(e.Name)))
+	c.found = func(it map[string]types.AttributeValue) string { return "it is taken by " + t.guardOwner(e.Name, it) }
 	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}, guard: true}
 }
 
 // guardDelete drops a guard, on condition it is the item's.
 func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	err := fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(e.Name)))
-	return &itemWrite{kind: patterns.WriteDelete, entity: e.Name, step: step, key: g.key,
-		clauses: []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}, guard: true}
+	cs := []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}
+	for i := range cs {
+		cs[i].text = fmt.Sprintf("%s %s held by this %s", g.pattern, g.value(t.tag(e.Name)), e.Name)
+		cs[i].found = func(it map[string]types.AttributeValue) string {
+			if it == nil {
+				return "no item holds it"
+			}
+			return "it is held by " + t.guardOwner(e.Name, it)
+		}
+	}
+	return &itemWrite{kind: patterns.WriteDelete, entity: e.Name, step: step, key: g.key, clauses: cs, guard: true}
+}
+
+// guardOwner names the item a guard item holds its value for.
+func (t *Table) guardOwner(entity string, guard map[string]types.AttributeValue) string {
+	if guard == nil {
+		return "no item"
+	}
+	return t.itemName(entity, map[string]types.AttributeValue{t.d.PK: guard[OwnerPK], t.d.SK: guard[OwnerSK]})
 }
 
 // putWrite plans a put of a whole item: if IfAbsent a create (its guards

@@ -47,9 +47,10 @@ type ConditionError struct {
 	// failed step of a transaction, from 1 (0 for a single write).
 	Op, Subject string
 	Step        int
-	// Entity is the item's entity; Condition says what did not hold, and
-	// how the item stood ("inventory ≥ $quantity: inventory is 1,
-	// quantity 2").
+	// Entity is the item's entity; Condition says what the write needs
+	// and how the item stood ("inventory ≥ $quantity (2): inventory is
+	// 1", "an existing item: Ticket TICKET#t1 does not exist"), or, when
+	// the item as it was is unknown, "one of: " the conditions.
 	Entity    string
 	Condition string
 	// Item is the item as it was (nil: it did not exist).
@@ -64,11 +65,14 @@ func (e *ConditionError) Error() string {
 	if e.Step > 0 {
 		step = fmt.Sprintf(" step %d (%s)", e.Step, e.Entity)
 	}
-	msg := fmt.Sprintf("%s %s%s: condition failed: %s", e.Op, e.Subject, step, e.Condition)
-	if e.Err != nil && !strings.Contains(e.Condition, e.Err.Error()) {
-		msg += " (" + e.Err.Error() + ")"
+	if strings.HasPrefix(e.Condition, oneOf) { // the item is unknown
+		msg := fmt.Sprintf("%s %s%s: a condition failed, %s", e.Op, e.Subject, step, e.Condition)
+		if e.Err != nil {
+			msg += " (" + e.Err.Error() + ")"
+		}
+		return msg
 	}
-	return msg
+	return fmt.Sprintf("%s %s%s needs %s", e.Op, e.Subject, step, e.Condition)
 }
 
 // Is makes every ConditionError match ErrCondition.
@@ -100,19 +104,21 @@ type clause struct {
 	// item has it, alt otherwise.
 	alt string
 	// ifExists says how an item that is there fails the clause ("": by
-	// the value of attr).
+	// the value of attr); found, when set, says how any item fails it.
 	ifExists string
+	found    func(item map[string]types.AttributeValue) string
 }
 
-// said is what the clause says must hold.
+// said is what the clause says the write needs (after "needs": "an
+// existing item", "revision still 3 (the version read)").
 func (c *clause) said() string {
 	switch {
 	case c.text != "":
 		return c.text
 	case c.version:
-		return c.attr + " is still " + text(c.eq) + " (the version read)"
+		return c.attr + " still " + text(c.eq) + " (the version read)"
 	case c.eq == nil:
-		return c.attr + " is absent"
+		return c.attr + " absent"
 	}
 	return c.attr + " = " + text(c.eq)
 }
@@ -382,6 +388,18 @@ func (t *Table) explain(op, subject string, w *itemWrite, item map[string]types.
 	if len(item) == 0 {
 		ce.Item = nil
 	}
+	if !known && len(w.clauses) > 1 {
+		// Which clause failed is not known: name them all, and the
+		// specific error if they share one.
+		ce.Condition = oneOf + clauseTexts(w.clauses)
+		ce.Err = w.clauses[0].err
+		for _, c := range w.clauses[1:] {
+			if sentinel(c.err) != sentinel(ce.Err) {
+				ce.Err = nil
+			}
+		}
+		return ce
+	}
 	for i := range w.clauses {
 		c := &w.clauses[i]
 		if known && c.testable() && c.test(ce.Item) {
@@ -389,13 +407,51 @@ func (t *Table) explain(op, subject string, w *itemWrite, item map[string]types.
 		}
 		ce.Condition, ce.Err = c.said(), c.err
 		if known && c.testable() {
-			ce.Condition += ": " + describe(ce.Item, c)
+			ce.Condition += ": " + describe(ce.Item, c, t.itemName(w.entity, w.keyOf(t.d)))
 		}
 		return ce
 	}
-	ce.Condition = "one of: " + clauseTexts(w.clauses)
+	ce.Condition = oneOf + clauseTexts(w.clauses)
 	return ce
 }
+
+// itemName names an item by its entity and id ("Ticket t1", "Comment
+// t1/c1"), read back from its key; by the key itself when that fails.
+func (t *Table) itemName(entity string, key map[string]types.AttributeValue) string {
+	e, ek, err := t.entity(entity)
+	pk, _ := key[t.d.PK].(*types.AttributeValueMemberS)
+	sk, _ := key[t.d.SK].(*types.AttributeValueMemberS)
+	if err == nil && pk != nil && sk != nil {
+		k, v := ek.Key(patterns.BaseIndex), Values{}
+		if parse(e, k.PK, pk.Value, v) && parse(e, k.SK, sk.Value, v) {
+			ids := make([]string, 0, len(e.ID))
+			for _, id := range e.ID {
+				if v[id] == nil {
+					ids = nil
+					break
+				}
+				ids = append(ids, fmt.Sprint(v[id]))
+			}
+			if len(ids) > 0 {
+				return entity + " " + strings.Join(ids, "/")
+			}
+		}
+	}
+	return entity + " " + keyText(t.d, key)
+}
+
+// sentinel is the Err* a clause's error matches (nil: none).
+func sentinel(err error) error {
+	for _, s := range []error{ErrExists, ErrChanged, ErrNotUnique} {
+		if errors.Is(err, s) {
+			return s
+		}
+	}
+	return nil
+}
+
+// oneOf starts the Condition of a refused write whose item is unknown.
+const oneOf = "one of: "
 
 func clauseTexts(cs []clause) string {
 	var s []string
@@ -405,15 +461,18 @@ func clauseTexts(cs []clause) string {
 	return strings.Join(s, "; ")
 }
 
-// describe says how the item stood against a failed clause.
-func describe(item map[string]types.AttributeValue, c *clause) string {
+// describe says how the item (named: its entity and key) stood against
+// a failed clause.
+func describe(item map[string]types.AttributeValue, c *clause, named string) string {
 	switch {
+	case c.found != nil:
+		return c.found(item)
 	case item == nil:
-		return "the item does not exist"
-	case c.attr == "":
-		return "the item exists"
+		return named + " does not exist"
 	case c.ifExists != "":
-		return c.ifExists + " (" + c.attr + " " + text(item[c.attr]) + ")"
+		return named + " " + c.ifExists
+	case c.attr == "":
+		return named + " exists"
 	}
 	return c.attr + " is " + text(c.view(item)[c.attr])
 }
@@ -463,7 +522,7 @@ func text(v types.AttributeValue) string {
 
 // exists is the clause that the item is there.
 func (t *Table) exists(err error) clause {
-	return clause{op: condExists, attr: t.d.PK, text: "the item exists", err: err,
+	return clause{op: condExists, attr: t.d.PK, text: "an existing item", err: err,
 		holds: func(it map[string]types.AttributeValue) bool { return it != nil }}
 }
 
@@ -471,7 +530,7 @@ func (t *Table) exists(err error) clause {
 // guard): when it fails, the item is there, and is said to be
 // (ifExists).
 func (t *Table) absent(err error) clause {
-	return clause{op: condAbsent, attr: t.d.PK, text: "the item is new (if: absent)", ifExists: "the item already exists", err: err,
+	return clause{op: condAbsent, attr: t.d.PK, text: "a new item (if: absent)", ifExists: "already exists", err: err,
 		holds: func(it map[string]types.AttributeValue) bool { return it == nil }}
 }
 

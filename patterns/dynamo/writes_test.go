@@ -98,7 +98,7 @@ func TestStaleVersionRefused(t *testing.T) {
 	if !errors.As(err, &ce) || !errors.Is(err, ErrCondition) || !errors.Is(err, ErrChanged) {
 		t.Fatalf("a stale revision: %v, want a *ConditionError (ErrChanged)", err)
 	}
-	if !strings.Contains(ce.Condition, "revision is still 1") || !strings.Contains(ce.Condition, "revision is 2") {
+	if !strings.Contains(ce.Condition, "revision still 1") || !strings.Contains(ce.Condition, "revision is 2") {
 		t.Errorf("the error does not say which condition failed and how the item stood: %q", ce.Condition)
 	}
 	if after := raw(t, tbl, ticketKey(t, tbl, "t1")); text(after["title"]) != "first" || text(after["revision"]) != "2" {

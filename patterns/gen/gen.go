@@ -33,17 +33,27 @@ type Options struct {
 // entities' and patterns'.
 var reserved = []string{"DB", "Open", "OpenLock", "Lock", "Design", "TableName", "Options", "Page", "Runtime"}
 
-// CheckPackage refuses a name the generated package cannot have: not a
-// Go identifier, a keyword, the blank identifier, or main (a command,
-// which no code can import and go build refuses without a func main).
+// CheckPackage refuses a name the generated package cannot have
+// (PackageProblem), naming it: package "main": ...
 func CheckPackage(name string) error {
-	if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
-		return fmt.Errorf("package %q: expected a Go package name (an identifier such as shopdb)", name)
-	}
-	if name == "main" {
-		return fmt.Errorf("package %q: expected a Go package name other than main (the generated code is a library a program imports, e.g. shopdb)", name)
+	if why := PackageProblem(name); why != "" {
+		return fmt.Errorf("package %q: %s", name, why)
 	}
 	return nil
+}
+
+// PackageProblem says why the generated package cannot have name ("":
+// it can): not a Go identifier, a keyword, the blank identifier, or main
+// (a command, which no code can import: the generated code is a library,
+// its types and methods for a program's code to import).
+func PackageProblem(name string) string {
+	if !token.IsIdentifier(name) || token.IsKeyword(name) || name == "_" {
+		return "expected a Go package name (an identifier such as shopdb)"
+	}
+	if name == "main" {
+		return "expected a Go package name other than main: the generated code is a library, and no code can import a main package; name it (shopdb, say) and import it from your main package"
+	}
+	return ""
 }
 
 // Go returns the generated file, gofmt'ed; an error names the model

@@ -30,6 +30,8 @@ func WriteDiff(w io.Writer, model string, df *patterns.Diff, f Format) error {
 // verdict says in a line what the diff means for the operator.
 func verdict(df *patterns.Diff) string {
 	switch {
+	case df.First != nil:
+		return fmt.Sprintf("no lock yet (%s): nothing is deployed, so nothing migrates; the first deploy creates the table below (keyplan lock writes the lock, then cdk deploy)", df.First.Lock)
 	case len(df.Errors()) > 0:
 		return "refused: the change would lose or strand data (see the errors)"
 	case len(df.Changes) == 0 && len(df.Phases) == 0:
@@ -40,6 +42,23 @@ func verdict(df *patterns.Diff) string {
 		return fmt.Sprintf("a migration in progress, at phase %d of %d (keyplan lock started it): per phase left, cdk deploy and keyplan migrate", df.Migration.Phase, df.Migration.Of)
 	}
 	return fmt.Sprintf("a migration of %d phase(s): keyplan lock, then per phase cdk deploy and keyplan migrate", len(df.Phases))
+}
+
+// firstText says what a first deploy creates: the table, then its GSIs.
+func firstText(f *patterns.DiffFirst) (string, []string) {
+	ttl := "no TTL"
+	if f.TTL != "" {
+		ttl = "TTL " + f.TTL
+	}
+	table := fmt.Sprintf("table %s (%s/%s) (%s)", f.Table, f.PK, f.SK, ttl)
+	var ixs []string
+	for _, ix := range f.Indexes {
+		ixs = append(ixs, indexText(ix))
+	}
+	if len(ixs) == 0 {
+		ixs = append(ixs, "no GSIs")
+	}
+	return table, ixs
 }
 
 func indexText(ix *patterns.PhaseIndex) string {
@@ -77,6 +96,13 @@ func phaseText(p *patterns.Phase) string {
 func writeDiffText(w io.Writer, model string, df *patterns.Diff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", model, verdict(df))
+	if df.First != nil {
+		table, ixs := firstText(df.First)
+		fmt.Fprintf(&b, "\nfirst deploy\n  %s\n", table)
+		for _, ix := range ixs {
+			fmt.Fprintf(&b, "       %s\n", ix)
+		}
+	}
 	if len(df.Changes) > 0 {
 		b.WriteString("\nchanges\n")
 		for _, c := range df.Changes {
@@ -99,6 +125,10 @@ func writeDiffText(w io.Writer, model string, df *patterns.Diff) error {
 func writeDiffMarkdown(w io.Writer, model string, df *patterns.Diff) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### keyplan diff: `%s`\n\n**%s**\n", mdEscape(model), verdict(df))
+	if df.First != nil {
+		table, ixs := firstText(df.First)
+		fmt.Fprintf(&b, "\n| First deploy | GSIs |\n|---|---|\n| %s | %s |\n", mdEscape(table), mdEscape(strings.Join(ixs, "<br>")))
+	}
 	if len(df.Changes) > 0 {
 		b.WriteString("\n| Id | Severity | Subject | Change |\n|---|---|---|---|\n")
 		for _, c := range df.Changes {

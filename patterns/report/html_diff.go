@@ -30,8 +30,18 @@ func WriteDiffHTML(w io.Writer, model string, df *patterns.Diff) error {
 	at := changesByPhase(df)
 	b.WriteString(`<section id="phases" aria-labelledby="phases-h">` + "\n<h2 id=\"phases-h\">Phases</h2>\n<ol class=\"timeline\">\n")
 	b.WriteString(`<li class="now"><div class="step"><div><h3>Deployed now</h3>`)
-	indexList(b, df.From.Indexes)
+	if df.First != nil {
+		b.WriteString(`<p class="note">nothing (no lock)</p>`)
+	} else {
+		indexList(b, df.From.Indexes)
+	}
 	b.WriteString("</div></div></li>\n")
+	if f := df.First; f != nil {
+		table, _ := firstText(f)
+		fmt.Fprintf(b, `<li id="first"><div class="step"><div><h3>First deploy</h3><ul><li><span class="op-create">create</span> %s</li></ul><p class="note">GSIs:</p>`, esc(table))
+		indexList(b, f.Indexes)
+		b.WriteString("</div></div></li>\n")
+	}
 	for i, p := range df.Phases {
 		fmt.Fprintf(b, `<li id="phase-%d"><div class="step"><div><h3>Deploy %d of %d</h3><ul>`, i+1, i+1, len(df.Phases))
 		for _, ix := range p.Create {

@@ -94,3 +94,39 @@ func TestRefusedChangeHasNoPhases(t *testing.T) {
 		t.Error("the lock accepted a refused change")
 	}
 }
+
+// With no lock, every format says nothing is deployed and lists what the
+// first deploy creates: never "no change: the lock is up to date".
+func TestDiffWithoutLockSaysFirstDeploy(t *testing.T) {
+	m, err := patterns.Load("../../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := patterns.CompareFirst(d, "leaderboard.lock.json")
+	if !df.Safe || len(df.Changes)+len(df.Phases)+len(df.From.Indexes) != 0 || len(df.First.Indexes) != len(d.Indexes) {
+		t.Fatalf("CompareFirst: %+v", df)
+	}
+	for _, f := range report.DiffFormats() {
+		var b bytes.Buffer
+		if err := report.WriteDiff(&b, "leaderboard.yaml", df, f); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		wants := []string{"no lock yet (leaderboard.lock.json): nothing is deployed", "table " + d.Table + " (" + d.PK + "/" + d.SK + ")", d.Indexes[0].Name}
+		if f == report.JSON {
+			wants = []string{`"first": {`, `"lock": "leaderboard.lock.json"`, d.Indexes[0].Name}
+		}
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: no %q in\n%s", f, want, out)
+			}
+		}
+		if strings.Contains(out, "up to date") {
+			t.Errorf("%s: says the lock is up to date:\n%s", f, out)
+		}
+	}
+}
