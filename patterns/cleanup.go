@@ -123,15 +123,21 @@ func (c *Cleanup) check(accepted *Design) error {
 	return sameJSON("cleanup", rec{c.Entities, c.Remove}, rec{want.Entities, want.Remove})
 }
 
+// Pending says what the cleanup removes and how to run it (model: the
+// model file).
+func (c *Cleanup) Pending(model string) string {
+	return fmt.Sprintf("the last migration's cleanup is pending, which removes what the design before left in the items of %s: once the lock is deployed, the construct's cleanup job removes it (or keyplan migrate %s --table NAME --deployed)", c, model)
+}
+
 // String says what a cleanup removes from which entities' items:
-// "Order (GSI3PK, GSI3SK), Ticket (keys on GSIs that no longer serve it)".
+// "Order (GSI3PK, GSI3SK), Ticket (its keys rewritten to the design's)".
 func (c *Cleanup) String() string {
 	var parts []string
 	for _, e := range c.Entities {
 		if r := c.Remove[e]; len(r) > 0 {
 			parts = append(parts, fmt.Sprintf("%s (%s)", e, strings.Join(r, ", ")))
 		} else {
-			parts = append(parts, e+" (keys on GSIs that no longer serve it)")
+			parts = append(parts, e+" (its keys rewritten to the design's)")
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -27,8 +27,22 @@ func WriteDiff(w io.Writer, model string, df *patterns.Diff, f Format) error {
 	return fmt.Errorf("unknown format %q; expected one of: %s", f, join(DiffFormats()))
 }
 
-// verdict says in a line what the diff means for the operator.
-func verdict(df *patterns.Diff) string {
+// verdict says in a line what the diff means for the operator (of the
+// model file model), and what is left of a migration's cleanup.
+func verdict(model string, df *patterns.Diff) string {
+	v := changeVerdict(df)
+	c := df.Cleanup
+	if c == nil {
+		return v
+	}
+	how := c.Pending(model)
+	if len(df.Changes) == 0 && len(df.Phases) == 0 && df.Migration == nil {
+		return "no change to the design; " + how
+	}
+	return v + "; " + how
+}
+
+func changeVerdict(df *patterns.Diff) string {
 	switch {
 	case len(df.Errors()) > 0:
 		return "refused: the change would lose or strand data (see the errors)"
@@ -73,7 +87,7 @@ func phaseText(p *patterns.Phase) string {
 
 func writeDiffText(w io.Writer, model string, df *patterns.Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", model, verdict(df))
+	fmt.Fprintf(&b, "%s: %s\n", model, verdict(model, df))
 	if len(df.Changes) > 0 {
 		b.WriteString("\nchanges\n")
 		for _, c := range df.Changes {
@@ -95,7 +109,7 @@ func writeDiffText(w io.Writer, model string, df *patterns.Diff) error {
 
 func writeDiffMarkdown(w io.Writer, model string, df *patterns.Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### keyplan diff: `%s`\n\n**%s**\n", mdEscape(model), verdict(df))
+	fmt.Fprintf(&b, "### keyplan diff: `%s`\n\n**%s**\n", mdEscape(model), verdict(model, df))
 	if len(df.Changes) > 0 {
 		b.WriteString("\n| Id | Severity | Subject | Change |\n|---|---|---|---|\n")
 		for _, c := range df.Changes {
