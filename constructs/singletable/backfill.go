@@ -23,7 +23,10 @@ import (
 // engine keyplan migrate runs) stretch after stretch until its segment
 // ends. Start an execution after deploying the phase; then `keyplan
 // migrate MODEL --table NAME --verify` checks the table and advances the
-// lock.
+// lock. Deployed with the lock that ends a migration (no migration, a
+// pending cleanup), the job runs the cleanup instead, after checking the
+// table is at the lock's design and recording the deploy in it
+// (docs/evolution.md, "Clean up"); --verify then drops the cleanup.
 type Backfill struct {
 	// Segments is the parallel Scan's segment count: the Distributed
 	// Map's items (MinBackfillSegments–MaxBackfillSegments). Size it at a
