@@ -1,16 +1,11 @@
 package main
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/usercache"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -40,38 +35,10 @@ func shopTwoGSIs(v1 string) string {
 // every pattern, both new ones included, on that table. Each command is
 // a process of its own, and so is the engine (keyplan local).
 func TestTwoGSIMigrationFromSeparateProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds keyplan")
-	}
-	bin := buildKeyplan(t)
-	env := append(os.Environ(), usercache.Env+"="+t.TempDir(), localengine.EnvEndpoint+"=", localengine.EnvEngine+"=",
-		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=")
-	ep := serveLocal(t, bin, env, "--port", "0").endpoint // keyplan local, a process of its own
-	run := func(want int, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("keyplan %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, out)
-		}
-		return string(out)
-	}
-	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := filepath.Join(t.TempDir(), "shop.yaml")
-	if err := os.WriteFile(model, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := separateProcesses(t)
+	ep := p.local("--port", "0").endpoint // keyplan local, a process of its own
+	run := p.run
+	model, src := shopModel(t)
 	table := "two-gsis-" + strings.TrimPrefix(filepath.Base(filepath.Dir(filepath.Dir(model))), t.Name()) // unique on the shared engine
 	run(0, "lock", model)
 	run(0, "validate", model, "--keep", "--endpoint", ep, "--table", table)

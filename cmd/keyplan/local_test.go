@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -21,84 +17,7 @@ import (
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/usercache"
 )
-
-// served is a keyplan local running as a process of its own.
-type served struct {
-	cmd      *exec.Cmd
-	endpoint string
-	key      string
-	out      chan string // the lines it prints after the first two
-}
-
-var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):`)
-
-// serveLocal starts keyplan local with args in env and waits for its
-// endpoint and key.
-func serveLocal(t *testing.T, bin string, env []string, args ...string) *served {
-	t.Helper()
-	s := &served{cmd: exec.Command(bin, append([]string{"local"}, args...)...), out: make(chan string, 16)}
-	s.cmd.Env = env
-	var stderr strings.Builder
-	s.cmd.Stderr = &stderr
-	stdout, err := s.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.cmd.Process.Kill(); _ = s.cmd.Wait() })
-	head := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		var first string
-		for n := 0; sc.Scan(); n++ {
-			switch {
-			case n == 0:
-				first = sc.Text() + "\n"
-			case n == 1:
-				head <- first + sc.Text()
-			default:
-				s.out <- sc.Text()
-			}
-		}
-		close(s.out)
-	}()
-	select {
-	case h := <-head:
-		m := localLine.FindStringSubmatch(h)
-		if m == nil {
-			t.Fatalf("keyplan local printed %q", h)
-		}
-		s.endpoint, s.key = m[1], m[2]
-	case <-time.After(20 * time.Second):
-		t.Fatalf("keyplan local did not start: %s", stderr.String())
-	}
-	return s
-}
-
-// stop interrupts it and returns its exit code and last line.
-func (s *served) stop(t *testing.T, sig syscall.Signal) (int, string) {
-	t.Helper()
-	if err := s.cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	var last string
-	for l := range s.out {
-		last = l
-	}
-	err := s.cmd.Wait()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode(), last
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return 0, last
-}
 
 // The acceptance of keyplan local (issue 20): one engine, used by
 // separate processes in turn: validate --keep leaves the table, lock and
@@ -110,39 +29,13 @@ func (s *served) stop(t *testing.T, sig syscall.Signal) (int, string) {
 // commands find the engine's key (the key file in the user's cache); a
 // client with another key is refused.
 func TestLocalServesSeparateProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds keyplan")
-	}
-	bin := buildKeyplan(t)
-	cache, data := t.TempDir(), filepath.Join(t.TempDir(), "tables")
-	env := append(os.Environ(), usercache.Env+"="+cache, localengine.EnvEndpoint+"=", localengine.EnvEngine+"=",
-		"AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=")
-	run := func(want int, args ...string) string {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if code != want {
-			t.Fatalf("keyplan %s: exit %d, want %d\n%s", strings.Join(args, " "), code, want, out)
-		}
-		return string(out)
-	}
-	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := filepath.Join(t.TempDir(), "shop.yaml")
-	os.WriteFile(model, src, 0o644)
+	p := separateProcesses(t)
+	data := filepath.Join(t.TempDir(), "tables")
+	run := p.run
+	model, src := shopModel(t)
 	run(0, "lock", model)
 
-	local := serveLocal(t, bin, env, "--port", "0", "--data", data)
+	local := p.local("--port", "0", "--data", data)
 	ep := local.endpoint
 	if out := run(0, "validate", model, "--keep", "--endpoint", ep, "--table", "shop"); !strings.Contains(out, "kept table shop at "+ep) {
 		t.Fatalf("validate --keep: %s", out)
@@ -186,7 +79,7 @@ func TestLocalServesSeparateProcesses(t *testing.T) {
 		t.Errorf("the stopped engine: %v", err)
 	}
 
-	again := serveLocal(t, bin, env, "--port", "0", "--data", data)
+	again := p.local("--port", "0", "--data", data)
 	proved(run(0, "validate", model, "--existing", "--table", "shop", "--endpoint", again.endpoint))
 	if out, err := client(again.endpoint, again.key).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("shop"), Key: last}); err != nil || out.Item == nil {
 		t.Errorf("the write made just before SIGINT, after a restart: %v, %v", out, err)
