@@ -129,6 +129,15 @@ func (c *Cleanup) Pending(model string) string {
 	return fmt.Sprintf("the last migration's cleanup is pending, which removes what the design before left in the items of %s: once the lock is deployed, the construct's cleanup job removes it (or keyplan migrate %s --table NAME --deployed)", c, model)
 }
 
+// UpToDate says that the lock of the model file model records no
+// migration, and what of a cleanup is pending (keyplan lock).
+func (l *Lock) UpToDate(model string) string {
+	if l.Cleanup == nil {
+		return "up to date"
+	}
+	return "up to date; " + l.Cleanup.Pending(model)
+}
+
 // String says what a cleanup removes from which entities' items:
 // "Order (GSI3PK, GSI3SK), Ticket (its keys rewritten to the design's)".
 func (c *Cleanup) String() string {

@@ -25,10 +25,7 @@ func diff(fs *flag.FlagSet) func(*cli.Call) int {
 		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
-		if !df.Safe || df.InProgress() {
-			return cli.Findings // a change to make, or one in progress
-		}
-		return cli.Clean
+		return cli.FindingsIf(!df.Safe || df.InProgress()) // a change to make, or one in progress
 	}
 }
 
@@ -64,10 +61,8 @@ func lock(fs *flag.FlagSet) func(*cli.Call) int {
 			}
 			return c.Fail(cli.Findings, "%s untouched: %v", path, err)
 		}
-		if lk.Migration == nil && lk.Cleanup != nil {
-			return writeLock(c, lk, path, "up to date; "+lk.Cleanup.Pending(file))
-		} else if lk.Migration == nil {
-			return writeLock(c, lk, path, "up to date")
+		if lk.Migration == nil {
+			return writeLock(c, lk, path, lk.UpToDate(file))
 		}
 		code := writeLock(c, lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
 		if code == cli.Clean {
