@@ -152,8 +152,11 @@ func TestWorkerRunsTheCleanup(t *testing.T) {
 	for _, task := range tasks {
 		rewritten, failed = rewritten+task.Rewritten, failed+task.Failed
 	}
-	if failed != 0 || rewritten != 600 {
-		t.Errorf("the cleanup rewrote %d note(s), failed %d; want 600, 0", rewritten, failed)
+	// A stretch cut short by its deadline returns an error and its
+	// rewrites are not counted (the retry finds those items right): the
+	// items themselves are the proof.
+	if failed != 0 || rewritten == 0 || rewritten > 600 {
+		t.Errorf("the cleanup rewrote %d note(s), failed %d; want 1 to 600, 0", rewritten, failed)
 	}
 	if got := holding(t, name, "subject"); got != 0 {
 		t.Errorf("%d note(s) still hold subject after the job", got)
