@@ -1,11 +1,14 @@
 package main
 
 import (
+	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 func TestValidate(t *testing.T) {
@@ -46,6 +49,7 @@ func TestValidate(t *testing.T) {
 // No dynalite: exit 2 with what to run, at once. No such engine: exit 2
 // naming the engines.
 func TestValidateWithoutEngine(t *testing.T) {
+	enginepass.Independent(t)
 	t.Setenv(dynalite.EnvPath, "/nonexistent/dynalite/cli.js")
 	t.Setenv(dynalite.EnvEndpoint, "")
 	code, _, errs := keyplan("validate", "--engine", "dynalite", "../../examples/leaderboard.yaml")
@@ -62,6 +66,7 @@ func TestValidateWithoutEngine(t *testing.T) {
 // runs them for real, with nothing to say about emulation; dynalite's are
 // emulated, and validate says so.
 func TestValidateSaysWhenItEmulates(t *testing.T) {
+	enginepass.Independent(t)
 	t.Setenv(dynalite.EnvEndpoint, "")
 	for _, tt := range []struct {
 		engine   string
@@ -155,3 +160,34 @@ entities:
 patterns:
   GetUser: {get: User}
 `
+
+// --existing only reads a table that holds the examples: the flags that
+// create, generate or keep a table are refused with it (exit 2, both
+// named), before any engine is reached (the endpoint is unreachable).
+func TestValidateRefusesFlagsWithExisting(t *testing.T) {
+	base := []string{"validate", "../../examples/leaderboard.yaml", "--existing", "--table", "scores", "--endpoint", "http://127.0.0.1:1"}
+	for _, extra := range [][]string{{"--seed", "4"}, {"--generate", "10"}, {"--generate", "0"}, {"--keep"}} {
+		code, out, errs := keyplan(append(slices.Clone(base), extra...)...)
+		if want := extra[0] + " cannot be given together"; code != 2 || !strings.Contains(errs, "--existing and "+want) || out != "" {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", extra, code, "--existing and "+want, out, errs)
+		}
+	}
+}
+
+// Every flag a command's conflicts name is one of its flags.
+func TestConflictsNameFlags(t *testing.T) {
+	for name, cmd := range program.Commands {
+		if len(cmd.Conflicts) == 0 {
+			continue
+		}
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		cmd.Define(fs)
+		for _, cf := range cmd.Conflicts {
+			for _, f := range append([]string{cf.Flag}, cf.Not...) {
+				if fs.Lookup(f) == nil {
+					t.Errorf("%s: a conflict names --%s, which it has not", name, f)
+				}
+			}
+		}
+	}
+}
