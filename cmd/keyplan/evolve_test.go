@@ -227,6 +227,7 @@ func TestUnusableLocks(t *testing.T) {
 // removes, how to run it), and keyplan diff says so too and exits 1 (in
 // progress) until keyplan migrate has run it.
 func TestLockAndDiffSayACleanupIsPending(t *testing.T) {
+	enginepass.Independent(t)
 	const v1 = `table: Shop
 entities:
   Order:
