@@ -262,3 +262,43 @@ func TestNativeNextPatternIsOneDeploy(t *testing.T) {
 		t.Errorf("lock: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// A change that deletes a GSI in one deploy leaves its keys in the items:
+// keyplan lock accepts it and says the cleanup is pending (what it
+// removes, how to run it), and keyplan diff says so too and exits 1 (in
+// progress) until keyplan migrate has run it.
+func TestLockAndDiffSayACleanupIsPending(t *testing.T) {
+	enginepass.Independent(t)
+	const v1 = `table: Shop
+entities:
+  Order:
+    id: [orderId]
+    attributes:
+      orderId: {type: string, maxLength: 40}
+      customerId: {type: string, maxLength: 40}
+      status: {type: string, values: [open, shipped]}
+      placedAt: time
+patterns:
+  GetOrder: {get: Order}
+  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
+  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
+`
+	model := filepath.Join(t.TempDir(), "orders.yaml")
+	if err := os.WriteFile(model, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := keyplan("lock", model); code != 0 {
+		t.Fatalf("first lock: exit %d\n%s%s", code, out, errs)
+	}
+	v2 := strings.Replace(v1, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
+	if err := os.WriteFile(model, []byte(v2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const pending = "the last migration's cleanup is pending, which removes what the design before left in the items of Order (GSI2PK, GSI2SK)"
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date; "+pending) || !strings.Contains(out, "keyplan migrate "+model+" --table NAME --deployed") {
+		t.Fatalf("lock of a deleted GSI: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := keyplan("diff", model); code != 1 || !strings.Contains(out, "no change to the design; "+pending) {
+		t.Errorf("diff with the cleanup pending: exit %d\n%s", code, out)
+	}
+}
