@@ -1,11 +1,20 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/dynalite"
+	localengine "github.com/keyplan/keyplan/internal/engine"
 )
 
 func TestValidate(t *testing.T) {
@@ -155,3 +164,39 @@ entities:
 patterns:
   GetUser: {get: User}
 `
+
+// validate never deletes a table it did not create in this run: --table
+// naming a table that exists (with items) is refused, exit 2, naming the
+// table and what to do; the table and its items are left as they were,
+// with or without --keep, with or without generated data.
+func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
+	ep := engine(t)
+	c := localengine.Client(ep, 0)
+	ctx := context.Background()
+	victim := fmt.Sprintf("victim%d", tableSeq.Add(1))
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(victim), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(victim)}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(victim),
+		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "precious"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{{"--generate", "0"}, {"--generate", "5"}, {"--keep", "--generate", "0"}} {
+		args := append([]string{"validate", "../../examples/leaderboard.yaml", "--table", victim, "--endpoint", ep}, extra...)
+		code, out, errs := keyplan(args...)
+		if code != cli.Usage || !strings.Contains(errs, "table "+victim) || !strings.Contains(errs, "exists already") ||
+			!strings.Contains(errs, "--existing") || !strings.Contains(errs, "another name") {
+			t.Errorf("%v: exit %d, want 2 naming %s, --existing and another name\n%s%s", extra, code, victim, out, errs)
+		}
+		got, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(victim), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "precious"}}})
+		if err != nil || got.Item == nil {
+			t.Fatalf("%v: the table %s or its item is gone: %v", extra, victim, err)
+		}
+	}
+}

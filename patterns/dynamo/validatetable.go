@@ -69,7 +69,10 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 		}
 		return ValidateExisting(ctx, New(d, db, table)), table, nil
 	}
-	if !o.Keep {
+	// Only a table this run created is dropped: one that was there (a
+	// name given with --table) is refused, untouched.
+	created, cerr := createLockTable(ctx, admin, patterns.NewLock(d), table)
+	if created && !o.Keep {
 		defer func() {
 			drop, cancel := context.WithTimeout(context.Background(), dropTime)
 			defer cancel()
@@ -78,8 +81,13 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 			}
 		}()
 	}
-	if err := CreateTable(ctx, admin, d, table); err != nil {
-		return nil, table, err
+	switch {
+	case errors.Is(cerr, ErrTableExists):
+		return nil, table, fmt.Errorf("%w; it is left as it is: validate loads the examples into a table it creates (and drops); to prove them on a table that holds them, use --existing; otherwise give --table another name, or none", cerr)
+	case cerr != nil && !created:
+		return nil, table, fmt.Errorf("%w (table %s may have been made: it is not dropped)", cerr, table)
+	case cerr != nil:
+		return nil, table, cerr
 	}
 	return Validate(ctx, New(d, db, table)), table, nil
 }
