@@ -65,9 +65,13 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 	}
 	if o.Existing {
 		if l := o.Lock; l != nil && l.Migration != nil {
-			return ValidateExisting(ctx, NewRollout(l, db, table)), table, nil
+			return validate(ctx, NewRollout(l, db, table), false, l.Cleanup), table, nil
 		}
-		return ValidateExisting(ctx, New(d, db, table)), table, nil
+		var cleanup *patterns.Cleanup
+		if o.Lock != nil {
+			cleanup = o.Lock.Cleanup
+		}
+		return validate(ctx, New(d, db, table), false, cleanup), table, nil
 	}
 	// Only a table this run created is dropped: one that was there (a
 	// name given with --table) is refused, untouched.
