@@ -34,8 +34,14 @@ func TestValidate(t *testing.T) {
 			[]string{"ok   SeasonLeaderboard(season=2026-Q2): [p1 p3 p4 p2] in order, 1 request(s)", "9 item(s) loaded, 6 expectation(s), 0 failed"}},
 		{"wrong expectation", []string{"validate", wrongOrder}, 1,
 			[]string{"wrong.yaml:23:7: FAIL DeviceReadingsByValue(deviceId=d1): expected [r1 r3 r5 r2 r4] in order, got [r3 r1 r5 r2 r4]", "1 failed"}},
-		{"item the design cannot hold", []string{"validate", cannotHold}, 1,
-			[]string{"FAIL ", "range.yaml:21:5: example item r6: Create Reading: attribute \"value\": value -1001: out of the declared range -1000..1000"}},
+	}
+	// An example value its attribute refuses is bad input, found before
+	// any engine: exit 2, at the value's field (keyplan check says so too).
+	for _, cmd := range []string{"validate", "check"} {
+		code, out, errs := keyplan(cmd, cannotHold)
+		if want := "range.yaml:21:62: examples.items.r6.Reading.value: value -1001: out of the declared range -1000..1000"; code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%s of an example value out of range: exit %d, want 2 and %q\n%s%s", cmd, code, want, out, errs)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
