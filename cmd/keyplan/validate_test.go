@@ -96,7 +96,7 @@ func TestValidateNeedsExamples(t *testing.T) {
 	}
 	noExamples := write(t, "plain.yaml", validPlain)
 	code, _, errs = keyplan("validate", noExamples, "--generate", "0")
-	if code != 2 || !strings.Contains(errs, "has no examples.expect and no generated data") {
+	if code != 2 || !strings.Contains(errs, "has no examples.expect and generated data is off (--generate 0): nothing to prove") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	// Without examples, the generated data proves the design.
@@ -204,5 +204,38 @@ func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
 		if err != nil || got.Item == nil {
 			t.Fatalf("%v: the table %s or its item is gone: %v", extra, victim, err)
 		}
+	}
+}
+
+// Flags validate would otherwise ignore are refused (exit 2, saying why),
+// before any engine is reached: --table on a model without
+// examples.expect (generated data uses tables of its own), --existing on
+// one (nothing to read; the message does not ask for the --generate
+// that --existing cannot use), --engine with an endpoint.
+func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
+	noExamples := write(t, "plain.yaml", validPlain)
+	const ep = "http://127.0.0.1:1"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--table", "victim"}, "--table victim: " + noExamples + " has no examples.expect, so validate makes no table"},
+		{[]string{"--table", "victim", "--endpoint", ep}, "leave --table out"},
+		{[]string{"--existing", "--table", "victim", "--endpoint", ep}, noExamples + " has no examples.expect, which is all --existing runs"},
+		{[]string{"--generate", "0"}, "has no examples.expect and generated data is off (--generate 0)"},
+		{[]string{"--engine", "dynalite", "--endpoint", ep}, "--engine dynalite and an endpoint (" + ep},
+		{[]string{"--engine", "memory", "--endpoint", ep}, "cannot be given together"},
+	} {
+		code, out, errs := keyplan(append([]string{"validate", noExamples}, tt.args...)...)
+		if code != cli.Usage || !strings.Contains(errs, tt.want) || strings.Contains(errs, "(--generate N)") || out != "" {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", tt.args, code, tt.want, out, errs)
+		}
+	}
+	// $KEYPLAN_ENGINE yields to an endpoint: only an --engine given with
+	// one is refused.
+	t.Setenv(localengine.EnvEngine, "dynalite")
+	code, out, errs := keyplan("validate", noExamples, "--endpoint", ep, "--generate", "3")
+	if code == cli.Clean || strings.Contains(errs, "cannot be given together") || !strings.Contains(out+errs, "127.0.0.1:1") {
+		t.Errorf("$%s with --endpoint: exit %d (want a failure to reach the endpoint, not a conflict)\n%s%s", localengine.EnvEngine, code, out, errs)
 	}
 }

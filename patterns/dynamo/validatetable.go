@@ -96,6 +96,29 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 	return Validate(ctx, New(d, db, table)), table, nil
 }
 
+// Refusal says why ValidateTable has nothing to do with these options on
+// a design (nil: it has): what it proves is the examples' expectations
+// and generated data, each on a table it can use.
+//   - Existing reads the expectations on the table, nothing else: a
+//     design without them has nothing to read there.
+//   - Otherwise, without expectations, only generated data proves the
+//     design (on tables of its own: Table names none of them).
+func (o ValidateOptions) Refusal(d *patterns.Design) error {
+	m := d.Model()
+	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 {
+		return nil
+	}
+	switch {
+	case o.Existing:
+		return fmt.Errorf("%s has no examples.expect, which is all --existing runs (it only reads the table): nothing to prove on %s", m.Source, o.Table)
+	case o.Generate == 0:
+		return fmt.Errorf("%s has no examples.expect and generated data is off (--generate 0): nothing to prove", m.Source)
+	case o.Table != "" && !o.Keep:
+		return fmt.Errorf("--table %s: %s has no examples.expect, so validate makes no table to load examples into; generated data (--generate %d) runs on tables of its own: leave --table out", o.Table, m.Source, o.Generate)
+	}
+	return nil
+}
+
 // ScratchTable names a table made to validate a design: short and unique
 // whatever the design's table is called (a valid name may be 255
 // characters, too long to prefix).
