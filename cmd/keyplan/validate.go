@@ -35,19 +35,15 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return c.Fail(cli.Usage, "--existing and --keep need an engine that outlives validate (one it starts stops with it): --endpoint URL or $%s; keyplan local serves one", localengine.EnvEndpoint)
 		case vo.Existing && vo.Keep:
 			return c.Fail(cli.Usage, "--existing never deletes the table; --keep is for tables validate creates")
-		}
-		if engineGiven := given(fs, "engine"); engineGiven && eo.Endpoint != "" {
+		case cli.Given(fs, "engine") && eo.Endpoint != "":
 			return c.Fail(cli.Usage, "--engine %s and an endpoint (%s, from --endpoint or $%s) cannot be given together: --engine names the local engine validate starts when there is no endpoint", eo.Name, eo.Endpoint, localengine.EnvEndpoint)
 		}
 		d, lk := open(c, c.File())
 		if d == nil {
 			return cli.Usage
 		}
-		if vo.Generate = *generate; vo.Existing {
-			vo.Generate = 0 // generated data needs tables of its own
-		}
-		if err := vo.Refusal(d); err != nil {
-			return c.Fail(cli.Usage, "%v", err)
+		if vo.Lock, vo.Generate = lk, *generate; vo.Refusal(d) != nil {
+			return c.Fail(cli.Usage, "%v", vo.Refusal(d))
 		}
 		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
 		conn := connect(c, eo)
@@ -55,24 +51,15 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return cli.Usage
 		}
 		defer conn.Stop()
-		vo.Lock = lk
 		return prove(c, d, conn, vo, deadline)
 	}
 }
 
-// engineFlags declares the flags that choose a DynamoDB engine
-// (engine.Options; connect checks them).
+// engineFlags declares the flags that choose an engine (engine.Options).
 func engineFlags(fs *flag.FlagSet, o *localengine.Options) {
 	fs.StringVar(&o.Endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
 	fs.StringVar(&o.Name, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process; not with an endpoint, which $"+localengine.EnvEngine+" yields to)")
 	cli.Duration(fs, &o.Timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
-}
-
-// given reports whether a flag was given on the command line.
-func given(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // connect connects to an engine (engine.Connect), saying when it installs
