@@ -26,17 +26,15 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
 	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
-	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (default: from the clock; printed)")
+	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (not with --existing; default: from the clock; printed)")
 	return func(c *cli.Call) int {
 		switch {
 		case vo.Existing && vo.Table == "":
 			return c.Fail(cli.Usage, "--existing needs --table NAME (the table that holds the items)")
 		case (vo.Existing || vo.Keep) && eo.Endpoint == "":
 			return c.Fail(cli.Usage, "--existing and --keep need an engine that outlives validate (one it starts stops with it): --endpoint URL or $%s; keyplan local serves one", localengine.EnvEndpoint)
-		case vo.Existing && vo.Keep:
-			return c.Fail(cli.Usage, "--existing never deletes the table; --keep is for tables validate creates")
-		case cli.Given(fs, "engine") && eo.Endpoint != "":
-			return c.Fail(cli.Usage, "--engine %s and an endpoint (%s, from --endpoint or $%s) cannot be given together: --engine names the local engine validate starts when there is no endpoint", eo.Name, eo.Endpoint, localengine.EnvEndpoint)
+		case cli.Given(fs, "engine") && eo.Endpoint != "": // from $KEYPLAN_DYNAMODB_ENDPOINT (--endpoint: Conflicts)
+			return c.Fail(cli.Usage, "--engine %s and an endpoint (%s, from $%s) cannot be given together: --engine names the local engine validate starts when there is no endpoint", eo.Name, eo.Endpoint, localengine.EnvEndpoint)
 		}
 		d, lk := open(c, c.File())
 		if d == nil {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +225,7 @@ func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
 		{[]string{"--table", "victim", "--endpoint", ep}, "leave --table out"},
 		{[]string{"--existing", "--table", "victim", "--endpoint", ep}, noExamples + " has no examples.expect, which is all --existing runs"},
 		{[]string{"--generate", "0"}, "has no examples.expect and generated data is off (--generate 0)"},
-		{[]string{"--engine", "dynalite", "--endpoint", ep}, "--engine dynalite and an endpoint (" + ep},
+		{[]string{"--engine", "dynalite", "--endpoint", ep}, "--engine and --endpoint cannot be given together: --engine names the local engine"},
 		{[]string{"--engine", "memory", "--endpoint", ep}, "cannot be given together"},
 	} {
 		code, out, errs := keyplan(append([]string{"validate", noExamples}, tt.args...)...)
@@ -231,11 +233,48 @@ func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", tt.args, code, tt.want, out, errs)
 		}
 	}
-	// $KEYPLAN_ENGINE yields to an endpoint: only an --engine given with
-	// one is refused.
+	// --engine with an endpoint from the environment is refused too;
+	// $KEYPLAN_ENGINE yields to an endpoint.
+	t.Setenv(localengine.EnvEndpoint, ep)
+	code, out, errs := keyplan("validate", noExamples, "--engine", "dynalite")
+	if want := "--engine dynalite and an endpoint (" + ep + ", from $" + localengine.EnvEndpoint + ") cannot be given together"; code != cli.Usage || !strings.Contains(errs, want) {
+		t.Errorf("--engine with $%s: exit %d, want 2 and %q\n%s%s", localengine.EnvEndpoint, code, want, out, errs)
+	}
+	t.Setenv(localengine.EnvEndpoint, "")
 	t.Setenv(localengine.EnvEngine, "dynalite")
-	code, out, errs := keyplan("validate", noExamples, "--endpoint", ep, "--generate", "3")
+	code, out, errs = keyplan("validate", noExamples, "--endpoint", ep, "--generate", "3")
 	if code == cli.Clean || strings.Contains(errs, "cannot be given together") || !strings.Contains(out+errs, "127.0.0.1:1") {
 		t.Errorf("$%s with --endpoint: exit %d (want a failure to reach the endpoint, not a conflict)\n%s%s", localengine.EnvEngine, code, out, errs)
+	}
+}
+
+// --existing only reads a table that holds the examples: the flags that
+// create, generate or keep a table are refused with it (exit 2, both
+// named), before any engine is reached (the endpoint is unreachable).
+func TestValidateRefusesFlagsWithExisting(t *testing.T) {
+	base := []string{"validate", "../../examples/leaderboard.yaml", "--existing", "--table", "scores", "--endpoint", "http://127.0.0.1:1"}
+	for _, extra := range [][]string{{"--seed", "4"}, {"--generate", "10"}, {"--generate", "0"}, {"--keep"}} {
+		code, out, errs := keyplan(append(slices.Clone(base), extra...)...)
+		if want := extra[0] + " cannot be given together"; code != 2 || !strings.Contains(errs, "--existing and "+want) || out != "" {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", extra, code, "--existing and "+want, out, errs)
+		}
+	}
+}
+
+// Every flag a command's conflicts name is one of its flags.
+func TestConflictsNameFlags(t *testing.T) {
+	for name, cmd := range program.Commands {
+		if len(cmd.Conflicts) == 0 {
+			continue
+		}
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		cmd.Define(fs)
+		for _, cf := range cmd.Conflicts {
+			for _, f := range append([]string{cf.Flag}, cf.Not...) {
+				if fs.Lookup(f) == nil {
+					t.Errorf("%s: a conflict names --%s, which it has not", name, f)
+				}
+			}
+		}
 	}
 }

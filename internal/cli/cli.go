@@ -38,9 +38,20 @@ type Command struct {
 	// Required are the flags it cannot run without (a `WORD` in a flag's
 	// usage names its value in the message: --table NAME is required).
 	Required []string
+	// Conflicts are its flags that cannot be given together (exit 2,
+	// naming both and why).
+	Conflicts []Conflict
 	// Define declares the command's flags on fs and returns its body,
 	// run once they are parsed (its exit code).
 	Define func(fs *flag.FlagSet) func(c *Call) int
+}
+
+// A Conflict is a flag of a command that cannot be given with any of
+// others, and why: "--existing and --seed cannot be given together: WHY".
+type Conflict struct {
+	Flag string
+	Not  []string
+	Why  string
 }
 
 // Files is how many files a command takes.
@@ -144,6 +155,9 @@ func (c *Call) run(cmd Command, args []string) int {
 		return c.Fail(Usage, "%s", msg)
 	}
 	if msg := missing(fs, cmd.Required); msg != "" {
+		return c.Fail(Usage, "%s", msg)
+	}
+	if msg := conflicting(fs, cmd.Conflicts); msg != "" {
 		return c.Fail(Usage, "%s", msg)
 	}
 	return body(c)
@@ -282,6 +296,21 @@ func missing(fs *flag.FlagSet, required []string) string {
 		return out[0] + " is required"
 	}
 	return strings.Join(out[:len(out)-1], ", ") + " and " + out[len(out)-1] + " are required"
+}
+
+// conflicting says which conflicting flags were given together, the
+// first such pair ("" when none were).
+func conflicting(fs *flag.FlagSet, conflicts []Conflict) string {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, cf := range conflicts {
+		for _, other := range cf.Not {
+			if given[cf.Flag] && given[other] {
+				return fmt.Sprintf("--%s and --%s cannot be given together: %s", cf.Flag, other, cf.Why)
+			}
+		}
+	}
+	return ""
 }
 
 // usageOf is a command's lines of the usage text (its synopsis and what

@@ -164,3 +164,30 @@ func TestMissing(t *testing.T) {
 		}
 	}
 }
+
+// Two conflicting flags given together are named, with why; either alone,
+// or a conflict of flags not given, passes.
+func TestConflicting(t *testing.T) {
+	conflicts := []Conflict{{Flag: "a", Not: []string{"b"}, Why: "a reads, b writes"}, {Flag: "c", Not: []string{"a"}, Why: "c"}}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"-a"}, ""},
+		{[]string{"-b", "-c"}, ""},
+		{[]string{"-a", "-b=false"}, "--a and --b cannot be given together: a reads, b writes"},
+		{[]string{"-a", "-c"}, "--c and --a cannot be given together: c"},
+	} {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.Bool("a", false, "")
+		fs.Bool("b", false, "")
+		fs.Bool("c", false, "")
+		if err := fs.Parse(tt.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := conflicting(fs, conflicts); got != tt.want {
+			t.Errorf("%q: %q, want %q", tt.args, got, tt.want)
+		}
+	}
+}

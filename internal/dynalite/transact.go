@@ -31,6 +31,19 @@ type Transactions struct {
 	native bool
 	mu     sync.Mutex
 	keys   map[string][]string
+	// LacksOldItem, when set, says whether the engine leaves out the item
+	// a refused write found, though asked for it
+	// (ReturnValuesOnConditionCheckFailure ALL_OLD; dynalite 4.0.0 does).
+	// Unset: the engine is taken to return it, as DynamoDB does.
+	LacksOldItem func(context.Context) bool
+}
+
+// ReadsRefusedItems reports whether a caller must read the item a refused
+// write found (GetItem), the engine not returning it (LacksOldItem). It is
+// what keyplan's runtime asks its client (dynamo.Client) before such a
+// read: on DynamoDB a refusal without an item says there was none.
+func (t *Transactions) ReadsRefusedItems(ctx context.Context) bool {
+	return t.LacksOldItem != nil && t.LacksOldItem(ctx)
 }
 
 // EmulateTransactions returns c with TransactWriteItems emulated.

@@ -237,6 +237,7 @@ func Connect(ctx context.Context, o Options) (*Conn, error) {
 	}
 	c.Raw = Client(c.Endpoint, o.Timeout)
 	c.DB = Transactions(ctx, c.Endpoint, c.Raw)
+	c.DB.LacksOldItem = func(ctx context.Context) bool { return c.Lacks(ctx, OldItemOnConditionFailure) != "" }
 	c.AccessKeyID = AccessKeyID(c.Endpoint)
 	return c, nil
 }

@@ -47,6 +47,11 @@ func TestEngineDifferences(t *testing.T) {
 			defer srv.Stop()
 			c := dynamodb.New(Client(srv.Endpoint, 0).Options(), func(o *dynamodb.Options) { o.RetryMaxAttempts = 1 })
 			got := probe(t, c)
+			// An endpoint's Lacks probes for the old item: it agrees with
+			// the engine's name.
+			if why := probeFeature(context.Background(), c, OldItemOnConditionFailure); (why == "") != (Lacks(name, OldItemOnConditionFailure) == "") {
+				t.Errorf("probing %s for %s: %q, Lacks says %q", name, OldItemOnConditionFailure, why, Lacks(name, OldItemOnConditionFailure))
+			}
 			for what, by := range documented {
 				if got[what] != by[name] {
 					t.Errorf("%s on %s: %s, docs/engines.md says %s", what, name, got[what], by[name])

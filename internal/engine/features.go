@@ -74,11 +74,12 @@ func (c *Conn) Lacks(ctx context.Context, f Feature) string {
 	return why
 }
 
-// probeFeature creates (and deletes) a table with a GSI keyed on two partition
-// and two sort attributes; a ValidationException says the engine lacks
-// them.
+// probeFeature creates a table that needs f, tries f there, and deletes
+// the table: multi-attribute keys are a GSI keyed on two partition and two
+// sort attributes (a ValidationException says the engine lacks them); the
+// old item is a PutItem refused by its condition, asked for ALL_OLD.
 func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
-	if f != MultiAttributeKeys {
+	if f != MultiAttributeKeys && f != OldItemOnConditionFailure {
 		return fmt.Sprintf("keyplan cannot probe for %s", f)
 	}
 	b := make([]byte, 6)
@@ -90,15 +91,19 @@ func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
 	def := func(n string) types.AttributeDefinition {
 		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
 	}
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
+	in := &dynamodb.CreateTableInput{
 		TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{def("p"), def("a"), def("b"), def("c"), def("d")},
+		AttributeDefinitions: []types.AttributeDefinition{def("p")},
 		KeySchema:            []types.KeySchemaElement{el("p", types.KeyTypeHash)},
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("probe"),
+	}
+	if f == MultiAttributeKeys {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, def("a"), def("b"), def("c"), def("d"))
+		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{IndexName: aws.String("probe"),
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly},
 			KeySchema: []types.KeySchemaElement{el("a", types.KeyTypeHash), el("b", types.KeyTypeHash),
-				el("c", types.KeyTypeRange), el("d", types.KeyTypeRange)}}},
-	})
+				el("c", types.KeyTypeRange), el("d", types.KeyTypeRange)}}}
+	}
+	_, err := db.CreateTable(ctx, in)
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
 		return fmt.Sprintf("the engine has no %s: %s", f, api.ErrorMessage())
@@ -108,6 +113,29 @@ func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
 	}
 	// A table is deleted once it is ACTIVE (DynamoDB creates it a while).
 	_ = dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute)
-	_, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	defer func() { _, _ = db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) }()
+	if f == OldItemOnConditionFailure {
+		return probeOldItem(ctx, db, name)
+	}
+	return ""
+}
+
+// probeOldItem writes an item to the probe table, then writes it again on
+// the condition that it does not exist, asking for the item as it was.
+func probeOldItem(ctx context.Context, db *dynamodb.Client, table string) string {
+	item := map[string]types.AttributeValue{"p": &types.AttributeValueMemberS{Value: "p"}}
+	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+		return fmt.Sprintf("probing the engine for %s: %v", OldItemOnConditionFailure, err)
+	}
+	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item,
+		ConditionExpression:                 aws.String("attribute_not_exists(p)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case !errors.As(err, &ccf):
+		return fmt.Sprintf("probing the engine for %s: a refused PutItem answered %v", OldItemOnConditionFailure, err)
+	case ccf.Item == nil:
+		return fmt.Sprintf("the engine has no %s: a refused PutItem does not return the item as it was", OldItemOnConditionFailure)
+	}
 	return ""
 }

@@ -43,6 +43,12 @@ func TestLacks(t *testing.T) {
 	if why := c.Lacks(ctx, MultiAttributeKeys); why != "" {
 		t.Errorf("the in-process engine on an endpoint: %s", why)
 	}
+	if why := c.Lacks(ctx, OldItemOnConditionFailure); why != "" {
+		t.Errorf("the in-process engine on an endpoint: %s", why)
+	}
+	if c.DB.ReadsRefusedItems(ctx) {
+		t.Error("the runtime's client of the in-process engine reads the item a refused write found; the engine returns it")
+	}
 	if why := c.Lacks(ctx, Feature("time travel")); !strings.Contains(why, "cannot probe") {
 		t.Errorf("an unknown feature: %q", why)
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	MaxRequestBytes  int64
 	MaxRequestValues int
 	MaxInFlight      int
+	// BodyTimeout bounds the reading of a request's body (0: the server
+	// package's default).
+	BodyTimeout time.Duration
 }
 
 // Server is a running engine.
@@ -83,7 +86,7 @@ func Serve(opts Options) (*Server, error) {
 
 	engine := server.NewServerWith(server.Options{
 		AccessKeyID: opts.AccessKeyID, MaxRequestBytes: opts.MaxRequestBytes,
-		MaxRequestValues: opts.MaxRequestValues, MaxInFlight: opts.MaxInFlight,
+		MaxRequestValues: opts.MaxRequestValues, MaxInFlight: opts.MaxInFlight, BodyTimeout: opts.BodyTimeout,
 	})
 
 	if opts.DataDir != "" {

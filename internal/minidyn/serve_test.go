@@ -1,13 +1,18 @@
 package minidyn
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -199,5 +204,88 @@ func TestACorruptStateFileIsAnError(t *testing.T) {
 	var api smithy.APIError
 	if err == nil || !strings.Contains(err.Error(), "table x") || !errors.As(err, &api) {
 		t.Fatalf("a state file with an invalid table: %v", err)
+	}
+}
+
+// A request with another access key (or none) whose body never comes is
+// answered at once, as DynamoDB answers it, and its connection closed: the
+// server does not wait for the body until its read timeout (2 minutes).
+func TestARefusedKeyIsAnsweredWithoutItsBody(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
+
+	for _, c := range []struct{ authorization, code string }{
+		{"Authorization: AWS4-HMAC-SHA256 Credential=AKIDOTHER/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\n", "UnrecognizedClientException"},
+		{"", "MissingAuthenticationTokenException"},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(s.Endpoint, "http://"))
+		mustOK(t, err)
+
+		start := time.Now()
+		_ = conn.SetDeadline(start.Add(10 * time.Second))
+
+		_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\n%sContent-Type: application/x-amz-json-1.0\r\nContent-Length: 100\r\n\r\n", c.authorization)
+		mustOK(t, err)
+
+		r := bufio.NewReader(conn)
+
+		res, err := http.ReadResponse(r, nil)
+		if err != nil {
+			t.Fatalf("%s: no answer in %v: %v", c.code, time.Since(start), err)
+		}
+
+		body, err := io.ReadAll(res.Body)
+		mustOK(t, err)
+
+		if res.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), c.code) || !res.Close {
+			t.Errorf("%s: %d %s (closes: %v)", c.code, res.StatusCode, body, res.Close)
+		}
+
+		if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+			t.Errorf("%s: the connection is not closed after the answer: %v", c.code, err)
+		}
+
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("%s: answered and closed in %v", c.code, took)
+		}
+
+		_ = conn.Close()
+	}
+}
+
+// A client of the engine's key that sends its body slowly holds a slot
+// (MaxInFlight) at most BodyTimeout: it is answered, and the request
+// waiting behind it runs.
+func TestASlowBodyHoldsItsSlotAtMostBodyTimeout(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123", MaxInFlight: 1, BodyTimeout: 300 * time.Millisecond})
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.Endpoint, "http://"))
+	mustOK(t, err)
+
+	defer func() { _ = conn.Close() }()
+
+	start := time.Now()
+	_ = conn.SetDeadline(start.Add(10 * time.Second))
+
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: AWS4-HMAC-SHA256 Credential=AKIDRUN123/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: 100\r\n\r\n{\"Li")
+	mustOK(t, err)
+
+	time.Sleep(50 * time.Millisecond) // the slow request takes the slot first
+
+	_, err = clientFor(s, "AKIDRUN123").ListTables(ctx, &dynamodb.ListTablesInput{})
+	mustOK(t, err)
+
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("the request behind a slow body waited %v", took)
+	}
+
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the slow body is not answered: %v", err)
+	}
+
+	_ = res.Body.Close()
+
+	if res.StatusCode != http.StatusBadRequest {
+		t.Errorf("the slow body: %d", res.StatusCode)
 	}
 }

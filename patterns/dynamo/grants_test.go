@@ -32,6 +32,12 @@ func (r *recorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts 
 	return r.Client.GetItem(ctx, in, opts...)
 }
 
+// ReadsRefusedItems passes on what the engine's client says.
+func (r *recorder) ReadsRefusedItems(ctx context.Context) bool {
+	rr, ok := r.Client.(RefusedItemReader)
+	return ok && rr.ReadsRefusedItems(ctx)
+}
+
 func (r *recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	ix := patterns.BaseIndex
 	if in.IndexName != nil {
@@ -201,6 +207,8 @@ func (w withoutOldItem) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemI
 	return out, w.strip(err)
 }
 
+func (w withoutOldItem) ReadsRefusedItems(context.Context) bool { return true }
+
 func (w withoutOldItem) GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	return nil, errors.New("AccessDeniedException: not authorized to perform dynamodb:GetItem")
 }
@@ -241,5 +249,95 @@ func TestRefusedWriteWithoutOldItemOrGetItem(t *testing.T) {
 	// not exist.
 	if ce.Item != nil || strings.HasPrefix(ce.Condition, "one of") || strings.Contains(ce.Condition, "does not exist") {
 		t.Errorf("the item exists, unknown to the runtime; the error says: %v", err)
+	}
+}
+
+// A refused write is explained from the item the engine returns with it
+// (ALL_OLD; none: there was none), and the runtime reads the item only on
+// an engine the feature list says leaves it out (dynalite): on DynamoDB
+// a role holding only the write pattern's grant is never denied a read.
+// Both ways the explanation judges the item as it was: an update of a
+// missing user says it does not exist, a second AddUser that it exists.
+func TestRefusedWriteReadsOnlyWhereTheEngineLacksTheOldItem(t *testing.T) {
+	ctx := context.Background()
+	d := design(t, gapsModel)
+	tbl := fresh(t, d)
+	if rep := Validate(ctx, tbl); !rep.OK() {
+		t.Fatalf("the gaps model's examples do not hold:\n%v", rep)
+	}
+	lacks := enginepkg.Lacks(engineName, enginepkg.OldItemOnConditionFailure)
+	var ann Params
+	for _, it := range d.Model().Examples.Items {
+		if it.Entity == "User" && it.Values["userId"] == "ann" {
+			ann = Params(it.Values)
+		}
+	}
+	for _, c := range []struct {
+		write  string
+		params Params
+		says   string
+	}{
+		{"SetTheme", Params{"userId": "nobody", "prefs.theme": "dark"}, "does not exist"},
+		{"AddBadges", Params{"userId": "a#b", "badges": []string{"x"}}, "does not exist"},
+		{"AddUser", ann, "exists"},
+	} {
+		rec := &recorder{Client: client}
+		err := New(d, rec, tbl.Name()).Write(ctx, c.write, c.params)
+		var ce *ConditionError
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s %v: %v, want a ConditionError", c.write, c.params, err)
+		}
+		if !strings.Contains(ce.Condition, c.says) || strings.HasPrefix(ce.Condition, "one of") {
+			t.Errorf("%s %v: the error says %q, want the item judged (%q)", c.write, c.params, ce.Condition, c.says)
+		}
+		reads := 0
+		for _, r := range rec.got {
+			if r.action == "dynamodb:GetItem" {
+				reads++
+			}
+		}
+		switch {
+		case lacks == "" && reads > 0:
+			t.Errorf("%s: %d GetItem after the refused write on %s, which returns the old item: under the pattern's grant it is denied (%v)", c.write, reads, engineName, rec.got)
+		case lacks != "" && c.says == "does not exist" && reads != 1:
+			t.Errorf("%s: %d GetItem after the refused write on %s (%s), want 1 (%v)", c.write, reads, engineName, lacks, rec.got)
+		}
+	}
+}
+
+// readableWithoutOldItem is an engine without
+// ReturnValuesOnConditionCheckFailure (dynalite) whose items can be read.
+type readableWithoutOldItem struct{ withoutOldItem }
+
+func (r readableWithoutOldItem) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return r.withoutOldItem.Client.GetItem(ctx, in, opts...)
+}
+
+// A table made from another's Options over a client that wraps the
+// first's (Validate counts requests so) still reads the item a refused
+// write found where the engine leaves it out: a second AddUser of one id
+// is explained as the item existing, not listed unjudged.
+func TestRefusedItemsReadThroughDerivedTables(t *testing.T) {
+	ctx := context.Background()
+	d := design(t, gapsModel)
+	tbl := fresh(t, d)
+	var params Params
+	for _, it := range d.Model().Examples.Items {
+		if it.Entity == "User" {
+			params = Params(it.Values)
+			break
+		}
+	}
+	first := New(d, readableWithoutOldItem{withoutOldItem{client}}, tbl.Name())
+	if err := first.Write(ctx, "AddUser", params); err != nil {
+		t.Fatal(err)
+	}
+	derived := New(d, &counter{Client: readableWithoutOldItem{withoutOldItem{client}}}, tbl.Name(), first.Options()...)
+	for name, run := range map[string]*Table{"the table": first, "a table made from its Options": derived} {
+		err := run.Write(ctx, "AddUser", params)
+		var ce *ConditionError
+		if !errors.As(err, &ce) || ce.Item == nil || !strings.Contains(ce.Condition, "exists") {
+			t.Errorf("%s: a second AddUser: %v, want the existing item read and judged", name, err)
+		}
 	}
 }

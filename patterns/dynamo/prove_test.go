@@ -187,3 +187,26 @@ func holdsListOrMap(d *patterns.Design) bool {
 	}
 	return false
 }
+
+// --keep on a model without examples.expect keeps a table: the one
+// ValidateTable names, made with the design's keys and GSIs, holding the
+// example items (here none), beside the proof by generated data.
+func TestValidateTableKeepsATableWithoutExamples(t *testing.T) {
+	ctx := context.Background()
+	d := planned(t, "table: Store\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}, shelf: {type: string, maxLength: 40}}\npatterns:\n  ByShelf: {query: Item, where: [shelf]}\n")
+	rep, table, err := ValidateTable(ctx, engine, client, d, ValidateOptions{Generate: 5, Seed: 3, Keep: true})
+	if err != nil || rep == nil || rep.Proof == nil || !rep.OK() {
+		t.Fatalf("table %q, %v, %+v", table, err, rep)
+	}
+	if table == "" {
+		t.Fatal("--keep kept a table without a name")
+	}
+	defer engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	out, err := engine.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	if err != nil {
+		t.Fatalf("the kept table %s: %v", table, err)
+	}
+	if got, want := len(out.Table.GlobalSecondaryIndexes), len(d.Indexes); got != want {
+		t.Errorf("the kept table has %d GSIs, the design %d", got, want)
+	}
+}

@@ -26,6 +26,18 @@ type Client interface {
 	BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
 }
 
+// RefusedItemReader is a Client that says whether its engine leaves out
+// the item a refused write found though asked for it
+// (ReturnValuesOnConditionCheckFailure ALL_OLD): dynalite does, and the
+// client engine.Connect makes says so (engine.OldItemOnConditionFailure).
+// Only then does the runtime read the item (GetItem) to explain the
+// refusal. Any other Client is taken to be DynamoDB's: a refusal without
+// an item says there was none, and no read is made (a write pattern's
+// grant holds no GetItem).
+type RefusedItemReader interface {
+	ReadsRefusedItems(ctx context.Context) bool
+}
+
 // Values are an entity's attribute values by name: string, integer,
 // float64, json.Number, bool, time.Time (or RFC 3339 text for times).
 type Values map[string]any
@@ -56,6 +68,9 @@ type Table struct {
 	now func() time.Time
 	// batchBackoff is WriteBatch's first wait before a retry.
 	batchBackoff time.Duration
+	// readsRefused says whether the engine leaves out the item a refused
+	// write found (RefusedItemReader; nil: it returns it, as DynamoDB).
+	readsRefused func(context.Context) bool
 }
 
 // Option sets up a Table (New, NewRollout).
@@ -74,7 +89,14 @@ func WithClock(now func() time.Time) Option {
 
 // Options are the options the table was made with, for tables made from
 // it (a rollout's other design).
-func (t *Table) Options() []Option { return []Option{WithClock(t.now)} }
+func (t *Table) Options() []Option {
+	keep := func(o *Table) {
+		if t.readsRefused != nil {
+			o.readsRefused = t.readsRefused
+		}
+	}
+	return []Option{WithClock(t.now), keep}
+}
 
 // New returns the runtime for a design's table named name (the physical
 // name, e.g. from TableNameEnv). client may be nil for the pure builders.
@@ -82,6 +104,9 @@ func New(d *patterns.Design, client Client, name string, opts ...Option) *Table 
 	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{},
 		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{}, writeParams: map[string]map[string]bool{}, shapes: map[string]*shapeExpr{},
 		batchBackoff: batchBackoff, now: time.Now}
+	if r, ok := client.(RefusedItemReader); ok {
+		t.readsRefused = r.ReadsRefusedItems
+	}
 	for _, o := range opts {
 		o(t)
 	}

@@ -44,7 +44,9 @@ type ValidateOptions struct {
 // table's creation, one with a report is dropping it (the table may be
 // left). The proof by generated data is Report.Proof (NotRun when the
 // engine or ctx failed it).
-// A model without examples.expect makes no table: only its proof runs.
+// A model without examples.expect makes no table (only its proof runs)
+// unless Keep: then the table is made, with the example items if any, and
+// kept.
 func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
 	if o.Generate > 0 && !o.Existing {
 		defer func() {
@@ -55,7 +57,7 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 				}
 			}
 		}()
-		if ex := d.Model().Examples; ex == nil || len(ex.Expect) == 0 {
+		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && !o.Keep {
 			return &Report{}, "", nil
 		}
 	}

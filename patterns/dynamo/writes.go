@@ -339,13 +339,12 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
 			// DynamoDB returns the item as it was (nil: there was none).
-			// An engine without ReturnValuesOnConditionCheckFailure returns
-			// none either way: read it. A role without GetItem (a write
-			// pattern's grant) is denied the read: on DynamoDB nil still
-			// says absent; on such an engine the item stays unknown, and
-			// the error names the condition without judging it.
+			// Only on an engine that leaves it out (RefusedItemReader) is
+			// it read. A role without GetItem (a write pattern's grant) is
+			// denied that read: the item stays unknown, and the error
+			// names the condition without judging it.
 			item, known := ccf.Item, true
-			if item == nil {
+			if item == nil && t.readsRefused != nil && t.readsRefused(ctx) {
 				out, gerr := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: w.keyOf(t.d), ConsistentRead: aws.Bool(true)})
 				if gerr == nil {
 					item = out.Item

@@ -161,7 +161,8 @@ func TestIssueNamesCompile(t *testing.T) {
 // Generated code, and the same code compiled by go build and vetted by
 // go vet in a module of its own (the bounded version of FuzzGenCompiles,
 // with the real toolchain): the models of issue 28, and each example
-// with an odd but legal package name.
+// with an odd but legal package name; the shop's code mid-migration and
+// the gaps model's (gapsTest) are run on the engine.
 func TestGeneratedCodeBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own")
@@ -220,7 +221,10 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	}
 	write(filepath.Join("migrating", "keyplan.gen.go"), src)
 	write(filepath.Join("migrating", "migrating_test.go"), []byte(migratingTest))
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating"}} {
+	// The gaps model's code, run on the engine against the reference.
+	gen("gaps", "gapsdb", keyplantest.Design(t, "../testdata/models/gaps.yaml"))
+	write(filepath.Join("gaps", "gaps_test.go"), []byte(gapsTest))
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating", "./gaps"}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

@@ -132,53 +132,78 @@ func appendBinaries(b []byte, list [][]byte) []byte {
 	return append(b, ']')
 }
 
-// appendValue appends one attribute value ({"S":"x"}), its one type even
+// value is what an attribute value holds, whichever form it comes in: T
+// is AttributeValue (the wire's) or types.Item (as stored). One encoder
+// (appendAttr, appendMap) writes both, through a view of each (wire,
+// stored).
+type value[T any] struct {
+	S, N       *string
+	B          []byte
+	BOOL, NULL *bool
+	SS, NS     []*string
+	BS         [][]byte
+	L          []*T
+	M          map[string]*T
+}
+
+// view is how the encoder sees a T (wire, stored).
+type view[T any] func(*T) value[T]
+
+func wire(a *AttributeValue) value[AttributeValue] {
+	return value[AttributeValue]{S: a.S, N: a.N, B: a.B, BOOL: a.BOOL, NULL: a.NULL, SS: a.SS, NS: a.NS, BS: a.BS, L: a.L, M: a.M}
+}
+
+func stored(a *types.Item) value[types.Item] {
+	return value[types.Item]{S: a.S, N: a.N, B: a.B, BOOL: a.BOOL, NULL: a.NULL, SS: a.SS, NS: a.NS, BS: a.BS, L: a.L, M: a.M}
+}
+
+// appendAttr appends one attribute value ({"S":"x"}), its one type even
 // when empty; nil is null.
-func appendValue(b []byte, a *AttributeValue) []byte {
+func appendAttr[T any](b []byte, a *T, see view[T]) []byte {
 	if a == nil {
 		return append(b, "null"...)
 	}
 
-	switch {
-	case a.S != nil:
+	switch v := see(a); {
+	case v.S != nil:
 		b = append(b, `{"S":`...)
-		b = appendString(b, *a.S)
-	case a.N != nil:
+		b = appendString(b, *v.S)
+	case v.N != nil:
 		b = append(b, `{"N":`...)
-		b = appendString(b, *a.N)
-	case a.B != nil:
+		b = appendString(b, *v.N)
+	case v.B != nil:
 		b = append(b, `{"B":`...)
-		b = appendBinary(b, a.B)
-	case a.BOOL != nil:
+		b = appendBinary(b, v.B)
+	case v.BOOL != nil:
 		b = append(b, `{"BOOL":`...)
-		b = strconv.AppendBool(b, *a.BOOL)
-	case a.NULL != nil:
+		b = strconv.AppendBool(b, *v.BOOL)
+	case v.NULL != nil:
 		b = append(b, `{"NULL":`...)
-		b = strconv.AppendBool(b, *a.NULL)
-	case a.SS != nil:
+		b = strconv.AppendBool(b, *v.NULL)
+	case v.SS != nil:
 		b = append(b, `{"SS":`...)
-		b = appendStrings(b, a.SS)
-	case a.NS != nil:
+		b = appendStrings(b, v.SS)
+	case v.NS != nil:
 		b = append(b, `{"NS":`...)
-		b = appendStrings(b, a.NS)
-	case a.BS != nil:
+		b = appendStrings(b, v.NS)
+	case v.BS != nil:
 		b = append(b, `{"BS":`...)
-		b = appendBinaries(b, a.BS)
-	case a.L != nil:
+		b = appendBinaries(b, v.BS)
+	case v.L != nil:
 		b = append(b, `{"L":[`...)
 
-		for i, e := range a.L {
+		for i, e := range v.L {
 			if i > 0 {
 				b = append(b, ',')
 			}
 
-			b = appendValue(b, e)
+			b = appendAttr(b, e, see)
 		}
 
 		b = append(b, ']')
-	case a.M != nil:
+	case v.M != nil:
 		b = append(b, `{"M":`...)
-		b = appendValues(b, a.M)
+		b = appendMap(b, v.M, see)
 	default:
 		return append(b, "{}"...)
 	}
@@ -186,9 +211,9 @@ func appendValue(b []byte, a *AttributeValue) []byte {
 	return append(b, '}')
 }
 
-// appendValues appends an item (a map of attribute values), its names
-// in order; nil is null.
-func appendValues(b []byte, m map[string]*AttributeValue) []byte {
+// appendMap appends an item (a map of attribute values), its names in
+// order; nil is null.
+func appendMap[T any](b []byte, m map[string]*T, see view[T]) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
@@ -211,94 +236,20 @@ func appendValues(b []byte, m map[string]*AttributeValue) []byte {
 
 		b = appendString(b, k)
 		b = append(b, ':')
-		b = appendValue(b, m[k])
+		b = appendAttr(b, m[k], see)
 	}
 
 	return append(b, '}')
 }
 
-// appendItem is appendValue for a value as stored.
-func appendItem(b []byte, a *types.Item) []byte {
-	if a == nil {
-		return append(b, "null"...)
-	}
+// appendValue appends one attribute value as the wire has it.
+func appendValue(b []byte, a *AttributeValue) []byte { return appendAttr(b, a, wire) }
 
-	switch {
-	case a.S != nil:
-		b = append(b, `{"S":`...)
-		b = appendString(b, *a.S)
-	case a.N != nil:
-		b = append(b, `{"N":`...)
-		b = appendString(b, *a.N)
-	case a.B != nil:
-		b = append(b, `{"B":`...)
-		b = appendBinary(b, a.B)
-	case a.BOOL != nil:
-		b = append(b, `{"BOOL":`...)
-		b = strconv.AppendBool(b, *a.BOOL)
-	case a.NULL != nil:
-		b = append(b, `{"NULL":`...)
-		b = strconv.AppendBool(b, *a.NULL)
-	case a.SS != nil:
-		b = append(b, `{"SS":`...)
-		b = appendStrings(b, a.SS)
-	case a.NS != nil:
-		b = append(b, `{"NS":`...)
-		b = appendStrings(b, a.NS)
-	case a.BS != nil:
-		b = append(b, `{"BS":`...)
-		b = appendBinaries(b, a.BS)
-	case a.L != nil:
-		b = append(b, `{"L":[`...)
+// appendValues appends an item as the wire has it.
+func appendValues(b []byte, m map[string]*AttributeValue) []byte { return appendMap(b, m, wire) }
 
-		for i, e := range a.L {
-			if i > 0 {
-				b = append(b, ',')
-			}
-
-			b = appendItem(b, e)
-		}
-
-		b = append(b, ']')
-	case a.M != nil:
-		b = append(b, `{"M":`...)
-		b = appendItems(b, a.M)
-	default:
-		return append(b, "{}"...)
-	}
-
-	return append(b, '}')
-}
-
-// appendItems is appendValues for an item as stored.
-func appendItems(b []byte, m map[string]*types.Item) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-
-	var buf [16]string
-
-	names := buf[:0]
-	for k := range m {
-		names = append(names, k)
-	}
-
-	slices.Sort(names)
-
-	b = append(b, '{')
-
-	for i, k := range names {
-		if i > 0 {
-			b = append(b, ',')
-		}
-
-		b = appendString(b, k)
-		b = append(b, ':')
-		b = appendItem(b, m[k])
-	}
-
-	return append(b, '}')
-}
+// appendItems appends an item as stored.
+func appendItems(b []byte, m map[string]*types.Item) []byte { return appendMap(b, m, stored) }
 
 // appendCapacity appends ,"ConsumedCapacity":{...} when there is one.
 func appendCapacity(b []byte, cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
@@ -367,30 +318,33 @@ func (o *GetItemOutput) appendJSON(b []byte) ([]byte, error) {
 // appendPage is a Query's or Scan's response, from its page as stored
 // (p) or from the exported fields (p nil).
 func appendPage(b []byte, p *page, items *[]map[string]*AttributeValue, count, scanned int32, last map[string]*AttributeValue, cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
+	if p != nil {
+		return appendItemsPage(b, p.items, !p.count, count, scanned, p.last, stored, cc)
+	}
+
+	var list []map[string]*AttributeValue
+	if items != nil {
+		list = *items
+	}
+
+	return appendItemsPage(b, list, items != nil, count, scanned, last, wire, cc)
+}
+
+// appendItemsPage is appendPage for items of one form: Items when
+// withItems, Count, ScannedCount, LastEvaluatedKey when there is one, and
+// ConsumedCapacity.
+func appendItemsPage[T any](b []byte, items []map[string]*T, withItems bool, count, scanned int32, last map[string]*T, see view[T], cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
 	b = append(b, '{')
 
-	switch {
-	case p != nil && !p.count:
+	if withItems {
 		b = append(b, `"Items":[`...)
 
-		for i, it := range p.items {
+		for i, it := range items {
 			if i > 0 {
 				b = append(b, ',')
 			}
 
-			b = appendItems(b, it)
-		}
-
-		b = append(b, "],"...)
-	case p == nil && items != nil:
-		b = append(b, `"Items":[`...)
-
-		for i, it := range *items {
-			if i > 0 {
-				b = append(b, ',')
-			}
-
-			b = appendValues(b, it)
+			b = appendMap(b, it, see)
 		}
 
 		b = append(b, "],"...)
@@ -401,13 +355,9 @@ func appendPage(b []byte, p *page, items *[]map[string]*AttributeValue, count, s
 	b = append(b, `,"ScannedCount":`...)
 	b = strconv.AppendInt(b, int64(scanned), 10)
 
-	switch {
-	case p != nil && len(p.last) > 0:
+	if len(last) > 0 {
 		b = append(b, `,"LastEvaluatedKey":`...)
-		b = appendItems(b, p.last)
-	case p == nil && len(last) > 0:
-		b = append(b, `,"LastEvaluatedKey":`...)
-		b = appendValues(b, last)
+		b = appendMap(b, last, see)
 	}
 
 	b, err := appendCapacity(b, cc)

@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/subtle"
 	"strings"
+	"time"
 )
 
 // Bounds on what one request may cost, so a served engine's memory stays
@@ -34,9 +35,22 @@ type Options struct {
 	MaxRequestBytes  int64
 	MaxRequestValues int
 	MaxInFlight      int
+	// BodyTimeout bounds the reading of a request's body once the request
+	// is worked on (0: DefaultBodyTimeout): a client that sends its body
+	// slowly, or never, holds one of the MaxInFlight slots that long.
+	BodyTimeout time.Duration
 }
 
+// DefaultBodyTimeout is Options.BodyTimeout's default: a request's whole
+// body (at most DefaultMaxRequestBytes, on a loopback connection) comes
+// in far less.
+const DefaultBodyTimeout = 10 * time.Second
+
 func (o Options) withDefaults() Options {
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = DefaultMaxRequestBytes
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Server implements http.Handler for the DynamoDB JSON API.
@@ -67,7 +68,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { _ = r.Body.Close() }()
 
 	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
-		writeError(w, err)
+		refuse(w, err)
 		return
 	}
 
@@ -84,6 +85,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	// The body is read to its end (at most MaxRequestBytes) before anything
 	// runs, so the connection stays reusable after any answer.
+	// A body that comes slowly, or never, holds the slot at most
+	// BodyTimeout.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
 	if err != nil {
 		writeError(w, &apiError{Code: "ValidationException", Message: "Request body too large or unreadable: " + err.Error()})
@@ -210,6 +214,19 @@ type cancellationReasonJSON struct {
 	Code    string                     `json:"Code"`
 	Message string                     `json:"Message,omitempty"`
 	Item    map[string]*AttributeValue `json:"Item,omitempty"`
+}
+
+// refuse answers a request whose body it does not read (another access
+// key) at once, as DynamoDB does, and closes the connection: the body,
+// perhaps never sent, is not waited for (the server would otherwise read
+// it to reuse the connection, until its read timeout).
+func refuse(w http.ResponseWriter, err error) {
+	w.Header().Set("Connection", "close")
+	writeError(w, err)
+
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	_ = rc.SetReadDeadline(time.Now())
 }
 
 func writeError(w http.ResponseWriter, err error) {
