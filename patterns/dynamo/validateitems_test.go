@@ -21,6 +21,7 @@ entities:
       project: {type: string, maxLength: 20, optional: true}
       priority: {type: number, min: 0, max: 5000}
       summary: {type: string, maxLength: 40}
+      labels: {type: set, of: string, optional: true}
 patterns:
   GetTask: {get: Task}
   ByPriority: {query: Task, where: [project], sort: priority}
@@ -111,5 +112,26 @@ func TestValidateExistingComparesItems(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Values are compared by their attribute's type, not as stored text: a
+// number written 3.0 is 3 (an engine that does not normalise numbers), a
+// set's elements in any order are the same set.
+func TestAttrDifferenceNormalises(t *testing.T) {
+	d := planned(t, tasksModel)
+	prio := d.Model().Entity("Task").Attr("priority")
+	if s := attrDifference(prio, &types.AttributeValueMemberN{Value: "3"}, &types.AttributeValueMemberN{Value: "3.0"}); s != "" {
+		t.Errorf("3 and 3.0: %s", s)
+	}
+	if s := attrDifference(prio, &types.AttributeValueMemberN{Value: "3"}, &types.AttributeValueMemberN{Value: "30"}); !strings.Contains(s, "expected 3, the table holds 30") {
+		t.Errorf("3 and 30: %q", s)
+	}
+	set := d.Model().Entity("Task").Attr("labels")
+	if s := attrDifference(set, &types.AttributeValueMemberSS{Value: []string{"a", "a#b"}}, &types.AttributeValueMemberSS{Value: []string{"a#b", "a"}}); s != "" {
+		t.Errorf("a set in another order: %s", s)
+	}
+	if s := attrDifference(set, &types.AttributeValueMemberSS{Value: []string{"a", "a#b"}}, &types.AttributeValueMemberSS{Value: []string{"a", "ab"}}); s == "" {
+		t.Error("{a, a#b} and {a, ab} are alike")
 	}
 }
