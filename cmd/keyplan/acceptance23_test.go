@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -35,6 +36,7 @@ func shopTwoGSIs(v1 string) string {
 // every pattern, both new ones included, on that table. Each command is
 // a process of its own, and so is the engine (keyplan local).
 func TestTwoGSIMigrationFromSeparateProcesses(t *testing.T) {
+	enginepass.Independent(t)
 	p := separateProcesses(t)
 	ep := p.local("--port", "0").endpoint // keyplan local, a process of its own
 	run := p.run

@@ -5,12 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // The files keyplan writes (the lock, generated code) are written to a
 // new temporary file in their directory and renamed: a symbolic link
 // planted at the name a temporary file used to have is never followed.
 func TestWritesFollowNoLink(t *testing.T) {
+	enginepass.Independent(t)
 	dir := t.TempDir()
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, []byte("precious"), 0o644)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,6 +35,8 @@ import (
 // nothing, one that never ends, and one that never comes each end the run
 // with exit 2 and a reason, in bounded time and memory, never a panic.
 func TestValidateDistrustsTheEndpoint(t *testing.T) {
+	enginepass.Independent(t)
+	t.Setenv(localengine.EnvEngine, localengine.Memory) // validate checks the name even with --endpoint, which it uses
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc
@@ -171,6 +174,8 @@ func creating(t *testing.T, target string) (string, *atomic.Int64) {
 // table stays CREATING behind the proxy until then, however loaded the
 // machine: the wait no longer races a timer).
 func TestValidateCleansUpOnSignal(t *testing.T) {
+	enginepass.Independent(t)
+	t.Setenv(localengine.EnvEngine, localengine.Memory) // validate checks the name even with --endpoint, which it uses
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}
@@ -221,6 +226,7 @@ func TestValidateCleansUpOnSignal(t *testing.T) {
 // dynalite, a child process, dies with keyplan, even when keyplan is
 // killed (the in-process engine has no process of its own to leave).
 func TestEmbeddedEngineDiesWithKeyplan(t *testing.T) {
+	enginepass.Independent(t)
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}

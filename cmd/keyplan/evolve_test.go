@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // shop copies the example shop into a fresh directory; it returns the
@@ -76,6 +78,7 @@ func readDiff(t *testing.T, out string) diffJSON {
 // migration, an edit during the migration, a refused edit; exit codes,
 // JSON contract, and a lock file never touched by a refusal.
 func TestDiffAndLock(t *testing.T) {
+	enginepass.Independent(t)
 	model, edit := shop(t)
 	lockFile := strings.TrimSuffix(model, ".yaml") + ".lock.json"
 
@@ -159,6 +162,7 @@ func TestDiffAndLock(t *testing.T) {
 // A change that would strand data is refused by lock, which leaves the
 // file as it was.
 func TestLockRefusesStrandingData(t *testing.T) {
+	enginepass.Independent(t)
 	model, edit := shop(t)
 	lockFile := strings.TrimSuffix(model, ".yaml") + ".lock.json"
 	if code, _, errs := keyplan("lock", model); code != 0 {
@@ -182,6 +186,7 @@ func TestLockRefusesStrandingData(t *testing.T) {
 
 // Unusable locks are exit 2, naming the lock file and what is wrong.
 func TestUnusableLocks(t *testing.T) {
+	enginepass.Independent(t)
 	model, _ := shop(t)
 	lockFile := strings.TrimSuffix(model, ".yaml") + ".lock.json"
 	if code, _, errs := keyplan("lock", model); code != 0 {

@@ -1,11 +1,13 @@
 package main
 
 import (
-	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // erringModel has a pattern no index serves (KP101) and one a GSI serves
@@ -59,6 +61,7 @@ func TestValidateWithErrors(t *testing.T) {
 // A refused lock lists each error once, in the diff; the last line counts
 // them (it repeated every one of them on one line).
 func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
+	enginepass.Independent(t)
 	dir := t.TempDir()
 	model := filepath.Join(dir, "users.yaml")
 	fine := strings.Replace(erringModel, "  ByEmail: {get: User, where: [email], unique: true}\n  ByTeam: {query: User, where: [team], consistent: true}\n", "", 1)
@@ -87,6 +90,7 @@ func TestLockRefusalSaysEachErrorOnce(t *testing.T) {
 
 // gen go refuses a package name before it reads the model.
 func TestGenChecksThePackageFirst(t *testing.T) {
+	enginepass.Independent(t)
 	code, _, errs := keyplan("gen", "go", filepath.Join(t.TempDir(), "none.yaml"), "--package", "main", "--out", t.TempDir())
 	if code != cli.Usage || !strings.Contains(errs, `--package package "main": expected a Go package name other than main`) || strings.Contains(errs, "none.yaml") {
 		t.Errorf("exit %d: %s", code, errs)

@@ -1,10 +1,12 @@
 package main
 
 import (
-	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 const plainModel = `table: Games
@@ -20,6 +22,7 @@ patterns:
 // what was expected, quickly and in bounded memory, and nothing the file
 // holds reaches the terminal raw.
 func TestHostileInputBounded(t *testing.T) {
+	enginepass.Independent(t)
 	big := strings.Repeat("x", 5<<20)
 	alias := "table: Games\nx: &a [" + strings.Repeat("1,", 1000) + "1]\n" +
 		"y: &b [" + strings.Repeat("*a,", 1000) + "*a]\nentities: {}\npatterns: {}\n"
@@ -63,6 +66,7 @@ func TestHostileInputBounded(t *testing.T) {
 
 // "-" reads the model from standard input.
 func TestModelFromStdin(t *testing.T) {
+	enginepass.Independent(t)
 	f := write(t, "m.yaml", plainModel)
 	in, err := os.Open(f)
 	if err != nil {
@@ -84,6 +88,7 @@ func TestModelFromStdin(t *testing.T) {
 // Every subcommand's --help prints its flags and exits 0; version says
 // the build; check and plan take several files and exit with the worst.
 func TestHelpVersionAndSeveralFiles(t *testing.T) {
+	enginepass.Independent(t)
 	for _, cmd := range []string{"plan", "check", "diff", "lock", "migrate", "validate", "schema"} {
 		code, out, errs := keyplan(cmd, "--help")
 		if code != cli.Clean || !strings.Contains(out, "usage: keyplan "+cmd) || errs != "" {

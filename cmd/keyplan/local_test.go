@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/internal/evolvetest"
 )
 
@@ -29,6 +30,7 @@ import (
 // commands find the engine's key (the key file in the user's cache); a
 // client with another key is refused.
 func TestLocalServesSeparateProcesses(t *testing.T) {
+	enginepass.Independent(t)
 	p := separateProcesses(t)
 	data := filepath.Join(t.TempDir(), "tables")
 	run := p.run

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -59,6 +60,7 @@ func write(t *testing.T, name, content string) string {
 
 // The JSON output contract of DESIGN.md.
 func TestPlanJSONContract(t *testing.T) {
+	enginepass.Independent(t)
 	code, out, errs := keyplan("plan", "../../examples/leaderboard.yaml", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -104,6 +106,7 @@ func TestPlanJSONContract(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
+	enginepass.Independent(t)
 	scan := write(t, "scan.yaml", `table: Things
 entities:
   User:
@@ -158,6 +161,7 @@ patterns:
 // plan --replica: every write is replicated to each replica; a replica
 // provisions the read capacity given, the primary's elsewhere.
 func TestPlanReplicas(t *testing.T) {
+	enginepass.Independent(t)
 	code, out, errs := keyplan("plan", "../../examples/ecommerce.yaml", "--format", "json", "--replica", "eu-west-1:table=3", "--replica", "ap-south-1")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
@@ -199,6 +203,7 @@ func TestPlanReplicas(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	enginepass.Independent(t)
 	tests := []struct {
 		name   string
 		args   []string
@@ -222,6 +227,7 @@ func TestCheck(t *testing.T) {
 
 // SARIF puts each finding on the model file's line, with its rule.
 func TestCheckSARIF(t *testing.T) {
+	enginepass.Independent(t)
 	model := write(t, "scan.yaml", `table: Users
 entities:
   User:

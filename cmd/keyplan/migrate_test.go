@@ -21,6 +21,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/internal/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -28,7 +29,8 @@ import (
 )
 
 // The engine of this package's tests: started on first use, stopped by
-// TestMain.
+// TestMain; engine(t) fails a test marked engine-independent
+// (enginepass.Independent).
 var (
 	engineOnce sync.Once
 	engineOn   *dynamotest.Engine
@@ -38,6 +40,7 @@ var (
 
 func engine(t testing.TB) string {
 	t.Helper()
+	enginepass.Uses(t)
 	engineOnce.Do(func() { engineOn, engineErr = dynamotest.New() })
 	if engineErr != nil {
 		t.Fatal(engineErr)
@@ -437,6 +440,7 @@ func TestMigrateAtScale(t *testing.T) {
 // migrate waits while the table (or a GSI) is still being built, then
 // goes on.
 func TestMigrateWaitsForTheTable(t *testing.T) {
+	enginepass.Independent(t)
 	wd, _ := os.Getwd()
 	slow, err := dynalite.StartSlow(wd, 2*time.Second)
 	if err != nil {

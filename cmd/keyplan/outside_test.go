@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // A user's module, outside this repository (a temporary directory with a
@@ -24,6 +25,7 @@ import (
 // environment-agnostic stack with tablerules: it synthesizes, and a table
 // the rules refuse fails the synth.
 func TestOutsideModule(t *testing.T) {
+	enginepass.Independent(t)
 	if testing.Short() {
 		t.Skip("builds a module of its own (about 30 s)")
 	}

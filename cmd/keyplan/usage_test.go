@@ -4,11 +4,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // keyplan help (usage.txt) and the package documentation (doc.go) name
 // every command the command table runs, and no other.
 func TestUsageListsEveryCommand(t *testing.T) {
+	enginepass.Independent(t)
 	doc, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 func TestValidate(t *testing.T) {
@@ -63,6 +64,7 @@ func TestValidate(t *testing.T) {
 // No dynalite: exit 2 with what to run, at once. No such engine: exit 2
 // naming the engines.
 func TestValidateWithoutEngine(t *testing.T) {
+	enginepass.Independent(t)
 	t.Setenv(dynalite.EnvPath, "/nonexistent/dynalite/cli.js")
 	t.Setenv(dynalite.EnvEndpoint, "")
 	code, _, errs := keyplan("validate", "--engine", "dynalite", "../../examples/leaderboard.yaml")
@@ -79,6 +81,7 @@ func TestValidateWithoutEngine(t *testing.T) {
 // runs them for real, with nothing to say about emulation; dynalite's are
 // emulated, and validate says so.
 func TestValidateSaysWhenItEmulates(t *testing.T) {
+	enginepass.Independent(t)
 	t.Setenv(dynalite.EnvEndpoint, "")
 	for _, tt := range []struct {
 		engine   string
@@ -215,6 +218,7 @@ func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
 // one (nothing to read; the message does not ask for the --generate
 // that --existing cannot use), --engine with an endpoint.
 func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
+	enginepass.Independent(t)
 	noExamples := write(t, "plain.yaml", validPlain)
 	const ep = "http://127.0.0.1:1"
 	for _, tt := range []struct {

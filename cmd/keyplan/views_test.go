@@ -2,11 +2,13 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/keyplan/keyplan/internal/cli"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/enginepass"
 )
 
 // plan and diff --format html, export workbench and import workbench, end
@@ -14,6 +16,7 @@ import (
 // imports back into a model check accepts, and bad input refused with
 // the file and the field (exit 2).
 func TestViewsAndWorkbench(t *testing.T) {
+	enginepass.Independent(t)
 	code, out, errs := keyplan("plan", "../../examples/leaderboard.yaml", "--format", "html")
 	if code == cli.Usage || !strings.HasPrefix(out, "<!DOCTYPE html>") {
 		t.Fatalf("plan --format html: %d %s", code, errs)

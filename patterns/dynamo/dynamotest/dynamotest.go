@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -41,9 +42,11 @@ type Engine struct {
 }
 
 // Start starts an engine for t and stops it when t ends; it fails t,
-// saying how to get an engine, when none can be started.
+// saying how to get an engine, when none can be started, and when t is
+// marked engine-independent (enginepass.Independent).
 func Start(t testing.TB) *Engine {
 	t.Helper()
+	enginepass.Uses(t)
 	e, err := New()
 	if err != nil {
 		t.Fatal(err)
