@@ -11,8 +11,12 @@ import (
 )
 
 // A model whose example item t1 a GSI sorts by priority (a number); t2
-// is sparse on that index (no project).
+// is sparse on that index (no project). It is keyed synthetic: the tests
+// tamper with the GSI key attributes keyplan stores on the items (a
+// native GSI's keys are the items' own attributes, which the value
+// comparisons already cover).
 const tasksModel = `table: Tasks
+indexKeys: synthetic
 entities:
   Task:
     id: [taskId]
