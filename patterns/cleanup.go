@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -27,6 +28,128 @@ type Cleanup struct {
 	// Verified are the environments (Lock.Environments) whose tables are
 	// cleaned up, waiting for the others.
 	Verified []string `json:"verified,omitempty"`
+	// Before are the designs the table was at before the accepted one,
+	// oldest first, since the last cleanup: what the cleanup is derived
+	// from (Lock.Check re-derives Entities and Remove from them and the
+	// accepted design, and refuses a lock that disagrees).
+	Before []*Design `json:"-"`
+}
+
+// MarshalJSON writes the cleanup with its designs as a lock records them.
+func (c *Cleanup) MarshalJSON() ([]byte, error) {
+	before := make([]lockedDesign, len(c.Before))
+	for i, d := range c.Before {
+		before[i] = lockedDesign{d}
+	}
+	return json.Marshal(struct {
+		Entities []string            `json:"entities"`
+		Remove   map[string][]string `json:"remove,omitempty"`
+		Verified []string            `json:"verified,omitempty"`
+		Before   []lockedDesign      `json:"before"`
+	}{c.Entities, c.Remove, c.Verified, before})
+}
+
+// cleanupFile is a cleanup as a lock file holds it.
+type cleanupFile struct {
+	Entities []string            `json:"entities"`
+	Remove   map[string][]string `json:"remove"`
+	Verified []string            `json:"verified"`
+	Before   []json.RawMessage   `json:"before"`
+}
+
+// read decodes a cleanup read from the lock file (named file).
+func (in *cleanupFile) read(file string) (*Cleanup, error) {
+	c := &Cleanup{Entities: in.Entities, Remove: in.Remove, Verified: in.Verified}
+	if len(in.Before) == 0 {
+		return nil, &DesignError{file, "a cleanup without the designs it is derived from (cleanup.before): restore the lock from version control, or let the keyplan that wrote it run the cleanup"}
+	}
+	for i, raw := range in.Before {
+		d, err := decodeDesign(fmt.Sprintf("%s (cleanup's design before, %d)", file, i+1), raw)
+		if err != nil {
+			return nil, err
+		}
+		c.Before = append(c.Before, d)
+	}
+	return c, nil
+}
+
+// ended is the cleanup pending once the table has gone from one design
+// to another (a migration ended, or a one-deploy change was accepted):
+// the pending one, with its entities named as the new design names them,
+// and what the step leaves. The step's backfilled entities are those of
+// the phases keyplan derives between the two designs.
+func (c *Cleanup) ended(from, to *Design) *Cleanup {
+	var backfilled []string
+	for _, p := range compareDesigns(from, to).Phases {
+		backfilled = append(backfilled, p.Backfill...)
+	}
+	out := c.renamed(to).merge(leftovers(from, to, backfilled))
+	if out == nil {
+		return nil
+	}
+	var before []*Design
+	if c != nil {
+		before = slices.Clone(c.Before)
+	}
+	out.Before = append(before, from)
+	return out
+}
+
+// derived is the cleanup its designs leave, from the first design before
+// to the accepted one (nil: nothing), as keyplan recorded it step by
+// step.
+func (c *Cleanup) derived(accepted *Design) *Cleanup {
+	var out *Cleanup
+	for i, from := range c.Before {
+		to := accepted
+		if i+1 < len(c.Before) {
+			to = c.Before[i+1]
+		}
+		out = out.ended(from, to)
+	}
+	return out
+}
+
+// check compares a cleanup with the one its designs derive.
+func (c *Cleanup) check(accepted *Design) error {
+	want := c.derived(accepted)
+	if want == nil {
+		return fmt.Errorf("its designs leave nothing to clean up, and it records %s", c)
+	}
+	type rec struct {
+		Entities []string            `json:"entities"`
+		Remove   map[string][]string `json:"remove,omitempty"`
+	}
+	return sameJSON("cleanup", rec{c.Entities, c.Remove}, rec{want.Entities, want.Remove})
+}
+
+// Pending says what the cleanup removes and how to run it (model: the
+// model file).
+func (c *Cleanup) Pending(model string) string {
+	return fmt.Sprintf("the last migration's cleanup is pending, which removes what the design before left in the items of %s: once the lock is deployed, the construct's cleanup job removes it (or keyplan migrate %s --table NAME --deployed)", c, model)
+}
+
+// UpToDate says that the lock of the model file model records no
+// migration, and what of a cleanup is pending (keyplan lock).
+func (l *Lock) UpToDate(model string) string {
+	if l.Cleanup == nil {
+		return "up to date"
+	}
+	return "up to date; " + l.Cleanup.Pending(model)
+}
+
+// String says what a cleanup removes from which entities' items:
+// "Order (GSI3PK, GSI3SK), Ticket (its keys rewritten to the design's)".
+func (c *Cleanup) String() string {
+	var parts []string
+	for _, e := range c.Entities {
+		if r := c.Remove[e]; len(r) > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%s)", e, strings.Join(r, ", ")))
+		} else {
+			parts = append(parts, e+" (its keys rewritten to the design's)")
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // leftovers is the cleanup a migration from one design to another leaves,

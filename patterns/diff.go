@@ -98,6 +98,11 @@ type Diff struct {
 	// what the first deploy creates. The diff is then safe, with no
 	// changes and no phases.
 	First *DiffFirst `json:"first,omitempty"`
+	// Cleanup is the lock's pending cleanup: what a finished migration
+	// left in the items, which keyplan migrate (or the construct's cleanup
+	// job) removes once the lock that ended it is deployed. Until then the
+	// migration is in progress (keyplan diff exits 1).
+	Cleanup *DiffCleanup `json:"cleanup,omitempty"`
 }
 
 // DiffFirst is what a first deploy creates: the table and its GSIs, and
@@ -129,6 +134,28 @@ func CompareFirst(d *Design, lockPath string) *Diff {
 	return df
 }
 
+// DiffCleanup is a pending cleanup as a diff shows it: the entities whose
+// items are rewritten, and per entity the attributes removed (Cleanup).
+type DiffCleanup struct {
+	Entities []string            `json:"entities"`
+	Remove   map[string][]string `json:"remove,omitempty"`
+}
+
+// String says what the cleanup removes from which entities' items.
+func (c *DiffCleanup) String() string {
+	return (&Cleanup{Entities: c.Entities, Remove: c.Remove}).String()
+}
+
+// Pending says what the cleanup removes and how to run it (model: the
+// model file).
+func (c *DiffCleanup) Pending(model string) string {
+	return (&Cleanup{Entities: c.Entities, Remove: c.Remove}).Pending(model)
+}
+
+// InProgress reports whether the lock has work left that keyplan migrate
+// does: a migration's phases, or its cleanup (keyplan diff exits 1).
+func (d *Diff) InProgress() bool { return d.Migration != nil || d.Cleanup != nil }
+
 // DiffMigration is where a migration in progress is: phase Phase (from
 // 1) of Of.
 type DiffMigration struct {
@@ -157,6 +184,14 @@ func (d *Diff) Backfills() bool {
 // in the middle of a migration compares the plan with its target: the same
 // design is the migration in progress, another one is refused (KP609).
 func Compare(l *Lock, to *Design) *Diff {
+	df := compare(l, to)
+	if c := l.Cleanup; c != nil {
+		df.Cleanup = &DiffCleanup{Entities: c.Entities, Remove: c.Remove}
+	}
+	return df
+}
+
+func compare(l *Lock, to *Design) *Diff {
 	from := l.Accepted
 	df := &Diff{Changes: []Change{}, Phases: []*Phase{}}
 	df.From.Indexes = phaseIndexes(from)

@@ -103,7 +103,7 @@ func (l *Lock) NextRun(table string) string {
 	if next := l.Next(); next != "" {
 		return "--environment " + next + " --table (its table)"
 	}
-	return "--table " + table + " again"
+	return "--table " + table
 }
 
 // Verify records that environment env (one Environments names, or ""
@@ -169,7 +169,7 @@ func (l *Lock) NextStep(model, table, env string, apply bool) string {
 	case mg == nil && l.Cleanup != nil && env != "" && slices.Contains(l.Cleanup.Verified, env):
 		return fmt.Sprintf("%s: %s is cleaned up; the lock drops the cleanup once every environment is (commit the lock; there, keyplan migrate %s --environment NAME --table …)\n", LockPath(model), table, model)
 	case mg == nil && l.Cleanup != nil:
-		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more (the runtime then writes the target design only), then run keyplan migrate %s %s to remove what the design before left in the items (the lock's cleanup)\n", LockPath(model), table, model, l.cleanupRun(table, env))
+		return fmt.Sprintf("%s: the migration is done: %s is at the target design; its cleanup is pending (keyplan diff exits 1 until it is done): commit the lock and deploy once more (the runtime then writes the target design only), then start the construct's cleanup job, or run keyplan migrate %s %s --deployed, to remove what the design before left in the items\n", LockPath(model), table, model, l.cleanupRun(table, env))
 	case mg == nil:
 		return fmt.Sprintf("%s: the migration is done: %s is at the target design (keyplan diff exits 0); commit the lock and deploy once more\n", LockPath(model), table)
 	case env != "" && slices.Contains(mg.Verified, env), apply && l.Next() == env:
@@ -183,7 +183,7 @@ func (l *Lock) cleanupRun(table, env string) string {
 	if len(l.Environments) > 0 {
 		return "--environment " + l.Environments[0] + " --table (its table)"
 	}
-	return "--table " + table + " again"
+	return "--table " + table
 }
 
 // Record writes the lock to path after a phase of keyplan migrate (of the

@@ -61,9 +61,10 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 					}
 					continue
 				}
-				it := &ExampleItem{Name: itf.key, Entity: ents[0].key, Pos: itf.keyAt, Values: map[string]any{}}
+				it := &ExampleItem{Name: itf.key, Entity: ents[0].key, Pos: itf.keyAt, Values: map[string]any{}, At: map[string]Pos{}}
 				for _, vf := range l.fields(ents[0].val, join(path, ents[0].key), nil) {
 					it.Values[vf.key] = l.value(vf.val, join(join(path, ents[0].key), vf.key))
+					it.At[vf.key] = vf.keyAt
 				}
 				ex.Items = append(ex.Items, it)
 			}

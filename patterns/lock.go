@@ -226,7 +226,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			Current  int             `json:"current"`
 			Verified []string        `json:"verified"`
 		} `json:"migration"`
-		Cleanup *Cleanup `json:"cleanup"`
+		Cleanup *cleanupFile `json:"cleanup"`
 	}
 	if err := strictJSON(data, &in); err != nil {
 		return nil, &DesignError{file, err.Error()}
@@ -271,7 +271,10 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	if err := l.checkEnvironments(); err != nil {
 		return nil, &DesignError{file, err.Error()}
 	}
-	if l.Cleanup = in.Cleanup; l.Cleanup != nil {
+	if in.Cleanup != nil {
+		if l.Cleanup, err = in.Cleanup.read(file); err != nil {
+			return nil, err
+		}
 		if err := l.Cleanup.valid(l.Accepted); err != nil {
 			return nil, &DesignError{file, err.Error()}
 		}
@@ -347,11 +350,7 @@ func (l *Lock) Advance() error {
 	mg.Current++
 	mg.Verified = nil
 	if mg.Current >= len(mg.Phases) {
-		var backfilled []string
-		for _, p := range mg.Phases {
-			backfilled = append(backfilled, p.Backfill...)
-		}
-		l.Cleanup = l.Cleanup.renamed(mg.Target).merge(leftovers(l.Accepted, mg.Target, backfilled))
+		l.Cleanup = l.Cleanup.ended(l.Accepted, mg.Target)
 		l.Accepted, l.Migration = mg.Target, nil
 	}
 	return nil
@@ -374,7 +373,7 @@ func (l *Lock) Apply(to *Design, df *Diff) error {
 	}
 	if len(df.Phases) <= 1 && !df.Backfills() {
 		// A GSI deleted in one deploy leaves its keys in the items.
-		l.Cleanup = l.Cleanup.renamed(to).merge(leftovers(l.Accepted, to, nil))
+		l.Cleanup = l.Cleanup.ended(l.Accepted, to)
 		l.Accepted = to
 		return nil
 	}

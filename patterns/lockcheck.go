@@ -39,6 +39,16 @@ func (l *Lock) Check() error {
 			}
 		}
 	}
+	if c := l.Cleanup; c != nil {
+		for i, d := range c.Before {
+			check(fmt.Sprintf("cleanup's before (%d)", i+1), d)
+		}
+		if len(errs) == 0 {
+			if err := c.check(l.Accepted); err != nil {
+				errs = append(errs, fmt.Errorf("its cleanup is not what its designs leave: %w", err))
+			}
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		src := l.source
 		if src == "" {

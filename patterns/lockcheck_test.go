@@ -284,3 +284,90 @@ func TestEnvironmentsAdvanceInLockstep(t *testing.T) {
 		t.Errorf("prod verified before staging, by hand: %v", err)
 	}
 }
+
+const cleanupShop = `
+table: Shop
+entities:
+  Order:
+    id: [orderId]
+    attributes:
+      orderId: {type: string, maxLength: 40}
+      customerId: {type: string, maxLength: 40}
+      status: {type: string, values: [open, shipped]}
+      subject: {type: string, maxLength: 80}
+      placedAt: time
+patterns:
+  GetOrder: {get: Order}
+  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
+  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
+`
+
+// A lock's pending cleanup is derived (from the designs the table was at
+// and the accepted one), not trusted: a record edited by hand is refused,
+// naming what disagrees. The dangerous edit is one that removes a key a
+// live GSI reads (every item would vanish from it); the quiet one drops
+// an attribute, which then stays in the items for a later edit to read.
+func TestHandEditedCleanupsAreRefused(t *testing.T) {
+	lock := patterns.NewLock(planModel(t, cleanupShop, nil))
+	// OrdersByStatus goes (its GSI is deleted in one deploy), subject is
+	// renamed title: the cleanup removes the GSI's keys and subject.
+	v2 := strings.Replace(cleanupShop, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
+	d2 := planModel(t, v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration != nil || lock.Cleanup == nil {
+		t.Fatalf("deleting a GSI: %v, cleanup %+v", err, lock.Cleanup)
+	}
+	v3 := strings.Replace(v2, "      subject: {type: string, maxLength: 80}", "      title: {type: string, maxLength: 80, renamedFrom: subject}", 1)
+	d3 := planModel(t, v3, lock)
+	if err := lock.Apply(d3, patterns.Compare(lock, d3)); err != nil {
+		t.Fatal(err)
+	}
+	for lock.Migration != nil {
+		lock.Advance()
+	}
+	remove := lock.Cleanup.Remove["Order"]
+	if len(remove) != 3 || !slices.Contains(remove, "subject") || len(lock.Cleanup.Before) != 2 {
+		t.Fatalf("the cleanup after two edits: remove %v, %d design(s) before", remove, len(lock.Cleanup.Before))
+	}
+	if _, err := tamper(t, lock, func(map[string]any) {}); err != nil {
+		t.Fatalf("the lock as written: %v", err)
+	}
+	live := lock.Accepted.Indexes[0]
+	cases := []struct {
+		name string
+		edit func(doc map[string]any)
+		want string
+	}{
+		{"an attribute dropped from the cleanup", func(doc map[string]any) {
+			obj(doc, "cleanup", "remove")["Order"] = []any{remove[0], remove[1]}
+		}, `cleanup.remove.Order: ["` + remove[0] + `","` + remove[1] + `"] recorded`},
+		{"the key of a live GSI added (it would delete live data)", func(doc map[string]any) {
+			obj(doc, "cleanup", "remove")["Order"] = []any{live.PK, remove[0], remove[1], remove[2]}
+		}, "removes " + live.PK + " from Order's items, which the accepted design writes"},
+		{"a key attribute the design writes for nobody added", func(doc map[string]any) {
+			obj(doc, "cleanup", "remove")["Order"] = []any{remove[0], remove[1], remove[2], "status"}
+		}, "which the accepted design writes"},
+		{"another attribute added", func(doc map[string]any) {
+			obj(doc, "cleanup", "remove")["Order"] = []any{remove[0], remove[1], remove[2], "zzz"}
+		}, "cleanup.remove.Order"},
+		{"the cleanup of another entity's items removed", func(doc map[string]any) {
+			delete(obj(doc, "cleanup", "remove"), "Order")
+		}, "cleanup.remove"},
+		{"the designs before dropped", func(doc map[string]any) {
+			delete(obj(doc, "cleanup"), "before")
+		}, "a cleanup without the designs it is derived from"},
+		{"a design before edited (the GSI never deleted)", func(doc map[string]any) {
+			obj(doc, "cleanup", "before", 0)["indexes"] = obj(doc, "cleanup", "before", 1)["indexes"]
+		}, "cleanup's design before, 1"},
+		{"the designs before dropped but the last", func(doc map[string]any) {
+			obj(doc, "cleanup")["before"] = obj(doc, "cleanup")["before"].([]any)[1:]
+		}, "its cleanup is not what its designs leave: cleanup.remove.Order"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := tamper(t, lock, c.edit)
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error naming %q", err, c.want)
+			}
+		})
+	}
+}

@@ -305,6 +305,8 @@ type ExampleItem struct {
 	Entity string         `json:"entity"`
 	Values map[string]any `json:"values"`
 	Pos    Pos            `json:"-"`
+	// At are the positions of the values' fields (by attribute name).
+	At map[string]Pos `json:"-"`
 }
 
 // Expectation names a pattern, its parameters, and the items it must return.

@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -431,15 +432,28 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			l.unknown(it.Pos, path, "entity", it.Entity, names)
 			continue
 		}
-		// Values are checked when the item is written (keyplan validate):
-		// a value the design cannot hold is a finding there, not bad input.
+		// Each value is checked against its attribute's type and
+		// constraints here, at its field; what the design's keys cannot
+		// hold of a valid value is a finding of keyplan validate's.
 		var attrs []string
 		for _, a := range e.Attributes {
 			attrs = append(attrs, a.Name)
 		}
 		for _, name := range slices.Sorted(maps.Keys(it.Values)) {
-			if e.Attr(name) == nil {
-				l.unknown(it.Pos, path, "attribute of "+e.Name, name, attrs)
+			at, ok := it.At[name]
+			if !ok {
+				at = it.Pos
+			}
+			a := e.Attr(name)
+			if a == nil {
+				l.unknown(at, path, "attribute of "+e.Name, name, attrs)
+				continue
+			}
+			if v := it.Values[name]; v != nil && a.Stored() {
+				if err := a.Check(v); err != nil {
+					// the message is keyplan's, not the file's text: only the value in it is clipped
+					l.add(at, join(join(path, e.Name), name), "").Msg = exampleValueMessage(err)
+				}
 			}
 		}
 	}
@@ -499,6 +513,16 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			}
 		}
 	}
+}
+
+// exampleValueMessage says what is wrong with an example's value: the
+// value (clipped: it is the file's text) and what its attribute takes.
+func exampleValueMessage(err error) string {
+	var ve *ValueError
+	if errors.As(err, &ve) {
+		return fmt.Sprintf("value %s: %s", clip(fmt.Sprint(ve.Value)), ve.Msg)
+	}
+	return err.Error()
 }
 
 func firstOr(list []string, def string) string {

@@ -132,6 +132,85 @@ func TestBackfillJob(t *testing.T) {
 	}
 }
 
+// The lock that ends a migration, deployed with Backfill, synthesizes the
+// job for the migration's cleanup: the same Distributed Map over the
+// segments, the worker (which tells the cleanup by the lock it carries)
+// allowed Scan, UpdateItem and DescribeTable on the table alone (it checks
+// the table is at the lock's design before it removes anything), an
+// output saying it is the cleanup and that keyplan migrate --verify then
+// drops it from the lock; cdk-nag clean.
+func TestCleanupJob(t *testing.T) {
+	m, lock := shopMigrating(t)
+	for lock.Migration != nil {
+		if err := lock.Advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if lock.Cleanup == nil {
+		t.Fatal("the migration's end records no cleanup")
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Context: cdkContext()})
+	stack := awscdk.NewStack(app, jsii.String("Finished"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String("us-east-1")}})
+	tbl := singletable.New(stack, "Shop", &singletable.Props{
+		Model: m, Lock: lock,
+		StreamHandlers: &singletable.StreamHandlers{Disabled: true},
+		Backfill:       &singletable.Backfill{Segments: 4},
+		Acknowledge:    map[string]string{"KP401": "a test of the cleanup job"},
+	})
+	if p := validate(tbl); p != "" {
+		t.Fatal(p)
+	}
+	if tbl.Backfill == nil {
+		t.Fatal("no cleanup job")
+	}
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	awscdk.Aspects_Of(app).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	doc := toMap(assertions.Template_FromStack(stack, nil).ToJSON())
+	sm := props(one(t, doc, "AWS::StepFunctions::StateMachine"))
+	def := definition(t, sm["DefinitionString"])
+	start := obj(obj(def["States"])[def["StartAt"].(string)])
+	if tasks := list(obj(start["Result"])["tasks"]); len(tasks) != 4 {
+		t.Errorf("the segments: %v", start["Result"])
+	}
+	if mp := obj(obj(def["States"])[start["Next"].(string)]); mp["Type"] != "Map" || obj(obj(mp["ItemProcessor"])["ProcessorConfig"])["Mode"] != "DISTRIBUTED" {
+		t.Errorf("the map state: %v", mp)
+	}
+	if c, _ := def["Comment"].(string); !strings.Contains(c, "the migration's cleanup: "+lock.Cleanup.String()) {
+		t.Errorf("the state machine's comment: %q", c)
+	}
+	_, fn := byPrefix(t, doc, "AWS::Lambda::Function", "ShopBackfillFunction")
+	if d, _ := props(fn)["Description"].(string); !strings.Contains(d, "the migration's cleanup") || len([]rune(d)) > 256 {
+		t.Errorf("the worker's description: %q", d)
+	}
+	_, pol := byPrefix(t, doc, "AWS::IAM::Policy", "ShopBackfillRoleDefaultPolicy")
+	var table []string
+	for _, s := range statements(pol) {
+		if strings.Contains(s, "dynamodb:") {
+			table = append(table, s)
+		}
+	}
+	if len(table) != 1 || !cleanupTableOnly.MatchString(table[0]) {
+		t.Errorf("the cleanup worker's table access: %v (want Scan, UpdateItem and DescribeTable on the table alone)", table)
+	}
+	found := false
+	for _, o := range obj(doc["Outputs"]) {
+		d := obj(o)["Description"].(string)
+		found = found || strings.Contains(d, "keyplan backfill of Shop, the migration's cleanup") && strings.Contains(d, "--verify drops the cleanup from the lock")
+	}
+	if !found {
+		t.Errorf("no output naming the cleanup job: %v", doc["Outputs"])
+	}
+	ann := assertions.Annotations_FromStack(stack)
+	for _, a := range *ann.FindError(jsii.String("*"), assertions.Match_AnyValue()) {
+		t.Errorf("error: %s", toString(a))
+	}
+	for _, a := range *ann.FindWarning(jsii.String("*"), assertions.Match_AnyValue()) {
+		t.Errorf("warning: %s", toString(a))
+	}
+}
+
+var cleanupTableOnly = regexp.MustCompile(`^dynamodb:DescribeTable,dynamodb:Scan,dynamodb:UpdateItem on ShopTable[0-9A-F]{8}\.Arn$`)
+
 var tableOnly = regexp.MustCompile(`^dynamodb:Scan,dynamodb:UpdateItem on ShopTable[0-9A-F]{8}\.Arn$`)
 
 // definition resolves a DefinitionString (an Fn::Join of text and

@@ -21,10 +21,7 @@ func diff(fs *flag.FlagSet) func(*cli.Call) int {
 		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
-		if !df.Safe {
-			return cli.Findings
-		}
-		return cli.Clean
+		return cli.FindingsIf(!df.Safe || df.InProgress()) // a change to make, or one in progress
 	}
 }
 
@@ -61,7 +58,7 @@ func lock(fs *flag.FlagSet) func(*cli.Call) int {
 			return c.Fail(cli.Findings, "%s untouched: %v", path, err)
 		}
 		if lk.Migration == nil {
-			return writeLock(c, lk, path, "up to date")
+			return writeLock(c, lk, path, lk.UpToDate(file))
 		}
 		code := writeLock(c, lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
 		if code == cli.Clean {

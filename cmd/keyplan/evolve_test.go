@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // shop copies the example shop into a fresh directory, its GSIs keyed
@@ -260,5 +261,62 @@ func TestNativeNextPatternIsOneDeploy(t *testing.T) {
 	}
 	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date") {
 		t.Errorf("lock: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// A change that deletes a GSI in one deploy leaves its keys in the items:
+// keyplan lock accepts it and says the cleanup is pending (what it
+// removes, how to run it), and keyplan diff says so too and exits 1 (in
+// progress) until keyplan migrate has run it. Keyed natively, the GSI
+// stored nothing on the items (its keys are their own attributes, one
+// entity: no discriminator): nothing to clean up, diff exits 0.
+func TestLockAndDiffSayACleanupIsPending(t *testing.T) {
+	enginepass.Independent(t)
+	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+		t.Run(string(keys), func(t *testing.T) { testCleanupPending(t, keys) })
+	}
+}
+
+func testCleanupPending(t *testing.T, keys patterns.IndexKeys) {
+	v1 := "indexKeys: " + string(keys) + "\n" + `table: Shop
+entities:
+  Order:
+    id: [orderId]
+    attributes:
+      orderId: {type: string, maxLength: 40}
+      customerId: {type: string, maxLength: 40}
+      status: {type: string, values: [open, shipped]}
+      placedAt: time
+patterns:
+  GetOrder: {get: Order}
+  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
+  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
+`
+	model := filepath.Join(t.TempDir(), "orders.yaml")
+	if err := os.WriteFile(model, []byte(v1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := keyplan("lock", model); code != 0 {
+		t.Fatalf("first lock: exit %d\n%s%s", code, out, errs)
+	}
+	v2 := strings.Replace(v1, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
+	if err := os.WriteFile(model, []byte(v2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if keys != patterns.IndexKeysSynthetic {
+		if code, out, errs := keyplan("lock", model); code != 0 || strings.Contains(out, "cleanup") {
+			t.Fatalf("lock of a deleted native GSI: exit %d\n%s%s", code, out, errs)
+		}
+		if code, out, _ := keyplan("diff", model); code != 0 || !strings.Contains(out, "no change: the lock is up to date") {
+			t.Errorf("diff after a deleted native GSI: exit %d\n%s", code, out)
+		}
+		return
+	}
+	const pending = "the last migration's cleanup is pending, which removes what the design before left in the items of Order (GSI2PK, GSI2SK)"
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date; "+pending) || !strings.Contains(out, "keyplan migrate "+model+" --table NAME --deployed") {
+		t.Fatalf("lock of a deleted GSI: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := keyplan("diff", model); code != 1 || !strings.Contains(out, "no change to the design; "+pending) {
+		t.Errorf("diff with the cleanup pending: exit %d\n%s", code, out)
 	}
 }

@@ -28,6 +28,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	pageSize := cli.Int(fs, "page-size", dynamo.DefaultPageSize, 1, 10_000, "items per Scan page (a checkpoint is written after each)")
 	fs.StringVar(&o.Backfill.Checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
 	fs.BoolVar(&o.Apply, "apply-indexes", false, "create and delete the phase's GSIs (with no migration pending, the lock's) with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
+	fs.BoolVar(&o.Deployed, "deployed", false, "a migration's cleanup: the lock that ended it is deployed (the construct's cleanup job records that itself); recorded in the table")
 	fs.BoolVar(&o.Verify, "verify", false, "write nothing: check that every item is as the phase needs (after the construct's backfill job ran), and advance the lock if so")
 	fs.DurationVar(&o.Backfill.ProgressEvery, "progress", 10*time.Second, "how often to print progress (0: never)")
 	return func(c *cli.Call) int {

@@ -184,7 +184,7 @@ func TestMigrate(t *testing.T) {
 		t.Fatalf("migrate: exit %d\n%s%s", code, out, errs)
 	}
 	for _, want := range []string{"phase 1 of 1: backfilling Order, Product (create GSI3; backfill Order, Product) of " + sm.table + " with 3 segment(s)",
-		"phase 1 of 1 backfilled in", " rewritten, ", "0 failed", "the migration is done", "then run keyplan migrate"} {
+		"phase 1 of 1 backfilled in", " rewritten, ", "0 failed", "the migration is done", "then start the construct's cleanup job, or run keyplan migrate", "--deployed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -196,8 +196,10 @@ func TestMigrate(t *testing.T) {
 	if err != nil || l.Migration != nil {
 		t.Fatalf("the lock after migrate: %v, migration %v", err, l.Migration)
 	}
-	if code, out, _ := keyplan("diff", sm.model); code != 0 {
-		t.Errorf("diff after the migration: exit %d\n%s", code, out)
+	// Its cleanup is pending: diff says so (the migration is in
+	// progress: exit 1), naming what it removes and how to run it.
+	if code, out, _ := keyplan("diff", sm.model); code != 1 || !strings.Contains(out, "no change to the design; the last migration's cleanup is pending") || !strings.Contains(out, "--deployed") {
+		t.Errorf("diff after the migration, its cleanup pending: exit %d\n%s", code, out)
 	}
 	exactlyTarget(t, l.Accepted, evolvetest.ScanAll(t, sm.client, sm.table))
 	code, out, errs = keyplan("validate", sm.model, "--existing", "--table", sm.table, "--endpoint", ep)
@@ -209,8 +211,15 @@ func TestMigrate(t *testing.T) {
 	if l.Cleanup == nil {
 		t.Error("the migration's end records no cleanup")
 	}
-	if code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep); code != 0 || !strings.Contains(out, "cleanup: ") {
-		t.Errorf("migrate, the cleanup: exit %d\n%s%s", code, out, errs)
+	// Until the table records that lock's deploy, the cleanup is refused.
+	if code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep); code != 2 || !strings.Contains(errs, "records no deploy of it") {
+		t.Errorf("migrate, the cleanup before the deploy: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--deployed"); code != 0 || !strings.Contains(out, "cleanup: ") {
+		t.Errorf("migrate --deployed, the cleanup: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := keyplan("diff", sm.model); code != 0 {
+		t.Errorf("diff after the cleanup: exit %d\n%s", code, out)
 	}
 	if l, err := patterns.LoadLock(sm.lockFile); err != nil || l.Cleanup != nil {
 		t.Errorf("the lock after the cleanup: %v, cleanup %+v", err, l.Cleanup)

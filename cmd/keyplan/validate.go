@@ -34,13 +34,15 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return c.Fail(cli.Usage, "--existing needs --table NAME (the table that holds the items)")
 		case (vo.Existing || vo.Keep) && eo.Endpoint == "":
 			return c.Fail(cli.Usage, "--existing and --keep need an engine that outlives validate (one it starts stops with it): --endpoint URL or $%s; keyplan local serves one", localengine.EnvEndpoint)
+		case cli.Given(fs, "engine") && eo.Endpoint != "": // from $KEYPLAN_DYNAMODB_ENDPOINT (--endpoint: Conflicts)
+			return c.Fail(cli.Usage, "--engine %s and an endpoint (%s, from $%s) cannot be given together: --engine names the local engine validate starts when there is no endpoint", eo.Name, eo.Endpoint, localengine.EnvEndpoint)
 		}
 		d, lk := open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(vo.IndexKeys)})
 		if d == nil {
 			return cli.Usage
 		}
-		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && (*generate == 0 || vo.Existing) {
-			return c.Fail(cli.Usage, "%s has no examples.expect and no generated data (--generate N): nothing to prove", c.File())
+		if vo.Lock, vo.Generate = lk, *generate; vo.Refusal(d) != nil {
+			return c.Fail(cli.Usage, "%v", vo.Refusal(d))
 		}
 		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
 		conn := connect(c, eo)
@@ -48,17 +50,15 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 			return cli.Usage
 		}
 		defer conn.Stop()
-		vo.Lock, vo.Generate = lk, *generate
 		vo.Lacks = func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
 		return prove(c, d, conn, vo, deadline)
 	}
 }
 
-// engineFlags declares the flags that choose a DynamoDB engine
-// (engine.Options; connect checks them).
+// engineFlags declares the flags that choose an engine (engine.Options).
 func engineFlags(fs *flag.FlagSet, o *localengine.Options) {
 	fs.StringVar(&o.Endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else a local engine, --engine)")
-	fs.StringVar(&o.Name, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process)")
+	fs.StringVar(&o.Name, "engine", localengine.Default(), "the local engine to start when there is no --endpoint: "+strings.Join(localengine.Names, " or ")+" (default: $"+localengine.EnvEngine+", else memory, in process; not with an endpoint, which $"+localengine.EnvEngine+" yields to)")
 	cli.Duration(fs, &o.Timeout, "timeout", localengine.DefaultRequestTimeout, "the longest one request to the engine may take")
 }
 

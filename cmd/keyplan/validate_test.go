@@ -1,12 +1,20 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/enginepass"
@@ -29,8 +37,14 @@ func TestValidate(t *testing.T) {
 			[]string{"ok   SeasonLeaderboard(season=2026-Q2): [p1 p3 p4 p2] in order, 1 request(s)", "9 item(s) loaded, 6 expectation(s), 0 failed"}},
 		{"wrong expectation", append([]string{"validate", wrongOrder}, keyedHere(t)...), 1,
 			[]string{"wrong.yaml:23:7: FAIL DeviceReadingsByValue(deviceId=d1): expected [r1 r3 r5 r2 r4] in order, got [r3 r1 r5 r2 r4]", "1 failed"}},
-		{"item the design cannot hold", append([]string{"validate", cannotHold}, keyedHere(t)...), 1,
-			[]string{"FAIL ", "range.yaml:21:5: example item r6: Create Reading: attribute \"value\": value -1001: out of the declared range -1000..1000"}},
+	}
+	// An example value its attribute refuses is bad input, found before
+	// any engine: exit 2, at the value's field (keyplan check says so too).
+	for _, cmd := range []string{"validate", "check"} {
+		code, out, errs := keyplan(cmd, cannotHold)
+		if want := "range.yaml:21:62: examples.items.r6.Reading.value: value -1001: out of the declared range -1000..1000"; code != 2 || !strings.Contains(errs, want) {
+			t.Errorf("%s of an example value out of range: exit %d, want 2 and %q\n%s%s", cmd, code, want, out, errs)
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +116,7 @@ func TestValidateNeedsExamples(t *testing.T) {
 	}
 	noExamples := write(t, "plain.yaml", validPlain)
 	code, _, errs = keyplan("validate", noExamples, "--generate", "0")
-	if code != 2 || !strings.Contains(errs, "has no examples.expect and no generated data") {
+	if code != 2 || !strings.Contains(errs, "has no examples.expect and generated data is off (--generate 0): nothing to prove") {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	// Without examples, the generated data proves the design.
@@ -178,6 +192,82 @@ entities:
 patterns:
   GetUser: {get: User}
 `
+
+// validate never deletes a table it did not create in this run: --table
+// naming a table that exists (with items) is refused, exit 2, naming the
+// table and what to do; the table and its items are left as they were,
+// with or without --keep, with or without generated data.
+func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
+	ep := engine(t)
+	c := localengine.Client(ep, 0)
+	ctx := context.Background()
+	victim := fmt.Sprintf("victim%d", tableSeq.Add(1))
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(victim), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("id"), KeyType: types.KeyTypeHash}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamodb.NewTableExistsWaiter(c).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(victim)}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(victim),
+		Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "precious"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{{"--generate", "0"}, {"--generate", "5"}, {"--keep", "--generate", "0"}} {
+		args := append([]string{"validate", "../../examples/leaderboard.yaml", "--table", victim, "--endpoint", ep}, extra...)
+		code, out, errs := keyplan(args...)
+		if code != cli.Usage || !strings.Contains(errs, "table "+victim) || !strings.Contains(errs, "exists already") ||
+			!strings.Contains(errs, "--existing") || !strings.Contains(errs, "another name") {
+			t.Errorf("%v: exit %d, want 2 naming %s, --existing and another name\n%s%s", extra, code, victim, out, errs)
+		}
+		got, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(victim), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "precious"}}})
+		if err != nil || got.Item == nil {
+			t.Fatalf("%v: the table %s or its item is gone: %v", extra, victim, err)
+		}
+	}
+}
+
+// Flags validate would otherwise ignore are refused (exit 2, saying why),
+// before any engine is reached: --table on a model without
+// examples.expect (generated data uses tables of its own), --existing on
+// one (nothing to read; the message does not ask for the --generate
+// that --existing cannot use), --engine with an endpoint.
+func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
+	enginepass.Independent(t)
+	noExamples := write(t, "plain.yaml", validPlain)
+	const ep = "http://127.0.0.1:1"
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--table", "victim"}, "--table victim: " + noExamples + " has no examples.expect, so validate makes no table"},
+		{[]string{"--table", "victim", "--endpoint", ep}, "leave --table out"},
+		{[]string{"--existing", "--table", "victim", "--endpoint", ep}, noExamples + " has no examples.expect, which is all --existing runs"},
+		{[]string{"--generate", "0"}, "has no examples.expect and generated data is off (--generate 0)"},
+		{[]string{"--engine", "dynalite", "--endpoint", ep}, "--engine and --endpoint cannot be given together: --engine names the local engine"},
+		{[]string{"--engine", "memory", "--endpoint", ep}, "cannot be given together"},
+	} {
+		code, out, errs := keyplan(append([]string{"validate", noExamples}, tt.args...)...)
+		if code != cli.Usage || !strings.Contains(errs, tt.want) || strings.Contains(errs, "(--generate N)") || out != "" {
+			t.Errorf("%v: exit %d, want 2 and %q\n%s%s", tt.args, code, tt.want, out, errs)
+		}
+	}
+	// --engine with an endpoint from the environment is refused too;
+	// $KEYPLAN_ENGINE yields to an endpoint.
+	t.Setenv(localengine.EnvEndpoint, ep)
+	code, out, errs := keyplan("validate", noExamples, "--engine", "dynalite")
+	if want := "--engine dynalite and an endpoint (" + ep + ", from $" + localengine.EnvEndpoint + ") cannot be given together"; code != cli.Usage || !strings.Contains(errs, want) {
+		t.Errorf("--engine with $%s: exit %d, want 2 and %q\n%s%s", localengine.EnvEndpoint, code, want, out, errs)
+	}
+	t.Setenv(localengine.EnvEndpoint, "")
+	t.Setenv(localengine.EnvEngine, "dynalite")
+	code, out, errs = keyplan("validate", noExamples, "--endpoint", ep, "--generate", "3")
+	if code == cli.Clean || strings.Contains(errs, "cannot be given together") || !strings.Contains(out+errs, "127.0.0.1:1") {
+		t.Errorf("$%s with --endpoint: exit %d (want a failure to reach the endpoint, not a conflict)\n%s%s", localengine.EnvEngine, code, out, errs)
+	}
+}
 
 // --existing only reads a table that holds the examples: the flags that
 // create, generate or keep a table are refused with it (exit 2, both

@@ -23,7 +23,10 @@ import (
 // engine keyplan migrate runs) stretch after stretch until its segment
 // ends. Start an execution after deploying the phase; then `keyplan
 // migrate MODEL --table NAME --verify` checks the table and advances the
-// lock.
+// lock. Deployed with the lock that ends a migration (no migration, a
+// pending cleanup), the job runs the cleanup instead, after checking the
+// table is at the lock's design and recording the deploy in it
+// (docs/evolution.md, "Clean up"); --verify then drops the cleanup.
 type Backfill struct {
 	// Segments is the parallel Scan's segment count: the Distributed
 	// Map's items (MinBackfillSegments–MaxBackfillSegments). Size it at a
@@ -118,6 +121,17 @@ func (t *Table) addBackfill() {
 	}
 	o, _ := backfillOptions(*b)
 	mg := t.Lock.Migration
+	if mg == nil && t.Lock.Cleanup != nil {
+		// The lock ends a migration: the job runs its cleanup (it exists
+		// only in this deploy, so it runs once this lock is deployed).
+		job, err := newBackfillJob(t, o)
+		if err != nil {
+			t.problems = append(t.problems, "Backfill: "+err.Error())
+			return
+		}
+		t.Backfill = job
+		return
+	}
 	if mg == nil || len(mg.Phases[mg.Current].Backfill) == 0 {
 		what := "no migration is in progress"
 		if mg != nil {
@@ -143,8 +157,19 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	if err != nil {
 		return nil, err
 	}
-	mg := t.Lock.Migration
-	phase := fmt.Sprintf("phase %d of %d", mg.Current+1, len(mg.Phases))
+	// What the job does: the current phase's backfill, or the cleanup of
+	// the migration the lock ends (the worker tells them apart by the
+	// lock it carries: lambdas/backfill).
+	var phase, what string
+	actions := []string{"dynamodb:Scan", "dynamodb:UpdateItem"}
+	if mg := t.Lock.Migration; mg != nil {
+		phase = fmt.Sprintf("phase %d of %d", mg.Current+1, len(mg.Phases))
+		what = fmt.Sprint(mg.Phases[mg.Current].Backfill)
+	} else {
+		// The cleanup checks the table is at the lock's design first.
+		phase, what = "the migration's cleanup", t.Lock.Cleanup.String()
+		actions = append(actions, "dynamodb:DescribeTable")
+	}
 	j := &BackfillJob{Construct: constructs.NewConstruct(t, jsii.String("Backfill"))}
 	j.LogGroup = awslogs.NewLogGroup(j.Construct, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: o.LogRetention})
 	j.Role = awsiam.NewRole(j.Construct, jsii.String("Role"), &awsiam.RoleProps{
@@ -154,7 +179,7 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	j.LogGroup.GrantWrite(j.Role)
 	// The rekey engine reads with Scan and writes with conditional
 	// UpdateItem (ALL_OLD on a conflict spares it a GetItem).
-	t.grant(j.Role, []string{"dynamodb:Scan", "dynamodb:UpdateItem"}, patterns.BaseIndex)
+	t.grant(j.Role, actions, patterns.BaseIndex)
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(j.Role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"))
 	}
@@ -167,7 +192,7 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	}
 	j.Function = goFunction(j.Construct, goFunctionProps{entry: entry, module: module, role: j.Role, logGroup: j.LogGroup, layer: layer, env: env,
 		memory: o.MemorySize, timeout: o.Timeout,
-		description: fmt.Sprintf("keyplan backfill worker for %s (%s: %v)", t.Design.Table, phase, mg.Phases[mg.Current].Backfill)})
+		description: truncate(fmt.Sprintf("keyplan backfill worker for %s (%s: %s)", t.Design.Table, phase, what), maxDescription)})
 
 	// One child workflow per segment: invoke, loop until done, fail the
 	// job on items the engine could not rewrite.
@@ -217,7 +242,7 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	m.ItemProcessor(rekey.Next(next), nil)
 	j.StateMachine = awsstepfunctions.NewStateMachine(j.Construct, jsii.String("StateMachine"), &awsstepfunctions.StateMachineProps{
 		DefinitionBody: awsstepfunctions.DefinitionBody_FromChainable(segments.Next(m)),
-		Comment:        jsii.String(fmt.Sprintf("keyplan backfill of %s, %s: %v", t.Design.Table, phase, mg.Phases[mg.Current].Backfill)),
+		Comment:        jsii.String(fmt.Sprintf("keyplan backfill of %s, %s: %s", t.Design.Table, phase, what)),
 		Logs: &awsstepfunctions.LogOptions{
 			Destination:          awslogs.NewLogGroup(j.Construct, jsii.String("StateMachineLogs"), &awslogs.LogGroupProps{Retention: o.LogRetention}),
 			Level:                awsstepfunctions.LogLevel_ALL,
@@ -227,8 +252,8 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	})
 	awscdk.NewCfnOutput(j.Construct, jsii.String("StateMachineArn"), &awscdk.CfnOutputProps{
 		Value: j.StateMachine.StateMachineArn(),
-		Description: jsii.String(fmt.Sprintf("keyplan backfill of %s, %s: start an execution, then keyplan migrate MODEL --table NAME --verify advances the lock",
-			t.Design.Table, phase)),
+		Description: jsii.String(fmt.Sprintf("keyplan backfill of %s, %s: start an execution, then keyplan migrate MODEL --table NAME --verify %s",
+			t.Design.Table, phase, map[bool]string{true: "advances the lock", false: "drops the cleanup from the lock"}[t.Lock.Migration != nil])),
 	})
 	j.nagSuppressions()
 	return j, nil
@@ -249,4 +274,18 @@ func (j *BackfillJob) nagSuppressions() {
 			map[string]any{"regex": "/^Resource::arn:<AWS::Partition>:states:[^:]+:<AWS::AccountId>:execution:.*\\*$/"},
 			"Resource::*",
 		}})
+}
+
+// maxDescription is Lambda's limit on a function's description, in
+// characters.
+const maxDescription = 256
+
+// truncate shortens s to at most n characters, ending it with "…" when
+// it cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -26,6 +26,14 @@ const (
 	Usage    = 2
 )
 
+// FindingsIf is Findings when found, else Clean.
+func FindingsIf(found bool) int {
+	if found {
+		return Findings
+	}
+	return Clean
+}
+
 // A Command is one of a program's commands.
 type Command struct {
 	// Word must follow the command's name ("go" in gen go); "" for none.

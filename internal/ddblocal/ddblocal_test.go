@@ -151,8 +151,8 @@ func TestDiesWithItsStarter(t *testing.T) {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestDiesWithItsStarter$")
 	cmd.Env = append(os.Environ(), "KEYPLAN_DDBLOCAL_STARTER=1")
-	var out strings.Builder
-	cmd.Stdout = &out
+	out := &logBuffer{max: 4 << 10} // the starter writes it while the loop reads it
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

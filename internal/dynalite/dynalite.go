@@ -44,7 +44,7 @@ type Server struct {
 	// Endpoint is its URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
 	cmd      *exec.Cmd
-	stderr   *bytes.Buffer
+	stderr   *logBuffer
 	done     chan struct{}
 	once     sync.Once
 }
@@ -146,7 +146,7 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: node is not on PATH", ErrNotInstalled)
 	}
-	s := &Server{stderr: &bytes.Buffer{}, done: make(chan struct{})}
+	s := &Server{stderr: &logBuffer{}, done: make(chan struct{})}
 	// The engine picks its own port (0) and says which. A port found free
 	// here and handed over could be taken meanwhile (by another test
 	// binary's engine): this engine would then die on it unseen, and its
@@ -182,7 +182,7 @@ func StartSlow(dir string, createTable time.Duration) (*Server, error) {
 	case port := <-ports:
 		if _, err := strconv.Atoi(port); err != nil {
 			s.Stop()
-			return nil, fmt.Errorf("dynalite exited before listening: %s", bytes.TrimSpace(s.stderr.Bytes()))
+			return nil, fmt.Errorf("dynalite exited before listening: %s", strings.TrimSpace(s.stderr.String()))
 		}
 		s.Endpoint = "http://127.0.0.1:" + port
 		return s, nil
@@ -218,8 +218,27 @@ process.stdin.on("end", () => process.exit(0));
 process.stdin.resume();`
 
 // Log is what the engine has written to stderr (why it died, when it
-// did).
+// did). It may be read while the engine runs.
 func (s *Server) Log() string { return s.stderr.String() }
+
+// logBuffer is the engine's stderr: exec's copying goroutine writes it
+// while Log reads it.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 // Stop ends the engine and everything it started.
 func (s *Server) Stop() {

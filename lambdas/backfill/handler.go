@@ -13,10 +13,12 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
-// handler runs stretches of the phase's backfill.
+// handler runs stretches of the phase's backfill, or of the cleanup of a
+// finished migration (the lock carries no migration and a pending
+// cleanup: Cleanup).
 type handler struct {
 	lock   *patterns.Lock
-	client dynamo.BackfillClient
+	client dynamo.MigrateClient
 	table  string
 	log    *slog.Logger
 	// maxWCU is this worker's share of the job's write-rate limit (0:
@@ -36,9 +38,16 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 	if task.Segments < 1 || task.Segment < 0 || task.Segment >= task.Segments {
 		return task, fmt.Errorf("segment %d of %d: expected 0 ≤ segment < segments", task.Segment, task.Segments)
 	}
-	r, err := dynamo.NewRekeyer(h.lock, h.client, h.table)
+	lock := h.lock
+	if lock.Migration == nil && lock.Cleanup != nil {
+		var err error
+		if lock, err = h.cleanup(ctx, task); err != nil {
+			return task, err
+		}
+	}
+	r, err := dynamo.NewRekeyer(lock, h.client, h.table)
 	if errors.Is(err, dynamo.ErrNoMigration) {
-		return task, errors.New("the lock the function carries has no migration in progress: redeploy after keyplan lock")
+		return task, errors.New("the lock the function carries has no migration in progress and no cleanup pending: redeploy after keyplan lock")
 	}
 	if err != nil {
 		return task, err
@@ -73,4 +82,29 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 	h.log.InfoContext(ctx, "stretch done", "segment", task.Segment, "segments", task.Segments, "done", task.Done,
 		"scanned", s.Scanned, "rewritten", s.Rewritten, "failed", s.Failed, "conflicts", s.Conflicts)
 	return task, nil
+}
+
+// CleanupDeployer names the construct's cleanup job in the table's record
+// of the deploy (dynamo.MarkDeployed).
+const CleanupDeployer = "the singletable construct's cleanup job"
+
+// cleanup is the lock the cleanup runs as (dynamo.CleanupLock). The job
+// is synthesized only from the lock that ended the migration, so it runs
+// only once that lock is deployed: at a segment's first stretch the
+// table is checked to have the accepted design's GSIs (the final deploy
+// deleted the migration's old ones) and the deploy is recorded in the
+// table, which keyplan migrate --verify and a later keyplan migrate read
+// (dynamo.CheckDeployed).
+func (h *handler) cleanup(ctx context.Context, task patterns.BackfillTask) (*patterns.Lock, error) {
+	cl, err := dynamo.CleanupLock(h.lock)
+	if err != nil || task.Next != nil || task.Scanned > 0 {
+		return cl, err
+	}
+	if _, err := dynamo.PhaseReady(ctx, h.client, h.table, cl, dynamo.PhaseOptions{}); err != nil {
+		return nil, fmt.Errorf("the cleanup: %s is not at the lock's design: %w", h.table, err)
+	}
+	if err := dynamo.MarkDeployed(ctx, h.client, h.lock, h.table, CleanupDeployer); err != nil {
+		return nil, err
+	}
+	return cl, nil
 }

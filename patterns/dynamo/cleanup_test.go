@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -58,7 +59,7 @@ func cleanup(t *testing.T, lock *patterns.Lock, c MigrateClient, name string) *B
 	if lock.Cleanup == nil {
 		t.Fatal("the lock records no cleanup")
 	}
-	res, err := Migrate(context.Background(), c, name, lock, MigrateOptions{Backfill: BackfillOptions{Segments: 2, PageSize: 3}})
+	res, err := Migrate(context.Background(), c, name, lock, MigrateOptions{Deployed: true, Backfill: BackfillOptions{Segments: 2, PageSize: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +92,14 @@ func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
 	withSubject := strings.Replace(renameV2, "      note:", "      subject: {type: string, maxLength: 200, optional: true}\n      note:", 1)
 	if _, df, ids := planEdit(t, lock, withSubject); !slices.Contains(ids, "KP616") || len(df.Errors()) == 0 {
 		t.Fatalf("a new attribute under a renamed one's old name, cleanup pending: %v", ids)
+	}
+	// The GSIs are the final lock's already: only the table's record of
+	// the deploy lets the cleanup run.
+	if _, err := Migrate(ctx, engine, name, lock, MigrateOptions{}); !errors.Is(err, ErrNotDeployed) || lock.Cleanup == nil {
+		t.Fatalf("the cleanup with no deploy recorded: %v", err)
+	}
+	if got := holding(t, name, "subject"); len(got) != 6 {
+		t.Fatalf("a refused cleanup removed subject from %d item(s)", 6-len(got))
 	}
 	// The final runtime rewrites n1 between the cleanup's read and write.
 	final := New(lock.Accepted, client, name)
@@ -255,8 +264,27 @@ func testCleanupOfDeletedIndex(t *testing.T, v1 string) {
 	if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
 		t.Skipf("%s: the deleted GSI cannot be deleted from the live table (proved on the in-process engine and DynamoDB Local)", why)
 	}
+	// Before the final lock is deployed (the deleted GSI still there),
+	// the cleanup is refused, whatever the operator says, and records
+	// nothing; once the GSI is gone, the table must still record the
+	// deploy.
+	_, err = Migrate(ctx, engine, name, lock, MigrateOptions{Deployed: true})
+	if _, ok := errors.AsType[*NotAtPhaseError](err); !ok || lock.Cleanup == nil {
+		t.Fatalf("the cleanup with the deleted GSI still there: %v, pending %v", err, lock.Cleanup != nil)
+	}
 	if ixs, _ := lock.Deployed(); ApplyIndexes(ctx, engine, name, ixs) != nil {
 		t.Fatal("deploying the final lock")
+	}
+	if err := CheckDeployed(ctx, engine, lock, name); !errors.Is(err, ErrNotDeployed) {
+		t.Fatalf("a refused cleanup recorded the deploy: %v", err)
+	}
+	if _, err := Migrate(ctx, engine, name, lock, MigrateOptions{}); !errors.Is(err, ErrNotDeployed) || lock.Cleanup == nil {
+		t.Fatalf("the cleanup with no deploy recorded: %v", err)
+	}
+	for _, k := range stored { // a native GSI's own attributes stay: only what it stored
+		if got := holding(t, name, k); len(got) != 5 {
+			t.Fatalf("a refused cleanup removed %s from %d item(s)", k, 5-len(got))
+		}
 	}
 	cleanup(t, lock, engine, name)
 	for _, k := range stored {

@@ -711,7 +711,7 @@ func cleanupProperty(t *testing.T, lock *patterns.Lock, name string, ref *propRe
 	if kerr == nil {
 		t.Logf("the cleanup ended before it was killed")
 	}
-	res, err := Migrate(ctx, engine, name, lock, MigrateOptions{Backfill: BackfillOptions{Segments: 2, PageSize: 5, Checkpoint: cp}})
+	res, err := Migrate(ctx, engine, name, lock, MigrateOptions{Deployed: true, Backfill: BackfillOptions{Segments: 2, PageSize: 5, Checkpoint: cp}})
 	if err != nil {
 		t.Fatalf("cleanup resumed: %v (%+v)", err, res)
 	}

@@ -38,6 +38,13 @@ type MigrateOptions struct {
 	// needs (after the construct's backfill job ran); the lock advances if
 	// so. The checkpoint is not used.
 	Verify bool
+	// Deployed says the lock that ended the migration is deployed (the
+	// runtime writes its accepted design alone): a cleanup records it in
+	// the table (MarkDeployed) before it runs, which it refuses to do
+	// otherwise (CheckDeployed). The construct's cleanup job records it
+	// itself.
+	// Default: the table must record the deploy already.
+	Deployed bool
 	// Backfill tunes the backfill.
 	// Default: Segments from the table (SegmentsFor), progress through Log.
 	Backfill BackfillOptions
@@ -258,6 +265,19 @@ func cleanUp(ctx context.Context, client MigrateClient, table string, lk *patter
 	}
 	cl, err := CleanupLock(lk)
 	if err != nil {
+		return fail(nil, err)
+	}
+	// The lock that ended the migration is deployed: the table has its
+	// GSIs, and records its deploy.
+	if _, err := PhaseReady(ctx, client, table, cl, PhaseOptions{Apply: o.Apply, Log: log}); err != nil {
+		return fail(nil, err)
+	}
+	if o.Deployed {
+		if err := MarkDeployed(ctx, client, lk, table, "keyplan migrate --deployed"); err != nil {
+			return fail(nil, err)
+		}
+	}
+	if err := CheckDeployed(ctx, client, lk, table); err != nil {
 		return fail(nil, err)
 	}
 	res, err := migratePhase(ctx, client, table, cl, CleanupName, o, say, log)

@@ -78,12 +78,17 @@ func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(
 		n++
 		name := fmt.Sprintf("%s-%d", prefix, n)
 		mu.Unlock()
-		if err := CreateTable(ctx, admin, d, name); err != nil {
+		drop := func() { // only ever a table this call created
+			_, _ = admin.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+		}
+		created, err := createLockTable(ctx, admin, patterns.NewLock(d), name)
+		if err != nil {
+			if created { // made, but not active in time
+				drop()
+			}
 			return nil, nil, err
 		}
-		return New(d, c, name), func() {
-			_, _ = admin.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		}, nil
+		return New(d, c, name), drop, nil
 	}
 }
 

@@ -85,16 +85,35 @@ func CreateTable(ctx context.Context, c TableAdmin, d *patterns.Design, name str
 // it (LockTableInput) and waits (at most a minute) until it and its
 // indexes are active.
 func CreateLockTable(ctx context.Context, c TableAdmin, l *patterns.Lock, name string) error {
-	if _, err := c.CreateTable(ctx, LockTableInput(l, name)); err != nil {
-		return fmt.Errorf("creating table %s: %w", name, err)
-	}
-	_, err := waitActive(ctx, c, name, time.Minute, nil)
+	_, err := createLockTable(ctx, c, l, name)
 	return err
+}
+
+// ErrTableExists: a table of the name is there already (the engine's
+// ResourceInUseException to CreateTable). It is not this run's: nothing
+// of keyplan's drops it.
+var ErrTableExists = errors.New("exists already")
+
+// createLockTable is CreateLockTable; created reports whether the engine
+// accepted the CreateTable request: the table is then the caller's to
+// drop, even when waiting for it fails. A table the request did not
+// create (ErrTableExists, a request cut short) is never the caller's.
+func createLockTable(ctx context.Context, c TableAdmin, l *patterns.Lock, name string) (created bool, err error) {
+	if _, err := c.CreateTable(ctx, LockTableInput(l, name)); err != nil {
+		var inUse *types.ResourceInUseException
+		if errors.As(err, &inUse) {
+			return false, fmt.Errorf("table %s %w (the engine: %s)", name, ErrTableExists, inUse.ErrorMessage())
+		}
+		return false, fmt.Errorf("creating table %s: %w", name, err)
+	}
+	_, err = waitActive(ctx, c, name, time.Minute, nil)
+	return true, err
 }
 
 // DropTable deletes a table, waiting while it is still being created (a
 // table DynamoDB is creating cannot be deleted) until ctx ends; a table
-// already gone is fine. For scratch tables: keyplan validate's, tests'.
+// already gone is fine. For scratch tables: keyplan validate's, tests';
+// only ever a table the caller created (createLockTable's created).
 func DropTable(ctx context.Context, c TableAdmin, name string) error {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		_, err := c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})

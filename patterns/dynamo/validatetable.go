@@ -94,11 +94,18 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 			}()
 		}
 		if l := o.Lock; l != nil && l.Migration != nil {
-			return ValidateExisting(ctx, NewRollout(l, db, table)), table, nil
+			return validate(ctx, NewRollout(l, db, table), false, l.Cleanup), table, nil
 		}
-		return ValidateExisting(ctx, New(d, db, table)), table, nil
+		var cleanup *patterns.Cleanup
+		if o.Lock != nil {
+			cleanup = o.Lock.Cleanup
+		}
+		return validate(ctx, New(d, db, table), false, cleanup), table, nil
 	}
-	if !o.Keep {
+	// Only a table this run created is dropped: one that was there (a
+	// name given with --table) is refused, untouched.
+	created, cerr := createLockTable(ctx, admin, patterns.NewLock(d), table)
+	if created && !o.Keep {
 		defer func() {
 			drop, cancel := context.WithTimeout(context.Background(), dropTime)
 			defer cancel()
@@ -107,10 +114,38 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 			}
 		}()
 	}
-	if err := CreateTable(ctx, admin, d, table); err != nil {
-		return nil, table, err
+	switch {
+	case errors.Is(cerr, ErrTableExists):
+		return nil, table, fmt.Errorf("%w; it is left as it is: validate loads the examples into a table it creates (and drops); to prove them on a table that holds them, use --existing; otherwise give --table another name, or none", cerr)
+	case cerr != nil && !created:
+		return nil, table, fmt.Errorf("%w (table %s may have been made: it is not dropped)", cerr, table)
+	case cerr != nil:
+		return nil, table, cerr
 	}
 	return Validate(ctx, New(d, db, table)), table, nil
+}
+
+// Refusal says why ValidateTable has nothing to do with these options on
+// a design (nil: it has): what it proves is the examples' expectations
+// and generated data, each on a table it can use.
+//   - Existing reads the expectations on the table, nothing else: a
+//     design without them has nothing to read there.
+//   - Otherwise, without expectations, only generated data proves the
+//     design (on tables of its own: Table names none of them).
+func (o ValidateOptions) Refusal(d *patterns.Design) error {
+	m := d.Model()
+	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 {
+		return nil
+	}
+	switch {
+	case o.Existing:
+		return fmt.Errorf("%s has no examples.expect, which is all --existing runs (it only reads the table): nothing to prove on %s", m.Source, o.Table)
+	case o.Generate == 0:
+		return fmt.Errorf("%s has no examples.expect and generated data is off (--generate 0): nothing to prove", m.Source)
+	case o.Table != "" && !o.Keep:
+		return fmt.Errorf("--table %s: %s has no examples.expect, so validate makes no table to load examples into; generated data (--generate %d) runs on tables of its own: leave --table out", o.Table, m.Source, o.Generate)
+	}
+	return nil
 }
 
 // ScratchTable names a table made to validate a design: short and unique

@@ -27,8 +27,22 @@ func WriteDiff(w io.Writer, model string, df *patterns.Diff, f Format) error {
 	return fmt.Errorf("unknown format %q; expected one of: %s", f, join(DiffFormats()))
 }
 
-// verdict says in a line what the diff means for the operator.
-func verdict(df *patterns.Diff) string {
+// verdict says in a line what the diff means for the operator (of the
+// model file model), and what is left of a migration's cleanup.
+func verdict(model string, df *patterns.Diff) string {
+	v := changeVerdict(df)
+	c := df.Cleanup
+	if c == nil {
+		return v
+	}
+	how := c.Pending(model)
+	if len(df.Changes) == 0 && len(df.Phases) == 0 && df.Migration == nil {
+		return "no change to the design; " + how
+	}
+	return v + "; " + how
+}
+
+func changeVerdict(df *patterns.Diff) string {
 	switch {
 	case df.First != nil:
 		return fmt.Sprintf("no lock yet (%s): nothing is deployed, so nothing migrates; the first deploy creates the table below (keyplan lock writes the lock, then cdk deploy)", df.First.Lock)
@@ -95,7 +109,7 @@ func phaseText(p *patterns.Phase) string {
 
 func writeDiffText(w io.Writer, model string, df *patterns.Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", model, verdict(df))
+	fmt.Fprintf(&b, "%s: %s\n", model, verdict(model, df))
 	if df.First != nil {
 		table, ixs := firstText(df.First)
 		fmt.Fprintf(&b, "\nfirst deploy\n  %s\n", table)
@@ -124,7 +138,7 @@ func writeDiffText(w io.Writer, model string, df *patterns.Diff) error {
 
 func writeDiffMarkdown(w io.Writer, model string, df *patterns.Diff) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### keyplan diff: `%s`\n\n**%s**\n", mdEscape(model), verdict(df))
+	fmt.Fprintf(&b, "### keyplan diff: `%s`\n\n**%s**\n", mdEscape(model), verdict(model, df))
 	if df.First != nil {
 		table, ixs := firstText(df.First)
 		fmt.Fprintf(&b, "\n| First deploy | GSIs |\n|---|---|\n| %s | %s |\n", mdEscape(table), mdEscape(strings.Join(ixs, "<br>")))

@@ -22,10 +22,10 @@ func WriteDiffHTML(w io.Writer, model string, df *patterns.Diff) error {
 	switch {
 	case len(df.Errors()) > 0:
 		cls = "bad"
-	case df.Safe:
+	case df.Safe && !df.InProgress():
 		cls = "ok"
 	}
-	fmt.Fprintf(b, "<p class=\"verdict %s\" role=\"status\">%s</p>\n</header>\n", cls, esc(verdict(df)))
+	fmt.Fprintf(b, "<p class=\"verdict %s\" role=\"status\">%s</p>\n</header>\n", cls, esc(verdict(model, df)))
 	b.WriteString(`<main id="main">` + "\n")
 	at := changesByPhase(df)
 	b.WriteString(`<section id="phases" aria-labelledby="phases-h">` + "\n<h2 id=\"phases-h\">Phases</h2>\n<ol class=\"timeline\">\n")

@@ -130,3 +130,50 @@ func TestDiffWithoutLockSaysFirstDeploy(t *testing.T) {
 		}
 	}
 }
+
+// Once the migration's phases are done, its cleanup is pending until
+// keyplan migrate (or the construct's job) runs it: every format says
+// what it removes from which entities and how to run it, the JSON carries
+// it, and the diff is in progress (not safe: keyplan diff exits 1), never
+// "no change".
+func TestDiffSaysACleanupIsPending(t *testing.T) {
+	lock, err := patterns.LoadLock("../../examples/leaderboard.lock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := patterns.Load("testdata/diff/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	to, err := patterns.PlanLocked(m, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Apply(to, patterns.Compare(lock, to)); err != nil {
+		t.Fatal(err)
+	}
+	for lock.Migration != nil {
+		lock.Advance()
+	}
+	if lock.Cleanup == nil {
+		t.Fatal("the migration left no cleanup")
+	}
+	text, df := diffText(t, lock, to)
+	for _, want := range []string{"no change to the design; the last migration's cleanup is pending", "items of " + lock.Cleanup.String(),
+		"keyplan migrate leaderboard.yaml --table NAME --deployed", "the construct's cleanup job"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the diff lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "no change: the lock is up to date") || !df.InProgress() || df.Cleanup == nil {
+		t.Errorf("a pending cleanup reads as done: in progress %v\n%s", df.InProgress(), text)
+	}
+	var b bytes.Buffer
+	if err := report.WriteDiff(&b, "leaderboard.yaml", df, report.JSON); err != nil || !strings.Contains(b.String(), `"cleanup": {`) {
+		t.Errorf("the JSON diff lacks the cleanup (%v):\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := report.WriteDiff(&b, "leaderboard.yaml", df, report.HTML); err != nil || !strings.Contains(b.String(), `class="verdict warn"`) || !strings.Contains(b.String(), "cleanup is pending") {
+		t.Errorf("the HTML diff does not say the cleanup is pending (%v)", err)
+	}
+}

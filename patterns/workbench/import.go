@@ -594,6 +594,9 @@ func (e *entity) value(s map[string]sampleValue, a *attr) (string, bool) {
 	if !ok || v.typ != "S" && v.typ != "N" && v.typ != "BOOL" {
 		return "", false
 	}
+	if v.typ == "S" && v.text == "" {
+		return "", false // keyplan holds no empty string (Attribute.Check): no value, the attribute optional
+	}
 	return v.text, true
 }
 
