@@ -208,9 +208,9 @@ func TestACorruptStateFileIsAnError(t *testing.T) {
 }
 
 // A request with another access key (or none) whose body never comes is
-// answered at once, as DynamoDB answers it, and its connection closed
-// within server.RefusedBodyWait: the server does not wait for the body
-// until its read timeout (2 minutes).
+// answered after server.RefusedBodyWait, as DynamoDB answers it, and its
+// connection closed: the server does not wait for the body until its
+// read timeout (2 minutes).
 func TestARefusedKeyIsAnsweredWithoutItsBody(t *testing.T) {
 	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
 
@@ -291,10 +291,10 @@ func TestASlowBodyHoldsItsSlotAtMostBodyTimeout(t *testing.T) {
 	}
 }
 
-// A client with another key whose body is still coming when it is
-// answered (Go's client flushes the headers first; on a loaded machine
-// the body follows late) can send the rest of it: the engine reads the
-// body it refuses (at most RefusedBodyWait) before it closes the
+// A client with another key whose body comes after its headers (Go's
+// client flushes the headers first; on a loaded machine the body follows
+// late) can send all of it: the engine reads the body it refuses (at
+// most server.RefusedBodyWait) before it answers and closes the
 // connection. Closed at once, the connection is reset when the body
 // comes; Go's client then fails writing the rest, closes the connection
 // and loses the answer it has not read yet ("use of closed network
@@ -333,5 +333,25 @@ func TestARefusedKeyWhoseBodyComesIsNotReset(t *testing.T) {
 
 	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
 		t.Errorf("the connection is not closed after the body: %v", err)
+	}
+}
+
+// Go's client (the SDK's) with another key, each request on a new
+// connection, reads every answer: UnrecognizedClientException, never a
+// connection closed under it (an engine that answers before reading the
+// body and then closes loses some).
+func TestARefusedKeyIsAnsweredToTheSDK(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
+
+	for i := range 100 {
+		c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint), RetryMaxAttempts: 1,
+			Credentials: credentials.NewStaticCredentialsProvider("AKIDOTHER", "secret", "")})
+
+		_, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
+
+		var api smithy.APIError
+		if !errors.As(err, &api) || api.ErrorCode() != "UnrecognizedClientException" {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
 	}
 }

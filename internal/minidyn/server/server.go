@@ -217,30 +217,25 @@ type cancellationReasonJSON struct {
 }
 
 // RefusedBodyWait bounds how long a refused request's body (another
-// access key) is read after the answer, before the connection closes.
+// access key) is waited for before the answer.
 const RefusedBodyWait = 500 * time.Millisecond
 
 // RefusedBodyBytes bounds how much of a refused request's body is read.
 const RefusedBodyBytes = 1 << 20
 
-// refuse answers a request of another access key at once, as DynamoDB
-// does, and closes the connection. Its body, perhaps never sent, is read
-// only after the answer and at most RefusedBodyWait (RefusedBodyBytes):
-// a connection closed on bytes it has not read is reset, and a reset
-// makes the client lose the answer it has not read yet (Go's client,
-// still sending the body, closes the connection on the failed write).
+// refuse answers a request of another access key, as DynamoDB does, and
+// closes the connection. Its body, perhaps never sent, is read first, at
+// most RefusedBodyWait (and RefusedBodyBytes), not until the read
+// timeout: a connection closed on bytes it has not read is reset, and
+// the client, still sending its body, fails its write, closes the
+// connection and loses the answer ("use of closed network connection").
 func refuse(w http.ResponseWriter, r *http.Request, err error) {
 	rc := http.NewResponseController(w)
-	// The body is read after the answer is written (HTTP/1's server would
-	// otherwise refuse reads of it once the answer has begun).
-	_ = rc.EnableFullDuplex()
+	_ = rc.SetReadDeadline(time.Now().Add(RefusedBodyWait))
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, RefusedBodyBytes))
 
 	w.Header().Set("Connection", "close")
 	writeError(w, err)
-
-	_ = rc.Flush()
-	_ = rc.SetReadDeadline(time.Now().Add(RefusedBodyWait))
-	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, RefusedBodyBytes))
 }
 
 func writeError(w http.ResponseWriter, err error) {
