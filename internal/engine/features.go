@@ -66,7 +66,12 @@ func (c *Conn) Lacks(ctx context.Context, f Feature) string {
 	if why, ok := c.probed[f]; ok {
 		return why
 	}
-	why := probeFeature(ctx, c.Raw, f)
+	why, err := probeFeature(ctx, c.Raw, f)
+	if err != nil {
+		// A probe that failed found neither: it says so, and the next
+		// Lacks probes again.
+		return err.Error()
+	}
 	if c.probed == nil {
 		c.probed = map[Feature]string{}
 	}
@@ -78,9 +83,12 @@ func (c *Conn) Lacks(ctx context.Context, f Feature) string {
 // the table: multi-attribute keys are a GSI keyed on two partition and two
 // sort attributes (a ValidationException says the engine lacks them); the
 // old item is a PutItem refused by its condition, asked for ALL_OLD.
-func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
+// It returns why the engine lacks f ("" when it has it), or an error
+// when the probe found neither (a request failed otherwise than by the
+// refusal that says the engine lacks f).
+func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) (string, error) {
 	if f != MultiAttributeKeys && f != OldItemOnConditionFailure {
-		return fmt.Sprintf("keyplan cannot probe for %s", f)
+		return fmt.Sprintf("keyplan cannot probe for %s", f), nil
 	}
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -106,10 +114,10 @@ func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
 	_, err := db.CreateTable(ctx, in)
 	var api smithy.APIError
 	if errors.As(err, &api) && api.ErrorCode() == "ValidationException" {
-		return fmt.Sprintf("the engine has no %s: %s", f, api.ErrorMessage())
+		return fmt.Sprintf("the engine has no %s: %s", f, api.ErrorMessage()), nil
 	}
 	if err != nil {
-		return fmt.Sprintf("probing the engine for %s: %v", f, err)
+		return "", fmt.Errorf("probing the engine for %s: %w", f, err)
 	}
 	// A table is deleted once it is ACTIVE (DynamoDB creates it a while).
 	_ = dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 2*time.Minute)
@@ -117,15 +125,15 @@ func probeFeature(ctx context.Context, db *dynamodb.Client, f Feature) string {
 	if f == OldItemOnConditionFailure {
 		return probeOldItem(ctx, db, name)
 	}
-	return ""
+	return "", nil
 }
 
 // probeOldItem writes an item to the probe table, then writes it again on
 // the condition that it does not exist, asking for the item as it was.
-func probeOldItem(ctx context.Context, db *dynamodb.Client, table string) string {
+func probeOldItem(ctx context.Context, db *dynamodb.Client, table string) (string, error) {
 	item := map[string]types.AttributeValue{"p": &types.AttributeValueMemberS{Value: "p"}}
 	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
-		return fmt.Sprintf("probing the engine for %s: %v", OldItemOnConditionFailure, err)
+		return "", fmt.Errorf("probing the engine for %s: %w", OldItemOnConditionFailure, err)
 	}
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item,
 		ConditionExpression:                 aws.String("attribute_not_exists(p)"),
@@ -133,9 +141,9 @@ func probeOldItem(ctx context.Context, db *dynamodb.Client, table string) string
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case !errors.As(err, &ccf):
-		return fmt.Sprintf("probing the engine for %s: a refused PutItem answered %v", OldItemOnConditionFailure, err)
+		return "", fmt.Errorf("probing the engine for %s: a refused PutItem answered %v", OldItemOnConditionFailure, err)
 	case ccf.Item == nil:
-		return fmt.Sprintf("the engine has no %s: a refused PutItem does not return the item as it was", OldItemOnConditionFailure)
+		return fmt.Sprintf("the engine has no %s: a refused PutItem does not return the item as it was", OldItemOnConditionFailure), nil
 	}
-	return ""
+	return "", nil
 }

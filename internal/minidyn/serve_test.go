@@ -208,8 +208,9 @@ func TestACorruptStateFileIsAnError(t *testing.T) {
 }
 
 // A request with another access key (or none) whose body never comes is
-// answered at once, as DynamoDB answers it, and its connection closed: the
-// server does not wait for the body until its read timeout (2 minutes).
+// answered after server.RefusedBodyWait, as DynamoDB answers it, and its
+// connection closed: the server does not wait for the body until its
+// read timeout (2 minutes).
 func TestARefusedKeyIsAnsweredWithoutItsBody(t *testing.T) {
 	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
 
@@ -287,5 +288,70 @@ func TestASlowBodyHoldsItsSlotAtMostBodyTimeout(t *testing.T) {
 
 	if res.StatusCode != http.StatusBadRequest {
 		t.Errorf("the slow body: %d", res.StatusCode)
+	}
+}
+
+// A client with another key whose body comes after its headers (Go's
+// client flushes the headers first; on a loaded machine the body follows
+// late) can send all of it: the engine reads the body it refuses (at
+// most server.RefusedBodyWait) before it answers and closes the
+// connection. Closed at once, the connection is reset when the body
+// comes; Go's client then fails writing the rest, closes the connection
+// and loses the answer it has not read yet ("use of closed network
+// connection", what TestLocalServesSeparateProcesses met under load).
+func TestARefusedKeyWhoseBodyComesIsNotReset(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
+
+	conn, err := net.Dial("tcp", strings.TrimPrefix(s.Endpoint, "http://"))
+	mustOK(t, err)
+
+	defer func() { _ = conn.Close() }()
+
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+
+	part := strings.Repeat(" ", 1000)
+	_, err = fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: x\r\nX-Amz-Target: DynamoDB_20120810.ListTables\r\nAuthorization: AWS4-HMAC-SHA256 Credential=AKIDOTHER/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n", 3*len(part)+2)
+	mustOK(t, err)
+
+	for i, p := range []string{part, part, part, "{}"} {
+		time.Sleep(50 * time.Millisecond)
+
+		if _, err := conn.Write([]byte(p)); err != nil {
+			t.Fatalf("part %d of the body: %v", i+1, err)
+		}
+	}
+
+	r := bufio.NewReader(conn)
+
+	res, err := http.ReadResponse(r, nil)
+	mustOK(t, err)
+
+	answer, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusBadRequest || !strings.Contains(string(answer), "UnrecognizedClientException") {
+		t.Errorf("the answer: %d %q, %v", res.StatusCode, answer, err)
+	}
+
+	if _, err := r.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Errorf("the connection is not closed after the body: %v", err)
+	}
+}
+
+// Go's client (the SDK's) with another key, each request on a new
+// connection, reads every answer: UnrecognizedClientException, never a
+// connection closed under it (an engine that answers before reading the
+// body and then closes loses some).
+func TestARefusedKeyIsAnsweredToTheSDK(t *testing.T) {
+	s := serveFor(t, Options{AccessKeyID: "AKIDRUN123"})
+
+	for i := range 100 {
+		c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint), RetryMaxAttempts: 1,
+			Credentials: credentials.NewStaticCredentialsProvider("AKIDOTHER", "secret", "")})
+
+		_, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
+
+		var api smithy.APIError
+		if !errors.As(err, &api) || api.ErrorCode() != "UnrecognizedClientException" {
+			t.Fatalf("request %d: %v", i+1, err)
+		}
 	}
 }

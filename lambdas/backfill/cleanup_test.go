@@ -18,8 +18,12 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
+// notesV1 is keyed synthetic: the cleanup here is a renamed attribute's,
+// and it runs on every engine (dynalite and DynamoDB Local 1.25.1 have
+// no multi-attribute GSI keys).
 const notesV1 = `
 table: Notes
+indexKeys: synthetic
 entities:
   Note:
     id: [noteId]

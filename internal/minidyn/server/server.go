@@ -68,7 +68,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer func() { _ = r.Body.Close() }()
 
 	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
-		refuse(w, err)
+		refuse(w, r, err)
 		return
 	}
 
@@ -216,17 +216,26 @@ type cancellationReasonJSON struct {
 	Item    map[string]*AttributeValue `json:"Item,omitempty"`
 }
 
-// refuse answers a request whose body it does not read (another access
-// key) at once, as DynamoDB does, and closes the connection: the body,
-// perhaps never sent, is not waited for (the server would otherwise read
-// it to reuse the connection, until its read timeout).
-func refuse(w http.ResponseWriter, err error) {
+// RefusedBodyWait bounds how long a refused request's body (another
+// access key) is waited for before the answer.
+const RefusedBodyWait = 500 * time.Millisecond
+
+// RefusedBodyBytes bounds how much of a refused request's body is read.
+const RefusedBodyBytes = 1 << 20
+
+// refuse answers a request of another access key, as DynamoDB does, and
+// closes the connection. Its body, perhaps never sent, is read first, at
+// most RefusedBodyWait (and RefusedBodyBytes), not until the read
+// timeout: a connection closed on bytes it has not read is reset, and
+// the client, still sending its body, fails its write, closes the
+// connection and loses the answer ("use of closed network connection").
+func refuse(w http.ResponseWriter, r *http.Request, err error) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(RefusedBodyWait))
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, RefusedBodyBytes))
+
 	w.Header().Set("Connection", "close")
 	writeError(w, err)
-
-	rc := http.NewResponseController(w)
-	_ = rc.Flush()
-	_ = rc.SetReadDeadline(time.Now())
 }
 
 func writeError(w http.ResponseWriter, err error) {
