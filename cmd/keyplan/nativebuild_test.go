@@ -103,7 +103,7 @@ func TestNativeIndexBuildFromSeparateProcesses(t *testing.T) {
 		t.Fatalf("%s exists before keyplan migrate", ix.Name)
 	}
 	out := run(0, "migrate", model, "--table", table, "--endpoint", ep, "--apply-indexes")
-	if !strings.Contains(out, "created ["+ix.Name+"]") {
+	if !strings.Contains(out, "created ["+ix.Name+" (index build: ") {
 		t.Errorf("migrate --apply-indexes does not say it created %s:\n%s", ix.Name, out)
 	}
 	run(0, "migrate", model, "--table", table, "--endpoint", ep, "--apply-indexes") // again: nothing to do

@@ -132,7 +132,14 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 // GSIs, as cdk deploy does on AWS: a change the lock accepted in one step
 // (a native index build, KP615: the engine fills the new GSI from the
 // items' own attributes; a GSI deleted) has no phase to apply it, so
-// without this a local engine's table would never get it.
+// without this a local engine's table would never get it. A new
+// synthetic GSI is filled by no engine: its keys are strings the items
+// carry. So when one is missing, a verifying scan (checkKeysCarried)
+// first checks that every item of the entities the lock's synthetic
+// GSIs serve carries the keys the lock's design gives it on them (none
+// there yet, say); otherwise the table was not at the lock's design (a
+// fresh plan may also have moved a pattern to another GSI of the same
+// name), and the run is refused before anything is created.
 func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, say, log func(string)) error {
 	if err := CheckTableOf(ctx, client, lk, table); err != nil {
 		return err
@@ -143,20 +150,134 @@ func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *
 	}
 	want, _ := lk.Deployed()
 	st := compareIndexes(t, want)
+	var created, missing []string
+	for _, ix := range st.missing {
+		if len(storedKeys(lk.Accepted, ix.Name)) == 0 {
+			created = append(created, ix.Name+" (index build: the engine fills it from the items' own attributes)")
+			continue
+		}
+		missing = append(missing, ix.Name)
+	}
+	if len(missing) > 0 {
+		var carried []*patterns.PhaseIndex
+		for _, ix := range want {
+			if len(storedKeys(lk.Accepted, ix.Name)) > 0 {
+				carried = append(carried, ix)
+			}
+		}
+		verified, err := checkKeysCarried(ctx, client, table, lk, carried, missing, SegmentsFor(t, ""))
+		if err != nil {
+			return err
+		}
+		for _, name := range missing {
+			created = append(created, name+" (its keys verified on the items)")
+		}
+		say(fmt.Sprintf("%s: %s", table, verified))
+	}
 	if _, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: true, Log: log}); err != nil {
 		return err
-	}
-	var created []string
-	for _, ix := range st.missing {
-		created = append(created, ix.Name)
 	}
 	switch {
 	case len(created) == 0 && len(st.extra) == 0:
 		say(fmt.Sprintf("%s: no migration in progress and its GSIs are the lock's: nothing to do", table))
 	default:
-		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v): a new GSI is built by the engine from what the items hold (an index build, no backfill)", table, created, st.extra))
+		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v)", table, created, st.extra))
 	}
 	return nil
+}
+
+// storedKeys are the attributes the design's index name alone puts on
+// items (patterns.Index.StoredKeys): none for a native index over the
+// items' own attributes, which the engine fills as it builds it.
+func storedKeys(d *patterns.Design, name string) []string {
+	if ix := d.Index(name); ix != nil {
+		return ix.StoredKeys()
+	}
+	return nil
+}
+
+// carriedKeys lists the attributes the design's indexes named put on
+// items.
+func carriedKeys(d *patterns.Design, names []string) string {
+	var out []string
+	for _, n := range names {
+		out = append(out, storedKeys(d, n)...)
+	}
+	return strings.Join(out, ", ")
+}
+
+// servedBy is the entities the design gives keys on the indexes, sorted.
+func servedBy(d *patterns.Design, ixs []*patterns.PhaseIndex) []string {
+	var out []string
+	for _, pi := range ixs {
+		if ix := d.Index(pi.Name); ix != nil {
+			out = append(out, ix.Entities...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// checkKeysCarried runs the verifying scan (a Rekeyer's dry run) of a
+// one-phase migration to the accepted design that deploys the GSIs ixs
+// (those whose keys the items carry: synthetic, or a native one's
+// discriminator) and backfills the entities they serve: it counts the items of
+// those entities lacking a key the design gives them on ixs, or holding
+// another value. It says what it verified when every item carries its
+// keys, else returns an error naming each index, entity and attribute at
+// fault, with the remedy.
+func checkKeysCarried(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, ixs []*patterns.PhaseIndex, missing []string, segments int) (string, error) {
+	entities := servedBy(lk.Accepted, ixs)
+	var names []string
+	for _, ix := range ixs {
+		names = append(names, ix.Name)
+	}
+	_, ttl := lk.Deployed()
+	check := &patterns.Lock{Format: lk.Format, Table: lk.Table, Accepted: lk.Accepted,
+		Migration: &patterns.Migration{Target: lk.Accepted, Phases: []*patterns.Phase{{
+			Create: missing, Delete: []string{}, Backfill: entities, TTL: ttl, Indexes: ixs}}}}
+	r, err := NewRekeyer(check, client, table)
+	if err != nil {
+		return "", err
+	}
+	r.DryRun = true
+	res, err := r.Backfill(ctx, client, BackfillOptions{Segments: segments})
+	if err != nil {
+		return "", fmt.Errorf("verifying that the items carry the keys of %s: %w", strings.Join(names, ", "), err)
+	}
+	v := res.Verify
+	if v.Failed > 0 {
+		return "", fmt.Errorf("verifying that the items carry the keys of %s: %d item(s) cannot be keyed by the lock's design (%s)", strings.Join(names, ", "), v.Failed, strings.Join(v.Examples, "; "))
+	}
+	var faults []string
+	for _, ix := range ixs {
+		keys := storedKeys(lk.Accepted, ix.Name)
+		for _, e := range entities {
+			var parts []string
+			for _, k := range keys {
+				if n := v.Needs[e][k]; n != nil && n.Lack > 0 {
+					parts = append(parts, fmt.Sprintf("%d lack %s", n.Lack, k))
+				}
+				if n := v.Needs[e][k]; n != nil && n.Other > 0 {
+					parts = append(parts, fmt.Sprintf("%d hold another %s than the lock's design gives", n.Other, k))
+				}
+			}
+			if len(parts) > 0 {
+				what := "existing"
+				if slices.Contains(missing, ix.Name) {
+					what = "new"
+				}
+				faults = append(faults, fmt.Sprintf("%s (%s): %s item(s): %s", ix.Name, what, e, strings.Join(parts, ", ")))
+			}
+		}
+	}
+	if len(faults) > 0 {
+		return "", fmt.Errorf("the lock's new GSI(s) %s are filled by no engine (their keys are attributes the items carry: %s), and the items are not at the lock's design: %s; nothing was created. "+
+			"The table is not at the lock's design: lock from the design the table holds (the lock it was deployed from, or keyplan lock on the model it was deployed from), then add the patterns and run keyplan lock again: it plans the backfill (keyplan migrate)",
+			strings.Join(missing, ", "), carriedKeys(lk.Accepted, missing), strings.Join(faults, "; "))
+	}
+	return fmt.Sprintf("the new GSI(s) %s are filled by no engine (their keys are attributes the items carry: %s): verified first that the %d item(s) of %s carry the keys the lock's design gives them on %s",
+		strings.Join(missing, ", "), carriedKeys(lk.Accepted, missing), v.Unchanged+v.Pending, strings.Join(entities, ", "), strings.Join(names, ", ")), nil
 }
 
 // backfillError marks an error of the backfill itself.

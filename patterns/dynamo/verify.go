@@ -211,7 +211,15 @@ type VerifyResult struct {
 	// the table records the phase as verified.
 	Verified bool
 	Examples []string
+	// Needs counts, per entity and key attribute, the pending items this
+	// run scanned whose rewrite sets it: resumed segments' items are not
+	// in it.
+	Needs map[string]map[string]*KeyNeed
 }
+
+// KeyNeed counts the items whose rewrite sets a key attribute: Lack it,
+// or hold an Other value than the design gives.
+type KeyNeed struct{ Lack, Other int64 }
 
 // verifyRecord is one segment's verification progress, as the table
 // keeps it.
@@ -344,6 +352,28 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 			res.Examples = append(res.Examples, s)
 		}
 	}
+	need := func(rw *Rewrite, item map[string]types.AttributeValue) {
+		mu.Lock()
+		defer mu.Unlock()
+		if res.Needs == nil {
+			res.Needs = map[string]map[string]*KeyNeed{}
+		}
+		if res.Needs[rw.Entity] == nil {
+			res.Needs[rw.Entity] = map[string]*KeyNeed{}
+		}
+		for k := range rw.Set {
+			n := res.Needs[rw.Entity][k]
+			if n == nil {
+				n = &KeyNeed{}
+				res.Needs[rw.Entity][k] = n
+			}
+			if item[k] == nil {
+				n.Lack++
+			} else {
+				n.Other++
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -389,6 +419,7 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 						rec.pending++
 						live.Pending.Add(1)
 						example(fmt.Sprintf("item %s (%s) still needs %s", keyText(r.rt.d, item), rw.Entity, rewriteText(rw)))
+						need(rw, item)
 					case ours:
 						rec.unchanged++
 						live.Unchanged.Add(1)
