@@ -139,42 +139,7 @@ func (t *Table) nativeQueryInput(p *patterns.Pattern, pp *patterns.PatternPlan, 
 	if len(conds) > 1 {
 		cond = expression.KeyAnd(conds...)
 	}
-	b := expression.NewBuilder().WithKeyCondition(cond)
-	if len(p.Returns) > 0 {
-		b = b.WithProjection(t.projection(p, pp))
-	}
-	if ttl := t.hides(pp); ttl != "" {
-		b = b.WithFilter(t.expiryFilter(ttl))
-	}
-	expr, err := b.Build()
-	if err != nil {
-		return nil, err
-	}
-	in := &dynamodb.QueryInput{
-		TableName:                 aws.String(t.name),
-		IndexName:                 aws.String(pp.Index),
-		KeyConditionExpression:    expr.KeyCondition(),
-		FilterExpression:          expr.Filter(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-		ProjectionExpression:      expr.Projection(),
-		ScanIndexForward:          aws.Bool(!pp.Desc),
-		ExclusiveStartKey:         r.StartKey,
-	}
-	limit := r.Limit
-	if limit == 0 && p.Limit > 0 {
-		limit = int32(p.Limit)
-	}
-	if limit > 0 {
-		in.Limit = aws.Int32(limit)
-	}
-	if pp.Count {
-		in.Select = types.SelectCount
-	}
-	if r.ConsumedCapacity {
-		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-	}
-	return in, nil
+	return t.queryInput(p, pp, cond, r)
 }
 
 // nativeRange is the caller's range on a native sort attribute, compared

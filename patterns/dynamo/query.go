@@ -255,10 +255,6 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 	if err != nil {
 		return nil, err
 	}
-	limit := r.Limit
-	if limit == 0 && p.Limit > 0 {
-		limit = int32(p.Limit)
-	}
 	shards := max(kc.PK.Shards(), 1)
 	ins := make([]*dynamodb.QueryInput, 0, shards)
 	for shard := range shards {
@@ -270,44 +266,61 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 		if hasSK {
 			cond = cond.And(skCond)
 		}
-		b := expression.NewBuilder().WithKeyCondition(cond)
-		if len(p.Returns) > 0 {
-			b = b.WithProjection(t.projection(p, pp))
-		}
-		if ttl := t.hides(pp); ttl != "" {
-			b = b.WithFilter(t.expiryFilter(ttl))
-		}
-		expr, err := b.Build()
+		in, err := t.queryInput(p, pp, cond, r)
 		if err != nil {
 			return nil, err
-		}
-		in := &dynamodb.QueryInput{
-			TableName:                 aws.String(t.name),
-			KeyConditionExpression:    expr.KeyCondition(),
-			FilterExpression:          expr.Filter(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
-			ProjectionExpression:      expr.Projection(),
-			ScanIndexForward:          aws.Bool(!pp.Desc),
-			ExclusiveStartKey:         r.StartKey,
-		}
-		if pp.Count {
-			in.Select = types.SelectCount
-		}
-		if pp.Index != patterns.BaseIndex {
-			in.IndexName = aws.String(pp.Index)
-		} else {
-			in.ConsistentRead = aws.Bool(pp.Consistent)
-		}
-		if limit > 0 {
-			in.Limit = aws.Int32(limit)
-		}
-		if r.ConsumedCapacity {
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
 		}
 		ins = append(ins, in)
 	}
 	return ins, nil
+}
+
+// queryInput is the Query of pattern p (plan pp) with key condition
+// cond, as every read of it is made, natively keyed or not: the
+// pattern's projection, expired items filtered out where it hides them,
+// its order, a count where it counts, its limit unless the request
+// gives one, a consistent read of the table where it asks for one.
+func (t *Table) queryInput(p *patterns.Pattern, pp *patterns.PatternPlan, cond expression.KeyConditionBuilder, r *Request) (*dynamodb.QueryInput, error) {
+	b := expression.NewBuilder().WithKeyCondition(cond)
+	if len(p.Returns) > 0 {
+		b = b.WithProjection(t.projection(p, pp))
+	}
+	if ttl := t.hides(pp); ttl != "" {
+		b = b.WithFilter(t.expiryFilter(ttl))
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return nil, err
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(t.name),
+		KeyConditionExpression:    expr.KeyCondition(),
+		FilterExpression:          expr.Filter(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+		ProjectionExpression:      expr.Projection(),
+		ScanIndexForward:          aws.Bool(!pp.Desc),
+		ExclusiveStartKey:         r.StartKey,
+	}
+	if pp.Count {
+		in.Select = types.SelectCount
+	}
+	if pp.Index != patterns.BaseIndex {
+		in.IndexName = aws.String(pp.Index)
+	} else {
+		in.ConsistentRead = aws.Bool(pp.Consistent)
+	}
+	limit := r.Limit
+	if limit == 0 && p.Limit > 0 {
+		limit = int32(p.Limit)
+	}
+	if limit > 0 {
+		in.Limit = aws.Int32(limit)
+	}
+	if r.ConsumedCapacity {
+		in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+	}
+	return in, nil
 }
 
 // renderShard renders a partition key with the shard segment set.
