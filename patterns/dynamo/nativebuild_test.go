@@ -44,19 +44,7 @@ func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 	lock := patterns.NewLock(d1)
 
 	next := strings.Replace(string(src), "patterns:\n", "patterns:\n"+trackerNext, 1)
-	v2, err := patterns.Parse("tracker.yaml", []byte(next))
-	if err != nil {
-		t.Fatal(err)
-	}
-	d2, err := patterns.PlanLocked(v2, lock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	df := patterns.Compare(lock, d2)
-	var ids []string
-	for _, c := range df.Changes {
-		ids = append(ids, c.ID)
-	}
+	d2, df, ids := planEdit(t, lock, next)
 	if !df.Safe || df.Backfills() || len(df.Phases) != 1 || !slices.Contains(ids, "KP615") || slices.Contains(ids, "KP610") {
 		t.Fatalf("the next pattern: safe %v, changes %v, phases %v", df.Safe, ids, df.Phases)
 	}
