@@ -65,8 +65,7 @@ func TestLocalServesSeparateProcesses(t *testing.T) {
 		return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1,
 			Credentials: credentials.NewStaticCredentialsProvider(key, "any secret", "")})
 	}
-	// Written just before the signal (the engine saves every second
-	// besides): only the flush at stop keeps it.
+	// Written just before the signal: acknowledged, so committed.
 	last := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "last"}, "SK": &types.AttributeValueMemberS{Value: "write"}}
 	if _, err := client(ep, local.key).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("shop"), Item: last}); err != nil {
 		t.Fatal(err)
@@ -74,7 +73,7 @@ func TestLocalServesSeparateProcesses(t *testing.T) {
 	if code, last := local.stop(t, syscall.SIGINT); code != 0 || !strings.Contains(last, "stopped (tables kept in "+data+")") {
 		t.Fatalf("SIGINT: exit %d, %q", code, last)
 	}
-	if _, err := os.Stat(filepath.Join(data, "minidyn-state.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(data, localengine.DataFile)); err != nil {
 		t.Fatalf("no tables written: %v", err)
 	}
 	if _, err := client(ep, local.key).ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil || !strings.Contains(err.Error(), "connection refused") {

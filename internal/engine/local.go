@@ -14,12 +14,17 @@ import (
 
 	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/internal/minidyn"
+	"github.com/keyplan/keyplan/internal/minidyn/store"
 	"github.com/keyplan/keyplan/internal/usercache"
 )
 
 // DefaultLocalPort is the port keyplan local serves on unless told
 // (DynamoDB Local's).
 const DefaultLocalPort = 8000
+
+// DataFile is the file in keyplan local's --data directory that holds the
+// tables (a bbolt file: internal/minidyn/store).
+const DataFile = store.File
 
 // LocalOptions say how keyplan local serves the in-process engine.
 type LocalOptions struct {

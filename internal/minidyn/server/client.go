@@ -31,6 +31,9 @@ type Client struct {
 	// seq numbers their records.
 	streams map[string]*stream
 	seq     uint64
+	// journal holds the changes not yet committed to the store (nil:
+	// none, the engine is in memory only; persist.go).
+	journal *journal
 }
 
 // NewClient creates an empty engine.

@@ -20,6 +20,46 @@ type Server struct {
 	slots chan struct{}
 	// changes counts the requests that changed tables or items.
 	changes atomic.Uint64
+	// gate lets item writes run together (read-locked) and every other
+	// change alone (locked), so a table's record is journaled in the same
+	// order as the writes to its items (persist.go).
+	gate sync.RWMutex
+	// durable is the committer of the store the tables are kept in (nil:
+	// memory only; Persist).
+	durable *durability
+}
+
+// journalTables journals the tables whose records changed (persist.go),
+// when there is a store.
+func (s *Server) journalTables() error {
+	if s.client.journal == nil {
+		return nil
+	}
+
+	return s.client.journalTables()
+}
+
+// lockFor takes the gate as op needs it (persist.go) and returns what
+// releases it, after journaling the records of the tables a table
+// operation changed (its error is the request's).
+func (s *Server) lockFor(op string) func(*error) {
+	switch {
+	case s.client.journal == nil || readOp(op):
+		return func(*error) {}
+	case itemOps[op]:
+		s.gate.RLock()
+		return func(*error) { s.gate.RUnlock() }
+	}
+
+	s.gate.Lock()
+
+	return func(err *error) {
+		defer s.gate.Unlock()
+
+		if jerr := s.journalTables(); *err == nil && jerr != nil {
+			*err = &apiError{Code: "InternalServerError", Message: jerr.Error()}
+		}
+	}
 }
 
 // mutating are the operations that change tables or items.
@@ -73,13 +113,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// At most MaxInFlight requests are read and run at once; the others
-	// wait here, their bodies unread.
+	// wait here, their bodies unread. A request whose changes are being
+	// committed gives its slot up while it waits (persist.go).
 	select {
 	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
 	case <-r.Context().Done():
 		return
 	}
+
+	holding := true
+	release := func() {
+		if holding {
+			holding = false
+			<-s.slots
+		}
+	}
+
+	defer release()
 
 	op := operation(r.Header.Get("X-Amz-Target"))
 
@@ -102,6 +152,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := s.client
 
 	var resp any
+
+	unlock := s.lockFor(op)
 
 	switch op {
 	case "CreateTable":
@@ -150,12 +202,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = &apiError{Code: "UnknownOperationException", Message: "The engine does not implement " + op}
 	}
 
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+	unlock(&err)
 
-	if mutating[op] {
+	if err == nil && mutating[op] {
 		s.changes.Add(1)
 	}
 
@@ -165,14 +214,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	buf := bodies.Get().(*[]byte)
 	defer bodies.Put(buf)
 
-	body, err := encodeResponse((*buf)[:0], resp)
-	if err != nil {
-		writeError(w, &apiError{Code: "InternalServerError", Message: err.Error()})
-		return
+	var body []byte
+
+	if err == nil {
+		if body, err = encodeResponse((*buf)[:0], resp); err != nil {
+			err = &apiError{Code: "InternalServerError", Message: err.Error()}
+		} else if cap(body) <= maxPooledBody {
+			*buf = body
+		}
 	}
 
-	if cap(body) <= maxPooledBody {
-		*buf = body
+	// Answered, even with an error (a failed condition tells of an item),
+	// only once what it changed or read is committed.
+	if d := s.durable; d != nil {
+		target := s.client.journal.seq.Load()
+
+		release()
+
+		if werr := d.wait(target); werr != nil {
+			err = werr
+		}
+	}
+
+	if err != nil {
+		writeError(w, err)
+		return
 	}
 
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")

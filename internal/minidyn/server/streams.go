@@ -93,6 +93,10 @@ func (c *Client) endStream(m *tableMeta) {
 func (c *Client) commit(w *core.Write, byTTL bool) {
 	w.Commit()
 
+	if c.journal != nil {
+		c.journalWrite(w, c.seq)
+	}
+
 	m := c.meta[w.Table.Name]
 	if m == nil || m.streamArn == "" {
 		return
