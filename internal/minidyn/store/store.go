@@ -2,8 +2,10 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,6 +40,25 @@ var (
 	keyFormat     = []byte("format")
 	keyMeta       = []byte("meta")
 )
+
+// Every record (a table's metadata, an item) is stored after a CRC-32C
+// of it: bbolt checks its pages' structure, not their bytes, so a
+// damaged record is found by its checksum (ErrDamaged), never read as
+// another value.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func sealed(v []byte) []byte {
+	out := make([]byte, 4, 4+len(v))
+	binary.BigEndian.PutUint32(out, crc32.Checksum(v, castagnoli))
+	return append(out, v...)
+}
+
+func unsealed(v []byte) ([]byte, bool) {
+	if len(v) < 4 || binary.BigEndian.Uint32(v) != crc32.Checksum(v[4:], castagnoli) {
+		return nil, false
+	}
+	return v[4:], true
+}
 
 // lockWait is how long Open waits for another process to let go of the
 // file before it says who holds it.
@@ -160,21 +181,16 @@ func Open(dir string) (_ *DB, err error) {
 // another format's), and reads every page of it (bbolt's consistency
 // check) so a damaged file is refused at start, not at the first read.
 func (db *DB) check() error {
-	err := db.db.Update(func(tx *bolt.Tx) error {
+	fresh := false
+	err := db.db.View(func(tx *bolt.Tx) error {
 		k := tx.Bucket(bucketKeyplan)
 		if k == nil {
-			empty := true
-			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
-			if !empty {
+			fresh = true
+			_ = tx.ForEach(func([]byte, *bolt.Bucket) error { fresh = false; return nil })
+			if !fresh {
 				return fmt.Errorf("%w: a bbolt file of another program (no %q record): it is left as it is; move it away to start with no tables", ErrDamaged, keyFormat)
 			}
-			if k, err := tx.CreateBucket(bucketKeyplan); err != nil {
-				return err
-			} else if err := k.Put(keyFormat, []byte(Format)); err != nil {
-				return err
-			}
-			_, err := tx.CreateBucket(bucketTables)
-			return err
+			return nil
 		}
 		if got := k.Get(keyFormat); !bytes.Equal(got, []byte(Format)) {
 			return fmt.Errorf("%w: its format is %q, this keyplan reads %q (a newer keyplan's file?): it is left as it is", ErrDamaged, got, Format)
@@ -182,22 +198,30 @@ func (db *DB) check() error {
 		if tx.Bucket(bucketTables) == nil {
 			return fmt.Errorf("%w: it has no tables bucket", ErrDamaged)
 		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	return db.db.View(func(tx *bolt.Tx) error {
 		var errs []error
-		for e := range tx.Check() {
-			if errs = append(errs, e); len(errs) == 3 {
-				break
+		for e := range tx.Check() { // read to its end: the check stops only then
+			if len(errs) < 3 {
+				errs = append(errs, e)
 			}
 		}
 		if len(errs) > 0 {
 			return fmt.Errorf("%w: %v: it is left as it is; move it away to start with no tables", ErrDamaged, errors.Join(errs...))
 		}
 		return nil
+	})
+	if err != nil || !fresh {
+		return err
+	}
+	return db.db.Update(func(tx *bolt.Tx) error {
+		k, err := tx.CreateBucket(bucketKeyplan)
+		if err != nil {
+			return err
+		}
+		if err := k.Put(keyFormat, []byte(Format)); err != nil {
+			return err
+		}
+		_, err = tx.CreateBucket(bucketTables)
+		return err
 	})
 }
 
@@ -239,9 +263,9 @@ func apply(tables *bolt.Bucket, c Change) error {
 	}
 	switch c.Kind {
 	case PutTable:
-		return t.Put(keyMeta, c.Value)
+		return t.Put(keyMeta, sealed(c.Value))
 	case PutItem:
-		return items.Put(c.Key, c.Value)
+		return items.Put(c.Key, sealed(c.Value))
 	case DeleteItem:
 		return items.Delete(c.Key)
 	}
@@ -249,7 +273,8 @@ func apply(tables *bolt.Bucket, c Change) error {
 }
 
 // Table is one stored table, as Each and ReadTable give it: valid only
-// during the call.
+// during the call. Every record is checked against its checksum as it is
+// read (ErrDamaged).
 type Table struct {
 	Name  string
 	Meta  []byte
@@ -266,7 +291,11 @@ func (t Table) Items(fn func(key, value []byte) error) error {
 		if v == nil {
 			return fmt.Errorf("%w: table %s: a bucket among its items", ErrDamaged, t.Name)
 		}
-		return fn(k, v)
+		item, ok := unsealed(v)
+		if !ok {
+			return fmt.Errorf("%w: table %s: the item at key %q fails its checksum", ErrDamaged, t.Name, k)
+		}
+		return fn(k, item)
 	})
 }
 
@@ -309,6 +338,10 @@ func tableOf(tables *bolt.Bucket, name []byte) (Table, error) {
 	meta := b.Get(keyMeta)
 	if meta == nil {
 		return Table{}, fmt.Errorf("%w: table %q has no metadata record", ErrDamaged, name)
+	}
+	meta, ok := unsealed(meta)
+	if !ok {
+		return Table{}, fmt.Errorf("%w: table %q: its metadata record fails its checksum", ErrDamaged, name)
 	}
 	return Table{Name: string(name), Meta: meta, items: b.Bucket(bucketItems)}, nil
 }
