@@ -404,9 +404,11 @@ func (s *Server) commitBatch(batch []entry, hi uint64) {
 		}
 	}
 
+	done := hi
+
 	err := d.st.Commit(changes)
 	if err != nil {
-		hi = s.rollBack(batch, err)
+		hi, done = s.rollBack(batch, err)
 	}
 
 	d.mu.Lock()
@@ -417,7 +419,7 @@ func (s *Server) commitBatch(batch []entry, hi uint64) {
 		}
 	}
 
-	d.done = hi
+	d.done = done
 	d.cond.Broadcast()
 	d.mu.Unlock()
 }
@@ -425,8 +427,10 @@ func (s *Server) commitBatch(batch []entry, hi uint64) {
 // rollBack puts the engine back to what the store holds after a failed
 // commit of batch: that batch and every change journaled after it are
 // dropped, the tables they touched reloaded. It returns the sequence
-// number of the last change dropped.
-func (s *Server) rollBack(batch []entry, cerr error) uint64 {
+// number of the last change dropped, and the one after it: a request
+// that ends after the rollback waits on that one (it saw none of the
+// dropped changes), one that ended before on a dropped one.
+func (s *Server) rollBack(batch []entry, cerr error) (hi, done uint64) {
 	s.gate.Lock()
 	defer s.gate.Unlock()
 
@@ -435,7 +439,13 @@ func (s *Server) rollBack(batch []entry, cerr error) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	rest, hi := j.take()
+	j.mu.Lock()
+	rest := j.pending
+	j.pending = nil
+	hi = j.seq.Load()
+	done = j.seq.Add(1)
+	j.mu.Unlock()
+
 	all := append(batch, rest...)
 	touched := map[string]bool{}
 
@@ -464,7 +474,7 @@ func (s *Server) rollBack(batch []entry, cerr error) uint64 {
 		s.durable.log(msg)
 	}
 
-	return hi
+	return hi, done
 }
 
 // reloadTable makes table name what st holds (under c.mu).

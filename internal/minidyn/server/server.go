@@ -20,9 +20,11 @@ type Server struct {
 	slots chan struct{}
 	// changes counts the requests that changed tables or items.
 	changes atomic.Uint64
-	// gate lets item writes run together (read-locked) and every other
-	// change alone (locked), so a table's record is journaled in the same
-	// order as the writes to its items (persist.go).
+	// gate lets reads and item writes run together (read-locked) and
+	// every other operation alone (locked), so a table's record is
+	// journaled in the same order as the writes to its items, and no
+	// rollback runs while a request has not yet read what it waits on
+	// (persist.go).
 	gate sync.RWMutex
 	// durable is the committer of the store the tables are kept in (nil:
 	// memory only; Persist).
@@ -40,25 +42,36 @@ func (s *Server) journalTables() error {
 }
 
 // lockFor takes the gate as op needs it (persist.go) and returns what
-// releases it, after journaling the records of the tables a table
-// operation changed (its error is the request's).
-func (s *Server) lockFor(op string) func(*error) {
+// releases it: after journaling the records of the tables a table
+// operation changed (its error becomes the request's), it reads the
+// journal's sequence number the request is answered after, before any
+// failed commit's rollback can run.
+func (s *Server) lockFor(op string) func(*error) (target uint64) {
+	j := s.client.journal
+
 	switch {
-	case s.client.journal == nil || readOp(op):
-		return func(*error) {}
-	case itemOps[op]:
+	case j == nil:
+		return func(*error) uint64 { return 0 }
+	case readOp(op) || itemOps[op]:
 		s.gate.RLock()
-		return func(*error) { s.gate.RUnlock() }
+
+		return func(*error) uint64 {
+			defer s.gate.RUnlock()
+
+			return j.seq.Load()
+		}
 	}
 
 	s.gate.Lock()
 
-	return func(err *error) {
+	return func(err *error) uint64 {
 		defer s.gate.Unlock()
 
 		if jerr := s.journalTables(); *err == nil && jerr != nil {
 			*err = &apiError{Code: "InternalServerError", Message: jerr.Error()}
 		}
+
+		return j.seq.Load()
 	}
 }
 
@@ -202,7 +215,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = &apiError{Code: "UnknownOperationException", Message: "The engine does not implement " + op}
 	}
 
-	unlock(&err)
+	target := unlock(&err)
 
 	if err == nil && mutating[op] {
 		s.changes.Add(1)
@@ -227,8 +240,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Answered, even with an error (a failed condition tells of an item),
 	// only once what it changed or read is committed.
 	if d := s.durable; d != nil {
-		target := s.client.journal.seq.Load()
-
 		release()
 
 		if werr := d.wait(target); werr != nil {
