@@ -114,8 +114,12 @@ unit-dynamodb-local: deps
 
 ## test-scale: the runs at scale CI does not make, on each local engine:
 ## keyplan migrate of a table of 100,000 items, and the fanout handler
-## renaming a source with 100,000 copies (continuation after continuation).
+## renaming a source with 100,000 copies (continuation after continuation);
+## and keyplan local --data killed (kill -9) under writes 20 times, and
+## right after keyplan migrate of 20,000 items, 5 times.
 test-scale: deps
+	KEYPLAN_CRASH_ROUNDS=20 $(GO) test ./cmd/keyplan -run '^TestLocalKeepsEveryAcknowledgedWriteThroughKill9$$' -v -count 1 -timeout 30m
+	KEYPLAN_CRASH_ROUNDS=5 KEYPLAN_SCALE=20000 $(GO) test ./cmd/keyplan -run '^TestMigrateDoneSurvivesKill9$$' -v -count 1 -timeout 30m
 	@set -e; for e in memory dynalite dynamodb-local; do \
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \

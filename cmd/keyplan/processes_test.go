@@ -8,9 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
@@ -87,6 +92,32 @@ type served struct {
 	endpoint string
 	key      string
 	out      chan string // the lines it prints after the first two
+	stderr   *lockedBuffer
+}
+
+// lockedBuffer is a process's standard error, read while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// client is an SDK client of the served engine, signing as keyplan's own
+// commands do, that never retries (a test counts what was acknowledged).
+func (s *served) client() *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(s.endpoint), RetryMaxAttempts: 1,
+		Credentials: credentials.NewStaticCredentialsProvider(s.key, "any secret", "")})
 }
 
 var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):`)
@@ -95,10 +126,17 @@ var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.
 // endpoint and key.
 func serveLocal(t *testing.T, bin string, env []string, args ...string) *served {
 	t.Helper()
-	s := &served{cmd: exec.Command(bin, append([]string{"local"}, args...)...), out: make(chan string, 16)}
+	return serveCommand(t, exec.Command(bin, append([]string{"local"}, args...)...), env)
+}
+
+// serveCommand starts cmd, a keyplan local, in env and waits for its
+// endpoint and key.
+func serveCommand(t *testing.T, cmd *exec.Cmd, env []string) *served {
+	t.Helper()
+	s := &served{cmd: cmd, out: make(chan string, 16), stderr: &lockedBuffer{}}
 	s.cmd.Env = env
-	var stderr strings.Builder
-	s.cmd.Stderr = &stderr
+	stderr := s.stderr
+	s.cmd.Stderr = stderr
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
