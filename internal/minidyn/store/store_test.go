@@ -163,7 +163,9 @@ func TestAForeignOrDamagedFileIsRefused(t *testing.T) {
 	clear(zeroed[3*4096 : 4*4096])
 	newer := t.TempDir()
 	db = mustOpen(t, newer)
-	db.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketKeyplan).Put(keyFormat, []byte("keyplan-local-store 9")) })
+	db.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketKeyplan).Put(keyFormat, []byte("keyplan-local-store 9"))
+	})
 	db.Close()
 	newerBytes, _ := os.ReadFile(filepath.Join(newer, File))
 
