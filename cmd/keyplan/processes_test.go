@@ -93,6 +93,8 @@ type served struct {
 	key      string
 	out      chan string // the lines it prints after the first two
 	stderr   *lockedBuffer
+	// secret is the key's, from the key file the banner names.
+	secret string
 }
 
 // lockedBuffer is a process's standard error, read while it runs.
@@ -113,14 +115,15 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// client is an SDK client of the served engine, signing as keyplan's own
-// commands do, that never retries (a test counts what was acknowledged).
+// client is an SDK client of the served engine, signing with the key in
+// its key file as keyplan's own commands do, that never retries (a test
+// counts what was acknowledged).
 func (s *served) client() *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(s.endpoint), RetryMaxAttempts: 1,
-		Credentials: credentials.NewStaticCredentialsProvider(s.key, "any secret", "")})
+		Credentials: credentials.NewStaticCredentialsProvider(s.key, s.secret, "")})
 }
 
-var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):`)
+var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):.* sign with the key in (\S+) `)
 
 // serveLocal starts keyplan local with args in env and waits for its
 // endpoint and key.
@@ -168,6 +171,11 @@ func serveCommand(t *testing.T, cmd *exec.Cmd, env []string) *served {
 			t.Fatalf("keyplan local printed %q", h)
 		}
 		s.endpoint, s.key = m[1], m[2]
+		id, secret, err := localengine.ReadKeyFile(m[3])
+		if err != nil || id != s.key {
+			t.Fatalf("the key file %s: %v (key id %q)", m[3], err, id)
+		}
+		s.secret = secret
 	case <-time.After(20 * time.Second):
 		t.Fatalf("keyplan local did not start: %s", stderr.String())
 	}

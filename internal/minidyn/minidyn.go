@@ -23,11 +23,13 @@ type Options struct {
 	Addr string
 	// AccessKeyID, when set, is the only access key the engine accepts:
 	// requests whose SigV4 signature names another key, or none, are
-	// refused with DynamoDB's UnrecognizedClientException. The key id is
-	// checked, not the signature: a random per-run key id that only the
-	// run's own clients know is enough to keep the machine's other users
-	// out of the engine.
+	// refused with DynamoDB's UnrecognizedClientException.
 	AccessKeyID string
+	// SecretAccessKey, when set with AccessKeyID, is its secret: every
+	// request's SigV4 signature is verified with it (a wrong secret:
+	// InvalidSignatureException), so the key id alone, which is no
+	// secret, lets no one in. Without it only the key id is checked.
+	SecretAccessKey string
 	// DataDir, when set, keeps the tables across restarts, in a bbolt
 	// file (internal/minidyn/store): loaded at start, and every request
 	// answered only once what it changed is committed there, durably
@@ -87,7 +89,7 @@ func Serve(opts Options) (*Server, error) {
 	}
 
 	engine := server.NewServerWith(server.Options{
-		AccessKeyID: opts.AccessKeyID, MaxRequestBytes: opts.MaxRequestBytes,
+		AccessKeyID: opts.AccessKeyID, SecretAccessKey: opts.SecretAccessKey, MaxRequestBytes: opts.MaxRequestBytes,
 		MaxRequestValues: opts.MaxRequestValues, MaxInFlight: opts.MaxInFlight, BodyTimeout: opts.BodyTimeout,
 	})
 

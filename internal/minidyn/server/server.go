@@ -157,6 +157,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if err := s.verifySignature(r, raw); err != nil {
+		writeError(w, err)
+		return
+	}
+
 	if n := countValues(raw, s.opts.MaxRequestValues); n > s.opts.MaxRequestValues {
 		writeError(w, validation("The request holds more than %d attribute values", s.opts.MaxRequestValues))
 		return
