@@ -44,9 +44,9 @@ func TestSignaturesAreVerified(t *testing.T) {
 		c    *dynamodb.Client
 		code string
 	}{
-		"a wrong secret":   {client("AKIDRUN", "guess"), "InvalidSignatureException"},
-		"another key id":   {client("AKIDOTHER", "s3cret/with+chars"), "UnrecognizedClientException"},
-		"another region":   {client("AKIDRUN", "guess", func(o *dynamodb.Options) { o.Region = "us-west-2" }), "InvalidSignatureException"},
+		"a wrong secret":    {client("AKIDRUN", "guess"), "InvalidSignatureException"},
+		"another key id":    {client("AKIDOTHER", "s3cret/with+chars"), "UnrecognizedClientException"},
+		"another region":    {client("AKIDRUN", "guess", func(o *dynamodb.Options) { o.Region = "us-west-2" }), "InvalidSignatureException"},
 		"a stale signature": {client("AKIDRUN", "s3cret/with+chars"), "InvalidSignatureException"},
 	} {
 		if name == "a stale signature" {
