@@ -1,6 +1,8 @@
 package dynalite
 
 import (
+	"github.com/keyplan/keyplan/internal/usercache"
+
 	"context"
 	"os"
 	"path/filepath"
@@ -64,7 +66,10 @@ func TestPlantedDynaliteIsNotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fakeDynalite(t, cache, "cached", "") // stands for the pinned install
+	fakeDynalite(t, cache, "cached", "")              // stands for the pinned install
+	if _, err := usercache.Stamp(cache); err != nil { // as Install stamps it
+		t.Fatal(err)
+	}
 	marker := filepath.Join(tmp, "planted-ran")
 
 	// Planted in the shared temporary directory, above the work.

@@ -100,7 +100,9 @@ def start_engine(name, port, args, work):
                                "the directory holding DynamoDBLocal.jar and DynamoDBLocal_lib")
         cmd = ["java", f"-Djava.library.path={os.path.join(d, 'DynamoDBLocal_lib')}", "-jar",
                os.path.join(d, "DynamoDBLocal.jar"), "-inMemory", "-port", str(port)]
-        cwd = d
+        # Its settings file goes to its working directory: not the
+        # install's (keyplan checks its install's files at every start).
+        cwd = work
     else:
         raise RuntimeError(f"unknown engine {name!r} (one of {', '.join(ENGINES)})")
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)

@@ -29,6 +29,9 @@ type Server struct {
 	// durable is the committer of the store the tables are kept in (nil:
 	// memory only; Persist).
 	durable *durability
+	// signedAt is the clock signatures are dated against (nil: the wall
+	// clock; tests set it).
+	signedAt func() time.Time
 }
 
 // journalTables journals the tables whose records changed (persist.go),
