@@ -1,8 +1,6 @@
 package dynalite
 
 import (
-	"github.com/keyplan/keyplan/internal/usercache"
-
 	"context"
 	"os"
 	"path/filepath"
@@ -11,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/internal/usercache"
 )
 
 // fakeDynalite writes a module that serves ListTables naming the copy
