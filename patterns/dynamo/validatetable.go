@@ -79,7 +79,7 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 				}
 			}
 		}()
-		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && !o.Keep {
+		if !loadsExamples(d.Model().Examples) && !o.Keep {
 			return &Report{}, "", nil
 		}
 	}
@@ -126,15 +126,16 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 }
 
 // Refusal says why ValidateTable has nothing to do with these options on
-// a design (nil: it has): what it proves is the examples' expectations
-// and generated data, each on a table it can use.
+// a design (nil: it has): what it proves is the examples (items loaded
+// and checked, writes run, expectations read) and generated data, each on
+// a table it can use.
 //   - Existing reads the expectations on the table, nothing else: a
 //     design without them has nothing to read there.
-//   - Otherwise, without expectations, only generated data proves the
+//   - Otherwise, without examples, only generated data proves the
 //     design (on tables of its own: Table names none of them).
 func (o ValidateOptions) Refusal(d *patterns.Design) error {
 	m := d.Model()
-	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 {
+	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 || !o.Existing && loadsExamples(ex) {
 		return nil
 	}
 	switch {
@@ -146,6 +147,14 @@ func (o ValidateOptions) Refusal(d *patterns.Design) error {
 		return fmt.Errorf("--table %s: %s has no examples.expect, so validate makes no table to load examples into; generated data (--generate %d) runs on tables of its own: leave --table out", o.Table, m.Source, o.Generate)
 	}
 	return nil
+}
+
+// loadsExamples reports whether the examples give validate something to
+// load and check on a table of its own: items (each written as its
+// entity's design writes it, two with one key refused), writes or
+// expected reads. Items alone are checked too.
+func loadsExamples(ex *patterns.Examples) bool {
+	return ex != nil && (len(ex.Items) > 0 || len(ex.Steps) > 0 || len(ex.Expect) > 0)
 }
 
 // ScratchTable names a table made to validate a design: short and unique
