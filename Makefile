@@ -148,8 +148,13 @@ bench-backfill: deps
 ## Query of the table and of a GSI, a Limit-20 page of Scan) on the three
 ## local engines over HTTP, and the ratios between them (needs Java and
 ## Node.js; the load of each engine takes up to a minute).
+## Then keyplan local with --data and without, at 1,000 and 100,000 items:
+## PutItem from 8 clients (puts/s, p99-ms; uptime first: the figures need
+## a quiet machine).
 bench-engine: deps
 	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkEngines$$' -benchtime 2s -timeout 60m
+	uptime
+	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkLocalData$$' -benchtime 5000x -count 3 -timeout 60m
 
 ## bench-synth: wall time of synthesizing the example app.
 bench-synth: deps
