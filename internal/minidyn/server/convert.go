@@ -31,7 +31,7 @@ func fromWireDepth(av *AttributeValue, depth int) (*types.Item, error) {
 	}
 
 	if depth > MaxNesting {
-		return nil, validation("Nesting Levels have exceeded supported limits")
+		return nil, validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit")
 	}
 
 	set := 0
