@@ -36,6 +36,12 @@ func (s *Server) serveMore(r *http.Request, op string, raw []byte) (any, error) 
 		return decodeAndRun(raw, c.DeleteBackup)
 	case "RestoreTableFromBackup":
 		return decodeAndRun(raw, c.RestoreTableFromBackup)
+	case "ExecuteStatement":
+		return decodeAndRun(raw, c.ExecuteStatement)
+	case "BatchExecuteStatement":
+		return decodeAndRun(raw, c.BatchExecuteStatement)
+	case "ExecuteTransaction":
+		return decodeAndRun(raw, c.ExecuteTransaction)
 	}
 
 	return nil, &apiError{Code: "UnknownOperationException", Message: "An unknown operation was requested: " + op}
