@@ -114,6 +114,8 @@ type pqExprs struct {
 	names  map[string]string
 	values map[string]*AttributeValue
 	params []*AttributeValue
+	// top is INSERT's VALUE map, whose fields alone may be parameters.
+	top *partiql.Lit
 }
 
 func (x *pqExprs) name(n string) string {
@@ -185,7 +187,11 @@ func (x *pqExprs) lit(l *partiql.Lit) (*AttributeValue, error) {
 	case partiql.LitList:
 		out := &AttributeValue{L: []*AttributeValue{}}
 
-		for _, e := range l.Elems {
+		for i, e := range l.Elems {
+			if err := nestedParam(e, fmt.Sprintf("[%d]", i)); err != nil {
+				return nil, err
+			}
+
 			v, ok, err := x.literal(e)
 			if err != nil || !ok {
 				return nil, orValidation(err, "a list literal holds only values")
@@ -199,6 +205,12 @@ func (x *pqExprs) lit(l *partiql.Lit) (*AttributeValue, error) {
 		out := &AttributeValue{M: map[string]*AttributeValue{}}
 
 		for _, f := range l.Fields {
+			if l != x.top {
+				if err := nestedParam(f.Value, f.Key); err != nil {
+					return nil, err
+				}
+			}
+
 			v, ok, err := x.literal(f.Value)
 			if err != nil || !ok {
 				return nil, orValidation(err, "a map literal holds only values")
@@ -211,7 +223,11 @@ func (x *pqExprs) lit(l *partiql.Lit) (*AttributeValue, error) {
 	case partiql.LitSet:
 		out := &AttributeValue{}
 
-		for _, e := range l.Elems {
+		for i, e := range l.Elems {
+			if err := nestedParam(e, fmt.Sprintf("[%d]", i)); err != nil {
+				return nil, err
+			}
+
 			v, ok, err := x.literal(e)
 			if err != nil || !ok {
 				return nil, orValidation(err, "a set literal holds only values")
@@ -237,6 +253,16 @@ func (x *pqExprs) lit(l *partiql.Lit) (*AttributeValue, error) {
 	}
 
 	return nil, validation("MISSING is not a value")
+}
+
+// nestedParam refuses a parameter inside a collection literal (but for
+// INSERT's top-level fields), as DynamoDB does.
+func nestedParam(e partiql.Expr, at string) error {
+	if _, ok := e.(partiql.Param); ok {
+		return validation("Unsupported data type: Parameter under key root.%s", at)
+	}
+
+	return nil
 }
 
 func orValidation(err error, msg string) error {
@@ -502,6 +528,8 @@ func (c *Client) planOf(st *partiql.Statement, params []*AttributeValue, consist
 	case partiql.Select:
 		return pl, c.planSelect(st, x, pl, hash, rng, consistent)
 	case partiql.Insert:
+		x.top, _ = st.Value.(*partiql.Lit)
+
 		item, ok, err := x.literal(st.Value)
 		switch {
 		case err != nil:
