@@ -450,7 +450,6 @@ func TestBackups(t *testing.T) {
 	})
 }
 
-
 // A table's tags are table metadata: they outlive a restart on a data
 // directory.
 func TestTagsOutliveARestart(t *testing.T) {

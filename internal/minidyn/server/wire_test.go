@@ -16,7 +16,7 @@ func TestResponseEncodingAsDynamoDBReadsIt(t *testing.T) {
 		"*": "gzip", "*, deflate;q=0.5": "gzip", "*, deflate": "deflate", "*, identity": "gzip", "*, gzip;q=0.5": "deflate",
 		"gzip ;q=0": "", "identity;q=0": "", "*;q=0": "", "*;q=0.5,identity": "gzip", "gzip;q=0.5,identity;q=0.8": "gzip",
 		"br;q=0.8,identity;q=0.5,*;q=0": "",
-		`"gzip"`: "", "gzip br": "", "gzip:q=1": "",
+		`"gzip"`:                        "", "gzip br": "", "gzip:q=1": "",
 		"deflate;q=0.5, gzip;q=31": "gzip", "gzip;q=31,deflate;q=51": "gzip", "deflate;q=0.5, gzip;q=0.2": "deflate",
 		"deflate;q=0.5, gzip;q=1;q=0.2": "gzip", "deflate;q=0.5,gzip;q=0.": "deflate", "deflate;q=0.5,gzip;q=0.x": "gzip",
 		"deflate;q=0.5,gzip;q=0. x": "gzip", "deflate;q=-0.5,gzip;q=0.2": "gzip", "gzip;q= 0;q=1": "", "gzip;q =0;q=1": "gzip",

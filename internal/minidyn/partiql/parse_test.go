@@ -4,11 +4,11 @@ import "testing"
 
 func TestParse(t *testing.T) {
 	for s, kind := range map[string]string{
-		`SELECT * FROM "t"."i" WHERE p = ? AND c BETWEEN 1 AND 2 ORDER BY c DESC`: Select,
-		`select a.b[0], "c d" from t where begins_with(x, 'a') or not y is missing`: Select,
-		`INSERT INTO t VALUE {'p': 'a', 'n': -1.5e3, 's': <<'x','y'>>, 'l': [1, true, null], 'm': {'k': ?}}`: Insert,
+		`SELECT * FROM "t"."i" WHERE p = ? AND c BETWEEN 1 AND 2 ORDER BY c DESC`:                                                Select,
+		`select a.b[0], "c d" from t where begins_with(x, 'a') or not y is missing`:                                              Select,
+		`INSERT INTO t VALUE {'p': 'a', 'n': -1.5e3, 's': <<'x','y'>>, 'l': [1, true, null], 'm': {'k': ?}}`:                     Insert,
 		`UPDATE t SET a = a + 1, b = list_append(b, [1]) SET c = set_add(c, <<'z'>>) REMOVE d WHERE p = 'x' RETURNING ALL NEW *`: Update,
-		`DELETE FROM t WHERE p = 'it''s' RETURNING ALL OLD *;`: Delete,
+		`DELETE FROM t WHERE p = 'it''s' RETURNING ALL OLD *;`:                                                                   Delete,
 	} {
 		st, err := Parse(s)
 		if err != nil || st.Kind != kind {
