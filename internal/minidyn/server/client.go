@@ -36,6 +36,8 @@ type Client struct {
 	// journal holds the changes not yet committed to the store (nil:
 	// none, the engine is in memory only; persist.go).
 	journal *journal
+	// backups are the on-demand backups by ARN (backups.go).
+	backups map[string]*backup
 }
 
 // NewClient creates an empty engine.

@@ -159,6 +159,17 @@ func (c *Client) journalWrite(w *core.Write, stream uint64) {
 	c.journal.add(e)
 }
 
+// commitUnrecorded applies a prepared write that no stream records (a
+// restore's items, as DynamoDB's), journaled like every write (under
+// c.mu).
+func (c *Client) commitUnrecorded(w *core.Write) {
+	w.Commit()
+
+	if c.journal != nil {
+		c.journalWrite(w, c.seq)
+	}
+}
+
 // journalTables journals every table whose record differs from the one
 // last journaled, and every table gone.
 func (c *Client) journalTables() error {
@@ -570,7 +581,7 @@ func (s *Server) StopPersisting() {
 func (c *Client) createInputOf(t *core.Table, m *tableMeta) CreateTableInput {
 	in := CreateTableInput{
 		TableName: aws.String(t.Name), AttributeDefinitions: m.definitions, BillingMode: m.billing,
-		ProvisionedThroughput: m.throughput, StreamSpecification: m.stream,
+		ProvisionedThroughput: m.throughput, StreamSpecification: m.stream, Tags: m.tags,
 	}
 
 	for _, k := range t.Description(t.Name).KeySchema {
