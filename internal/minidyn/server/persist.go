@@ -149,14 +149,26 @@ func (j *journal) take() ([]entry, uint64) {
 	return p, j.seq.Load()
 }
 
-// journalWrite journals an applied item write (under c.mu).
+// journalWrite journals an applied item write (under c.mu), after its
+// table's record when the table is new to the journal (an operation that
+// makes a table and writes its items, such as a restore, journals them
+// before journalTables runs: the store never holds items without their
+// table's record).
 func (c *Client) journalWrite(w *core.Write, stream uint64) {
-	e := entry{kind: store.PutItem, table: w.Table.Name, key: w.Key, item: w.New, stream: stream}
+	j, name := c.journal, w.Table.Name
+	if _, ok := j.meta[name]; !ok && c.meta[name] != nil {
+		if rec, err := c.tableRecord(name); err == nil {
+			j.meta[name] = rec
+			j.add(entry{kind: store.PutTable, table: name, meta: rec, stream: stream})
+		}
+	}
+
+	e := entry{kind: store.PutItem, table: name, key: w.Key, item: w.New, stream: stream}
 	if w.New == nil {
 		e.kind = store.DeleteItem
 	}
 
-	c.journal.add(e)
+	j.add(e)
 }
 
 // commitUnrecorded applies a prepared write that no stream records (a

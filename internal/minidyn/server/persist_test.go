@@ -351,6 +351,12 @@ func TestTableStateOutlivesARestart(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, p.srv.ClearTable("cleared"))
 
+	// A table restored from a backup, its items written by the restore.
+	bk, err := cli.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String("tbl"), BackupName: aws.String("bk1")})
+	require.NoError(t, err)
+	_, err = cli.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: bk.BackupDetails.BackupArn, TargetTableName: aws.String("restored")})
+	require.NoError(t, err)
+
 	before, err := cli.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("tbl")})
 	require.NoError(t, err)
 
@@ -362,7 +368,7 @@ func TestTableStateOutlivesARestart(t *testing.T) {
 	tables, err := cli.ListTables(ctx, &dynamodb.ListTablesInput{})
 	require.NoError(t, err)
 
-	if want := []string{"cleared", "tbl"}; !slices.Equal(tables.TableNames, want) {
+	if want := []string{"cleared", "restored", "tbl"}; !slices.Equal(tables.TableNames, want) {
 		t.Errorf("tables after a restart: %v, want %v", tables.TableNames, want)
 	}
 
@@ -394,5 +400,9 @@ func TestTableStateOutlivesARestart(t *testing.T) {
 
 	if got := getV(t, cli, "cleared", "a"); got != "<none>" {
 		t.Errorf("the cleared table's item after a restart: %s", got)
+	}
+
+	if got := getV(t, cli, "restored", "a"); got != "x" {
+		t.Errorf("the restored table's item after a restart: %s", got)
 	}
 }
