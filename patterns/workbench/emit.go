@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/report"
 )
 
 // emit writes the keyplan model: the notes as comments on top, then
@@ -77,8 +78,13 @@ func (im *importer) emit() (*Imported, error) {
 		head = append(head, n.String())
 	}
 	doc.HeadComment = strings.Join(head, "\n")
+	quoteUnprintable(doc)
 	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
+	// Through report.Terminal: what YAML writes raw but a terminal would
+	// not show as it is (a right-to-left override) becomes an escape,
+	// inside the double quotes quoteUnprintable put around its scalar (or
+	// in a comment): the same model, printable.
+	enc := yaml.NewEncoder(report.Terminal(&b))
 	enc.SetIndent(2)
 	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}); err != nil {
 		return nil, fmt.Errorf("workbench: writing the model: %w", err)
@@ -209,6 +215,18 @@ func valueNode(a *attr, v string) *yaml.Node {
 		return scalar(v)
 	}
 	return quoted(v)
+}
+
+// quoteUnprintable double-quotes every scalar holding a character
+// patterns.Unprintable names (or a byte that is not UTF-8): YAML's escapes
+// (\u202e) hold only between double quotes.
+func quoteUnprintable(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && patterns.Printable(n.Value) != n.Value {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		quoteUnprintable(c)
+	}
 }
 
 func mapping(style yaml.Style) *yaml.Node {

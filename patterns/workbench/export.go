@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -106,10 +107,18 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 	}
 	wb := &Model{ModelName: d.Table, DataModel: []*Table{t}, ModelMetadata: Metadata{
 		Author: "keyplan", DateCreated: date, DateLastModified: date, Description: desc, AWSService: "Amazon DynamoDB", Version: Version}}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(wb)
+	if err := enc.Encode(wb); err != nil {
+		return err
+	}
+	// Every character a terminal would not show as it is (DEL, C1, the
+	// bidirectional controls) as a JSON escape: the same value, and the
+	// file stays JSON however it is printed (report.Terminal).
+	_, err := w.Write(patterns.PrintableJSON(b.Bytes()))
+	return err
 }
 
 // dynamoType is how DynamoDB stores an attribute of a keyplan type
