@@ -115,6 +115,9 @@ func Import(file string, data []byte, o ImportOptions) (*Imported, error) {
 		im.note("the model's description", false, "%v: the declarations are inferred instead", err)
 	}
 	im.decls = decls
+	if decls == nil {
+		im.note("attributes", false, "the file declares no enum values, string lengths or number ranges (a Workbench model has no field for them; keyplan's own export carries them in its description): declare values, maxLength and min/max where the application has them, or keyplan cannot prove key sizes and cardinalities")
+	}
 	return im.run()
 }
 

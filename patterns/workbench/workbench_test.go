@@ -312,3 +312,28 @@ examples:
 	roundTrip(t, d, wb)
 	_ = m
 }
+
+// A file that is not keyplan's export declares no enums, lengths or
+// ranges: the import says so (on main its notes spoke of the patterns
+// only); keyplan's own export carries them, and says nothing of it.
+func TestImportSaysWhatTheFileCannotHold(t *testing.T) {
+	const note = "note: attributes: the file declares no enum values, string lengths or number ranges"
+	files, _ := filepath.Glob("testdata/aws/*.json")
+	for _, f := range files {
+		im, err := workbench.ReadFile(f, workbench.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(im.YAML), note) {
+			t.Errorf("%s: the import does not say the file declares no enums or lengths", f)
+		}
+	}
+	_, wb := export(t, "../../examples/ecommerce.yaml")
+	im, err := workbench.Import("shop.json", wb, workbench.ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(im.YAML), note) {
+		t.Error("the import of keyplan's own export says it lacks the declarations it carries")
+	}
+}
