@@ -25,14 +25,21 @@ type tableMeta struct {
 	definitions []ddbtypes.AttributeDefinition
 	billing     ddbtypes.BillingMode
 	throughput  *ddbtypes.ProvisionedThroughput
-	stream      *ddbtypes.StreamSpecification
-	streamLabel string
-	// streamArn is the table's enabled stream ("" when none).
+	// streamLabel, streamView and streamCreated are the table's latest
+	// stream's; streamArn is its enabled stream ("" when none).
+	streamLabel   string
+	streamView    ddbtypes.StreamViewType
+	streamCreated time.Time
 	streamArn     string
-	ttl           *ddbtypes.TimeToLiveSpecification
-	created       time.Time
+	// The TTL setting: its attribute while enabled, and when it last
+	// changed (a second change within TTLChangeInterval is refused).
+	ttlAttribute string
+	ttlChanged   time.Time
+	created      time.Time
 	gsiThroughput map[string]*ddbtypes.ProvisionedThroughput
 }
+
+func (m *tableMeta) ttlEnabled() bool { return m.ttlAttribute != "" }
 
 func toCoreAttrs(in []ddbtypes.AttributeDefinition) []types.AttributeDefinition {
 	out := make([]types.AttributeDefinition, len(in))
@@ -159,11 +166,11 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 
 	m := &tableMeta{
 		definitions: in.AttributeDefinitions, billing: in.BillingMode, throughput: in.ProvisionedThroughput,
-		stream: in.StreamSpecification, created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{},
+		created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{},
 	}
 
-	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
-		c.startStream(table, m, m.stream)
+	if spec := in.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
+		c.startStream(table, m, spec.StreamViewType, streamLabel(m.created), m.created)
 	}
 
 	for _, g := range in.GlobalSecondaryIndexes {
@@ -211,6 +218,17 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		return nil, err
 	}
 
+	if spec := in.StreamSpecification; spec != nil {
+		switch on := aws.ToBool(spec.StreamEnabled); {
+		case on && m.streamArn != "":
+			return nil, validation("Table already has an enabled stream: TableName: %s", table.Name)
+		case !on && m.streamArn == "":
+			return nil, validation("Table has no stream to disable: TableName: %s", table.Name)
+		case !on && spec.StreamViewType != "":
+			return nil, validation("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
+		}
+	}
+
 	for _, u := range in.GlobalSecondaryIndexUpdates {
 		switch {
 		case u.Create != nil:
@@ -249,17 +267,13 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		m.throughput = in.ProvisionedThroughput
 	}
 
-	if in.StreamSpecification != nil {
-		switch on := aws.ToBool(in.StreamSpecification.StreamEnabled); {
-		case on && m.streamArn != "":
-			return nil, validation("Table already has an enabled stream: %s", m.streamArn)
-		case on:
-			c.startStream(table, m, in.StreamSpecification)
-		default:
+	if spec := in.StreamSpecification; spec != nil {
+		if aws.ToBool(spec.StreamEnabled) {
+			now := c.now()
+			c.startStream(table, m, spec.StreamViewType, streamLabel(now), now)
+		} else {
 			c.endStream(m)
 		}
-
-		m.stream = in.StreamSpecification
 	}
 
 	return &UpdateTableOutput{TableDescription: c.describe(table, "ACTIVE")}, nil
@@ -482,7 +496,7 @@ func tableID(name string, created time.Time) string {
 // describe is the table's description as DynamoDB gives it.
 func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSON {
 	m := c.meta[table.Name]
-	arn := "arn:aws:dynamodb:local:000000000000:table/" + table.Name
+	arn := "arn:aws:dynamodb:" + region + ":" + account + ":table/" + table.Name
 	d := &tableDescriptionJSON{
 		TableName: table.Name, TableStatus: status, CreationDateTime: epoch(m.created),
 		KeySchema: keySchemaJSON(table.Description(table.Name).KeySchema), TableSizeBytes: table.SizeBytes(), ItemCount: table.ItemCount(),
@@ -527,12 +541,12 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 	}
 
 	if m.streamArn != "" {
-		d.StreamSpecification = &streamJSON{StreamEnabled: true, StreamViewType: string(m.stream.StreamViewType)}
+		d.StreamSpecification = &streamJSON{StreamEnabled: true, StreamViewType: string(m.streamView)}
 	}
 
 	if m.streamLabel != "" {
 		d.LatestStreamLabel = m.streamLabel
-		d.LatestStreamArn = arn + "/stream/" + m.streamLabel
+		d.LatestStreamArn = streamARN(table.Name, m.streamLabel)
 	}
 
 	return d
@@ -596,6 +610,10 @@ type DescribeTimeToLiveOutput struct {
 	TimeToLiveDescription *ddbtypes.TimeToLiveDescription `json:"TimeToLiveDescription"`
 }
 
+// TTLChangeInterval is how long after a change of a table's TTL setting
+// another is refused, as DynamoDB refuses one within an hour.
+const TTLChangeInterval = time.Hour
+
 // DescribeTimeToLive reports the table's TTL setting.
 func (c *Client) DescribeTimeToLive(_ context.Context, in *DescribeTimeToLiveInput) (*DescribeTimeToLiveOutput, error) {
 	c.mu.Lock()
@@ -607,8 +625,8 @@ func (c *Client) DescribeTimeToLive(_ context.Context, in *DescribeTimeToLiveInp
 	}
 
 	desc := &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusDisabled}
-	if m := c.meta[table.Name]; m.ttl != nil && aws.ToBool(m.ttl.Enabled) {
-		desc = &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusEnabled, AttributeName: m.ttl.AttributeName}
+	if m := c.meta[table.Name]; m.ttlEnabled() {
+		desc = &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusEnabled, AttributeName: aws.String(m.ttlAttribute)}
 	}
 
 	return &DescribeTimeToLiveOutput{TimeToLiveDescription: desc}, nil
@@ -625,24 +643,52 @@ type UpdateTimeToLiveOutput struct {
 	TimeToLiveSpecification *ddbtypes.TimeToLiveSpecification `json:"TimeToLiveSpecification,omitempty"`
 }
 
-// UpdateTimeToLive records the table's TTL setting.
+// UpdateTimeToLive enables or disables the table's TTL, as DynamoDB
+// does: enabling names the attribute, disabling must name the enabled
+// one, neither may repeat the current state, and a change within
+// TTLChangeInterval of the last is refused.
 func (c *Client) UpdateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+
+	spec := in.TimeToLiveSpecification
+
+	switch {
+	case spec == nil:
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	case spec.AttributeName == nil:
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must not be null")
+	case spec.Enabled == nil:
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification.enabled' failed to satisfy constraint: Member must not be null")
+	case len(*spec.AttributeName) < 1 || len(*spec.AttributeName) > 255:
+		return nil, validation("1 validation error detected: Value '%s' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length between 1 and 255", *spec.AttributeName)
+	}
 
 	table, err := c.tableFor(in.TableName)
 	if err != nil {
 		return nil, err
 	}
 
-	spec := in.TimeToLiveSpecification
-	if spec == nil || aws.ToString(spec.AttributeName) == "" || spec.Enabled == nil {
-		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	m, attr, now := c.meta[table.Name], *spec.AttributeName, c.now()
+
+	switch on := *spec.Enabled; {
+	case on && m.ttlAttribute == attr:
+		return nil, validation("TimeToLive is already enabled")
+	case m.ttlEnabled() && m.ttlAttribute != attr:
+		return nil, validation("TimeToLive is active on a different AttributeName: current AttributeName is %s", m.ttlAttribute)
+	case !on && !m.ttlEnabled():
+		return nil, validation("TimeToLive is already disabled")
+	case !m.ttlChanged.IsZero() && now.Sub(m.ttlChanged) < TTLChangeInterval:
+		return nil, validation("Time to live has been modified multiple times within a fixed interval")
+	case on:
+		m.ttlAttribute = attr
+	default:
+		m.ttlAttribute = ""
 	}
 
-	c.meta[table.Name].ttl = spec
+	m.ttlChanged = now
 
-	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: spec}, nil
+	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(attr), Enabled: spec.Enabled}}, nil
 }
 
 // Capacity: DynamoDB charges a read per 4 KB of the items it evaluates

@@ -3,6 +3,7 @@ package streamtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -92,15 +93,21 @@ type Mapping struct {
 	handler                  Handler
 	filters                  []Filter
 	// iters is each shard's next iterator (nil once the shard is closed
-	// and read), in the order the shards were found.
+	// and read), in the order the shards were found; last the sequence
+	// number of each shard's last record read.
 	shards []string
 	iters  map[string]*string
+	last   map[string]string
+	// Reiterated counts the iterators that expired (15 minutes after
+	// they were handed out) and were replaced, as Lambda replaces them:
+	// after the last record read.
+	Reiterated int
 }
 
 // Mapping is the event source mapping of the design's handler h.
 func (l *Live) Mapping(t testing.TB, h patterns.Handler, fn Handler) *Mapping {
 	t.Helper()
-	m := &Mapping{BatchSize: 100, RetryAttempts: 10, live: l, handler: fn, iters: map[string]*string{}}
+	m := &Mapping{BatchSize: 100, RetryAttempts: 10, live: l, handler: fn, iters: map[string]*string{}, last: map[string]string{}}
 	for _, f := range l.d.StreamFilters(h) {
 		raw, err := json.Marshal(f.Pattern())
 		if err != nil {
@@ -186,22 +193,30 @@ func (m *Mapping) read(ctx context.Context) ([]json.RawMessage, error) {
 		if _, seen := m.iters[id]; seen {
 			continue
 		}
-		it, err := sc.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: s.ShardId,
-			ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon})
+		it, err := m.iterator(ctx, id)
 		if err != nil {
-			return nil, fmt.Errorf("GetShardIterator %s: %w", id, err)
+			return nil, err
 		}
-		m.shards, m.iters[id] = append(m.shards, id), it.ShardIterator
+		m.shards, m.iters[id] = append(m.shards, id), it
 	}
 	var out []json.RawMessage
 	for _, id := range m.shards {
 		for m.iters[id] != nil {
 			page, err := sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: m.iters[id]})
+			var expired *stypes.ExpiredIteratorException
+			if errors.As(err, &expired) {
+				m.Reiterated++
+				if m.iters[id], err = m.iterator(ctx, id); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("GetRecords %s: %w", id, err)
 			}
 			m.iters[id] = page.NextShardIterator
 			for _, r := range page.Records {
+				m.last[id] = aws.ToString(r.Dynamodb.SequenceNumber)
 				j, err := LambdaRecord(arn, r)
 				if err != nil {
 					return nil, err
@@ -214,4 +229,19 @@ func (m *Mapping) read(ctx context.Context) ([]json.RawMessage, error) {
 		}
 	}
 	return out, nil
+}
+
+// iterator is an iterator into shard id after its last record read (its
+// oldest, TRIM_HORIZON, before any).
+func (m *Mapping) iterator(ctx context.Context, id string) (*string, error) {
+	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(m.live.ARN), ShardId: aws.String(id),
+		ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon}
+	if seq, ok := m.last[id]; ok {
+		in.ShardIteratorType, in.SequenceNumber = stypes.ShardIteratorTypeAfterSequenceNumber, aws.String(seq)
+	}
+	it, err := m.live.streams.GetShardIterator(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("GetShardIterator %s: %w", id, err)
+	}
+	return it.ShardIterator, nil
 }
