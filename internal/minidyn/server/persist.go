@@ -29,7 +29,10 @@ type (
 		TTL        *ddbtypes.TimeToLiveSpecification `json:"ttl,omitempty"`
 		TTLChanged time.Time                         `json:"ttlChanged,omitzero"`
 		Stream     *streamStateJSON                  `json:"stream,omitempty"`
-		Items      []map[string]*AttributeValue      `json:"items"`
+		// GSICreated is when UpdateTable created each GSI it created
+		// (Backfilling, CREATING until the activation delay passed).
+		GSICreated map[string]time.Time         `json:"gsiCreated,omitempty"`
+		Items      []map[string]*AttributeValue `json:"items"`
 	}
 	// streamStateJSON is a table's latest stream: its label (so its ARN)
 	// and view type, and whether it is enabled. A state written before
@@ -55,7 +58,7 @@ func (s *Server) Save(w io.Writer) error {
 
 	for _, name := range slices.Sorted(maps.Keys(c.tables)) {
 		t, m := c.tables[name], c.meta[name]
-		tj := tableJSON{Create: c.createInputOf(t, m), Created: m.created, TTLChanged: m.ttlChanged, Items: []map[string]*AttributeValue{}}
+		tj := tableJSON{Create: c.createInputOf(t, m), Created: m.created, TTLChanged: m.ttlChanged, GSICreated: m.gsiCreated, Items: []map[string]*AttributeValue{}}
 		if m.ttlEnabled() {
 			tj.TTL = &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(m.ttlAttribute), Enabled: aws.Bool(true)}
 		}
@@ -156,6 +159,7 @@ func (s *Server) Load(r io.Reader) error {
 		name := aws.ToString(in.TableName)
 		table, m := fresh.tables[name], fresh.meta[name]
 		m.created, m.ttlChanged = tj.Created, tj.TTLChanged
+		maps.Copy(m.gsiCreated, tj.GSICreated)
 		if tj.TTL != nil && aws.ToBool(tj.TTL.Enabled) {
 			m.ttlAttribute = aws.ToString(tj.TTL.AttributeName)
 		}

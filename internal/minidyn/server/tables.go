@@ -1,14 +1,12 @@
 package server
 
 // Table operations: CreateTable, UpdateTable, DeleteTable, DescribeTable,
-// ListTables and the TTL setting, with the descriptions DynamoDB gives;
-// and consumed capacity.
+// ListTables and the TTL setting, with the descriptions DynamoDB gives.
 
 import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -33,10 +31,18 @@ type tableMeta struct {
 	streamArn     string
 	// The TTL setting: its attribute while enabled, and when it last
 	// changed (a second change within TTLChangeInterval is refused).
-	ttlAttribute string
-	ttlChanged   time.Time
-	created      time.Time
+	ttlAttribute  string
+	ttlChanged    time.Time
+	created       time.Time
 	gsiThroughput map[string]*ddbtypes.ProvisionedThroughput
+	// gsiCreated holds when UpdateTable created each of its GSIs;
+	// gsiDeleting the GSIs it is deleting.
+	gsiCreated  map[string]time.Time
+	gsiDeleting []deletingIndex
+	// payPerRequestSwitches are when the table switched to on-demand;
+	// payPerRequestSince the last (zero: created so).
+	payPerRequestSwitches []time.Time
+	payPerRequestSince    time.Time
 }
 
 func (m *tableMeta) ttlEnabled() bool { return m.ttlAttribute != "" }
@@ -161,12 +167,11 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, &apiError{Code: "ResourceInUseException", Message: "Table already exists: " + *in.TableName}
 	}
 
-	table.IndexActivationDelay = c.indexActivationDelay
 	c.tables[table.Name] = table
 
 	m := &tableMeta{
 		definitions: in.AttributeDefinitions, billing: in.BillingMode, throughput: in.ProvisionedThroughput,
-		created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{},
+		created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{}, gsiCreated: map[string]time.Time{},
 	}
 
 	if spec := in.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
@@ -185,7 +190,8 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 func streamLabel(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000") }
 
 // UpdateTable changes billing, throughput, streams, and creates or deletes
-// GSIs (one per request).
+// a GSI (one per request, and none while another is being created or
+// deleted). Everything is checked before anything changes.
 func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTableOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -202,16 +208,9 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		return nil, validation("Nothing to update")
 	}
 
-	changes := 0
-
-	for _, u := range in.GlobalSecondaryIndexUpdates {
-		if u.Create != nil || u.Delete != nil {
-			changes++
-		}
-	}
-
-	if changes > 1 {
-		return nil, &apiError{Code: "LimitExceededException", Message: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+	change, err := c.checkIndexUpdates(table, m, in)
+	if err != nil {
+		return nil, err
 	}
 
 	if err := checkStream(in.StreamSpecification); err != nil {
@@ -229,43 +228,16 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		}
 	}
 
-	for _, u := range in.GlobalSecondaryIndexUpdates {
-		switch {
-		case u.Create != nil:
-			if len(in.AttributeDefinitions) == 0 {
-				return nil, validation("No Attribute Schema Defined")
-			}
-
-			d := core.IndexDefinition{Name: aws.ToString(u.Create.IndexName), KeySchema: toCoreKeySchema(u.Create.KeySchema), Projection: toCoreProjection(u.Create.Projection)}
-			if err := table.AddGlobalIndex(d, toCoreAttrs(in.AttributeDefinitions)); err != nil {
-				return nil, apiErr(err)
-			}
-
-			m.gsiThroughput[d.Name] = u.Create.ProvisionedThroughput
-			m.mergeDefinitions(in.AttributeDefinitions)
-		case u.Delete != nil:
-			if err := table.DeleteGlobalIndex(aws.ToString(u.Delete.IndexName)); err != nil {
-				return nil, apiErr(err)
-			}
-
-			delete(m.gsiThroughput, aws.ToString(u.Delete.IndexName))
-		case u.Update != nil:
-			name := aws.ToString(u.Update.IndexName)
-			if !table.IsGlobal(name) {
-				return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found"}
-			}
-
-			m.gsiThroughput[name] = u.Update.ProvisionedThroughput
-		}
+	billing, err := c.checkBillingUpdate(table, m, in)
+	if err != nil {
+		return nil, err
 	}
 
-	if in.BillingMode != "" {
-		m.billing = in.BillingMode
+	if err := c.applyIndexUpdates(table, m, in, &change); err != nil {
+		return nil, err
 	}
 
-	if in.ProvisionedThroughput != nil {
-		m.throughput = in.ProvisionedThroughput
-	}
+	billing.apply(m)
 
 	if spec := in.StreamSpecification; spec != nil {
 		if aws.ToBool(spec.StreamEnabled) {
@@ -276,7 +248,25 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		}
 	}
 
-	return &UpdateTableOutput{TableDescription: c.describe(table, "ACTIVE")}, nil
+	d := c.describe(table, "ACTIVE")
+	// The response shows the index change as it starts: CREATING (not yet
+	// backfilling) or DELETING, whatever DescribeTable says next.
+	deleting := false
+
+	for i, g := range d.GlobalSecondaryIndexes {
+		switch g.IndexName {
+		case change.created:
+			d.GlobalSecondaryIndexes[i].IndexStatus, d.GlobalSecondaryIndexes[i].Backfilling = "CREATING", aws.Bool(false)
+		case change.deleted:
+			deleting = true
+		}
+	}
+
+	if change.deleted != "" && !deleting {
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, change.gone)
+	}
+
+	return &UpdateTableOutput{TableDescription: d}, nil
 }
 
 // mergeDefinitions adds an UpdateTable's attribute definitions.
@@ -400,6 +390,7 @@ type (
 		KeySchema             []keySchemaElementJSON `json:"KeySchema"`
 		Projection            projectionJSON         `json:"Projection"`
 		IndexStatus           string                 `json:"IndexStatus"`
+		Backfilling           *bool                  `json:"Backfilling,omitempty"`
 		ProvisionedThroughput throughputJSON         `json:"ProvisionedThroughput"`
 		IndexSizeBytes        int64                  `json:"IndexSizeBytes"`
 		ItemCount             int64                  `json:"ItemCount"`
@@ -509,7 +500,12 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 	}
 
 	if m.billing == ddbtypes.BillingModePayPerRequest {
-		d.BillingModeSummary = &billingJSON{BillingMode: string(m.billing), LastUpdateToPayPerRequestDateTime: epoch(m.created)}
+		since := m.payPerRequestSince
+		if since.IsZero() {
+			since = m.created
+		}
+
+		d.BillingModeSummary = &billingJSON{BillingMode: string(m.billing), LastUpdateToPayPerRequestDateTime: epoch(since)}
 		d.ProvisionedThroughput = throughputJSON{}
 	} else {
 		d.BillingModeSummary = &billingJSON{BillingMode: string(ddbtypes.BillingModeProvisioned)}
@@ -525,12 +521,15 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 			tp = throughputOf(m.gsiThroughput[name])
 		}
 
+		status, backfilling := c.indexStatus(m, name)
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, gsiJSON{
 			IndexName: name, KeySchema: keySchemaJSON(g.KeySchema), Projection: projectionOf(g.Projection),
-			IndexStatus: aws.ToString(g.IndexStatus), ProvisionedThroughput: tp, ItemCount: g.ItemCount,
+			IndexStatus: status, Backfilling: backfilling, ProvisionedThroughput: tp, ItemCount: g.ItemCount,
 			IndexArn: arn + "/index/" + name,
 		})
 	}
+
+	d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, c.deletingIndexes(m)...)
 
 	for _, l := range lsis {
 		name := aws.ToString(l.IndexName)
@@ -689,39 +688,6 @@ func (c *Client) UpdateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) 
 	m.ttlChanged = now
 
 	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(attr), Enabled: spec.Enabled}}, nil
-}
-
-// Capacity: DynamoDB charges a read per 4 KB of the items it evaluates
-// (half for an eventually consistent read) and a write per 1 KB of the
-// larger of the old and new item. The engine counts the table's units;
-// index writes are not added.
-
-func wantsCapacity(mode ddbtypes.ReturnConsumedCapacity) bool {
-	return mode == ddbtypes.ReturnConsumedCapacityTotal || mode == ddbtypes.ReturnConsumedCapacityIndexes
-}
-
-func readCapacity(mode ddbtypes.ReturnConsumedCapacity, table string, bytes int64, consistent *bool) *ddbtypes.ConsumedCapacity {
-	if !wantsCapacity(mode) {
-		return nil
-	}
-
-	units := math.Max(1, math.Ceil(float64(bytes)/4096))
-	if !aws.ToBool(consistent) {
-		units /= 2
-	}
-
-	return &ddbtypes.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(units), ReadCapacityUnits: aws.Float64(units)}
-}
-
-func writeCapacity(mode ddbtypes.ReturnConsumedCapacity, table string, oldItem, newItem map[string]*types.Item) *ddbtypes.ConsumedCapacity {
-	if !wantsCapacity(mode) {
-		return nil
-	}
-
-	size := max(types.ItemSize(oldItem), types.ItemSize(newItem))
-	units := math.Max(1, math.Ceil(float64(size)/1024))
-
-	return &ddbtypes.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(units), WriteCapacityUnits: aws.Float64(units)}
 }
 
 // operation is the API operation an X-Amz-Target names
