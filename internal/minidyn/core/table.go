@@ -21,7 +21,7 @@ type Table struct {
 	KeySchema     keySchema
 	AttributesDef map[string]string
 	Indexes       map[string]*index
-	CreatedAt            time.Time
+	CreatedAt     time.Time
 
 	items orderedMap[map[string]*types.Item]
 	bytes int64

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
