@@ -85,7 +85,7 @@ func (s *Server) Save(w io.Writer) error {
 func (c *Client) createInputOf(t *core.Table, m *tableMeta) CreateTableInput {
 	in := CreateTableInput{
 		TableName: aws.String(t.Name), AttributeDefinitions: m.definitions, BillingMode: m.billing,
-		ProvisionedThroughput: m.throughput,
+		ProvisionedThroughput: m.throughput, Tags: m.tags,
 	}
 
 	for _, k := range t.Description(t.Name).KeySchema {

@@ -90,7 +90,7 @@ type stream struct {
 
 // streamARN is the ARN of a table's stream with label.
 func streamARN(table, label string) string {
-	return "arn:aws:dynamodb:" + region + ":" + account + ":table/" + table + "/stream/" + label
+	return tableArn(table) + "/stream/" + label
 }
 
 // startStream opens a new stream on table (CreateTable or UpdateTable

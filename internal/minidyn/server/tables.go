@@ -43,6 +43,8 @@ type tableMeta struct {
 	// payPerRequestSince the last (zero: created so).
 	payPerRequestSwitches []time.Time
 	payPerRequestSince    time.Time
+	// tags are the table's tags (tags.go), in the order first given.
+	tags []ddbtypes.Tag
 }
 
 func (m *tableMeta) ttlEnabled() bool { return m.ttlAttribute != "" }
@@ -163,6 +165,11 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, err
 	}
 
+	tags, err := createTags(in.Tags)
+	if err != nil {
+		return nil, err
+	}
+
 	if _, ok := c.tables[*in.TableName]; ok {
 		return nil, &apiError{Code: "ResourceInUseException", Message: "Table already exists: " + *in.TableName}
 	}
@@ -172,6 +179,7 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 	m := &tableMeta{
 		definitions: in.AttributeDefinitions, billing: in.BillingMode, throughput: in.ProvisionedThroughput,
 		created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{}, gsiCreated: map[string]time.Time{},
+		tags: tags,
 	}
 
 	if spec := in.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
@@ -487,7 +495,7 @@ func tableID(name string, created time.Time) string {
 // describe is the table's description as DynamoDB gives it.
 func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSON {
 	m := c.meta[table.Name]
-	arn := "arn:aws:dynamodb:" + region + ":" + account + ":table/" + table.Name
+	arn := tableArn(table.Name)
 	d := &tableDescriptionJSON{
 		TableName: table.Name, TableStatus: status, CreationDateTime: epoch(m.created),
 		KeySchema: keySchemaJSON(table.Description(table.Name).KeySchema), TableSizeBytes: table.SizeBytes(), ItemCount: table.ItemCount(),
