@@ -160,6 +160,7 @@ func (s *Server) Load(r io.Reader) error {
 		table, m := fresh.tables[name], fresh.meta[name]
 		m.created, m.ttlChanged = tj.Created, tj.TTLChanged
 		maps.Copy(m.gsiCreated, tj.GSICreated)
+
 		if tj.TTL != nil && aws.ToBool(tj.TTL.Enabled) {
 			m.ttlAttribute = aws.ToString(tj.TTL.AttributeName)
 		}
@@ -188,7 +189,7 @@ func (s *Server) Load(r io.Reader) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	c.tables, c.meta = fresh.tables, fresh.meta
+	c.tables, c.meta, c.streams, c.seq = fresh.tables, fresh.meta, fresh.streams, fresh.seq
 
 	return nil
 }
