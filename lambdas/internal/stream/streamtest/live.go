@@ -138,9 +138,9 @@ type Mapping struct {
 	BatchSize, RetryAttempts int
 	live                     *Live
 	// arn is the stream the mapping reads (a mapping is made for one).
-	arn string
-	handler                  Handler
-	filters                  []Filter
+	arn     string
+	handler Handler
+	filters []Filter
 	// iters is each shard's next iterator (nil once the shard is closed
 	// and read), in the order the shards were found; last the sequence
 	// number of each shard's last record read.
