@@ -362,13 +362,14 @@ func (c *Client) ClearAllTables() {
 	}
 }
 
-// Reset removes every table.
+// Reset removes every table and stream.
 func (c *Client) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
 	clear(c.tables)
 	clear(c.meta)
+	clear(c.streams)
 }
 
 // The table description, as DynamoDB's JSON gives it (dates in epoch
