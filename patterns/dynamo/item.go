@@ -445,53 +445,17 @@ func (t *Table) key(entity string, v Values) (map[string]types.AttributeValue, e
 
 // Decode tells which entity an item is (by its base table keys, which
 // every index projects) and returns its values: the stored attributes and
-// those the keys hold.
+// those the keys hold. Any attribute that does not decode fails it; to
+// read only some, Identify and DecodeAttrs.
 func (t *Table) Decode(item map[string]types.AttributeValue) (string, Values, error) {
-	pk, _ := item[t.d.PK].(*types.AttributeValueMemberS)
-	sk, _ := item[t.d.SK].(*types.AttributeValueMemberS)
-	if pk == nil || sk == nil {
-		return "", nil, wrap("Decode", "item", fmt.Errorf("%w: no %s/%s string keys", ErrNotKeyplan, t.d.PK, t.d.SK))
+	ek, e, v, err := t.identify(item)
+	if err != nil {
+		return "", nil, err
 	}
-	for _, ek := range t.d.Entities {
-		k := ek.Key(patterns.BaseIndex)
-		e := t.m.Entity(ek.Name)
-		v := Values{}
-		if !parse(e, k.PK, pk.Value, v) || !parse(e, k.SK, sk.Value, v) {
-			continue
-		}
-		// Index keys hold more attributes (a KEYS_ONLY or INCLUDE index
-		// projects them only there): parse those the item carries.
-		for _, ik := range ek.Keys[1:] {
-			ipk, isk := t.d.KeyNames(ik.Index)
-			p, _ := item[ipk].(*types.AttributeValueMemberS)
-			s, _ := item[isk].(*types.AttributeValueMemberS)
-			if p != nil && s != nil {
-				iv := Values{}
-				if parse(e, ik.PK, p.Value, iv) && parse(e, ik.SK, s.Value, iv) {
-					for a, x := range iv {
-						v[a] = x
-					}
-				}
-			}
-		}
-		for _, a := range e.Attributes {
-			av, ok := item[a.Name]
-			if !ok && a.RenamedFrom != "" {
-				// Not yet backfilled to its new name.
-				av, ok = item[a.RenamedFrom]
-			}
-			if !ok {
-				continue
-			}
-			x, err := fromStored(a, av)
-			if err != nil {
-				return "", nil, wrap("Decode", ek.Name, err)
-			}
-			v[a.Name] = x
-		}
-		return ek.Name, v, nil
+	if err := t.decodeRest(ek, e, item, v, nil); err != nil {
+		return "", nil, err
 	}
-	return "", nil, wrap("Decode", "item", fmt.Errorf("%w: %s=%q %s=%q", ErrNotKeyplan, t.d.PK, pk.Value, t.d.SK, sk.Value))
+	return ek.Name, v, nil
 }
 
 // parse matches a key value against a template, storing the attribute
