@@ -489,6 +489,10 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 			// Keys of the value itself continue "#…", above lo.
 			return between(prefix, lo)
 		}
+		if a.Decimals() {
+			// no value precedes a decimal: the greatest key form below it
+			return between(prefix, prefix+a.KeyBelow(lo[len(prefix):]))
+		}
 		prev, err := predecessor(a, r.Value)
 		if err != nil {
 			return expression.KeyConditionBuilder{}, false, err
