@@ -539,7 +539,9 @@ func (e *reservedError) Error() string {
 	return fmt.Sprintf("%v: %s (%s), of no entity: skip it (errors.Is(err, dynamo.ErrReserved))", ErrReserved, what, e.pk)
 }
 
-func (e *reservedError) Is(target error) bool { return target == ErrReserved || target == ErrNotKeyplan }
+func (e *reservedError) Is(target error) bool {
+	return target == ErrReserved || target == ErrNotKeyplan
+}
 
 // parse matches a key value against a template, storing the attribute
 // values it holds; false when the value is not of the template's form.
