@@ -308,6 +308,17 @@ type PatternPlan struct {
 	scan bool
 	// keys are the entity keys the read uses.
 	keys []*EntityKey
+	// ownerAbove: a sorted collection read's owner sorts above the sorted
+	// member's items on its index (it comes first read descending, last
+	// ascending). Planned, not kept in the lock: KP107 reads it.
+	ownerAbove bool
+}
+
+// ownerReadLast reports a sorted collection read with a limit whose
+// owner comes after the sorted member's items in the read's order (above
+// them read ascending, below them descending): past the first page.
+func (p *PatternPlan) ownerReadLast(pat *Pattern) bool {
+	return pat.Limit > 0 && len(pat.Entities) == 2 && len(pat.Sort) > 0 && p.Served() && p.ownerAbove != pat.Desc
 }
 
 // Served reports whether an index serves the pattern.
