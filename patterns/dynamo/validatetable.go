@@ -79,7 +79,7 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 				}
 			}
 		}()
-		if !loadsExamples(d.Model().Examples) && !o.Keep {
+		if !loadsExamples(d.Model()) && !o.Keep {
 			return &Report{}, "", nil
 		}
 	}
@@ -126,16 +126,16 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 }
 
 // Refusal says why ValidateTable has nothing to do with these options on
-// a design (nil: it has): what it proves is the examples (items loaded
-// and checked, writes run, expectations read) and generated data, each on
-// a table it can use.
+// a design (nil: it has): what it proves is the examples' expectations
+// and generated data, each on a table it can use.
 //   - Existing reads the expectations on the table, nothing else: a
 //     design without them has nothing to read there.
-//   - Otherwise, without examples, only generated data proves the
-//     design (on tables of its own: Table names none of them).
+//   - Otherwise, without expectations, items or writes, only generated
+//     data proves the design (on tables of its own: Table names none of
+//     them).
 func (o ValidateOptions) Refusal(d *patterns.Design) error {
 	m := d.Model()
-	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 || !o.Existing && loadsExamples(ex) {
+	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 || loadsExamples(m) && !o.Existing {
 		return nil
 	}
 	switch {
@@ -147,14 +147,6 @@ func (o ValidateOptions) Refusal(d *patterns.Design) error {
 		return fmt.Errorf("--table %s: %s has no examples.expect, so validate makes no table to load examples into; generated data (--generate %d) runs on tables of its own: leave --table out", o.Table, m.Source, o.Generate)
 	}
 	return nil
-}
-
-// loadsExamples reports whether the examples give validate something to
-// load and check on a table of its own: items (each written as its
-// entity's design writes it, two with one key refused), writes or
-// expected reads. Items alone are checked too.
-func loadsExamples(ex *patterns.Examples) bool {
-	return ex != nil && (len(ex.Items) > 0 || len(ex.Steps) > 0 || len(ex.Expect) > 0)
 }
 
 // ScratchTable names a table made to validate a design: short and unique
@@ -170,3 +162,11 @@ func ScratchTable(model string, now time.Time) string {
 // dropTime bounds dropping ValidateTable's table: a table still being
 // created cannot be deleted, so dropping waits for it.
 const dropTime = 2 * time.Minute
+
+// loadsExamples reports whether the model's examples give anything to
+// load into a table: expectations, or items and writes (each must be
+// held as the example says, with or without a read of it).
+func loadsExamples(m *patterns.Model) bool {
+	ex := m.Examples
+	return ex != nil && (len(ex.Expect) > 0 || len(ex.Items) > 0 || len(ex.Steps) > 0)
+}

@@ -65,25 +65,80 @@ type Durable interface {
 	ReadTable(name string, fn func(store.Table) error) (found bool, err error)
 }
 
-// tableRecord is a table's metadata record: the CreateTable that makes it
-// again, when it was made, its TTL setting. Add a field for new table
-// state (and read it in restoreTable).
-type tableRecord struct {
-	Create  CreateTableInput                  `json:"create"`
-	Created time.Time                         `json:"created"`
-	TTL     *ddbtypes.TimeToLiveSpecification `json:"ttl,omitempty"`
-}
+// The engine's state, as Save writes it and Load reads it: each table as
+// the CreateTable that makes it again, its TTL setting, its latest
+// stream (not the stream's records), and its items in DynamoDB's JSON.
+type (
+	stateJSON struct {
+		Version int         `json:"version"`
+		Tables  []tableJSON `json:"tables"`
+	}
+	tableJSON struct {
+		Create     CreateTableInput                  `json:"create"`
+		Created    time.Time                         `json:"created"`
+		TTL        *ddbtypes.TimeToLiveSpecification `json:"ttl,omitempty"`
+		TTLChanged time.Time                         `json:"ttlChanged,omitzero"`
+		Stream     *streamStateJSON                  `json:"stream,omitempty"`
+		// GSICreated is when UpdateTable created each GSI it created
+		// (Backfilling, CREATING until the activation delay passed).
+		GSICreated map[string]time.Time         `json:"gsiCreated,omitempty"`
+		Items      []map[string]*AttributeValue `json:"items"`
+	}
+	// streamStateJSON is a table's latest stream: its label (so its ARN)
+	// and view type, and whether it is enabled. A state written before
+	// it was kept has the stream in Create's StreamSpecification.
+	streamStateJSON struct {
+		Label    string                  `json:"label"`
+		View     ddbtypes.StreamViewType `json:"view"`
+		Created  time.Time               `json:"created"`
+		Disabled bool                    `json:"disabled,omitempty"`
+	}
+)
 
-// tableRecord is table name's record, encoded.
+// tableRecord is table name's metadata record, encoded: the table's
+// state as the state file keeps it (tableJSON: the CreateTable that makes
+// it again, when it was made, its TTL and stream settings, its GSIs'
+// creation times), without the items, which have records of their own.
+// New table state is a field of tableJSON, written in tableState and
+// read back in restoreMeta.
 func (c *Client) tableRecord(name string) ([]byte, error) {
-	t, m := c.tables[name], c.meta[name]
-
-	b, err := json.Marshal(tableRecord{Create: c.createInputOf(t, m), Created: m.created, TTL: m.ttl})
+	b, err := json.Marshal(c.tableState(name))
 	if err != nil {
 		return nil, fmt.Errorf("encoding table %s's record: %w", name, err)
 	}
 
 	return b, nil
+}
+
+// tableState is table name's state, without its items.
+func (c *Client) tableState(name string) tableJSON {
+	t, m := c.tables[name], c.meta[name]
+	tj := tableJSON{Create: c.createInputOf(t, m), Created: m.created, TTLChanged: m.ttlChanged, GSICreated: m.gsiCreated}
+
+	if m.ttlEnabled() {
+		tj.TTL = &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(m.ttlAttribute), Enabled: aws.Bool(true)}
+	}
+
+	if m.streamLabel != "" {
+		tj.Stream = &streamStateJSON{Label: m.streamLabel, View: m.streamView, Created: m.streamCreated, Disabled: m.streamArn == ""}
+	}
+
+	return tj
+}
+
+// restoreMeta gives a table made again from its CreateTable (on c) the
+// rest of its state.
+func (c *Client) restoreMeta(table *core.Table, m *tableMeta, tj *tableJSON) {
+	m.created, m.ttlChanged = tj.Created, tj.TTLChanged
+	maps.Copy(m.gsiCreated, tj.GSICreated)
+
+	if tj.TTL != nil && aws.ToBool(tj.TTL.Enabled) {
+		m.ttlAttribute = aws.ToString(tj.TTL.AttributeName)
+	}
+
+	if st := tj.Stream; st != nil {
+		c.restoreStream(table, m, st)
+	}
 }
 
 // itemOps are the operations whose only changes are item writes
@@ -338,7 +393,7 @@ func (s *Server) Import(r io.Reader) error {
 // restoreTable makes a stored table again: its record through CreateTable
 // (on c, a fresh client), its items through PutItem's checks.
 func (c *Client) restoreTable(t store.Table) (*core.Table, *tableMeta, error) {
-	var rec tableRecord
+	var rec tableJSON
 
 	dec := json.NewDecoder(bytes.NewReader(t.Meta))
 	dec.DisallowUnknownFields()
@@ -357,7 +412,7 @@ func (c *Client) restoreTable(t store.Table) (*core.Table, *tableMeta, error) {
 	}
 
 	table, m := c.tables[t.Name], c.meta[t.Name]
-	m.created, m.ttl = rec.Created, rec.TTL
+	c.restoreMeta(table, m, &rec)
 
 	err := t.Items(func(key, value []byte) error {
 		var raw map[string]*AttributeValue
@@ -521,8 +576,9 @@ func (c *Client) reloadTable(st Durable, name string) error {
 				c.endStream(old)
 			}
 
-			if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
-				c.startStream(table, m, m.stream)
+			var rec tableJSON
+			if err := json.Unmarshal(t.Meta, &rec); err == nil && rec.Stream != nil {
+				c.restoreStream(table, m, rec.Stream)
 			}
 		}
 
@@ -552,7 +608,11 @@ func (c *Client) reloadTable(st Durable, name string) error {
 // number seq (changes that were not kept).
 func (c *Client) dropStreamRecordsAfter(seq uint64) {
 	for _, st := range c.streams {
-		st.records = slices.DeleteFunc(st.records, func(r streamRecord) bool { return r.seq > seq })
+		for _, sh := range st.shards {
+			n := len(sh.records)
+			sh.records = slices.DeleteFunc(sh.records, func(r streamRecord) bool { return r.seq > seq })
+			st.records -= n - len(sh.records)
+		}
 	}
 }
 
@@ -593,7 +653,7 @@ func (s *Server) StopPersisting() {
 func (c *Client) createInputOf(t *core.Table, m *tableMeta) CreateTableInput {
 	in := CreateTableInput{
 		TableName: aws.String(t.Name), AttributeDefinitions: m.definitions, BillingMode: m.billing,
-		ProvisionedThroughput: m.throughput, StreamSpecification: m.stream, Tags: m.tags,
+		ProvisionedThroughput: m.throughput, Tags: m.tags,
 	}
 
 	for _, k := range t.Description(t.Name).KeySchema {
@@ -640,22 +700,6 @@ func fromCoreProjection(p *types.Projection) *ddbtypes.Projection {
 	return out
 }
 
-// The state file an earlier keyplan wrote (Load reads it, to import it
-// into a store): each table as the CreateTable that makes it again, its
-// TTL setting, and its items in DynamoDB's JSON.
-type (
-	stateJSON struct {
-		Version int         `json:"version"`
-		Tables  []tableJSON `json:"tables"`
-	}
-	tableJSON struct {
-		Create  CreateTableInput                  `json:"create"`
-		Created time.Time                         `json:"created"`
-		TTL     *ddbtypes.TimeToLiveSpecification `json:"ttl,omitempty"`
-		Items   []map[string]*AttributeValue      `json:"items"`
-	}
-)
-
 const stateVersion = 1
 
 // Load replaces the engine's tables with those r holds (the JSON state
@@ -685,7 +729,16 @@ func (s *Server) Load(r io.Reader) error {
 
 		name := aws.ToString(in.TableName)
 		table, m := fresh.tables[name], fresh.meta[name]
-		m.created, m.ttl = tj.Created, tj.TTL
+		m.created, m.ttlChanged = tj.Created, tj.TTLChanged
+		maps.Copy(m.gsiCreated, tj.GSICreated)
+
+		if tj.TTL != nil && aws.ToBool(tj.TTL.Enabled) {
+			m.ttlAttribute = aws.ToString(tj.TTL.AttributeName)
+		}
+
+		if st := tj.Stream; st != nil {
+			fresh.restoreStream(table, m, st)
+		}
 
 		for i, raw := range tj.Items {
 			item, err := fromWireMap(raw)
@@ -710,4 +763,18 @@ func (s *Server) Load(r io.Reader) error {
 	c.tables, c.meta, c.streams, c.seq = fresh.tables, fresh.meta, fresh.streams, fresh.seq
 
 	return nil
+}
+
+// restoreStream gives a loaded table its latest stream again: the same
+// ARN, enabled or not, with a new shard (the records are not kept).
+func (c *Client) restoreStream(table *core.Table, m *tableMeta, st *streamStateJSON) {
+	if m.streamArn != "" { // a Create that named the stream too
+		delete(c.streams, m.streamArn)
+	}
+
+	c.startStream(table, m, st.View, st.Label, st.Created)
+
+	if st.Disabled {
+		c.endStream(m)
+	}
 }

@@ -250,8 +250,10 @@ func TestAFailedCommitFailsItsRequestsAndKeepsNothing(t *testing.T) {
 	var records []string
 
 	for _, st := range p.srv.client.streams {
-		for _, r := range st.records {
-			records = append(records, r.eventName+" "+aws.ToString(toWireMap(r.keys)["id"].S))
+		for _, sh := range st.shards {
+			for _, r := range sh.records {
+				records = append(records, r.eventName+" "+aws.ToString(toWireMap(r.keys)["id"].S))
+			}
 		}
 	}
 
