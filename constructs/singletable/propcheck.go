@@ -65,6 +65,7 @@ func (t *Table) checkProps() problems {
 	t.checkEncryption(&ps)
 	t.checkReplicas(&ps)
 	t.checkBilling(&ps)
+	t.checkMonitoring(&ps)
 	if b := t.props.Backfill; b != nil {
 		_, bps := backfillOptions(*b)
 		ps = append(ps, bps...)
@@ -127,6 +128,9 @@ func (t *Table) numbers(ps *problems) {
 		for _, h := range slices.Sorted(maps.Keys(sh.Handlers)) {
 			handler(fmt.Sprintf("StreamHandlers.Handlers[%q]", h), sh.Handlers[h])
 		}
+	}
+	if m := p.Monitoring; m != nil {
+		num("Monitoring.CapacityPercent", m.CapacityPercent)
 	}
 	if b := p.Backfill; b != nil {
 		num("Backfill.MaxWCU", b.MaxWCU)

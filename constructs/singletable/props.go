@@ -96,6 +96,12 @@ type Props struct {
 	// Default: none (keyplan migrate backfills from one machine).
 	Backfill *Backfill
 
+	// Monitoring watches the table: throttle alarms on the table and
+	// each GSI, consumed capacity near its maximum, a dashboard of the
+	// design (see Monitoring).
+	// Default: all of it, the alarms to a new encrypted SNS topic.
+	Monitoring *Monitoring
+
 	// Tags are applied to the table and every replica. DynamoDB's limits
 	// are checked at synth: at most MaxTags; keys of 1 to MaxTagKeyLength
 	// characters, not starting with ReservedTagPrefix (aws:, any case);
