@@ -72,6 +72,10 @@ type Cost struct {
 	// AllRegions is the estimate of a global table with replicas, when
 	// asked for (keyplan plan --replica, the construct's Replicas).
 	AllRegions *Global `json:"allRegions,omitempty"`
+	// Throughput is what the model's headroom and peaks decide of each
+	// index's throughput settings, the table first (throughput.go); none
+	// when the model declares neither.
+	Throughput []*IndexThroughput `json:"throughput,omitempty"`
 }
 
 // PatternCost is what one read of a pattern costs.
@@ -279,8 +283,16 @@ func units(bytes, unit int) float64 {
 }
 
 // EstimateCost estimates read and write units and monthly cost from the
-// patterns' rates and the entities' write rates.
+// patterns' rates and the entities' write rates, and the throughput
+// settings the model's headroom and peaks decide (throughput.go).
 func EstimateCost(d *Design) *Cost {
+	c := estimate(d, declared)
+	c.Throughput = throughput(d, c)
+	return c
+}
+
+// estimate is the estimate at the rates r gives.
+func estimate(d *Design, r rates) *Cost {
 	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
 	c := &Cost{}
 	load := map[string]*IndexLoad{BaseIndex: {Name: BaseIndex}}
@@ -294,7 +306,7 @@ func EstimateCost(d *Design) *Cost {
 		if !pp.Served() {
 			continue
 		}
-		pc := &PatternCost{Name: pp.Name, Index: pp.Index, Rate: p.Rate}
+		pc := &PatternCost{Name: pp.Name, Index: pp.Index, Rate: r.read(p)}
 		for _, name := range pp.Entities {
 			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
 		}
@@ -327,10 +339,11 @@ func EstimateCost(d *Design) *Cost {
 	}
 	written := map[string]bool{}
 	for _, w := range d.model.Writes {
-		if w.Rate <= 0 {
+		rate := r.write(w)
+		if rate <= 0 {
 			continue
 		}
-		wc := &WriteCost{Name: w.Name, Rate: w.Rate}
+		wc := &WriteCost{Name: w.Name, Rate: rate}
 		factor := 1.0
 		if w.Op == WriteTransact {
 			factor = 2
@@ -348,7 +361,7 @@ func EstimateCost(d *Design) *Cost {
 			extra := float64(fx.guards+fx.shards) * factor
 			wc.Items += 1 + fx.guards + fx.shards
 			wc.WriteUnits += base + extra
-			load[BaseIndex].WriteUnits += (base + extra) * w.Rate
+			load[BaseIndex].WriteUnits += (base + extra) * rate
 			for _, ix := range d.Indexes {
 				if fx.counter {
 					break // shard items are on no GSI
@@ -370,7 +383,7 @@ func EstimateCost(d *Design) *Cost {
 					u := n * units(z.projected(d, fx.e, ix.Name), WriteUnitBytes) * factor
 					wc.Indexes += int(n)
 					wc.WriteUnits += u
-					load[ix.Name].WriteUnits += u * w.Rate
+					load[ix.Name].WriteUnits += u * rate
 				}
 			}
 		}
@@ -383,7 +396,7 @@ func EstimateCost(d *Design) *Cost {
 		if written[name] {
 			continue // the write patterns say what it costs
 		}
-		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
+		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: r.entity(e)}
 		ec.WriteUnits = units(ec.ItemBytes, WriteUnitBytes)
 		ec.Amplification = 1
 		load[BaseIndex].WriteUnits += ec.WriteUnits * ec.Rate

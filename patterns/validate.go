@@ -65,6 +65,7 @@ func (m *Model) validate(file string) error {
 		l.add(m.Pos, "patterns", "expected at least one pattern: the questions the table must answer")
 	}
 	m.validateWrites(l, names)
+	m.validateSettings(l)
 	m.validateIndexKeys(l)
 	if len(l.errs) == 0 {
 		m.validateKeys(l)

@@ -25,6 +25,10 @@ var (
 	// tracker is examples/tracker.yaml's table, planned with native GSI
 	// keys, in a stack of its own beside the example app's.
 	tracker *singletable.Table
+	// ledger is testdata/models/ledger.yaml's table: the settings a
+	// model decides (multi-Region strong consistency with a witness,
+	// headroom, peaks, principals), in a stack of its own.
+	ledger *singletable.Table
 )
 
 // assemblyDir is where the shared app's cloud assembly is written.
@@ -43,7 +47,10 @@ func TestMain(m *testing.M) {
 	example = stacks.New(app, exampleConfig)
 	trackerStack := awscdk.NewStack(app, jsii.String("KeyplanTracker"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	tracker = singletable.New(trackerStack, "Tracker", &singletable.Props{ModelFile: "../examples/tracker.yaml"})
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack} {
+	ledgerStack := awscdk.NewStack(app, jsii.String("KeyplanLedger"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	ledger = singletable.New(ledgerStack, "Ledger", &singletable.Props{ModelFile: "testdata/models/ledger.yaml",
+		Replicas: []singletable.Replica{{Region: "us-east-2"}}, WitnessRegion: "us-west-2"})
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}

@@ -181,10 +181,15 @@ func alarmScope(index string) string {
 }
 
 // mostCapacity is each index's most read and write capacity per second
-// (0: none): provisioned, the auto-scaling Max, as billing sizes it.
+// (0: none): provisioned, the auto-scaling Max, as billing sizes it; on
+// demand, the maximum throughput the model's headroom decides.
 func (t *Table) mostCapacity(d *patterns.Design) map[string][2]float64 {
 	out := map[string][2]float64{}
+	bounds := t.bounds(d)
 	if !t.provisioned() {
+		for _, ix := range t.monitoredIndexes() {
+			out[ix] = [2]float64{bounds.most(ix, read), bounds.most(ix, write)}
+		}
 		return out
 	}
 	b, load := t.props.Billing, t.load(d)
@@ -197,8 +202,8 @@ func (t *Table) mostCapacity(d *patterns.Design) map[string][2]float64 {
 		if ix != patterns.BaseIndex {
 			s = t.indexScaling(ix)
 		}
-		_, r, _ := capacity(s.Read, l.ReadUnits)
-		_, w, _ := capacity(s.Write, l.WriteUnits)
+		_, r, _ := capacity(s.Read, l.ReadUnits, bounds.most(ix, read))
+		_, w, _ := capacity(s.Write, l.WriteUnits, bounds.most(ix, write))
 		out[ix] = [2]float64{r, w}
 	}
 	return out

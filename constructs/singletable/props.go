@@ -48,6 +48,13 @@ type Props struct {
 	// must be concrete.
 	// Default: none.
 	Replicas []Replica
+	// WitnessRegion is the witness of a multi-Region strongly consistent
+	// table (the model's consistency: strong): with one replica, the
+	// third Region, which holds no replica but takes part in each write.
+	// The stack's Region, the replicas' and the witness's lie in one
+	// Region set (patterns.StrongRegionSet).
+	// Default: none (a strongly consistent table then has two replicas).
+	WitnessRegion string
 
 	// PointInTimeRecovery keeps continuous backups of the table and every
 	// replica.
