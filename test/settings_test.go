@@ -21,9 +21,9 @@ func TestLedgerThroughputFromTheModel(t *testing.T) {
 	// on-demand maximum is twice its peak load: 2 × 15,010 RRU/s, and its
 	// warm throughput is the peak itself (above DynamoDB's 12,000)
 	has(t, "ledger", "AWS::DynamoDB::GlobalTable", like(m{
-		"BillingMode":    "PAY_PER_REQUEST",
-		"WarmThroughput": m{"ReadUnitsPerSecond": 15010, "WriteUnitsPerSecond": 6050},
-		"Replicas": with(like(m{"Region": "us-east-1", "ReadOnDemandThroughputSettings": m{"MaxReadRequestUnits": 30020}})),
+		"BillingMode":                     "PAY_PER_REQUEST",
+		"WarmThroughput":                  m{"ReadUnitsPerSecond": 15010, "WriteUnitsPerSecond": 6050},
+		"Replicas":                        with(like(m{"Region": "us-east-1", "ReadOnDemandThroughputSettings": m{"MaxReadRequestUnits": 30020}})),
 		"WriteOnDemandThroughputSettings": m{"MaxWriteRequestUnits": 12100},
 	}))
 	// AND every GSI is bounded and warmed as the design decides: its
