@@ -31,6 +31,8 @@ type Client struct {
 	// seq numbers their records.
 	streams map[string]*stream
 	seq     uint64
+	// backups are the on-demand backups by ARN (backups.go).
+	backups map[string]*backup
 }
 
 // NewClient creates an empty engine.

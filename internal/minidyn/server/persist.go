@@ -64,7 +64,7 @@ func (s *Server) Save(w io.Writer) error {
 func (c *Client) createInputOf(t *core.Table, m *tableMeta) CreateTableInput {
 	in := CreateTableInput{
 		TableName: aws.String(t.Name), AttributeDefinitions: m.definitions, BillingMode: m.billing,
-		ProvisionedThroughput: m.throughput, StreamSpecification: m.stream,
+		ProvisionedThroughput: m.throughput, StreamSpecification: m.stream, Tags: m.tags,
 	}
 
 	for _, k := range t.Description(t.Name).KeySchema {

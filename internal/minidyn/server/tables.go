@@ -32,6 +32,8 @@ type tableMeta struct {
 	ttl           *ddbtypes.TimeToLiveSpecification
 	created       time.Time
 	gsiThroughput map[string]*ddbtypes.ProvisionedThroughput
+	// tags are the table's tags (tags.go), in the order first given.
+	tags []ddbtypes.Tag
 }
 
 func toCoreAttrs(in []ddbtypes.AttributeDefinition) []types.AttributeDefinition {
@@ -150,6 +152,11 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, err
 	}
 
+	tags, err := createTags(in.Tags)
+	if err != nil {
+		return nil, err
+	}
+
 	if _, ok := c.tables[*in.TableName]; ok {
 		return nil, &apiError{Code: "ResourceInUseException", Message: "Table already exists: " + *in.TableName}
 	}
@@ -160,6 +167,7 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 	m := &tableMeta{
 		definitions: in.AttributeDefinitions, billing: in.BillingMode, throughput: in.ProvisionedThroughput,
 		stream: in.StreamSpecification, created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{},
+		tags: tags,
 	}
 
 	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
@@ -482,7 +490,7 @@ func tableID(name string, created time.Time) string {
 // describe is the table's description as DynamoDB gives it.
 func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSON {
 	m := c.meta[table.Name]
-	arn := "arn:aws:dynamodb:local:000000000000:table/" + table.Name
+	arn := tableArn(table.Name)
 	d := &tableDescriptionJSON{
 		TableName: table.Name, TableStatus: status, CreationDateTime: epoch(m.created),
 		KeySchema: keySchemaJSON(table.Description(table.Name).KeySchema), TableSizeBytes: table.SizeBytes(), ItemCount: table.ItemCount(),
