@@ -45,6 +45,7 @@ var rules = []Rule{
 	{"KP105", SeverityError, "A base key holds only attributes that never change", ruleBaseKeyFixed},
 	{"KP106", SeverityWarning, "Every key is read by a pattern", ruleUnusedKey},
 	{"KP107", SeverityWarning, "A limited collection read reaches its owner", ruleSortedLimit},
+	{"KP108", SeverityError, "A batch read is BatchGetItem of base-table keys", ruleBatchOnTable},
 	{"KP201", SeverityError, "Numbers in hand-made sort keys have a fixed width", ruleUnpadded},
 	{"KP202", SeverityError, "A shared key attribute has one type", ruleTypeClash},
 	{"KP203", SeverityError, "Key values fit DynamoDB's key size limits", ruleKeySize},

@@ -314,6 +314,11 @@ func estimate(d *Design, r rates) *Cost {
 		case pp.Sum != "":
 			ck := d.Entity(pp.Entities[0]).Counter(pp.Sum)
 			pc.Items, pc.ItemBytes = ck.Shards, z.shard(d.model.Entity(pp.Entities[0]), ck)
+		case pp.Batch:
+			pc.Items, _ = p.BatchIDs()
+			if p.Limit == 0 {
+				z.assumed[fmt.Sprintf("a batch read without limit passes %d ids", DefaultPage)] = true
+			}
 		case pp.Operation == GetItem || p.Op == ReadGet:
 			pc.Items = 1
 		case p.Limit > 0:
@@ -328,9 +333,14 @@ func estimate(d *Design, r rates) *Cost {
 			pc.ReadItems = int(math.Ceil(float64(pc.Items) / (1 - ExpiredShare)))
 			z.assumed[fmt.Sprintf("reads that hide expired items read %.0f%% more (expired items not deleted yet: ExpiredShare)", 100*(1/(1-ExpiredShare)-1))] = true
 		}
-		pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
-		if !pp.Consistent {
-			pc.ReadUnits /= 2
+		switch {
+		case pp.Batch:
+			pc.ReadUnits = batchReadUnits(pc.ReadItems, pc.ItemBytes, pp.Consistent)
+		default:
+			pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
+			if !pp.Consistent {
+				pc.ReadUnits /= 2
+			}
 		}
 		pc.UnitsPerSecond = pc.ReadUnits * pc.Rate
 		c.ReadUnits += pc.UnitsPerSecond

@@ -60,6 +60,8 @@ func (l *loader) pattern(f field) *Pattern {
 			}
 		case "count":
 			p.Count = l.boolean(g.val, fp)
+		case "batch":
+			p.Batch = l.boolean(g.val, fp)
 		}
 	}
 	if p.Op == "" {
@@ -111,4 +113,4 @@ func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
 }
 
 // patternFields are the fields of a read pattern.
-var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "peak", "shards", "expired", "count"}
+var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "peak", "shards", "expired", "count", "batch"}

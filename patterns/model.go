@@ -280,6 +280,10 @@ type Pattern struct {
 	// Count returns how many items the read matches instead of the items
 	// (Select COUNT, every page summed).
 	Count bool `json:"count,omitempty"`
+	// Batch reads many items of a get by id in one request each hundred
+	// (BatchGetItem, base table only); Limit is then the most ids a call
+	// passes (batch.go).
+	Batch bool `json:"batch,omitempty"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the pattern was declared.
@@ -334,6 +338,9 @@ type Expectation struct {
 	Pattern string         `json:"pattern"`
 	Params  map[string]any `json:"params,omitempty"`
 	Items   []string       `json:"items"`
+	// IDs are a batch read's ids (each its entity's id attributes), in
+	// order; Items then names one item per id, "" for none.
+	IDs []map[string]any `json:"ids,omitempty"`
 	// Count is the number a count pattern or a counter's read returns
 	// (nil: the pattern returns items).
 	Count *int64 `json:"count,omitempty"`

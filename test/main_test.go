@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/constructs/singletable"
@@ -50,6 +51,8 @@ func TestMain(m *testing.M) {
 	ledgerStack := awscdk.NewStack(app, jsii.String("KeyplanLedger"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	ledger = singletable.New(ledgerStack, "Ledger", &singletable.Props{ModelFile: "testdata/models/ledger.yaml",
 		Replicas: []singletable.Replica{{Region: "us-east-2"}}, WitnessRegion: "us-west-2"})
+	ledger.GrantPatterns(awsiam.NewRole(ledgerStack, jsii.String("LedgerBatchReader"), &awsiam.RoleProps{
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), "GetAccounts")
 	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())

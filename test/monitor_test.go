@@ -312,7 +312,7 @@ func TestDashboardRowPerPatternAndEntity(t *testing.T) {
 					t.Errorf("%s: %q", pp.Name, md)
 				}
 				for _, want := range []string{metric("ConsumedReadCapacityUnits", pp.Index), metric("ReadThrottleEvents", pp.Index),
-					"AWS/DynamoDB SuccessfulRequestLatency Operation " + string(pp.Operation) + " TableName " + ref} {
+					"AWS/DynamoDB SuccessfulRequestLatency Operation " + strings.TrimPrefix(pp.Action(), "dynamodb:") + " TableName " + ref} {
 					if !slices.Contains(all, want) {
 						t.Errorf("%s's row lacks %s: %v", pp.Name, want, all)
 					}

@@ -12,18 +12,19 @@ import (
 
 // The settings the ledger's model decides (testdata/models/ledger.yaml):
 // headroom 2, GetAccount at 1,000/s peaking at 30,000/s (0.5 RRU each)
-// beside AccountWithEntries's 10 RRU/s on the table, entries written at
-// 500/s peaking at 6,000/s.
+// beside AccountWithEntries's 10 RRU/s and GetAccounts's 125 (5 batches/s
+// of 50 ids, 0.5 RRU each) on the table, entries written at 500/s
+// peaking at 6,000/s.
 
 func TestLedgerThroughputFromTheModel(t *testing.T) {
 	d := ledger.Design
 	// GIVEN headroom 2 and the peaks WHEN synthesized THEN the table's
-	// on-demand maximum is twice its peak load: 2 × 15,010 RRU/s, and its
+	// on-demand maximum is twice its peak load: 2 × 15,135 RRU/s, and its
 	// warm throughput is the peak itself (above DynamoDB's 12,000)
 	has(t, "ledger", "AWS::DynamoDB::GlobalTable", like(m{
 		"BillingMode":                     "PAY_PER_REQUEST",
-		"WarmThroughput":                  m{"ReadUnitsPerSecond": 15010, "WriteUnitsPerSecond": 6050},
-		"Replicas":                        with(like(m{"Region": "us-east-1", "ReadOnDemandThroughputSettings": m{"MaxReadRequestUnits": 30020}})),
+		"WarmThroughput":                  m{"ReadUnitsPerSecond": 15135, "WriteUnitsPerSecond": 6050},
+		"Replicas":                        with(like(m{"Region": "us-east-1", "ReadOnDemandThroughputSettings": m{"MaxReadRequestUnits": 30270}})),
 		"WriteOnDemandThroughputSettings": m{"MaxWriteRequestUnits": 12100},
 	}))
 	// AND every GSI is bounded and warmed as the design decides: its
@@ -99,7 +100,8 @@ func statementShape(st map[string]any) string {
 
 // GIVEN principals in the model THEN each replica's resource policy
 // grants each exactly its patterns' actions: the auditor (a role of
-// another account) GetItem on the table (GetAccount) and Query on the
+// another account) GetItem and BatchGetItem on the table (GetAccount,
+// GetAccounts) and Query on the
 // index EntriesByAccount reads; the reconciler (an account) Query on the
 // index EntriesByDay reads and on the table (AccountWithEntries), which
 // the table's "*" would give on every index: it is denied Query on the
@@ -108,7 +110,7 @@ func TestLedgerResourcePolicyGrantsThePrincipalsTheirPatterns(t *testing.T) {
 	d := ledger.Design
 	byAccount, byDay := d.Pattern("EntriesByAccount").Index, d.Pattern("EntriesByDay").Index
 	want := []string{
-		`Allow AuditorTable: dynamodb:GetItem on "*"`,
+		`Allow AuditorTable: dynamodb:BatchGetItem,dynamodb:GetItem on "*"`,
 		"Allow Auditor" + byAccount + ": dynamodb:Query on index/" + byAccount,
 		`Allow ReconcilerTable: dynamodb:Query on "*"`,
 		"Allow Reconciler" + byDay + ": dynamodb:Query on index/" + byDay,

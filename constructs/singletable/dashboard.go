@@ -137,7 +137,9 @@ func (t *Table) servingIndex(pp *patterns.PatternPlan, deployed []string) string
 
 // readOperation is the API action a pattern's requests are: the latency
 // CloudWatch reports them under.
-func readOperation(pp *patterns.PatternPlan) string { return string(pp.Operation) }
+func readOperation(pp *patterns.PatternPlan) string {
+	return strings.TrimPrefix(pp.Action(), "dynamodb:")
+}
 
 // writtenIndexes are the indexes an entity's item writes go to, deployed
 // ones only: the table, then each GSI it has a key on.

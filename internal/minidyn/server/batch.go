@@ -5,7 +5,11 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/keyplan/keyplan/internal/minidyn/core"
+	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
 // Batch limits.
@@ -171,6 +175,7 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 
 		items := []map[string]*AttributeValue{}
 		seen := map[string]bool{}
+		units := 0.0 // read capacity, as each key's GetItem consumes it
 
 		var unprocessed []map[string]*AttributeValue
 
@@ -198,7 +203,11 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 
 			item := table.Get(k)
 			if item == nil {
-				continue
+				continue // no item, no capacity (as DynamoDB Local 1.25.1 counts it)
+			}
+
+			if cc := readCapacity(in.ReturnConsumedCapacity, name, int64(types.ItemSize(item)), req.ConsistentRead); cc != nil {
+				units += aws.ToFloat64(cc.CapacityUnits)
 			}
 
 			if ex.proj != nil {
@@ -209,6 +218,10 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 		}
 
 		out.Responses[name] = items
+
+		if wantsCapacity(in.ReturnConsumedCapacity) {
+			out.ConsumedCapacity = append(out.ConsumedCapacity, &ddbtypes.ConsumedCapacity{TableName: aws.String(name), CapacityUnits: aws.Float64(units), ReadCapacityUnits: aws.Float64(units)})
+		}
 
 		if len(unprocessed) > 0 {
 			req.Keys = unprocessed

@@ -90,6 +90,9 @@ type BatchWriteItemOutput struct {
 type BatchGetItemOutput struct {
 	Responses       map[string][]map[string]*AttributeValue `json:"Responses"`
 	UnprocessedKeys map[string]KeysAndAttributes            `json:"UnprocessedKeys"`
+	// ConsumedCapacity is each table's, when asked for (keyplan: the
+	// sum of its GetItems', each item rounded up on its own).
+	ConsumedCapacity []*ddbtypes.ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
 }
 
 // TransactWriteItemsOutput mirrors DynamoDB TransactWriteItemsOutput.
