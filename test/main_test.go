@@ -32,6 +32,14 @@ var (
 	ledger *singletable.Table
 )
 
+// trackerGrants are the roles granted tracker's patterns in the shared
+// app, one per case of TestGrantPatternsLeastPrivilege.
+var trackerGrants = map[string][]string{
+	"TrackerTask":   {"GetTask"},
+	"TrackerOwner":  {"GetTenant", "TenantWithTasks", "TasksByStatus"},
+	"TrackerBoards": {"TasksByStatus", "TasksByAssignee"},
+}
+
 // assemblyDir is where the shared app's cloud assembly is written.
 var assemblyDir string
 
@@ -48,6 +56,11 @@ func TestMain(m *testing.M) {
 	example = stacks.New(app, exampleConfig)
 	trackerStack := awscdk.NewStack(app, jsii.String("KeyplanTracker"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	tracker = singletable.New(trackerStack, "Tracker", &singletable.Props{ModelFile: "../examples/tracker.yaml"})
+	for role, patterns := range trackerGrants {
+		tracker.GrantPatterns(awsiam.NewRole(trackerStack, jsii.String(role), &awsiam.RoleProps{
+			AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		}), patterns...)
+	}
 	ledgerStack := awscdk.NewStack(app, jsii.String("KeyplanLedger"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	ledger = singletable.New(ledgerStack, "Ledger", &singletable.Props{ModelFile: "testdata/models/ledger.yaml",
 		Replicas: []singletable.Replica{{Region: "us-east-2"}}, WitnessRegion: "us-west-2"})

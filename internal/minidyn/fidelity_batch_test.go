@@ -10,10 +10,13 @@ import (
 )
 
 // BatchGetItem's consumed capacity, when asked for: each item read is
-// rounded up to 4 KB on its own (not their sum), a key with no item
-// costs nothing (unlike a GetItem of it), halved when eventually
-// consistent, summed per table: what DynamoDB Local 1.25.1 reports
-// (keyplan's runtime reports it, `keyplan validate` prints it).
+// rounded up to 4 KB on its own (not their sum), halved when eventually
+// consistent, summed per table, as DynamoDB Local 1.25.1 reports it
+// (keyplan's runtime reports it, `keyplan validate` prints it). A key
+// with no item: DynamoDB Local 1.25.1 charges it nothing; the engine,
+// following AWS (patch 18), charges it as a GetItem of nothing, one
+// unit (half when eventually consistent). Both are asserted, each on
+// its own engine.
 func TestBatchGetItemConsumedCapacity(t *testing.T) {
 	each(t, func(t *testing.T, e engineUnderTest) {
 		table := makeTable(t, e.db, schema{})
@@ -25,6 +28,9 @@ func TestBatchGetItemConsumedCapacity(t *testing.T) {
 		put("large", strings.Repeat("y", 5000)) // two 4 KB units
 		keys := []map[string]types.AttributeValue{values("p", str("small")), values("p", str("large")), values("p", str("none"))}
 		for consistent, want := range map[bool]float64{false: 1.5, true: 3} {
+			if !e.ref {
+				want += map[bool]float64{false: 0.5, true: 1}[consistent] // the missing key, as AWS charges it
+			}
 			out, err := e.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 				RequestItems:           map[string]types.KeysAndAttributes{table: {Keys: keys, ConsistentRead: aws.Bool(consistent)}},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,

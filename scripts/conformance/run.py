@@ -3,7 +3,7 @@
 engines and print how many of its tests each one passes.
 
     scripts/conformance/run.py SUITE [--engine memory,dynalite,dynamodb-local]
-        [--ddblocal DIR] [--files test_query,test_scan] [--json OUT]
+        [--ddblocal DIR] [--files test_query,test_scan] [--json OUT] [--literal]
 
 SUITE is a directory holding the suite's test/alternator (or that directory
 itself), e.g. from a scylladb checkout:
@@ -52,6 +52,9 @@ FILES = [
     "test_query_filter",
 ]
 ENGINES = ["memory", "dynalite", "dynamodb-local"]
+# The in-process engine's TTL sweep period, in seconds (what the suite's
+# TTL expiry tests read as Scylla's alternator_ttl_period_in_seconds).
+TTL_PERIOD = "1"
 # Also runnable (--engine local): `keyplan local`, the in-process engine as
 # other processes use it, accepting the one access key the suite signs
 # with when it finds no Scylla roles.
@@ -88,7 +91,14 @@ def start_engine(name, port, args, work):
         if not os.path.exists(binary):
             subprocess.run(["go", "build", "-o", binary, "./internal/minidyn/cmd/minidyn"],
                            cwd=REPO, check=True)
-        cmd = [binary, "-addr", f"127.0.0.1:{port}"]
+        # The engine checks every request's signature: the suite signs
+        # with its placeholder key (conftest's get_valid_alternator_role
+        # without CQL), given to the engine in a credentials file, never
+        # in argv.
+        creds = os.path.join(work, "credentials")
+        with open(os.open(creds, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write("[default]\naws_access_key_id = unknown_user\naws_secret_access_key = unknown_secret\n")
+        cmd = [binary, "-addr", f"127.0.0.1:{port}", "-credentials-file", creds]
         cwd = REPO
     elif name == "local":
         binary = os.path.join(work, "keyplan")
@@ -110,7 +120,9 @@ def start_engine(name, port, args, work):
                                "the directory holding DynamoDBLocal.jar and DynamoDBLocal_lib")
         cmd = ["java", f"-Djava.library.path={os.path.join(d, 'DynamoDBLocal_lib')}", "-jar",
                os.path.join(d, "DynamoDBLocal.jar"), "-inMemory", "-port", str(port)]
-        cwd = d
+        # Its settings file goes to its working directory: not the
+        # install's (keyplan checks its install's files at every start).
+        cwd = work
     else:
         raise RuntimeError(f"unknown engine {name!r} (one of {', '.join(ENGINES)})")
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
@@ -186,6 +198,9 @@ def run_pytest(name, root, targets, url, args, work, n, engine):
     out = os.path.join(work, f"{name}.{n}.json")
     env = dict(os.environ, KEYPLAN_CONFORMANCE_OUT=out, PYTHONDONTWRITEBYTECODE="1",
                AWS_EC2_METADATA_DISABLED="true")
+    if not args.literal:
+        # Scylla's configuration hooks behave as on AWS (README.md).
+        env.update(KEYPLAN_CONFORMANCE_AS_ON_AWS="1", KEYPLAN_CONFORMANCE_TTL_PERIOD=TTL_PERIOD)
     cmd = [args.python, "-m", "pytest", "-p", "keyplan_conformance", "-p", "no:cacheprovider",
            "--runxfail", "-q", "-rN", "--tb=no", "--timeout", str(args.timeout), "--url=" + url]
     logname = os.path.join(work, f"{name}.{n}.pytest.log")
@@ -223,6 +238,8 @@ def main():
     p.add_argument("--ddblocal", help="DynamoDB Local's directory (DynamoDBLocal.jar)")
     p.add_argument("--files", default=",".join(FILES), help="suite files to run, comma-separated")
     p.add_argument("--json", help="write the outcomes per engine here")
+    p.add_argument("--literal", action="store_true",
+                   help="leave Scylla's configuration hooks as they are off AWS (their tests then fail)")
     p.add_argument("--fresh", action="store_true", help="a new engine for each file")
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     p.add_argument("--timeout", type=int, default=300, help="seconds per test")

@@ -32,7 +32,7 @@ type backup struct {
 	// table is the source table's definition (with its tags), items its
 	// items in DynamoDB's JSON.
 	table        CreateTableInput
-	ttl          *ddbtypes.TimeToLiveSpecification
+	ttl          string // the TTL attribute, "" when disabled
 	tableCreated time.Time
 	items        []byte
 	itemCount    int64
@@ -268,7 +268,7 @@ func (c *Client) CreateBackup(_ context.Context, in *CreateBackupInput) (*Create
 	now := c.now()
 	b := &backup{
 		arn:  fmt.Sprintf("%s/backup/%014d-%08x", tableArn(t.Name), now.UnixMilli(), rand.Uint32()),
-		name: *in.BackupName, created: now, table: c.createInputOf(t, m), ttl: m.ttl, tableCreated: m.created,
+		name: *in.BackupName, created: now, table: c.createInputOf(t, m), ttl: m.ttlAttribute, tableCreated: m.created,
 		items: raw, itemCount: t.ItemCount(), sizeBytes: t.SizeBytes(), keySchema: t.Description(t.Name).KeySchema,
 	}
 	b.gsis, b.lsis = t.IndexDefinitions()
@@ -321,8 +321,8 @@ func (b *backup) description(status string) backupDescriptionJSON {
 		d.SourceTableFeatureDetails.StreamDescription = &streamJSON{StreamEnabled: true, StreamViewType: string(s.StreamViewType)}
 	}
 
-	if b.ttl != nil && aws.ToBool(b.ttl.Enabled) {
-		d.SourceTableFeatureDetails.TimeToLiveDescription = &ttlJSON{TimeToLiveStatus: "ENABLED", AttributeName: aws.ToString(b.ttl.AttributeName)}
+	if b.ttl != "" {
+		d.SourceTableFeatureDetails.TimeToLiveDescription = &ttlJSON{TimeToLiveStatus: "ENABLED", AttributeName: b.ttl}
 	}
 
 	return d
@@ -505,7 +505,7 @@ func (c *Client) RestoreTableFromBackup(ctx context.Context, in *RestoreTableFro
 
 	name := *in.TargetTableName
 	t, m := c.tables[name], c.meta[name]
-	m.ttl = b.ttl
+	m.ttlAttribute = b.ttl
 
 	for _, raw := range items {
 		item, err := fromWireMap(raw)
@@ -518,7 +518,7 @@ func (c *Client) RestoreTableFromBackup(ctx context.Context, in *RestoreTableFro
 			return nil, apiErr(err)
 		}
 
-		w.Commit()
+		c.commitUnrecorded(w)
 	}
 
 	return &RestoreTableFromBackupOutput{TableDescription: restoredTableJSON{

@@ -6,10 +6,7 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/keyplan/keyplan/internal/minidyn/core"
-	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
 // Batch limits.
@@ -22,6 +19,10 @@ const (
 // checked first (tables, keys, items, duplicates): a batch DynamoDB refuses
 // writes nothing.
 func (c *Client) BatchWriteItem(_ context.Context, in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	if len(in.RequestItems) == 0 {
 		return nil, validation("BatchWriteItem cannot have a null or no requests set")
 	}
@@ -114,11 +115,14 @@ func (c *Client) BatchWriteItem(_ context.Context, in *BatchWriteItemInput) (*Ba
 		}
 	}
 
+	used := consumptions{}
+
 	for _, w := range writes {
 		c.commit(w, false)
+		used.of(w.Table.Name, true).addWrite(w, 1)
 	}
 
-	return &BatchWriteItemOutput{UnprocessedItems: unprocessed}, nil
+	return &BatchWriteItemOutput{UnprocessedItems: unprocessed, ConsumedCapacity: used.report(in.ReturnConsumedCapacity)}, nil
 }
 
 func tableNames[V any](requestItems map[string]V) []string {
@@ -127,6 +131,10 @@ func tableNames[V any](requestItems map[string]V) []string {
 
 // BatchGetItem reads up to 100 items from one or more tables.
 func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchGetItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	if len(in.RequestItems) == 0 {
 		return nil, validation("BatchGetItem must have some requests set")
 	}
@@ -155,6 +163,7 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 	defer c.mu.Unlock()
 
 	out := &BatchGetItemOutput{Responses: map[string][]map[string]*AttributeValue{}, UnprocessedKeys: map[string]KeysAndAttributes{}}
+	used := consumptions{}
 
 	for _, name := range slices.Sorted(maps.Keys(in.RequestItems)) {
 		req := in.RequestItems[name]
@@ -175,7 +184,6 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 
 		items := []map[string]*AttributeValue{}
 		seen := map[string]bool{}
-		units := 0.0 // read capacity, as each key's GetItem consumes it
 
 		var unprocessed []map[string]*AttributeValue
 
@@ -202,12 +210,10 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 			}
 
 			item := table.Get(k)
-			if item == nil {
-				continue // no item, no capacity (as DynamoDB Local 1.25.1 counts it)
-			}
+			used.of(name, false).addItemRead(item, aws.ToBool(req.ConsistentRead), 1)
 
-			if cc := readCapacity(in.ReturnConsumedCapacity, name, int64(types.ItemSize(item)), req.ConsistentRead); cc != nil {
-				units += aws.ToFloat64(cc.CapacityUnits)
+			if item == nil {
+				continue
 			}
 
 			if ex.proj != nil {
@@ -219,15 +225,13 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 
 		out.Responses[name] = items
 
-		if wantsCapacity(in.ReturnConsumedCapacity) {
-			out.ConsumedCapacity = append(out.ConsumedCapacity, &ddbtypes.ConsumedCapacity{TableName: aws.String(name), CapacityUnits: aws.Float64(units), ReadCapacityUnits: aws.Float64(units)})
-		}
-
 		if len(unprocessed) > 0 {
 			req.Keys = unprocessed
 			out.UnprocessedKeys[name] = req
 		}
 	}
+
+	out.ConsumedCapacity = used.report(in.ReturnConsumedCapacity)
 
 	return out, nil
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +33,9 @@ type Client struct {
 	// seq numbers their records.
 	streams map[string]*stream
 	seq     uint64
+	// journal holds the changes not yet committed to the store (nil:
+	// none, the engine is in memory only; persist.go).
+	journal *journal
 	// backups are the on-demand backups by ARN (backups.go).
 	backups map[string]*backup
 }
@@ -64,11 +69,36 @@ func checkTableName(name *string) error {
 		return validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
 
-	if !core.ValidName(*name) {
-		return validation("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", *name)
+	if core.ValidName(*name) {
+		return nil
 	}
 
-	return nil
+	// Each rule broken, as DynamoDB names them: the characters, then the
+	// length (3 to 255).
+	var broken []string
+
+	if !core.ValidNameCharacters(*name) {
+		broken = append(broken, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+	}
+
+	switch n := len(*name); {
+	case n < core.MinNameLength:
+		broken = append(broken, fmt.Sprintf("Member must have length greater than or equal to %d", core.MinNameLength))
+	case n > core.MaxNameLength:
+		broken = append(broken, fmt.Sprintf("Member must have length less than or equal to %d", core.MaxNameLength))
+	}
+
+	msgs := make([]string, len(broken))
+	for i, b := range broken {
+		msgs[i] = fmt.Sprintf("Value '%s' at 'tableName' failed to satisfy constraint: %s", *name, b)
+	}
+
+	count := "1 validation error"
+	if len(msgs) > 1 {
+		count = fmt.Sprintf("%d validation errors", len(msgs))
+	}
+
+	return validation("%s detected: %s", count, strings.Join(msgs, "; "))
 }
 
 // tableFor checks a request's table name and finds the table.
@@ -173,6 +203,10 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	if err := checkReturnValues(in.ReturnValues, ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld); err != nil {
 		return nil, err
 	}
@@ -210,7 +244,7 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 
 	c.commit(w, false)
 
-	out := &PutItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New)}
+	out := &PutItemOutput{ConsumedCapacity: writeConsumed(in.ReturnConsumedCapacity, table.Name, w)}
 	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
 		out.Attributes = toWireMap(w.Old)
 	}
@@ -229,6 +263,10 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 
 	table, err := c.tableFor(in.TableName)
 	if err != nil {
+		return nil, err
+	}
+
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
 
@@ -265,7 +303,7 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 
 	c.commit(w, false)
 
-	out := &DeleteItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, nil)}
+	out := &DeleteItemOutput{ConsumedCapacity: writeConsumed(in.ReturnConsumedCapacity, table.Name, w)}
 	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
 		out.Attributes = toWireMap(w.Old)
 	}
@@ -284,6 +322,10 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 
 	table, err := c.tableFor(in.TableName)
 	if err != nil {
+		return nil, err
+	}
+
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
 
@@ -324,7 +366,7 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 
 	return &UpdateItemOutput{
 		Attributes:       toWireMap(updateReturnValues(in.ReturnValues, w)),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New),
+		ConsumedCapacity: writeConsumed(in.ReturnConsumedCapacity, table.Name, w),
 	}, nil
 }
 
@@ -385,6 +427,10 @@ func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	key, err := fromWireMap(in.Key)
 	if err != nil {
 		return nil, err
@@ -410,8 +456,10 @@ func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 	item := table.Get(k)
 
 	out := &GetItemOutput{}
-	if wantsCapacity(in.ReturnConsumedCapacity) {
-		out.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)
+	if in.ReturnConsumedCapacity != "" {
+		cc := newConsumption(table.Name, false)
+		cc.addItemRead(item, aws.ToBool(in.ConsistentRead), 1)
+		out.ConsumedCapacity = cc.report(in.ReturnConsumedCapacity)
 	}
 
 	if item != nil {
@@ -595,7 +643,7 @@ func bracketed(names []string) string {
 
 // run reads the page and shapes the response: items projected (or none
 // for COUNT), counts, the last key, capacity.
-func (r *searchRequest) run() (*page, int32, int32, *ddbtypes.ConsumedCapacity, error) {
+func (r *searchRequest) run() (*page, int32, int32, *consumedJSON, error) {
 	res, err := r.table.Search(r.in)
 	if err != nil {
 		return nil, 0, 0, nil, apiErr(err)
@@ -613,7 +661,15 @@ func (r *searchRequest) run() (*page, int32, int32, *ddbtypes.ConsumedCapacity, 
 		}
 	}
 
-	return p, int32(len(res.Items)), int32(res.Scanned), readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+	var cc *consumedJSON
+
+	if r.capacity != "" {
+		c := newConsumption(r.table.Name, false)
+		c.addSearch(r.table, r.index, res.ReadBytes, aws.ToBool(r.consistentRead))
+		cc = c.report(r.capacity)
+	}
+
+	return p, int32(len(res.Items)), int32(res.Scanned), cc, nil
 }
 
 // page is a Query's or Scan's items and last key as stored, which the
@@ -668,6 +724,10 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	ex, err := parseExprs(exprParams{
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 		keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression,
@@ -693,6 +753,10 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 	}
 
 	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+
+	if err := c.checkReadable(table, r.index); err != nil {
 		return nil, err
 	}
 
@@ -811,6 +875,10 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	ex, err := parseExprs(exprParams{
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 		filter: in.FilterExpression, projection: in.ProjectionExpression,
@@ -848,6 +916,10 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 		return nil, err
 	}
 
+	if err := c.checkReadable(table, r.index); err != nil {
+		return nil, err
+	}
+
 	r.in.Forward = true
 	r.in.Segment, r.in.TotalSegments = segment, total
 
@@ -857,4 +929,16 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	}
 
 	return &ScanOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
+}
+
+// writeConsumed is what a single write consumed, as mode asks.
+func writeConsumed(mode ddbtypes.ReturnConsumedCapacity, table string, w *core.Write) *consumedJSON {
+	if mode == "" {
+		return nil
+	}
+
+	c := newConsumption(table, true)
+	c.addWrite(w, 1)
+
+	return c.report(mode)
 }

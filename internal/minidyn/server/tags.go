@@ -125,7 +125,9 @@ next:
 }
 
 // tableArn is table's ARN, as DescribeTable gives it.
-func tableArn(name string) string { return "arn:aws:dynamodb:local:000000000000:table/" + name }
+func tableArn(name string) string {
+	return "arn:aws:dynamodb:" + region + ":" + account + ":table/" + name
+}
 
 // tableOfArn finds the table a resource ARN names: a DynamoDB table ARN
 // (arn:PARTITION:dynamodb:REGION:ACCOUNT:table/NAME; the region and
