@@ -402,10 +402,25 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 	}
 	// last: the sort attribute ends the key (no "#…" after its value).
 	last := kc.SortEnds
+	// A hand-made sort key may start with the sort attribute (prefix ""):
+	// its keys have no lower bound but themselves and no upper one, and
+	// DynamoDB refuses an empty string as a bound.
 	between := func(a, b string) (expression.KeyConditionBuilder, bool, error) {
+		switch {
+		case a == "" && b == "":
+			return expression.KeyConditionBuilder{}, false, nil
+		case a == "":
+			return key.LessThanEqual(expression.Value(b)), true, nil
+		case b == "":
+			return key.GreaterThanEqual(expression.Value(a)), true, nil
+		}
 		return key.Between(expression.Value(a), expression.Value(b)), true, nil
 	}
-	whole := func() (expression.KeyConditionBuilder, bool, error) { return between(prefix, upper(prefix)) }
+	top := ""
+	if prefix != "" {
+		top = upper(prefix)
+	}
+	whole := func() (expression.KeyConditionBuilder, bool, error) { return between(prefix, top) }
 	// A bound outside the values the attribute can hold makes the range
 	// empty or whole, not an error.
 	side, err := a.RangeSide(r.Value)
@@ -443,7 +458,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 			if err != nil {
 				return expression.KeyConditionBuilder{}, false, err
 			}
-			return between(lo, upper(prefix))
+			return between(lo, top)
 		}
 	}
 	lo, err := enc(r.Value)
@@ -457,9 +472,9 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		}
 		return key.BeginsWith(lo + string(patterns.Sep)), true, nil
 	case Ge:
-		return between(lo, upper(prefix))
+		return between(lo, top)
 	case Gt:
-		return between(lo+"$", upper(prefix))
+		return between(lo+"$", top)
 	case Le:
 		return between(prefix, lo+"$")
 	case Lt:
