@@ -40,6 +40,10 @@ type Lock struct {
 	// Cleanup is present once a migration has ended, until keyplan
 	// migrate has removed what it left in the items (Cleanup).
 	Cleanup *Cleanup `json:"cleanup,omitempty"`
+	// Adopted is present when keyplan import table wrote the lock of a
+	// table it took over: the table's settings then, and what it has that
+	// the design cannot hold (CompareLive compares them).
+	Adopted *Adopted `json:"adopted,omitempty"`
 
 	// source is the file the lock was read from, for messages.
 	source string
@@ -170,7 +174,8 @@ func (l *Lock) MarshalJSON() ([]byte, error) {
 		Accepted     lockedDesign `json:"accepted"`
 		Migration    *migration   `json:"migration,omitempty"`
 		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
-	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup}
+		Adopted      *Adopted     `json:"adopted,omitempty"`
+	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Adopted: l.Adopted}
 	if m := l.Migration; m != nil {
 		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
 	}
@@ -227,6 +232,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			Verified []string        `json:"verified"`
 		} `json:"migration"`
 		Cleanup *cleanupFile `json:"cleanup"`
+		Adopted *Adopted     `json:"adopted"`
 	}
 	if err := strictJSON(data, &in); err != nil {
 		return nil, &DesignError{file, err.Error()}
@@ -237,7 +243,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
 		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
 	}
-	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, source: file}
+	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, Adopted: in.Adopted, source: file}
 	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
 		return nil, err
 	}
@@ -267,6 +273,11 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			}
 		}
 		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current, Verified: mg.Verified}
+	}
+	if l.Adopted != nil {
+		if err := l.Adopted.valid(); err != nil {
+			return nil, &DesignError{file, err.Error()}
+		}
 	}
 	if err := l.checkEnvironments(); err != nil {
 		return nil, &DesignError{file, err.Error()}
