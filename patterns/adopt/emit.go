@@ -1,4 +1,4 @@
-package workbench
+package adopt
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 // items as examples.
 func (im *importer) emit() (*Imported, error) {
 	doc := mapping(0)
-	add(doc, "table", scalar(im.t.TableName))
+	add(doc, "table", scalar(im.t.Name))
 	ents := mapping(0)
 	for _, e := range im.ents {
 		en := mapping(0)
@@ -45,8 +45,8 @@ func (im *importer) emit() (*Imported, error) {
 	pats := im.patterns()
 	add(doc, "patterns", pats)
 	var head []string
-	head = append(head, fmt.Sprintf("Imported by keyplan from %s (NoSQL Workbench table %s).", im.file, im.t.TableName))
-	head = append(head, "Every line marked guess is inferred from the items, not read from the file: check it.")
+	head = append(head, fmt.Sprintf("Imported by keyplan from %s.", im.t.Origin))
+	head = append(head, fmt.Sprintf("Every line marked guess is inferred from the items, not read from %s: check it.", im.t.Noun))
 	for _, n := range im.notes {
 		head = append(head, n.String())
 	}
@@ -267,7 +267,7 @@ func (im *importer) patterns() *yaml.Node {
 		add(q, "where", seq(keyAttrs(pk)))
 		addP(strings.Join(names, "With"), q, "guess: an item collection, one partition")
 	}
-	im.note("patterns", true, "the file lists no access patterns: those below are what the keys can answer, not what the application asks; replace them with its questions")
+	im.note("patterns", true, "%s lists no access patterns: those below are what the keys can answer, not what the application asks; replace them with its questions", im.t.Noun)
 	return out
 }
 
