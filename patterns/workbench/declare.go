@@ -40,4 +40,3 @@ func readDeclarations(desc string) (map[string]*adopt.EntityDecl, error) {
 	}
 	return nil, nil
 }
-

@@ -46,4 +46,3 @@ func ReadFile(file string, o ImportOptions) (*Imported, error) {
 	}
 	return Import(file, data, o)
 }
-

@@ -253,4 +253,3 @@ func check(file string, t *Table) error {
 	}
 	return nil
 }
-
