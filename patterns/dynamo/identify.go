@@ -45,6 +45,9 @@ func (t *Table) identify(item map[string]types.AttributeValue) (*patterns.Entity
 	if pk == nil || sk == nil {
 		return nil, nil, nil, wrap("Decode", "item", fmt.Errorf("%w: no %s/%s string keys", ErrNotKeyplan, t.d.PK, t.d.SK))
 	}
+	if kind, ok := ReservedKind(item, t.d.PK); ok {
+		return nil, nil, nil, wrap("Decode", "item", &reservedError{kind: kind, pk: pk.Value})
+	}
 	for _, ek := range t.d.Entities {
 		k := ek.Key(patterns.BaseIndex)
 		e := t.m.Entity(ek.Name)
