@@ -106,6 +106,11 @@ type Table struct {
 	Source, Field, ItemsField, Origin, Noun string
 	// Notes are the source's own, said before the inference's.
 	Notes []Note
+	// TTL is the table's TTL attribute ("" for none) when TTLKnown: the
+	// source says it (DescribeTimeToLive). Otherwise a number named like
+	// one (ttl, expiresAt) is taken for it, a guess.
+	TTL      string
+	TTLKnown bool
 }
 
 // Index is a GSI of the table.
@@ -155,7 +160,10 @@ type importer struct {
 
 type index struct {
 	name   string // keyplan's index name ("table" for the base table)
-	pk, sk string // the Workbench key attribute names
+	pk, sk string // the source's key attribute names
+	// projection and nonKey are a GSI's projection in the source.
+	projection patterns.Projection
+	nonKey     []string
 }
 
 type entity struct {
@@ -167,6 +175,8 @@ type entity struct {
 	id      []string
 	// made lists attributes made from key parts (no item attribute held them).
 	made map[string]bool
+	// when holds, per GSI, the constants its sparse key is written on.
+	when map[string][]patterns.Const
 }
 
 type sampleValue struct {
@@ -191,7 +201,7 @@ func (im *importer) note(subject string, guess bool, format string, args ...any)
 
 func (im *importer) run() (*Imported, error) {
 	t := im.t
-	im.indexes = []index{{patterns.BaseIndex, t.PK, t.SK}}
+	im.indexes = []index{{name: patterns.BaseIndex, pk: t.PK, sk: t.SK}}
 	if t.PK != patterns.TablePK || t.SK != patterns.TableSK {
 		im.note("table "+t.Name, false, "its keys %s/%s become keyplan's %s/%s (same values, keyplan's names)", t.PK, orNone(t.SK), patterns.TablePK, patterns.TableSK)
 	}
@@ -201,13 +211,13 @@ func (im *importer) run() (*Imported, error) {
 			name = sanitizeIndex(name)
 			im.note("index "+g.Name, false, "renamed %s: an index name is 3-255 of [a-zA-Z0-9_.-]", name)
 		}
-		im.indexes = append(im.indexes, index{name, g.PK, g.SK})
+		im.indexes = append(im.indexes, index{name, g.PK, g.SK, g.Projection, g.NonKeyAttributes})
 		pkName, skName := patterns.IndexKeyNames(name)
 		if g.PK != pkName || g.SK != skName {
 			im.note("index "+name, false, "its keys %s/%s become keyplan's %s/%s, holding the same values (keyplan names a GSI's key attributes after the GSI)", g.PK, orNone(g.SK), pkName, skName)
 		}
 		if g.Projection != "" && g.Projection != patterns.ProjectAll {
-			im.note("index "+name, false, "its projection %s %s is not carried over: keyplan derives a GSI's projection from what the patterns return", g.Projection, strings.Join(g.NonKeyAttributes, ", "))
+			im.note("index "+name, true, "it projects %s: keyplan derives a GSI's projection from what the patterns on it return, so the reads inferred on it return what it projects; a read that needs more needs a new index (keyplan diff says so)", (&patterns.Index{Projection: g.Projection, NonKeyAttributes: g.NonKeyAttributes}).ProjectionText())
 		}
 	}
 	im.entities()
@@ -493,11 +503,13 @@ func (im *importer) attributes(e *entity) {
 		if im.keyAttr(n) {
 			continue
 		}
+		if patterns.ReservedAttr(n) {
+			im.note("entity "+e.name, false, "attribute %s is left out: keyplan's keys use that name (an index's key attribute), and the table has no such index: a GSI deleted, its keys left on the items?", n)
+			continue
+		}
 		typ := im.t.Types[n]
-		for _, s := range e.samples {
-			if v, ok := s[n]; ok && typ == "" {
-				typ = v.typ
-			}
+		if typ == "" {
+			typ = im.typeOf(e, n)
 		}
 		if typ == "" {
 			typ = "S"
@@ -518,7 +530,9 @@ func (im *importer) attributes(e *entity) {
 			}
 		case "N":
 			a.typ = patterns.TypeNumber
-			if l := strings.ToLower(n); l == "ttl" || strings.HasSuffix(l, "_ttl") || l == "expiresat" || l == "expires_at" {
+			if im.t.TTLKnown && n == im.t.TTL {
+				a.typ = patterns.TypeTTL
+			} else if l := strings.ToLower(n); !im.t.TTLKnown && (l == "ttl" || strings.HasSuffix(l, "_ttl") || l == "expiresat" || l == "expires_at") {
 				a.typ = patterns.TypeTTL
 				im.note("entity "+e.name, true, "number %s is taken as the table's TTL attribute (epoch seconds), by its name", n)
 			}
@@ -530,6 +544,39 @@ func (im *importer) attributes(e *entity) {
 		}
 		e.attrs = append(e.attrs, a)
 	}
+}
+
+// typeOf is the DynamoDB type most of an entity's items hold an
+// attribute as; the items that hold it as another lose it (an example
+// item cannot hold two types of one attribute), which a note says.
+func (im *importer) typeOf(e *entity, n string) string {
+	count := map[string]int{}
+	var order []string
+	for _, s := range e.samples {
+		if v, ok := s[n]; ok {
+			if count[v.typ] == 0 {
+				order = append(order, v.typ)
+			}
+			count[v.typ]++
+		}
+	}
+	best := ""
+	for _, t := range order {
+		if count[t] > count[best] {
+			best = t
+		}
+	}
+	if len(order) > 1 {
+		dropped := 0
+		for _, s := range e.samples {
+			if v, ok := s[n]; ok && v.typ != best {
+				delete(s, n)
+				dropped++
+			}
+		}
+		im.note("entity "+e.name, false, "attribute %s is held as %s by %d item(s) and as another type by %d: it is typed %s, and left out of the examples of the others (keyplan's attributes have one type)", n, best, count[best], dropped, best)
+	}
+	return best
 }
 
 // allTimes reports whether every sample value of an attribute is a time

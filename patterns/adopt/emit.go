@@ -3,6 +3,7 @@ package adopt
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,13 @@ func (im *importer) emit() (*Imported, error) {
 			kn := mapping(yaml.FlowStyle)
 			add(kn, "pk", quoted(k[0]))
 			add(kn, "sk", quoted(k[1]))
+			if w := e.when[ix.name]; len(w) > 0 {
+				f := mapping(yaml.FlowStyle)
+				for _, c := range w {
+					add(f, c.Attr, valueNode(e.attr(c.Attr), c.Value))
+				}
+				add(kn, "when", f)
+			}
 			add(keys, ix.name, kn)
 		}
 		add(en, "keys", keys)
@@ -240,17 +248,45 @@ func (im *importer) patterns() *yaml.Node {
 			if !ok {
 				continue
 			}
-			where := keyAttrs(k[0])
-			if len(where) == 0 {
-				continue
+			// A sparse key's constants are the read's filter, not its where.
+			where, filter := keyAttrs(k[0]), e.when[ix.name]
+			for _, c := range filter {
+				where = slices.DeleteFunc(where, func(a string) bool { return a == c.Attr })
 			}
 			q := mapping(yaml.FlowStyle)
 			add(q, "query", scalar(e.name))
-			add(q, "where", seq(where))
-			if s := sortAttr(k[1], where); s != "" {
+			if len(where) > 0 {
+				add(q, "where", seq(where))
+			}
+			known := slices.Clone(where)
+			for _, c := range filter {
+				known = append(known, c.Attr)
+			}
+			if s := sortAttr(k[1], known); s != "" {
 				add(q, "sort", scalar(s))
 			}
-			addP(e.name+"By"+upperFirst(strings.Join(where, "And")), q, "guess: what "+ix.name+" answers")
+			if len(filter) > 0 {
+				f := mapping(yaml.FlowStyle)
+				for _, c := range filter {
+					add(f, c.Attr, valueNode(e.attr(c.Attr), c.Value))
+				}
+				add(q, "filter", f)
+			}
+			why := "guess: what " + ix.name + " answers"
+			returns, hidden := im.returns(e, ix)
+			if returns != nil {
+				add(q, "returns", seq(returns))
+				why += ", returning what it projects (" + string(ix.projection) + ")"
+			}
+			if hidden {
+				add(q, "expired", scalar(string(patterns.ExpiredInclude)))
+				why += "; it projects no TTL, so it cannot hide expired items"
+			}
+			name := e.name + "On" + ix.name
+			if len(where) > 0 {
+				name = e.name + "By" + upperFirst(strings.Join(where, "And"))
+			}
+			addP(name, q, why)
 		}
 	}
 	for _, pk := range order {
@@ -269,6 +305,35 @@ func (im *importer) patterns() *yaml.Node {
 	}
 	im.note("patterns", true, "%s lists no access patterns: those below are what the keys can answer, not what the application asks; replace them with its questions", im.t.Noun)
 	return out
+}
+
+// returns is what an inferred read of an entity on a GSI returns so that
+// the GSI's projection is the one the table has: nothing (ALL), the
+// attributes its keys hold (KEYS_ONLY), or those and the ones it includes
+// (INCLUDE); hidden is true when the projection holds no TTL attribute the
+// entity has (the read then cannot hide expired items: expired: include).
+func (im *importer) returns(e *entity, ix index) (returns []string, hidden bool) {
+	if ix.projection == "" || ix.projection == patterns.ProjectAll {
+		return nil, false
+	}
+	keyed := map[string]bool{}
+	base, own := e.keys[patterns.BaseIndex], e.keys[ix.name]
+	for _, t := range []string{base[0], base[1], own[0], own[1]} {
+		for _, a := range keyAttrs(t) {
+			keyed[a] = true
+		}
+	}
+	for _, a := range e.attrs {
+		if keyed[a.name] || ix.projection == patterns.ProjectInclude && slices.Contains(ix.nonKey, a.from) {
+			returns = append(returns, a.name)
+		} else if a.typ == patterns.TypeTTL {
+			hidden = true
+		}
+	}
+	if returns == nil {
+		returns = []string{} // never ALL
+	}
+	return returns, hidden
 }
 
 func upperFirst(s string) string {
