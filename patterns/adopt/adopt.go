@@ -111,6 +111,11 @@ type Table struct {
 	// one (ttl, expiresAt) is taken for it, a guess.
 	TTL      string
 	TTLKnown bool
+	// Expect asks for examples.expect from the items (the reference
+	// evaluator's answers to the inferred reads), for keyplan validate
+	// --existing; Complete says the items are the whole table (else only
+	// the gets are expected).
+	Expect, Complete bool
 }
 
 // Index is a GSI of the table.

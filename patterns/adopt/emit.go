@@ -94,6 +94,9 @@ func (im *importer) emit() (*Imported, error) {
 	}
 	for _, e := range im.ents {
 		prefix := strings.ToLower(e.name[:1]) + e.name[1:]
+		if strings.ToUpper(e.name) == e.name {
+			prefix = strings.ToLower(e.name) // ORDER: order1, not oRDER1
+		}
 		j := 0
 		for _, s := range e.samples {
 			if _, out := s[dropped]; out {
@@ -120,6 +123,11 @@ func (im *importer) emit() (*Imported, error) {
 	}
 	if err := flush(); err != nil {
 		return nil, err
+	}
+	if im.t.Expect {
+		y := im.expect(b.Bytes(), im.t.Complete)
+		b.Reset()
+		b.Write(y)
 	}
 	// Through report.Terminal: what YAML writes raw but a terminal would
 	// not show as it is (a right-to-left override) becomes an escape,
