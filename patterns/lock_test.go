@@ -81,7 +81,10 @@ func TestReadLockRefuses(t *testing.T) {
 	}{
 		{"truncated", string(plain[:len(plain)/3]), "not valid JSON"},
 		{"two values", string(plain) + "{}", "more after the value"},
-		{"another format", strings.Replace(string(plain), `"format": 1`, `"format": 2`, 1), "lock format 2; this keyplan reads format 1"},
+		{"a newer format", strings.Replace(string(plain), `"format": 2`, `"format": 3`, 1), "lock format 3, written by keyplan (devel); this keyplan ((devel)) reads lock formats 1, 2: upgrade keyplan"},
+		{"an unknown format", strings.Replace(string(plain), `"format": 2`, `"format": 0`, 1), "lock format 0; this keyplan reads lock formats 1, 2"},
+		{"no digest", strings.Replace(string(plain), `"digest"`, `"digests"`, 1), "a format 2 lock without its digest"},
+		{"a format 1 lock with a digest", strings.Replace(string(plain), `"format": 2`, `"format": 1`, 1), "a format 1 lock with a digest"},
 		{"another table", strings.Replace(string(plain), `"table": "Shop"`, `"table": "Other"`, 1), `the lock is for table "Other"`},
 		{"no accepted design", `{"format": 1, "table": "Shop"}`, "no accepted design"},
 		{"an index key edited by hand", strings.Replace(string(plain), `"sortKey": "GSI1SK"`, `"sortKey": "GSI9SK"`, 1), "fuzz.lock.json"},
