@@ -11,7 +11,9 @@ import (
 // keyplan, a CDK app, an application using the runtime), replaced by
 // another version or by a directory.
 func TestModuleVersion(t *testing.T) {
-	dep := func(v string, r *debug.Module) *debug.Module { return &debug.Module{Path: Module, Version: v, Replace: r} }
+	dep := func(v string, r *debug.Module) *debug.Module {
+		return &debug.Module{Path: Module, Version: v, Replace: r}
+	}
 	cases := []struct {
 		name string
 		bi   debug.BuildInfo
