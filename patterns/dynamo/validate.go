@@ -236,7 +236,7 @@ func (r *Report) Summary(file, where string) string {
 	}
 	switch p := r.Proof; {
 	case p == nil:
-	case p.NotRun != "":
+	case p.NotRun != "", p.Waived != "":
 		notRun += "; generated data: not run"
 	case p.OK():
 		notRun += fmt.Sprintf("; generated data (seed %d): ok", p.Seed)
