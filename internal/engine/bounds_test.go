@@ -84,7 +84,7 @@ func TestServedEnginesAreBounded(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			// Too large, too many values: refused before anything runs.
 			big := io.MultiReader(strings.NewReader(`{"TableName":"t","Item":{"p":{"S":"`), bytes.NewReader(bytes.Repeat([]byte("a"), server.DefaultMaxRequestBytes)), strings.NewReader(`"}}}`))
-			if code, body := post(t, e.endpoint, e.key, "PutItem", big); code != http.StatusBadRequest || !strings.Contains(body, "too large") {
+			if code, body := post(t, e.endpoint, e.key, "PutItem", big); code != http.StatusRequestEntityTooLarge || !strings.Contains(body, "too large") {
 				t.Errorf("a request of %d bytes: %d %s", server.DefaultMaxRequestBytes+40, code, body)
 			}
 			wide := `{"TableName":"t","Item":{"p":{"S":"a"},"l":{"L":[` + strings.Repeat(`{"NULL":true},`, server.DefaultMaxRequestValues) + `{"NULL":true}]}}}`

@@ -311,7 +311,7 @@ func TestRefusalsAreDynamoDBErrors(t *testing.T) {
 	if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
 		t.Errorf("a query on a missing index: %v", err)
 	}
-	_, err = db.ListBackups(ctx, &dynamodb.ListBackupsInput{})
+	_, err = db.DescribeGlobalTable(ctx, &dynamodb.DescribeGlobalTableInput{GlobalTableName: aws.String("tbl")})
 	if !errors.As(err, &api) || api.ErrorCode() != "UnknownOperationException" {
 		t.Errorf("an operation the engine lacks: %v", err)
 	}

@@ -1,6 +1,7 @@
 package minidyn
 
 import (
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/keyplan/keyplan/internal/minidyn/server"
 )
 
 // clock is a clock a test moves.
@@ -258,4 +261,194 @@ func streamS(v stypes.AttributeValue) string {
 	}
 
 	return ""
+}
+
+// A shard takes writes for ShardLifetime on the engine's clock, then
+// closes (EndingSequenceNumber) and its child (ParentShardId) takes them;
+// a reader of the closed shard reaches its end (no NextShardIterator)
+// and finds the child with ShardFilter CHILD_SHARDS.
+func TestShardsRollOver(t *testing.T) {
+	s := serveFor(t, Options{SweepEvery: -1})
+	c := &clock{now: time.Unix(1_800_000_000, 0)}
+	s.SetClock(c.Now)
+
+	db, sc := clientFor(s, "k"), streamsClient(s)
+	table, arn := streamTable(t, db, types.StreamViewTypeKeysOnly)
+	put := func(p string) {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str(p))})
+		mustOK(t, err)
+	}
+
+	put("a")
+
+	first := shardsOf(t, sc, arn)[0]
+
+	c.Set(c.Now().Add(server.ShardLifetime + time.Minute))
+	put("b")
+
+	it := iterator(t, sc, arn, aws.ToString(first.ShardId), stypes.ShardIteratorTypeTrimHorizon, nil)
+
+	shards := shardsOf(t, sc, arn)
+	if len(shards) != 2 || shards[0].SequenceNumberRange.EndingSequenceNumber == nil || aws.ToString(shards[1].ParentShardId) != aws.ToString(first.ShardId) ||
+		shards[1].SequenceNumberRange.EndingSequenceNumber != nil {
+		t.Fatalf("after the shard's lifetime: %+v", shards)
+	}
+
+	if aws.ToString(shards[0].ShardId) >= aws.ToString(shards[1].ShardId) {
+		t.Fatal("shard ids are not in their creation order")
+	}
+
+	recs, next := drain(t, sc, it)
+	if events(recs) != "INSERT a;" || next != nil {
+		t.Fatalf("the closed shard: %q, next %v", events(recs), next)
+	}
+
+	children, err := sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn),
+		ShardFilter: &stypes.ShardFilter{Type: stypes.ShardFilterTypeChildShards, ShardId: first.ShardId}})
+	mustOK(t, err)
+
+	if len(children.StreamDescription.Shards) != 1 || aws.ToString(children.StreamDescription.Shards[0].ShardId) != aws.ToString(shards[1].ShardId) {
+		t.Fatalf("CHILD_SHARDS of the first: %+v", children.StreamDescription.Shards)
+	}
+
+	recs, _ = drain(t, sc, iterator(t, sc, arn, aws.ToString(shards[1].ShardId), stypes.ShardIteratorTypeTrimHorizon, nil))
+	if events(recs) != "INSERT b;" {
+		t.Fatalf("the child shard: %q", events(recs))
+	}
+
+	// A page of shards: Limit 1, then from where it stopped.
+	page, err := sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn), Limit: aws.Int32(1)})
+	mustOK(t, err)
+
+	if len(page.StreamDescription.Shards) != 1 || aws.ToString(page.StreamDescription.LastEvaluatedShardId) != aws.ToString(first.ShardId) {
+		t.Fatalf("Limit 1: %+v, last %v", page.StreamDescription.Shards, page.StreamDescription.LastEvaluatedShardId)
+	}
+
+	for _, f := range []*stypes.ShardFilter{{ShardId: first.ShardId}, {Type: stypes.ShardFilterTypeChildShards}, {Type: "PARENT", ShardId: first.ShardId}, {Type: stypes.ShardFilterTypeChildShards, ShardId: aws.String("short")}} {
+		_, err := sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn), ShardFilter: f})
+		wantAPIError(t, err, "ValidationException")
+	}
+}
+
+// An iterator can be used for IteratorLifetime after it was handed out;
+// each GetRecords hands out a fresh one.
+func TestShardIteratorsExpire(t *testing.T) {
+	s := serveFor(t, Options{SweepEvery: -1})
+	c := &clock{now: time.Unix(1_800_000_000, 0)}
+	s.SetClock(c.Now)
+
+	db, sc := clientFor(s, "k"), streamsClient(s)
+	_, arn := streamTable(t, db, types.StreamViewTypeKeysOnly)
+	id := aws.ToString(shardsOf(t, sc, arn)[0].ShardId)
+
+	it := iterator(t, sc, arn, id, stypes.ShardIteratorTypeLatest, nil)
+	c.Set(c.Now().Add(server.IteratorLifetime - time.Second))
+
+	out, err := sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it})
+	mustOK(t, err)
+
+	c.Set(c.Now().Add(2 * time.Second))
+
+	_, err = sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: it})
+	wantAPIError(t, err, "ExpiredIteratorException")
+
+	_, err = sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: out.NextShardIterator})
+	mustOK(t, err)
+}
+
+// A record is kept StreamRetention: past it, TRIM_HORIZON starts after
+// it, an iterator at it or a sequence number before the trim point is
+// TrimmedDataAccessException; a disabled stream goes StreamRetention
+// after it was disabled.
+func TestStreamRecordsAreKeptADay(t *testing.T) {
+	s := serveFor(t, Options{SweepEvery: -1})
+	c := &clock{now: time.Unix(1_800_000_000, 0)}
+	s.SetClock(c.Now)
+
+	db, sc := clientFor(s, "k"), streamsClient(s)
+	table, arn := streamTable(t, db, types.StreamViewTypeKeysOnly)
+	put := func(p string) {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: values("p", str(p))})
+		mustOK(t, err)
+	}
+
+	put("old")
+
+	id := aws.ToString(shardsOf(t, sc, arn)[0].ShardId)
+	horizon := iterator(t, sc, arn, id, stypes.ShardIteratorTypeTrimHorizon, nil)
+	recs, _ := drain(t, sc, horizon)
+	oldSeq := recs[0].Dynamodb.SequenceNumber
+
+	c.Set(c.Now().Add(server.StreamRetention - time.Hour))
+	put("new")
+	c.Set(c.Now().Add(2 * time.Hour)) // "old" is 25 hours old, "new" one
+
+	_, err := sc.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(id),
+		ShardIteratorType: stypes.ShardIteratorTypeAtSequenceNumber, SequenceNumber: oldSeq})
+	wantAPIError(t, err, "TrimmedDataAccessException")
+
+	var kept []stypes.Record
+
+	for _, sh := range shardsOf(t, sc, arn) {
+		r, _ := drain(t, sc, iterator(t, sc, arn, aws.ToString(sh.ShardId), stypes.ShardIteratorTypeTrimHorizon, nil))
+		kept = append(kept, r...)
+	}
+
+	if events(kept) != "INSERT new;" {
+		t.Fatalf("a day later the stream holds %q", events(kept))
+	}
+
+	_, err = db.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table), StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}})
+	mustOK(t, err)
+
+	c.Set(c.Now().Add(server.StreamRetention - time.Minute))
+
+	if ls, err := sc.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{TableName: aws.String(table)}); err != nil || len(ls.Streams) != 1 {
+		t.Fatalf("a disabled stream within a day: %v %v", ls, err)
+	}
+
+	c.Set(c.Now().Add(2 * time.Minute))
+
+	if ls, err := sc.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{TableName: aws.String(table)}); err != nil || len(ls.Streams) != 0 {
+		t.Fatalf("a disabled stream a day later: %v %v", ls, err)
+	}
+
+	_, err = sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
+	wantAPIError(t, err, "ResourceNotFoundException")
+}
+
+// The stream's ARN, the TTL setting and when it last changed survive a
+// restart on the data directory (the records do not).
+func TestStreamAndTTLStateOutliveARestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+
+	s, err := Serve(Options{DataDir: dir, SweepEvery: -1})
+	mustOK(t, err)
+
+	db := clientFor(s, "k")
+	table, arn := streamTable(t, db, types.StreamViewTypeNewImage)
+
+	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}})
+	mustOK(t, err)
+	mustOK(t, s.Close())
+
+	s2 := serveFor(t, Options{DataDir: dir, SweepEvery: -1})
+	db2, sc2 := clientFor(s2, "k"), streamsClient(s2)
+
+	d, err := db2.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	mustOK(t, err)
+
+	if aws.ToString(d.Table.LatestStreamArn) != arn || d.Table.StreamSpecification == nil || d.Table.StreamSpecification.StreamViewType != types.StreamViewTypeNewImage {
+		t.Fatalf("after a restart the table's stream is %v %+v (was %s)", aws.ToString(d.Table.LatestStreamArn), d.Table.StreamSpecification, arn)
+	}
+
+	if shards := shardsOf(t, sc2, arn); len(shards) != 1 {
+		t.Fatalf("the stream after a restart: %+v", shards)
+	}
+
+	// The change an hour ago still counts: a second one is refused.
+	_, err = db2.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(false)}})
+	wantAPIError(t, err, "ValidationException", "multiple times")
 }

@@ -3,7 +3,7 @@
 engines and print how many of its tests each one passes.
 
     scripts/conformance/run.py SUITE [--engine memory,dynalite,dynamodb-local]
-        [--ddblocal DIR] [--files test_query,test_scan] [--json OUT]
+        [--ddblocal DIR] [--files test_query,test_scan] [--json OUT] [--literal]
 
 SUITE is a directory holding the suite's test/alternator (or that directory
 itself), e.g. from a scylladb checkout:
@@ -52,6 +52,13 @@ FILES = [
     "test_query_filter",
 ]
 ENGINES = ["memory", "dynalite", "dynamodb-local"]
+# The in-process engine's TTL sweep period, in seconds (what the suite's
+# TTL expiry tests read as Scylla's alternator_ttl_period_in_seconds).
+TTL_PERIOD = "1"
+# Also runnable (--engine local): `keyplan local`, the in-process engine as
+# other processes use it, accepting the one access key the suite signs
+# with when it finds no Scylla roles.
+SUITE_KEY = "unknownuser"
 
 
 def free_port():
@@ -85,6 +92,12 @@ def start_engine(name, port, args, work):
             subprocess.run(["go", "build", "-o", binary, "./internal/minidyn/cmd/minidyn"],
                            cwd=REPO, check=True)
         cmd = [binary, "-addr", f"127.0.0.1:{port}"]
+        cwd = REPO
+    elif name == "local":
+        binary = os.path.join(work, "keyplan")
+        if not os.path.exists(binary):
+            subprocess.run(["go", "build", "-o", binary, "./cmd/keyplan"], cwd=REPO, check=True)
+        cmd = [binary, "local", "--port", str(port), "--access-key", SUITE_KEY]
         cwd = REPO
     elif name == "dynalite":
         cli = os.path.join(REPO, "node_modules", "dynalite", "cli.js")
@@ -139,8 +152,8 @@ def prepare_suite(suite, work):
 
 
 def run_engine(name, root, files, args, work):
-    """Runs each file in its own pytest session, on one engine. When the
-    engine dies (dynalite crashes on some requests) or hangs (stops
+    """Runs each file in its own pytest session, on one engine (with
+    --fresh, a new one for each file). When the engine dies (dynalite crashes on some requests) or hangs (stops
     answering for --timeout seconds: it is then killed), the test it was
     on fails, and the tests the suite then skipped run again on a
     restarted engine; the next file starts on a fresh one."""
@@ -148,7 +161,10 @@ def run_engine(name, root, files, args, work):
     start = time.time()
     proc, url = start_engine(name, free_port(), args, work)
     try:
-        for f in files:
+        for i, f in enumerate(files):
+            if args.fresh and i > 0:
+                stop(proc)
+                proc, url = start_engine(name, free_port(), args, work)
             targets = [os.path.join("test", "alternator", f + ".py")]
             while targets:
                 res = run_pytest(name, root, targets, url, args, work, restarts, proc)
@@ -173,6 +189,9 @@ def run_pytest(name, root, targets, url, args, work, n, engine):
     out = os.path.join(work, f"{name}.{n}.json")
     env = dict(os.environ, KEYPLAN_CONFORMANCE_OUT=out, PYTHONDONTWRITEBYTECODE="1",
                AWS_EC2_METADATA_DISABLED="true")
+    if not args.literal:
+        # Scylla's configuration hooks behave as on AWS (README.md).
+        env.update(KEYPLAN_CONFORMANCE_AS_ON_AWS="1", KEYPLAN_CONFORMANCE_TTL_PERIOD=TTL_PERIOD)
     cmd = [args.python, "-m", "pytest", "-p", "keyplan_conformance", "-p", "no:cacheprovider",
            "--runxfail", "-q", "-rN", "--tb=no", "--timeout", str(args.timeout), "--url=" + url]
     logname = os.path.join(work, f"{name}.{n}.pytest.log")
@@ -210,6 +229,9 @@ def main():
     p.add_argument("--ddblocal", help="DynamoDB Local's directory (DynamoDBLocal.jar)")
     p.add_argument("--files", default=",".join(FILES), help="suite files to run, comma-separated")
     p.add_argument("--json", help="write the outcomes per engine here")
+    p.add_argument("--literal", action="store_true",
+                   help="leave Scylla's configuration hooks as they are off AWS (their tests then fail)")
+    p.add_argument("--fresh", action="store_true", help="a new engine for each file")
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs)")
     p.add_argument("--timeout", type=int, default=300, help="seconds per test")
     p.add_argument("--python", default=os.environ.get("PYTHON", "/usr/bin/python3"))

@@ -1,8 +1,8 @@
 package core
 
 import (
+	"maps"
 	"slices"
-	"time"
 
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
@@ -30,7 +30,6 @@ type index struct {
 	typ        indexType
 	projection *types.Projection
 	Table      *Table
-	createdAt  time.Time
 	// entries maps an entry key (index key, entrySeparator, primary key)
 	// to the item's primary key; byItem maps a primary key to its entry.
 	entries orderedMap[string]
@@ -44,7 +43,6 @@ func newIndex(t *Table, name string, typ indexType, ks keySchema, projection *ty
 		typ:        typ,
 		projection: projection,
 		Table:      t,
-		createdAt:  time.Now(),
 		byItem:     map[string]string{},
 	}
 }
@@ -137,3 +135,85 @@ func (i *index) ProjectsAll() bool { return i.projectionType() == ProjectionAll 
 
 // KeyNames are the index's partition and sort key attributes, in order.
 func (i *index) KeyNames() (hash, rng []string) { return i.keySchema.Hash, i.keySchema.Range }
+
+// indexable reports whether item's values can be the index's keys: each
+// of its key attributes of the defined type, not empty, within the key
+// size limits (an item lacking one is left out anyway).
+func (i *index) indexable(item map[string]*types.Item) bool {
+	for _, a := range i.keySchema.attributes() {
+		v, ok := item[a]
+		if !ok {
+			continue
+		}
+
+		if types.TypeOf(v) != i.Table.AttributesDef[a] {
+			return false
+		}
+
+		n := keyValueBytes(v)
+		if n == 0 && types.TypeOf(v) != types.TypeN || checkKeySize(i.keySchema.isRange(a), n) != nil {
+			return false
+		}
+	}
+
+	return true
+}
+
+// IndexWrite is what a write costs one secondary index: a unit per KB of
+// each entry it puts or removes.
+type IndexWrite struct {
+	Name   string
+	Global bool
+	Units  int
+}
+
+// IndexWrites is what the write costs each secondary index, in index name
+// order, as DynamoDB charges it: an entry added or removed is a unit per
+// KB of it, a changed index key both (removed and added), a changed
+// projection of the same key one, an index whose entry neither had nor
+// gets, or whose entry does not change, nothing.
+func (w *Write) IndexWrites() []IndexWrite {
+	var out []IndexWrite
+
+	for _, name := range slices.Sorted(maps.Keys(w.Table.Indexes)) {
+		i := w.Table.Indexes[name]
+		oldKey, hadOld := i.entryKey(w.Key, w.Old)
+		newKey, hasNew := i.entryKey(w.Key, w.New)
+
+		var oldEntry, newEntry map[string]*types.Item
+		if hadOld {
+			oldEntry = i.project(w.Old)
+		}
+
+		if hasNew {
+			newEntry = i.project(w.New)
+		}
+
+		units := 0
+
+		switch {
+		case hadOld && hasNew && oldKey == newKey:
+			if !types.Equal(&types.Item{M: oldEntry}, &types.Item{M: newEntry}) {
+				units = entryUnits(newEntry)
+			}
+		default:
+			if hadOld {
+				units += entryUnits(oldEntry)
+			}
+
+			if hasNew {
+				units += entryUnits(newEntry)
+			}
+		}
+
+		if units > 0 {
+			out = append(out, IndexWrite{Name: name, Global: i.typ == indexTypeGlobal, Units: units})
+		}
+	}
+
+	return out
+}
+
+func entryUnits(entry map[string]*types.Item) int {
+	return max(1, (types.ItemSize(entry)+1023)/1024)
+}

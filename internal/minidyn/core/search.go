@@ -98,13 +98,20 @@ func (t *Table) Search(in SearchInput) (SearchResult, error) {
 		}
 
 		r.Scanned++
-		r.ReadBytes += int64(types.ItemSize(item))
 		last = item
 
 		view := item
 		if ix != nil && !(in.FullItems && ix.typ == indexTypeLocal) {
 			view = ix.project(item)
 		}
+
+		// What an index read reads is the index's entry: its projection.
+		entry := view
+		if ix != nil && in.FullItems && ix.typ == indexTypeLocal {
+			entry = ix.project(item)
+		}
+
+		r.ReadBytes += int64(types.ItemSize(entry))
 
 		filtered := view
 		if in.FilterOnItem {

@@ -21,9 +21,7 @@ type Table struct {
 	KeySchema     keySchema
 	AttributesDef map[string]string
 	Indexes       map[string]*index
-	// IndexActivationDelay is how long a new GSI reports CREATING.
-	IndexActivationDelay time.Duration
-	CreatedAt            time.Time
+	CreatedAt     time.Time
 
 	items orderedMap[map[string]*types.Item]
 	bytes int64
@@ -347,7 +345,8 @@ func checkProjection(p *types.Projection, where string) error {
 
 // AddGlobalIndex creates a GSI on the table (UpdateTable), backfilled
 // from the items: an item whose index key attribute has another type than
-// the definition is not indexed, as DynamoDB leaves it out.
+// the definition, or is empty or longer than a key may be, is not
+// indexed, as DynamoDB leaves it out.
 func (t *Table) AddGlobalIndex(d IndexDefinition, attrs []types.AttributeDefinition) error {
 	if _, ok := t.Indexes[d.Name]; ok {
 		return validationError("Attempting to create an index which already exists")
@@ -366,6 +365,7 @@ func (t *Table) AddGlobalIndex(d IndexDefinition, attrs []types.AttributeDefinit
 	}
 
 	merged := maps.Clone(t.AttributesDef)
+	given := map[string]bool{}
 
 	for _, a := range attrs {
 		if a.AttributeName == nil || a.AttributeType == nil || !types.IsScalarKeyType(*a.AttributeType) {
@@ -373,10 +373,29 @@ func (t *Table) AddGlobalIndex(d IndexDefinition, attrs []types.AttributeDefinit
 		}
 
 		if old, ok := merged[*a.AttributeName]; ok && old != *a.AttributeType {
-			return validationError("Cannot change the type of the attribute %s: it is already a key attribute of type %s", *a.AttributeName, old)
+			return validationError("One or more parameter values were invalid: Attributes cannot be redefined. Please check that your attribute has the same type as previously defined. Attribute: %s, defined: %s, given: %s", *a.AttributeName, old, *a.AttributeType)
 		}
 
 		merged[*a.AttributeName] = *a.AttributeType
+		given[*a.AttributeName] = true
+	}
+
+	// The request defines every key attribute of the index, even one the
+	// table already defines.
+	var missing, defined []string
+
+	for _, e := range d.KeySchema {
+		if !given[e.AttributeName] {
+			missing = append(missing, e.AttributeName)
+		}
+	}
+
+	if len(missing) > 0 {
+		for _, a := range attrs {
+			defined = append(defined, *a.AttributeName)
+		}
+
+		return validationError("One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [%s], AttributeDefinitions: [%s]", strings.Join(missing, ", "), strings.Join(defined, ", "))
 	}
 
 	prev := t.AttributesDef
@@ -388,8 +407,13 @@ func (t *Table) AddGlobalIndex(d IndexDefinition, attrs []types.AttributeDefinit
 		return err
 	}
 
+	// The backfill leaves out the items whose values cannot be the
+	// index's keys (another type, empty, too long), as DynamoDB does.
 	t.items.Ascend("", true, func(pk string, item map[string]*types.Item) bool {
-		i.put(pk, item)
+		if i.indexable(item) {
+			i.put(pk, item)
+		}
+
 		return true
 	})
 
@@ -811,9 +835,6 @@ func (t *Table) IndexesDescription() ([]types.GlobalSecondaryIndexDescription, [
 		switch i.typ {
 		case indexTypeGlobal:
 			status := "ACTIVE"
-			if t.IndexActivationDelay > 0 && time.Since(i.createdAt) < t.IndexActivationDelay {
-				status = "CREATING"
-			}
 
 			gsi = append(gsi, types.GlobalSecondaryIndexDescription{
 				IndexName:   &name,

@@ -465,6 +465,8 @@ func addOrDelete(kind actionKind, cur, v *types.Item) (*types.Item, error) {
 		return nil, errorf(msgIncorrectType)
 	}
 
+	types.SortSet(out)
+
 	if len(out.SS)+len(out.NS)+len(out.BS) == 0 {
 		return nil, nil
 	}

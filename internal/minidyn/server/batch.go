@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/keyplan/keyplan/internal/minidyn/core"
 )
 
@@ -18,6 +19,10 @@ const (
 // checked first (tables, keys, items, duplicates): a batch DynamoDB refuses
 // writes nothing.
 func (c *Client) BatchWriteItem(_ context.Context, in *BatchWriteItemInput) (*BatchWriteItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	if len(in.RequestItems) == 0 {
 		return nil, validation("BatchWriteItem cannot have a null or no requests set")
 	}
@@ -110,11 +115,14 @@ func (c *Client) BatchWriteItem(_ context.Context, in *BatchWriteItemInput) (*Ba
 		}
 	}
 
+	used := consumptions{}
+
 	for _, w := range writes {
 		c.commit(w, false)
+		used.of(w.Table.Name, true).addWrite(w, 1)
 	}
 
-	return &BatchWriteItemOutput{UnprocessedItems: unprocessed}, nil
+	return &BatchWriteItemOutput{UnprocessedItems: unprocessed, ConsumedCapacity: used.report(in.ReturnConsumedCapacity)}, nil
 }
 
 func tableNames[V any](requestItems map[string]V) []string {
@@ -123,6 +131,10 @@ func tableNames[V any](requestItems map[string]V) []string {
 
 // BatchGetItem reads up to 100 items from one or more tables.
 func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchGetItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	if len(in.RequestItems) == 0 {
 		return nil, validation("BatchGetItem must have some requests set")
 	}
@@ -151,6 +163,7 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 	defer c.mu.Unlock()
 
 	out := &BatchGetItemOutput{Responses: map[string][]map[string]*AttributeValue{}, UnprocessedKeys: map[string]KeysAndAttributes{}}
+	used := consumptions{}
 
 	for _, name := range slices.Sorted(maps.Keys(in.RequestItems)) {
 		req := in.RequestItems[name]
@@ -197,6 +210,8 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 			}
 
 			item := table.Get(k)
+			used.of(name, false).addItemRead(item, aws.ToBool(req.ConsistentRead), 1)
+
 			if item == nil {
 				continue
 			}
@@ -215,6 +230,8 @@ func (c *Client) BatchGetItem(_ context.Context, in *BatchGetItemInput) (*BatchG
 			out.UnprocessedKeys[name] = req
 		}
 	}
+
+	out.ConsumedCapacity = used.report(in.ReturnConsumedCapacity)
 
 	return out, nil
 }

@@ -31,6 +31,8 @@ type Client struct {
 	// seq numbers their records.
 	streams map[string]*stream
 	seq     uint64
+	// backups are the on-demand backups by ARN (backups.go).
+	backups map[string]*backup
 }
 
 // NewClient creates an empty engine.
@@ -171,6 +173,10 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	if err := checkReturnValues(in.ReturnValues, ddbtypes.ReturnValueNone, ddbtypes.ReturnValueAllOld); err != nil {
 		return nil, err
 	}
@@ -208,7 +214,7 @@ func (c *Client) PutItem(_ context.Context, in *PutItemInput) (*PutItemOutput, e
 
 	c.commit(w, false)
 
-	out := &PutItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New)}
+	out := &PutItemOutput{ConsumedCapacity: writeConsumed(in.ReturnConsumedCapacity, table.Name, w)}
 	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
 		out.Attributes = toWireMap(w.Old)
 	}
@@ -227,6 +233,10 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 
 	table, err := c.tableFor(in.TableName)
 	if err != nil {
+		return nil, err
+	}
+
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
 
@@ -263,7 +273,7 @@ func (c *Client) DeleteItem(_ context.Context, in *DeleteItemInput) (*DeleteItem
 
 	c.commit(w, false)
 
-	out := &DeleteItemOutput{ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, nil)}
+	out := &DeleteItemOutput{ConsumedCapacity: writeConsumed(in.ReturnConsumedCapacity, table.Name, w)}
 	if in.ReturnValues == ddbtypes.ReturnValueAllOld && w.Old != nil {
 		out.Attributes = toWireMap(w.Old)
 	}
@@ -282,6 +292,10 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 
 	table, err := c.tableFor(in.TableName)
 	if err != nil {
+		return nil, err
+	}
+
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
 
@@ -322,7 +336,7 @@ func (c *Client) UpdateItem(_ context.Context, in *UpdateItemInput) (*UpdateItem
 
 	return &UpdateItemOutput{
 		Attributes:       toWireMap(updateReturnValues(in.ReturnValues, w)),
-		ConsumedCapacity: writeCapacity(in.ReturnConsumedCapacity, table.Name, w.Old, w.New),
+		ConsumedCapacity: writeConsumed(in.ReturnConsumedCapacity, table.Name, w),
 	}, nil
 }
 
@@ -383,6 +397,10 @@ func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	key, err := fromWireMap(in.Key)
 	if err != nil {
 		return nil, err
@@ -408,8 +426,10 @@ func (c *Client) getItem(_ context.Context, in *GetItemInput) (*GetItemOutput, e
 	item := table.Get(k)
 
 	out := &GetItemOutput{}
-	if wantsCapacity(in.ReturnConsumedCapacity) {
-		out.ConsumedCapacity = readCapacity(in.ReturnConsumedCapacity, table.Name, int64(types.ItemSize(item)), in.ConsistentRead)
+	if in.ReturnConsumedCapacity != "" {
+		cc := newConsumption(table.Name, false)
+		cc.addItemRead(item, aws.ToBool(in.ConsistentRead), 1)
+		out.ConsumedCapacity = cc.report(in.ReturnConsumedCapacity)
 	}
 
 	if item != nil {
@@ -593,7 +613,7 @@ func bracketed(names []string) string {
 
 // run reads the page and shapes the response: items projected (or none
 // for COUNT), counts, the last key, capacity.
-func (r *searchRequest) run() (*page, int32, int32, *ddbtypes.ConsumedCapacity, error) {
+func (r *searchRequest) run() (*page, int32, int32, *consumedJSON, error) {
 	res, err := r.table.Search(r.in)
 	if err != nil {
 		return nil, 0, 0, nil, apiErr(err)
@@ -611,7 +631,15 @@ func (r *searchRequest) run() (*page, int32, int32, *ddbtypes.ConsumedCapacity, 
 		}
 	}
 
-	return p, int32(len(res.Items)), int32(res.Scanned), readCapacity(r.capacity, r.table.Name, res.ReadBytes, r.consistentRead), nil
+	var cc *consumedJSON
+
+	if r.capacity != "" {
+		c := newConsumption(r.table.Name, false)
+		c.addSearch(r.table, r.index, res.ReadBytes, aws.ToBool(r.consistentRead))
+		cc = c.report(r.capacity)
+	}
+
+	return p, int32(len(res.Items)), int32(res.Scanned), cc, nil
 }
 
 // page is a Query's or Scan's items and last key as stored, which the
@@ -666,6 +694,10 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	ex, err := parseExprs(exprParams{
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 		keyCondition: in.KeyConditionExpression, filter: in.FilterExpression, projection: in.ProjectionExpression,
@@ -691,6 +723,10 @@ func (c *Client) query(_ context.Context, in *QueryInput) (*QueryOutput, error) 
 	}
 
 	if err := r.prepare(); err != nil {
+		return nil, err
+	}
+
+	if err := c.checkReadable(table, r.index); err != nil {
 		return nil, err
 	}
 
@@ -809,6 +845,10 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 		return nil, err
 	}
 
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	ex, err := parseExprs(exprParams{
 		names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues,
 		filter: in.FilterExpression, projection: in.ProjectionExpression,
@@ -846,6 +886,10 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 		return nil, err
 	}
 
+	if err := c.checkReadable(table, r.index); err != nil {
+		return nil, err
+	}
+
 	r.in.Forward = true
 	r.in.Segment, r.in.TotalSegments = segment, total
 
@@ -855,4 +899,16 @@ func (c *Client) scan(_ context.Context, in *ScanInput) (*ScanOutput, error) {
 	}
 
 	return &ScanOutput{Count: count, ScannedCount: scanned, ConsumedCapacity: cc, page: p}, nil
+}
+
+// writeConsumed is what a single write consumed, as mode asks.
+func writeConsumed(mode ddbtypes.ReturnConsumedCapacity, table string, w *core.Write) *consumedJSON {
+	if mode == "" {
+		return nil
+	}
+
+	c := newConsumption(table, true)
+	c.addWrite(w, 1)
+
+	return c.report(mode)
 }

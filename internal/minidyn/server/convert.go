@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/smithy-go"
@@ -31,7 +32,7 @@ func fromWireDepth(av *AttributeValue, depth int) (*types.Item, error) {
 	}
 
 	if depth > MaxNesting {
-		return nil, validation("Nesting Levels have exceeded supported limits")
+		return nil, validation("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit")
 	}
 
 	set := 0
@@ -116,7 +117,7 @@ func fromWireDepth(av *AttributeValue, depth int) (*types.Item, error) {
 			seen[string(b)] = true
 		}
 
-		out.BS = av.BS
+		out.BS = slices.Clone(av.BS)
 	case av.L != nil:
 		out.L = make([]*types.Item, len(av.L))
 
@@ -136,6 +137,8 @@ func fromWireDepth(av *AttributeValue, depth int) (*types.Item, error) {
 
 		out.M = m
 	}
+
+	types.SortSet(out)
 
 	return out, nil
 }

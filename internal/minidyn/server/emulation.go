@@ -131,8 +131,4 @@ func (c *Client) setIndexActivationDelay(delay time.Duration) {
 	defer c.mu.Unlock()
 
 	c.indexActivationDelay = delay
-
-	for _, table := range c.tables {
-		table.IndexActivationDelay = delay
-	}
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
@@ -252,7 +250,7 @@ func appendValues(b []byte, m map[string]*AttributeValue) []byte { return append
 func appendItems(b []byte, m map[string]*types.Item) []byte { return appendMap(b, m, stored) }
 
 // appendCapacity appends ,"ConsumedCapacity":{...} when there is one.
-func appendCapacity(b []byte, cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
+func appendCapacity(b []byte, cc *consumedJSON) ([]byte, error) {
 	if cc == nil {
 		return b, nil
 	}
@@ -273,7 +271,7 @@ func appendCapacity(b []byte, cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
 
 // appendWriteOutput is a single write's response: Attributes (when there
 // are any) and ConsumedCapacity.
-func appendWriteOutput(b []byte, attributes map[string]*AttributeValue, cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
+func appendWriteOutput(b []byte, attributes map[string]*AttributeValue, cc *consumedJSON) ([]byte, error) {
 	b = append(b, '{')
 
 	if len(attributes) > 0 {
@@ -317,7 +315,7 @@ func (o *GetItemOutput) appendJSON(b []byte) ([]byte, error) {
 
 // appendPage is a Query's or Scan's response, from its page as stored
 // (p) or from the exported fields (p nil).
-func appendPage(b []byte, p *page, items *[]map[string]*AttributeValue, count, scanned int32, last map[string]*AttributeValue, cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
+func appendPage(b []byte, p *page, items *[]map[string]*AttributeValue, count, scanned int32, last map[string]*AttributeValue, cc *consumedJSON) ([]byte, error) {
 	if p != nil {
 		return appendItemsPage(b, p.items, !p.count, count, scanned, p.last, stored, cc)
 	}
@@ -333,7 +331,7 @@ func appendPage(b []byte, p *page, items *[]map[string]*AttributeValue, count, s
 // appendItemsPage is appendPage for items of one form: Items when
 // withItems, Count, ScannedCount, LastEvaluatedKey when there is one, and
 // ConsumedCapacity.
-func appendItemsPage[T any](b []byte, items []map[string]*T, withItems bool, count, scanned int32, last map[string]*T, see view[T], cc *ddbtypes.ConsumedCapacity) ([]byte, error) {
+func appendItemsPage[T any](b []byte, items []map[string]*T, withItems bool, count, scanned int32, last map[string]*T, see view[T], cc *consumedJSON) ([]byte, error) {
 	b = append(b, '{')
 
 	if withItems {

@@ -16,18 +16,32 @@ import (
 )
 
 // The engine's state, as Save writes it and Load reads it: each table as
-// the CreateTable that makes it again, its TTL setting, and its items in
-// DynamoDB's JSON.
+// the CreateTable that makes it again, its TTL setting, its latest
+// stream (not the stream's records), and its items in DynamoDB's JSON.
 type (
 	stateJSON struct {
 		Version int         `json:"version"`
 		Tables  []tableJSON `json:"tables"`
 	}
 	tableJSON struct {
-		Create  CreateTableInput                  `json:"create"`
-		Created time.Time                         `json:"created"`
-		TTL     *ddbtypes.TimeToLiveSpecification `json:"ttl,omitempty"`
-		Items   []map[string]*AttributeValue      `json:"items"`
+		Create     CreateTableInput                  `json:"create"`
+		Created    time.Time                         `json:"created"`
+		TTL        *ddbtypes.TimeToLiveSpecification `json:"ttl,omitempty"`
+		TTLChanged time.Time                         `json:"ttlChanged,omitzero"`
+		Stream     *streamStateJSON                  `json:"stream,omitempty"`
+		// GSICreated is when UpdateTable created each GSI it created
+		// (Backfilling, CREATING until the activation delay passed).
+		GSICreated map[string]time.Time         `json:"gsiCreated,omitempty"`
+		Items      []map[string]*AttributeValue `json:"items"`
+	}
+	// streamStateJSON is a table's latest stream: its label (so its ARN)
+	// and view type, and whether it is enabled. A state written before
+	// it was kept has the stream in Create's StreamSpecification.
+	streamStateJSON struct {
+		Label    string                  `json:"label"`
+		View     ddbtypes.StreamViewType `json:"view"`
+		Created  time.Time               `json:"created"`
+		Disabled bool                    `json:"disabled,omitempty"`
 	}
 )
 
@@ -44,7 +58,14 @@ func (s *Server) Save(w io.Writer) error {
 
 	for _, name := range slices.Sorted(maps.Keys(c.tables)) {
 		t, m := c.tables[name], c.meta[name]
-		tj := tableJSON{Create: c.createInputOf(t, m), Created: m.created, TTL: m.ttl, Items: []map[string]*AttributeValue{}}
+		tj := tableJSON{Create: c.createInputOf(t, m), Created: m.created, TTLChanged: m.ttlChanged, GSICreated: m.gsiCreated, Items: []map[string]*AttributeValue{}}
+		if m.ttlEnabled() {
+			tj.TTL = &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(m.ttlAttribute), Enabled: aws.Bool(true)}
+		}
+
+		if m.streamLabel != "" {
+			tj.Stream = &streamStateJSON{Label: m.streamLabel, View: m.streamView, Created: m.streamCreated, Disabled: m.streamArn == ""}
+		}
 
 		t.Each(func(item map[string]*types.Item) bool {
 			tj.Items = append(tj.Items, toWireMap(item))
@@ -64,7 +85,7 @@ func (s *Server) Save(w io.Writer) error {
 func (c *Client) createInputOf(t *core.Table, m *tableMeta) CreateTableInput {
 	in := CreateTableInput{
 		TableName: aws.String(t.Name), AttributeDefinitions: m.definitions, BillingMode: m.billing,
-		ProvisionedThroughput: m.throughput, StreamSpecification: m.stream,
+		ProvisionedThroughput: m.throughput, Tags: m.tags,
 	}
 
 	for _, k := range t.Description(t.Name).KeySchema {
@@ -137,7 +158,16 @@ func (s *Server) Load(r io.Reader) error {
 
 		name := aws.ToString(in.TableName)
 		table, m := fresh.tables[name], fresh.meta[name]
-		m.created, m.ttl = tj.Created, tj.TTL
+		m.created, m.ttlChanged = tj.Created, tj.TTLChanged
+		maps.Copy(m.gsiCreated, tj.GSICreated)
+
+		if tj.TTL != nil && aws.ToBool(tj.TTL.Enabled) {
+			m.ttlAttribute = aws.ToString(tj.TTL.AttributeName)
+		}
+
+		if st := tj.Stream; st != nil {
+			fresh.restoreStream(table, m, st)
+		}
 
 		for i, raw := range tj.Items {
 			item, err := fromWireMap(raw)
@@ -159,7 +189,21 @@ func (s *Server) Load(r io.Reader) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
-	c.tables, c.meta = fresh.tables, fresh.meta
+	c.tables, c.meta, c.streams, c.seq = fresh.tables, fresh.meta, fresh.streams, fresh.seq
 
 	return nil
+}
+
+// restoreStream gives a loaded table its latest stream again: the same
+// ARN, enabled or not, with a new shard (the records are not kept).
+func (c *Client) restoreStream(table *core.Table, m *tableMeta, st *streamStateJSON) {
+	if m.streamArn != "" { // a Create that named the stream too
+		delete(c.streams, m.streamArn)
+	}
+
+	c.startStream(table, m, st.View, st.Label, st.Created)
+
+	if st.Disabled {
+		c.endStream(m)
+	}
 }

@@ -1,8 +1,6 @@
 package server
 
 import (
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
@@ -33,19 +31,19 @@ type DescribeTableOutput struct {
 // PutItemOutput mirrors DynamoDB PutItemOutput.
 type PutItemOutput struct {
 	Attributes       map[string]*AttributeValue `json:"Attributes,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
+	ConsumedCapacity *consumedJSON              `json:"ConsumedCapacity,omitempty"`
 }
 
 // DeleteItemOutput mirrors DynamoDB DeleteItemOutput.
 type DeleteItemOutput struct {
 	Attributes       map[string]*AttributeValue `json:"Attributes,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
+	ConsumedCapacity *consumedJSON              `json:"ConsumedCapacity,omitempty"`
 }
 
 // UpdateItemOutput mirrors DynamoDB UpdateItemOutput.
 type UpdateItemOutput struct {
 	Attributes       map[string]*AttributeValue `json:"Attributes,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity `json:"ConsumedCapacity,omitempty"`
+	ConsumedCapacity *consumedJSON              `json:"ConsumedCapacity,omitempty"`
 }
 
 // GetItemOutput mirrors DynamoDB GetItemOutput.
@@ -53,7 +51,7 @@ type GetItemOutput struct {
 	// Item is a pointer so an item projected to nothing is still sent
 	// ({}), and a missing one is not.
 	Item             *map[string]*AttributeValue `json:"Item,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity  `json:"ConsumedCapacity,omitempty"`
+	ConsumedCapacity *consumedJSON               `json:"ConsumedCapacity,omitempty"`
 	// stored is the item as stored, for the server to encode (Item is
 	// filled from it for the Client's callers).
 	stored map[string]*types.Item
@@ -66,7 +64,7 @@ type QueryOutput struct {
 	Count            int32                         `json:"Count"`
 	ScannedCount     int32                         `json:"ScannedCount"`
 	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
+	ConsumedCapacity *consumedJSON                 `json:"ConsumedCapacity,omitempty"`
 	page             *page
 }
 
@@ -77,23 +75,27 @@ type ScanOutput struct {
 	Count            int32                         `json:"Count"`
 	ScannedCount     int32                         `json:"ScannedCount"`
 	LastEvaluatedKey map[string]*AttributeValue    `json:"LastEvaluatedKey,omitempty"`
-	ConsumedCapacity *ddbtypes.ConsumedCapacity    `json:"ConsumedCapacity,omitempty"`
+	ConsumedCapacity *consumedJSON                 `json:"ConsumedCapacity,omitempty"`
 	page             *page
 }
 
 // BatchWriteItemOutput mirrors DynamoDB BatchWriteItemOutput.
 type BatchWriteItemOutput struct {
 	UnprocessedItems map[string][]WriteRequest `json:"UnprocessedItems"`
+	ConsumedCapacity []consumedJSON            `json:"ConsumedCapacity,omitempty"`
 }
 
 // BatchGetItemOutput mirrors DynamoDB BatchGetItemOutput.
 type BatchGetItemOutput struct {
-	Responses       map[string][]map[string]*AttributeValue `json:"Responses"`
-	UnprocessedKeys map[string]KeysAndAttributes            `json:"UnprocessedKeys"`
+	Responses        map[string][]map[string]*AttributeValue `json:"Responses"`
+	UnprocessedKeys  map[string]KeysAndAttributes            `json:"UnprocessedKeys"`
+	ConsumedCapacity []consumedJSON                          `json:"ConsumedCapacity,omitempty"`
 }
 
 // TransactWriteItemsOutput mirrors DynamoDB TransactWriteItemsOutput.
-type TransactWriteItemsOutput struct{}
+type TransactWriteItemsOutput struct {
+	ConsumedCapacity []consumedJSON `json:"ConsumedCapacity,omitempty"`
+}
 
 // ItemResponse mirrors DynamoDB ItemResponse.
 type ItemResponse struct {
@@ -102,5 +104,6 @@ type ItemResponse struct {
 
 // TransactGetItemsOutput mirrors DynamoDB TransactGetItemsOutput.
 type TransactGetItemsOutput struct {
-	Responses []ItemResponse `json:"Responses,omitempty"`
+	Responses        []ItemResponse `json:"Responses,omitempty"`
+	ConsumedCapacity []consumedJSON `json:"ConsumedCapacity,omitempty"`
 }

@@ -47,9 +47,17 @@ func NewServerWith(o Options) *Server {
 func decodeAndRun[In any, Out any](raw []byte, op func(context.Context, *In) (Out, error)) (any, error) {
 	var in In
 
+	if err := checkObject(raw); err != nil {
+		return nil, err
+	}
+
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&in); err != nil {
-		return nil, &apiError{Code: "SerializationException", Message: err.Error()}
+		return nil, jsonError(err)
+	}
+
+	if off := dec.InputOffset(); len(bytes.TrimLeft(raw[off:], " \t\r\n")) > 0 {
+		return nil, serializationError("Unexpected data after the JSON object at %d", off)
 	}
 
 	return op(context.Background(), &in)
@@ -66,6 +74,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	defer func() { _ = r.Body.Close() }()
+
+	if err := checkRequestSize(r); err != nil {
+		refuse(w, r, err)
+		return
+	}
 
 	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
 		refuse(w, r, err)
@@ -89,8 +102,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// BodyTimeout.
 	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(s.opts.BodyTimeout))
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBytes))
-	if err != nil {
-		writeError(w, &apiError{Code: "ValidationException", Message: "Request body too large or unreadable: " + err.Error()})
+
+	var tooBig *http.MaxBytesError
+
+	switch {
+	case errors.As(err, &tooBig):
+		writeError(w, tooLarge(s.opts.MaxRequestBytes))
+		return
+	case err != nil:
+		writeError(w, &apiError{Code: "ValidationException", Message: "Request body unreadable: " + err.Error()})
+		return
+	}
+
+	if raw, err = decodeBody(r.Header.Get("Content-Encoding"), raw, s.opts.MaxRequestBytes); err != nil {
+		writeError(w, err)
 		return
 	}
 
@@ -147,7 +172,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "GetRecords":
 		resp, err = decodeAndRun(raw, c.GetRecords)
 	default:
-		err = &apiError{Code: "UnknownOperationException", Message: "The engine does not implement " + op}
+		resp, err = s.serveMore(r, op, raw)
 	}
 
 	if err != nil {
@@ -175,8 +200,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		*buf = body
 	}
 
-	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	_, _ = w.Write(body)
+	writeBody(w, http.StatusOK, responseEncoding(r.Header.Get("Accept-Encoding")), body)
 }
 
 // bodies are response buffers, reused (up to maxPooledBody bytes each).
@@ -187,6 +211,10 @@ const maxPooledBody = 1 << 20
 // encodeResponse appends resp's JSON and a newline to b: by hand for the
 // responses that encode themselves, else with encoding/json.
 func encodeResponse(b []byte, resp any) ([]byte, error) {
+	if _, ok := resp.(emptyResponse); ok {
+		return b, nil
+	}
+
 	if a, ok := resp.(appender); ok {
 		b, err := a.appendJSON(b)
 		return append(b, '\n'), err
@@ -204,7 +232,7 @@ func encodeResponse(b []byte, resp any) ([]byte, error) {
 
 // errorBody is DynamoDB's error response.
 type errorBody struct {
-	Type                string                     `json:"__type"`
+	Type                string                     `json:"__type,omitempty"`
 	Message             string                     `json:"message"`
 	Item                map[string]*AttributeValue `json:"Item,omitempty"`
 	CancellationReasons []cancellationReasonJSON   `json:"CancellationReasons,omitempty"`
@@ -243,6 +271,7 @@ func writeError(w http.ResponseWriter, err error) {
 	status := http.StatusBadRequest
 
 	var (
+		se  *statusError
 		ccf *conditionFailedError
 		tce *transactionCanceledError
 		api interface {
@@ -252,6 +281,9 @@ func writeError(w http.ResponseWriter, err error) {
 	)
 
 	switch {
+	case errors.As(err, &se):
+		status = se.status
+		body = errorBody{Type: se.typ, Message: se.message}
 	case errors.As(err, &ccf):
 		body = errorBody{Type: "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", Message: "The conditional request failed", Item: toWireMap(ccf.item)}
 	case errors.As(err, &tce):
@@ -268,7 +300,10 @@ func writeError(w http.ResponseWriter, err error) {
 		status = http.StatusInternalServerError
 	}
 
-	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(body)
+	var b bytes.Buffer
+
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(body)
+	writeBody(w, status, encodingNone, b.Bytes())
 }

@@ -1,38 +1,49 @@
 package server
 
 // DynamoDB Streams: the change records of a table whose
-// StreamSpecification is enabled, and the Streams API (ListStreams,
-// DescribeStream, GetShardIterator, GetRecords) served on the same
-// endpoint as the tables (its X-Amz-Target is DynamoDBStreams_20120810.*).
-// A stream has one shard; its records are kept in order, the oldest
-// dropped past MaxStreamRecords (as DynamoDB drops them after 24 hours).
+// StreamSpecification is enabled, kept in shards as DynamoDB keeps them.
+// A stream's open shard takes its writes; it closes when the stream is
+// disabled or its table deleted, or when it has been open ShardLifetime
+// on the engine's clock (DynamoDB rolls a shard over every few hours),
+// and a child shard (ParentShardId: the closed one) then takes the
+// writes. A record is readable for StreamRetention (24 hours) after it
+// was written, a closed shard until its records are gone, and a
+// disabled stream for StreamRetention after it was disabled. The Streams
+// API itself is streamsapi.go.
 
 import (
-	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
+	"hash/fnv"
+	"sort"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/keyplan/keyplan/internal/minidyn/core"
 	"github.com/keyplan/keyplan/internal/minidyn/types"
 )
 
-// MaxStreamRecords is how many records a stream keeps (the oldest go
-// first), so a long-running engine's memory stays bounded.
-const MaxStreamRecords = 100_000
+const (
+	// MaxStreamRecords is how many records a stream keeps at most (the
+	// oldest go first, as if trimmed), so a long-running engine's memory
+	// stays bounded.
+	MaxStreamRecords = 100_000
+	// StreamRetention is how long DynamoDB keeps a stream record (and a
+	// disabled stream).
+	StreamRetention = 24 * time.Hour
+	// ShardLifetime is how long a shard takes writes before it closes and
+	// a child shard takes them over.
+	ShardLifetime = 4 * time.Hour
+	// IteratorLifetime is how long a shard iterator can be used after
+	// GetShardIterator or GetRecords returned it.
+	IteratorLifetime = 15 * time.Minute
+)
 
 // The identity DynamoDB gives the records of items TTL deleted.
 const (
 	ttlPrincipal    = "dynamodb.amazonaws.com"
 	ttlIdentityType = "Service"
-	shardID         = "shardId-00000000000000000001-00000001"
 	region          = "us-east-1"
+	account         = "000000000000"
 )
 
 type streamRecord struct {
@@ -46,47 +57,175 @@ type streamRecord struct {
 	byTTL     bool
 }
 
+// shard is a part of a stream: its records in sequence order.
+type shard struct {
+	id, parent string
+	created    time.Time
+	// start is the shard's first sequence number (reserved: no record
+	// has it); end its last once it is closed (0: open).
+	start, end uint64
+	closedAt   time.Time
+	records    []streamRecord
+	// trimmed is the last sequence number trimmed from the shard (0:
+	// none): an iterator at or before it reads trimmed data.
+	trimmed uint64
+}
+
+func (sh *shard) open() bool { return sh.end == 0 }
+
 type stream struct {
 	arn, label, table string
 	viewType          ddbtypes.StreamViewType
 	keySchema         []keySchemaElementJSON
 	created           time.Time
 	enabled           bool
-	records           []streamRecord
-	// first is the sequence number the shard starts at (records before it
-	// were dropped); end is the last one of a closed shard (0: open).
-	first, end uint64
+	disabledAt        time.Time
+	// shards in creation order, which is their ids' order.
+	shards []*shard
+	// records counts the records of every shard.
+	records int
+	// lastShard is the number in the newest shard's id.
+	lastShard int64
+}
+
+// streamARN is the ARN of a table's stream with label.
+func streamARN(table, label string) string {
+	return tableArn(table) + "/stream/" + label
 }
 
 // startStream opens a new stream on table (CreateTable or UpdateTable
-// enabling one) and makes it the table's current one.
-func (c *Client) startStream(table *core.Table, m *tableMeta, spec *ddbtypes.StreamSpecification) {
-	label := streamLabel(c.now())
-
-	arn := "arn:aws:dynamodb:local:000000000000:table/" + table.Name + "/stream/" + label
+// enabling one, or Load) and makes it the table's current one.
+func (c *Client) startStream(table *core.Table, m *tableMeta, view ddbtypes.StreamViewType, label string, created time.Time) {
+	arn := streamARN(table.Name, label)
 	for c.streams[arn] != nil { // enabled twice within a millisecond
 		label += "0"
 		arn += "0"
 	}
 
-	c.streams[arn] = &stream{
-		arn: arn, label: label, table: table.Name, viewType: spec.StreamViewType, created: c.now(), enabled: true,
-		keySchema: keySchemaJSON(table.Description(table.Name).KeySchema), first: c.seq + 1,
+	s := &stream{
+		arn: arn, label: label, table: table.Name, viewType: view, created: created, enabled: true,
+		keySchema: keySchemaJSON(table.Description(table.Name).KeySchema),
 	}
-	m.streamArn, m.streamLabel = arn, label
+	c.openShard(s, "", c.now())
+	c.streams[arn] = s
+	m.streamArn, m.streamLabel, m.streamView, m.streamCreated = arn, label, view, created
+}
+
+// openShard starts s's next shard, a child of parent ("" for none).
+func (c *Client) openShard(s *stream, parent string, at time.Time) {
+	n := max(at.UnixMilli(), s.lastShard+1)
+	s.lastShard = n
+
+	h := fnv.New32a()
+	_, _ = fmt.Fprintf(h, "%s/%d", s.arn, n)
+
+	c.seq++
+	s.shards = append(s.shards, &shard{id: fmt.Sprintf("shardId-%020d-%08x", n, h.Sum32()), parent: parent, created: at, start: c.seq})
+}
+
+// openShardOf is s's open shard (nil once s is disabled).
+func (s *stream) openShardOf() *shard {
+	if len(s.shards) == 0 || !s.shards[len(s.shards)-1].open() {
+		return nil
+	}
+
+	return s.shards[len(s.shards)-1]
+}
+
+// closeShard closes sh at the sequence numbers given so far.
+func (c *Client) closeShard(sh *shard, at time.Time) {
+	sh.end, sh.closedAt = c.seq, at
 }
 
 // endStream closes a table's current stream (disabled, or the table
-// deleted): its records stay readable.
+// deleted): its records stay readable for StreamRetention.
 func (c *Client) endStream(m *tableMeta) {
 	s := c.streams[m.streamArn]
 	if s == nil || !s.enabled {
 		return
 	}
 
-	s.enabled = false
-	s.end = c.seq
+	now := c.now()
+	c.roll(s, now)
+
+	if sh := s.openShardOf(); sh != nil {
+		c.closeShard(sh, now)
+	}
+
+	s.enabled, s.disabledAt = false, now
 	m.streamArn = ""
+}
+
+// roll closes s's open shard once it has been open ShardLifetime and
+// opens its child. A clock moved far ahead skips the shards that would
+// have opened and closed empty meanwhile: the child starts at the last
+// lifetime boundary before now.
+func (c *Client) roll(s *stream, now time.Time) {
+	sh := s.openShardOf()
+	if sh == nil || now.Sub(sh.created) < ShardLifetime {
+		return
+	}
+
+	closed := sh.created.Add(ShardLifetime)
+	c.closeShard(sh, closed)
+
+	periods := now.Sub(sh.created) / ShardLifetime
+	c.openShard(s, sh.id, sh.created.Add(periods*ShardLifetime))
+}
+
+// trim drops what DynamoDB no longer keeps: records older than
+// StreamRetention (and the oldest past MaxStreamRecords), closed shards
+// whose records are all gone and that closed more than StreamRetention
+// ago, and disabled streams StreamRetention after they were disabled.
+func (c *Client) trim(s *stream, now time.Time) {
+	horizon := now.Add(-StreamRetention)
+
+	for _, sh := range s.shards {
+		n := sort.Search(len(sh.records), func(i int) bool { return !sh.records[i].at.Before(horizon) })
+		c.dropRecords(s, sh, n)
+	}
+
+	for s.records > MaxStreamRecords {
+		for _, sh := range s.shards {
+			if len(sh.records) > 0 {
+				c.dropRecords(s, sh, min(len(sh.records), s.records-MaxStreamRecords))
+				break
+			}
+		}
+	}
+
+	kept := s.shards[:0]
+
+	for _, sh := range s.shards {
+		if sh.open() || len(sh.records) > 0 || !sh.closedAt.Before(horizon) {
+			kept = append(kept, sh)
+		}
+	}
+
+	clear(s.shards[len(kept):])
+	s.shards = kept
+
+	if !s.enabled && s.disabledAt.Before(horizon) {
+		delete(c.streams, s.arn)
+	}
+}
+
+// dropRecords trims sh's first n records.
+func (c *Client) dropRecords(s *stream, sh *shard, n int) {
+	if n == 0 {
+		return
+	}
+
+	sh.trimmed = sh.records[n-1].seq
+	sh.records = append(sh.records[:0:0], sh.records[n:]...)
+	s.records -= n
+}
+
+// maintain rolls and trims s as of now.
+func (c *Client) maintain(s *stream) {
+	now := c.now()
+	c.roll(s, now)
+	c.trim(s, now)
 }
 
 // commit applies a prepared write and records it on the table's stream.
@@ -97,8 +236,6 @@ func (c *Client) commit(w *core.Write, byTTL bool) {
 	if m == nil || m.streamArn == "" {
 		return
 	}
-
-	s := c.streams[m.streamArn]
 
 	var name string
 
@@ -115,8 +252,12 @@ func (c *Client) commit(w *core.Write, byTTL bool) {
 		name = "MODIFY"
 	}
 
+	s := c.streams[m.streamArn]
+	now := c.now()
+	c.roll(s, now)
+
 	c.seq++
-	rec := streamRecord{seq: c.seq, eventName: name, at: c.now(), byTTL: byTTL}
+	rec := streamRecord{seq: c.seq, eventName: name, at: now, byTTL: byTTL}
 
 	img := w.New
 	if img == nil {
@@ -136,11 +277,12 @@ func (c *Client) commit(w *core.Write, byTTL bool) {
 
 	rec.size = types.ItemSize(rec.keys) + types.ItemSize(rec.newImage) + types.ItemSize(rec.oldImage)
 
-	s.records = append(s.records, rec)
-	if len(s.records) > MaxStreamRecords {
-		drop := len(s.records) - MaxStreamRecords
-		s.records = slices.Delete(s.records, 0, drop)
-		s.first = s.records[0].seq
+	sh := s.openShardOf()
+	sh.records = append(sh.records, rec)
+	s.records++
+
+	if s.records > MaxStreamRecords {
+		c.trim(s, now)
 	}
 }
 
@@ -158,312 +300,12 @@ func keysOf(t *core.Table, item map[string]*types.Item) map[string]*types.Item {
 
 func seqString(n uint64) string { return fmt.Sprintf("%021d", n) }
 
-// The Streams API's shapes.
-type (
-	// ListStreamsInput mirrors DynamoDB Streams' ListStreamsInput.
-	ListStreamsInput struct {
-		TableName               *string `json:"TableName,omitempty"`
-		Limit                   *int32  `json:"Limit,omitempty"`
-		ExclusiveStartStreamArn *string `json:"ExclusiveStartStreamArn,omitempty"`
-	}
-	streamJSONEntry struct {
-		StreamArn   string `json:"StreamArn"`
-		TableName   string `json:"TableName"`
-		StreamLabel string `json:"StreamLabel"`
-	}
-	// ListStreamsOutput mirrors DynamoDB Streams' ListStreamsOutput.
-	ListStreamsOutput struct {
-		Streams                []streamJSONEntry `json:"Streams"`
-		LastEvaluatedStreamArn *string           `json:"LastEvaluatedStreamArn,omitempty"`
-	}
-	// DescribeStreamInput mirrors DynamoDB Streams' DescribeStreamInput.
-	DescribeStreamInput struct {
-		StreamArn             *string `json:"StreamArn,omitempty"`
-		Limit                 *int32  `json:"Limit,omitempty"`
-		ExclusiveStartShardId *string `json:"ExclusiveStartShardId,omitempty"`
-	}
-	sequenceRangeJSON struct {
-		StartingSequenceNumber string `json:"StartingSequenceNumber"`
-		EndingSequenceNumber   string `json:"EndingSequenceNumber,omitempty"`
-	}
-	shardJSON struct {
-		ShardId             string            `json:"ShardId"`
-		SequenceNumberRange sequenceRangeJSON `json:"SequenceNumberRange"`
-	}
-	streamDescriptionJSON struct {
-		StreamArn               string                 `json:"StreamArn"`
-		StreamLabel             string                 `json:"StreamLabel"`
-		StreamStatus            string                 `json:"StreamStatus"`
-		StreamViewType          string                 `json:"StreamViewType"`
-		CreationRequestDateTime float64                `json:"CreationRequestDateTime"`
-		TableName               string                 `json:"TableName"`
-		KeySchema               []keySchemaElementJSON `json:"KeySchema"`
-		Shards                  []shardJSON            `json:"Shards"`
-	}
-	// DescribeStreamOutput mirrors DynamoDB Streams' DescribeStreamOutput.
-	DescribeStreamOutput struct {
-		StreamDescription streamDescriptionJSON `json:"StreamDescription"`
-	}
-	// GetShardIteratorInput mirrors DynamoDB Streams' GetShardIteratorInput.
-	GetShardIteratorInput struct {
-		StreamArn         *string `json:"StreamArn,omitempty"`
-		ShardId           *string `json:"ShardId,omitempty"`
-		ShardIteratorType string  `json:"ShardIteratorType,omitempty"`
-		SequenceNumber    *string `json:"SequenceNumber,omitempty"`
-	}
-	// GetShardIteratorOutput mirrors DynamoDB Streams' GetShardIteratorOutput.
-	GetShardIteratorOutput struct {
-		ShardIterator string `json:"ShardIterator"`
-	}
-	// GetRecordsInput mirrors DynamoDB Streams' GetRecordsInput.
-	GetRecordsInput struct {
-		ShardIterator *string `json:"ShardIterator,omitempty"`
-		Limit         *int32  `json:"Limit,omitempty"`
-	}
-	identityJSON struct {
-		PrincipalId string `json:"PrincipalId"`
-		Type        string `json:"Type"`
-	}
-	streamRecordJSON struct {
-		ApproximateCreationDateTime float64                    `json:"ApproximateCreationDateTime"`
-		Keys                        map[string]*AttributeValue `json:"Keys"`
-		NewImage                    map[string]*AttributeValue `json:"NewImage,omitempty"`
-		OldImage                    map[string]*AttributeValue `json:"OldImage,omitempty"`
-		SequenceNumber              string                     `json:"SequenceNumber"`
-		SizeBytes                   int                        `json:"SizeBytes"`
-		StreamViewType              string                     `json:"StreamViewType"`
-	}
-	recordJSON struct {
-		AwsRegion    string           `json:"awsRegion"`
-		Dynamodb     streamRecordJSON `json:"dynamodb"`
-		EventID      string           `json:"eventID"`
-		EventName    string           `json:"eventName"`
-		EventSource  string           `json:"eventSource"`
-		EventVersion string           `json:"eventVersion"`
-		UserIdentity *identityJSON    `json:"userIdentity,omitempty"`
-	}
-	// GetRecordsOutput mirrors DynamoDB Streams' GetRecordsOutput.
-	GetRecordsOutput struct {
-		Records           []recordJSON `json:"Records"`
-		NextShardIterator *string      `json:"NextShardIterator,omitempty"`
-	}
-)
-
-// ListStreams lists the streams (of one table, or all), newest label last.
-func (c *Client) ListStreams(_ context.Context, in *ListStreamsInput) (*ListStreamsOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	limit := 100
-	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > 100 {
-			return nil, validation("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100", *in.Limit)
-		}
-
-		limit = int(*in.Limit)
-	}
-
-	out := &ListStreamsOutput{Streams: []streamJSONEntry{}}
-
-	for _, arn := range slices.Sorted(maps.Keys(c.streams)) {
-		s := c.streams[arn]
-		if in.TableName != nil && s.table != *in.TableName {
-			continue
-		}
-
-		if in.ExclusiveStartStreamArn != nil && arn <= *in.ExclusiveStartStreamArn {
-			continue
-		}
-
-		if len(out.Streams) == limit {
-			out.LastEvaluatedStreamArn = aws.String(out.Streams[limit-1].StreamArn)
-			break
-		}
-
-		out.Streams = append(out.Streams, streamJSONEntry{StreamArn: arn, TableName: s.table, StreamLabel: s.label})
-	}
-
-	return out, nil
-}
-
-func (c *Client) streamFor(arn *string) (*stream, error) {
-	if arn == nil {
-		return nil, validation("1 validation error detected: Value null at 'streamArn' failed to satisfy constraint: Member must not be null")
-	}
-
-	s, ok := c.streams[*arn]
-	if !ok {
-		return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found: Stream: " + *arn + " not found"}
-	}
-
-	return s, nil
-}
-
-// DescribeStream describes a stream and its shard.
-func (c *Client) DescribeStream(_ context.Context, in *DescribeStreamInput) (*DescribeStreamOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	s, err := c.streamFor(in.StreamArn)
-	if err != nil {
-		return nil, err
-	}
-
-	status := "ENABLED"
-	shard := shardJSON{ShardId: shardID, SequenceNumberRange: sequenceRangeJSON{StartingSequenceNumber: seqString(s.first)}}
-
-	if !s.enabled {
-		status = "DISABLED"
-		shard.SequenceNumberRange.EndingSequenceNumber = seqString(s.end)
-	}
-
-	return &DescribeStreamOutput{StreamDescription: streamDescriptionJSON{
-		StreamArn: s.arn, StreamLabel: s.label, StreamStatus: status, StreamViewType: string(s.viewType),
-		CreationRequestDateTime: epoch(s.created), TableName: s.table, KeySchema: s.keySchema, Shards: []shardJSON{shard},
-	}}, nil
-}
-
-// shardIterator is what a ShardIterator stands for: the next record to
-// read.
-type shardIterator struct {
-	Arn  string `json:"a"`
-	Next uint64 `json:"n"`
-}
-
-func (it shardIterator) String() string {
-	b, _ := json.Marshal(it)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-// GetShardIterator returns an iterator into a stream's shard.
-func (c *Client) GetShardIterator(_ context.Context, in *GetShardIteratorInput) (*GetShardIteratorOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	s, err := c.streamFor(in.StreamArn)
-	if err != nil {
-		return nil, err
-	}
-
-	if aws.ToString(in.ShardId) != shardID {
-		return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found: Shard: " + aws.ToString(in.ShardId) + " not found"}
-	}
-
-	var seq uint64
-
-	if in.SequenceNumber != nil {
-		if seq, err = strconv.ParseUint(*in.SequenceNumber, 10, 64); err != nil {
-			return nil, validation("Invalid SequenceNumber: %s", *in.SequenceNumber)
-		}
-	}
-
-	it := shardIterator{Arn: s.arn}
-
-	switch in.ShardIteratorType {
-	case "TRIM_HORIZON":
-		it.Next = s.first
-	case "LATEST":
-		it.Next = c.seq + 1
-		if !s.enabled {
-			it.Next = s.end + 1
-		}
-	case "AT_SEQUENCE_NUMBER", "AFTER_SEQUENCE_NUMBER":
-		if in.SequenceNumber == nil {
-			return nil, validation("SequenceNumber is required for ShardIteratorType %s", in.ShardIteratorType)
-		}
-
-		if seq < s.first {
-			return nil, &apiError{Code: "TrimmedDataAccessException", Message: "The operation attempted to read past the oldest stream record in a shard."}
-		}
-
-		it.Next = seq
-		if in.ShardIteratorType == "AFTER_SEQUENCE_NUMBER" {
-			it.Next++
-		}
-	default:
-		return nil, validation("1 validation error detected: Value '%s' at 'shardIteratorType' failed to satisfy constraint: Member must satisfy enum value set: [AFTER_SEQUENCE_NUMBER, AT_SEQUENCE_NUMBER, LATEST, TRIM_HORIZON]", in.ShardIteratorType)
-	}
-
-	return &GetShardIteratorOutput{ShardIterator: it.String()}, nil
-}
-
-// GetRecords reads a shard from an iterator: at most Limit records (1000
-// by default), and the iterator to read on from (none past the end of a
-// closed shard).
-func (c *Client) GetRecords(_ context.Context, in *GetRecordsInput) (*GetRecordsOutput, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-
-	limit := 1000
-	if in.Limit != nil {
-		if *in.Limit < 1 || *in.Limit > 1000 {
-			return nil, validation("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value between 1 and 1000", *in.Limit)
-		}
-
-		limit = int(*in.Limit)
-	}
-
-	var it shardIterator
-
-	raw, err := base64.RawURLEncoding.DecodeString(aws.ToString(in.ShardIterator))
-	if err != nil || json.Unmarshal(raw, &it) != nil || it.Arn == "" {
-		return nil, validation("Invalid ShardIterator")
-	}
-
-	s, ok := c.streams[it.Arn]
-	if !ok {
-		return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found: Stream: " + it.Arn + " not found"}
-	}
-
-	if it.Next < s.first {
-		return nil, &apiError{Code: "TrimmedDataAccessException", Message: "The operation attempted to read past the oldest stream record in a shard."}
-	}
-
-	out := &GetRecordsOutput{Records: []recordJSON{}}
-
-	for _, r := range s.records {
-		if r.seq < it.Next {
-			continue
-		}
-
-		if len(out.Records) == limit {
-			break
-		}
-
-		out.Records = append(out.Records, r.json(s.viewType))
-		it.Next = r.seq + 1
-	}
-
-	if s.enabled || it.Next <= s.end {
-		next := it.String()
-		out.NextShardIterator = &next
-	}
-
-	return out, nil
-}
-
-func (r streamRecord) json(view ddbtypes.StreamViewType) recordJSON {
-	out := recordJSON{
-		AwsRegion: region, EventID: fmt.Sprintf("%032x", r.seq), EventName: r.eventName, EventSource: "aws:dynamodb", EventVersion: "1.1",
-		Dynamodb: streamRecordJSON{
-			ApproximateCreationDateTime: float64(r.at.Unix()), Keys: toWireMap(r.keys), NewImage: toWireMap(r.newImage),
-			OldImage: toWireMap(r.oldImage), SequenceNumber: seqString(r.seq), SizeBytes: r.size, StreamViewType: string(view),
-		},
-	}
-
-	if r.byTTL {
-		out.UserIdentity = &identityJSON{PrincipalId: ttlPrincipal, Type: ttlIdentityType}
-	}
-
-	return out
-}
-
 // ExpireTTL deletes the items whose TTL attribute (a number of epoch
 // seconds) is at or before now, on every table with TTL enabled, as
 // DynamoDB's TTL process does: each deletion is a stream REMOVE record
 // whose userIdentity is the DynamoDB service. A TTL more than five years
-// in the past is ignored, as DynamoDB ignores it. It returns how many
-// items it deleted.
+// in the past is ignored, as DynamoDB ignores it. It also trims the
+// streams (StreamRetention). It returns how many items it deleted.
 func (c *Client) ExpireTTL() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -471,13 +313,13 @@ func (c *Client) ExpireTTL() int {
 	now := c.now()
 	deleted := 0
 
-	for _, name := range slices.Sorted(maps.Keys(c.tables)) {
+	for _, name := range sortedKeys(c.tables) {
 		t, m := c.tables[name], c.meta[name]
-		if m.ttl == nil || !aws.ToBool(m.ttl.Enabled) {
+		if !m.ttlEnabled() {
 			continue
 		}
 
-		attr := aws.ToString(m.ttl.AttributeName)
+		attr := m.ttlAttribute
 
 		var expired []map[string]*types.Item
 
@@ -498,6 +340,10 @@ func (c *Client) ExpireTTL() int {
 			c.commit(w, true)
 			deleted++
 		}
+	}
+
+	for _, arn := range sortedKeys(c.streams) {
+		c.maintain(c.streams[arn])
 	}
 
 	return deleted

@@ -1,14 +1,12 @@
 package server
 
 // Table operations: CreateTable, UpdateTable, DeleteTable, DescribeTable,
-// ListTables and the TTL setting, with the descriptions DynamoDB gives;
-// and consumed capacity.
+// ListTables and the TTL setting, with the descriptions DynamoDB gives.
 
 import (
 	"context"
 	"crypto/sha256"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -25,14 +23,31 @@ type tableMeta struct {
 	definitions []ddbtypes.AttributeDefinition
 	billing     ddbtypes.BillingMode
 	throughput  *ddbtypes.ProvisionedThroughput
-	stream      *ddbtypes.StreamSpecification
-	streamLabel string
-	// streamArn is the table's enabled stream ("" when none).
+	// streamLabel, streamView and streamCreated are the table's latest
+	// stream's; streamArn is its enabled stream ("" when none).
+	streamLabel   string
+	streamView    ddbtypes.StreamViewType
+	streamCreated time.Time
 	streamArn     string
-	ttl           *ddbtypes.TimeToLiveSpecification
+	// The TTL setting: its attribute while enabled, and when it last
+	// changed (a second change within TTLChangeInterval is refused).
+	ttlAttribute  string
+	ttlChanged    time.Time
 	created       time.Time
 	gsiThroughput map[string]*ddbtypes.ProvisionedThroughput
+	// gsiCreated holds when UpdateTable created each of its GSIs;
+	// gsiDeleting the GSIs it is deleting.
+	gsiCreated  map[string]time.Time
+	gsiDeleting []deletingIndex
+	// payPerRequestSwitches are when the table switched to on-demand;
+	// payPerRequestSince the last (zero: created so).
+	payPerRequestSwitches []time.Time
+	payPerRequestSince    time.Time
+	// tags are the table's tags (tags.go), in the order first given.
+	tags []ddbtypes.Tag
 }
+
+func (m *tableMeta) ttlEnabled() bool { return m.ttlAttribute != "" }
 
 func toCoreAttrs(in []ddbtypes.AttributeDefinition) []types.AttributeDefinition {
 	out := make([]types.AttributeDefinition, len(in))
@@ -150,20 +165,25 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 		return nil, err
 	}
 
+	tags, err := createTags(in.Tags)
+	if err != nil {
+		return nil, err
+	}
+
 	if _, ok := c.tables[*in.TableName]; ok {
 		return nil, &apiError{Code: "ResourceInUseException", Message: "Table already exists: " + *in.TableName}
 	}
 
-	table.IndexActivationDelay = c.indexActivationDelay
 	c.tables[table.Name] = table
 
 	m := &tableMeta{
 		definitions: in.AttributeDefinitions, billing: in.BillingMode, throughput: in.ProvisionedThroughput,
-		stream: in.StreamSpecification, created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{},
+		created: c.now(), gsiThroughput: map[string]*ddbtypes.ProvisionedThroughput{}, gsiCreated: map[string]time.Time{},
+		tags: tags,
 	}
 
-	if m.stream != nil && aws.ToBool(m.stream.StreamEnabled) {
-		c.startStream(table, m, m.stream)
+	if spec := in.StreamSpecification; spec != nil && aws.ToBool(spec.StreamEnabled) {
+		c.startStream(table, m, spec.StreamViewType, streamLabel(m.created), m.created)
 	}
 
 	for _, g := range in.GlobalSecondaryIndexes {
@@ -178,7 +198,8 @@ func (c *Client) CreateTable(_ context.Context, in *CreateTableInput) (*CreateTa
 func streamLabel(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000") }
 
 // UpdateTable changes billing, throughput, streams, and creates or deletes
-// GSIs (one per request).
+// a GSI (one per request, and none while another is being created or
+// deleted). Everything is checked before anything changes.
 func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTableOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -195,74 +216,65 @@ func (c *Client) UpdateTable(_ context.Context, in *UpdateTableInput) (*UpdateTa
 		return nil, validation("Nothing to update")
 	}
 
-	changes := 0
-
-	for _, u := range in.GlobalSecondaryIndexUpdates {
-		if u.Create != nil || u.Delete != nil {
-			changes++
-		}
-	}
-
-	if changes > 1 {
-		return nil, &apiError{Code: "LimitExceededException", Message: "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"}
+	change, err := c.checkIndexUpdates(table, m, in)
+	if err != nil {
+		return nil, err
 	}
 
 	if err := checkStream(in.StreamSpecification); err != nil {
 		return nil, err
 	}
 
-	for _, u := range in.GlobalSecondaryIndexUpdates {
-		switch {
-		case u.Create != nil:
-			if len(in.AttributeDefinitions) == 0 {
-				return nil, validation("No Attribute Schema Defined")
-			}
-
-			d := core.IndexDefinition{Name: aws.ToString(u.Create.IndexName), KeySchema: toCoreKeySchema(u.Create.KeySchema), Projection: toCoreProjection(u.Create.Projection)}
-			if err := table.AddGlobalIndex(d, toCoreAttrs(in.AttributeDefinitions)); err != nil {
-				return nil, apiErr(err)
-			}
-
-			m.gsiThroughput[d.Name] = u.Create.ProvisionedThroughput
-			m.mergeDefinitions(in.AttributeDefinitions)
-		case u.Delete != nil:
-			if err := table.DeleteGlobalIndex(aws.ToString(u.Delete.IndexName)); err != nil {
-				return nil, apiErr(err)
-			}
-
-			delete(m.gsiThroughput, aws.ToString(u.Delete.IndexName))
-		case u.Update != nil:
-			name := aws.ToString(u.Update.IndexName)
-			if !table.IsGlobal(name) {
-				return nil, &apiError{Code: "ResourceNotFoundException", Message: "Requested resource not found"}
-			}
-
-			m.gsiThroughput[name] = u.Update.ProvisionedThroughput
+	if spec := in.StreamSpecification; spec != nil {
+		switch on := aws.ToBool(spec.StreamEnabled); {
+		case on && m.streamArn != "":
+			return nil, validation("Table already has an enabled stream: TableName: %s", table.Name)
+		case !on && m.streamArn == "":
+			return nil, validation("Table has no stream to disable: TableName: %s", table.Name)
+		case !on && spec.StreamViewType != "":
+			return nil, validation("One or more parameter values were invalid: If stream is being disabled, then UpdateViewType must not be specified")
 		}
 	}
 
-	if in.BillingMode != "" {
-		m.billing = in.BillingMode
+	billing, err := c.checkBillingUpdate(table, m, in)
+	if err != nil {
+		return nil, err
 	}
 
-	if in.ProvisionedThroughput != nil {
-		m.throughput = in.ProvisionedThroughput
+	if err := c.applyIndexUpdates(table, m, in, &change); err != nil {
+		return nil, err
 	}
 
-	if in.StreamSpecification != nil {
-		switch on := aws.ToBool(in.StreamSpecification.StreamEnabled); {
-		case on && m.streamArn != "":
-			return nil, validation("Table already has an enabled stream: %s", m.streamArn)
-		case on:
-			c.startStream(table, m, in.StreamSpecification)
-		default:
+	billing.apply(m)
+
+	if spec := in.StreamSpecification; spec != nil {
+		if aws.ToBool(spec.StreamEnabled) {
+			now := c.now()
+			c.startStream(table, m, spec.StreamViewType, streamLabel(now), now)
+		} else {
 			c.endStream(m)
 		}
-
-		m.stream = in.StreamSpecification
 	}
 
-	return &UpdateTableOutput{TableDescription: c.describe(table, "ACTIVE")}, nil
+	d := c.describe(table, "ACTIVE")
+	// The response shows the index change as it starts: CREATING (not yet
+	// backfilling) or DELETING, whatever DescribeTable says next.
+	deleting := false
+
+	for i, g := range d.GlobalSecondaryIndexes {
+		switch g.IndexName {
+		case change.created:
+			d.GlobalSecondaryIndexes[i].IndexStatus, d.GlobalSecondaryIndexes[i].Backfilling = "CREATING", aws.Bool(false)
+		case change.deleted:
+			deleting = true
+		}
+	}
+
+	if change.deleted != "" && !deleting {
+		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, change.gone)
+	}
+
+	return &UpdateTableOutput{TableDescription: d}, nil
 }
 
 // mergeDefinitions adds an UpdateTable's attribute definitions.
@@ -350,13 +362,14 @@ func (c *Client) ClearAllTables() {
 	}
 }
 
-// Reset removes every table.
+// Reset removes every table and stream.
 func (c *Client) Reset() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 
 	clear(c.tables)
 	clear(c.meta)
+	clear(c.streams)
 }
 
 // The table description, as DynamoDB's JSON gives it (dates in epoch
@@ -386,6 +399,7 @@ type (
 		KeySchema             []keySchemaElementJSON `json:"KeySchema"`
 		Projection            projectionJSON         `json:"Projection"`
 		IndexStatus           string                 `json:"IndexStatus"`
+		Backfilling           *bool                  `json:"Backfilling,omitempty"`
 		ProvisionedThroughput throughputJSON         `json:"ProvisionedThroughput"`
 		IndexSizeBytes        int64                  `json:"IndexSizeBytes"`
 		ItemCount             int64                  `json:"ItemCount"`
@@ -482,7 +496,7 @@ func tableID(name string, created time.Time) string {
 // describe is the table's description as DynamoDB gives it.
 func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSON {
 	m := c.meta[table.Name]
-	arn := "arn:aws:dynamodb:local:000000000000:table/" + table.Name
+	arn := tableArn(table.Name)
 	d := &tableDescriptionJSON{
 		TableName: table.Name, TableStatus: status, CreationDateTime: epoch(m.created),
 		KeySchema: keySchemaJSON(table.Description(table.Name).KeySchema), TableSizeBytes: table.SizeBytes(), ItemCount: table.ItemCount(),
@@ -495,7 +509,12 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 	}
 
 	if m.billing == ddbtypes.BillingModePayPerRequest {
-		d.BillingModeSummary = &billingJSON{BillingMode: string(m.billing), LastUpdateToPayPerRequestDateTime: epoch(m.created)}
+		since := m.payPerRequestSince
+		if since.IsZero() {
+			since = m.created
+		}
+
+		d.BillingModeSummary = &billingJSON{BillingMode: string(m.billing), LastUpdateToPayPerRequestDateTime: epoch(since)}
 		d.ProvisionedThroughput = throughputJSON{}
 	} else {
 		d.BillingModeSummary = &billingJSON{BillingMode: string(ddbtypes.BillingModeProvisioned)}
@@ -511,12 +530,15 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 			tp = throughputOf(m.gsiThroughput[name])
 		}
 
+		status, backfilling := c.indexStatus(m, name)
 		d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, gsiJSON{
 			IndexName: name, KeySchema: keySchemaJSON(g.KeySchema), Projection: projectionOf(g.Projection),
-			IndexStatus: aws.ToString(g.IndexStatus), ProvisionedThroughput: tp, ItemCount: g.ItemCount,
+			IndexStatus: status, Backfilling: backfilling, ProvisionedThroughput: tp, ItemCount: g.ItemCount,
 			IndexArn: arn + "/index/" + name,
 		})
 	}
+
+	d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, c.deletingIndexes(m)...)
 
 	for _, l := range lsis {
 		name := aws.ToString(l.IndexName)
@@ -527,12 +549,12 @@ func (c *Client) describe(table *core.Table, status string) *tableDescriptionJSO
 	}
 
 	if m.streamArn != "" {
-		d.StreamSpecification = &streamJSON{StreamEnabled: true, StreamViewType: string(m.stream.StreamViewType)}
+		d.StreamSpecification = &streamJSON{StreamEnabled: true, StreamViewType: string(m.streamView)}
 	}
 
 	if m.streamLabel != "" {
 		d.LatestStreamLabel = m.streamLabel
-		d.LatestStreamArn = arn + "/stream/" + m.streamLabel
+		d.LatestStreamArn = streamARN(table.Name, m.streamLabel)
 	}
 
 	return d
@@ -596,6 +618,10 @@ type DescribeTimeToLiveOutput struct {
 	TimeToLiveDescription *ddbtypes.TimeToLiveDescription `json:"TimeToLiveDescription"`
 }
 
+// TTLChangeInterval is how long after a change of a table's TTL setting
+// another is refused, as DynamoDB refuses one within an hour.
+const TTLChangeInterval = time.Hour
+
 // DescribeTimeToLive reports the table's TTL setting.
 func (c *Client) DescribeTimeToLive(_ context.Context, in *DescribeTimeToLiveInput) (*DescribeTimeToLiveOutput, error) {
 	c.mu.Lock()
@@ -607,8 +633,8 @@ func (c *Client) DescribeTimeToLive(_ context.Context, in *DescribeTimeToLiveInp
 	}
 
 	desc := &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusDisabled}
-	if m := c.meta[table.Name]; m.ttl != nil && aws.ToBool(m.ttl.Enabled) {
-		desc = &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusEnabled, AttributeName: m.ttl.AttributeName}
+	if m := c.meta[table.Name]; m.ttlEnabled() {
+		desc = &ddbtypes.TimeToLiveDescription{TimeToLiveStatus: ddbtypes.TimeToLiveStatusEnabled, AttributeName: aws.String(m.ttlAttribute)}
 	}
 
 	return &DescribeTimeToLiveOutput{TimeToLiveDescription: desc}, nil
@@ -625,57 +651,52 @@ type UpdateTimeToLiveOutput struct {
 	TimeToLiveSpecification *ddbtypes.TimeToLiveSpecification `json:"TimeToLiveSpecification,omitempty"`
 }
 
-// UpdateTimeToLive records the table's TTL setting.
+// UpdateTimeToLive enables or disables the table's TTL, as DynamoDB
+// does: enabling names the attribute, disabling must name the enabled
+// one, neither may repeat the current state, and a change within
+// TTLChangeInterval of the last is refused.
 func (c *Client) UpdateTimeToLive(_ context.Context, in *UpdateTimeToLiveInput) (*UpdateTimeToLiveOutput, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+
+	spec := in.TimeToLiveSpecification
+
+	switch {
+	case spec == nil:
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	case spec.AttributeName == nil:
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must not be null")
+	case spec.Enabled == nil:
+		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification.enabled' failed to satisfy constraint: Member must not be null")
+	case len(*spec.AttributeName) < 1 || len(*spec.AttributeName) > 255:
+		return nil, validation("1 validation error detected: Value '%s' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length between 1 and 255", *spec.AttributeName)
+	}
 
 	table, err := c.tableFor(in.TableName)
 	if err != nil {
 		return nil, err
 	}
 
-	spec := in.TimeToLiveSpecification
-	if spec == nil || aws.ToString(spec.AttributeName) == "" || spec.Enabled == nil {
-		return nil, validation("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	m, attr, now := c.meta[table.Name], *spec.AttributeName, c.now()
+
+	switch on := *spec.Enabled; {
+	case on && m.ttlAttribute == attr:
+		return nil, validation("TimeToLive is already enabled")
+	case m.ttlEnabled() && m.ttlAttribute != attr:
+		return nil, validation("TimeToLive is active on a different AttributeName: current AttributeName is %s", m.ttlAttribute)
+	case !on && !m.ttlEnabled():
+		return nil, validation("TimeToLive is already disabled")
+	case !m.ttlChanged.IsZero() && now.Sub(m.ttlChanged) < TTLChangeInterval:
+		return nil, validation("Time to live has been modified multiple times within a fixed interval")
+	case on:
+		m.ttlAttribute = attr
+	default:
+		m.ttlAttribute = ""
 	}
 
-	c.meta[table.Name].ttl = spec
+	m.ttlChanged = now
 
-	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: spec}, nil
-}
-
-// Capacity: DynamoDB charges a read per 4 KB of the items it evaluates
-// (half for an eventually consistent read) and a write per 1 KB of the
-// larger of the old and new item. The engine counts the table's units;
-// index writes are not added.
-
-func wantsCapacity(mode ddbtypes.ReturnConsumedCapacity) bool {
-	return mode == ddbtypes.ReturnConsumedCapacityTotal || mode == ddbtypes.ReturnConsumedCapacityIndexes
-}
-
-func readCapacity(mode ddbtypes.ReturnConsumedCapacity, table string, bytes int64, consistent *bool) *ddbtypes.ConsumedCapacity {
-	if !wantsCapacity(mode) {
-		return nil
-	}
-
-	units := math.Max(1, math.Ceil(float64(bytes)/4096))
-	if !aws.ToBool(consistent) {
-		units /= 2
-	}
-
-	return &ddbtypes.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(units), ReadCapacityUnits: aws.Float64(units)}
-}
-
-func writeCapacity(mode ddbtypes.ReturnConsumedCapacity, table string, oldItem, newItem map[string]*types.Item) *ddbtypes.ConsumedCapacity {
-	if !wantsCapacity(mode) {
-		return nil
-	}
-
-	size := max(types.ItemSize(oldItem), types.ItemSize(newItem))
-	units := math.Max(1, math.Ceil(float64(size)/1024))
-
-	return &ddbtypes.ConsumedCapacity{TableName: aws.String(table), CapacityUnits: aws.Float64(units), WriteCapacityUnits: aws.Float64(units)}
+	return &UpdateTimeToLiveOutput{TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String(attr), Enabled: spec.Enabled}}, nil
 }
 
 // operation is the API operation an X-Amz-Target names

@@ -72,6 +72,10 @@ type transactAction struct {
 // condition (each false one is a ConditionalCheckFailed reason); only then
 // are the writes applied.
 func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInput) (*TransactWriteItemsOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	switch n := len(in.TransactItems); {
 	case n == 0:
 		return nil, validation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
@@ -182,15 +186,18 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 		return nil, &transactionCanceledError{reasons: reasons}
 	}
 
+	used := consumptions{}
+
 	for _, w := range writes {
 		c.commit(w, false)
+		used.of(w.Table.Name, true).addWrite(w, 2)
 	}
 
 	if in.ClientRequestToken != nil {
 		c.tokens[*in.ClientRequestToken] = transactToken{digest: digest, at: c.now()}
 	}
 
-	return &TransactWriteItemsOutput{}, nil
+	return &TransactWriteItemsOutput{ConsumedCapacity: used.report(in.ReturnConsumedCapacity)}, nil
 }
 
 func (c *Client) expireTokens() {
@@ -331,6 +338,10 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 
 // TransactGetItems reads up to 100 items at one moment.
 func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) (*TransactGetItemsOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+
 	switch n := len(in.TransactItems); {
 	case n == 0:
 		return nil, validation("1 validation error detected: Value '[]' at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
@@ -393,9 +404,12 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 	}
 
 	out := &TransactGetItemsOutput{Responses: make([]ItemResponse, len(gets))}
+	used := consumptions{}
 
 	for i, g := range gets {
 		item := g.table.Get(g.key)
+		used.of(g.table.Name, false).addItemRead(item, true, 2)
+
 		if item == nil {
 			continue
 		}
@@ -407,6 +421,8 @@ func (c *Client) TransactGetItems(_ context.Context, in *TransactGetItemsInput) 
 		m := toWireMap(item)
 		out.Responses[i] = ItemResponse{Item: &m}
 	}
+
+	out.ConsumedCapacity = used.report(in.ReturnConsumedCapacity)
 
 	return out, nil
 }

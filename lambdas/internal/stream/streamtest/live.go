@@ -3,6 +3,7 @@ package streamtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ type Live struct {
 	// Name is the table's; ARN its stream's.
 	Name, ARN string
 	d         *patterns.Design
+	raw       *dynamodb.Client
 	streams   *dynamodbstreams.Client
 	ttl       dynamotest.TTL
 }
@@ -58,7 +60,7 @@ func (e *Engine) LiveTable(t testing.TB, d *patterns.Design) *Live {
 			t.Fatal(err)
 		}
 	}
-	l := &Live{Name: name, ARN: arn, d: d, streams: engine.Streams(e.Endpoint, 0)}
+	l := &Live{Name: name, ARN: arn, d: d, raw: e.Raw, streams: engine.Streams(e.Endpoint, 0)}
 	l.ttl, _ = e.TTL()
 	return l
 }
@@ -80,6 +82,52 @@ func (l *Live) Expire(t testing.TB, now time.Time, expired func() bool) {
 	}
 }
 
+// Advance moves the engine's clock ahead of the wall clock by d (it then
+// runs on from there): a shard open longer than DynamoDB keeps one open
+// closes and a child takes its writes, an iterator older than 15 minutes
+// expires. It skips t on an engine whose clock a test cannot move.
+func (l *Live) Advance(t testing.TB, d time.Duration) {
+	t.Helper()
+	if l.ttl == nil {
+		t.Skip("the engine's clock cannot be moved (docs/engines.md): only the in-process engine's can")
+	}
+	l.ttl.SetClock(func() time.Time { return time.Now().Add(d) })
+}
+
+// Restream disables the table's stream and enables a new one, as a
+// redeploy that turns the stream off and on does: the old stream's
+// shards close (a mapping on it reads them to their end and gets nothing
+// more), the new stream (ARN) starts empty, and a Mapping made after it
+// reads the new one.
+func (l *Live) Restream(t testing.TB) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := l.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(l.Name),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := l.raw.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(l.Name),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewAndOldImages}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := aws.ToString(out.TableDescription.LatestStreamArn)
+	if arn == "" || arn == l.ARN {
+		t.Fatalf("the stream enabled again is %q (was %q)", arn, l.ARN)
+	}
+	l.ARN = arn
+}
+
+// Shards lists the shards of the table's stream, oldest first.
+func (l *Live) Shards(t testing.TB) []stypes.Shard {
+	t.Helper()
+	d, err := l.streams.DescribeStream(context.Background(), &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(l.ARN)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.StreamDescription.Shards
+}
+
 // Mapping is a handler's event source mapping as the singletable
 // construct makes it: from the stream's oldest record (TRIM_HORIZON),
 // only the records its filters let through (patterns.Design.StreamFilters,
@@ -89,18 +137,26 @@ func (l *Live) Expire(t testing.TB, now time.Time, expired func() bool) {
 type Mapping struct {
 	BatchSize, RetryAttempts int
 	live                     *Live
-	handler                  Handler
-	filters                  []Filter
+	// arn is the stream the mapping reads (a mapping is made for one).
+	arn     string
+	handler Handler
+	filters []Filter
 	// iters is each shard's next iterator (nil once the shard is closed
-	// and read), in the order the shards were found.
+	// and read), in the order the shards were found; last the sequence
+	// number of each shard's last record read.
 	shards []string
 	iters  map[string]*string
+	last   map[string]string
+	// Reiterated counts the iterators that expired (15 minutes after
+	// they were handed out) and were replaced, as Lambda replaces them:
+	// after the last record read.
+	Reiterated int
 }
 
 // Mapping is the event source mapping of the design's handler h.
 func (l *Live) Mapping(t testing.TB, h patterns.Handler, fn Handler) *Mapping {
 	t.Helper()
-	m := &Mapping{BatchSize: 100, RetryAttempts: 10, live: l, handler: fn, iters: map[string]*string{}}
+	m := &Mapping{BatchSize: 100, RetryAttempts: 10, live: l, arn: l.ARN, handler: fn, iters: map[string]*string{}, last: map[string]string{}}
 	for _, f := range l.d.StreamFilters(h) {
 		raw, err := json.Marshal(f.Pattern())
 		if err != nil {
@@ -176,7 +232,7 @@ func (m *Mapping) pass(r json.RawMessage) (bool, error) {
 // JSON, shard by shard in the order the stream lists them (a parent
 // before its children).
 func (m *Mapping) read(ctx context.Context) ([]json.RawMessage, error) {
-	sc, arn := m.live.streams, m.live.ARN
+	sc, arn := m.live.streams, m.arn
 	d, err := sc.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
 	if err != nil {
 		return nil, fmt.Errorf("DescribeStream: %w", err)
@@ -186,22 +242,30 @@ func (m *Mapping) read(ctx context.Context) ([]json.RawMessage, error) {
 		if _, seen := m.iters[id]; seen {
 			continue
 		}
-		it, err := sc.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: s.ShardId,
-			ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon})
+		it, err := m.iterator(ctx, id)
 		if err != nil {
-			return nil, fmt.Errorf("GetShardIterator %s: %w", id, err)
+			return nil, err
 		}
-		m.shards, m.iters[id] = append(m.shards, id), it.ShardIterator
+		m.shards, m.iters[id] = append(m.shards, id), it
 	}
 	var out []json.RawMessage
 	for _, id := range m.shards {
 		for m.iters[id] != nil {
 			page, err := sc.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: m.iters[id]})
+			var expired *stypes.ExpiredIteratorException
+			if errors.As(err, &expired) {
+				m.Reiterated++
+				if m.iters[id], err = m.iterator(ctx, id); err != nil {
+					return nil, err
+				}
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("GetRecords %s: %w", id, err)
 			}
 			m.iters[id] = page.NextShardIterator
 			for _, r := range page.Records {
+				m.last[id] = aws.ToString(r.Dynamodb.SequenceNumber)
 				j, err := LambdaRecord(arn, r)
 				if err != nil {
 					return nil, err
@@ -214,4 +278,19 @@ func (m *Mapping) read(ctx context.Context) ([]json.RawMessage, error) {
 		}
 	}
 	return out, nil
+}
+
+// iterator is an iterator into shard id after its last record read (its
+// oldest, TRIM_HORIZON, before any).
+func (m *Mapping) iterator(ctx context.Context, id string) (*string, error) {
+	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(m.arn), ShardId: aws.String(id),
+		ShardIteratorType: stypes.ShardIteratorTypeTrimHorizon}
+	if seq, ok := m.last[id]; ok {
+		in.ShardIteratorType, in.SequenceNumber = stypes.ShardIteratorTypeAfterSequenceNumber, aws.String(seq)
+	}
+	it, err := m.live.streams.GetShardIterator(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("GetShardIterator %s: %w", id, err)
+	}
+	return it.ShardIterator, nil
 }
