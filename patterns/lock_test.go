@@ -2,6 +2,7 @@ package patterns_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -166,5 +167,35 @@ func TestLockWriteFileAndPhaseString(t *testing.T) {
 	}
 	if got := (&patterns.Phase{TTL: ""}).String(); got != "TTL off" {
 		t.Errorf("an empty phase says %q, want TTL off", got)
+	}
+}
+
+// The digest covers the lock's content, not its layout: the lock
+// re-indented, its members reordered, or its strings written with other
+// JSON escapes, still holds it; the same lock with one value changed
+// does not.
+func TestDigestIsOfTheContent(t *testing.T) {
+	plain, _ := lockSeeds(t)
+	var doc map[string]any
+	if err := json.Unmarshal(plain, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// json.Marshal of a map sorts the members (another order than the
+	// lock's) and escapes < > & as \u003c \u003e \u0026.
+	compact, _ := json.Marshal(doc)
+	var wide bytes.Buffer
+	json.Indent(&wide, compact, "", "\t\t")
+	for name, b := range map[string][]byte{"reordered, compact": compact, "re-indented": wide.Bytes()} {
+		l, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(b))
+		if err != nil || l.Check() != nil || len(l.Upgrades()) != 0 || l.Modified() {
+			t.Errorf("%s: %v, upgrades %v, modified %v", name, err, l.Upgrades(), l != nil && l.Modified())
+		}
+	}
+	edited := bytes.Replace(plain, []byte(`"maxLength": 200`), []byte(`"maxLength": 201`), 1)
+	if bytes.Equal(edited, plain) {
+		t.Fatal("the edit changed nothing")
+	}
+	if _, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(edited)); err == nil || !strings.Contains(err.Error(), "its digest does not match its content") {
+		t.Errorf("an attribute's length edited: %v", err)
 	}
 }

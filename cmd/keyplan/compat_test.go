@@ -207,3 +207,29 @@ func TestEarlierModelsValidateAndMigrate(t *testing.T) {
 		})
 	}
 }
+
+// The fix KP108 names for a deployed base key that holds an attribute
+// beside the id (49c3aed's hand-made photos layout): add the attribute
+// to the id. The warning goes, keyplan diff names the edit and no table
+// change, and keyplan validate's generated proof, waived before, runs
+// and passes.
+func TestDeployedBaseKeyFixNeedsNoTableChange(t *testing.T) {
+	engine(t)
+	model := upgraded(t, "49c3aed/photos/photos.yaml")
+	src, _ := os.ReadFile(model)
+	fixed := strings.Replace(string(src), "    id: [photoId, username]\n", "    id: [photoId, username, likeId]\n", 1)
+	if fixed == string(src) {
+		t.Fatal("the edit changed nothing")
+	}
+	os.WriteFile(model, []byte(fixed), 0o644)
+	if code, out, errs := keyplan("check", model); code != 0 || strings.Contains(out, "KP108") || strings.Contains(out, "KP104") {
+		t.Errorf("check: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs := keyplan("diff", model, "--format", "json")
+	if ids := diffIDs(t, out); code != 0 || !slices.Equal(ids, []string{"KP617", "KP621"}) {
+		t.Errorf("diff: exit %d, changes %v\n%s", code, ids, errs)
+	}
+	if code, out, errs := keyplan("validate", model); code != 0 || !strings.Contains(out, "ok   generated data") {
+		t.Errorf("validate: exit %d\n%s%s", code, out, errs)
+	}
+}
