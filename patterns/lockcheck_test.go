@@ -2,6 +2,8 @@ package patterns_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -432,5 +434,72 @@ func TestHandEditedCleanupsAreRefused(t *testing.T) {
 				t.Errorf("format 1: got %v, want a refusal", err)
 			}
 		})
+	}
+}
+
+// withDigest is a lock document with its digest computed as
+// docs/compatibility.md says: SHA-256 over the document without its
+// digest, members sorted by name, no white space, as encoding/json
+// writes a map.
+func withDigest(t *testing.T, doc map[string]any) []byte {
+	t.Helper()
+	delete(doc, "digest")
+	canon, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(canon)
+	doc["digest"] = "sha256:" + hex.EncodeToString(sum[:])
+	b, _ := json.Marshal(doc)
+	return b
+}
+
+// A lock whose digest holds is read as keyplan wrote it, whatever this
+// keyplan derives from it: the digest is computed as the documentation
+// says (an edit with its digest computed again reads; the digest is a
+// checksum, not a signature). Where this keyplan cannot serve a pattern
+// on the deployed keys at all, the lock records a served request that
+// it does not take: the pattern is unserved (its reads answer an
+// error), KP618 says so, and planning the model with the lock plans the
+// migration to a key that serves it.
+func TestADigestThatHoldsIsTrusted(t *testing.T) {
+	src, err := os.ReadFile("../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := patterns.NewLock(planModel(t, string(src), nil))
+	b, _ := lock.Bytes()
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	if again := withDigest(t, doc); !bytes.Contains(b, []byte(doc["digest"].(string))) {
+		t.Fatalf("the documented digest %s is not the lock's:\n%.300s", doc["digest"], again)
+	}
+	// RecentMatches is read by result, which no deployed key holds.
+	for _, p := range obj(doc, "accepted", "model")["patterns"].([]any) {
+		if p := p.(map[string]any); p["name"] == "RecentMatches" {
+			p["where"] = []any{"result"}
+		}
+	}
+	l, err := patterns.ReadLock("leaderboard.lock.json", bytes.NewReader(withDigest(t, doc)))
+	if err != nil || l.Check() != nil {
+		t.Fatalf("a lock whose digest holds: %v, %v", err, l.Check())
+	}
+	if p := l.Accepted.Pattern("RecentMatches"); p.Served() {
+		t.Errorf("served as %s", p.Text)
+	}
+	ups := l.Upgrades()
+	if !slices.ContainsFunc(ups, func(c patterns.Change) bool {
+		return c.ID == "KP618" && c.Subject.Name == "RecentMatches" && strings.Contains(c.Message, "which this keyplan does not serve on the deployed keys")
+	}) {
+		t.Errorf("upgrades %+v", ups)
+	}
+	m := l.Accepted.Model()
+	d, err := patterns.PlanLocked(m, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := patterns.Compare(l, d)
+	if !d.Pattern("RecentMatches").Served() || len(df.Phases) == 0 || len(df.Errors()) > 0 {
+		t.Errorf("planned with the lock: %s, %d phase(s), errors %v", d.Pattern("RecentMatches").Text, len(df.Phases), df.Errors())
 	}
 }
