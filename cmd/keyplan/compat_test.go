@@ -140,19 +140,27 @@ func diffIDs(t *testing.T, out string) []string {
 	return ids
 }
 
-// On the engine: keyplan validate proves each earlier model's examples
-// (fails: in the words of its keyplan, the nested collection read served
-// as this keyplan derives it), and keyplan migrate takes a migration an
-// earlier keyplan started to its end with this keyplan's phases: at
-// 49c3aed, the second new GSI's phase backfilled nothing, so the tasks
-// already there would never have been read by TasksByTitle (KP619).
+// On the in-process engine (named: the artifacts are the point, and the
+// engine passes prove the engines elsewhere): keyplan validate proves
+// each earlier model's examples (fails: in the words of its keyplan, the
+// nested collection read served as this keyplan derives it), and keyplan
+// migrate takes a migration an earlier keyplan started to its end with
+// this keyplan's phases: at 49c3aed, the second new GSI's phase
+// backfilled nothing, so the tasks already there would never have been
+// read by TasksByTitle (KP619).
 func TestEarlierModelsValidateAndMigrate(t *testing.T) {
-	ep := engine(t)
+	enginepass.Independent(t)
+	conn, err := localengine.Connect(context.Background(), localengine.Options{Name: localengine.Memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Stop()
+	ep := conn.Endpoint
 	for _, a := range earlier {
 		t.Run(a.model, func(t *testing.T) {
 			model := upgraded(t, a.model)
 			// A short proof on generated data: the examples are the point.
-			if code, out, errs := keyplan("validate", model, "--generate", "8"); code != 0 {
+			if code, out, errs := keyplan("validate", model, "--engine", localengine.Memory, "--generate", "8"); code != 0 {
 				t.Fatalf("validate: exit %d\n%s%s", code, out, errs)
 			}
 			if !a.migrating {
@@ -215,7 +223,7 @@ func TestEarlierModelsValidateAndMigrate(t *testing.T) {
 // change, and keyplan validate's generated proof, waived before, runs
 // and passes.
 func TestDeployedBaseKeyFixNeedsNoTableChange(t *testing.T) {
-	engine(t)
+	enginepass.Independent(t)
 	model := upgraded(t, "49c3aed/photos/photos.yaml")
 	src, _ := os.ReadFile(model)
 	fixed := strings.Replace(string(src), "    id: [photoId, username]\n", "    id: [photoId, username, likeId]\n", 1)
@@ -230,7 +238,7 @@ func TestDeployedBaseKeyFixNeedsNoTableChange(t *testing.T) {
 	if ids := diffIDs(t, out); code != 0 || !slices.Equal(ids, []string{"KP617", "KP621"}) {
 		t.Errorf("diff: exit %d, changes %v\n%s", code, ids, errs)
 	}
-	if code, out, errs := keyplan("validate", model); code != 0 || !strings.Contains(out, "ok   generated data") {
+	if code, out, errs := keyplan("validate", model, "--engine", localengine.Memory); code != 0 || !strings.Contains(out, "ok   generated data") {
 		t.Errorf("validate: exit %d\n%s%s", code, out, errs)
 	}
 }
