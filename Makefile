@@ -154,7 +154,8 @@ bench-synth: deps
 
 ## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
 ## planner, the bound, random designs proven against the reference on
-## generated data, the design and lock readers, code generated for
+## generated data, the design and lock readers, the lock and the
+## Workbench export round-tripping any constant and value, code generated for
 ## random models (it must compile), stream records, the
 ## in-process engine (any request; number order). Minimizing a large
 ## input (a design is ~20 KB) would stall a run, so it is capped. Then,
@@ -162,7 +163,7 @@ bench-synth: deps
 ## random request sequences (a loop over seeds, not a Go fuzz target: the
 ## reference is a JVM that coverage cannot guide; needs Java).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzLockRoundTrip ./patterns/workbench:FuzzExportRoundTrip ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \

@@ -33,6 +33,9 @@ type score struct {
 	unserved int // requirements no index serves
 	hot      int // requirements served from a partition hotter than they need
 	gsis     int // GSIs (with a lock: new GSIs)
+	// lost counts the sorted collection reads with a limit that read
+	// their owner last (KP107): its item falls off the first page.
+	lost int
 	// backfills counts the entities (with items under a lock) that get a
 	// new key: their existing items must be rewritten.
 	backfills int
@@ -47,6 +50,8 @@ func (a score) less(b score) bool {
 		return a.hot < b.hot
 	case a.gsis != b.gsis:
 		return a.gsis < b.gsis
+	case a.lost != b.lost:
+		return a.lost < b.lost
 	case a.backfills != b.backfills:
 		return a.backfills < b.backfills
 	}
@@ -250,7 +255,7 @@ func (pl *planner) search(g *group) *groupPlan {
 			chosen[e.Name] = k
 			walk(i + 1)
 			delete(chosen, e.Name)
-			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.gsis == 0 && best.score.keys == 0) {
+			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.gsis == 0 && best.score.lost == 0 && best.score.keys == 0) {
 				return
 			}
 		}

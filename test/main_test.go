@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/constructs/singletable"
@@ -27,6 +28,14 @@ var (
 	tracker *singletable.Table
 )
 
+// trackerGrants are the roles granted tracker's patterns in the shared
+// app, one per case of TestGrantPatternsLeastPrivilege.
+var trackerGrants = map[string][]string{
+	"TrackerTask":   {"GetTask"},
+	"TrackerOwner":  {"GetTenant", "TenantWithTasks", "TasksByStatus"},
+	"TrackerBoards": {"TasksByStatus", "TasksByAssignee"},
+}
+
 // assemblyDir is where the shared app's cloud assembly is written.
 var assemblyDir string
 
@@ -43,6 +52,11 @@ func TestMain(m *testing.M) {
 	example = stacks.New(app, exampleConfig)
 	trackerStack := awscdk.NewStack(app, jsii.String("KeyplanTracker"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	tracker = singletable.New(trackerStack, "Tracker", &singletable.Props{ModelFile: "../examples/tracker.yaml"})
+	for role, patterns := range trackerGrants {
+		tracker.GrantPatterns(awsiam.NewRole(trackerStack, jsii.String(role), &awsiam.RoleProps{
+			AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		}), patterns...)
+	}
 	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
