@@ -41,6 +41,11 @@ type Lock struct {
 	// Cleanup is present once a migration has ended, until keyplan
 	// migrate has removed what it left in the items (Cleanup).
 	Cleanup *Cleanup `json:"cleanup,omitempty"`
+	// Ended names the last migration that ended, when the lock names
+	// environments: each environment's next run checks that its own
+	// table recorded every phase of it (environments.go). An earlier
+	// lock has none.
+	Ended *Ended `json:"ended,omitempty"`
 
 	// source is the file the lock was read from, for messages.
 	source string
@@ -65,6 +70,11 @@ type Migration struct {
 	// Verified are the environments (Lock.Environments) that have
 	// verified the current phase, waiting for the others.
 	Verified []string `json:"verified,omitempty"`
+
+	// id is the migration's identity (Lock.MigrationDigest), fixed when
+	// it begins: lock format 2 records it (migration.id); an earlier
+	// lock's is computed from its file as read.
+	id string
 }
 
 // Phase is one deploy of a migration.
@@ -224,6 +234,13 @@ func (l *Lock) Advance() error {
 	mg := l.Migration
 	if mg == nil {
 		return errors.New("no migration in progress")
+	}
+	if mg.Current+1 >= len(mg.Phases) && len(l.Environments) > 0 {
+		d, err := l.MigrationDigest()
+		if err != nil {
+			return err
+		}
+		l.Ended = &Ended{Digest: d, Phases: len(mg.Phases)}
 	}
 	mg.Current++
 	mg.Verified = nil

@@ -74,6 +74,7 @@ func (l *Lock) marshal(version, digest string) ([]byte, error) {
 		Phases   []*Phase     `json:"phases"`
 		Current  int          `json:"current"`
 		Verified []string     `json:"verified,omitempty"`
+		ID       string       `json:"id"`
 	}
 	out := struct {
 		Format       int          `json:"format"`
@@ -84,11 +85,123 @@ func (l *Lock) marshal(version, digest string) ([]byte, error) {
 		Accepted     lockedDesign `json:"accepted"`
 		Migration    *migration   `json:"migration,omitempty"`
 		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
-	}{Format: LockFormat, Keyplan: version, Digest: digest, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup}
+		Ended        *Ended       `json:"ended,omitempty"`
+	}{Format: LockFormat, Keyplan: version, Digest: digest, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Ended: l.Ended}
+	if m := l.Migration; m != nil {
+		id, err := l.MigrationDigest()
+		if err != nil {
+			return nil, err
+		}
+		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified, ID: id}
+	}
+	return json.Marshal(out)
+}
+
+// marshalFormat1 writes the lock as lock format 1 did (no keyplan
+// version, no digest, no migration id): what MigrationDigest hashes.
+func (l *Lock) marshalFormat1() ([]byte, error) {
+	type migration struct {
+		Target   lockedDesign `json:"target"`
+		Phases   []*Phase     `json:"phases"`
+		Current  int          `json:"current"`
+		Verified []string     `json:"verified,omitempty"`
+	}
+	out := struct {
+		Format       int          `json:"format"`
+		Table        string       `json:"table"`
+		Environments []string     `json:"environments,omitempty"`
+		Accepted     lockedDesign `json:"accepted"`
+		Migration    *migration   `json:"migration,omitempty"`
+		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
+		Ended        *Ended       `json:"ended,omitempty"`
+	}{Format: 1, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Ended: l.Ended}
 	if m := l.Migration; m != nil {
 		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
 	}
 	return json.Marshal(out)
+}
+
+// member is one member of a JSON object, in the order it was written.
+type member struct {
+	name  string
+	value json.RawMessage
+}
+
+// members reads a JSON object's members in order.
+func members(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var out []member
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, member{k.(string), v})
+	}
+	return out, nil
+}
+
+// object writes members as a JSON object, in their order, leaving out
+// those drop names and replacing the values set names.
+func object(ms []member, set map[string]json.RawMessage, drop ...string) []byte {
+	out := []byte{'{'}
+	for _, m := range ms {
+		if slices.Contains(drop, m.name) {
+			continue
+		}
+		if v, ok := set[m.name]; ok {
+			m.value = v
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		k, _ := json.Marshal(m.name)
+		out = append(append(append(out, k...), ':'), m.value...)
+	}
+	return append(out, '}')
+}
+
+// migrationDigestOf is MigrationDigest computed from a lock's JSON (a
+// file as written, or marshalFormat1's): the hex SHA-256 of the lock as
+// a format 1 keyplan's Lock.Bytes wrote it (its members in their order,
+// indented by two spaces, a newline) at format 1, without environments,
+// ended, the keyplan version, the digest and the migration's id, its
+// migration at phase 0 with no environment verified. It is the value
+// keyplan migrate keyed each table's bookkeeping by before lock format 2
+// recorded it (migration.id), so the tables' records of a migration an
+// earlier keyplan started still count.
+func migrationDigestOf(data []byte) (string, error) {
+	top, err := members(data)
+	if err != nil {
+		return "", err
+	}
+	i := slices.IndexFunc(top, func(m member) bool { return m.name == "migration" })
+	if i < 0 || string(top[i].value) == "null" {
+		return "", errors.New("no migration in progress")
+	}
+	mg, err := members(top[i].value)
+	if err != nil {
+		return "", fmt.Errorf("migration: %v", err)
+	}
+	top[i].value = object(mg, map[string]json.RawMessage{"current": json.RawMessage("0")}, "verified", "id")
+	var b bytes.Buffer
+	if err := json.Compact(&b, object(top, map[string]json.RawMessage{"format": json.RawMessage("1")}, "environments", "ended", "keyplan", "digest")); err != nil {
+		return "", err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, b.Bytes(), "", "  "); err != nil {
+		return "", err
+	}
+	out.WriteByte('\n')
+	sum := sha256.Sum256(out.Bytes())
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // MarshalJSON writes the lock's deterministic form, in LockFormat: the
@@ -182,8 +295,10 @@ type lockFile struct {
 		Phases   []*Phase        `json:"phases"`
 		Current  int             `json:"current"`
 		Verified []string        `json:"verified"`
+		ID       string          `json:"id"`
 	} `json:"migration"`
 	Cleanup *cleanupFile `json:"cleanup"`
+	Ended   *Ended       `json:"ended"`
 }
 
 // checkFormat refuses a lock format this keyplan does not read, naming
@@ -251,6 +366,15 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 		return nil, err
 	}
 	l.file, _ = content(data)
+	if mg := l.Migration; mg != nil && tampered == nil {
+		// The migration's identity as the file has it, before any
+		// upgrade change: the tables' bookkeeping is keyed by it.
+		if mg.id = in.Migration.ID; mg.id == "" {
+			if mg.id, err = migrationDigestOf(data); err != nil {
+				return nil, &DesignError{file, err.Error()}
+			}
+		}
+	}
 	if tampered != nil {
 		// Say where, if re-deriving the lock can tell.
 		msg := tampered.Error()
@@ -270,7 +394,10 @@ func (in *lockFile) read(file string) (*Lock, error) {
 	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
 		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
 	}
-	l := &Lock{Format: in.Format, Keyplan: in.Keyplan, Table: in.Table, Environments: in.Environments, source: file}
+	l := &Lock{Format: in.Format, Keyplan: in.Keyplan, Table: in.Table, Environments: in.Environments, Ended: in.Ended, source: file}
+	if e := l.Ended; e != nil && (len(e.Digest) != 64 || strings.Trim(e.Digest, "0123456789abcdef") != "" || e.Phases < 1) {
+		return nil, &DesignError{file, fmt.Sprintf("ended: expected the digest (64 hex digits) and phase count (at least 1) of the migration that ended, found %q and %d", e.Digest, e.Phases)}
+	}
 	var err error
 	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
 		return nil, err
@@ -299,6 +426,9 @@ func (in *lockFile) read(file string) (*Lock, error) {
 			if err := p.valid(); err != nil {
 				return nil, &DesignError{file, fmt.Sprintf("migration phase %d: %v", i, err)}
 			}
+		}
+		if mg.ID != "" && (len(mg.ID) != 64 || strings.Trim(mg.ID, "0123456789abcdef") != "") {
+			return nil, &DesignError{file, fmt.Sprintf("migration id: expected the migration's digest (64 hex digits), found %q", Printable(mg.ID))}
 		}
 		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current, Verified: mg.Verified}
 	}
