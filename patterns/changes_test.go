@@ -1,6 +1,8 @@
 package patterns
 
 import (
+	"bytes"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +28,14 @@ func TestChangeRulesFireAndStayQuiet(t *testing.T) {
 		return d
 	}
 	for _, x := range docExamples(t) {
+		if x.lock != "" {
+			if seen[x.rule] == nil {
+				seen[x.rule] = map[string]bool{}
+			}
+			seen[x.rule][x.kind] = true
+			t.Run(x.rule+"/lock-"+x.kind, func(t *testing.T) { upgradeExample(t, x) })
+			continue
+		}
 		if x.before == "" {
 			continue // a check rule (checks_test.go)
 		}
@@ -91,6 +101,59 @@ func TestChangeRulesFireAndStayQuiet(t *testing.T) {
 	}
 }
 
+// upgradeExample runs an upgrade rule's documented example: a model of
+// the compatibility corpus with the lock an earlier keyplan wrote beside
+// it, which raises the rule (fail); once keyplan lock has recorded it
+// (the lock written again and read back), it does not (pass).
+func upgradeExample(t *testing.T, x docExample) {
+	model := filepath.Join("..", strings.TrimSpace(x.lock))
+	d, lock, err := Open(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := Compare(lock, d)
+	if x.kind == "pass" {
+		if err := lock.Apply(d, df); err != nil {
+			t.Fatal(err)
+		}
+		b, err := lock.Bytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lock, err = ReadLock(LockPath(model), bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		if err := lock.Check(); err != nil {
+			t.Fatal(err)
+		}
+		df = Compare(lock, d)
+	}
+	r, ok := changeRuleByID(x.rule)
+	if !ok {
+		t.Fatalf("%s is not a change rule", x.rule)
+	}
+	var hits []Change
+	for _, c := range df.Changes {
+		if c.ID == x.rule {
+			hits = append(hits, c)
+		}
+	}
+	switch {
+	case x.kind == "fail" && len(hits) == 0:
+		t.Fatalf("%s not raised by %s; changes: %+v", x.rule, model, df.Changes)
+	case x.kind == "pass" && len(hits) > 0:
+		t.Fatalf("%s raised once keyplan lock recorded it: %+v", x.rule, hits)
+	}
+	for _, h := range hits {
+		if h.Severity != r.Severity || h.Kind != r.Kind || h.Subject.Name == "" || h.Message == "" {
+			t.Errorf("change lacks a field or has another severity: %+v", h)
+		}
+	}
+	if errs := df.Errors(); len(errs) > 0 {
+		t.Errorf("an upgrade is refused: %+v", errs)
+	}
+}
+
 func changeRuleByID(id string) (ChangeRule, bool) {
 	i := slices.IndexFunc(changeRules, func(r ChangeRule) bool { return r.ID == id })
 	if i < 0 {
@@ -103,7 +166,8 @@ func changeRuleByID(id string) (ChangeRule, bool) {
 // severity.
 func TestChangeRuleIDsStable(t *testing.T) {
 	want := "KP601 info gsi-created,KP602 info gsi-deleted,KP603 warning projection-replaced,KP604 warning key-rewritten,KP605 error removed," +
-		"KP606 warning renamed,KP607 error base-key-changed,KP608 warning ttl-changed,KP609 error migration-pending,KP610 warning shape-added,KP611 info pattern-added,KP612 info pattern-removed,KP613 error unique-guard,KP614 warning placement-kept,KP615 info index-build,KP616 error cleanup-pending,KP617 error consistency-changed"
+		"KP606 warning renamed,KP607 error base-key-changed,KP608 warning ttl-changed,KP609 error migration-pending,KP610 warning shape-added,KP611 info pattern-added,KP612 info pattern-removed,KP613 error unique-guard,KP614 warning placement-kept,KP615 info index-build,KP616 error cleanup-pending," +
+		"KP617 info lock-format,KP618 info request-derived,KP619 warning phases-derived,KP620 warning cleanup-recorded,KP621 info model-changed,KP622 error consistency-changed"
 	var got []string
 	for _, r := range ChangeRules() {
 		got = append(got, r.ID+" "+string(r.Severity)+" "+string(r.Kind))

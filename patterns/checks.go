@@ -55,6 +55,7 @@ var rules = []Rule{
 	{"KP106", SeverityWarning, "Every key is read by a pattern", ruleUnusedKey},
 	{"KP107", SeverityWarning, "A limited collection read reaches its owner", ruleSortedLimit},
 	{"KP108", SeverityError, "A batch read is BatchGetItem of base-table keys", ruleBatchOnTable},
+	{DeployedBaseRule, SeverityWarning, "A deployed base key keeps serving where a newer rule refuses it", ruleDeployedBase},
 	{"KP201", SeverityError, "Numbers in hand-made sort keys have a fixed width", ruleUnpadded},
 	{"KP202", SeverityError, "A shared key attribute has one type", ruleTypeClash},
 	{"KP203", SeverityError, "Key values fit DynamoDB's key size limits", ruleKeySize},
@@ -208,7 +209,10 @@ func ruleExplicitIdentity(d *Design) []finding {
 		// An immutable attribute beside the id (a mutable one is KP105's)
 		// makes two keys of one identity: a create finds no item at its
 		// key while another of the same id exists, and a write by id
-		// cannot find the item.
+		// cannot find the item. A deployed key keeps it (KP109).
+		if d.deployedBase(e, k) {
+			continue
+		}
 		var extra []string
 		for _, a := range keyed {
 			if !e.IsID(a) && e.Fixed(a) && !slices.Contains(extra, a) {
@@ -231,8 +235,8 @@ func ruleBaseKeyFixed(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
 		k := d.Entity(e.Name).Key(BaseIndex)
-		if k == nil {
-			continue
+		if k == nil || d.deployedBase(e, k) {
+			continue // a deployed key keeps it (KP109)
 		}
 		for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 			if !e.Fixed(a) {

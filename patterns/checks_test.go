@@ -16,11 +16,17 @@ type docExample struct {
 	// migrated: the migration to the migrating model has ended (its
 	// cleanup pending).
 	migrated bool
+	// deployed is a model locked as it is, before a check rule's example
+	// is planned with the lock (a design the table is deployed with).
+	deployed string
+	// lock is an upgrade rule's example: a model of the compatibility
+	// corpus (testdata/compat), beside the lock an earlier keyplan wrote.
+	lock string
 }
 
 var (
 	docSection = regexp.MustCompile(`(?m)^## (KP\d{3})$`)
-	docBlock   = regexp.MustCompile("(?s)```yaml (fail|pass|before|migrating|migrated)\n(.*?)\n```")
+	docBlock   = regexp.MustCompile("(?s)```(yaml|lock) (fail|pass|before|migrating|migrated|deployed)\n(.*?)\n```")
 )
 
 func docExamples(t *testing.T) []docExample {
@@ -37,16 +43,20 @@ func docExamples(t *testing.T) []docExample {
 			end = idx[i+1][0]
 		}
 		rule := string(src[m[2]:m[3]])
-		var before, migrating string
+		var before, migrating, deployed string
 		migrated := false
 		for _, b := range docBlock.FindAllStringSubmatch(string(src[m[1]:end]), -1) {
-			switch b[1] {
-			case "before":
-				before = b[2]
-			case "migrating", "migrated":
-				migrating, migrated = b[2], b[1] == "migrated"
+			switch lang, kind, text := b[1], b[2], b[3]; {
+			case lang == "lock":
+				out = append(out, docExample{rule: rule, kind: kind, lock: text})
+			case kind == "before":
+				before = text
+			case kind == "deployed":
+				deployed = text
+			case kind == "migrating", kind == "migrated":
+				migrating, migrated = text, kind == "migrated"
 			default:
-				out = append(out, docExample{rule: rule, kind: b[1], model: b[2], before: before, migrating: migrating, migrated: migrated})
+				out = append(out, docExample{rule: rule, kind: kind, model: text, before: before, migrating: migrating, migrated: migrated, deployed: deployed})
 			}
 		}
 	}
@@ -59,7 +69,7 @@ func TestRulesFireAndStayQuiet(t *testing.T) {
 	examples := docExamples(t)
 	seen := map[string]map[string]bool{}
 	for _, x := range examples {
-		if x.before != "" {
+		if x.before != "" || x.lock != "" {
 			continue // a change rule (changes_test.go)
 		}
 		if seen[x.rule] == nil {
@@ -71,7 +81,19 @@ func TestRulesFireAndStayQuiet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := Plan(m)
+			var lock *Lock
+			if x.deployed != "" {
+				dm, err := Parse("checks.md", []byte(x.deployed))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dd, err := Plan(dm)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lock = NewLock(dd) // as an earlier keyplan accepted it
+			}
+			d, err := PlanLocked(m, lock)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +143,7 @@ func TestRulesFireAndStayQuiet(t *testing.T) {
 
 // Ids are stable: released ids keep their meaning and severity.
 func TestRuleIDsStable(t *testing.T) {
-	want := "KP101 error,KP102 error,KP103 error,KP104 error,KP105 error,KP106 warning,KP107 warning,KP108 error,KP201 error,KP202 error,KP203 error,KP204 warning,KP205 warning,KP206 error,KP210 error,KP211 error,KP212 error," +
+	want := "KP101 error,KP102 error,KP103 error,KP104 error,KP105 error,KP106 warning,KP107 warning,KP108 error,KP109 warning,KP201 error,KP202 error,KP203 error,KP204 warning,KP205 warning,KP206 error,KP210 error,KP211 error,KP212 error," +
 		"KP301 error,KP302 warning,KP303 error,KP304 error,KP305 error,KP306 error,KP307 error,KP401 warning,KP402 warning,KP403 warning,KP404 warning,KP405 warning,KP406 warning,KP407 warning,KP501 error,KP502 warning," +
 		"KP701 error,KP702 error,KP703 error,KP704 error,KP705 warning,KP706 error,KP707 error"
 	var got []string

@@ -31,7 +31,8 @@ type Cleanup struct {
 	// Before are the designs the table was at before the accepted one,
 	// oldest first, since the last cleanup: what the cleanup is derived
 	// from (Lock.Check re-derives Entities and Remove from them and the
-	// accepted design, and refuses a lock that disagrees).
+	// accepted design, and refuses a lock that disagrees). None in a lock
+	// an earlier keyplan wrote before it recorded them (KP620).
 	Before []*Design `json:"-"`
 }
 
@@ -59,10 +60,10 @@ type cleanupFile struct {
 
 // read decodes a cleanup read from the lock file (named file).
 func (in *cleanupFile) read(file string) (*Cleanup, error) {
+	// No designs before: keyplan recorded a cleanup so for a while (an
+	// upgrade change, KP620); it is kept as recorded once valid says it
+	// removes nothing the accepted design writes.
 	c := &Cleanup{Entities: in.Entities, Remove: in.Remove, Verified: in.Verified}
-	if len(in.Before) == 0 {
-		return nil, &DesignError{file, "a cleanup without the designs it is derived from (cleanup.before): restore the lock from version control, or let the keyplan that wrote it run the cleanup"}
-	}
 	for i, raw := range in.Before {
 		d, err := decodeDesign(fmt.Sprintf("%s (cleanup's design before, %d)", file, i+1), raw)
 		if err != nil {
@@ -130,7 +131,9 @@ func (c *Cleanup) Pending(model string) string {
 }
 
 // UpToDate says that the lock of the model file model records no
-// migration, and what of a cleanup is pending (keyplan lock).
+// migration, and what of a cleanup is pending.
+//
+// Deprecated: keyplan lock says what it records with Says.
 func (l *Lock) UpToDate(model string) string {
 	if l.Cleanup == nil {
 		return "up to date"

@@ -26,7 +26,7 @@ type comparison struct {
 // compareDesigns classifies the changes from one design to the next and
 // plans their phases. The changes come in a fixed order: entities, each
 // kept entity's attributes and keys, GSIs, TTL, read patterns, write
-// patterns, then the plan's own errors.
+// patterns, what else the model says (KP621), then the plan's own errors.
 func compareDesigns(from, to *Design) *Diff {
 	c := &comparison{from: from, to: to, fm: from.Model(), tm: to.Model(),
 		df: &Diff{Changes: []Change{}, Phases: []*Phase{}}, backfill: map[string]bool{}}
@@ -48,6 +48,7 @@ func compareDesigns(from, to *Design) *Diff {
 	}
 	c.patterns()
 	c.writes()
+	c.modelChanges(oldOf)
 	// A plan that leaves patterns unserved is no design to deploy.
 	for _, x := range to.Errors() {
 		df.Changes = append(df.Changes, Change{ID: x.ID, Severity: SeverityError, Kind: ChangeKind("check"), Subject: x.Subject, Message: x.Message})

@@ -155,6 +155,12 @@ type Design struct {
 	Keying []*KeyChoice `json:"indexKeys,omitempty" lock:"-"`
 
 	model *Model
+	// recorded are the plans the file a design was read from states
+	// otherwise than its keys give (RecordedPlans).
+	recorded []*PatternPlan
+	// deployed is the design the table is deployed with, when the design
+	// was planned with a lock (Options.Lock): what KP109 calls deployed.
+	deployed *Design
 	// indexKeys is how the plan keyed new GSIs (the model's indexKeys or
 	// Options.IndexKeys; "" for a design read from a file).
 	indexKeys IndexKeys

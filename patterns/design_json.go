@@ -78,10 +78,13 @@ func (e *DesignError) Is(target error) bool { return target == ErrDesign }
 const maxDesignBytes = 64 << 20
 
 // ReadDesign reads a design written by keyplan (keyplan plan --format json,
-// or a lock's design), naming file in errors. It refuses another format
-// version, a model that does not validate, and plans that do not follow
-// from the keys the file holds (a file edited by hand); the design it
-// returns is ready for the runtime and the checks.
+// the design generated code embeds, or a lock's design), naming file in
+// errors. It refuses another format version, a model that does not
+// validate, and keys that do not hold together; every pattern's plan is
+// derived again from the keys, and where the file records another (an
+// earlier keyplan's request: RecordedPlans) the derived one is what the
+// design serves. The design it returns is ready for the runtime and the
+// checks.
 func ReadDesign(file string, r io.Reader) (*Design, error) {
 	data, err := io.ReadAll(io.LimitReader(r, maxDesignBytes+1))
 	if err != nil {
@@ -158,7 +161,8 @@ func formatError(file string, got int) error {
 
 // rederive checks a design read back against its own keys and rebuilds
 // what the JSON does not carry: every pattern's plan is served again from
-// the entity keys, and must be the plan the file states.
+// the entity keys; a plan the file states otherwise is kept in recorded
+// (RecordedPlans), and the derived one serves.
 func (d *Design) rederive() error {
 	m := d.model
 	if d.PK != TablePK || d.SK != TableSK {
@@ -243,8 +247,9 @@ func (d *Design) rederive() error {
 			got.Text = nativeCondition(m, p, ix, d.Entity(got.Entities[0]).Tag).Render()
 		}
 		if got.Operation != want.Operation || got.Index != want.Index || got.Requests != want.Requests || got.Text != want.Text {
-			return fmt.Errorf("pattern %s: the design says %s on %s (%s), but its keys give %s on %s (%s): edited by hand?",
-				p.Name, want.Operation, want.Index, want.Text, got.Operation, got.Index, got.Text)
+			// Another keyplan's request on these keys (or a hand edit):
+			// the design serves the one derived (an upgrade change).
+			d.recorded = append(d.recorded, want)
 		}
 		plans = append(plans, got)
 	}

@@ -72,7 +72,6 @@ func TestReadDesignRefuses(t *testing.T) {
 		{"no format", strings.Replace(string(good), `"format":1,`, ``, 1), "format 0; this keyplan reads format 1"},
 		{"not a design", `{"format": 1, "hello": true}`, "not a keyplan design"},
 		{"another table", strings.Replace(string(good), `"table":"Leaderboard"`, `"table":"Other"`, 1), `the design is for table "Other" but its model is for "Leaderboard"`},
-		{"edited plan", strings.Replace(string(good), `"index":"GSI2","keyCondition"`, `"index":"GSI1","keyCondition"`, 1), "pattern SeasonLeaderboard: the design says Query on GSI1"},
 		{"edited key", strings.Replace(string(good), `PLAYER#SEASON#{season}`, `PLAYER#SEASON#{seasn}`, 1), `reads "seasn", which is no attribute of it`},
 		{"bad model", strings.Replace(string(good), `"id":["playerId"]`, `"id":["nope"]`, 1), "its model does not validate"},
 		{"native index on no attribute", strings.Replace(string(native), `"partitionKeys":["season"]`, `"partitionKeys":["seasn"]`, 1), "index GSI2 is keyed on seasn, which no entity of the model has"},
@@ -88,6 +87,34 @@ func TestReadDesignRefuses(t *testing.T) {
 				t.Errorf("ReadDesign = %v, want an ErrDesign containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A design whose file states another plan than its keys give (an
+// earlier keyplan's request, or an edit) is read with the plan derived
+// from the keys: that is what it serves, and RecordedPlans says what the
+// file stated. The keys themselves are never re-derived: an edited key
+// is refused (TestReadDesignRefuses).
+func TestReadDesignServesTheDerivedPlan(t *testing.T) {
+	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", patterns.IndexKeysSynthetic)
+	good, _ := json.Marshal(d)
+	edited := strings.Replace(string(good), `"index":"GSI2","keyCondition"`, `"index":"GSI1","keyCondition"`, 1)
+	if edited == string(good) {
+		t.Fatal("the edit changed nothing")
+	}
+	back, err := patterns.ReadDesign("plan.json", strings.NewReader(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := back.RecordedPlans()
+	if len(rec) != 1 || rec[0].Name != "SeasonLeaderboard" || rec[0].Index != "GSI1" {
+		t.Fatalf("recorded plans %+v, want SeasonLeaderboard's on GSI1", rec)
+	}
+	if got, want := back.Pattern("SeasonLeaderboard"), d.Pattern("SeasonLeaderboard"); got.Index != want.Index || got.Text != want.Text {
+		t.Errorf("serves %s (%s), want %s (%s)", got.Index, got.Text, want.Index, want.Text)
+	}
+	if again, _ := patterns.ReadDesign("plan.json", bytes.NewReader(good)); len(again.RecordedPlans()) != 0 {
+		t.Errorf("the design as planned records %+v", again.RecordedPlans())
 	}
 }
 

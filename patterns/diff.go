@@ -1,6 +1,8 @@
 package patterns
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 )
@@ -27,6 +29,16 @@ const (
 	ChangeIndexBuild     ChangeKind = "index-build"
 	ChangeCleanupPending ChangeKind = "cleanup-pending"
 	ChangeConsistency    ChangeKind = "consistency-changed"
+	// Upgrade changes: what this keyplan reads otherwise than the one
+	// that wrote the lock (upgrade.go).
+	ChangeLockFormat      ChangeKind = "lock-format"
+	ChangeRequest         ChangeKind = "request-derived"
+	ChangePhases          ChangeKind = "phases-derived"
+	ChangeCleanupRecorded ChangeKind = "cleanup-recorded"
+	// ChangeModel: what the model says that no key, index or pattern's
+	// plan shows (an attribute, enum values, a rate): the lock records
+	// it.
+	ChangeModel ChangeKind = "model-changed"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -66,7 +78,12 @@ var changeRules = []ChangeRule{
 	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
 	{"KP615", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
 	{"KP616", SeverityError, ChangeCleanupPending, "No edit reads what a migration left before its cleanup"},
-	{"KP617", SeverityError, ChangeConsistency, "A global table's multi-Region consistency never changes"},
+	{"KP617", SeverityInfo, ChangeLockFormat, "A lock of an earlier format is read, and rewritten in the current one"},
+	{"KP618", SeverityInfo, ChangeRequest, "A read is served with the request this keyplan derives from the deployed keys"},
+	{"KP619", SeverityWarning, ChangePhases, "A migration goes on with this keyplan's backfills"},
+	{"KP620", SeverityWarning, ChangeCleanupRecorded, "A cleanup an earlier keyplan recorded is kept as recorded"},
+	{"KP621", SeverityInfo, ChangeModel, "Model changes no key or index shows are recorded"},
+	{"KP622", SeverityError, ChangeConsistency, "A global table's multi-Region consistency never changes"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).
@@ -187,6 +204,7 @@ func (d *Diff) Backfills() bool {
 // design is the migration in progress, another one is refused (KP609).
 func Compare(l *Lock, to *Design) *Diff {
 	df := compare(l, to)
+	df.Changes = append(l.Upgrades(), df.Changes...)
 	if c := l.Cleanup; c != nil {
 		df.Cleanup = &DiffCleanup{Entities: c.Entities, Remove: c.Remove}
 	}
@@ -215,11 +233,12 @@ func compare(l *Lock, to *Design) *Diff {
 	return c
 }
 
-// sameDesign reports whether two designs deploy the same table.
+// sameDesign reports whether two designs deploy the same table: a lock
+// records them alike.
 func sameDesign(a, b *Design) bool {
-	la, _ := (&Lock{Format: LockFormat, Accepted: a}).Bytes()
-	lb, _ := (&Lock{Format: LockFormat, Accepted: b}).Bytes()
-	return string(la) == string(lb)
+	la, errA := json.Marshal(lockedDesign{a})
+	lb, errB := json.Marshal(lockedDesign{b})
+	return errA == nil && errB == nil && bytes.Equal(la, lb)
 }
 
 func (d *Diff) add(k ChangeKind, s Subject, format string, args ...any) {

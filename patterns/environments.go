@@ -1,8 +1,6 @@
 package patterns
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -49,22 +47,24 @@ type Ended struct {
 
 // MigrationDigest identifies the lock's migration whatever its current
 // phase and whichever environments verified it (the accepted design, the
-// target and the phases; not the environments, nor Ended): the tables'
-// bookkeeping is keyed by it.
+// target and the phases when it began; not the environments, nor Ended):
+// the tables' bookkeeping is keyed by it. It is fixed when the migration
+// begins, and lock format 2 records it (migration.id), so an upgrade
+// change to the migration's requests or phases keeps it; for a lock an
+// earlier keyplan wrote it is what that keyplan computed from the file
+// (migrationDigestOf).
 func (l *Lock) MigrationDigest() (string, error) {
 	if l.Migration == nil {
 		return "", errors.New("no migration in progress")
 	}
-	cp := *l
-	mg := *l.Migration
-	mg.Current, mg.Verified = 0, nil
-	cp.Migration, cp.Environments, cp.Ended = &mg, nil, nil
-	b, err := cp.Bytes()
+	if l.Migration.id != "" {
+		return l.Migration.id, nil
+	}
+	b, err := l.marshalFormat1()
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return migrationDigestOf(b)
 }
 
 // environmentName is what an environment may be called.

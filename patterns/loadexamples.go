@@ -41,7 +41,7 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 							st.Params[pf.key] = l.value(pf.val, join(join(path, "params"), pf.key))
 						}
 					case "fails":
-						st.Fails = l.str(g.val, join(path, "fails"))
+						st.Fails, st.FailsCondition = l.fails(g.val, join(path, "fails"))
 					case "item":
 						st.Item = l.name(g.val, join(path, "item"))
 					}
@@ -167,4 +167,19 @@ func (l *loader) batchItems(n *yaml.Node, path string) []string {
 		out = append(out, l.str(c, path))
 	}
 	return out
+}
+
+// fails reads a step's fails: a string (ParseFails), or one condition:
+// clause as a write declares it ({inventory: {ge: $quantity}}).
+func (l *loader) fails(n *yaml.Node, path string) (string, *Condition) {
+	v := deref(n)
+	if v.Kind != yaml.MappingNode {
+		return l.str(n, path), nil
+	}
+	fs := l.fields(v, path, nil)
+	if len(fs) != 1 {
+		l.add(pos(v), path, "expected one condition, as a condition: clause writes it ({status: open}, {inventory: {ge: $quantity}}), or a string: absent, exists, version, \"unique: PATTERN\", an attribute")
+		return "", nil
+	}
+	return "", l.condition(fs[0], join(path, fs[0].key))
 }

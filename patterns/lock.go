@@ -5,18 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/keyplan/keyplan/internal/atomicfile"
 )
-
-// LockFormat is the version of a lock file's JSON form.
-const LockFormat = 1
 
 // A lock records the design a table is deployed with, beside the model
 // (shop.yaml → shop.lock.json), committed like go.sum. During a change it
@@ -25,8 +19,15 @@ const LockFormat = 1
 // phase the table is at. Its bytes are deterministic: the same state
 // always writes the same file.
 type Lock struct {
-	Format int    `json:"format"`
-	Table  string `json:"table"`
+	// Format is the format of the file the lock was read from (LockFormat
+	// for a lock made in memory); a lock is always written in LockFormat.
+	Format int `json:"format"`
+	// Keyplan is the version of keyplan that wrote the lock's content
+	// (KeyplanVersion; "" for a format 1 lock, which did not record it,
+	// and for one made in memory). Bytes keeps it while the content is
+	// the file's, and records this keyplan's once it is not.
+	Keyplan string `json:"keyplan,omitempty"`
+	Table   string `json:"table"`
 	// Accepted is the design the table is deployed with (or is being
 	// migrated from).
 	Accepted *Design `json:"accepted"`
@@ -52,6 +53,15 @@ type Lock struct {
 
 	// source is the file the lock was read from, for messages.
 	source string
+	// file is the content of that file (content: canonical, without its
+	// keyplan version and digest); nil for a lock made in memory.
+	file []byte
+	// verified: the file is format 2 or later and its digest holds, so
+	// keyplan wrote it as it is (Check then re-derives nothing).
+	verified bool
+	// upgrades are what this keyplan derives otherwise than the one that
+	// wrote the lock (upgrade changes: Upgrades).
+	upgrades []Change
 }
 
 // Migration is a change in progress: the target design and its phases.
@@ -64,6 +74,11 @@ type Migration struct {
 	// Verified are the environments (Lock.Environments) that have
 	// verified the current phase, waiting for the others.
 	Verified []string `json:"verified,omitempty"`
+
+	// id is the migration's identity (Lock.MigrationDigest), fixed when
+	// it begins: lock format 2 records it (migration.id); an earlier
+	// lock's is computed from its file as read.
+	id string
 }
 
 // Phase is one deploy of a migration.
@@ -164,150 +179,6 @@ func (ld lockedDesign) MarshalJSON() ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// MarshalJSON writes the lock's deterministic form.
-func (l *Lock) MarshalJSON() ([]byte, error) {
-	type migration struct {
-		Target   lockedDesign `json:"target"`
-		Phases   []*Phase     `json:"phases"`
-		Current  int          `json:"current"`
-		Verified []string     `json:"verified,omitempty"`
-	}
-	out := struct {
-		Format       int          `json:"format"`
-		Table        string       `json:"table"`
-		Environments []string     `json:"environments,omitempty"`
-		Accepted     lockedDesign `json:"accepted"`
-		Migration    *migration   `json:"migration,omitempty"`
-		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
-		Ended        *Ended       `json:"ended,omitempty"`
-		Adopted      *Adopted     `json:"adopted,omitempty"`
-	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Ended: l.Ended, Adopted: l.Adopted}
-	if m := l.Migration; m != nil {
-		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
-	}
-	return json.Marshal(out)
-}
-
-// Bytes is the lock file's content: indented JSON and a newline.
-func (l *Lock) Bytes() ([]byte, error) {
-	b, err := json.Marshal(l)
-	if err != nil {
-		return nil, err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, b, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// WriteFile replaces a lock file with the lock's bytes atomically (a
-// crash leaves the old file, never half of one; atomicfile.WriteFile).
-func (l *Lock) WriteFile(path string) error {
-	b, err := l.Bytes()
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, b, 0o644)
-}
-
-// NewLock records a design as deployed.
-func NewLock(d *Design) *Lock { return &Lock{Format: LockFormat, Table: d.Table, Accepted: d} }
-
-// ReadLock reads a lock file, naming file in errors: a truncated or
-// hand-edited file, another format version, or designs whose plans do not
-// follow from their keys are refused (errors match ErrDesign).
-func ReadLock(file string, r io.Reader) (*Lock, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxDesignBytes+1))
-	if err != nil {
-		return nil, &DesignError{file, err.Error()}
-	}
-	if len(data) > maxDesignBytes {
-		return nil, &DesignError{file, fmt.Sprintf("larger than %d MB; a lock is far smaller", maxDesignBytes>>20)}
-	}
-	var in struct {
-		Format       int             `json:"format"`
-		Table        string          `json:"table"`
-		Environments []string        `json:"environments"`
-		Accepted     json.RawMessage `json:"accepted"`
-		Migration    *struct {
-			Target   json.RawMessage `json:"target"`
-			Phases   []*Phase        `json:"phases"`
-			Current  int             `json:"current"`
-			Verified []string        `json:"verified"`
-		} `json:"migration"`
-		Cleanup *cleanupFile `json:"cleanup"`
-		Ended   *Ended       `json:"ended"`
-		Adopted *Adopted     `json:"adopted"`
-	}
-	if err := strictJSON(data, &in); err != nil {
-		return nil, &DesignError{file, err.Error()}
-	}
-	if in.Format != LockFormat {
-		return nil, &DesignError{file, fmt.Sprintf("lock format %d; this keyplan reads format %d (written by another version of keyplan?)", in.Format, LockFormat)}
-	}
-	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
-		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
-	}
-	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, Ended: in.Ended, Adopted: in.Adopted, source: file}
-	if e := l.Ended; e != nil && (len(e.Digest) != 64 || strings.Trim(e.Digest, "0123456789abcdef") != "" || e.Phases < 1) {
-		return nil, &DesignError{file, fmt.Sprintf("ended: expected the digest (64 hex digits) and phase count (at least 1) of the migration that ended, found %q and %d", e.Digest, e.Phases)}
-	}
-	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
-		return nil, err
-	}
-	if l.Accepted.Table != l.Table {
-		return nil, &DesignError{file, fmt.Sprintf("the lock is for table %q but its accepted design is for %q", l.Table, l.Accepted.Table)}
-	}
-	if mg := in.Migration; mg != nil {
-		if len(mg.Target) == 0 || string(mg.Target) == "null" {
-			return nil, &DesignError{file, "a migration without a target design"}
-		}
-		t, err := decodeDesign(file+" (migration target)", mg.Target)
-		if err != nil {
-			return nil, err
-		}
-		if t.Table != l.Table {
-			return nil, &DesignError{file, fmt.Sprintf("the migration's target is for table %q, not %q", t.Table, l.Table)}
-		}
-		switch {
-		case len(mg.Phases) == 0:
-			return nil, &DesignError{file, "a migration with no phase"}
-		case mg.Current < 0 || mg.Current >= len(mg.Phases):
-			return nil, &DesignError{file, fmt.Sprintf("migration at phase %d of %d: expected 0 to %d (past the last phase, the target is accepted and the migration over)", mg.Current, len(mg.Phases), len(mg.Phases)-1)}
-		}
-		for i, p := range mg.Phases {
-			if err := p.valid(); err != nil {
-				return nil, &DesignError{file, fmt.Sprintf("migration phase %d: %v", i, err)}
-			}
-		}
-		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current, Verified: mg.Verified}
-	}
-	if l.Adopted != nil {
-		if err := l.Adopted.valid(); err != nil {
-			return nil, &DesignError{file, err.Error()}
-		}
-	}
-	if err := l.checkEnvironments(); err != nil {
-		return nil, &DesignError{file, err.Error()}
-	}
-	if in.Cleanup != nil {
-		if l.Cleanup, err = in.Cleanup.read(file); err != nil {
-			return nil, err
-		}
-		if err := l.Cleanup.valid(l.Accepted); err != nil {
-			return nil, &DesignError{file, err.Error()}
-		}
-		for _, e := range l.Cleanup.Verified {
-			if !slices.Contains(l.Environments, e) {
-				return nil, &DesignError{file, fmt.Sprintf("the cleanup is verified by %q, which the lock does not name", e)}
-			}
-		}
-	}
-	return l, nil
-}
-
 // valid checks a phase read from a file.
 func (p *Phase) valid() error {
 	if p == nil {
@@ -396,7 +267,7 @@ func (l *Lock) Apply(to *Design, df *Diff) error {
 		}
 		return fmt.Errorf("refused: %s", strings.Join(msgs, "; "))
 	}
-	if l.Migration != nil {
+	if l.Migration != nil || sameDesign(l.Accepted, to) {
 		return nil // the same target: nothing to record
 	}
 	if len(df.Phases) <= 1 && !df.Backfills() {

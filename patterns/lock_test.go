@@ -2,6 +2,7 @@ package patterns_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -81,7 +82,10 @@ func TestReadLockRefuses(t *testing.T) {
 	}{
 		{"truncated", string(plain[:len(plain)/3]), "not valid JSON"},
 		{"two values", string(plain) + "{}", "more after the value"},
-		{"another format", strings.Replace(string(plain), `"format": 1`, `"format": 2`, 1), "lock format 2; this keyplan reads format 1"},
+		{"a newer format", strings.Replace(string(plain), `"format": 2`, `"format": 3`, 1), "lock format 3, written by keyplan (devel); this keyplan ((devel)) reads lock formats 1, 2: upgrade keyplan"},
+		{"an unknown format", strings.Replace(string(plain), `"format": 2`, `"format": 0`, 1), "lock format 0; this keyplan reads lock formats 1, 2"},
+		{"no digest", strings.Replace(string(plain), `"digest"`, `"digests"`, 1), "a format 2 lock without its digest"},
+		{"a format 1 lock with a digest", strings.Replace(string(plain), `"format": 2`, `"format": 1`, 1), "a format 1 lock with a digest"},
 		{"another table", strings.Replace(string(plain), `"table": "Shop"`, `"table": "Other"`, 1), `the lock is for table "Other"`},
 		{"no accepted design", `{"format": 1, "table": "Shop"}`, "no accepted design"},
 		{"an index key edited by hand", strings.Replace(string(plain), `"sortKey": "GSI1SK"`, `"sortKey": "GSI9SK"`, 1), "fuzz.lock.json"},
@@ -90,6 +94,7 @@ func TestReadLockRefuses(t *testing.T) {
           "GSI3"
         ]`, `"create": ["GSI3", "GSI4"]`, 1), "migration phase 0"},
 	}
+	edited := map[string]bool{"another table": true, "an index key edited by hand": true, "a phase out of range": true, "a phase creating two GSIs": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.content == string(plain) || tt.content == string(migrating) {
@@ -98,6 +103,11 @@ func TestReadLockRefuses(t *testing.T) {
 			_, err := patterns.ReadLock("fuzz.lock.json", strings.NewReader(tt.content))
 			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "fuzz.lock.json") {
 				t.Errorf("ReadLock: %v, want an ErrDesign naming the file and %q", err, tt.want)
+			}
+			// A value edited in a lock keyplan wrote is caught by its
+			// digest first, whatever else is wrong with it.
+			if edited[tt.name] && (err == nil || !strings.Contains(err.Error(), "its digest does not match its content")) {
+				t.Errorf("ReadLock: %v, want the digest to refuse it", err)
 			}
 		})
 	}
@@ -163,5 +173,35 @@ func TestLockWriteFileAndPhaseString(t *testing.T) {
 	}
 	if got := (&patterns.Phase{TTL: ""}).String(); got != "TTL off" {
 		t.Errorf("an empty phase says %q, want TTL off", got)
+	}
+}
+
+// The digest covers the lock's content, not its layout: the lock
+// re-indented, its members reordered, or its strings written with other
+// JSON escapes, still holds it; the same lock with one value changed
+// does not.
+func TestDigestIsOfTheContent(t *testing.T) {
+	plain, _ := lockSeeds(t)
+	var doc map[string]any
+	if err := json.Unmarshal(plain, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// json.Marshal of a map sorts the members (another order than the
+	// lock's) and escapes < > & as \u003c \u003e \u0026.
+	compact, _ := json.Marshal(doc)
+	var wide bytes.Buffer
+	json.Indent(&wide, compact, "", "\t\t")
+	for name, b := range map[string][]byte{"reordered, compact": compact, "re-indented": wide.Bytes()} {
+		l, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(b))
+		if err != nil || l.Check() != nil || len(l.Upgrades()) != 0 || l.Modified() {
+			t.Errorf("%s: %v, upgrades %v, modified %v", name, err, l.Upgrades(), l != nil && l.Modified())
+		}
+	}
+	edited := bytes.Replace(plain, []byte(`"maxLength": 200`), []byte(`"maxLength": 201`), 1)
+	if bytes.Equal(edited, plain) {
+		t.Fatal("the edit changed nothing")
+	}
+	if _, err := patterns.ReadLock("shop.lock.json", bytes.NewReader(edited)); err == nil || !strings.Contains(err.Error(), "its digest does not match its content") {
+		t.Errorf("an attribute's length edited: %v", err)
 	}
 }

@@ -10,14 +10,35 @@ import (
 	"strings"
 )
 
-// Check re-derives what a lock records from what it is derived from, as
-// go.sum is checked against the modules: each design must be the plan of
-// its own model with itself as the lock (its keys, GSIs, projections, TTL
-// and number widths, which stable planning keeps while they are valid),
-// and a migration's phases the phases from its accepted design to its
-// target. A lock edited by hand, or merged badly, disagrees somewhere; the
-// error says where (and matches ErrDesign).
+// Check refuses a lock keyplan did not write as it is (the error matches
+// ErrDesign). A lock whose digest holds (format 2, ReadLock checked it)
+// passes: what this keyplan derives otherwise is an upgrade change
+// (Upgrades), not a refusal. A format 1 lock has no digest, and neither
+// has a lock made in memory: it is re-derived from what it is derived
+// from, as go.sum is checked against the modules (each design must be the
+// plan of its own model with itself as the lock, a migration's phases
+// those from its accepted design to its target, a cleanup what its
+// designs before leave), and the differences an upgrade rule explains
+// (a read's request, an older keyplan's backfills, a cleanup recorded
+// without its designs) are the only ones allowed; the error says where
+// it disagrees.
 func (l *Lock) Check() error {
+	if l.verified {
+		return nil
+	}
+	if err := l.rederives(); err != nil {
+		src := l.source
+		if src == "" {
+			src = "the lock"
+		}
+		return &LockError{DesignError{src, strings.ReplaceAll(err.Error(), "\n", "; ") + ": restore the lock from version control (keyplan writes locks: never edit or merge one by hand)"}, false}
+	}
+	return nil
+}
+
+// rederives reports where a lock disagrees with what it derives from
+// (Check), beyond what its upgrade changes explain.
+func (l *Lock) rederives() error {
 	var errs []error
 	check := func(what string, d *Design) {
 		if err := replans(d); err != nil {
@@ -32,7 +53,7 @@ func (l *Lock) Check() error {
 		case len(bad) > 0:
 			errs = append(errs, fmt.Errorf("its migration is one keyplan lock refuses: [%s] %s: %s", bad[0].ID, bad[0].Subject, bad[0].Message))
 		case olderPhases(mg.Phases, want.Phases):
-			errs = append(errs, fmt.Errorf("%w: its migration's phases backfill less than keyplan derives (%s): keyplan lock re-derives them, keeping the phase it is at", ErrOlderPhases, phasesText(want.Phases)))
+			errs = append(errs, fmt.Errorf("its migration's phases backfill less than keyplan derives (%s)", phasesText(want.Phases)))
 		default:
 			if err := samePhases(mg.Phases, want.Phases); err != nil {
 				errs = append(errs, fmt.Errorf("its migration's phases are not those from its accepted design to its target: %w", err))
@@ -43,36 +64,30 @@ func (l *Lock) Check() error {
 		for i, d := range c.Before {
 			check(fmt.Sprintf("cleanup's before (%d)", i+1), d)
 		}
-		if len(errs) == 0 {
+		if len(errs) == 0 && len(c.Before) > 0 {
 			if err := c.check(l.Accepted); err != nil {
 				errs = append(errs, fmt.Errorf("its cleanup is not what its designs leave: %w", err))
 			}
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		src := l.source
-		if src == "" {
-			src = "the lock"
-		}
-		if len(errs) == 1 && errors.Is(errs[0], ErrOlderPhases) {
-			return &LockError{DesignError{src, errs[0].Error()}, true}
-		}
-		return &LockError{DesignError{src, strings.ReplaceAll(err.Error(), "\n", "; ") + ": restore the lock from version control (keyplan writes locks: never edit or merge one by hand)"}, false}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // ErrOlderPhases: a migration's phases are those an older keyplan
 // derived: the same deploys, with fewer backfills (before every new GSI's
-// phase backfilled its entities). Lock.Rederive updates them.
+// phase backfilled its entities).
+//
+// Deprecated: ReadLock re-derives such phases (an upgrade change, KP619)
+// and no error matches ErrOlderPhases any more.
 var ErrOlderPhases = errors.New("phases of an older keyplan")
 
-// LockError is a lock that disagrees with what it derives from (it
-// matches ErrDesign, and ErrOlderPhases when Older).
+// LockError is a lock that disagrees with what it derives from, or whose
+// digest does not match its content (it matches ErrDesign).
 type LockError struct {
 	DesignError
-	// Older: the only difference is phases an older keyplan derived,
-	// which Rederive updates.
+	// Older is never set (ErrOlderPhases).
+	//
+	// Deprecated: an older keyplan's phases are an upgrade change.
 	Older bool
 }
 
@@ -82,8 +97,11 @@ func (e *LockError) Is(target error) bool {
 }
 
 // RederiveFile re-derives the lock file at path (Rederive) and writes it
-// back when that changed it, saying so on w (nothing when there is no
-// file, no migration, or the phases are those keyplan derives still).
+// back when that changed it, saying so on w.
+//
+// Deprecated: ReadLock re-derives an older keyplan's phases itself, and
+// keyplan lock writes them (an upgrade change); RederiveFile now finds
+// nothing to do.
 func RederiveFile(path string, w io.Writer) error {
 	l, err := LoadLock(path)
 	if err != nil || l == nil || !l.Rederive() {
@@ -94,9 +112,9 @@ func RederiveFile(path string, w io.Writer) error {
 }
 
 // Rederive replaces a migration's phases by those keyplan derives when
-// they are an older keyplan's (ErrOlderPhases: the same deploys, fewer
-// backfills); the phase the migration is at stays. It reports whether it
-// changed the lock.
+// they are an older keyplan's (the same deploys, fewer backfills); the
+// phase the migration is at stays. It reports whether it changed the
+// lock. ReadLock does it for every lock it reads (an upgrade change).
 func (l *Lock) Rederive() bool {
 	mg := l.Migration
 	if mg == nil {

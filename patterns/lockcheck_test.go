@@ -2,6 +2,8 @@ package patterns_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -59,9 +61,22 @@ func TestLocksRederive(t *testing.T) {
 	}
 }
 
-// tamper edits a lock's JSON: at is a path of object keys and array
-// indexes; set replaces the value there (nil: deletes it).
+// tamper edits a lock's JSON and reads it back, its digest left as it
+// was (a hand edit, a bad merge): edit changes the document.
 func tamper(t *testing.T, l *patterns.Lock, edit func(doc map[string]any)) (*patterns.Lock, error) {
+	t.Helper()
+	return edited(t, l, false, edit)
+}
+
+// earlier is tamper on the lock as an earlier keyplan wrote it: lock
+// format 1, without the version that wrote it and without a digest, so
+// only re-deriving it can tell an edit.
+func earlier(t *testing.T, l *patterns.Lock, edit func(doc map[string]any)) (*patterns.Lock, error) {
+	t.Helper()
+	return edited(t, l, true, edit)
+}
+
+func edited(t *testing.T, l *patterns.Lock, formatOne bool, edit func(doc map[string]any)) (*patterns.Lock, error) {
 	t.Helper()
 	b, err := l.Bytes()
 	if err != nil {
@@ -70,6 +85,11 @@ func tamper(t *testing.T, l *patterns.Lock, edit func(doc map[string]any)) (*pat
 	var doc map[string]any
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
+	}
+	if formatOne {
+		doc["format"] = 1
+		delete(doc, "keyplan")
+		delete(doc, "digest")
 	}
 	edit(doc)
 	b, _ = json.Marshal(doc)
@@ -92,11 +112,12 @@ func obj(v any, path ...any) map[string]any {
 	return v.(map[string]any)
 }
 
-// A lock edited by hand, or merged badly, is refused naming what
-// disagrees with what it derives from: each case is one the construct
-// would otherwise have deployed (every player expiring on its rating, a
-// GSI dropped under a pattern's feet, ratings written too narrow to
-// sort).
+// A lock edited by hand, or merged badly, is refused: its digest no
+// longer matches, and the error says where it disagrees with what it
+// derives from; the same edit of a format 1 lock (which has no digest)
+// is refused by re-deriving it. Each case is one the construct would
+// otherwise have deployed (every player expiring on its rating, a GSI
+// dropped under a pattern's feet, ratings written too narrow to sort).
 func TestHandEditedLocksAreRefused(t *testing.T) {
 	src, err := os.ReadFile("../examples/leaderboard.yaml")
 	if err != nil {
@@ -109,43 +130,65 @@ func TestHandEditedLocksAreRefused(t *testing.T) {
 	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
 		t.Fatalf("starting the migration: %v", err)
 	}
-	if _, err := tamper(t, lock, func(map[string]any) {}); err != nil {
-		t.Fatalf("the lock as written: %v", err)
+	for _, read := range []func(*testing.T, *patterns.Lock, func(map[string]any)) (*patterns.Lock, error){tamper, earlier} {
+		if _, err := read(t, lock, func(map[string]any) {}); err != nil {
+			t.Fatalf("the lock as written: %v", err)
+		}
 	}
 	cases := []struct {
 		name string
 		edit func(doc map[string]any)
 		want string
+		// upgrade: without a digest, the edit is what an earlier
+		// keyplan wrote (an upgrade change, not refused).
+		upgrade bool
 	}{
 		{"a phase's TTL on a number attribute", func(doc map[string]any) {
 			obj(doc, "migration", "phases", 0)["ttl"] = "rating"
-		}, `phase 1.ttl: "rating" recorded, "expiresAt" derived`},
+		}, `phase 1.ttl: "rating" recorded, "expiresAt" derived`, false},
 		{"a phase dropping a GSI the accepted design reads", func(doc map[string]any) {
 			p := obj(doc, "migration", "phases", 0)
 			p["indexes"] = p["indexes"].([]any)[1:]
-		}, "phase 1.indexes"},
+		}, "phase 1.indexes", false},
 		{"a key width too narrow for the declared range", func(doc map[string]any) {
 			for _, a := range obj(doc, "accepted", "model")["entities"].([]any)[1].(map[string]any)["attributes"].([]any) {
 				if a.(map[string]any)["name"] == "rating" {
 					a.(map[string]any)["keyWidth"] = 1
 				}
 			}
-		}, "its accepted design"},
+		}, "its accepted design", false},
 		{"an accepted TTL on a non-ttl attribute", func(doc map[string]any) {
 			obj(doc, "accepted")["ttl"] = "rating"
-		}, `ttl: "rating" recorded, "expiresAt" derived`},
+		}, `ttl: "rating" recorded, "expiresAt" derived`, false},
 		{"a migration's target from another branch", func(doc map[string]any) {
 			obj(doc, "migration")["phases"] = []any{}
-		}, ""},
+		}, "a migration with no phase", false},
 		{"a phase's backfill dropped (as an older keyplan left it)", func(doc map[string]any) {
 			obj(doc, "migration", "phases", 0)["backfill"] = []any{}
-		}, "backfill less than keyplan derives"},
+		}, "backfill less than keyplan derives", true},
+		{"a pattern's request edited (as an earlier keyplan derived it)", func(doc map[string]any) {
+			for _, p := range obj(doc, "accepted")["patterns"].([]any) {
+				if p := p.(map[string]any); p["name"] == "RecentMatches" {
+					p["condition"] = p["condition"].(string) + " AND x"
+				}
+			}
+		}, "digest does not match", true},
+		{"a table renamed", func(doc map[string]any) {
+			doc["table"] = "Other"
+		}, `the lock is for table "Other"`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tamper(t, lock, c.edit)
-			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("got %v, want an error naming %q", err, c.want)
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), "its digest does not match its content") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("with its digest: got %v, want a digest error naming %q", err, c.want)
+			}
+			l, err := earlier(t, lock, c.edit)
+			switch {
+			case c.upgrade && (err != nil || len(l.Upgrades()) < 2):
+				t.Errorf("format 1: got %v, upgrades %v; want upgrade changes", err, l.Upgrades())
+			case !c.upgrade && (err == nil || !errors.Is(err, patterns.ErrDesign) || strings.Contains(err.Error(), "digest")):
+				t.Errorf("format 1: got %v, want a re-derivation error", err)
 			}
 		})
 	}
@@ -185,10 +228,11 @@ func TestEachNewIndexBackfillsItsEntities(t *testing.T) {
 
 // A lock whose phases an older keyplan derived (the same deploys, a
 // backfill missing: before every new GSI's phase backfilled its
-// entities) is refused by Check, and Rederive restores the backfill,
-// keeping the phase the migration is at; a lock that differs otherwise
-// is not re-derived.
-func TestRederiveOlderPhases(t *testing.T) {
+// entities) is read with this keyplan's phases, keeping the phase the
+// migration is at, and says so (KP619): keyplan lock records them. With
+// its digest, the same edit is a hand edit, refused; a lock that differs
+// otherwise is refused too.
+func TestOlderPhasesAreAnUpgrade(t *testing.T) {
 	src, err := os.ReadFile("../examples/ecommerce.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -202,19 +246,27 @@ func TestRederiveOlderPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	lock.Advance() // phase 1 done
-	older, err := tamper(t, lock, func(doc map[string]any) {
-		obj(doc, "migration", "phases", 1)["backfill"] = []any{}
-	})
-	if !errors.Is(err, patterns.ErrOlderPhases) || !errors.Is(err, patterns.ErrDesign) {
+	drop := func(doc map[string]any) { obj(doc, "migration", "phases", 1)["backfill"] = []any{} }
+	older, err := earlier(t, lock, drop)
+	if err != nil {
 		t.Fatalf("an older keyplan's phases: %v", err)
 	}
-	if !older.Rederive() || older.Check() != nil || older.Migration.Current != 1 || !slices.Equal(older.Migration.Phases[1].Backfill, []string{"Order"}) {
-		t.Errorf("re-derived: %v, phase %d, %+v", older.Check(), older.Migration.Current, older.Migration.Phases[1])
+	ups := older.Upgrades()
+	if len(ups) != 2 || ups[1].ID != "KP619" || !strings.Contains(ups[1].Message, "phase 2 also backfills Order") {
+		t.Errorf("upgrades %+v, want KP617 and KP619 naming phase 2's backfill", ups)
 	}
-	other, err := tamper(t, lock, func(doc map[string]any) {
+	if older.Migration.Current != 1 || !slices.Equal(older.Migration.Phases[1].Backfill, []string{"Order"}) || !older.Modified() {
+		t.Errorf("re-derived: phase %d, %+v, modified %v", older.Migration.Current, older.Migration.Phases[1], older.Modified())
+	}
+	if df := patterns.Compare(older, d2); !slices.ContainsFunc(df.Changes, func(c patterns.Change) bool { return c.ID == "KP619" }) {
+		t.Errorf("keyplan diff does not list KP619: %+v", df.Changes)
+	}
+	if _, err := tamper(t, lock, drop); err == nil || !strings.Contains(err.Error(), "digest does not match") {
+		t.Errorf("with its digest: %v", err)
+	}
+	if _, err := earlier(t, lock, func(doc map[string]any) {
 		obj(doc, "migration", "phases", 1)["ttl"] = "total"
-	})
-	if err == nil || errors.Is(err, patterns.ErrOlderPhases) || other.Rederive() {
+	}); err == nil || !errors.Is(err, patterns.ErrDesign) {
 		t.Errorf("a phase's TTL edited: %v", err)
 	}
 }
@@ -354,7 +406,7 @@ func TestHandEditedCleanupsAreRefused(t *testing.T) {
 		}, "cleanup.remove"},
 		{"the designs before dropped", func(doc map[string]any) {
 			delete(obj(doc, "cleanup"), "before")
-		}, "a cleanup without the designs it is derived from"},
+		}, "digest does not match"},
 		{"a design before edited (the GSI never deleted)", func(doc map[string]any) {
 			obj(doc, "cleanup", "before", 0)["indexes"] = obj(doc, "cleanup", "before", 1)["indexes"]
 		}, "cleanup's design before, 1"},
@@ -365,9 +417,89 @@ func TestHandEditedCleanupsAreRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tamper(t, lock, c.edit)
-			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("got %v, want an error naming %q", err, c.want)
+			if err == nil || !errors.Is(err, patterns.ErrDesign) || !strings.Contains(err.Error(), "digest does not match") || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("with its digest: got %v, want an error naming %q", err, c.want)
+			}
+			// Without a digest, re-deriving the cleanup refuses the same
+			// edits, but one: a cleanup recorded without its designs
+			// before is what keyplan wrote for a while (KP620).
+			l, err := earlier(t, lock, c.edit)
+			if c.name == "the designs before dropped" {
+				if err != nil || !slices.ContainsFunc(l.Upgrades(), func(u patterns.Change) bool { return u.ID == "KP620" }) {
+					t.Errorf("format 1: got %v, want KP620 among %+v", err, l)
+				}
+				return
+			}
+			if err == nil || !errors.Is(err, patterns.ErrDesign) {
+				t.Errorf("format 1: got %v, want a refusal", err)
 			}
 		})
+	}
+}
+
+// withDigest is a lock document with its digest computed as
+// docs/compatibility.md says: SHA-256 over the document without its
+// digest, members sorted by name, no white space, as encoding/json
+// writes a map.
+func withDigest(t *testing.T, doc map[string]any) []byte {
+	t.Helper()
+	delete(doc, "digest")
+	canon, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(canon)
+	doc["digest"] = "sha256:" + hex.EncodeToString(sum[:])
+	b, _ := json.Marshal(doc)
+	return b
+}
+
+// A lock whose digest holds is read as keyplan wrote it, whatever this
+// keyplan derives from it: the digest is computed as the documentation
+// says (an edit with its digest computed again reads; the digest is a
+// checksum, not a signature). Where this keyplan cannot serve a pattern
+// on the deployed keys at all, the lock records a served request that
+// it does not take: the pattern is unserved (its reads answer an
+// error), KP618 says so, and planning the model with the lock plans the
+// migration to a key that serves it.
+func TestADigestThatHoldsIsTrusted(t *testing.T) {
+	src, err := os.ReadFile("../examples/leaderboard.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := patterns.NewLock(planModel(t, string(src), nil))
+	b, _ := lock.Bytes()
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	if again := withDigest(t, doc); !bytes.Contains(b, []byte(doc["digest"].(string))) {
+		t.Fatalf("the documented digest %s is not the lock's:\n%.300s", doc["digest"], again)
+	}
+	// RecentMatches is read by result, which no deployed key holds.
+	for _, p := range obj(doc, "accepted", "model")["patterns"].([]any) {
+		if p := p.(map[string]any); p["name"] == "RecentMatches" {
+			p["where"] = []any{"result"}
+		}
+	}
+	l, err := patterns.ReadLock("leaderboard.lock.json", bytes.NewReader(withDigest(t, doc)))
+	if err != nil || l.Check() != nil {
+		t.Fatalf("a lock whose digest holds: %v, %v", err, l.Check())
+	}
+	if p := l.Accepted.Pattern("RecentMatches"); p.Served() {
+		t.Errorf("served as %s", p.Text)
+	}
+	ups := l.Upgrades()
+	if !slices.ContainsFunc(ups, func(c patterns.Change) bool {
+		return c.ID == "KP618" && c.Subject.Name == "RecentMatches" && strings.Contains(c.Message, "which this keyplan does not serve on the deployed keys")
+	}) {
+		t.Errorf("upgrades %+v", ups)
+	}
+	m := l.Accepted.Model()
+	d, err := patterns.PlanLocked(m, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := patterns.Compare(l, d)
+	if !d.Pattern("RecentMatches").Served() || len(df.Phases) == 0 || len(df.Errors()) > 0 {
+		t.Errorf("planned with the lock: %s, %d phase(s), errors %v", d.Pattern("RecentMatches").Text, len(df.Phases), df.Errors())
 	}
 }

@@ -321,10 +321,15 @@ type Examples struct {
 type Step struct {
 	Write  string         `json:"write"`
 	Params map[string]any `json:"params,omitempty"`
-	// Fails is the condition expected to fail, as keyplan names it (the
-	// start of the text: "inventory ≥ $quantity", "revision"); "" when
-	// the write must succeed.
+	// Fails names the condition expected to fail when it is a string
+	// (ParseFails: absent, exists, version, "unique: PATTERN", an
+	// attribute, or the start of keyplan's wording of it, today's or an
+	// earlier one); "" when the write must succeed, or when FailsCondition
+	// names it. Model.FailsOf reads both.
 	Fails string `json:"fails,omitempty"`
+	// FailsCondition is fails: written as a condition: clause
+	// ({inventory: {ge: $quantity}}).
+	FailsCondition *Condition `json:"failsCondition,omitempty"`
 	// Item names the item a successful single-item write leaves, for the
 	// expectations to name.
 	Item string `json:"item,omitempty"`

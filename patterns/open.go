@@ -34,9 +34,12 @@ func OpenWith(file string, o Options) (*Design, *Lock, error) {
 
 // LockBeside reads the lock of a model file, at LockPath: nil when there
 // is none, or when the model comes from standard input ("-": no file for a
-// lock to be beside). A lock that disagrees with what it derives from
-// (Lock.Check: edited by hand, merged badly) is refused. The singletable construct finds a ModelFile's lock
-// with it, as Open does.
+// lock to be beside). A lock keyplan did not write as it is (edited by
+// hand, merged badly: its digest fails, or a format 1 lock does not
+// re-derive, Lock.Check) is refused; what an earlier keyplan wrote and
+// this one derives otherwise is read as it derives it (Lock.Upgrades).
+// The singletable construct finds a ModelFile's lock with it, as Open
+// does.
 func LockBeside(model string) (*Lock, error) {
 	if model == "-" {
 		return nil, nil

@@ -45,7 +45,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		}
 	}
 	d := &Design{Format: DesignFormat, Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
-		Indexes: []*Index{}, Diagnostics: []Diagnostic{}}
+		Indexes: []*Index{}, Diagnostics: []Diagnostic{}, deployed: o.Lock}
 	pl := newPlanner(m, o)
 	pl.pins = pn
 	d.Bounds = lowerBounds(m, distinct(pl.reqs, false))

@@ -155,7 +155,7 @@ func TestSettingsInTheLock(t *testing.T) {
 		t.Error("consistency: eventual changes the lock")
 	}
 	// and a change of consistency against a lock is refused
-	if df := Compare(NewLock(e1), d); len(df.Errors()) == 0 || df.Errors()[0].ID != "KP617" {
+	if df := Compare(NewLock(e1), d); len(df.Errors()) == 0 || df.Errors()[0].ID != "KP622" {
 		t.Errorf("eventual to strong: %+v", df.Changes)
 	}
 }

@@ -483,13 +483,16 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 				l.unknown(st.Pos, path+".params", "parameter of "+w.Name, name, takes)
 			}
 		}
+		if msg := m.failsProblem(st, w); msg != "" {
+			l.add(st.Pos, path+".fails", "").Msg = msg // names may be long: not clipped
+		}
 		if st.Item != "" {
 			switch {
 			case w.Named() == nil:
 				l.add(st.Pos, path+".item", "%s puts no item: item names the item a put leaves (a transaction's first put)", w.Name)
 			case slices.Contains(items, st.Item):
 				l.add(st.Pos, path+".item", "duplicate item name %q", st.Item)
-			case st.Fails != "":
+			case m.FailsOf(st).Kind != "":
 				l.add(st.Pos, path+".item", "a step expected to fail leaves no item to name")
 			default:
 				items = append(items, st.Item)

@@ -13,7 +13,7 @@
 //	keyplan import workbench FILE   a NoSQL Workbench data model as a keyplan model
 //	keyplan import table NAME       a deployed table's model and its lock, read only
 //	keyplan schema            the JSON Schema of model files
-//	keyplan version           the module version keyplan was built from
+//	keyplan version           the module version keyplan was built from, and the file formats it reads and writes
 //	keyplan help              every command with its flags (usage.txt); COMMAND --help: its flags
 //
 // Exit codes: 0 clean, 1 findings (errors; warnings too with --strict),

@@ -33,9 +33,6 @@ func lock(fs *flag.FlagSet) func(*cli.Call) int {
 	envs := fs.String("environments", "", "the environments one lock deploys to, in order (staging,prod): each phase of a migration advances once all have verified it")
 	return func(c *cli.Call) int {
 		file := c.File()
-		if err := patterns.RederiveFile(patterns.LockPath(file), c.Stdout); err != nil {
-			return c.Fail(cli.Usage, "%v", err)
-		}
 		d, lk := open(c, file)
 		if d == nil {
 			return cli.Usage
@@ -61,21 +58,21 @@ func lock(fs *flag.FlagSet) func(*cli.Call) int {
 			}
 			return c.Fail(cli.Findings, "%s untouched: %v", path, err)
 		}
-		if lk.Migration == nil {
-			return writeLock(c, lk, path, lk.UpToDate(file))
-		}
-		code := writeLock(c, lk, path, fmt.Sprintf("migration at phase %d of %d", lk.Migration.Current+1, len(lk.Migration.Phases)))
-		if code == cli.Clean {
+		code := writeLock(c, lk, path, lk.Says(file, df))
+		if code == cli.Clean && lk.Migration != nil {
 			_ = report.WriteDiff(c.Stdout, file, df, report.Text)
 		}
 		return code
 	}
 }
 
-// writeLock writes the lock file and says what it now records.
+// writeLock writes the lock file, when it records something new, and says
+// what it records.
 func writeLock(c *cli.Call, lk *patterns.Lock, path, says string) int {
-	if err := lk.WriteFile(path); err != nil {
-		return c.Fail(cli.Usage, "%v", err)
+	if lk.Modified() {
+		if err := lk.WriteFile(path); err != nil {
+			return c.Fail(cli.Usage, "%v", err)
+		}
 	}
 	fmt.Fprintf(c.Stdout, "%s: %s\n", path, says)
 	return cli.Clean

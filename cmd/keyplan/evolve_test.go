@@ -212,9 +212,9 @@ func TestUnusableLocks(t *testing.T) {
 		name, content, want string
 	}{
 		{"truncated", string(good[:len(good)/2]), "not valid JSON"},
-		{"another format", strings.Replace(string(good), `"format": 1`, `"format": 7`, 1), "lock format 7; this keyplan reads format 1"},
+		{"a newer format", strings.Replace(string(good), `"format": 2`, `"format": 7`, 1), "lock format 7, written by keyplan (devel); this keyplan ((devel)) reads lock formats 1, 2: upgrade keyplan"},
 		{"another table", string(other), "the lock is for table Leaderboard, the model"},
-		{"edited by hand", strings.Replace(string(good), `"GSI1PK"`, `"GSI7PK"`, 1), "shop.lock.json"},
+		{"edited by hand", strings.Replace(string(good), `"GSI1PK"`, `"GSI7PK"`, 1), "its digest does not match its content"},
 		{"empty", "", "not valid JSON"},
 	}
 	for _, tt := range tests {
@@ -259,8 +259,12 @@ func TestNativeNextPatternIsOneDeploy(t *testing.T) {
 	if code, out, _ := keyplan("diff", model); code != 0 || !strings.Contains(out, "(index build)") || !strings.Contains(out, "KP615") {
 		t.Errorf("diff (text): exit %d\n%s", code, out)
 	}
-	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date") {
+	// It says what it records (issue 41.9), and records it once.
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "recorded 3 change(s), one deploy") || !strings.Contains(out, "[KP615] index GSI3") {
 		t.Errorf("lock: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date (nothing to record: the file is unchanged)") {
+		t.Errorf("lock again: exit %d\n%s%s", code, out, errs)
 	}
 }
 
@@ -313,8 +317,11 @@ patterns:
 		return
 	}
 	const pending = "the last migration's cleanup is pending, which removes what the design before left in the items of Order (GSI2PK, GSI2SK)"
-	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date; "+pending) || !strings.Contains(out, "keyplan migrate "+model+" --table NAME --deployed") {
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "[KP602] index GSI2") || !strings.Contains(out, "\n"+pending) || !strings.Contains(out, "keyplan migrate "+model+" --table NAME --deployed") {
 		t.Fatalf("lock of a deleted GSI: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "up to date (nothing to record: the file is unchanged); "+pending) {
+		t.Fatalf("lock again: exit %d\n%s%s", code, out, errs)
 	}
 	if code, out, _ := keyplan("diff", model); code != 1 || !strings.Contains(out, "no change to the design; "+pending) {
 		t.Errorf("diff with the cleanup pending: exit %d\n%s", code, out)

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -33,7 +34,7 @@ func main() {
 // program is keyplan: its commands as data (internal/cli). Adding
 // a command is a line here, its function and its lines in usage.txt.
 var program = &cli.Program{
-	Name: "keyplan", Usage: usage, File: "model",
+	Name: "keyplan", Usage: usage, File: "model", Version: patterns.VersionText,
 	Aliases: map[string]string{"-h": "help", "-help": "help", "--help": "help", "-version": "version", "--version": "version"},
 	Commands: map[string]cli.Command{
 		"plan":    {Files: cli.ManyFiles, Define: plan},

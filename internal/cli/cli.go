@@ -91,6 +91,9 @@ type Program struct {
 	// File is what a file argument is, in messages ("model": expected
 	// one model FILE).
 	File string
+	// Version is what the version command prints (ShowVersion). Default:
+	// the program's name and its main module's version (Version).
+	Version func() string
 }
 
 // Run runs the command args name: with no arguments, the usage text on
@@ -387,9 +390,14 @@ func Help(*flag.FlagSet) func(*Call) int {
 	}
 }
 
-// ShowVersion is a version command: the program's name and Version.
+// ShowVersion is a version command: Program.Version, or the program's
+// name and Version.
 func ShowVersion(*flag.FlagSet) func(*Call) int {
 	return func(c *Call) int {
+		if c.program.Version != nil {
+			fmt.Fprint(c.Stdout, c.program.Version())
+			return Clean
+		}
 		fmt.Fprintln(c.Stdout, c.program.Name, Version())
 		return Clean
 	}

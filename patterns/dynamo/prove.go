@@ -101,6 +101,14 @@ func ProveDesign(ctx context.Context, admin TableAdmin, db Client, d *patterns.D
 	if errs := d.Errors(); len(errs) > 0 {
 		return &Proof{Seed: o.Seed, Items: o.Items, NotRun: fmt.Sprintf("the design has %d error(s) (keyplan check)", len(errs))}, nil
 	}
+	// The reference identifies an item by its id; a deployed base key
+	// that holds more (KP109) stores two items of one id, which the
+	// reference refuses: nothing generated would agree.
+	for _, x := range d.Diagnostics {
+		if x.ID == patterns.DeployedBaseRule {
+			return &Proof{Seed: o.Seed, Items: o.Items, Waived: fmt.Sprintf("%s's deployed base key identifies its items by more than their id (%s, keyplan check), which the reference evaluator does not model", x.Subject.Name, x.ID)}, nil
+		}
+	}
 	o.Fresh = Tables(admin, db, d, ScratchTable(d.Table, time.Now())+"-g")
 	t, drop, err := o.Fresh(ctx)
 	if err != nil {
@@ -118,6 +126,8 @@ func (p *Proof) Text(file string) string {
 	switch {
 	case p.NotRun != "":
 		return fmt.Sprintf("SKIP generated data: not run: %s\n", p.NotRun)
+	case p.Waived != "":
+		return fmt.Sprintf("SKIP generated data: not run (no failure): %s\n", p.Waived)
 	case p.OK():
 		return fmt.Sprintf("ok   generated data, %s\n", p)
 	}
@@ -144,6 +154,10 @@ type Proof struct {
 	// NotRun says why nothing was proven (ProveDesign of a design with
 	// errors).
 	NotRun string
+	// Waived says why nothing was proven by design, which is no failure:
+	// a deployed base key that identifies items by more than their id
+	// (KP109), which the reference does not model.
+	Waived string
 }
 
 // OK reports whether the proof ran and found no difference.

@@ -558,7 +558,7 @@ func (t *Table) versionClause(e *patterns.Entity, read any) (clause, error) {
 		return clause{}, err
 	}
 	c := is(e.Version, av, ErrChanged)
-	c.version = true
+	c.version, c.kind = true, patterns.FailsVersion
 	return c, nil
 }
 
@@ -612,6 +612,7 @@ func (t *Table) guardMove(e *patterns.Entity, u *patterns.Pattern, before, after
 func (t *Table) guardPut(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	c := t.absent(fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(e.Name))))
 	c.text = fmt.Sprintf("%s %s free (unique)", g.pattern, g.value(t.tag(e.Name)))
+	c.kind, c.pattern = patterns.FailsUnique, g.pattern
 	c.found = func(it map[string]types.AttributeValue) string { return "it is taken by " + t.guardOwner(e.Name, it) }
 	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}, guard: true}
 }
@@ -621,6 +622,7 @@ func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.
 	err := fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(e.Name)))
 	cs := []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}
 	for i := range cs {
+		cs[i].kind, cs[i].pattern = patterns.FailsUnique, g.pattern
 		cs[i].text = fmt.Sprintf("%s %s held by this %s", g.pattern, g.value(t.tag(e.Name)), e.Name)
 		cs[i].found = func(it map[string]types.AttributeValue) string {
 			if it == nil {

@@ -73,45 +73,107 @@ func sorted(s []string) []string {
 type StepResult struct {
 	Write  string
 	Params Params
-	// Fails is the condition expected to fail ("": none); Err is what the
-	// write returned.
-	Fails string
-	Err   error
-	Pos   patterns.Pos
+	// Fails is the condition expected to fail as the step names it ("":
+	// none); FailsOn is what it names (patterns.Model.FailsOf, the stable
+	// vocabulary: docs/writes.md). Err is what the write returned.
+	Fails   string
+	FailsOn patterns.FailsSpec
+	Err     error
+	Pos     patterns.Pos
 	// NotRun says why the write was not run: the design has errors about
 	// its write pattern ("" when it ran).
 	NotRun string
 }
 
+// failsOn is what the step's fails: names: FailsOn, or Fails read as a
+// string (a StepResult made by hand).
+func (r *StepResult) failsOn() patterns.FailsSpec {
+	if r.FailsOn.Kind == "" && r.Fails != "" {
+		return patterns.ParseFails(r.Fails)
+	}
+	return r.FailsOn
+}
+
 // OK reports whether the write ended as expected: done, or refused by
 // the condition named.
 func (r *StepResult) OK() bool {
+	ok, _ := r.matches()
+	return ok
+}
+
+// matches reports whether the write ended as expected, and whether fails:
+// named the condition by an earlier keyplan's wording of it.
+func (r *StepResult) matches() (ok, earlier bool) {
 	if r.NotRun != "" {
-		return false
+		return false, false
 	}
-	if r.Fails == "" {
-		return r.Err == nil
+	f := r.failsOn()
+	if f.Kind == "" {
+		return r.Err == nil, false
 	}
 	var ce *ConditionError
-	return errors.As(r.Err, &ce) && strings.HasPrefix(ce.Condition, r.Fails)
+	if !errors.As(r.Err, &ce) {
+		return false, false
+	}
+	for _, c := range ce.Clauses {
+		if ok, earlier := c.Matches(f, ce.Condition); ok {
+			return true, earlier
+		}
+	}
+	return len(ce.Clauses) == 0 && f.Text != "" && strings.HasPrefix(ce.Condition, f.Text), false
 }
 
 // String renders a step's outcome as one line.
 func (r *StepResult) String() string {
 	head := fmt.Sprintf("write %s(%s)", r.Write, paramText(r.Params))
+	ok, earlier := r.matches()
 	switch {
 	case r.NotRun != "":
 		return "SKIP " + head + ": not run: " + r.NotRun
-	case r.OK() && r.Fails == "":
+	case ok && r.failsOn().Kind == "":
 		return "ok   " + head
-	case r.OK():
+	case ok && earlier:
+		return fmt.Sprintf("ok   %s: refused as expected (%v); fails: %q is an earlier keyplan's wording: %s names the condition in words that stay", head, r.Err, r.Fails, stableNames(r.Err))
+	case ok:
 		return fmt.Sprintf("ok   %s: refused as expected (%v)", head, r.Err)
-	case r.Fails == "":
+	case r.failsOn().Kind == "":
 		return fmt.Sprintf("FAIL %s: %v", head, r.Err)
 	case r.Err == nil:
 		return fmt.Sprintf("FAIL %s: succeeded; expected the condition %q to fail", head, r.Fails)
 	}
-	return fmt.Sprintf("FAIL %s: expected the condition %q to fail, got: %v", head, r.Fails, r.Err)
+	msg := fmt.Sprintf("FAIL %s: expected the condition %q to fail, got: %v", head, r.Fails, r.Err)
+	if names := stableNames(r.Err); names != "" {
+		msg += "; fails: " + names + " names what failed"
+	}
+	return msg
+}
+
+// stableNames says how fails: names the condition a refused write
+// failed on ("version (or rev)"; "" when err is no ConditionError).
+func stableNames(err error) string {
+	var ce *ConditionError
+	if !errors.As(err, &ce) {
+		return ""
+	}
+	var alts []string
+	for _, c := range ce.Clauses {
+		names := c.Stable()
+		s := quoteFails(names[0])
+		if len(names) > 1 && names[1] != "" {
+			s += " (or " + quoteFails(names[1]) + ")"
+		}
+		alts = append(alts, s)
+	}
+	return strings.Join(alts, " or ")
+}
+
+// quoteFails writes a fails: value as YAML takes it: a string with a
+// colon quoted.
+func quoteFails(s string) string {
+	if strings.Contains(s, ": ") && !strings.HasPrefix(s, "{") {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
 }
 
 // Report is what Validate found.
@@ -196,7 +258,7 @@ func (r *Report) Summary(file, where string) string {
 	}
 	switch p := r.Proof; {
 	case p == nil:
-	case p.NotRun != "":
+	case p.NotRun != "", p.Waived != "":
 		notRun += "; generated data: not run"
 	case p.OK():
 		notRun += fmt.Sprintf("; generated data (seed %d): ok", p.Seed)
@@ -346,12 +408,12 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 	written := map[string]bool{} // example items the example writes change (existing: not run)
 	for _, st := range ex.Steps {
 		if !load {
-			if st.Fails == "" {
+			if t.m.FailsOf(st).Kind == "" {
 				t.written(st, names, written)
 			}
 			continue // a table that holds data is only read
 		}
-		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: st.Fails, Pos: st.Pos,
+		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: failsText(st), FailsOn: t.m.FailsOf(st), Pos: st.Pos,
 			NotRun: erring(t.d, patterns.Subject{Kind: patterns.SubjectWrite, Name: st.Write})}
 		if r.NotRun != "" {
 			rep.Steps = append(rep.Steps, r)
@@ -498,3 +560,11 @@ func paramText(p Params) string {
 }
 
 func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
+
+// failsText is a step's fails: as written.
+func failsText(st *patterns.Step) string {
+	if st.FailsCondition != nil {
+		return st.FailsCondition.Clause()
+	}
+	return st.Fails
+}

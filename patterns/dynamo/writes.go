@@ -58,6 +58,10 @@ type ConditionError struct {
 	// Err is the specific reason, when there is one: ErrExists,
 	// ErrChanged (the item is gone, or not as passed), ErrNotUnique.
 	Err error
+	// Clauses name the condition that failed as the model does (the one,
+	// or every one the write had when which is unknown): what a step's
+	// fails: matches.
+	Clauses []Clause
 }
 
 func (e *ConditionError) Error() string {
@@ -107,6 +111,11 @@ type clause struct {
 	// the value of attr); found, when set, says how any item fails it.
 	ifExists string
 	found    func(item map[string]types.AttributeValue) string
+	// kind, pattern and decl name the clause as the model does (named):
+	// its kind, a unique pattern's name, a condition: clause.
+	kind    patterns.FailsKind
+	pattern string
+	decl    *patterns.Condition
 }
 
 // said is what the clause says the write needs (after "needs": "an
@@ -392,6 +401,7 @@ func (t *Table) explain(op, subject string, w *itemWrite, item map[string]types.
 		// Which clause failed is not known: name them all, and the
 		// specific error if they share one.
 		ce.Condition = oneOf + clauseTexts(w.clauses)
+		ce.Clauses = namedAll(w.clauses)
 		ce.Err = w.clauses[0].err
 		for _, c := range w.clauses[1:] {
 			if sentinel(c.err) != sentinel(ce.Err) {
@@ -405,14 +415,23 @@ func (t *Table) explain(op, subject string, w *itemWrite, item map[string]types.
 		if known && c.testable() && c.test(ce.Item) {
 			continue
 		}
-		ce.Condition, ce.Err = c.said(), c.err
+		ce.Condition, ce.Err, ce.Clauses = c.said(), c.err, []Clause{c.named()}
 		if known && c.testable() {
 			ce.Condition += ": " + describe(ce.Item, c, t.itemName(w.entity, w.keyOf(t.d)))
 		}
 		return ce
 	}
-	ce.Condition = oneOf + clauseTexts(w.clauses)
+	ce.Condition, ce.Clauses = oneOf+clauseTexts(w.clauses), namedAll(w.clauses)
 	return ce
+}
+
+// namedAll names each of the clauses as the model does.
+func namedAll(cs []clause) []Clause {
+	out := make([]Clause, len(cs))
+	for i := range cs {
+		out[i] = cs[i].named()
+	}
+	return out
 }
 
 // itemName names an item by its entity and id ("Ticket t1", "Comment
@@ -522,7 +541,7 @@ func text(v types.AttributeValue) string {
 
 // exists is the clause that the item is there.
 func (t *Table) exists(err error) clause {
-	return clause{op: condExists, attr: t.d.PK, text: "an existing item", err: err,
+	return clause{op: condExists, attr: t.d.PK, text: "an existing item", err: err, kind: patterns.FailsExists,
 		holds: func(it map[string]types.AttributeValue) bool { return it != nil }}
 }
 
@@ -530,16 +549,16 @@ func (t *Table) exists(err error) clause {
 // guard): when it fails, the item is there, and is said to be
 // (ifExists).
 func (t *Table) absent(err error) clause {
-	return clause{op: condAbsent, attr: t.d.PK, text: "a new item (if: absent)", ifExists: "already exists", err: err,
+	return clause{op: condAbsent, attr: t.d.PK, text: "a new item (if: absent)", ifExists: "already exists", err: err, kind: patterns.FailsAbsent,
 		holds: func(it map[string]types.AttributeValue) bool { return it == nil }}
 }
 
 // is is the clause that an attribute holds a value (nil: is absent).
 func is(attr string, v types.AttributeValue, err error) clause {
 	if v == nil {
-		return clause{op: condAbsent, attr: attr, err: err, isEq: true}
+		return clause{op: condAbsent, attr: attr, err: err, isEq: true, kind: patterns.FailsAttribute}
 	}
-	return clause{op: condEq, attr: attr, err: err, isEq: true, eq: v}
+	return clause{op: condEq, attr: attr, err: err, isEq: true, eq: v, kind: patterns.FailsAttribute}
 }
 
 // condition is a declared condition as a clause, its $parameter from
@@ -560,7 +579,7 @@ func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Para
 		}
 		return stored(a, v)
 	}
-	cl := clause{attr: c.Attr, text: c.String()}
+	cl := clause{attr: c.Attr, text: c.String(), kind: patterns.FailsCondition, decl: c}
 	switch c.Op {
 	case patterns.CondExists:
 		cl.op = condExists

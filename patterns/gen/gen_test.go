@@ -162,7 +162,8 @@ func TestIssueNamesCompile(t *testing.T) {
 // go vet in a module of its own (the bounded version of FuzzGenCompiles,
 // with the real toolchain): the models of issue 28, and each example
 // with an odd but legal package name; the shop's code mid-migration and
-// the gaps model's (gapsTest) are run on the engine.
+// the gaps model's (gapsTest) are run on the engine, and so are the
+// packages earlier keyplans generated (earlierPackages).
 func TestGeneratedCodeBuilds(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module of its own")
@@ -227,7 +228,9 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	// The tickets' batch reads, run on the engine against the reference.
 	gen("tickets", "ticketsdb", keyplantest.Design(t, "../testdata/models/tickets.yaml"))
 	write(filepath.Join("tickets", "tickets_test.go"), []byte(ticketsTest))
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating", "./gaps", "./tickets"}} {
+	// The packages earlier keyplans generated, with a test of each.
+	earlier := writeEarlierPackages(t, dir)
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets"}, earlier...)} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

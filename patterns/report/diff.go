@@ -50,6 +50,8 @@ func changeVerdict(df *patterns.Diff) string {
 		return "refused: the change would lose or strand data (see the errors)"
 	case len(df.Changes) == 0 && len(df.Phases) == 0:
 		return "no change: the lock is up to date"
+	case df.Safe && len(df.Phases) == 0 && df.Migration == nil:
+		return "no change to the table: keyplan lock records the changes below (then cdk deploy)"
 	case df.Safe:
 		return "safe: one deploy, no backfill (keyplan lock, then cdk deploy)"
 	case df.Migration != nil:
