@@ -260,7 +260,7 @@ func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a
 				added += weight(pl.m.Entity(e))
 			}
 		}
-		if *best != nil && pl.pins == nil && bestScore.lost == 0 && added >= bestScore.keys-1e-9 {
+		if *best != nil && pl.pins == nil && bestScore.lost == 0 && bestScore.with == 0 && added >= bestScore.keys-1e-9 {
 			continue
 		}
 		pl.dfs(g, base, rs, i+1, next, added, k, best, bestScore)
@@ -487,7 +487,7 @@ func (pl *planner) renderAssignment(a assignment, below bool) []map[string][]*En
 func (pl *planner) verifyAs(g *group, base map[string]*EntityKey, a assignment, below bool) (score, bool) {
 	pl.spend(len(g.reqs) * (1 + len(a)))
 	ly := pl.groupLayout(base, pl.renderAssignment(a, below))
-	s := score{gsis: len(a) - pl.locked(), keys: keysOf(pl.m, a), backfills: pl.backfillsOf(a)}
+	s := score{gsis: len(a) - pl.locked(), with: withDemand(pl.updates, ly.keys), keys: keysOf(pl.m, a), backfills: pl.backfillsOf(a)}
 	for _, r := range g.reqs {
 		plan := ly.serve(r.p)
 		if !plan.Served() {
