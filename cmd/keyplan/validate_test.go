@@ -347,6 +347,26 @@ func TestValidateNativeKeysOnEachEngine(t *testing.T) {
 	}
 }
 
+// Example items are loaded and checked whenever they are given, with or
+// without expectations (issue 34): two items with one key fail (exit 1,
+// naming the item), with the generated data on or off; distinct items
+// pass, loaded.
+func TestValidateChecksExampleItemsWithoutExpectations(t *testing.T) {
+	items := validPlain + "examples:\n  items:\n    ann: {User: {userId: u1}}\n    bob: {User: {userId: %s}}\n"
+	for _, gen := range []string{"0", "5"} {
+		clash := write(t, "clash.yaml", fmt.Sprintf(items, "u1"))
+		code, out, errs := keyplan("validate", clash, "--generate", gen, "--seed", "1")
+		if code != 1 || !strings.Contains(out+errs, "example item bob") {
+			t.Errorf("--generate %s, two items with one key: exit %d\n%s%s", gen, code, out, errs)
+		}
+		fine := write(t, "fine.yaml", fmt.Sprintf(items, "u2"))
+		code, out, errs = keyplan("validate", fine, "--generate", gen, "--seed", "1")
+		if code != 0 || !strings.Contains(out, "2 item(s) loaded") {
+			t.Errorf("--generate %s, two items: exit %d\n%s%s", gen, code, out, errs)
+		}
+	}
+}
+
 // lyingEngine is a proxy in front of the engine at target that leaves the
 // last item out of every Query answer holding two or more.
 func lyingEngine(t *testing.T, target string) string {
