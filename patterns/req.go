@@ -124,7 +124,7 @@ func (r *req) signature(strong bool) string {
 		b.WriteString("|" + a + "=" + r.consts[a])
 	}
 	b.WriteString("|" + strings.Join(r.sort, ","))
-	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.Consistent)
+	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.baseOnly())
 	if r.multi && r.sorted != "" && r.p.Limit > 0 {
 		// Which end its owner must be at to come on the first page
 		// (ownerfirst.go): a limited read each way is searched apart.

@@ -224,6 +224,9 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	// The gaps model's code, run on the engine against the reference.
 	gen("gaps", "gapsdb", keyplantest.Design(t, "../testdata/models/gaps.yaml"))
 	write(filepath.Join("gaps", "gaps_test.go"), []byte(gapsTest))
+	// The tickets' batch reads, run on the engine against the reference.
+	gen("tickets", "ticketsdb", keyplantest.Design(t, "../testdata/models/tickets.yaml"))
+	write(filepath.Join("tickets", "tickets_test.go"), []byte(ticketsTest))
 	// A model without write patterns: its entities' typed Create, Put and
 	// Delete, and pages continued by their cursors (issue 35, item 11).
 	gen("typed", "typeddb", plan(t, typedModel))
@@ -235,7 +238,7 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(filepath.Join("oldshop", "keyplan.gen.go"), old)
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating", "./gaps", "./typed"}} {
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating", "./gaps", "./tickets", "./typed"}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
