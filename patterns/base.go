@@ -103,8 +103,18 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			}
 		}
 		nestable := subset(pk.SK.Attrs(), attrNamesOf(e)) && !slices.ContainsFunc(pk.SK.Attrs(), func(a string) bool { return !e.IsID(a) })
+		// Below the parent's sort key, for a limited collection read
+		// that orders e descending: its parent then comes first
+		// (ownerfirst.go); flat already does so when e's tag sorts below.
+		var under Template
+		if r := pl.sortedBy(e); len(r) > 0 && len(pk.SK) > 0 && slices.ContainsFunc(r, func(x []*req) bool { return x[0].owner == p.Name && ownerFirst(e, x) }) {
+			under, _ = underOwner(pk.SK[0].Lit, e)
+		}
 		for _, sk := range skVariants {
 			add(child(nil, sk))
+			if len(under) > 0 {
+				add(child(under, sk))
+			}
 			if nestable && readTogether(m, e.Name, p.Name) {
 				used := append(slices.Clone(pkAttrs), pk.SK.Attrs()...)
 				add(child(pk.SK.lit(string(Sep)), minus(sk, used)))
@@ -142,7 +152,9 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		if r.sorted == e.Name && !slices.ContainsFunc(r.sort, func(a string) bool { return !e.Fixed(a) }) {
 			sk = r.sort // the order the collection reads it in
 		}
-		add(&EntityKey{Index: BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, sortedPrefix(owner, e, []*req{r}), r.eq, sk)})
+		for _, below := range []bool{true, false} { // the owner at either end (ownerfirst.go)
+			add(&EntityKey{Index: BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, sortedPrefix(owner, e, []*req{r}, below), r.eq, sk)})
+		}
 	}
 	if len(out) > maxBaseCandidates {
 		out = out[:maxBaseCandidates]

@@ -336,6 +336,15 @@ func (p *PatternPlan) ownerReadLast(pat *Pattern) bool {
 	return pat.Limit > 0 && len(pat.Entities) == 2 && len(pat.Sort) > 0 && p.Served() && p.ownerAbove != pat.Desc
 }
 
+// OwnerFirst reports whether pattern pat (the one p plans), a sorted
+// collection read, returns its owner before the items it orders: its
+// owner's sort key sorts below them read ascending, above them read
+// descending (the owner at the other end: after them). False for any
+// other read.
+func (p *PatternPlan) OwnerFirst(pat *Pattern) bool {
+	return len(pat.Entities) == 2 && len(pat.Sort) > 0 && p.Served() && p.ownerAbove == pat.Desc
+}
+
 // Served reports whether an index serves the pattern.
 func (p *PatternPlan) Served() bool { return p.Operation == GetItem || p.Operation == Query }
 

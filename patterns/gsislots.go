@@ -46,9 +46,10 @@ type fam struct {
 	fixed     []string
 	fixedFrom int
 	owner     string
-	// rendered is the shape rendered as a key (nil until needed, and
+	// rendered is the shape rendered as keys, owner-first and
+	// owner-below (renderings; nil until needed, and
 	// again after the shape changes).
-	rendered *EntityKey
+	rendered *renderings
 }
 
 // assignment is requirements placed on GSIs: per GSI, per entity, a slot.
@@ -174,7 +175,7 @@ func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
 	if len(todo) == 0 {
 		bestScore.lost = baseLost // else verify counted every requirement's
 	}
-	gp.gsis = pl.renderAssignment(best)
+	gp.gsis = pl.renderBest(g, base, best)
 	gp.score = bestScore
 	return gp
 }
@@ -251,14 +252,15 @@ func (pl *planner) dfs(g *group, base map[string]*EntityKey, rs []*req, i int, a
 		if !ok {
 			continue
 		}
-		// Fewer keys cannot come from a branch that already has more.
+		// Fewer keys cannot come from a branch that already has more
+		// (keys decide once nothing before them can improve).
 		added := keys
 		for _, e := range r.ents {
 			if gi == len(a) || a[gi].get(e) == nil || len(a[gi].get(e).fams) == 0 {
 				added += weight(pl.m.Entity(e))
 			}
 		}
-		if *best != nil && pl.pins == nil && added >= bestScore.keys-1e-9 {
+		if *best != nil && pl.pins == nil && bestScore.lost == 0 && bestScore.with == 0 && added >= bestScore.keys-1e-9 {
 			continue
 		}
 		pl.dfs(g, base, rs, i+1, next, added, k, best, bestScore)
@@ -461,8 +463,9 @@ func (pl *planner) fit(e *Entity, rs []*req, o fitOptions) (akey, bool) {
 	return k, ok
 }
 
-// renderAssignment renders an assignment's shapes as keys, per GSI.
-func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
+// renderAssignment renders an assignment's shapes as keys, per GSI
+// (below: every sorted collection's owner below its items, ownerFirst).
+func (pl *planner) renderAssignment(a assignment, below bool) []map[string][]*EntityKey {
 	var out []map[string][]*EntityKey
 	for gi, g := range a {
 		keys := map[string][]*EntityKey{}
@@ -470,10 +473,7 @@ func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
 			e := pl.m.Entity(x.entity)
 			name := x.entity
 			for _, f := range x.slot.fams {
-				if f.rendered == nil {
-					f.rendered = renderKey(pl.m, e, f.key, f.reqs, pl.slotName(gi))
-				}
-				keys[name] = append(keys[name], f.rendered)
+				keys[name] = append(keys[name], f.render(pl.m, e, pl.slotName(gi), below))
 			}
 		}
 		out = append(out, keys)
@@ -481,12 +481,13 @@ func (pl *planner) renderAssignment(a assignment) []map[string][]*EntityKey {
 	return out
 }
 
-// verify builds the group's layout with an assignment and checks every
-// requirement against the matcher, scoring the layout.
-func (pl *planner) verify(g *group, base map[string]*EntityKey, a assignment) (score, bool) {
+// verifyAs builds the group's layout with an assignment (rendered
+// owner-below or not: renderAssignment) and checks every requirement
+// against the matcher, scoring the layout.
+func (pl *planner) verifyAs(g *group, base map[string]*EntityKey, a assignment, below bool) (score, bool) {
 	pl.spend(len(g.reqs) * (1 + len(a)))
-	ly := pl.groupLayout(base, pl.renderAssignment(a))
-	s := score{gsis: len(a) - pl.locked(), keys: keysOf(pl.m, a), backfills: pl.backfillsOf(a)}
+	ly := pl.groupLayout(base, pl.renderAssignment(a, below))
+	s := score{gsis: len(a) - pl.locked(), with: withDemand(pl.updates, ly.keys), keys: keysOf(pl.m, a), backfills: pl.backfillsOf(a)}
 	for _, r := range g.reqs {
 		plan := ly.serve(r.p)
 		if !plan.Served() {
@@ -530,7 +531,7 @@ func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req, sta
 		return a, s
 	}
 	// Isolate what the matcher rejects: one GSI per such requirement.
-	ly := pl.groupLayout(base, pl.renderAssignment(a))
+	ly := pl.groupLayout(base, pl.renderBest(g, base, a))
 	var bad []*req
 	for _, r := range rs {
 		if !ly.serve(r.p).Served() {
@@ -553,7 +554,7 @@ func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req, sta
 		}
 	}
 	s, _ = pl.verify(g, base, a)
-	ly = pl.groupLayout(base, pl.renderAssignment(a))
+	ly = pl.groupLayout(base, pl.renderBest(g, base, a))
 	s.unserved = 0
 	for _, r := range g.reqs {
 		if !ly.serve(r.p).Served() {

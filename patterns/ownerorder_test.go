@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -71,5 +72,70 @@ patterns:
 		if pp.ownerReadLast(d.Model().Pattern("SiteWithPosts")) || ids(d) != "" {
 			t.Errorf("designed%s: the owner is read last (%s; Post's key %s): %s", order, pp.Text, d.Entity("Post").Key(BaseIndex).SK, ids(d))
 		}
+	}
+}
+
+// A collection a GSI serves (its order is no id attribute, so no base key
+// holds it) is keyed owner-first too: read descending with a limit, the
+// sorted member's GSI sort key sorts below its owner's, flat when the
+// tags already sort so (COMMENT# below POST) and under the separator when
+// they sort the other way (#BOOK# below AUTHOR). Ascending, or without a
+// limit, the shape stays nested under the owner's tag (the layouts
+// before). Read both ways with limits on one key, one of them loses its
+// owner, and KP107 says so (issue 35, item 3: every such GSI collection
+// drew KP107).
+func TestOwnerFirstOnAGSI(t *testing.T) {
+	model := func(owner, member, reads string) string {
+		o, m := strings.ToLower(owner), strings.ToLower(member)
+		return `table: Blog
+entities:
+  ` + owner + `:
+    id: [` + o + `Id]
+    attributes: {` + o + `Id: {type: string, maxLength: 40}, title: {type: string, maxLength: 200}}
+  ` + member + `:
+    id: [` + o + `Id, ` + m + `Id]
+    within: ` + owner + `
+    attributes: {` + o + `Id: {type: string, maxLength: 40}, ` + m + `Id: {type: string, maxLength: 40}, at: {type: time, immutable: true}}
+patterns:
+  Get: {get: ` + owner + `}
+` + strings.ReplaceAll(reads, "$", "{query: ["+owner+", "+member+"], where: ["+o+"Id], sort: at")
+	}
+	for _, c := range []struct {
+		name, owner, member, reads string
+		sk                         string // the member's key on GSI1
+		lost                       []string
+	}{
+		{"desc, tags sort the member below", "Post", "Comment", "  Newest: $ desc, limit: 20}\n", "COMMENT#{at}#{commentId}", nil},
+		{"desc, tags sort the member above", "Author", "Book", "  Newest: $ desc, limit: 20}\n", "#BOOK#{at}#{bookId}", nil},
+		{"asc", "Post", "Comment", "  Oldest: $, limit: 20}\n", "POST#COMMENT#{at}#{commentId}", nil},
+		{"desc without a limit", "Post", "Comment", "  Newest: $ desc}\n", "POST#COMMENT#{at}#{commentId}", nil},
+		{"desc with a limit, asc without", "Post", "Comment", "  Newest: $ desc, limit: 20}\n  Oldest: $}\n", "COMMENT#{at}#{commentId}", nil},
+		{"both ways with limits", "Author", "Book", "  Newest: $ desc, limit: 20}\n  Oldest: $, limit: 20}\n", "AUTHOR#BOOK#{at}#{bookId}", []string{"Newest"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := planText(t, model(c.owner, c.member, c.reads))
+			if len(d.Indexes) != 1 {
+				t.Fatalf("%d GSIs, want 1", len(d.Indexes))
+			}
+			if k := d.Entity(c.member).Key("GSI1"); k == nil || k.SK.String() != c.sk {
+				t.Errorf("%s's GSI1 key %v, want sort key %s", c.member, k, c.sk)
+			}
+			var lost []string
+			for _, x := range d.Diagnostics {
+				if x.ID == "KP107" {
+					lost = append(lost, x.Subject.Name)
+				} else {
+					t.Errorf("finding %s", x)
+				}
+			}
+			if !slices.Equal(lost, c.lost) {
+				t.Errorf("KP107 on %v, want %v", lost, c.lost)
+			}
+			for _, p := range d.Model().Patterns {
+				if pp := d.Pattern(p.Name); len(p.Entities) == 2 && pp.OwnerFirst(p) == slices.Contains(c.lost, p.Name) && p.Limit > 0 {
+					t.Errorf("%s: OwnerFirst %v, lost %v", p.Name, pp.OwnerFirst(p), c.lost)
+				}
+			}
+		})
 	}
 }

@@ -114,7 +114,7 @@ func patternsByName(m *Model) []*Pattern {
 }
 
 func newPlanner(m *Model, o Options) *planner {
-	pl := &planner{m: m, steps: o.Budget, single: map[string][]*req{}, fits: map[fitKey]fitResult{}}
+	pl := &planner{m: m, steps: o.Budget, single: map[string][]*req{}, fits: map[fitKey]fitResult{}, updates: updateSteps(m)}
 	if pl.steps <= 0 {
 		pl.steps = DefaultBudget
 	}

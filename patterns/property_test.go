@@ -143,8 +143,21 @@ func genModelFrom(r *rand.Rand) *genModel {
 			if len(children) > 0 && r.IntN(2) == 0 {
 				o = children[r.IntN(len(children))]
 				p.ents = []string{e.name, o.name}
-				p.text = fmt.Sprintf("{query: [%s, %s], where: [%s]}", e.name, o.name, strings.Join(e.id, ", "))
+				p.text = fmt.Sprintf("{query: [%s, %s], where: [%s]", e.name, o.name, strings.Join(e.id, ", "))
 				p.eq = slices.Clone(e.id)
+				// Half of them sorted by one of the child's attributes,
+				// either way, with a limit or not (the owner at either end).
+				if cand := minus(all(o), e.id); len(cand) > 0 && r.IntN(2) == 0 {
+					p.sort = []string{cand[r.IntN(len(cand))]}
+					p.text += ", sort: " + p.sort[0]
+					if r.IntN(2) == 0 {
+						p.text += " desc"
+					}
+					if r.IntN(2) == 0 {
+						p.text += ", limit: 5"
+					}
+				}
+				p.text += "}"
 				break
 			}
 			var shared []string
@@ -289,9 +302,13 @@ func genLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 		if len(p.ents) > 1 {
 			pk := tmpl("C"+p.name, p.eq)
 			ok := true
-			for _, name := range p.ents {
+			for i, name := range p.ents {
 				e := g.entity(name)
-				ok = ok && set(name, ix, pk, tmpl(e.name, minus(e.id, p.eq)))
+				var sort []string
+				if i == 1 {
+					sort = p.sort // the child a sorted collection orders
+				}
+				ok = ok && set(name, ix, pk, tmpl(e.name, append(slices.Clone(sort), minus(e.id, append(slices.Clone(p.eq), sort...))...)))
 			}
 			_ = ok
 			continue

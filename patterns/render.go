@@ -91,19 +91,29 @@ func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
 }
 
 // renderKey renders a shape for entity e on an index, sparse on what the
-// requirements it serves all fix.
-func renderKey(m *Model, e *Entity, k akey, rs []*req, index string) *EntityKey {
+// requirements it serves all fix; below keeps a sorted collection's owner
+// below its items whatever the reads' order (sortedPrefix).
+func renderKey(m *Model, e *Entity, k akey, rs []*req, index string, below bool) *EntityKey {
 	owner := m.Entity(k.owner)
 	sparse := sparseConsts(k.pk, rs)
-	return &EntityKey{Index: index, PK: renderPK(owner, e, k.pk, sparse, k.shards), SK: renderSK(e, sortedPrefix(owner, e, rs), k.pk, k.sk), When: sparse}
+	return &EntityKey{Index: index, PK: renderPK(owner, e, k.pk, sparse, k.shards), SK: renderSK(e, sortedPrefix(owner, e, rs, below), k.pk, k.sk), When: sparse}
 }
 
-// sortedPrefix nests the sort key of a sorted collection's ordered member
-// under its owner's tag (POST#COMMENT#{createdAt}…, the post's POST): the
-// owner then sorts before every one of its items, whatever the tags.
-func sortedPrefix(owner, e *Entity, rs []*req) Template {
+// sortedPrefix is what leads the sort key of a sorted collection's
+// ordered member. Nested under its owner's tag (POST#COMMENT#{createdAt}…,
+// the post's POST), the owner sorts before every one of its items,
+// whatever the tags: read ascending, it comes first. When more of the
+// limited reads the shape serves are descending (ownerFirst), the member
+// sorts below its owner instead (underOwner), so that they read it first
+// too; below keeps the nested form regardless.
+func sortedPrefix(owner, e *Entity, rs []*req, below bool) Template {
 	if owner == nil || owner == e || !slices.ContainsFunc(rs, func(r *req) bool { return r.multi && r.sorted == e.Name }) {
 		return nil
+	}
+	if !below && ownerFirst(e, rs) {
+		if pre, ok := underOwner(TagOf(owner), e); ok {
+			return pre
+		}
 	}
 	return Template{}.lit(TagOf(owner) + string(Sep))
 }

@@ -125,6 +125,11 @@ func (r *req) signature(strong bool) string {
 	}
 	b.WriteString("|" + strings.Join(r.sort, ","))
 	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.baseOnly())
+	if r.multi && r.sorted != "" && r.p.Limit > 0 {
+		// Which end its owner must be at to come on the first page
+		// (ownerfirst.go): a limited read each way is searched apart.
+		fmt.Fprintf(&b, "|desc=%v", r.p.Desc)
+	}
 	return b.String()
 }
 

@@ -33,6 +33,9 @@ type score struct {
 	unserved int // requirements no index serves
 	hot      int // requirements served from a partition hotter than they need
 	gsis     int // GSIs (with a lock: new GSIs)
+	// with counts the parameters its GSI keys demand of the model's
+	// updates beyond what they pass (KP701: with:), per step and attribute.
+	with int
 	// lost counts the sorted collection reads with a limit that read
 	// their owner last (KP107): its item falls off the first page.
 	lost int
@@ -50,6 +53,8 @@ func (a score) less(b score) bool {
 		return a.hot < b.hot
 	case a.gsis != b.gsis:
 		return a.gsis < b.gsis
+	case a.with != b.with:
+		return a.with < b.with
 	case a.lost != b.lost:
 		return a.lost < b.lost
 	case a.backfills != b.backfills:
@@ -71,6 +76,8 @@ type planner struct {
 	fits map[fitKey]fitResult
 	// pins are what a lock fixes (nil: plan from scratch).
 	pins *pins
+	// updates are the model's update steps (withDemand).
+	updates []updateStep
 	// cut records that a search did not try every layout it builds
 	// (Design.Search).
 	cut bool
@@ -207,7 +214,7 @@ func (pl *planner) searchAll(gs []*group) []*groupPlan {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := &planner{m: pl.m, reqs: pl.reqs, search1: pl.search1, single: pl.single, fits: map[fitKey]fitResult{}, pins: pl.pins}
+			w := &planner{m: pl.m, reqs: pl.reqs, search1: pl.search1, single: pl.single, fits: map[fitKey]fitResult{}, pins: pl.pins, updates: pl.updates}
 			for i := range work {
 				w.steps = max(minGroupBudget, pl.steps*len(gs[i].reqs)/max(total, 1))
 				w.cut = false

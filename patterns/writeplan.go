@@ -84,25 +84,7 @@ func (d *Design) effect(s *Write) *stepEffect {
 			}
 			return fx
 		}
-		for _, a := range s.Set {
-			a, _, _ = MapPath(a) // a map's entry changes the map
-			fx.changed[a] = true
-		}
-		for _, i := range slices.Concat(s.Discard, s.Append) {
-			fx.changed[i.Attr] = true
-		}
-		for _, i := range s.Add {
-			fx.changed[i.Attr] = true
-		}
-		for _, a := range s.Remove {
-			a, _, _ = MapPath(a)
-			fx.changed[a] = true
-		}
-		for _, a := range e.Attributes { // recomputed from a source it changes
-			if a.Derived != nil && slices.ContainsFunc(a.Derived.Sources(), func(src string) bool { return fx.changed[src] }) {
-				fx.changed[a.Name] = true
-			}
-		}
+		fx.changed = updated(e, s)
 		for _, k := range ek.Keys {
 			if k.Index == BaseIndex || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
 				fx.keys = append(fx.keys, k)
@@ -171,34 +153,13 @@ func ruleStaleKey(d *Design) []finding {
 			if s.Op != WriteUpdate {
 				continue
 			}
-			known := map[string]bool{}
-			for _, a := range slices.Concat(s.Set, s.Remove, s.With, fx.e.ID, Pinned(s)) {
-				known[a] = true
-			}
-			for _, a := range fx.e.Attributes { // computed from what the write knows
-				if a.Derived != nil && !slices.ContainsFunc(a.Derived.Sources(), func(src string) bool { return !known[src] }) {
-					known[a.Name] = true
-				}
-			}
+			known := knownTo(fx.e, s)
 			for _, k := range fx.keys {
-				if k.Index == BaseIndex {
-					continue
+				if ix := d.Index(k.Index); k.Index == BaseIndex || ix != nil && ix.Native() {
+					continue // DynamoDB indexes a native key's attributes itself
 				}
 				reads := keyReads(k)
-				if slices.ContainsFunc(reads, func(a string) bool { return slices.Contains(s.Remove, a) }) {
-					// The key reads what the update removes: the item leaves
-					// the index, whatever else the key reads.
-					continue
-				}
-				var added, missing []string
-				for _, a := range reads {
-					switch {
-					case slices.ContainsFunc(s.Add, func(inc *Increment) bool { return inc.Attr == a }):
-						added = appendNew(added, a)
-					case !known[a]:
-						missing = appendNew(missing, a)
-					}
-				}
+				added, missing := staleKey(s, reads, known)
 				changed := slices.DeleteFunc(slices.Clone(reads), func(a string) bool { return !fx.changed[a] })
 				key := fmt.Sprintf("%s's key on %s (%s / %s)", fx.e.Name, k.Index, k.PK, k.SK)
 				if len(k.When) > 0 {
@@ -213,7 +174,7 @@ func ruleStaleKey(d *Design) []finding {
 					out = append(out, finding{write(w), w.Pos,
 						fmt.Sprintf("%s changes %s, which %s reads with %s: without them the key cannot be rebuilt (stale, or wrongly in or out of a sparse index)",
 							stepName(w, i), strings.Join(uniq(changed), ", "), key, strings.Join(missing, ", ")),
-						fmt.Sprintf("add with: [%s] (the caller passes them as the item holds them; the write holds only if they still are)", strings.Join(missing, ", "))})
+						fmt.Sprintf("add with: [%s] (the caller passes them as the item holds them; the write holds only if they still are)%s", strings.Join(missing, ", "), d.unavoidable(fx.e, k, changed, missing))})
 				}
 			}
 			for _, u := range d.model.unique(fx.e) {
@@ -228,6 +189,62 @@ func ruleStaleKey(d *Design) []finding {
 		}
 	}
 	return out
+}
+
+// updated lists the attributes an update changes: those it sets, adds
+// to, appends to, discards from or removes (a map's entry changes the
+// map), and the derived attributes recomputed from them.
+func updated(e *Entity, s *Write) map[string]bool {
+	changed := map[string]bool{}
+	for _, a := range slices.Concat(s.Set, s.Remove) {
+		a, _, _ = MapPath(a)
+		changed[a] = true
+	}
+	for _, i := range slices.Concat(s.Discard, s.Append, s.Add) {
+		changed[i.Attr] = true
+	}
+	for _, a := range e.Attributes { // recomputed from a source it changes
+		if a.Derived != nil && slices.ContainsFunc(a.Derived.Sources(), func(src string) bool { return changed[src] }) {
+			changed[a.Name] = true
+		}
+	}
+	return changed
+}
+
+// knownTo lists what an update knows of the item: what it sets or
+// removes, passes (with), fixes by an equality condition, the id, and
+// what is derived from those alone.
+func knownTo(e *Entity, s *Write) map[string]bool {
+	known := map[string]bool{}
+	for _, a := range slices.Concat(s.Set, s.Remove, s.With, e.ID, Pinned(s)) {
+		known[a] = true
+	}
+	for _, a := range e.Attributes { // computed from what the write knows
+		if a.Derived != nil && !slices.ContainsFunc(a.Derived.Sources(), func(src string) bool { return !known[src] }) {
+			known[a.Name] = true
+		}
+	}
+	return known
+}
+
+// staleKey is what an update that changes an attribute a synthetic key
+// reads (reads) lacks to rebuild it: the attributes it adds to (it cannot
+// know their new values) and those it does not know (missing: it must be
+// passed them, with). Nothing when the key reads an attribute the update
+// removes: the item leaves the index, whatever else the key reads.
+func staleKey(s *Write, reads []string, known map[string]bool) (added, missing []string) {
+	if slices.ContainsFunc(reads, func(a string) bool { return slices.Contains(s.Remove, a) }) {
+		return nil, nil
+	}
+	for _, a := range reads {
+		switch {
+		case slices.ContainsFunc(s.Add, func(inc *Increment) bool { return inc.Attr == a }):
+			added = appendNew(added, a)
+		case !known[a]:
+			missing = appendNew(missing, a)
+		}
+	}
+	return added, missing
 }
 
 func appendNew(s []string, v string) []string {
@@ -444,4 +461,85 @@ func ruleUnconditional(d *Design) []finding {
 		}
 	}
 	return out
+}
+
+// updateStep is an update step of the model's writes as the planner
+// weighs a layout against it.
+type updateStep struct {
+	s              *Write
+	e              *Entity
+	changed, known map[string]bool
+}
+
+// updateSteps lists the model's update steps that change an item's
+// attributes (not a counter's shards).
+func updateSteps(m *Model) []updateStep {
+	var out []updateStep
+	for _, w := range m.Writes {
+		if w.Op == WriteBatch {
+			continue
+		}
+		for _, s := range w.Items() {
+			if e := m.Entity(s.Entity); e != nil && s.Op == WriteUpdate && !m.CounterStep(s) {
+				out = append(out, updateStep{s, e, updated(e, s), knownTo(e, s)})
+			}
+		}
+	}
+	return out
+}
+
+// withDemand counts the parameters a layout's GSI keys demand of the
+// model's updates beyond what they pass (KP701's with:), one per update
+// step and attribute: a layout demanding fewer is preferred after the
+// GSI count (docs/planner.md).
+func withDemand(steps []updateStep, keys map[string][]*EntityKey) int {
+	n := 0
+	for _, u := range steps {
+		for _, k := range keys[u.e.Name] {
+			if k.Index == BaseIndex {
+				continue
+			}
+			if reads := keyReads(k); slices.ContainsFunc(reads, func(a string) bool { return u.changed[a] }) {
+				_, missing := staleKey(u.s, reads, u.known)
+				n += len(missing)
+			}
+		}
+	}
+	return n
+}
+
+// unavoidable says, for KP701's fix, which layout would not demand the
+// missing attributes of an update that changes what entity e's key k
+// reads: none with a synthetic key when one pattern the key serves reads
+// a changed and a missing attribute (a native key, which DynamoDB
+// maintains, would not); else a key that does not read them together (a
+// hand-made key reading more than its patterns need).
+func (d *Design) unavoidable(e *Entity, k *EntityKey, changed, missing []string) string {
+	var apart []string
+	for _, pp := range d.Patterns {
+		p := d.model.Pattern(pp.Name)
+		if p == nil || pp.Index != k.Index || !slices.Contains(pp.Entities, e.Name) {
+			continue
+		}
+		reads := slices.Concat(p.Where, p.Sort)
+		for _, c := range p.Filter {
+			reads = append(reads, c.Attr)
+		}
+		has := func(as []string) []string {
+			return slices.DeleteFunc(slices.Clone(as), func(a string) bool { return !slices.Contains(reads, a) })
+		}
+		if c, m := has(changed), has(missing); len(c) > 0 && len(m) > 0 {
+			native := "a native key (DynamoDB maintains it) would need none, but " + k.Index + " is synthetic (the plan says why)"
+			if d.indexKeys == IndexKeysSynthetic {
+				native = "a native key (DynamoDB maintains it) would need none: drop indexKeys: synthetic"
+			}
+			return fmt.Sprintf("; no synthetic layout avoids it: pattern %s reads %s and %s in one key; %s", p.Name, strings.Join(m, ", "), strings.Join(c, ", "), native)
+		} else if len(m) > 0 {
+			apart = appendNew(apart, p.Name)
+		}
+	}
+	if len(apart) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; no pattern served there reads %s with %s (%s read %s): a key of %s on %s that does not read them together would not", strings.Join(missing, ", "), strings.Join(changed, ", "), strings.Join(apart, ", "), strings.Join(missing, ", "), e.Name, k.Index)
 }

@@ -231,10 +231,17 @@ func withProofClock(t *Table) *Table {
 	return New(t.d, t.client, t.name, WithClock(func() time.Time { return ProofNow }))
 }
 
-// newRef is the reference for a proof: empty, its clock ProofNow.
-func newRef(m *patterns.Model) *oracle.State {
+// newRef is the reference for a proof: empty, its clock ProofNow, each
+// sorted collection's owner at the end the design reads it.
+func newRef(d *patterns.Design) *oracle.State {
+	m := d.Model()
 	s := oracle.NewState(m)
 	s.SetNow(ProofNow)
+	for _, p := range m.Patterns {
+		if pp := d.Pattern(p.Name); pp != nil && m.SortedMember(p) != "" {
+			s.SetOwnerFirst(p.Name, pp.OwnerFirst(p))
+		}
+	}
 	return s
 }
 
@@ -246,7 +253,7 @@ func Prove(ctx context.Context, t *Table, o ProveOptions) (*Proof, error) {
 	t = withProofClock(t)
 	g := oracle.NewGenerator(m, o.Seed)
 	g.Size, g.Now = o.Items, ProofNow
-	run := &proofRun{t: t, ref: newRef(m), proof: &Proof{Seed: o.Seed, Items: o.Items}}
+	run := &proofRun{t: t, ref: newRef(t.d), proof: &Proof{Seed: o.Seed, Items: o.Items}}
 	var ops []*oracle.Op
 	found := func(mm *Mismatch) (*Proof, error) {
 		mm.Original = len(ops)
@@ -718,7 +725,7 @@ func replay(ctx context.Context, o ProveOptions, ops []*oracle.Op, mm *Mismatch)
 		return nil, err
 	}
 	defer drop()
-	run := &proofRun{t: withProofClock(t), ref: newRef(t.m), proof: &Proof{}}
+	run := &proofRun{t: withProofClock(t), ref: newRef(t.d), proof: &Proof{}}
 	for i, op := range ops {
 		got, err := run.op(ctx, op)
 		if err != nil {

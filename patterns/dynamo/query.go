@@ -49,6 +49,10 @@ type Request struct {
 	Limit int32
 	// StartKey continues after a previous page's LastEvaluatedKey.
 	StartKey map[string]types.AttributeValue
+	// Cursor continues after a previous page of the same pattern
+	// (Page.Cursor; with StartKey, an error). Another pattern's cursor
+	// fails the read with ErrCursor.
+	Cursor string
 	// ConsumedCapacity asks DynamoDB to report capacity (TOTAL).
 	ConsumedCapacity bool
 }

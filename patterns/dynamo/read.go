@@ -27,6 +27,9 @@ type Page struct {
 	// LastEvaluatedKey continues the read (nil: nothing more). A sharded
 	// read has none: use All to read it to the end.
 	LastEvaluatedKey map[string]types.AttributeValue
+	// Cursor is LastEvaluatedKey as an opaque string bound to the
+	// pattern ("": nothing more): Request.Cursor continues the read.
+	Cursor string
 	// Requests is how many requests the read took.
 	Requests int
 	// Capacity is the read capacity consumed, when asked for.
@@ -86,11 +89,23 @@ func (t *Table) verified(pp *patterns.PatternPlan, entity string, v Values, para
 // pattern, one Query per shard merged in sort order with the limit
 // honoured.
 func (t *Table) Read(ctx context.Context, pattern string, r Request) (*Page, error) {
-	if via := t.via(pattern); via != nil {
-		return via.read(ctx, t, pattern, r)
+	if err := r.startAt(pattern); err != nil {
+		return nil, wrap("Read", pattern, err)
 	}
-	page, err := t.read(ctx, pattern, &r)
-	return page, wrap("Read", pattern, err)
+	var page *Page
+	var err error
+	if via := t.via(pattern); via != nil {
+		page, err = via.read(ctx, t, pattern, r)
+	} else {
+		page, err = t.read(ctx, pattern, &r)
+		err = wrap("Read", pattern, err)
+	}
+	if err == nil && page.LastEvaluatedKey != nil {
+		if page.Cursor, err = Cursor(pattern, page.LastEvaluatedKey); err != nil {
+			return nil, wrap("Read", pattern, err)
+		}
+	}
+	return page, err
 }
 
 func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, error) {
@@ -215,6 +230,9 @@ func (t *Table) Get(ctx context.Context, pattern string, params Params) (*Item, 
 // All iterates every item a pattern reads, page after page; a sharded
 // pattern's shards are read page by page and merged in sort order.
 func (t *Table) All(ctx context.Context, pattern string, r Request) iter.Seq2[Item, error] {
+	if err := r.startAt(pattern); err != nil {
+		return func(yield func(Item, error) bool) { yield(Item{}, wrap("All", pattern, err)) }
+	}
 	if via := t.via(pattern); via != nil {
 		return via.all(ctx, t, pattern, r)
 	}

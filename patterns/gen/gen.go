@@ -414,21 +414,27 @@ func (g *gen) file(o Options) error {
 func (db *DB) Runtime() *dynamo.Table { return db.t }
 
 // Options are a query's page: Range bounds its sort attribute, Limit
-// overrides its page size, After continues after a page's Next.
+// overrides its page size, Cursor (or After, a page's Next) continues
+// after a page.
 type Options struct {
 	Range *dynamo.Range
 	Limit int32
 	After map[string]types.AttributeValue
+	// Cursor is a page's Cursor: it continues only the read that gave it
+	// (another pattern's fails with dynamo.ErrCursor).
+	Cursor string
 }
 
 func (o Options) request(p dynamo.Params) dynamo.Request {
-	return dynamo.Request{Params: p, Range: o.Range, Limit: o.Limit, StartKey: o.After}
+	return dynamo.Request{Params: p, Range: o.Range, Limit: o.Limit, StartKey: o.After, Cursor: o.Cursor}
 }
 
-// Page is one page of a query: Next continues it (nil: the last page).
+// Page is one page of a query: Cursor (opaque, bound to the pattern) or
+// Next (the raw key) continues it ("" and nil: the last page).
 type Page[T any] struct {
-	Items []T
-	Next  map[string]types.AttributeValue
+	Items  []T
+	Next   map[string]types.AttributeValue
+	Cursor string
 }
 
 // readPage is one page of a query, its items decoded.
@@ -437,7 +443,7 @@ func readPage[T any](ctx context.Context, t *dynamo.Table, pattern string, r dyn
 	if err != nil {
 		return nil, err
 	}
-	out := &Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.LastEvaluatedKey}
+	out := &Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.LastEvaluatedKey, Cursor: page.Cursor}
 	for _, it := range page.Items {
 		v, err := decode(it)
 		if err != nil {
@@ -516,6 +522,7 @@ func badType(entity, name string, x, want any) error {
 			return err
 		}
 	}
+	g.entityWrites()
 	return nil
 }
 

@@ -228,9 +228,20 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	// The tickets' batch reads, run on the engine against the reference.
 	gen("tickets", "ticketsdb", keyplantest.Design(t, "../testdata/models/tickets.yaml"))
 	write(filepath.Join("tickets", "tickets_test.go"), []byte(ticketsTest))
+	// A model without write patterns: its entities' typed Create, Put and
+	// Delete, and pages continued by their cursors (issue 35, item 11).
+	gen("typed", "typeddb", plan(t, typedModel))
+	write(filepath.Join("typed", "typed_test.go"), []byte(typedTest))
+	// Code an earlier keyplan generated (examples/shopdb's, not rewritten
+	// since) compiles against this runtime: generated code is a contract.
+	old, err := os.ReadFile("../../examples/shopdb/keyplan.gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("oldshop", "keyplan.gen.go"), old)
 	// The packages earlier keyplans generated, with a test of each.
 	earlier := writeEarlierPackages(t, dir)
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets"}, earlier...)} {
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets", "./typed"}, earlier...)} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
@@ -355,3 +366,120 @@ func TestGeneratedCommentsEscape(t *testing.T) {
 		t.Errorf("the header:\n%s", src[:min(len(src), 400)])
 	}
 }
+
+const typedModel = `table: Desk
+entities:
+  Tenant:
+    id: [tenantId]
+    attributes: {tenantId: {type: string, maxLength: 40}, name: {type: string, maxLength: 100}}
+  Ticket:
+    id: [tenantId, ticketId]
+    within: Tenant
+    attributes: {tenantId: {type: string, maxLength: 40}, ticketId: {type: string, maxLength: 40}, subject: {type: string, maxLength: 100}}
+patterns:
+  GetTenant: {get: Tenant}
+  GetTicket: {get: Ticket}
+  Tickets: {query: Ticket, where: [tenantId]}
+  TenantWithTickets: {query: [Tenant, Ticket], where: [tenantId]}
+`
+
+// typedTest creates, overwrites and deletes items of a model without
+// write patterns through their typed methods, and pages a read with its
+// cursor: every ticket once, and the cursor refused by another pattern.
+const typedTest = `package typeddb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+)
+
+func TestTypedWritesAndCursors(t *testing.T) {
+	ctx := context.Background()
+	engine := dynamotest.Start(t)
+	d, err := Design()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(engine.DB, engine.TableName(t, d))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme := &Tenant{TenantID: "t1", Name: "Acme"}
+	if err := db.CreateTenant(ctx, acme); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateTenant(ctx, acme); !errors.Is(err, dynamo.ErrExists) {
+		t.Errorf("a second create: %v, want dynamo.ErrExists", err)
+	}
+	if err := db.CreateTenant(ctx, &Tenant{TenantID: "t10", Name: "Other"}); err != nil {
+		t.Fatal(err)
+	}
+	acme.Name = "Acme Inc"
+	if err := db.PutTenant(ctx, acme); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.GetTenant(ctx, "t1"); err != nil || got == nil || got.Name != "Acme Inc" {
+		t.Errorf("after the put: %+v, %v", got, err)
+	}
+	for i := range 5 {
+		if err := db.CreateTicket(ctx, &Ticket{TenantID: "t1", TicketID: fmt.Sprintf("k%d", i), Subject: "s"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.CreateTicket(ctx, &Ticket{TenantID: "t10", TicketID: "k0", Subject: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	o := Options{Limit: 2}
+	pages := 0
+	for {
+		page, err := db.Tickets(ctx, "t1", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, it := range page.Items {
+			seen[it.TenantID+"/"+it.TicketID]++
+		}
+		if page.Cursor == "" {
+			if page.Next != nil {
+				t.Error("a page with Next and no Cursor")
+			}
+			break
+		}
+		if page.Next == nil || strings.Contains(page.Cursor, "TICKET") {
+			t.Errorf("cursor %q (Next %v): want an opaque string beside Next", page.Cursor, page.Next)
+		}
+		if _, err := db.TenantWithTickets(ctx, "t1", Options{Cursor: page.Cursor}); !errors.Is(err, dynamo.ErrCursor) || !strings.Contains(err.Error(), "continues pattern Tickets, not TenantWithTickets") {
+			t.Errorf("another pattern's cursor: %v, want dynamo.ErrCursor naming both", err)
+		}
+		o.Cursor = page.Cursor
+		if pages > 5 {
+			t.Fatal("the cursor does not advance")
+		}
+	}
+	if len(seen) != 5 || pages < 3 {
+		t.Errorf("%d pages, tickets %v: want t1's 5 once each", pages, seen)
+	}
+	for k, n := range seen {
+		if n != 1 || !strings.HasPrefix(k, "t1/") {
+			t.Errorf("%s read %d times", k, n)
+		}
+	}
+	if _, err := db.Tickets(ctx, "t1", Options{Cursor: "not-a-cursor!"}); !errors.Is(err, dynamo.ErrCursor) {
+		t.Errorf("a string no page gave: %v, want dynamo.ErrCursor", err)
+	}
+	if err := db.DeleteTicket(ctx, &Ticket{TenantID: "t1", TicketID: "k0"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.GetTicket(ctx, "t1", "k0"); err != nil || got != nil {
+		t.Errorf("after the delete: %+v, %v", got, err)
+	}
+}
+`

@@ -152,8 +152,9 @@ func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Ans
 	hide := p.Expired != patterns.ExpiredInclude
 	// A sorted collection (query: [Post, Comment], sort: createdAt desc)
 	// orders its sorted member's items and reads the other members' (the
-	// owner) at one end: first ascending, last descending; a range
-	// selects among the sorted member's items alone.
+	// owner) at one end: the one SetOwnerFirst says, else first ascending
+	// and last descending; a range selects among the sorted member's
+	// items alone.
 	sorted := m.SortedMember(p)
 	var owners []*Item
 	for _, it := range s.Items() {
@@ -219,7 +220,11 @@ func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Ans
 		for i := range end {
 			end[i] = []any{ownerMark{}}
 		}
-		if p.Desc {
+		first, said := s.ownerFirst[p.Name]
+		if !said {
+			first = !p.Desc
+		}
+		if !first {
 			ans.Items, ans.sortVals = append(ans.Items, owners...), append(ans.sortVals, end...)
 		} else {
 			ans.Items, ans.sortVals = append(owners, ans.Items...), append(end, ans.sortVals...)

@@ -55,6 +55,9 @@ type State struct {
 	counters map[string]CounterValue
 	// now is the clock items expire by (zero: none expires).
 	now time.Time
+	// ownerFirst says, by sorted collection pattern, at which end its
+	// owner is read (SetOwnerFirst).
+	ownerFirst map[string]bool
 }
 
 // NewState returns an empty state of the model's items.
@@ -67,7 +70,21 @@ func (s *State) Model() *patterns.Model { return s.m }
 
 // Clone copies the state (items are copied on write, so this is cheap).
 func (s *State) Clone() *State {
-	return &State{m: s.m, items: maps.Clone(s.items), counters: maps.Clone(s.counters), now: s.now}
+	return &State{m: s.m, items: maps.Clone(s.items), counters: maps.Clone(s.counters), now: s.now, ownerFirst: s.ownerFirst}
+}
+
+// SetOwnerFirst says at which end a sorted collection read (query: [Post,
+// Comment], sort: createdAt desc) returns its owner: before the items it
+// orders (first) or after them. The layout decides (the plan says,
+// PatternPlan.OwnerFirst); a pattern it is not said of reads it first
+// ascending and last descending.
+func (s *State) SetOwnerFirst(pattern string, first bool) {
+	m := maps.Clone(s.ownerFirst) // clones share the map: copy on write
+	if m == nil {
+		m = map[string]bool{}
+	}
+	m[pattern] = first
+	s.ownerFirst = m
 }
 
 // Len is the number of items.
