@@ -48,6 +48,8 @@ func (l *loader) pattern(f field) *Pattern {
 			if p.Rate = l.number(g.val, fp); p.Rate < 0 {
 				l.add(pos(g.val), fp, "expected a rate of zero or more requests per second, found %v", p.Rate)
 			}
+		case "peak":
+			p.Peak = l.number(g.val, fp)
 		case "shards":
 			p.Shards = l.count(g.val, fp, 1, MaxShards)
 		case "expired":
@@ -58,6 +60,8 @@ func (l *loader) pattern(f field) *Pattern {
 			}
 		case "count":
 			p.Count = l.boolean(g.val, fp)
+		case "batch":
+			p.Batch = l.boolean(g.val, fp)
 		}
 	}
 	if p.Op == "" {
@@ -109,4 +113,4 @@ func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
 }
 
 // patternFields are the fields of a read pattern.
-var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards", "expired", "count"}
+var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "peak", "shards", "expired", "count", "batch"}
