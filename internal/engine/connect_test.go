@@ -68,7 +68,7 @@ func TestConnect(t *testing.T) {
 
 // overtakenAnswersAreRead: keyplan's client (httpClient's) reads answers
 // longer than 4 KB that come before the transport is done with their
-// request, on the engine c, over one connection kept alive; the SDK's own
+// request, on the engine c, over connections kept alive; the SDK's own
 // loses every one (sdkhttp's tests show it).
 func overtakenAnswersAreRead(t *testing.T, c *Conn) {
 	ctx := context.Background()
@@ -90,7 +90,7 @@ func overtakenAnswersAreRead(t *testing.T, c *Conn) {
 			t.Fatalf("GetItem %d: the answer's value is not the one put", i+1)
 		}
 	}
-	if d := overtaking.Dials(); d != 1 {
-		t.Errorf("3 GetItems one after another opened %d connections: a connection was closed between them", d)
+	if c := overtaking.Closed(); c > 0 {
+		t.Errorf("3 GetItems closed %d of the %d connections they opened", c, overtaking.Dials())
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// Overtaking is a transport (a copy of http.DefaultTransport) whose
+// Overtaking is a transport (a copy of http.DefaultTransport keeping up
+// to 100 idle connections a host) whose
 // connections order every request and its answer as a loaded machine
 // may, for tests: once a request's body is sent, the transport's writer
 // is held until the answer has begun to come and the client has had
@@ -22,7 +23,7 @@ import (
 // SDK's own, unwrapped) loses every answer longer than 4 KB.
 type Overtaking struct {
 	*http.Transport
-	dials atomic.Int64
+	dials, closed atomic.Int64
 }
 
 // OvertakeLag is how long each side of an Overtaking connection waits for
@@ -36,6 +37,9 @@ const overtakeWait = 5 * time.Second
 // NewOvertaking is a new Overtaking transport.
 func NewOvertaking() *Overtaking {
 	o := &Overtaking{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	// Idle connections are kept (not 2 a host), so a connection closed
+	// is one the client gave up on.
+	o.MaxIdleConnsPerHost = 100
 	dialer := &net.Dialer{}
 	o.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dialer.DialContext(ctx, network, addr)
@@ -45,21 +49,32 @@ func NewOvertaking() *Overtaking {
 
 		o.dials.Add(1)
 
-		return &overtaken{Conn: conn}, nil
+		return &overtaken{Conn: conn, closed: &o.closed}, nil
 	}
 
 	return o
 }
 
-// Dials counts the connections it has opened (a client that keeps its
-// connections alive opens one per request at a time).
+// Dials counts the connections it has opened.
 func (o *Overtaking) Dials() int64 { return o.dials.Load() }
+
+// Closed counts the connections the client has closed (a client that
+// keeps its connections alive closes none until it is done).
+func (o *Overtaking) Closed() int64 { return o.closed.Load() }
 
 // overtaken is one of Overtaking's connections.
 type overtaken struct {
 	net.Conn
-	mu sync.Mutex
-	r  *round // the request being sent or answered; nil before the first
+	mu     sync.Mutex
+	r      *round // the request being sent or answered; nil before the first
+	closed *atomic.Int64
+	once   sync.Once
+}
+
+func (c *overtaken) Close() error {
+	c.once.Do(func() { c.closed.Add(1) })
+
+	return c.Conn.Close()
 }
 
 // round is one request and its answer on a connection.

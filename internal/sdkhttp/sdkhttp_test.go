@@ -143,8 +143,8 @@ func TestLargeAnswersThatOvertakeTheirRequestsAreRead(t *testing.T) {
 		t.Errorf("Wrap lost %d of %d answers to a connection it closed; other failures: %v", lost, n, other)
 	}
 
-	if d := wrapped.Dials(); d > workers {
-		t.Errorf("%d workers opened %d connections for %d requests: connections closed between requests", workers, d, n)
+	if c := wrapped.Closed(); c > 0 {
+		t.Errorf("%d of the %d connections opened for %d requests were closed by the client", c, wrapped.Dials(), n)
 	}
 }
 

@@ -188,7 +188,7 @@ def resolve(v, ctx):
 VOLATILE = {"TableArn", "TableId", "CreationDateTime", "LatestStreamArn", "LatestStreamLabel", "StreamArn", "StreamLabel",
             "SequenceNumber", "StartingSequenceNumber", "EndingSequenceNumber", "ShardId", "ShardIterator", "NextShardIterator",
             "ApproximateCreationDateTime", "LastIncreaseDateTime", "LastDecreaseDateTime", "IndexArn", "ResponseMetadata",
-            "eventID", "LastUpdateToPayPerRequestDateTime", "TableNames"}
+            "eventID", "LastUpdateToPayPerRequestDateTime", "TableNames", "CreationRequestDateTime"}
 
 
 def normal(v):
