@@ -150,7 +150,6 @@ type IndexLoad struct {
 	WriteUnits float64 `json:"writeUnitsPerSecond"`
 }
 
-
 func units(bytes, unit int) float64 {
 	return math.Ceil(float64(max(bytes, 1)) / float64(unit))
 }
