@@ -90,6 +90,11 @@ func gsiNumber(name string) (n int, ok bool) {
 	return n, err == nil
 }
 
+// ReservedAttr reports whether an attribute name is one keyplan's keys
+// use: the base table's PK and SK, or a planned GSI's (GSI1PK, GSI1SK, …),
+// so that no entity may have an attribute of the name.
+func ReservedAttr(name string) bool { return reservedAttr(name) }
+
 // reservedAttr reports whether an attribute name is one keyplan's keys
 // use: the base table's PK and SK, or a planned GSI's (GSI1PK, GSI1SK, …).
 func reservedAttr(name string) bool {

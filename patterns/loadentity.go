@@ -54,6 +54,9 @@ func (l *loader) entity(f field) *Entity {
 						ks.PK, ks.PKPos = l.str(tf.val, join(join(p, kf.key), "pk")), pos(tf.val)
 					case "sk":
 						ks.SK, ks.SKPos = l.str(tf.val, join(join(p, kf.key), "sk")), pos(tf.val)
+					case "when":
+						ks.WhenPos = pos(tf.val)
+						ks.When = l.constants(tf.val, join(join(p, kf.key), "when"))
 					}
 				}
 				e.Keys = append(e.Keys, ks)
@@ -243,7 +246,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 var (
 	entityFields = []string{"id", "within", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
-	keyFields    = []string{"pk", "sk"}
+	keyFields    = []string{"pk", "sk", "when"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
 		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}
 )

@@ -128,11 +128,15 @@ type KeySpec struct {
 	Index string `json:"index"`
 	PK    string `json:"pk"`
 	SK    string `json:"sk,omitempty"`
-	// Pos is where the index entry was declared; PKPos and SKPos where
-	// its templates were.
-	Pos   Pos `json:"-"`
-	PKPos Pos `json:"-"`
-	SKPos Pos `json:"-"`
+	// When makes the key sparse: only items holding these constants have
+	// it (a GSI key; the base key is on every item).
+	When []Const `json:"when,omitempty"`
+	// Pos is where the index entry was declared; PKPos, SKPos and
+	// WhenPos where its templates and constants were.
+	Pos     Pos `json:"-"`
+	PKPos   Pos `json:"-"`
+	SKPos   Pos `json:"-"`
+	WhenPos Pos `json:"-"`
 }
 
 // Copy is a denormalized attribute: Attr on this entity mirrors From's

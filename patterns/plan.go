@@ -322,7 +322,7 @@ func explicitLayout(m *Model) *layout {
 			if ks.SK != "" {
 				sk, _ = ParseTemplate(ks.SK)
 			}
-			ly.keys[e.Name] = append(ly.keys[e.Name], &EntityKey{Index: ks.Index, PK: pk, SK: sk})
+			ly.keys[e.Name] = append(ly.keys[e.Name], &EntityKey{Index: ks.Index, PK: pk, SK: sk, When: slices.Clone(ks.When)})
 			if !slices.Contains(ly.indexes, ks.Index) {
 				ly.indexes = append(ly.indexes, ks.Index)
 			}

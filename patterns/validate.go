@@ -311,6 +311,7 @@ func (m *Model) validateKeys(l *errorList) {
 					}
 				}
 			}
+			validateWhen(l, e, ks, kp)
 		}
 		if explicit && !hasTable {
 			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", BaseIndex)
@@ -539,4 +540,27 @@ func firstOr(list []string, def string) string {
 		return list[0]
 	}
 	return def
+}
+
+// validateWhen checks a sparse key's constants: attributes of the
+// entity, values they take, on a GSI key only.
+func validateWhen(l *errorList, e *Entity, ks *KeySpec, path string) {
+	at := ks.WhenPos
+	if at.Line == 0 {
+		at = ks.Pos
+	}
+	if len(ks.When) > 0 && ks.Index == BaseIndex {
+		l.add(at, path+".when", "the base table's key is on every item: only a GSI key can be sparse")
+		return
+	}
+	for _, c := range ks.When {
+		a := e.Attr(c.Attr)
+		if a == nil {
+			l.unknown(at, path+".when", "attribute", c.Attr, attrNamesOf(e))
+			continue
+		}
+		if err := a.Check(c.Value); err != nil {
+			l.add(at, path+".when."+c.Attr, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", c.Attr)))
+		}
+	}
 }
