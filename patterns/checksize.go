@@ -78,7 +78,10 @@ func ruleKeySizeUnknown(d *Design) []finding {
 
 // maxValueBytes is the most bytes an attribute's stored value takes, and
 // whether that is known.
-func maxValueBytes(a *Attribute) (int, bool) {
+func maxValueBytes(e *Entity, a *Attribute) (int, bool) {
+	if a.InS3() && e != nil {
+		return ObjectKeyBytes(e.Name, a.Name), true // the item holds the object's key
+	}
 	switch a.Type {
 	case TypeNumber, TypeTTL:
 		return 21, true // DynamoDB numbers: up to 38 significant digits
@@ -103,10 +106,15 @@ func ruleItemSize(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
 		n, known := 0, true
+		var largest *Attribute // the largest value the item holds
+		largestBytes := 0
 		for _, a := range e.Attributes {
-			b, ok := maxValueBytes(a)
+			b, ok := maxValueBytes(e, a)
 			known = known && ok
 			n += len(a.Name) + b
+			if a.Type == TypeString && len(a.Values) == 0 && !a.InS3() && !e.IsID(a.Name) && b > largestBytes {
+				largest, largestBytes = a, b
+			}
 		}
 		for _, k := range d.Entity(e.Name).Keys {
 			pk, sk := d.KeyNames(k.Index)
@@ -117,7 +125,7 @@ func ruleItemSize(d *Design) []finding {
 		if known && n > MaxItemBytes {
 			out = append(out, finding{entity(e), e.Pos,
 				fmt.Sprintf("an item can take %d bytes with its keys; DynamoDB allows %d (400 KB)", n, MaxItemBytes),
-				"keep large values in S3 and store their key, or lower maxLength"})
+				objectFix(e, largest, largestBytes)})
 		}
 	}
 	return out

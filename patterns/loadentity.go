@@ -169,9 +169,11 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 		case "digits":
 			a.Digits = l.count(g.val, p, 1, MaxDigits)
 		case "maxLength":
-			a.MaxLength = l.count(g.val, p, 1, MaxItemBytes)
+			a.MaxLength = l.count(g.val, p, 1, MaxObjectBytes)
+		case "store":
+			a.Store = l.str(g.val, p)
 		case "size":
-			a.Size = l.count(g.val, p, 1, MaxItemBytes)
+			a.Size = l.count(g.val, p, 1, MaxObjectBytes)
 			sizeAt = g.val
 		case "optional":
 			a.Optional = l.boolean(g.val, p)
@@ -243,7 +245,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 
 var (
 	entityFields = []string{"id", "within", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
-	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
+	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
 		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}

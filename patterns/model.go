@@ -205,6 +205,9 @@ type Attribute struct {
 	Digits int `json:"digits,omitempty"`
 	// MaxLength bounds a string's length in bytes (0: unknown).
 	MaxLength int `json:"maxLength,omitempty"`
+	// Store is where the value is kept: "" in the item, StoreS3 in the
+	// construct's bucket, the item holding the object's key (objects.go).
+	Store string `json:"store,omitempty"`
 	// Size is a typical value's size in bytes (0: none given), for the
 	// cost estimate: a string, set, list or map is costed at it instead of
 	// its maxLength (or maxItems), which stays the bound for the limits.

@@ -67,6 +67,7 @@ func (m *Model) validate(file string) error {
 	m.validateWrites(l, names)
 	m.validateSettings(l)
 	m.validateIndexKeys(l)
+	m.validateObjects(l)
 	if len(l.errs) == 0 {
 		m.validateKeys(l)
 		m.validateStreams(l, names, pnames)

@@ -115,8 +115,9 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 		// (CDK merges the two statements: same resource)
 		{"shop", "ShopOrders", []statement{{[]string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}, []string{"table"}}}},
 		// GetAccounts (batch: true): BatchGetItem on the table alone, no
-		// GetItem, no index
-		{"ledger", "LedgerBatchReader", []statement{{[]string{"dynamodb:BatchGetItem"}, []string{"table"}}}},
+		// GetItem, no index; and GetObject on Account's objects (its
+		// statement is kept in S3) only
+		{"ledger", "LedgerBatchReader", []statement{{[]string{"dynamodb:BatchGetItem"}, []string{"table"}}, {[]string{"s3:GetObject"}, []string{"objects/Account/*"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.stack+"/"+tt.role, func(t *testing.T) {
@@ -174,12 +175,15 @@ func policyOf(t *testing.T, tmpl map[string]any, prefix string) map[string]any {
 func arnShape(r any) string {
 	m := obj(r)
 	if ga, ok := m["Fn::GetAtt"]; ok && list(ga)[1] == "Arn" {
+		if strings.Contains(list(ga)[0].(string), "ObjectsBucket") {
+			return "objects" // the bucket of store: s3 values
+		}
 		return "table"
 	}
 	if j, ok := m["Fn::Join"]; ok {
 		parts := list(list(j)[1])
-		if len(parts) == 2 && arnShape(parts[0]) == "table" {
-			return "table" + parts[1].(string)
+		if len(parts) == 2 && (arnShape(parts[0]) == "table" || arnShape(parts[0]) == "objects") {
+			return arnShape(parts[0]) + parts[1].(string)
 		}
 	}
 	b, _ := json.Marshal(r)

@@ -42,6 +42,7 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 	if len(a.Writes) > 0 {
 		add(a.Writes, patterns.BaseIndex)
 	}
+	t.grantObjects(grantee, names)
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(grantee, jsii.String("kms:Decrypt"))
 		if len(a.Writes) > 0 {

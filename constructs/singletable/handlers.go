@@ -495,30 +495,9 @@ func (h *StreamHandler) events(t *Table, handler patterns.Handler, o HandlerOpti
 	}))
 }
 
-// archiveBucket is the default archive: private, TLS only, encrypted,
-// versioned, with access logs, retained. Log delivery is granted by bucket
-// policy, not the deprecated ACL: the feature flag is set on this subtree
-// so the construct behaves the same in any app.
+// archiveBucket is the default archive (retainedBucket).
 func archiveBucket(parent constructs.Construct) awss3.Bucket {
-	scope := constructs.NewConstruct(parent, jsii.String("Bucket"))
-	scope.Node().SetContext(jsii.String("@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"), true)
-	logs := awss3.NewBucket(scope, jsii.String("AccessLogs"), &awss3.BucketProps{
-		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
-		EnforceSSL:        jsii.Bool(true),
-		Encryption:        awss3.BucketEncryption_S3_MANAGED,
-		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
-		Versioned:         jsii.Bool(true),
-		RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
-	})
-	return awss3.NewBucket(scope, jsii.String("Archive"), &awss3.BucketProps{
-		BlockPublicAccess:      awss3.BlockPublicAccess_BLOCK_ALL(),
-		EnforceSSL:             jsii.Bool(true),
-		Encryption:             awss3.BucketEncryption_S3_MANAGED,
-		Versioned:              jsii.Bool(true),
-		ServerAccessLogsBucket: logs,
-		ServerAccessLogsPrefix: jsii.String("archive/"),
-		RemovalPolicy:          awscdk.RemovalPolicy_RETAIN,
-	})
+	return retainedBucket(parent, "Bucket", "Archive", "archive/")
 }
 
 // jsonString renders a filter pattern (encoding/json sorts map keys).

@@ -40,7 +40,7 @@ type Monitoring struct {
 	Disabled bool
 	// AlarmActions are told when any of the table's alarms goes off and
 	// when it clears: the throttle and capacity alarms, and each stream
-	// handler's FailuresAlarm.
+	// handler's FailuresAlarm and UndecodableAlarm.
 	// Default: a new SNS topic (Monitor.Topic: subscribe to it), encrypted
 	// with a KMS key of its own (rotated yearly; CloudWatch may use it to
 	// publish), TLS only.
@@ -154,8 +154,10 @@ func (t *Table) addMonitor(d *patterns.Design) {
 		}
 	}
 	for _, h := range slices.Sorted(maps.Keys(t.Handlers)) {
-		t.Handlers[h].FailuresAlarm.AddAlarmAction(actions...)
-		t.Handlers[h].FailuresAlarm.AddOkAction(actions...)
+		for _, al := range []awscloudwatch.Alarm{t.Handlers[h].FailuresAlarm, t.Handlers[h].UndecodableAlarm} {
+			al.AddAlarmAction(actions...)
+			al.AddOkAction(actions...)
+		}
 	}
 	if !o.NoDashboard {
 		m.Dashboard = t.dashboard(m.Construct, d)

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
@@ -41,6 +42,9 @@ type Table struct {
 	// Monitor holds the table's alarms and dashboard (Props.Monitoring);
 	// nil when monitoring is disabled.
 	Monitor *Monitor
+	// ObjectsBucket keeps the values of the model's store: s3
+	// attributes (objects.go); nil when it has none.
+	ObjectsBucket awss3.Bucket
 
 	props    Props
 	problems []string
@@ -106,6 +110,7 @@ func (t *Table) build() {
 	t.addHandlers(d)
 	t.addBackfill()
 	t.addMonitor(d)
+	t.addObjects(d)
 }
 
 // NoLockWarning is the id of the warning for a table synthesized without

@@ -320,6 +320,9 @@ func (t *Table) batchRequests(name string, items []Values) ([]types.WriteRequest
 	if err := t.unconditional(e, w.Batch == patterns.WritePut); err != nil {
 		return nil, err
 	}
+	if len(e.ObjectAttrs()) > 0 {
+		return nil, fmt.Errorf("%w (%s)", ErrObjectsAlone, e.Name)
+	}
 	reqs := make([]types.WriteRequest, len(items))
 	seen := make(map[string]int, len(items))
 	for i, v := range items {

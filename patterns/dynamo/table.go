@@ -76,6 +76,8 @@ type Table struct {
 	// readsRefused says whether the engine leaves out the item a refused
 	// write found (RefusedItemReader; nil: it returns it, as DynamoDB).
 	readsRefused func(context.Context) bool
+	// objects keeps the values of store: s3 attributes (WithObjects).
+	objects ObjectStore
 }
 
 // Option sets up a Table (New, NewRollout).

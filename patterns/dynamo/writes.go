@@ -174,6 +174,9 @@ type itemWrite struct {
 	// guard marks a guard item's write (its clauses are on the guard's
 	// attributes, not the entity's).
 	guard bool
+	// returnOld asks for the item as it was (its objects to delete:
+	// objects.go).
+	returnOld bool
 }
 
 // Changes are what an update does to an item.
@@ -282,6 +285,16 @@ func (t *Table) request(w *itemWrite, tx bool) (requests, error) {
 		r.tx.ConditionCheck = &types.ConditionCheck{TableName: table, Key: w.key, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
 	}
+	if w.returnOld {
+		switch {
+		case r.Put != nil:
+			r.Put.ReturnValues = types.ReturnValueAllOld
+		case r.Update != nil:
+			r.Update.ReturnValues = types.ReturnValueUpdatedOld
+		case r.Delete != nil:
+			r.Delete.ReturnValues = types.ReturnValueAllOld
+		}
+	}
 	return r, nil
 }
 
@@ -335,24 +348,43 @@ func (w *itemWrite) keyOf(d *patterns.Design) map[string]types.AttributeValue {
 
 // execute runs item writes: one alone, several as a transaction.
 func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite) error {
+	stored, err := t.storeObjects(ctx, ws)
+	if err != nil {
+		return wrap(op, subject, err)
+	}
 	if len(ws) == 1 {
 		w := ws[0]
 		r, err := t.request(w, false)
 		if err != nil {
+			t.deleteObjects(ctx, stored)
 			return wrap(op, subject, err)
 		}
+		var old map[string]types.AttributeValue
 		switch {
 		case r.Put != nil:
-			_, err = t.client.PutItem(ctx, r.Put)
+			var out *dynamodb.PutItemOutput
+			if out, err = t.client.PutItem(ctx, r.Put); err == nil {
+				old = out.Attributes
+			}
 		case r.Update != nil:
-			_, err = t.client.UpdateItem(ctx, r.Update)
+			var out *dynamodb.UpdateItemOutput
+			if out, err = t.client.UpdateItem(ctx, r.Update); err == nil {
+				old = out.Attributes
+			}
 		case r.Delete != nil:
-			_, err = t.client.DeleteItem(ctx, r.Delete)
+			var out *dynamodb.DeleteItemOutput
+			if out, err = t.client.DeleteItem(ctx, r.Delete); err == nil {
+				old = out.Attributes
+			}
 		default:
 			return wrap(op, subject, fmt.Errorf("a %s is a step of a transaction", w.kind))
 		}
+		if err == nil && w.returnOld {
+			return wrap(op, subject, t.dropObjects(ctx, w, old))
+		}
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
+			t.deleteObjects(ctx, stored) // refused: no item holds them
 			// DynamoDB returns the item as it was (nil: there was none).
 			// Only on an engine that leaves it out (RefusedItemReader) is
 			// it read. A role without GetItem (a write pattern's grant) is

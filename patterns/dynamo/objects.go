@@ -1,0 +1,281 @@
+package dynamo
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/keyplan/keyplan/patterns"
+)
+
+// Values kept in S3 (store: s3, patterns/objects.go). A write of an item
+// whose entity keeps values in S3 stores each value given as an object
+// first, under a new key (<entity>/<attr>/<32 random hex digits>), and
+// writes the item holding the key; once DynamoDB has the item, the
+// objects the item held before (its old keys, returned by the write:
+// ReturnValues) are deleted. A delete deletes the item, then its
+// objects. So an item never holds the key of an object not yet written
+// or already deleted; what a crash or a failed delete can leave is an
+// object no item holds (an orphan, in the versioned, retained bucket),
+// never an item missing its value. A read returns the key (the value
+// named by the attribute holds it); Object reads the value on demand.
+//
+// Such an item is written alone: not in a transaction, with guard items
+// (unique values) or in a batch, where DynamoDB returns no old image to
+// find the objects to delete (ErrObjectsAlone).
+
+// ObjectStore keeps objects by key: the bucket the construct makes
+// (S3Objects), or MemoryObjects in tests.
+type ObjectStore interface {
+	PutObject(ctx context.Context, key string, body []byte) error
+	// GetObject returns ErrNoObject for a key it does not hold.
+	GetObject(ctx context.Context, key string) ([]byte, error)
+	// DeleteObject deletes the object (a key not held is no error).
+	DeleteObject(ctx context.Context, key string) error
+}
+
+// Errors of values kept in S3.
+var (
+	ErrNoObjectStore = errors.New("the entity keeps values in S3 (store: s3): give the Table an ObjectStore (WithObjects)")
+	ErrObjectsAlone  = errors.New("an item keeping values in S3 (store: s3) is written alone: not in a transaction, with guard items or in a batch")
+	ErrNoObject      = errors.New("no such object")
+	ErrNotInS3       = errors.New("not an attribute kept in S3 (store: s3)")
+)
+
+// WithObjects sets where values of store: s3 attributes are kept.
+func WithObjects(s ObjectStore) Option { return func(t *Table) { t.objects = s } }
+
+// OrphanError reports objects a write succeeded without deleting: the
+// item is written (or deleted) as asked; Keys are left in the bucket,
+// held by no item (delete them, or let a lifecycle rule).
+type OrphanError struct {
+	Keys []string
+	Err  error
+}
+
+func (e *OrphanError) Error() string {
+	return fmt.Sprintf("written; %d objects no item holds were not deleted (%s): %v", len(e.Keys), strings.Join(e.Keys, ", "), e.Err)
+}
+
+func (e *OrphanError) Unwrap() error { return e.Err }
+
+// objectAttrs are the entity's attributes kept in S3.
+func (t *Table) objectAttrs(entity string) []*patterns.Attribute {
+	if e := t.m.Entity(entity); e != nil {
+		return e.ObjectAttrs()
+	}
+	return nil
+}
+
+// objectPrefix is what every key of entity's attr starts with.
+func objectPrefix(entity, attr string) string { return entity + "/" + attr + "/" }
+
+func newObjectKey(entity, attr string) string {
+	b := make([]byte, patterns.ObjectKeyRandomDigits()/2)
+	_, _ = rand.Read(b)
+	return objectPrefix(entity, attr) + hex.EncodeToString(b)
+}
+
+// storeObjects stores the values ws gives store: s3 attributes, each
+// replaced in the write by its object's key, and returns the keys
+// stored. It refuses, storing nothing, an entity keeping values in S3
+// written with other items or without an ObjectStore.
+func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, error) {
+	var w *itemWrite
+	for _, x := range ws {
+		if !x.guard && len(t.objectAttrs(x.entity)) > 0 {
+			if len(ws) > 1 {
+				return nil, fmt.Errorf("%w (%s)", ErrObjectsAlone, x.entity)
+			}
+			w = x
+		}
+	}
+	if w == nil || w.kind == patterns.WriteCheck {
+		return nil, nil
+	}
+	if t.objects == nil {
+		return nil, fmt.Errorf("%w (%s)", ErrNoObjectStore, w.entity)
+	}
+	var stored []string
+	for _, a := range t.objectAttrs(w.entity) {
+		var v types.AttributeValue
+		set := func(types.AttributeValue) {}
+		switch w.kind {
+		case patterns.WritePut:
+			v, set = w.item[a.Name], func(k types.AttributeValue) { w.item[a.Name] = k }
+		case patterns.WriteUpdate:
+			for i := range w.changes {
+				if w.changes[i].name == a.Name && w.changes[i].val != nil {
+					v, set = w.changes[i].val, func(k types.AttributeValue) { w.changes[i].val = k }
+				}
+			}
+		}
+		s, ok := v.(*types.AttributeValueMemberS)
+		if !ok {
+			continue
+		}
+		key := newObjectKey(w.entity, a.Name)
+		if err := t.objects.PutObject(ctx, key, []byte(s.Value)); err != nil {
+			t.deleteObjects(ctx, stored)
+			return nil, fmt.Errorf("storing %s.%s in S3: %w", w.entity, a.Name, err)
+		}
+		stored = append(stored, key)
+		set(&types.AttributeValueMemberS{Value: key})
+	}
+	w.returnOld = true // the old keys, to delete after
+	return stored, nil
+}
+
+// dropObjects deletes, after w succeeded, the objects the item held
+// before (old: the write's old image) that it no longer holds.
+func (t *Table) dropObjects(ctx context.Context, w *itemWrite, old map[string]types.AttributeValue) error {
+	var keys []string
+	for _, a := range t.objectAttrs(w.entity) {
+		s, ok := old[a.Name].(*types.AttributeValueMemberS)
+		// Only a key of this attribute: a value written before the
+		// attribute was kept in S3 is no object's key.
+		if !ok || !strings.HasPrefix(s.Value, objectPrefix(w.entity, a.Name)) {
+			continue
+		}
+		if now, ok := w.item[a.Name].(*types.AttributeValueMemberS); ok && now.Value == s.Value {
+			continue
+		}
+		keys = append(keys, s.Value)
+	}
+	if failed, err := t.deleteObjects(ctx, keys); err != nil {
+		return &OrphanError{Keys: failed, Err: err}
+	}
+	return nil
+}
+
+// deleteObjects deletes keys, returning those it could not.
+func (t *Table) deleteObjects(ctx context.Context, keys []string) ([]string, error) {
+	var failed []string
+	var last error
+	for _, k := range keys {
+		if err := t.objects.DeleteObject(ctx, k); err != nil {
+			failed, last = append(failed, k), err
+		}
+	}
+	return failed, last
+}
+
+// Object reads on demand the value of entity's attribute attr kept in
+// S3, from v: an item's values as a read returns them (v[attr] is the
+// object's key). A value v lacks (an optional attribute absent) is nil.
+func (t *Table) Object(ctx context.Context, entity, attr string, v Values) ([]byte, error) {
+	e, _, err := t.entity(entity)
+	if err != nil {
+		return nil, wrap("Object", entity, err)
+	}
+	if !e.Attr(attr).InS3() {
+		return nil, wrap("Object", entity+"."+attr, ErrNotInS3)
+	}
+	if t.objects == nil {
+		return nil, wrap("Object", entity+"."+attr, ErrNoObjectStore)
+	}
+	x, ok := v[attr]
+	if !ok || x == nil {
+		return nil, nil
+	}
+	key, ok := x.(string)
+	if !ok || !strings.HasPrefix(key, objectPrefix(entity, attr)) {
+		return nil, wrap("Object", entity+"."+attr, fmt.Errorf("%q is no key of an object of %s.%s", x, entity, attr))
+	}
+	b, err := t.objects.GetObject(ctx, key)
+	return b, wrap("Object", entity+"."+attr, err)
+}
+
+// MemoryObjects is an ObjectStore in memory (tests, keyplan local).
+type MemoryObjects struct {
+	mu      sync.Mutex
+	objects map[string][]byte
+}
+
+// PutObject keeps a copy of body under key.
+func (m *MemoryObjects) PutObject(_ context.Context, key string, body []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.objects == nil {
+		m.objects = map[string][]byte{}
+	}
+	m.objects[key] = bytes.Clone(body)
+	return nil
+}
+
+// GetObject returns a copy of the object, or ErrNoObject.
+func (m *MemoryObjects) GetObject(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.objects[key]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNoObject, key)
+	}
+	return bytes.Clone(b), nil
+}
+
+// DeleteObject deletes the object.
+func (m *MemoryObjects) DeleteObject(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.objects, key)
+	return nil
+}
+
+// Keys are the keys held, for tests.
+func (m *MemoryObjects) Keys() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for k := range m.objects {
+		out = append(out, k)
+	}
+	return out
+}
+
+// S3API is the part of *s3.Client S3Objects uses.
+type S3API interface {
+	PutObject(ctx context.Context, in *s3.PutObjectInput, opts ...func(*s3.Options)) (*s3.PutObjectOutput, error)
+	GetObject(ctx context.Context, in *s3.GetObjectInput, opts ...func(*s3.Options)) (*s3.GetObjectOutput, error)
+	DeleteObject(ctx context.Context, in *s3.DeleteObjectInput, opts ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+}
+
+// S3Objects keeps objects in an S3 bucket: the construct's (its
+// ObjectsBucket; a handler's environment names it).
+type S3Objects struct {
+	Client S3API
+	Bucket string
+}
+
+// PutObject writes the object.
+func (o S3Objects) PutObject(ctx context.Context, key string, body []byte) error {
+	_, err := o.Client.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key), Body: bytes.NewReader(body)})
+	return err
+}
+
+// GetObject reads the object.
+func (o S3Objects) GetObject(ctx context.Context, key string) ([]byte, error) {
+	out, err := o.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key)})
+	if err != nil {
+		return nil, err
+	}
+	defer out.Body.Close()
+	return io.ReadAll(out.Body)
+}
+
+// DeleteObject deletes the object (its versions stay: the bucket is
+// versioned).
+func (o S3Objects) DeleteObject(ctx context.Context, key string) error {
+	_, err := o.Client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key)})
+	return err
+}
