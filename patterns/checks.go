@@ -39,7 +39,7 @@ const (
 // rules is the catalog, in id order.
 var rules = []Rule{
 	{"KP101", SeverityError, "No pattern needs a Scan", ruleScan},
-	{"KP102", SeverityError, "Strong reads only on the base table", ruleStrongOnGSI},
+	{"KP102", SeverityError, "Strong reads only on the base table and its LSIs", ruleStrongOnGSI},
 	{"KP103", SeverityError, "A hand-made layout serves every pattern", ruleExplicitUnservable},
 	{"KP104", SeverityError, "A hand-made base key identifies one item", ruleExplicitIdentity},
 	{"KP105", SeverityError, "A base key holds only attributes that never change", ruleBaseKeyFixed},
@@ -137,15 +137,16 @@ func ruleScan(d *Design) []finding {
 	return out
 }
 
-// KP102: ConsistentRead on a GSI is rejected by DynamoDB.
+// KP102: ConsistentRead on a GSI is rejected by DynamoDB (the table and
+// its LSIs read consistently).
 func ruleStrongOnGSI(d *Design) []finding {
 	var out []finding
 	for _, pp := range d.Patterns {
-		if pp.Served() && pp.Consistent && pp.Index != BaseIndex {
+		if ix := d.Index(pp.Index); pp.Served() && pp.Consistent && pp.Index != BaseIndex && (ix == nil || !ix.Local()) {
 			p := d.model.Pattern(pp.Name)
 			out = append(out, finding{pattern(p), p.field("consistent"),
 				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
-				"drop consistent: true, or read by the base table's key (get by id)"})
+				d.strongFix(pp)})
 		}
 	}
 	return out

@@ -22,12 +22,13 @@ const DesignFormat = 1
 
 type designFields Design
 
-// MarshalJSON writes the design with its model.
+// MarshalJSON writes the design with its model (its LSIs after its GSIs
+// in indexes: joinIndexes).
 func (d *Design) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		*designFields
 		Model *Model `json:"model"`
-	}{(*designFields)(d), canonicalModel(d.model)})
+	}{joinIndexes(d), canonicalModel(d.model)})
 }
 
 // canonicalModel is a copy of m in canonical order, without what a plan
@@ -127,6 +128,7 @@ func decodeDesign(file string, raw json.RawMessage) (*Design, error) {
 	if d.Format != DesignFormat {
 		return nil, formatError(file, d.Format)
 	}
+	splitIndexes(d)
 	if in.Model == nil {
 		return nil, &DesignError{file, "no model: a design carries the model it was planned from"}
 	}
@@ -174,6 +176,9 @@ func (d *Design) rederive() error {
 		}
 		ly.indexes = append(ly.indexes, ix.Name)
 	}
+	if err := rederiveLocal(d, ly); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, ek := range d.Entities {
 		if ek == nil {
@@ -211,6 +216,9 @@ func (d *Design) rederive() error {
 		}
 		if !hasBase {
 			return fmt.Errorf("entity %s has no base table key", ek.Name)
+		}
+		if err := checkLocalKeys(d, ek); err != nil {
+			return err
 		}
 		if want := counterKeys(e); !sameCounters(ek.Counters, want) {
 			return fmt.Errorf("entity %s: its counters' keys are not those of its model's counters (%d declared): edited by hand?", ek.Name, len(want))

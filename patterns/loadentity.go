@@ -52,6 +52,8 @@ func (l *loader) entity(f field) *Entity {
 						ks.PK, ks.PKPos = l.str(tf.val, join(join(p, kf.key), "pk")), pos(tf.val)
 					case "sk":
 						ks.SK, ks.SKPos = l.str(tf.val, join(join(p, kf.key), "sk")), pos(tf.val)
+					case "local":
+						ks.Local = l.boolean(tf.val, join(join(p, kf.key), "local"))
 					}
 				}
 				e.Keys = append(e.Keys, ks)
@@ -225,7 +227,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 var (
 	entityFields = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
-	keyFields    = []string{"pk", "sk"}
+	keyFields    = []string{"pk", "sk", "local"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
 		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}
 )
