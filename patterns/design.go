@@ -229,8 +229,8 @@ type Index struct {
 	Name string `json:"name"`
 	// Kind is "" for a GSI, "local" for an LSI.
 	Kind IndexKind `json:"kind,omitempty"`
-	PK   string `json:"partitionKey,omitempty"`
-	SK   string `json:"sortKey,omitempty"`
+	PK   string    `json:"partitionKey,omitempty"`
+	SK   string    `json:"sortKey,omitempty"`
 	// PartitionKeys and SortKeys are a native index's key attributes, in
 	// order (its discriminator, IndexEntityName, first when it has one).
 	PartitionKeys []string `json:"partitionKeys,omitempty"`
