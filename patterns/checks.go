@@ -60,6 +60,8 @@ var rules = []Rule{
 	{"KP304", SeverityError, "Items fit in 400 KB", ruleItemSize},
 	{"KP305", SeverityError, "The TTL attribute is one number attribute", ruleTTL},
 	{"KP306", SeverityError, "Table and index names are valid", ruleNames},
+	{"KP307", SeverityError, "At most 5 LSIs", ruleLSILimit},
+	{"KP308", SeverityWarning, "Item collections of a table with LSIs fit in 10 GB", ruleItemCollection},
 	{"KP401", SeverityWarning, "No hot partitions", ruleHotPartition},
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
 	{"KP403", SeverityWarning, "No partition hotter than the pattern needs", ruleIntroducedHot},
@@ -345,17 +347,18 @@ func ruleGSIWarn(d *Design) []finding {
 		"look for patterns that can share a shape or be served by the base table"}}
 }
 
-// KP303: the NonKeyAttributes of all indexes together count at most 100.
+// KP303: the NonKeyAttributes of all indexes (GSIs and LSIs) together
+// count at most 100.
 func ruleProjectedAttrs(d *Design) []finding {
 	n := 0
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		n += len(ix.NonKeyAttributes)
 	}
 	if n <= MaxProjectedAttributes {
 		return nil
 	}
 	return []finding{{table(d), d.model.Pos,
-		fmt.Sprintf("the GSIs project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
+		fmt.Sprintf("the secondary indexes project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
 		"narrow the patterns' returns, or let a pattern read whole items (ALL projects without naming attributes)"}}
 }
 
@@ -405,7 +408,7 @@ func ruleNames(d *Design) []finding {
 		out = append(out, finding{table(d), d.model.Pos,
 			fmt.Sprintf("table name %q is not %s", d.Table, NameRule), "rename the table"})
 	}
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		if !ValidTableName(ix.Name) {
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
 				fmt.Sprintf("index name %q is not %s", ix.Name, NameRule), "rename the index in keys"})
