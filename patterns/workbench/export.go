@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -52,6 +53,13 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		}
 		typeOf[name] = typ
 		t.NonKeyAttributes = append(t.NonKeyAttributes, Attribute{name, typ})
+	}
+	if len(d.LocalIndexes) > 0 {
+		var names []string
+		for _, ix := range d.LocalIndexes {
+			names = append(names, ix.Name)
+		}
+		return fmt.Errorf("workbench: the design has local secondary indexes (%s); keyplan writes Workbench data models with GSIs only, and an LSI exported as a GSI would read eventually consistent what the model reads strongly", strings.Join(names, ", "))
 	}
 	for _, ix := range d.Indexes {
 		if ix.Native() {

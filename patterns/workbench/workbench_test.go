@@ -57,6 +57,23 @@ func TestExportRefusesNativeKeys(t *testing.T) {
 	}
 }
 
+// A design with LSIs is refused, naming them: keyplan writes no LSI into
+// a Workbench model.
+func TestExportRefusesLocalIndexes(t *testing.T) {
+	m, err := patterns.Load("../testdata/models/arena.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = workbench.Export(io.Discard, d, nil, workbench.ExportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "local secondary indexes (LSI1, LSI2)") {
+		t.Errorf("Export of a design with LSIs: %v", err)
+	}
+}
+
 func export(t *testing.T, file string) (*patterns.Design, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -64,6 +81,9 @@ func export(t *testing.T, file string) (*patterns.Design, []byte) {
 		t.Fatal(err)
 	}
 	d := plan(t, file, data)
+	if len(d.LocalIndexes) > 0 {
+		t.Skip("LSIs: no Workbench data model (TestExportRefusesLocalIndexes)")
+	}
 	s, err := view.Sample(context.Background(), d, view.Options{})
 	if err != nil {
 		t.Fatal(err)
