@@ -167,6 +167,9 @@ func (d *Design) rederive() error {
 		if ix == nil || !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) {
 			return fmt.Errorf("index %v: expected a unique name of %s", ix, NameRule)
 		}
+		if ix.Kind != IndexGlobal {
+			return fmt.Errorf("index %s: kind %q; expected %q or none", ix.Name, ix.Kind, IndexLocal)
+		}
 		if ix.Native() || len(ix.SortKeys) > 0 {
 			if err := checkNativeIndex(m, ix); err != nil {
 				return err

@@ -50,11 +50,6 @@ func rederiveLocal(d *Design, ly *layout) error {
 		return fmt.Errorf("%d local secondary indexes; DynamoDB allows %d", len(d.LocalIndexes), MaxLSIs)
 	}
 	var names []string
-	for _, ix := range d.Indexes {
-		if ix != nil && ix.Kind != IndexGlobal {
-			return fmt.Errorf("index %s: kind %q; expected %q or none", ix.Name, ix.Kind, IndexLocal)
-		}
-	}
 	for _, ix := range d.LocalIndexes {
 		if !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) || slices.Contains(names, ix.Name) {
 			return fmt.Errorf("index %s: expected a unique name of %s", ix.Name, NameRule)
