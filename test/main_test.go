@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/constructs/singletable"
@@ -25,6 +26,9 @@ var (
 	// tracker is examples/tracker.yaml's table, planned with native GSI
 	// keys, in a stack of its own beside the example app's.
 	tracker *singletable.Table
+	// arena is patterns/testdata/models/arena.yaml's table, with two LSIs,
+	// and a role granted three of its patterns (ArenaReader).
+	arena *singletable.Table
 )
 
 // assemblyDir is where the shared app's cloud assembly is written.
@@ -43,7 +47,11 @@ func TestMain(m *testing.M) {
 	example = stacks.New(app, exampleConfig)
 	trackerStack := awscdk.NewStack(app, jsii.String("KeyplanTracker"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	tracker = singletable.New(trackerStack, "Tracker", &singletable.Props{ModelFile: "../examples/tracker.yaml"})
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack} {
+	arenaStack := awscdk.NewStack(app, jsii.String("KeyplanArena"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	arena = singletable.New(arenaStack, "Arena", &singletable.Props{ModelFile: "../patterns/testdata/models/arena.yaml"})
+	reader := awsiam.NewRole(arenaStack, jsii.String("ArenaReader"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
+	arena.GrantPatterns(reader, "GetMatch", "MatchesByScore", "MatchesByKills")
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "arena": arenaStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}
