@@ -114,8 +114,12 @@ unit-dynamodb-local: deps
 
 ## test-scale: the runs at scale CI does not make, on each local engine:
 ## keyplan migrate of a table of 100,000 items, and the fanout handler
-## renaming a source with 100,000 copies (continuation after continuation).
+## renaming a source with 100,000 copies (continuation after continuation);
+## and keyplan local --data killed (kill -9) under writes 20 times, and
+## right after keyplan migrate of 20,000 items, 5 times.
 test-scale: deps
+	KEYPLAN_CRASH_ROUNDS=20 $(GO) test ./cmd/keyplan -run '^TestLocalKeepsEveryAcknowledgedWriteThroughKill9$$' -v -count 1 -timeout 30m
+	KEYPLAN_CRASH_ROUNDS=5 KEYPLAN_SCALE=20000 $(GO) test ./cmd/keyplan -run '^TestMigrateDoneSurvivesKill9$$' -v -count 1 -timeout 30m
 	@set -e; for e in memory dynalite dynamodb-local; do \
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
@@ -144,8 +148,13 @@ bench-backfill: deps
 ## Query of the table and of a GSI, a Limit-20 page of Scan) on the three
 ## local engines over HTTP, and the ratios between them (needs Java and
 ## Node.js; the load of each engine takes up to a minute).
+## Then keyplan local with --data and without, at 1,000 and 100,000 items:
+## PutItem from 8 clients (puts/s, p99-ms; uptime first: the figures need
+## a quiet machine).
 bench-engine: deps
 	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkEngines$$' -benchtime 2s -timeout 60m
+	uptime
+	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkLocalData$$' -benchtime 5000x -count 3 -timeout 60m
 
 ## bench-synth: wall time of synthesizing the example app.
 bench-synth: deps
@@ -154,7 +163,8 @@ bench-synth: deps
 
 ## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
 ## planner, the bound, random designs proven against the reference on
-## generated data, the design and lock readers, code generated for
+## generated data, the design and lock readers, the lock and the
+## Workbench export round-tripping any constant and value, code generated for
 ## random models (it must compile), stream records, the
 ## in-process engine (any request; number order). Minimizing a large
 ## input (a design is ~20 KB) would stall a run, so it is capped. Then,
@@ -162,7 +172,7 @@ bench-synth: deps
 ## random request sequences (a loop over seeds, not a Go fuzz target: the
 ## reference is a JVM that coverage cannot guide; needs Java).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzLockRoundTrip ./patterns/workbench:FuzzExportRoundTrip ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \

@@ -22,6 +22,7 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/cdklabs/cdk-nag-go/cdknag/v2 v2.37.25
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2
+	go.etcd.io/bbolt v1.4.3
 	go.yaml.in/yaml/v3 v3.0.4
 )
 

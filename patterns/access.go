@@ -11,11 +11,55 @@ import (
 // ("table" or GSI names) they run on. The construct turns it into IAM
 // statements on the table's ARN and its indexes' ARNs.
 type Access struct {
-	// Actions are the reads' actions, on Indexes.
+	// Actions are the reads' actions, and Indexes the indexes they run
+	// on, together; Statements says which action runs on which index.
 	Actions []string
 	Indexes []string
 	// Writes are the writes' item actions, on the table alone.
 	Writes []string
+
+	// on holds each index's read actions.
+	on map[string][]string
+}
+
+// Statement is one set of read actions on exactly the indexes that each
+// of them runs on.
+type Statement struct {
+	Actions []string
+	Indexes []string
+}
+
+// Statements groups the reads by the indexes they run on: one statement
+// per set of actions, each on the indexes whose reads are exactly that
+// set, so that no action is granted on an index no pattern runs it on
+// (GetItem on the table and Query on GSI1 are two statements). In order
+// of their actions, then indexes. An Access made by hand (no record of
+// which action runs where) is one statement of its Actions on its
+// Indexes.
+func (a Access) Statements() []Statement {
+	if len(a.Actions) == 0 {
+		return nil
+	}
+	if a.on == nil {
+		return []Statement{{Actions: slices.Clone(a.Actions), Indexes: slices.Clone(a.Indexes)}}
+	}
+	by := map[string]*Statement{}
+	var keys []string
+	for _, ix := range a.Indexes {
+		acts := slices.Sorted(slices.Values(a.on[ix]))
+		k := strings.Join(acts, " ")
+		if by[k] == nil {
+			by[k] = &Statement{Actions: acts}
+			keys = append(keys, k)
+		}
+		by[k].Indexes = append(by[k].Indexes, ix)
+	}
+	slices.Sort(keys)
+	out := make([]Statement, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, *by[k])
+	}
+	return out
 }
 
 // ErrNoPatterns: an access asked for no pattern at all.
@@ -71,6 +115,12 @@ func (a *Access) add(action, index string) {
 	}
 	if index != "" && !slices.Contains(a.Indexes, index) {
 		a.Indexes = append(a.Indexes, index)
+	}
+	if index != "" && !slices.Contains(a.on[index], action) {
+		if a.on == nil {
+			a.on = map[string][]string{}
+		}
+		a.on[index] = append(a.on[index], action)
 	}
 }
 

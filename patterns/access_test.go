@@ -3,6 +3,7 @@ package patterns
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -145,5 +146,34 @@ writes:
 	// A unique value's guard moves: its put and delete.
 	if a, _ := bank.Access("ChangeEmail"); !slices.Equal(a.Writes, []string{"dynamodb:DeleteItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}) {
 		t.Errorf("ChangeEmail: %+v", a)
+	}
+}
+
+// Each read action is granted only on the indexes its patterns read: one
+// statement per set of actions (issue 35: a base-table GetItem and a GSI
+// Query granted both actions on both ARNs).
+func TestAccessStatements(t *testing.T) {
+	tracker := plan(t, "../examples/tracker.yaml")
+	gsi := func(p string) string { return tracker.Pattern(p).Index }
+	tests := []struct {
+		names []string
+		want  []Statement
+	}{
+		{[]string{"GetTask"}, []Statement{{[]string{"dynamodb:GetItem"}, []string{BaseIndex}}}},
+		{[]string{"GetTask", "TasksByStatus"}, []Statement{{[]string{"dynamodb:GetItem"}, []string{BaseIndex}}, {[]string{"dynamodb:Query"}, []string{gsi("TasksByStatus")}}}},
+		{[]string{"GetTenant", "TenantWithTasks", "TasksByStatus"}, []Statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{BaseIndex}}, {[]string{"dynamodb:Query"}, []string{gsi("TasksByStatus")}}}},
+		{[]string{"TasksByStatus", "TasksByAssignee"}, []Statement{{[]string{"dynamodb:Query"}, slices.Sorted(slices.Values([]string{gsi("TasksByStatus"), gsi("TasksByAssignee")}))}}},
+	}
+	for _, tt := range tests {
+		a, err := tracker.Access(tt.names...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.Statements(); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("%v: statements %v, want %v", tt.names, got, tt.want)
+		}
+	}
+	if got := (Access{Actions: []string{"dynamodb:Query"}, Indexes: []string{"GSI1"}}).Statements(); fmt.Sprint(got) != "[{[dynamodb:Query] [GSI1]}]" {
+		t.Errorf("an Access made by hand: %v", got)
 	}
 }

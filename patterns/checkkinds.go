@@ -86,14 +86,19 @@ func ruleSortedLimit(d *Design) []finding {
 	var out []finding
 	for _, p := range d.model.Patterns {
 		sorted := d.model.SortedMember(p)
-		if sorted == "" || !p.Desc || p.Limit == 0 {
-			continue
+		pp := d.Pattern(p.Name)
+		if sorted == "" || pp == nil || !pp.ownerReadLast(p) {
+			continue // no limit, or the owner read first: above, read descending; below, ascending
 		}
 		owner := d.model.collectionOwnerOf(p)
+		order, first, other := "newest first", "oldest first", "ascending"
+		if !p.Desc {
+			order, first, other = "oldest first", "newest first", "descending"
+		}
 		out = append(out, finding{pattern(p), p.field("limit"),
-			fmt.Sprintf("reads %s newest first and %s at the end: with limit %d, the %s comes back only when there are fewer than %d %s items (the first page holds the newest %d)",
-				sorted, owner, p.Limit, owner, p.Limit, sorted, p.Limit),
-			fmt.Sprintf("drop limit and page with All, read %s ascending (%s first), or read %s with a get of its own", sorted, owner, owner)})
+			fmt.Sprintf("reads %s %s and %s at the end: with limit %d, the %s comes back only when there are fewer than %d %s items (the first page holds the %s %d)",
+				sorted, order, owner, p.Limit, owner, p.Limit, sorted, strings.Fields(order)[0], p.Limit),
+			fmt.Sprintf("drop limit and page with All, read %s %s (%s, %s first), key %s to sort at the other end of %s's items, or read %s with a get of its own", sorted, other, first, owner, owner, sorted, owner)})
 	}
 	return out
 }

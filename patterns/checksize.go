@@ -76,33 +76,6 @@ func ruleKeySizeUnknown(d *Design) []finding {
 	return out
 }
 
-// KP205: a key writes a number as a zero-padded whole number; one
-// declared without min/max or digits may hold a fraction (9.99) or more
-// digits than a key's 19, which the model allows and a write then refuses:
-// whether a value is accepted would depend on the layout.
-func ruleUnboundedNumberKey(d *Design) []finding {
-	var out []finding
-	for _, e := range d.model.Entities {
-		var loose []string
-		for _, k := range d.Entity(e.Name).Keys {
-			if ix := d.Index(k.Index); ix != nil && ix.Native() {
-				continue // a native key holds the number itself, fraction or not
-			}
-			for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
-				if attr := e.Attr(a); attr != nil && attr.Type == TypeNumber && !attr.FixedWidth() && !slices.Contains(loose, a) {
-					loose = append(loose, a)
-				}
-			}
-		}
-		if len(loose) > 0 {
-			out = append(out, finding{entity(e), e.Pos,
-				fmt.Sprintf("key attribute(s) %s are numbers without min/max or digits: a key holds a whole number of at most 19 digits, so a value the model allows (9.99, 1e20) is refused when written", strings.Join(loose, ", ")),
-				"declare digits: N or min/max for each (whole numbers), scaling a fraction (cents for prices)"})
-		}
-	}
-	return out
-}
-
 // maxValueBytes is the most bytes an attribute's stored value takes, and
 // whether that is known.
 func maxValueBytes(a *Attribute) (int, bool) {

@@ -115,3 +115,25 @@ const (
 	// the verifying scan's progress, the phases verified there.
 	MigrationTag = ReservedPrefix + "MIGRATION"
 )
+
+// The stream handlers' metrics: one line of each batch's log in
+// CloudWatch's embedded metric format (its _aws member), which CloudWatch
+// Logs makes metrics of, in MetricNamespace, by MetricDimension (the
+// function's name). The construct alarms on MetricUndecodable.
+const (
+	MetricNamespace = "keyplan"
+	MetricDimension = "FunctionName"
+	// MetricRecords counts the records a batch held; MetricFailed those
+	// reported back to be retried (a write refused, a parent missing).
+	MetricRecords = "Records"
+	MetricFailed  = "RecordsFailed"
+	// MetricNoEntity counts the records of items that are no entity of
+	// the design (another application's, an earlier model's): skipped,
+	// never failed.
+	MetricNoEntity = "RecordsOfNoEntity"
+	// MetricUndecodable counts the records a handler could not read what
+	// its job needs from (an attribute stored as NULL or another type, an
+	// image missing): skipped, each logged with its key, never failed (a
+	// retry cannot change what the record holds).
+	MetricUndecodable = "RecordsUndecodable"
+)

@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -48,9 +49,10 @@ const (
 	ExpiredShare = 0.1
 )
 
-// Cost is the estimate from declared rates and sizes. Sizes are upper
-// bounds where the model declares them (maxLength, ranges), defaults
-// otherwise; see Assumptions.
+// Cost is the estimate from declared rates and sizes: a typical size
+// where the model gives one (size), else an upper bound where it declares
+// one (maxLength, maxItems, ranges: UpperBounds names them), else a
+// default; see Assumptions.
 type Cost struct {
 	Patterns []*PatternCost `json:"patterns"`
 	// Writes are the write patterns with a rate; Entities the entities
@@ -70,6 +72,10 @@ type Cost struct {
 	// TargetUtilizationPercent, each index sized on its own, in USD.
 	Provisioned float64  `json:"provisionedMonthlyUSD"`
 	Assumptions []string `json:"assumptions,omitempty"`
+	// UpperBounds are the attributes taken at their maxLength or maxItems
+	// (no size given), each with the bytes taken: every figure that
+	// counts one (its UpperBound) is an upper bound, not a typical cost.
+	UpperBounds []string `json:"upperBounds,omitempty"`
 	// AllRegions is the estimate of a global table with replicas, when
 	// asked for (keyplan plan --replica, the construct's Replicas).
 	AllRegions *Global `json:"allRegions,omitempty"`
@@ -93,6 +99,10 @@ type PatternCost struct {
 	Rate      float64 `json:"rate"`
 	// UnitsPerSecond is ReadUnits × Rate.
 	UnitsPerSecond float64 `json:"unitsPerSecond"`
+	// UpperBound names the attributes (Entity.attr) the figure takes at
+	// their maxLength or maxItems: nil when it takes none (a typical
+	// figure, from sizes and defaults).
+	UpperBound []string `json:"upperBound,omitempty"`
 }
 
 // EntityCost is what one write of an entity's item costs.
@@ -107,6 +117,8 @@ type EntityCost struct {
 	WriteUnits     float64 `json:"writeUnits"`
 	Rate           float64 `json:"rate"`
 	UnitsPerSecond float64 `json:"unitsPerSecond"`
+	// UpperBound: as PatternCost's.
+	UpperBound []string `json:"upperBound,omitempty"`
 }
 
 // WriteCost is what one call of a write pattern costs.
@@ -122,6 +134,8 @@ type WriteCost struct {
 	WriteUnits     float64 `json:"writeUnits"`
 	Rate           float64 `json:"rate"`
 	UnitsPerSecond float64 `json:"unitsPerSecond"`
+	// UpperBound: as PatternCost's.
+	UpperBound []string `json:"upperBound,omitempty"`
 }
 
 // IndexLoad is the capacity one index needs.
@@ -133,11 +147,50 @@ type IndexLoad struct {
 
 // sizer estimates item sizes and records where it assumed.
 type sizer struct {
+	// typical takes a value at its size when the model gives one (the
+	// cost and the traffic estimates); otherwise (the limits) at its
+	// bound.
+	typical bool
 	assumed map[string]bool
 	items   map[string]int // item sizes by entity
+	// bounded collects, for the figure being computed, the attributes
+	// taken at their maxLength or maxItems (no size given): an upper
+	// bound; itemBounded is the same per entity for the cached sizes.
+	bounded     map[string]bool
+	itemBounded map[string][]string
+	// all is every attribute any figure took at its bound.
+	all map[string]int
 }
 
-func (z *sizer) value(a *Attribute) int {
+// figure starts a figure: what it takes at a bound is collected afresh.
+func (z *sizer) figure() { z.bounded = map[string]bool{} }
+
+// bounds are the attributes the figure took at a bound, in order.
+func (z *sizer) bounds() []string {
+	if len(z.bounded) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(z.bounded))
+}
+
+// atBound notes an attribute taken at its bound of n bytes.
+func (z *sizer) atBound(e *Entity, a *Attribute, n int) {
+	name := a.Name
+	if e != nil {
+		name = e.Name + "." + a.Name
+	}
+	if z.bounded != nil {
+		z.bounded[name] = true
+	}
+	if z.all != nil {
+		z.all[name] = n
+	}
+}
+
+func (z *sizer) value(e *Entity, a *Attribute) int {
+	if a.Size > 0 && z.typical {
+		return a.Size // typical, as the model says
+	}
 	switch a.Type {
 	case TypeSet, TypeList, TypeMap:
 		n := a.MaxItems
@@ -145,9 +198,12 @@ func (z *sizer) value(a *Attribute) int {
 			n = DefaultElements
 			z.assumed[fmt.Sprintf("sets, lists and maps without maxItems hold %d elements", DefaultElements)] = true
 		}
-		el := z.value(a.element())
+		el := z.value(nil, a.element())
 		if a.Type == TypeMap {
 			el += DefaultStringBytes // its key
+		}
+		if a.MaxItems > 0 {
+			z.atBound(e, a, 3+n*(el+1))
 		}
 		return 3 + n*(el+1)
 	case TypeCounter:
@@ -166,6 +222,9 @@ func (z *sizer) value(a *Attribute) int {
 		return 1
 	}
 	if n, ok := maxValueBytes(a); ok {
+		if a.MaxLength > 0 && len(a.Values) == 0 && e != nil {
+			z.atBound(e, a, n)
+		}
 		return n
 	}
 	z.assumed[fmt.Sprintf("strings without maxLength take %d bytes", DefaultStringBytes)] = true
@@ -177,7 +236,7 @@ func (z *sizer) key(e *Entity, t Template) int {
 	for _, s := range t {
 		switch {
 		case s.Attr != "":
-			n += z.value(e.Attr(s.Attr))
+			n += z.value(e, e.Attr(s.Attr))
 		case s.Shards > 0:
 			n += decimalLen(int64(s.Shards - 1))
 		default:
@@ -192,8 +251,19 @@ func (z *sizer) key(e *Entity, t Template) int {
 func (z *sizer) item(d *Design, e *Entity) int {
 	n, ok := z.items[e.Name]
 	if !ok {
+		outer := z.bounded
+		z.bounded = map[string]bool{}
 		n = z.itemSize(d, e)
 		z.items[e.Name] = n
+		if z.itemBounded != nil {
+			z.itemBounded[e.Name] = z.bounds()
+		}
+		z.bounded = outer
+	}
+	for _, a := range z.itemBounded[e.Name] {
+		if z.bounded != nil {
+			z.bounded[a] = true
+		}
 	}
 	return n
 }
@@ -201,7 +271,7 @@ func (z *sizer) item(d *Design, e *Entity) int {
 func (z *sizer) itemSize(d *Design, e *Entity) int {
 	n := 0
 	for _, a := range e.Attributes {
-		n += len(a.Name) + z.value(a)
+		n += len(a.Name) + z.value(e, a)
 	}
 	for _, k := range d.Entity(e.Name).Keys {
 		n += z.keyAttrs(d, e, k, false)
@@ -229,7 +299,7 @@ func (z *sizer) keyAttrs(d *Design, e *Entity, k *EntityKey, own bool) int {
 		case i == 0 && ix.Discriminated():
 			n += len(a) + len(TagOf(e))
 		case own && e.Attr(a) != nil:
-			n += len(a) + z.value(e.Attr(a))
+			n += len(a) + z.value(e, e.Attr(a))
 		}
 	}
 	return n
@@ -253,7 +323,7 @@ func (z *sizer) projected(d *Design, e *Entity, index string) int {
 	}
 	for _, a := range ix.NonKeyAttributes {
 		if attr := e.Attr(a); attr != nil {
-			n += len(a) + z.value(attr)
+			n += len(a) + z.value(e, attr)
 		}
 	}
 	return n
@@ -287,7 +357,7 @@ func units(bytes, unit int) float64 {
 // EstimateCost estimates read and write units and monthly cost from the
 // patterns' rates and the entities' write rates.
 func EstimateCost(d *Design) *Cost {
-	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
+	z := &sizer{typical: true, assumed: map[string]bool{}, items: map[string]int{}, itemBounded: map[string][]string{}, all: map[string]int{}}
 	c := &Cost{}
 	load := map[string]*IndexLoad{BaseIndex: {Name: BaseIndex}}
 	c.Indexes = append(c.Indexes, load[BaseIndex])
@@ -304,6 +374,7 @@ func EstimateCost(d *Design) *Cost {
 			continue
 		}
 		pc := &PatternCost{Name: pp.Name, Index: pp.Index, Rate: p.Rate}
+		z.figure()
 		for _, name := range pp.Entities {
 			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
 		}
@@ -330,6 +401,7 @@ func EstimateCost(d *Design) *Cost {
 			pc.ReadUnits /= 2
 		}
 		pc.UnitsPerSecond = pc.ReadUnits * pc.Rate
+		pc.UpperBound = z.bounds()
 		c.ReadUnits += pc.UnitsPerSecond
 		load[pp.Index].ReadUnits += pc.UnitsPerSecond
 		c.Patterns = append(c.Patterns, pc)
@@ -340,6 +412,7 @@ func EstimateCost(d *Design) *Cost {
 			continue
 		}
 		wc := &WriteCost{Name: w.Name, Rate: w.Rate}
+		z.figure()
 		factor := 1.0
 		if w.Op == WriteTransact {
 			factor = 2
@@ -384,6 +457,7 @@ func EstimateCost(d *Design) *Cost {
 			}
 		}
 		wc.UnitsPerSecond = wc.WriteUnits * wc.Rate
+		wc.UpperBound = z.bounds()
 		c.WriteUnits += wc.UnitsPerSecond
 		c.Writes = append(c.Writes, wc)
 	}
@@ -392,6 +466,7 @@ func EstimateCost(d *Design) *Cost {
 		if written[name] {
 			continue // the write patterns say what it costs
 		}
+		z.figure()
 		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
 		ec.WriteUnits = units(ec.ItemBytes, WriteUnitBytes)
 		ec.Amplification = 1
@@ -408,6 +483,7 @@ func EstimateCost(d *Design) *Cost {
 			load[k.Index].WriteUnits += w * ec.Rate
 		}
 		ec.UnitsPerSecond = ec.WriteUnits * ec.Rate
+		ec.UpperBound = z.bounds()
 		c.WriteUnits += ec.UnitsPerSecond
 		c.Entities = append(c.Entities, ec)
 	}
@@ -418,6 +494,12 @@ func EstimateCost(d *Design) *Cost {
 	}
 	for a := range z.assumed {
 		c.Assumptions = append(c.Assumptions, a)
+	}
+	for _, a := range slices.Sorted(maps.Keys(z.all)) {
+		c.UpperBounds = append(c.UpperBounds, fmt.Sprintf("%s (%d bytes)", a, z.all[a]))
+	}
+	if len(c.UpperBounds) > 0 {
+		c.Assumptions = append(c.Assumptions, "values without size are taken at their maxLength or maxItems, so the figures that count them are upper bounds: "+strings.Join(c.UpperBounds, ", ")+" (declare size: N, a typical value's bytes, for a typical cost)")
 	}
 	sort.Strings(c.Assumptions)
 	return c

@@ -1,7 +1,10 @@
 package patterns
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -184,5 +187,54 @@ func TestCostGaps(t *testing.T) {
 	user, follow := units(reads["GetUser"].ItemBytes, 1024), 1.0
 	if w := writes["FollowUser"]; w == nil || w.Items != 3 || w.WriteUnits != 2*(follow+2*user) {
 		t.Errorf("FollowUser (a Follow and two Users, in a transaction): %+v, want %v units", w, 2*(follow+2*user))
+	}
+}
+
+// A typical size (size: N) is what the cost takes of a string; without
+// it a string with maxLength is taken at maxLength, and every figure that
+// counts one says it is an upper bound (issue 35: a 10 KB body limit made
+// most of a help desk's estimate). size stays within maxLength, which
+// still bounds the item for the limits.
+func TestCostTypicalSize(t *testing.T) {
+	src := `table: Desk
+entities:
+  Ticket:
+    id: [ticketId]
+    writes: 5
+    attributes:
+      ticketId: {type: string, size: 26}
+      status: {values: [open, closed]}
+      body: {type: string, maxLength: 10240%s}
+patterns:
+  GetTicket: {get: Ticket, rate: 470}
+`
+	bounded := planText(t, fmt.Sprintf(src, ""))
+	typical := planText(t, fmt.Sprintf(src, ", size: 400"))
+	get := func(d *Design) *PatternCost { return d.Cost.Patterns[0] }
+	if b, ty := get(bounded), get(typical); b.ReadUnits != 1.5 || ty.ReadUnits != 0.5 || b.ItemBytes < 10240 || ty.ItemBytes > 600 {
+		t.Errorf("GetTicket: at maxLength %+v, typical %+v", b, ty)
+	}
+	if b := get(bounded); !slices.Equal(b.UpperBound, []string{"Ticket.body"}) || !slices.Equal(bounded.Cost.UpperBounds, []string{"Ticket.body (10240 bytes)"}) {
+		t.Errorf("upper bounds: %v, %v", b.UpperBound, bounded.Cost.UpperBounds)
+	}
+	if e := bounded.Cost.Entities[0]; !slices.Equal(e.UpperBound, []string{"Ticket.body"}) {
+		t.Errorf("Ticket's writes: %+v", e)
+	}
+	if ty := get(typical); ty.UpperBound != nil || typical.Cost.UpperBounds != nil || typical.Cost.Entities[0].UpperBound != nil {
+		t.Errorf("with size: %+v, %v", ty, typical.Cost.UpperBounds)
+	}
+	if typical.Cost.OnDemand >= bounded.Cost.OnDemand/2 {
+		t.Errorf("on demand: typical $%.2f, at maxLength $%.2f", typical.Cost.OnDemand, bounded.Cost.OnDemand)
+	}
+	for _, c := range []struct{ decl, want string }{
+		{"{type: string, maxLength: 100, size: 400}", "size 400 is above maxLength 100"},
+		{"{type: number, size: 8}", "size is the typical size of a string, set, list or map"},
+		{"{values: [a, b], size: 1}", "an enum's size is its values'"},
+		{"{type: string, size: 0}", "size"},
+	} {
+		_, err := Parse("desk.yaml", []byte(strings.Replace(src, "{type: string, maxLength: 10240%s}", c.decl, 1)))
+		if err == nil || !strings.Contains(err.Error(), "attributes.body.size") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.decl, err, c.want)
+		}
 	}
 }

@@ -327,6 +327,17 @@ type PatternPlan struct {
 	scan bool
 	// keys are the entity keys the read uses.
 	keys []*EntityKey
+	// ownerAbove: a sorted collection read's owner sorts above the sorted
+	// member's items on its index (it comes first read descending, last
+	// ascending). Planned, not kept in the lock: KP107 reads it.
+	ownerAbove bool
+}
+
+// ownerReadLast reports a sorted collection read with a limit whose
+// owner comes after the sorted member's items in the read's order (above
+// them read ascending, below them descending): past the first page.
+func (p *PatternPlan) ownerReadLast(pat *Pattern) bool {
+	return pat.Limit > 0 && len(pat.Entities) == 2 && len(pat.Sort) > 0 && p.Served() && p.ownerAbove != pat.Desc
 }
 
 // Served reports whether an index serves the pattern.
@@ -476,4 +487,39 @@ func (d *Design) Projected(entity, index string) []string {
 		}
 	}
 	return out
+}
+
+// RequiredHint says what to do when an item of the entity lacks the
+// required attribute attr and a GSI's key reads it: declare it
+// optional: true, and an item without it stays out of that index (a
+// sparse index). "" when no GSI key reads attr (or attr identifies the
+// item, which every key may read).
+func (d *Design) RequiredHint(entity, attr string) string {
+	ek := d.Entity(entity)
+	if ek == nil {
+		return ""
+	}
+	if e := d.Model().Entity(entity); e == nil || e.IsID(attr) {
+		return ""
+	}
+	var idx []string
+	for _, k := range ek.Keys {
+		if k.Index != BaseIndex && (slices.Contains(k.PK.Attrs(), attr) || slices.Contains(k.SK.Attrs(), attr)) {
+			idx = append(idx, k.Index)
+		}
+	}
+	if len(idx) == 0 {
+		return ""
+	}
+	var pats []string
+	for _, p := range d.Patterns {
+		if slices.Contains(idx, p.Index) && slices.Contains(p.Entities, entity) {
+			pats = append(pats, p.Name)
+		}
+	}
+	s := fmt.Sprintf("it feeds the key of %s", strings.Join(idx, ", "))
+	if len(pats) > 0 {
+		s += fmt.Sprintf(" (%s)", strings.Join(pats, ", "))
+	}
+	return s + fmt.Sprintf("; to store a %s without it, declare %s optional: true: an item without it is left out of that index (a sparse index), which then reads only the items that have it", entity, attr)
 }

@@ -37,10 +37,14 @@ type ValueError struct {
 }
 
 func (e *ValueError) Error() string {
-	if e.Attr == "" {
-		return fmt.Sprintf("value %v: %s", e.Value, e.Msg)
+	var v any = e.Value
+	if e.Value == "" {
+		v = `""` // an empty value is shown, not left blank
 	}
-	return fmt.Sprintf("attribute %q: value %v: %s", e.Attr, e.Value, e.Msg)
+	if e.Attr == "" {
+		return fmt.Sprintf("value %v: %s", v, e.Msg)
+	}
+	return fmt.Sprintf("attribute %q: value %v: %s", e.Attr, v, e.Msg)
 }
 
 // Is makes *ValueError match ErrValue.
@@ -110,6 +114,9 @@ func digits(u uint64) int {
 func (a *Attribute) MaxKeyBytes() (int, bool) {
 	switch a.Type {
 	case TypeNumber, TypeTTL:
+		if a.Decimals() {
+			return maxDecimalKeyBytes, true
+		}
 		return a.numberWidth(), true
 	case TypeTime:
 		return len(TimeLayout), true
@@ -144,17 +151,12 @@ func (a *Attribute) EncodeKey(v any) (string, error) {
 	case TypeNumber, TypeTTL:
 		n, err := a.integer(v)
 		if err != nil {
+			if a.Decimals() {
+				return a.encodeDecimal(v)
+			}
 			return "", err
 		}
-		lo := a.keyOffset()
-		var buf [24]byte
-		w := a.numberWidth()
-		u := uint64(n) - uint64(lo)
-		for i := w - 1; i >= 0; i-- {
-			buf[i] = byte('0' + u%10)
-			u /= 10
-		}
-		return string(buf[:w]), nil
+		return a.fixedWidth(n), nil
 	case TypeTime:
 		t, err := a.time(v)
 		if err != nil {
@@ -173,6 +175,19 @@ func (a *Attribute) EncodeKey(v any) (string, error) {
 		return "", err
 	}
 	return escape(s), nil
+}
+
+// fixedWidth is a whole number's key form: offset by the lower bound,
+// zero-padded to the attribute's width.
+func (a *Attribute) fixedWidth(n int64) string {
+	var buf [24]byte
+	w := a.numberWidth()
+	u := uint64(n) - uint64(a.keyOffset())
+	for i := w - 1; i >= 0; i-- {
+		buf[i] = byte('0' + u%10)
+		u /= 10
+	}
+	return string(buf[:w])
 }
 
 // formatTime writes t (UTC, years 0–9999) in TimeLayout without the
@@ -212,6 +227,12 @@ func (a *Attribute) RangeSide(v any) (int, error) {
 	switch a.Type {
 	case TypeNumber, TypeTTL:
 		n, err := a.anyInteger(v)
+		if err != nil && a.Decimals() {
+			if _, err := decimalOf(v); err != nil {
+				return 0, &ValueError{Attr: a.Name, Value: v, Msg: err.Error()}
+			}
+			return 0, nil // no bounds: every number is within
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -242,11 +263,15 @@ func (a *Attribute) RangeSide(v any) (int, error) {
 	return 0, nil
 }
 
-// DecodeKey reverses EncodeKey: string, int64, time.Time or bool.
+// DecodeKey reverses EncodeKey: string, int64 (float64 for a decimal, or
+// a whole number beyond int64), time.Time or bool.
 func (a *Attribute) DecodeKey(s string) (any, error) {
 	bad := func(msg string) error { return &ValueError{Attr: a.Name, Value: s, Msg: msg} }
 	switch a.Type {
 	case TypeNumber, TypeTTL:
+		if a.Decimals() && len(s) != a.numberWidth() {
+			return a.decodeDecimal(s)
+		}
 		if len(s) != a.numberWidth() {
 			return nil, bad(fmt.Sprintf("expected %d digits", a.numberWidth()))
 		}
@@ -287,6 +312,9 @@ func (a *Attribute) Check(v any) error {
 func (a *Attribute) integer(v any) (int64, error) {
 	n, err := a.anyInteger(v)
 	if err != nil {
+		if d, derr := decimalOf(v); derr == nil && d.frac != "" && !a.Decimals() {
+			return 0, &ValueError{Attr: a.Name, Value: v, Msg: a.wholeOnly()}
+		}
 		return 0, err
 	}
 	lo, hi, _ := a.bounds()
@@ -297,6 +325,14 @@ func (a *Attribute) integer(v any) (int64, error) {
 		return 0, &ValueError{Attr: a.Name, Value: v, Msg: "a ttl is epoch seconds, not negative"}
 	}
 	return n, nil
+}
+
+// wholeOnly says why a number attribute takes no decimal.
+func (a *Attribute) wholeOnly() string {
+	if a.Type == TypeTTL {
+		return "expected a whole number: a ttl is epoch seconds"
+	}
+	return "expected a whole number: a number with digits, min or max is whole (keys hold it at a fixed width); declare it without them to allow decimals"
 }
 
 // anyInteger reads v as a whole number, in or out of the declared range.
@@ -432,9 +468,21 @@ func (a *Attribute) string(v any) (string, error) {
 		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("longer than maxLength %d", a.MaxLength)}
 	}
 	if s == "" {
-		return "", &ValueError{Attr: a.Name, Value: v, Msg: "a key value cannot be empty"}
+		return "", &ValueError{Attr: a.Name, Value: v, Msg: a.emptyString()}
 	}
 	return s, nil
+}
+
+// emptyString says why "" is refused and what to do instead: keyplan
+// refuses it in and out of keys alike (no key can hold it, and a GSI
+// added later may key on the attribute), so an item's validity does not
+// depend on the layout.
+func (a *Attribute) emptyString() string {
+	why := "keyplan refuses an empty string in and out of keys: no key can hold it, and a GSI added later may key on it"
+	if a.Optional {
+		return "an empty string is no value: leave the attribute out (" + why + ")"
+	}
+	return "a required string cannot be empty: give it a value, or declare the attribute optional: true and leave it out (" + why + ")"
 }
 
 const hexDigits = "0123456789ABCDEF"

@@ -87,10 +87,11 @@ func TestEncodeRejects(t *testing.T) {
 		want string
 	}{
 		{"above max", &Attribute{Name: "rating", Type: TypeNumber, Min: int64p(0), Max: int64p(99999)}, 100000, "out of the declared range 0..99999"},
-		{"fraction", &Attribute{Name: "rating", Type: TypeNumber}, 1.5, "whole number"},
+		{"fraction of a ranged number", &Attribute{Name: "rating", Type: TypeNumber, Min: int64p(0), Max: int64p(99999)}, 1.5, "whole number"},
 		{"enum", &Attribute{Name: "result", Type: TypeString, Values: []string{"win", "loss"}}, "tie", "expected one of win, loss"},
 		{"time", &Attribute{Name: "at", Type: TypeTime}, "yesterday", "RFC 3339"},
-		{"empty", &Attribute{Name: "id", Type: TypeString}, "", "cannot be empty"},
+		{"empty", &Attribute{Name: "id", Type: TypeString}, "", `value "": a required string cannot be empty: give it a value, or declare the attribute optional: true`},
+		{"empty optional", &Attribute{Name: "note", Type: TypeString, Optional: true}, "", "an empty string is no value: leave the attribute out"},
 		{"bool", &Attribute{Name: "b", Type: TypeBool}, "maybe", "true or false"},
 		{"ttl negative", &Attribute{Name: "exp", Type: TypeTTL}, -1, "not negative"},
 	}

@@ -1,6 +1,8 @@
 package patterns
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +25,47 @@ import (
 // environment finishes a migration alone: the lock keeps it (and prod's
 // deploy keeps its phases) until the last one has verified the last
 // phase.
+
+// The lock is never the only witness. Migration.Verified is a claim:
+// a line in a pull request can add "staging" to it, and the next
+// environment's run cannot read staging's table to check it. What
+// witnesses an environment's verification is that environment's own
+// table: keyplan migrate records there the phases it verified
+// (dynamo.VerifiedPhases, keyed by the migration's digest). So every
+// run of keyplan migrate --environment NAME first checks that NAME's
+// table holds what the lock says NAME did (dynamo.Witnessed): every
+// phase before the current one, and, once a migration has ended, every
+// phase of it (Lock.Ended keeps its digest and phase count for that). A
+// lock that claims more is refused on that environment's next run,
+// saying how to recover (put back the lock as it was at the first phase
+// the table lacks and run the environments again from there).
+
+// Ended is the migration a lock's last one was: its digest
+// (MigrationDigest) and how many phases it had.
+type Ended struct {
+	Digest string `json:"digest"`
+	Phases int    `json:"phases"`
+}
+
+// MigrationDigest identifies the lock's migration whatever its current
+// phase and whichever environments verified it (the accepted design, the
+// target and the phases; not the environments, nor Ended): the tables'
+// bookkeeping is keyed by it.
+func (l *Lock) MigrationDigest() (string, error) {
+	if l.Migration == nil {
+		return "", errors.New("no migration in progress")
+	}
+	cp := *l
+	mg := *l.Migration
+	mg.Current, mg.Verified = 0, nil
+	cp.Migration, cp.Environments, cp.Ended = &mg, nil, nil
+	b, err := cp.Bytes()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
 
 // environmentName is what an environment may be called.
 var environmentName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)

@@ -129,13 +129,16 @@ func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
 	m := pl.m
 	ly := pl.baseLayout(base)
 	var todo []*req
-	baseHot := 0
+	baseHot, baseLost := 0, 0
 	for _, r := range g.reqs {
 		pl.spend(1)
 		plan := ly.serve(r.p)
 		if plan.Served() {
 			if ek := plan.keys[0]; introducesHot(m.Entity(r.ents[0]), r, ek.PK.Attrs(), ek.PK.Shards()) {
 				baseHot++
+			}
+			if plan.ownerReadLast(r.p) {
+				baseLost++
 			}
 			continue
 		}
@@ -168,6 +171,9 @@ func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
 	best, bestScore := pl.assign(g, base, todo)
 	bestScore.unserved += strong
 	bestScore.hot += baseHot
+	if len(todo) == 0 {
+		bestScore.lost = baseLost // else verify counted every requirement's
+	}
 	gp.gsis = pl.renderAssignment(best)
 	gp.score = bestScore
 	return gp
@@ -485,6 +491,9 @@ func (pl *planner) verify(g *group, base map[string]*EntityKey, a assignment) (s
 		plan := ly.serve(r.p)
 		if !plan.Served() {
 			return s, false
+		}
+		if plan.ownerReadLast(r.p) {
+			s.lost++
 		}
 		ek := plan.keys[0]
 		if introducesHot(pl.m.Entity(r.ents[0]), r, ek.PK.Attrs(), ek.PK.Shards()) {

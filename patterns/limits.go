@@ -30,6 +30,12 @@ const (
 	// MaxProjectedAttributes is the limit on non-key attributes projected
 	// into all of a table's indexes together.
 	MaxProjectedAttributes = 100
+	// NumberDigits is the most significant digits a DynamoDB number holds.
+	NumberDigits = 38
+	// NumberMinExponent and NumberMaxExponent bound a nonzero DynamoDB
+	// number's magnitude: 1E-130 to 9.9999999999999999999999999999999999999E+125.
+	NumberMinExponent = 130
+	NumberMaxExponent = 125
 	// MaxTransactItems is the most items one TransactWriteItems writes.
 	MaxTransactItems = 100
 	// MaxTransactBytes is the most data one transaction carries (4 MB).

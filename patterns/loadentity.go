@@ -141,6 +141,7 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 		return a
 	}
 	seenType := false
+	var sizeAt *yaml.Node
 	for _, g := range l.fields(v, path, attrFields) {
 		p := join(path, g.key)
 		switch g.key {
@@ -166,6 +167,9 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 			a.Digits = l.count(g.val, p, 1, MaxDigits)
 		case "maxLength":
 			a.MaxLength = l.count(g.val, p, 1, MaxItemBytes)
+		case "size":
+			a.Size = l.count(g.val, p, 1, MaxItemBytes)
+			sizeAt = g.val
 		case "optional":
 			a.Optional = l.boolean(g.val, p)
 		case "immutable":
@@ -187,6 +191,16 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 			a.Type = TypeString
 		} else {
 			l.add(pos(v), path, "missing type; expected one of: %s", list(typeNames))
+		}
+	}
+	if sizeAt != nil {
+		switch {
+		case a.Type != TypeString && a.Type != TypeSet && a.Type != TypeList && a.Type != TypeMap:
+			l.add(pos(sizeAt), join(path, "size"), "size is the typical size of a string, set, list or map; a %s's size is known", a.Type)
+		case len(a.Values) > 0:
+			l.add(pos(sizeAt), join(path, "size"), "size is for free text; an enum's size is its values'")
+		case a.MaxLength > 0 && a.Size > a.MaxLength:
+			l.add(pos(sizeAt), join(path, "size"), "size %d is above maxLength %d; expected the typical size, at most maxLength", a.Size, a.MaxLength)
 		}
 	}
 	return a
@@ -226,7 +240,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 
 var (
 	entityFields = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom", "version"}
-	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
+	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "local"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
 		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}

@@ -40,6 +40,11 @@ type Lock struct {
 	// Cleanup is present once a migration has ended, until keyplan
 	// migrate has removed what it left in the items (Cleanup).
 	Cleanup *Cleanup `json:"cleanup,omitempty"`
+	// Ended names the last migration that ended, when the lock names
+	// environments: each environment's next run checks that its own
+	// table recorded every phase of it (environments.go). An earlier
+	// lock has none.
+	Ended *Ended `json:"ended,omitempty"`
 
 	// source is the file the lock was read from, for messages.
 	source string
@@ -170,7 +175,8 @@ func (l *Lock) MarshalJSON() ([]byte, error) {
 		Accepted     lockedDesign `json:"accepted"`
 		Migration    *migration   `json:"migration,omitempty"`
 		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
-	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup}
+		Ended        *Ended       `json:"ended,omitempty"`
+	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Ended: l.Ended}
 	if m := l.Migration; m != nil {
 		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
 	}
@@ -227,6 +233,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			Verified []string        `json:"verified"`
 		} `json:"migration"`
 		Cleanup *cleanupFile `json:"cleanup"`
+		Ended   *Ended       `json:"ended"`
 	}
 	if err := strictJSON(data, &in); err != nil {
 		return nil, &DesignError{file, err.Error()}
@@ -237,7 +244,10 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
 		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
 	}
-	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, source: file}
+	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, Ended: in.Ended, source: file}
+	if e := l.Ended; e != nil && (len(e.Digest) != 64 || strings.Trim(e.Digest, "0123456789abcdef") != "" || e.Phases < 1) {
+		return nil, &DesignError{file, fmt.Sprintf("ended: expected the digest (64 hex digits) and phase count (at least 1) of the migration that ended, found %q and %d", e.Digest, e.Phases)}
+	}
 	if l.Accepted, err = decodeDesign(file+" (accepted)", in.Accepted); err != nil {
 		return nil, err
 	}
@@ -346,6 +356,13 @@ func (l *Lock) Advance() error {
 	mg := l.Migration
 	if mg == nil {
 		return errors.New("no migration in progress")
+	}
+	if mg.Current+1 >= len(mg.Phases) && len(l.Environments) > 0 {
+		d, err := l.MigrationDigest()
+		if err != nil {
+			return err
+		}
+		l.Ended = &Ended{Digest: d, Phases: len(mg.Phases)}
 	}
 	mg.Current++
 	mg.Verified = nil

@@ -189,6 +189,10 @@ type Attribute struct {
 	Digits int `json:"digits,omitempty"`
 	// MaxLength bounds a string's length in bytes (0: unknown).
 	MaxLength int `json:"maxLength,omitempty"`
+	// Size is a typical value's size in bytes (0: none given), for the
+	// cost estimate: a string, set, list or map is costed at it instead of
+	// its maxLength (or maxItems), which stays the bound for the limits.
+	Size int `json:"size,omitempty"`
 	// Optional marks an attribute an item may lack.
 	Optional bool `json:"optional,omitempty"`
 	// Immutable marks an attribute that never changes once the item is

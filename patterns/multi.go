@@ -108,9 +108,10 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		}
 		visible = append(visible, v)
 	}
+	ownerAbove := false
 	if sorted := ly.m.SortedMember(p); sorted != "" {
 		// The sorted member's items in the order of its sort attributes,
-		// every other member's before them (after them, descending).
+		// every other member's before them or after them.
 		var s *member
 		for i := range visible {
 			if visible[i].name == sorted {
@@ -120,13 +121,18 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if s == nil || !s.ok || s.r.point || len(s.rest.Attrs()) < len(p.Sort) || !slices.Equal(s.rest.Attrs()[:len(p.Sort)], p.Sort) {
 			return nil, ly.why("%s's sort key does not order it by %s after a constant", sorted, strings.Join(p.Sort, ", "))
 		}
+		// The owner at either end: below every sorted item, or above
+		// them all (SITE# above POST#: read descending, the owner first).
 		for _, v := range visible {
-			if v.in && v.name != sorted && (!v.ok || v.r.hi >= s.r.lo) {
-				end := "before"
-				if p.Desc {
-					end = "after"
-				}
-				return nil, ly.why("%s's items do not sort %s all of %s's (a sorted collection reads its owner at one end)", v.name, end, sorted)
+			if !v.in || v.name == sorted {
+				continue
+			}
+			switch {
+			case v.ok && v.r.hi < s.r.lo:
+			case v.ok && v.r.lo > s.r.hi:
+				ownerAbove = true
+			default:
+				return nil, ly.why("%s's items do not sort before or after all of %s's (a sorted collection reads its owner at one end)", v.name, sorted)
 			}
 		}
 	}
@@ -138,7 +144,9 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if len(base) > 0 {
 			kc.SKOp, kc.SK = SKBeginsWith, base
 		}
-		return ly.multiPlan(p, index, kc, pk), ""
+		pl := ly.multiPlan(p, index, kc, pk)
+		pl.ownerAbove = ownerAbove
+		return pl, ""
 	}
 	var leads []string
 	lo, hi, any := "", "", false
@@ -185,7 +193,9 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		}
 		return nil, ly.why("%s items sort among the collection's in this partition; no one key range reads the collection without them", strings.Join(others, ", "))
 	}
-	return ly.multiPlan(p, index, kc, pk), ""
+	pl := ly.multiPlan(p, index, kc, pk)
+	pl.ownerAbove = ownerAbove
+	return pl, ""
 }
 
 // region is the range of sort-key text an entity's items take: one point

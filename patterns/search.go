@@ -36,6 +36,9 @@ type score struct {
 	// LSI limits every item collection to 10 GB and stays with the table.
 	lsis int
 	gsis int // GSIs (with a lock: new GSIs)
+	// lost counts the sorted collection reads with a limit that read
+	// their owner last (KP107): its item falls off the first page.
+	lost int
 	// backfills counts the entities (with items under a lock) that get a
 	// new key: their existing items must be rewritten.
 	backfills int
@@ -52,6 +55,8 @@ func (a score) less(b score) bool {
 		return a.lsis < b.lsis
 	case a.gsis != b.gsis:
 		return a.gsis < b.gsis
+	case a.lost != b.lost:
+		return a.lost < b.lost
 	case a.backfills != b.backfills:
 		return a.backfills < b.backfills
 	}
@@ -257,7 +262,7 @@ func (pl *planner) search(g *group) *groupPlan {
 			chosen[e.Name] = k
 			walk(i + 1)
 			delete(chosen, e.Name)
-			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.lsis == 0 && best.score.gsis == 0 && best.score.keys == 0) {
+			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.lsis == 0 && best.score.gsis == 0 && best.score.lost == 0 && best.score.keys == 0) {
 				return
 			}
 		}

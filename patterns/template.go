@@ -21,31 +21,39 @@ type Segment struct {
 // to values.
 type Template []Segment
 
-// ParseTemplate reads the text form: literals with {attr} placeholders.
-// Two placeholders must be separated by a literal containing '#', so that
-// the key decodes.
+// ParseTemplate reads the text form: literals with {attr} placeholders
+// (and {shard:N}). A literal brace is written twice: "{{" is "{", "}}"
+// is "}" (Template.String writes every constant so), so that any
+// constant reads back as itself. Two placeholders must be separated by a
+// literal containing '#', so that the key decodes.
 func ParseTemplate(s string) (Template, error) {
 	var t Template
-	for s != "" {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			if strings.ContainsRune(s, '}') {
-				return nil, fmt.Errorf("unmatched '}' in key template")
-			}
-			t = append(t, Segment{Lit: s})
-			break
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			t = append(t, Segment{Lit: lit.String()})
+			lit.Reset()
 		}
-		if i > 0 {
-			if strings.ContainsRune(s[:i], '}') {
-				return nil, fmt.Errorf("unmatched '}' in key template")
-			}
-			t = append(t, Segment{Lit: s[:i]})
+	}
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '{' && i+1 < len(s) && s[i+1] == '{', c == '}' && i+1 < len(s) && s[i+1] == '}':
+			lit.WriteByte(c)
+			i += 2
+			continue
+		case c == '}':
+			return nil, fmt.Errorf("unmatched '}' in key template (a literal brace is written twice: }})")
+		case c != '{':
+			lit.WriteByte(c)
+			i++
+			continue
 		}
 		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
-			return nil, fmt.Errorf("unclosed '{' in key template")
+			return nil, fmt.Errorf("unclosed '{' in key template (a literal brace is written twice: {{)")
 		}
 		name := s[i+1 : i+j]
+		flush()
 		if n, ok := strings.CutPrefix(name, "shard:"); ok {
 			k, err := strconv.Atoi(n)
 			if err != nil || k < 1 || k > MaxShards {
@@ -54,12 +62,13 @@ func ParseTemplate(s string) (Template, error) {
 			t = append(t, Segment{Shards: k})
 		} else {
 			if !validName(name) {
-				return nil, fmt.Errorf("{%s} is not an attribute placeholder; expected {attributeName}", name)
+				return nil, fmt.Errorf("{%s} is not an attribute placeholder; expected {attributeName} (a literal brace is written twice: {{)", name)
 			}
 			t = append(t, Segment{Attr: name})
 		}
-		s = s[i+j+1:]
+		i += j + 1
 	}
+	flush()
 	for i := 1; i < len(t); i++ {
 		if t[i].Lit == "" && t[i-1].Lit == "" {
 			return nil, fmt.Errorf("placeholders %s and %s must be separated by a literal containing '#'", t[i-1], t[i])
@@ -74,12 +83,20 @@ func ParseTemplate(s string) (Template, error) {
 	return t, nil
 }
 
+// litBraces escapes a constant for the text form: each brace doubled
+// (ParseTemplate). A constant without braces is written as it is, so
+// every template written before braces were escaped reads the same.
+var litBraces = strings.NewReplacer("{", "{{", "}", "}}")
+
 func (s Segment) String() string {
 	switch {
 	case s.Shards > 0:
 		return fmt.Sprintf("{shard:%d}", s.Shards)
 	case s.Attr != "":
 		return "{" + s.Attr + "}"
+	}
+	if strings.ContainsAny(s.Lit, "{}") {
+		return litBraces.Replace(s.Lit)
 	}
 	return s.Lit
 }

@@ -521,6 +521,9 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 func exampleValueMessage(err error) string {
 	var ve *ValueError
 	if errors.As(err, &ve) {
+		if ve.Value == "" {
+			return `value "": ` + ve.Msg
+		}
 		return fmt.Sprintf("value %s: %s", clip(fmt.Sprint(ve.Value)), ve.Msg)
 	}
 	return err.Error()

@@ -384,7 +384,7 @@ func ruleVersion(d *Design) []finding {
 // WCU per partition.
 func ruleHotWrites(d *Design) []finding {
 	var out []finding
-	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
+	z := &sizer{typical: true, assumed: map[string]bool{}, items: map[string]int{}} // a load estimate, as the cost's
 	for _, w := range d.model.Writes {
 		if w.Rate <= 0 {
 			continue

@@ -175,6 +175,17 @@ func TestStreamHandlers(t *testing.T) {
 				obj(obj(dims[0])["Value"])["Fn::GetAtt"] == nil || list(obj(obj(dims[0])["Value"])["Fn::GetAtt"])[0] != qID {
 				t.Errorf("failure alarm %v", ap)
 			}
+			// AND one on the first record skipped as undecodable (never
+			// retried: the failure queue does not see it), by the metric
+			// the handler's log writes for its function.
+			_, ua := byPrefix(t, tmpl, "AWS::CloudWatch::Alarm", base+"UndecodableAlarm")
+			up := props(ua)
+			udims := list(up["Dimensions"])
+			if up["Namespace"] != patterns.MetricNamespace || up["MetricName"] != patterns.MetricUndecodable || up["Statistic"] != "Sum" ||
+				up["Threshold"] != 1.0 || up["ComparisonOperator"] != "GreaterThanOrEqualToThreshold" || len(udims) != 1 ||
+				obj(udims[0])["Name"] != patterns.MetricDimension || obj(obj(udims[0])["Value"])["Ref"] != fnID {
+				t.Errorf("undecodable alarm %v", up)
+			}
 			_, qp := byPrefix(t, tmpl, "AWS::SQS::QueuePolicy", base+"Failures")
 			if !denyInsecure(props(qp)["PolicyDocument"], qID) {
 				t.Errorf("queue policy does not enforce TLS: %v", props(qp))

@@ -31,6 +31,14 @@ var (
 	arena *singletable.Table
 )
 
+// trackerGrants are the roles granted tracker's patterns in the shared
+// app, one per case of TestGrantPatternsLeastPrivilege.
+var trackerGrants = map[string][]string{
+	"TrackerTask":   {"GetTask"},
+	"TrackerOwner":  {"GetTenant", "TenantWithTasks", "TasksByStatus"},
+	"TrackerBoards": {"TasksByStatus", "TasksByAssignee"},
+}
+
 // assemblyDir is where the shared app's cloud assembly is written.
 var assemblyDir string
 
@@ -47,6 +55,11 @@ func TestMain(m *testing.M) {
 	example = stacks.New(app, exampleConfig)
 	trackerStack := awscdk.NewStack(app, jsii.String("KeyplanTracker"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	tracker = singletable.New(trackerStack, "Tracker", &singletable.Props{ModelFile: "../examples/tracker.yaml"})
+	for role, patterns := range trackerGrants {
+		tracker.GrantPatterns(awsiam.NewRole(trackerStack, jsii.String(role), &awsiam.RoleProps{
+			AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		}), patterns...)
+	}
 	arenaStack := awscdk.NewStack(app, jsii.String("KeyplanArena"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	arena = singletable.New(arenaStack, "Arena", &singletable.Props{ModelFile: "../patterns/testdata/models/arena.yaml"})
 	reader := awsiam.NewRole(arenaStack, jsii.String("ArenaReader"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})

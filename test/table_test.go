@@ -103,9 +103,11 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 	}
 }
 
-// GrantPatterns gives exactly the patterns' actions on exactly the indexes
-// they read, and the write patterns' item actions on the table alone, in
-// a statement of their own.
+// GrantPatterns gives each read action only on the indexes its patterns
+// read, one statement per set of actions, and the write patterns' item
+// actions on the table alone, in a statement of their own (issue 35: the
+// union of actions went on every resource, so a GetItem on the table and
+// a Query on a GSI granted Query on the table and GetItem on the GSI).
 func TestGrantPatternsLeastPrivilege(t *testing.T) {
 	type statement struct{ actions, resources []string }
 	tests := []struct {
@@ -113,9 +115,16 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 		want        []statement
 	}{
 		// GetPlayer (GetItem, table) + SeasonLeaderboard (Query, GSI2)
-		{"leaderboard", "LeaderboardReader", []statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{"table", "table/index/GSI2"}}}},
+		{"leaderboard", "LeaderboardReader", []statement{{[]string{"dynamodb:GetItem"}, []string{"table"}}, {[]string{"dynamodb:Query"}, []string{"table/index/GSI2"}}}},
 		// GetProduct (GetItem, table) + ProductsByCategory and CustomerOrders (Query, both on GSI1)
-		{"shop", "ShopReader", []statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{"table", "table/index/GSI1"}}}},
+		{"shop", "ShopReader", []statement{{[]string{"dynamodb:GetItem"}, []string{"table"}}, {[]string{"dynamodb:Query"}, []string{"table/index/GSI1"}}}},
+		// GetTask (GetItem, table) alone
+		{"tracker", "TrackerTask", []statement{{[]string{"dynamodb:GetItem"}, []string{"table"}}}},
+		// GetTenant (GetItem) and TenantWithTasks (Query) on the table,
+		// TasksByStatus (Query) on GSI2: Query on both, GetItem on the table
+		{"tracker", "TrackerOwner", []statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{"table"}}, {[]string{"dynamodb:Query"}, []string{"table/index/GSI2"}}}},
+		// TasksByStatus (GSI2) and TasksByAssignee (GSI1): one Query statement on both GSIs, not the table
+		{"tracker", "TrackerBoards", []statement{{[]string{"dynamodb:Query"}, []string{"table/index/GSI1", "table/index/GSI2"}}}},
 		// GetOrder (GetItem, table); PlaceOrder (a transaction: PutItem
 		// twice, UpdateItem) and ShipOrder (UpdateItem), on the table only
 		// (CDK merges the two statements: same resource)

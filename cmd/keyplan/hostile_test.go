@@ -1,120 +1,167 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/patterns"
 )
 
-const plainModel = `table: Games
-entities:
-  Player:
-    id: [playerId]
-    attributes: {playerId: {type: string, maxLength: 40}, rating: {type: number, min: 0, max: 9999}}
-patterns:
-  GetPlayer: {get: Player, rate: 10}
-`
-
-// Hostile input: every case is refused (exit 2) with file:line:col and
-// what was expected, quickly and in bounded memory, and nothing the file
-// holds reaches the terminal raw.
-func TestHostileInputBounded(t *testing.T) {
-	enginepass.Independent(t)
-	big := strings.Repeat("x", 5<<20)
-	alias := "table: Games\nx: &a [" + strings.Repeat("1,", 1000) + "1]\n" +
-		"y: &b [" + strings.Repeat("*a,", 1000) + "*a]\nentities: {}\npatterns: {}\n"
-	tests := []struct {
-		name, file, content string
-		want                []string
-	}{
-		{"larger than the cap", "big.yaml", big, []string{"big.yaml:1:1", "larger than 4194304 bytes"}},
-		{"a 5 MB unknown name", "name.yaml", strings.Replace(plainModel, "GetPlayer: {get: Player", "GetPlayer: {get: P"+strings.Repeat("q", 3<<20), 1),
-			[]string{"name.yaml:7:", "unknown entity", "… (3145729 bytes)"}},
-		{"alias expansion", "alias.yaml", alias, []string{"alias.yaml:1:1", "expands to more than 200000 YAML nodes"}},
-		{"NaN rate", "nan.yaml", strings.Replace(plainModel, "rate: 10", "rate: !!float .nan", 1), []string{"nan.yaml:7:", "rate: expected a finite number"}},
-		{"infinite writes", "inf.yaml", strings.Replace(plainModel, "    id: [playerId]\n", "    id: [playerId]\n    writes: !!float +.inf\n", 1), []string{"inf.yaml:5:13", "writes: expected a finite number"}},
-		{"a rate of 1e308", "huge.yaml", strings.Replace(plainModel, "rate: 10", "rate: 1e308", 1), []string{"huge.yaml:7:", "expected at most 1e+09 per second"}},
-		{"ANSI in a name", "ansi.yaml", strings.Replace(plainModel, "  Player:\n", "  \"Pl\\e[2Jayer\":\n", 1), []string{`Pl\x1b[2Jayer`}},
-		{"trailing JSON", "t.json", `{"table": "Games"} {"x": 1}`, []string{"t.json:1:20", "invalid JSON"}},
-		{"a JSON comment", "c.json", "{\"table\": \"Games\", // no\n\"entities\": {}}", []string{"c.json:1:", "invalid JSON"}},
-		{"a raw tab in a JSON string", "tab.json", "{\"table\": \"Ga\tmes\"}", []string{"tab.json:1:", "invalid JSON"}},
-		{"two YAML documents", "two.yaml", plainModel + "---\ntable: Other\n", []string{"two.yaml:8:1", "a second YAML document"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, errs := keyplan("plan", write(t, tt.file, tt.content))
-			if code != cli.Usage {
-				t.Fatalf("exit %d, want 2\n%s%s", code, out, errs)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(errs, w) {
-					t.Errorf("stderr lacks %q:\n%.2000s", w, errs)
-				}
-			}
-			if len(errs) > 20000 {
-				t.Errorf("%d bytes of errors: the file's text is echoed", len(errs))
-			}
-			if strings.ContainsAny(errs+out, "\x1b\r\x00") {
-				t.Errorf("a control character reached the output: %q", errs)
-			}
-		})
-	}
+// hostile are values a model may hold that a terminal, a page or a reader
+// would take for something else: the right-to-left override and the other
+// bidirectional controls, zero-width characters, DEL, a C1 control, an
+// ANSI escape, braces, quotes and keyplan's own separators.
+var hostile = []string{
+	"evil\u202egnp.exe", "\u2066isolate\u2069", "zero\u200bwidth", "del\x7f", "c1\u009bx", "esc\x1b[2J",
+	"br{ace}", "{{.}}", `q"uote'`, "a#b%c$d", "bom\ufeff", "lrm\u200e",
 }
 
-// "-" reads the model from standard input.
-func TestModelFromStdin(t *testing.T) {
+// unprintable returns the first rune of s that %q would escape (the
+// standard library's rule, not keyplan's), newlines and tabs aside.
+func unprintable(s string) (rune, bool) {
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (r == utf8.RuneError || !strconv.IsPrint(r)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// jsonEscaped writes every rune %q would escape in JSON text as a JSON
+// escape (the loader, a YAML parser, takes DEL and C1 only so).
+func jsonEscaped(b []byte) []byte {
+	var out strings.Builder
+	for _, r := range string(b) {
+		if !strconv.IsPrint(r) && r != '\n' && r != '\t' {
+			fmt.Fprintf(&out, `\u%04x`, r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return []byte(out.String())
+}
+
+// Every surface keyplan prints a model's text on escapes the same
+// characters the same way (patterns.Unprintable: %q's rule): the
+// terminal, the HTML page, JSON (as JSON escapes: the values read back
+// whole), the Workbench export and the loader's errors. No output holds
+// one of them raw, and the JSON outputs decode to the model's values.
+func TestHostileTextEscapedEverywhere(t *testing.T) {
 	enginepass.Independent(t)
-	f := write(t, "m.yaml", plainModel)
-	in, err := os.Open(f)
+	items := map[string]any{}
+	for i, v := range hostile {
+		items["n"+string(rune('a'+i))] = map[string]any{"Note": map[string]any{"noteId": "n" + string(rune('a'+i)), "body": v, "kind": "plain"}}
+	}
+	model := map[string]any{
+		"table": "Notes",
+		"entities": map[string]any{"Note": map[string]any{"id": []string{"noteId"}, "attributes": map[string]any{
+			"noteId": map[string]any{"type": "string", "maxLength": 40},
+			"body":   map[string]any{"type": "string", "maxLength": 100},
+			"kind":   map[string]any{"type": "string", "values": []string{"plain", "evil\u202egnp"}},
+		}}},
+		"patterns": map[string]any{
+			"GetNote":   map[string]any{"get": "Note"},
+			"EvilNotes": map[string]any{"query": "Note", "filter": map[string]any{"kind": "evil\u202egnp"}, "shards": 4},
+		},
+		"examples": map[string]any{"items": items},
+	}
+	raw, err := json.Marshal(model)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer in.Close()
-	saved := os.Stdin
-	os.Stdin = in
-	defer func() { os.Stdin = saved }()
-	code, out, errs := keyplan("check", "-")
-	if code != cli.Clean || !strings.Contains(out, "<stdin>: 0 error(s)") {
-		t.Errorf("check -: exit %d\n%s%s", code, out, errs)
+	raw = jsonEscaped(raw)
+	file := write(t, "notes.json", string(raw))
+	outputs := map[string]string{}
+	for _, args := range [][]string{
+		{"plan", file}, {"plan", file, "--format", "json"}, {"plan", file, "--format", "markdown"}, {"plan", file, "--format", "html"},
+		{"check", file, "--format", "json"}, {"check", file, "--format", "sarif"}, {"export", "workbench", file},
+	} {
+		code, out, errs := keyplan(args...)
+		if code == cli.Usage {
+			t.Fatalf("keyplan %v: exit 2: %s", args, errs)
+		}
+		name := strings.Join(args, " ")
+		if args[0] == "export" {
+			name = "export"
+		}
+		outputs[name] = out
+		outputs[name+" (stderr)"] = errs
 	}
-	if code, _, errs := keyplan("lock", "-"); code != cli.Usage || !strings.Contains(errs, "its lock lives beside it") {
-		t.Errorf("lock -: exit %d %s", code, errs)
+	// The loader's errors: a value that is not of the enum, quoted.
+	bad := strings.Replace(string(raw), `"kind":"plain"`, `"kind":"pl\u202eain"`, 1)
+	code, out, errs := keyplan("check", write(t, "bad.json", bad))
+	if code != cli.Usage || !strings.Contains(errs, `pl\u202eain`) {
+		t.Errorf("a value of no enum: exit %d, %q; want exit 2 naming the value escaped", code, errs)
 	}
-}
-
-// Every subcommand's --help prints its flags and exits 0; version says
-// the build; check and plan take several files and exit with the worst.
-func TestHelpVersionAndSeveralFiles(t *testing.T) {
-	enginepass.Independent(t)
-	for _, cmd := range []string{"plan", "check", "diff", "lock", "migrate", "validate", "schema"} {
-		code, out, errs := keyplan(cmd, "--help")
-		if code != cli.Clean || !strings.Contains(out, "usage: keyplan "+cmd) || errs != "" {
-			t.Errorf("%s --help: exit %d\n%s%s", cmd, code, out, errs)
+	outputs["check bad.json"], outputs["check bad.json (stderr)"] = out, errs
+	for name, out := range outputs {
+		if r, ok := unprintable(out); ok {
+			i := strings.IndexRune(out, r)
+			t.Errorf("%s prints %U raw: …%q…", name, r, out[max(0, i-40):min(len(out), i+40)])
 		}
 	}
-	if code, out, _ := keyplan("--version"); code != cli.Clean || !strings.HasPrefix(out, "keyplan ") {
-		t.Errorf("--version: exit %d %q", code, out)
-	}
-	bad := write(t, "bad.yaml", strings.Replace(plainModel, "rate: 10", "rate: lots", 1))
-	scan := write(t, "scan.yaml", strings.Replace(plainModel, "GetPlayer: {get: Player, rate: 10}", "GetPlayer: {get: Player, rate: 10}\n  ByRating: {query: Player, where: [rating], consistent: true}", 1))
-	tests := []struct {
-		files []string
-		code  int
-	}{
-		{[]string{"../../examples/leaderboard.yaml", "../../examples/merchant-orders.yaml"}, cli.Clean},
-		{[]string{"../../examples/merchant-orders.yaml", scan}, cli.Findings},
-		{[]string{scan, bad, "../../examples/merchant-orders.yaml"}, cli.Usage},
-	}
-	for _, tt := range tests {
-		code, out, errs := keyplan(append([]string{"check"}, tt.files...)...)
-		if code != tt.code {
-			t.Errorf("check %v: exit %d, want %d\n%s%s", tt.files, code, tt.code, out, errs)
+	// JSON stays JSON, holding the values themselves.
+	for _, name := range []string{"plan " + file + " --format json", "check " + file + " --format json", "check " + file + " --format sarif", "export"} {
+		if !json.Valid([]byte(outputs[name])) {
+			t.Errorf("%s: not JSON:\n%s", name, outputs[name])
 		}
-		if n := strings.Count(out, " error(s), "); n != len(tt.files)-strings.Count(strings.Join(tt.files, " "), "bad.yaml") {
-			t.Errorf("check %v: %d summaries\n%s", tt.files, n, out)
+	}
+	var wb struct {
+		DataModel []struct {
+			TableFacets []struct {
+				TableData []map[string]map[string]any
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(outputs["export"]), &wb); err != nil || len(wb.DataModel) != 1 || len(wb.DataModel[0].TableFacets) != 1 {
+		t.Fatalf("the export: %v", err)
+	}
+	got := map[string]bool{}
+	for _, it := range wb.DataModel[0].TableFacets[0].TableData {
+		got[it["body"]["S"].(string)] = true
+	}
+	for _, v := range hostile {
+		if !got[v] {
+			t.Errorf("the export lost %q (holds %v)", v, got)
+		}
+	}
+	if !strings.Contains(outputs["plan "+file+" --format json"], `evil\u202egnp`) {
+		t.Error("the plan's JSON does not write the filter constant as a JSON escape")
+	}
+	// The import of the export carries the values back, escaped in the
+	// YAML it prints.
+	exported := filepath.Join(t.TempDir(), "notes-wb.json")
+	if err := os.WriteFile(exported, []byte(outputs["export"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, yml, errs := keyplan("import", "workbench", exported)
+	if code == cli.Usage {
+		t.Fatalf("import workbench: exit 2: %s", errs)
+	}
+	if r, ok := unprintable(yml + errs); ok {
+		t.Errorf("import workbench prints %U raw", r)
+	}
+	m, err := patterns.Parse("imported.yaml", []byte(yml))
+	if err != nil {
+		t.Fatalf("the import does not load: %v\n%s", err, yml)
+	}
+	back := map[string]bool{}
+	for _, it := range m.Examples.Items {
+		if s, ok := it.Values["body"].(string); ok {
+			back[s] = true
+		}
+	}
+	for _, v := range hostile {
+		if !back[v] {
+			t.Errorf("the import lost %q", v)
 		}
 	}
 }

@@ -28,7 +28,8 @@ import (
 // the signal included), and a restart (another port) serves the same
 // table, its new index included. keyplan's own
 // commands find the engine's key (the key file in the user's cache); a
-// client with another key is refused.
+// client with another key, or the right key id and another secret, is
+// refused.
 func TestLocalServesSeparateProcesses(t *testing.T) {
 	enginepass.Independent(t)
 	p := separateProcesses(t)
@@ -65,30 +66,34 @@ func TestLocalServesSeparateProcesses(t *testing.T) {
 		return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1,
 			Credentials: credentials.NewStaticCredentialsProvider(key, "any secret", "")})
 	}
-	// Written just before the signal (the engine saves every second
-	// besides): only the flush at stop keeps it.
+	// Written just before the signal: acknowledged, so committed.
 	last := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "last"}, "SK": &types.AttributeValueMemberS{Value: "write"}}
-	if _, err := client(ep, local.key).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("shop"), Item: last}); err != nil {
+	if _, err := local.client().PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("shop"), Item: last}); err != nil {
 		t.Fatal(err)
 	}
 	if code, last := local.stop(t, syscall.SIGINT); code != 0 || !strings.Contains(last, "stopped (tables kept in "+data+")") {
 		t.Fatalf("SIGINT: exit %d, %q", code, last)
 	}
-	if _, err := os.Stat(filepath.Join(data, "minidyn-state.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(data, localengine.DataFile)); err != nil {
 		t.Fatalf("no tables written: %v", err)
 	}
-	if _, err := client(ep, local.key).ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil || !strings.Contains(err.Error(), "connection refused") {
+	if _, err := local.client().ListTables(ctx, &dynamodb.ListTablesInput{}); err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("the stopped engine: %v", err)
 	}
 
 	again := p.local("--port", "0", "--data", data)
 	proved(run(0, "validate", model, "--existing", "--table", "shop", "--endpoint", again.endpoint))
-	if out, err := client(again.endpoint, again.key).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("shop"), Key: last}); err != nil || out.Item == nil {
+	if out, err := again.client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("shop"), Key: last}); err != nil || out.Item == nil {
 		t.Errorf("the write made just before SIGINT, after a restart: %v, %v", out, err)
 	}
-	var ae smithy.APIError
-	if _, err := client(again.endpoint, "keyplan").DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("shop")}); !errors.As(err, &ae) || ae.ErrorCode() != "UnrecognizedClientException" {
-		t.Errorf("a client with another key: %v", err)
+	// Another key id is refused; so is the right one with another secret
+	// (as any other user of the machine could sign: the key id is no
+	// secret, it is printed).
+	for key, code := range map[string]string{"keyplan": "UnrecognizedClientException", again.key: "InvalidSignatureException"} {
+		var ae smithy.APIError
+		if _, err := client(again.endpoint, key).DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("shop")}); !errors.As(err, &ae) || ae.ErrorCode() != code {
+			t.Errorf("a client with key %s and another secret: %v, want %s", key, err, code)
+		}
 	}
 	if code, _ := again.stop(t, syscall.SIGTERM); code != 0 {
 		t.Errorf("SIGTERM: exit %d", code)

@@ -250,3 +250,128 @@ func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
 		}
 	}
 }
+
+// An environment's verification is witnessed by its own table, not by a
+// line in the lock (issue 34): a lock edited to say staging verified a
+// phase lets prod advance (prod cannot read staging's table), and then
+// staging's next run is refused (exit 2), saying its table records no
+// such verification and how to recover; nothing is changed. Put back as
+// the lock was, staging verifies, prod verifies again (its table records
+// the phase: nothing to rewrite) and the migration ends, witnessed: the
+// next run of each goes on. Two tables, a migration of two phases: the
+// forgery is found within the migration and after its end.
+func TestAForgedVerificationIsRefusedOnTheEnvironmentsNextRun(t *testing.T) {
+	ep := engine(t)
+	if why := engineOn.Lacks(localengine.OnlineIndexes); why != "" {
+		t.Skipf("%s: keyplan migrate --apply-indexes cannot create the phases' GSIs", why)
+	}
+	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = append([]byte("indexKeys: synthetic\n"), src...)
+	sm := &shopMigration{model: filepath.Join(t.TempDir(), "shop.yaml")}
+	sm.lockFile = patterns.LockPath(sm.model)
+	os.WriteFile(sm.model, src, 0o644)
+	if code, out, errs := keyplan("lock", sm.model, "--environments", "staging,prod"); code != 0 {
+		t.Fatalf("lock: %s%s", out, errs)
+	}
+	v1, _ := patterns.Parse("shop.yaml", src)
+	sm.examples = v1.Examples.Items
+	sm.lock, _ = patterns.LoadLock(sm.lockFile)
+	sm.client = localengine.Client(ep, 0)
+	staging, prod := "staging-"+filepath.Base(t.TempDir()), "prod-"+filepath.Base(t.TempDir())
+	sm.load(t, staging, 100)
+	sm.load(t, prod, 150)
+	v2 := strings.Replace(string(src), "  GetProduct:         {get: Product, rate: 300}\n",
+		"  GetProduct:         {get: Product, rate: 300}\n  OrdersAt: {query: Order, where: [createdAt]}\n  OrdersByTotal: {query: Order, where: [total]}\n", 1)
+	os.WriteFile(sm.model, []byte(v2), 0o644)
+	if code, out, errs := keyplan("lock", sm.model); code != 0 {
+		t.Fatalf("lock v2: %s%s", out, errs)
+	}
+	lock := func() *patterns.Lock {
+		l, err := patterns.LoadLock(sm.lockFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if n := len(lock().Migration.Phases); n != 2 {
+		t.Fatalf("%d phases, want 2", n)
+	}
+	run := func(env, table string, more ...string) (int, string) {
+		code, out, errs := keyplan(append([]string{"migrate", sm.model, "--table", table, "--endpoint", ep, "--environment", env, "--apply-indexes"}, more...)...)
+		return code, out + errs
+	}
+	// forge writes the lock claiming staging verified the current phase
+	// (as a pull request could), and returns the lock as it was.
+	forge := func() []byte {
+		before, err := os.ReadFile(sm.lockFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := lock()
+		l.Migration.Verified = []string{"staging"}
+		if err := l.WriteFile(sm.lockFile); err != nil {
+			t.Fatal(err)
+		}
+		return before
+	}
+	refused := func(when string, want ...string) {
+		t.Helper()
+		before, _ := os.ReadFile(sm.lockFile)
+		code, out := run("staging", staging)
+		for _, w := range append(want, "does not record", "nothing was changed. To recover: put back the lock") {
+			if code != 2 || !strings.Contains(out, w) {
+				t.Fatalf("%s: staging's next run: exit %d, want 2 saying %q\n%s", when, code, w, out)
+			}
+		}
+		if after, _ := os.ReadFile(sm.lockFile); string(after) != string(before) {
+			t.Errorf("%s: the refused run changed the lock", when)
+		}
+	}
+
+	// Phase 1, forged: prod verifies and the lock moves to phase 2.
+	atPhase1 := forge()
+	if code, out := run("prod", prod); code != 0 {
+		t.Fatalf("prod on the forged lock: exit %d\n%s", code, out)
+	}
+	if l := lock(); l.Migration == nil || l.Migration.Current != 1 {
+		t.Fatalf("the forged lock did not advance: %+v", l.Migration)
+	}
+	refused("within the migration", "at phase 2 of 2", "records 0 phase(s) verified")
+
+	// Recovered from phase 1; then phase 2 forged: prod ends the migration.
+	os.WriteFile(sm.lockFile, atPhase1, 0o644)
+	for _, env := range []struct{ name, table string }{{"staging", staging}, {"prod", prod}} {
+		if code, out := run(env.name, env.table); code != 0 {
+			t.Fatalf("recovering phase 1, %s: exit %d\n%s", env.name, code, out)
+		}
+	}
+	atPhase2 := forge()
+	if code, out := run("prod", prod); code != 0 || !strings.Contains(out, "the migration is done") {
+		t.Fatalf("prod on the forged lock's last phase: exit %d\n%s", code, out)
+	}
+	if l := lock(); l.Migration != nil || l.Ended == nil || l.Ended.Phases != 2 {
+		t.Fatalf("the migration did not end, recorded: %+v %+v", l.Migration, l.Ended)
+	}
+	refused("after the migration ended", "last migration (2 phase(s)) has ended", "records 1 of them verified")
+
+	// Recovered: the migration ends witnessed by both tables.
+	os.WriteFile(sm.lockFile, atPhase2, 0o644)
+	for _, env := range []struct{ name, table string }{{"staging", staging}, {"prod", prod}} {
+		if code, out := run(env.name, env.table); code != 0 {
+			t.Fatalf("recovering phase 2, %s: exit %d\n%s", env.name, code, out)
+		}
+	}
+	l := lock()
+	if l.Migration != nil || l.Ended == nil {
+		t.Fatalf("after the recovery: %+v %+v", l.Migration, l.Ended)
+	}
+	for _, env := range []struct{ name, table string }{{"staging", staging}, {"prod", prod}} {
+		if code, out := run(env.name, env.table, "--deployed"); code != 0 { // the cleanup
+			t.Errorf("%s's next run after a witnessed end: exit %d\n%s", env.name, code, out)
+		}
+		exactlyTarget(t, l.Accepted, evolvetest.ScanAll(t, sm.client, env.table))
+	}
+}

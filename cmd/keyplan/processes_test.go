@@ -8,9 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
@@ -87,18 +92,54 @@ type served struct {
 	endpoint string
 	key      string
 	out      chan string // the lines it prints after the first two
+	stderr   *lockedBuffer
+	// secret is the key's, from the key file the banner names.
+	secret string
 }
 
-var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):`)
+// lockedBuffer is a process's standard error, read while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// client is an SDK client of the served engine, signing with the key in
+// its key file as keyplan's own commands do, that never retries (a test
+// counts what was acknowledged).
+func (s *served) client() *dynamodb.Client {
+	return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(s.endpoint), RetryMaxAttempts: 1,
+		Credentials: credentials.NewStaticCredentialsProvider(s.key, s.secret, "")})
+}
+
+var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):.* sign with the key in (\S+) `)
 
 // serveLocal starts keyplan local with args in env and waits for its
 // endpoint and key.
 func serveLocal(t *testing.T, bin string, env []string, args ...string) *served {
 	t.Helper()
-	s := &served{cmd: exec.Command(bin, append([]string{"local"}, args...)...), out: make(chan string, 16)}
+	return serveCommand(t, exec.Command(bin, append([]string{"local"}, args...)...), env)
+}
+
+// serveCommand starts cmd, a keyplan local, in env and waits for its
+// endpoint and key.
+func serveCommand(t *testing.T, cmd *exec.Cmd, env []string) *served {
+	t.Helper()
+	s := &served{cmd: cmd, out: make(chan string, 16), stderr: &lockedBuffer{}}
 	s.cmd.Env = env
-	var stderr strings.Builder
-	s.cmd.Stderr = &stderr
+	stderr := s.stderr
+	s.cmd.Stderr = stderr
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +171,11 @@ func serveLocal(t *testing.T, bin string, env []string, args ...string) *served 
 			t.Fatalf("keyplan local printed %q", h)
 		}
 		s.endpoint, s.key = m[1], m[2]
+		id, secret, err := localengine.ReadKeyFile(m[3])
+		if err != nil || id != s.key {
+			t.Fatalf("the key file %s: %v (key id %q)", m[3], err, id)
+		}
+		s.secret = secret
 	case <-time.After(20 * time.Second):
 		t.Fatalf("keyplan local did not start: %s", stderr.String())
 	}

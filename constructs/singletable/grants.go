@@ -8,9 +8,12 @@ import (
 )
 
 // GrantPatterns grants exactly what the named patterns take
-// (patterns.Lock.Access): for reads GetItem and/or Query, on the table's
-// ARN if a pattern reads the base table and on the ARN of each GSI a
-// pattern reads; for writes their item actions (PutItem, UpdateItem,
+// (patterns.Lock.Access): for reads GetItem and/or Query, each only on
+// the ARNs of the indexes its patterns read (the table's for the base
+// table, a GSI's), one statement per set of actions
+// (patterns.Access.Statements: GetItem on the table and Query on a GSI
+// are two statements, never both actions on both); for writes their item
+// actions (PutItem, UpdateItem,
 // DeleteItem, ConditionCheckItem, BatchWriteItem) in a statement of their
 // own, on the table's ARN alone; nothing else (plus kms:Decrypt with a
 // customer managed key, and kms:Encrypt/GenerateDataKey for writes).
@@ -26,16 +29,18 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 		return notBuilt(grantee)
 	}
 	var g awsiam.Grant
-	if len(a.Actions) > 0 {
-		g = t.grant(grantee, a.Actions, a.Indexes...)
+	add := func(actions []string, indexes ...string) {
+		if x := t.grant(grantee, actions, indexes...); g == nil {
+			g = x
+		} else {
+			g = g.Combine(x)
+		}
+	}
+	for _, st := range a.Statements() {
+		add(st.Actions, st.Indexes...)
 	}
 	if len(a.Writes) > 0 {
-		w := t.grant(grantee, a.Writes, patterns.BaseIndex)
-		if g == nil {
-			g = w
-		} else {
-			g = g.Combine(w)
-		}
+		add(a.Writes, patterns.BaseIndex)
 	}
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(grantee, jsii.String("kms:Decrypt"))

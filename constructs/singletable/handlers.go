@@ -124,7 +124,14 @@ type StreamHandler struct {
 	// goes off when one does (add an action to be told).
 	Failures      awssqs.Queue
 	FailuresAlarm awscloudwatch.Alarm
-	LogGroup      awslogs.LogGroup
+	// UndecodableAlarm goes off when the handler skips a record it cannot
+	// read what its job needs from (patterns.MetricUndecodable, in the
+	// metrics its log writes): an attribute stored as another type, an
+	// image missing. Such a record is never retried (a retry cannot change
+	// it), so this alarm, not the failure queue, tells of it (add an
+	// action to be told).
+	UndecodableAlarm awscloudwatch.Alarm
+	LogGroup         awslogs.LogGroup
 	// Filters are the event filter patterns, as JSON.
 	Filters []string
 }
@@ -325,6 +332,16 @@ func NewStreamHandler(scope constructs.Construct, id string, props *StreamHandle
 		env[patterns.ArchiveBucketEnv] = bucket.BucketName()
 	}
 	h.function(d, props.Handler, entry, module, props.Layer, env, o)
+	h.UndecodableAlarm = awscloudwatch.NewMetric(&awscloudwatch.MetricProps{
+		Namespace: jsii.String(patterns.MetricNamespace), MetricName: jsii.String(patterns.MetricUndecodable),
+		DimensionsMap: &map[string]*string{patterns.MetricDimension: h.Function.FunctionName()},
+		Period:        awscdk.Duration_Minutes(jsii.Number(1)), Statistic: jsii.String("Sum"),
+	}).CreateAlarm(h.Construct, jsii.String("UndecodableAlarm"), &awscloudwatch.CreateAlarmOptions{
+		AlarmDescription: jsii.String("keyplan " + string(props.Handler) + " stream handler skipped records it could not read (their keys are in its log: \"record skipped: undecodable\"; docs/operations.md)"),
+		Threshold:        jsii.Number(1), EvaluationPeriods: jsii.Number(1),
+		ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+		TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+	})
 	h.access(t, props.Handler, bucket)
 	h.nagSuppressions(bucket != nil)
 	h.events(t, props.Handler, o)

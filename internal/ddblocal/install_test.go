@@ -68,3 +68,37 @@ func TestInstall(t *testing.T) {
 		t.Errorf("a second Install: %s, %v", again, err)
 	}
 }
+
+// A DynamoDB Local already in the cache is run only when it is the
+// pinned one and the user's own (issue 34): a jar planted there is
+// removed to install again when it is the user's, refused (and left)
+// when another user's, and never started.
+func TestAPlantedJarIsNeverRun(t *testing.T) {
+	t.Setenv(usercache.Env, t.TempDir())
+	dir, err := CacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	plant := func() {
+		os.MkdirAll(filepath.Join(dir, Lib), 0o755)
+		os.WriteFile(filepath.Join(dir, Jar), []byte("PK planted"), 0o644)
+	}
+	plant()
+	if ok, err := reuse(dir); ok || err != nil {
+		t.Fatalf("the user's own planted jar: reused %v, %v", ok, err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the planted install is still there: %v", err)
+	}
+	plant()
+	if err := os.Lchown(filepath.Join(dir, Jar), 4242, 4242); err != nil {
+		t.Skip("cannot give a file to another user here:", err)
+	}
+	ok, err := reuse(dir)
+	if ok || !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), "belongs to user 4242") {
+		t.Fatalf("another user's jar: reused %v, %v", ok, err)
+	}
+	if _, err := Install(); err == nil || !strings.Contains(err.Error(), "is not used") {
+		t.Fatalf("Install with another user's jar in the cache: %v", err)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/keyplan/keyplan/internal/usercache"
 )
 
 // fakeDynalite writes a module that serves ListTables naming the copy
@@ -64,7 +66,10 @@ func TestPlantedDynaliteIsNotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fakeDynalite(t, cache, "cached", "") // stands for the pinned install
+	fakeDynalite(t, cache, "cached", "")              // stands for the pinned install
+	if _, err := usercache.Stamp(cache); err != nil { // as Install stamps it
+		t.Fatal(err)
+	}
 	marker := filepath.Join(tmp, "planted-ran")
 
 	// Planted in the shared temporary directory, above the work.

@@ -46,14 +46,22 @@ func CacheDir() (string, error) {
 // install that finished is reused) and returns dynalite's cli.js. The
 // install goes to a temporary directory first and is renamed into place,
 // so an interrupted or concurrent install never leaves half a tree.
+//
+// An install already in the cache is used only when it is the user's own
+// (every file and directory theirs, no other user may write them) and its
+// files are those npm ci put there (their digest recorded in a stamp
+// beside it when keyplan installed them; usercache.Verify, at every
+// start): one another user owns or may write is refused, saying so; one
+// of the user's whose files changed, or that keyplan did not stamp, is
+// installed again.
 func Install() (string, error) {
 	dir, err := CacheDir()
 	if err != nil {
 		return "", err
 	}
 	cli := cliIn(dir)
-	if _, err := os.Stat(cli); err == nil {
-		return cli, nil
+	if ok, err := reuse(dir); ok || err != nil {
+		return cli, err
 	}
 	npm, err := exec.LookPath("npm")
 	if err != nil {
@@ -83,12 +91,28 @@ func Install() (string, error) {
 		}
 		return "", fmt.Errorf("%w: npm ci of the pinned dynalite in %s: %v\n%s", ErrNotInstalled, tmp, err, bytes.TrimSpace(out))
 	}
+	// npm ci checked every package against the lock's integrity: these
+	// files are the pin's, and the stamp records them so.
 	if err := os.Rename(tmp, dir); err != nil {
-		// Another keyplan installed it meanwhile: theirs is as good.
-		if _, serr := os.Stat(cli); serr == nil {
-			return cli, nil
+		// Another keyplan installed it meanwhile: theirs is as good, if
+		// it holds.
+		if ok, rerr := reuse(dir); ok || rerr != nil {
+			return cli, rerr
 		}
 		return "", fmt.Errorf("%w: %v", ErrNotInstalled, err)
 	}
+	if _, err := usercache.Stamp(dir); err != nil {
+		return "", fmt.Errorf("%w: stamping %s: %v", ErrNotInstalled, dir, err)
+	}
 	return cli, nil
+}
+
+// reuse reports whether the install in dir can be used as it is
+// (usercache.Reuse).
+func reuse(dir string) (bool, error) {
+	ok, err := usercache.Reuse(dir, cliIn(dir), "")
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrNotInstalled, err)
+	}
+	return ok, nil
 }

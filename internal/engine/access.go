@@ -13,15 +13,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/minidyn"
 )
 
 // The in-process engine listens on a loopback port, which every user of
-// the machine can reach. keyplan starts it accepting one access key id,
-// random per run (NewAccessKeyID), that only the run's own clients sign
-// with: another local user's requests are refused
-// (UnrecognizedClientException). The engine checks the key id, not the
-// signature, so the secret is a placeholder. dynalite and DynamoDB Local
-// check no key: a run on them is open to the machine's users.
+// the machine can reach. keyplan starts it accepting one access key, a
+// key id and a secret random per run (NewAccessKeyID, NewSecret), and it
+// verifies every request's SigV4 signature with that secret: another
+// local user's requests are refused (UnrecognizedClientException, or
+// InvalidSignatureException for the right key id with a wrong secret).
+// The secret never goes in argv: it stays in this process, or, for
+// keyplan local, in a credentials file only its user can read
+// (LocalKeyFile), and another process gets it in its environment
+// (Conn.Environ). dynalite and DynamoDB Local check no key: a run on
+// them is open to the machine's users.
 
 // accessKeyAlphabet is what an access key id is made of (AWS's are upper
 // case letters and digits).
@@ -31,9 +36,12 @@ const accessKeyAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 // key a request carried.
 const accessKeyPrefix = "KPL"
 
-// placeholderSecret is the secret signed with a per-run key: the engine
-// checks only the key id.
+// placeholderSecret is the secret signed with for engines that check
+// none (dynalite, DynamoDB Local, an endpoint without AWS credentials).
 const placeholderSecret = "keyplan"
+
+// NewSecret returns a random secret access key (minidyn.NewSecret).
+func NewSecret() string { return minidyn.NewSecret() }
 
 // NewAccessKeyID returns a random access key id (20 characters, 85 bits
 // of crypto/rand).
@@ -47,12 +55,12 @@ func NewAccessKeyID() string {
 }
 
 // known is what this process knows of the engine at an endpoint: the
-// access key id it accepts (an engine this process started), and whether
-// it has TransactWriteItems (once probed).
+// access key (id and secret) it accepts (an engine this process
+// started), and whether it has TransactWriteItems (once probed).
 type known struct {
-	key    string
-	probed bool
-	native bool
+	key, secret string
+	probed      bool
+	native      bool
 }
 
 var (
@@ -123,28 +131,42 @@ func Share(alias, endpoint string) func() {
 //   - else $AWS_ACCESS_KEY_ID (real DynamoDB, an engine of another kind);
 //   - else "": a placeholder (engines that check no key accept any).
 func AccessKeyID(endpoint string) string {
+	id, _ := keyFor(endpoint)
+	return id
+}
+
+// keyFor is the key id and secret Client signs with (AccessKeyID), ""
+// when it signs with $AWS_ACCESS_KEY_ID or a placeholder.
+func keyFor(endpoint string) (id, secret string) {
 	if k, ok := lookup(endpoint); ok && k.key != "" {
-		return k.key
+		return k.key, k.secret
 	}
-	if key := localKey(endpoint); key != "" {
-		return key
+	if id, secret := localKey(endpoint); id != "" {
+		return id, secret
 	}
-	return os.Getenv("AWS_ACCESS_KEY_ID")
+	return os.Getenv("AWS_ACCESS_KEY_ID"), ""
 }
 
 // credentialsFor are the credentials Client signs with (AccessKeyID).
 func credentialsFor(endpoint string) aws.CredentialsProvider {
 	if k, ok := lookup(endpoint); ok && k.key != "" {
-		return credentials.NewStaticCredentialsProvider(k.key, placeholderSecret, "")
+		return credentials.NewStaticCredentialsProvider(k.key, orPlaceholder(k.secret), "")
 	}
-	if key := localKey(endpoint); key != "" {
-		return credentials.NewStaticCredentialsProvider(key, placeholderSecret, "")
+	if id, secret := localKey(endpoint); id != "" {
+		return credentials.NewStaticCredentialsProvider(id, secret, "")
 	}
 	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if id == "" {
 		return credentials.NewStaticCredentialsProvider("keyplan", placeholderSecret, "")
 	}
-	return credentials.NewStaticCredentialsProvider(id, secret, os.Getenv("AWS_SESSION_TOKEN"))
+	return credentials.NewStaticCredentialsProvider(id, orPlaceholder(secret), os.Getenv("AWS_SESSION_TOKEN"))
+}
+
+func orPlaceholder(secret string) string {
+	if secret == "" {
+		return placeholderSecret
+	}
+	return secret
 }
 
 // loopbackPort is the port of a loopback endpoint ("" for any other).

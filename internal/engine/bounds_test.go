@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/minidyn/server"
@@ -38,17 +42,29 @@ func stalled(t *testing.T, endpoint, key string) net.Conn {
 	return c
 }
 
-// post sends body as one request signed with key and returns the answer's
-// status and body.
+// post sends body as one request signed with key (with its secret, when
+// it is the engine's) and returns the answer's status and body.
 func post(t *testing.T, endpoint, key, target string, body io.Reader) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, endpoint, body)
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(raw))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+target)
 	req.Header.Set("Content-Type", "application/x-amz-json-1.0")
-	req.Header.Set("Authorization", authorization(key))
+	secret := "not the engine's"
+	if id, s := keyFor(endpoint); id == key {
+		secret = s
+	}
+	sum := sha256.Sum256(raw)
+	if err := v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}, req,
+		hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatal(err)

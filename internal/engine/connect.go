@@ -183,11 +183,12 @@ func (c *Conn) Notes() string {
 
 // Environ is what another process needs in its environment to use the
 // engine: its endpoint ($KEYPLAN_DYNAMODB_ENDPOINT) and, when the engine
-// checks one, its access key ($AWS_ACCESS_KEY_ID).
+// checks one, its access key ($AWS_ACCESS_KEY_ID, $AWS_SECRET_ACCESS_KEY:
+// the environment, never argv).
 func (c *Conn) Environ() []string {
 	env := []string{EnvEndpoint + "=" + c.Endpoint}
 	if k, ok := lookup(c.Endpoint); ok && k.key != "" {
-		env = append(env, "AWS_ACCESS_KEY_ID="+k.key, "AWS_SECRET_ACCESS_KEY="+placeholderSecret)
+		env = append(env, "AWS_ACCESS_KEY_ID="+k.key, "AWS_SECRET_ACCESS_KEY="+orPlaceholder(k.secret))
 	}
 	return env
 }

@@ -59,8 +59,9 @@ type Running struct {
 	Endpoint string
 	// AccessKeyID is the one key id the engine accepts (the in-process
 	// engine's, random per run: NewAccessKeyID); "" when it checks none.
-	// Client(Endpoint) signs with it.
-	AccessKeyID string
+	// Client(Endpoint) signs with it, and with SecretAccessKey, its
+	// secret (NewSecret), which the engine verifies signatures with.
+	AccessKeyID, SecretAccessKey string
 	Server
 }
 
@@ -112,18 +113,18 @@ func Hint(err error) string {
 
 // Start starts the engine name; dir is the directory whose Go module's
 // node_modules holds the project's own dynalite (dynalite.Find). The
-// in-process engine accepts only a key id random to this run
-// (Running.AccessKeyID), which Client(Endpoint) signs with.
+// in-process engine accepts only a key random to this run
+// (Running.AccessKeyID and its secret), which Client(Endpoint) signs with.
 func Start(name, dir string) (*Running, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
 	var s Server
-	var endpoint, key string
+	var endpoint, key, secret string
 	switch name {
 	case Memory:
-		key = NewAccessKeyID()
-		m, err := minidyn.Serve(minidyn.Options{AccessKeyID: key})
+		key, secret = NewAccessKeyID(), NewSecret()
+		m, err := minidyn.Serve(minidyn.Options{AccessKeyID: key, SecretAccessKey: secret})
 		if err != nil {
 			return nil, err
 		}
@@ -141,8 +142,8 @@ func Start(name, dir string) (*Running, error) {
 		}
 		s, endpoint = d, d.Endpoint
 	}
-	set(endpoint, known{key: key})
-	return &Running{Name: name, Endpoint: endpoint, AccessKeyID: key, Server: s}, nil
+	set(endpoint, known{key: key, secret: secret})
+	return &Running{Name: name, Endpoint: endpoint, AccessKeyID: key, SecretAccessKey: secret, Server: s}, nil
 }
 
 // Env reads the variables that choose the engine and says what they are.

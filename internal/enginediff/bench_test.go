@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -64,14 +63,9 @@ type benchResult struct {
 	nsOp float64
 }
 
-func sdkClient(endpoint string) *dynamodb.Client {
-	key := engine.AccessKeyID(endpoint) // the in-process engine's run key
-	if key == "" {
-		key = "keyplan"
-	}
-	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider(key, "keyplan", "")})
-}
+// sdkClient is a client of endpoint signing as keyplan's own do (the
+// in-process engine's run key).
+func sdkClient(endpoint string) *dynamodb.Client { return engine.Client(endpoint, time.Minute) }
 
 func benchKey(i int) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{

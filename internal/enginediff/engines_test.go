@@ -68,7 +68,7 @@ func pair(tb testing.TB, known []Known) *Runner {
 	got := startEngine(tb, engine.Memory)
 	return &Runner{
 		Ref:    Engine{engine.DynamoDBLocal, &Client{Endpoint: ref.Endpoint}},
-		Got:    Engine{engine.Memory, &Client{Endpoint: got.Endpoint, AccessKeyID: got.AccessKeyID}},
+		Got:    Engine{engine.Memory, &Client{Endpoint: got.Endpoint, AccessKeyID: got.AccessKeyID, SecretAccessKey: got.SecretAccessKey}},
 		Known:  known,
 		Prefix: fmt.Sprintf("ed%d_", os.Getpid()),
 	}

@@ -3,12 +3,17 @@ package enginediff
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 )
 
 // Client sends DynamoDB requests to one engine as they go on the wire
@@ -18,10 +23,11 @@ import (
 type Client struct {
 	// Endpoint is the engine's URL, e.g. http://127.0.0.1:8000.
 	Endpoint string
-	// AccessKeyID is the key id requests name ("": "keyplan"); the
-	// in-process engine keyplan starts accepts its run's key alone
-	// (engine.Running.AccessKeyID).
-	AccessKeyID string
+	// AccessKeyID and SecretAccessKey are the key requests are signed
+	// with (SigV4; "": "keyplan", a placeholder); the in-process engine
+	// keyplan starts accepts its run's key alone, and checks the
+	// signature (engine.Running.AccessKeyID, SecretAccessKey).
+	AccessKeyID, SecretAccessKey string
 	// HTTP is the client requests go through; nil means one with
 	// keep-alive and a RequestTimeout.
 	HTTP *http.Client
@@ -91,13 +97,17 @@ func (c *Client) Do(ctx context.Context, op string, req []byte) Response {
 	}
 	hr.Header.Set("Content-Type", "application/x-amz-json-1.0")
 	hr.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
-	// DynamoDB Local wants a signature's shape; neither engine checks the
-	// signature, the in-process engine checks the key id.
-	key := c.AccessKeyID
+	// Signed as the SDK signs (the in-process engine checks the
+	// signature; the others a signature's shape).
+	key, secret := c.AccessKeyID, c.SecretAccessKey
 	if key == "" {
-		key = "keyplan"
+		key, secret = "keyplan", "keyplan"
 	}
-	hr.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential="+key+"/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0")
+	sum := sha256.Sum256(req)
+	if err := v4.NewSigner().SignHTTP(ctx, aws.Credentials{AccessKeyID: key, SecretAccessKey: secret}, hr, hex.EncodeToString(sum[:]),
+		"dynamodb", "us-east-1", time.Now()); err != nil {
+		return Response{Transport: err.Error()}
+	}
 	resp, err := hc.Do(hr)
 	if err != nil {
 		return Response{Transport: err.Error()}

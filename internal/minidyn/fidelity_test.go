@@ -210,3 +210,46 @@ func nOf(t *testing.T, v types.AttributeValue) string {
 }
 
 func asErr[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// A table name that breaks a rule is refused naming that rule: the
+// length (3 to 255) for P1, the characters for a!b, both for a!, as AWS
+// DynamoDB's ValidationException words them (issue 34: P1 was refused
+// with the character pattern alone). DynamoDB Local names both rules in
+// one sentence whatever the name breaks: on it the rule broken must be
+// named, in its words.
+func TestATableNameIsRefusedNamingTheRuleBroken(t *testing.T) {
+	const (
+		length = "Member must have length greater than or equal to 3"
+		chars  = "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+"
+	)
+
+	each(t, func(t *testing.T, e engineUnderTest) {
+		for name, want := range map[string][]string{
+			"P1":                     {"1 validation error detected: Value 'P1' at 'tableName' failed to satisfy constraint: " + length},
+			"a!b":                    {"1 validation error detected", chars},
+			"a!":                     {"2 validation errors detected", chars, length},
+			strings.Repeat("x", 256): {"Member must have length less than or equal to 255"},
+		} {
+			if e.ref {
+				want = []string{"between 3 and 255 characters long"}
+				if strings.Contains(name, "!") {
+					want = []string{"may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"}
+				}
+			}
+
+			_, err := e.db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+
+			var api smithy.APIError
+			if !errors.As(err, &api) || api.ErrorCode() != "ValidationException" {
+				t.Errorf("%.10s: %v", name, err)
+				continue
+			}
+
+			for _, w := range want {
+				if !strings.Contains(api.ErrorMessage(), w) {
+					t.Errorf("%.10s: %q lacks %q", name, api.ErrorMessage(), w)
+				}
+			}
+		}
+	})
+}

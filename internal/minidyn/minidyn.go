@@ -1,16 +1,18 @@
 package minidyn
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/keyplan/keyplan/internal/minidyn/server"
+	"github.com/keyplan/keyplan/internal/minidyn/store"
 )
 
 // Options configure a served engine.
@@ -21,19 +23,24 @@ type Options struct {
 	Addr string
 	// AccessKeyID, when set, is the only access key the engine accepts:
 	// requests whose SigV4 signature names another key, or none, are
-	// refused with DynamoDB's UnrecognizedClientException. The key id is
-	// checked, not the signature: a random per-run key id that only the
-	// run's own clients know is enough to keep the machine's other users
-	// out of the engine.
+	// refused with DynamoDB's UnrecognizedClientException.
 	AccessKeyID string
-	// DataDir, when set, keeps the tables across restarts: they are loaded
-	// from it at start, and written to it (atomically) within SaveEvery of
-	// a change and when the engine stops. The directory must be the
-	// user's own, not writable by others, and no symlink.
+	// SecretAccessKey, when set with AccessKeyID, is its secret: every
+	// request's SigV4 signature is verified with it (a wrong secret:
+	// InvalidSignatureException), so the key id alone, which is no
+	// secret, lets no one in. Without it only the key id is checked.
+	SecretAccessKey string
+	// DataDir, when set, keeps the tables across restarts, in a bbolt
+	// file (internal/minidyn/store): loaded at start, and every request
+	// answered only once what it changed is committed there, durably
+	// (server.Persist). The directory must be the user's own, not
+	// writable by others, and no symlink; one server at a time has it
+	// (a second is refused, naming the first's process id).
 	DataDir string
-	// SaveEvery is how often changed tables are written to DataDir
-	// (default one second).
-	SaveEvery time.Duration
+	// Log gets a line when a commit to DataDir fails (at once; the
+	// requests it held are answered 500) and when an earlier keyplan's
+	// state file is imported (default: standard error).
+	Log io.Writer
 	// SweepEvery is how often items whose TTL has passed are deleted
 	// (default one second; negative: never, ExpireTTL does it).
 	SweepEvery time.Duration
@@ -53,17 +60,14 @@ type Server struct {
 	// Endpoint is its URL, e.g. http://127.0.0.1:40123.
 	Endpoint string
 
-	srv     *http.Server
-	engine  *server.Server
-	dataDir string
-	once    sync.Once
-	stop    chan struct{}
-	saver   sync.WaitGroup
-	// saved is the engine's change count at the last save.
-	saved uint64
-	// saveErr is the last save's failure, reported by Stop.
-	mu      sync.Mutex
-	saveErr error
+	srv    *http.Server
+	engine *server.Server
+	db     *store.DB
+	once   sync.Once
+	stop   chan struct{}
+	sweep  sync.WaitGroup
+	// closeErr is Close's: the store's.
+	closeErr error
 }
 
 // Start serves a fresh, empty engine on a loopback port of the system's
@@ -85,18 +89,31 @@ func Serve(opts Options) (*Server, error) {
 	}
 
 	engine := server.NewServerWith(server.Options{
-		AccessKeyID: opts.AccessKeyID, MaxRequestBytes: opts.MaxRequestBytes,
+		AccessKeyID: opts.AccessKeyID, SecretAccessKey: opts.SecretAccessKey, MaxRequestBytes: opts.MaxRequestBytes,
 		MaxRequestValues: opts.MaxRequestValues, MaxInFlight: opts.MaxInFlight, BodyTimeout: opts.BodyTimeout,
 	})
 
+	var db *store.DB
+
 	if opts.DataDir != "" {
-		if err := loadState(opts.DataDir, engine); err != nil {
+		logTo := opts.Log
+		if logTo == nil {
+			logTo = os.Stderr
+		}
+
+		var err error
+		if db, err = openData(opts.DataDir, engine, func(line string) { fmt.Fprintf(logTo, "in-process engine: %s\n", line) }); err != nil {
 			return nil, err
 		}
 	}
 
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
+		if db != nil {
+			engine.StopPersisting()
+			_ = db.Close()
+		}
+
 		return nil, fmt.Errorf("in-process engine: %w", err)
 	}
 
@@ -104,10 +121,9 @@ func Serve(opts Options) (*Server, error) {
 		Endpoint: "http://" + l.Addr().String(),
 		srv: &http.Server{Handler: engine, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 2 * time.Minute,
 			IdleTimeout: 2 * time.Minute},
-		engine:  engine,
-		dataDir: opts.DataDir,
-		stop:    make(chan struct{}),
-		saved:   engine.Changes(),
+		engine: engine,
+		db:     db,
+		stop:   make(chan struct{}),
 	}
 
 	go func() { _ = s.srv.Serve(l) }()
@@ -118,20 +134,9 @@ func Serve(opts Options) (*Server, error) {
 			every = time.Second
 		}
 
-		s.saver.Add(1)
+		s.sweep.Add(1)
 
 		go s.sweepLoop(every)
-	}
-
-	if s.dataDir != "" {
-		every := opts.SaveEvery
-		if every <= 0 {
-			every = time.Second
-		}
-
-		s.saver.Add(1)
-
-		go s.saveLoop(every)
 	}
 
 	return s, nil
@@ -155,24 +160,8 @@ func checkLoopback(addr string) error {
 	return nil
 }
 
-func (s *Server) saveLoop(every time.Duration) {
-	defer s.saver.Done()
-
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-
-	for {
-		select {
-		case <-s.stop:
-			return
-		case <-tick.C:
-			s.saveIfChanged()
-		}
-	}
-}
-
 func (s *Server) sweepLoop(every time.Duration) {
-	defer s.saver.Done()
+	defer s.sweep.Done()
 
 	tick := time.NewTicker(every)
 	defer tick.Stop()
@@ -197,58 +186,32 @@ func (s *Server) ExpireTTL() int { return s.engine.ExpireTTL() }
 // records (tests move it; time.Now by default).
 func (s *Server) SetClock(now func() time.Time) { s.engine.SetClock(now) }
 
-// saveIfChanged writes the tables to the data directory if they changed
-// since the last save.
-func (s *Server) saveIfChanged() {
-	n := s.engine.Changes()
-	if n == s.saved {
-		return
-	}
-
-	var buf bytes.Buffer
-
-	err := s.engine.Save(&buf)
-	if err == nil {
-		err = writeState(s.dataDir, buf.Bytes())
-	}
-
-	s.mu.Lock()
-	s.saveErr = err
-	s.mu.Unlock()
-
-	if err == nil {
-		s.saved = n
-	}
-}
-
-// Stop closes the listener and every connection. With a data directory,
-// the tables are written to it first; the error is that write's.
-// Otherwise the tables are gone.
+// Stop closes the listener and every connection, once the requests in
+// progress are answered. Without a data directory the tables are gone.
 func (s *Server) Stop() { _ = s.Close() }
 
-// Close is Stop, returning the last save's error.
+// Close is Stop, returning the error of closing the data directory's
+// store (everything acknowledged is in it already).
 func (s *Server) Close() error {
 	s.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 
-		// Requests in progress finish before the final save.
+		// Requests in progress finish (their commits included).
 		if err := s.srv.Shutdown(ctx); err != nil {
 			_ = s.srv.Close()
 		}
 
 		close(s.stop)
-		s.saver.Wait()
+		s.sweep.Wait()
 
-		if s.dataDir != "" {
-			s.saveIfChanged()
+		if s.db != nil {
+			s.engine.StopPersisting()
+			s.closeErr = s.db.Close()
 		}
 	})
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
-
-	return s.saveErr
+	return s.closeErr
 }
 
 // Log is empty: the engine runs in this process and reports through its

@@ -20,6 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/keyplan/keyplan/internal/minidyn/store"
 )
 
 func clientFor(s *Server, accessKey string) *dynamodb.Client {
@@ -130,8 +132,8 @@ func TestTablesOutliveARestartWithADataDirectory(t *testing.T) {
 	mustOK(t, err)
 	mustOK(t, s.Close())
 
-	if fi, err := os.Stat(filepath.Join(dir, StateFile)); err != nil || fi.Mode().Perm()&0o077 != 0 {
-		t.Fatalf("state file: %v %v", fi, err)
+	if fi, err := os.Stat(filepath.Join(dir, store.File)); err != nil || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("data file: %v %v", fi, err)
 	}
 
 	s2 := serveFor(t, Options{DataDir: dir})
@@ -163,24 +165,23 @@ func TestADataDirectoryNeverFollowsASymlink(t *testing.T) {
 	dir := filepath.Join(base, "data")
 	mustOK(t, os.Mkdir(dir, 0o700))
 
-	// A symlink planted where the state file goes: loading refuses it, and
-	// writing replaces the link, leaving its target alone.
+	// A symlink planted where the data file goes, or where an earlier
+	// keyplan's state file was: refused, its target left alone.
 	victim := filepath.Join(base, "victim")
 	mustOK(t, os.WriteFile(victim, []byte("precious"), 0o600))
-	mustOK(t, os.Symlink(victim, filepath.Join(dir, StateFile)))
 
-	if _, err := Serve(Options{DataDir: dir}); !errors.Is(err, ErrUnsafeDataDir) {
-		t.Fatalf("a symlinked state file: %v", err)
-	}
+	for _, name := range []string{store.File, StateFile} {
+		mustOK(t, os.Symlink(victim, filepath.Join(dir, name)))
 
-	mustOK(t, writeState(dir, []byte(`{"version":1,"tables":[]}`)))
+		if _, err := Serve(Options{DataDir: dir}); !errors.Is(err, ErrUnsafeDataDir) {
+			t.Fatalf("a symlinked %s: %v", name, err)
+		}
 
-	if b, _ := os.ReadFile(victim); string(b) != "precious" {
-		t.Fatalf("the symlink's target was written: %q", b)
-	}
+		if b, _ := os.ReadFile(victim); string(b) != "precious" {
+			t.Fatalf("the symlink's target was written: %q", b)
+		}
 
-	if fi, _ := os.Lstat(filepath.Join(dir, StateFile)); fi == nil || !fi.Mode().IsRegular() {
-		t.Fatalf("the state file is not a regular file: %v", fi)
+		mustOK(t, os.Remove(filepath.Join(dir, name)))
 	}
 
 	// The directory itself a symlink, or writable by others: refused.

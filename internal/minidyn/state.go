@@ -1,7 +1,6 @@
 package minidyn
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,109 +8,71 @@ import (
 	"path/filepath"
 
 	"github.com/keyplan/keyplan/internal/minidyn/server"
+	"github.com/keyplan/keyplan/internal/minidyn/store"
 )
 
-// StateFile is the file in a data directory that holds the tables.
+// StateFile is the JSON file in which an earlier keyplan kept a data
+// directory's tables (rewritten whole every second): at the first start
+// on such a directory its tables are imported into the store, and it is
+// renamed StateFile+".imported".
 const StateFile = "minidyn-state.json"
 
-// checkDataDir makes dir if it is missing (0700) and refuses one that is a
-// symlink, not a directory, or not the user's own (checkOwner).
-func checkDataDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("in-process engine: data directory: %w", err)
-		}
-
-		fi, err = os.Lstat(dir)
-	}
-
+// openData opens the data directory dir (store.Open: locked for this
+// process alone, checked) and makes the engine keep its tables there
+// (server.Persist), importing an earlier keyplan's state file.
+func openData(dir string, engine *server.Server, log func(string)) (*store.DB, error) {
+	db, err := store.Open(dir)
 	if err != nil {
-		return fmt.Errorf("in-process engine: data directory: %w", err)
+		if errors.Is(err, store.ErrUnsafe) {
+			err = fmt.Errorf("%w: %w", ErrUnsafeDataDir, err)
+		}
+		return nil, fmt.Errorf("in-process engine: %w", err)
 	}
-
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("in-process engine: data directory %s: %w: it is a symlink", dir, ErrUnsafeDataDir)
-	case !fi.IsDir():
-		return fmt.Errorf("in-process engine: data directory %s: %w: not a directory", dir, ErrUnsafeDataDir)
+	if err := engine.Persist(db, log); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("in-process engine: %s: %w: it is left as it is; move it away to start with no tables", db.Path(), err)
 	}
-
-	if err := checkOwner(fi); err != nil {
-		return fmt.Errorf("in-process engine: data directory %s: %w: %s", dir, ErrUnsafeDataDir, err.Error())
+	if err := importState(dir, db, engine, log); err != nil {
+		engine.StopPersisting()
+		_ = db.Close()
+		return nil, fmt.Errorf("in-process engine: %w", err)
 	}
-
-	return nil
+	return db, nil
 }
 
-// loadState loads the tables from dir's state file, if there is one.
-func loadState(dir string, engine *server.Server) error {
-	if err := checkDataDir(dir); err != nil {
-		return err
-	}
-
+// importState imports the tables of an earlier keyplan's state file in
+// dir into a store that holds none yet.
+func importState(dir string, db *store.DB, engine *server.Server, log func(string)) error {
 	path := filepath.Join(dir, StateFile)
-
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-
 	if err != nil {
-		return fmt.Errorf("in-process engine: %w", err)
-	}
-
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("in-process engine: %s: %w: the state file is not a regular file", path, ErrUnsafeDataDir)
-	}
-
-	data, err := readNoFollow(path)
-	if err != nil {
-		return fmt.Errorf("in-process engine: %w", err)
-	}
-
-	if err := engine.Load(bytes.NewReader(data)); err != nil {
-		return fmt.Errorf("in-process engine: %s: %w", path, err)
-	}
-
-	return nil
-}
-
-// writeState replaces dir's state file with data atomically: a new file
-// made with os.CreateTemp in dir, synced, then renamed over the old one
-// (a rename replaces a symlink planted at the path, it does not follow
-// it).
-func writeState(dir string, data []byte) (err error) {
-	if err := checkDataDir(dir); err != nil {
 		return err
 	}
-
-	tmp, err := os.CreateTemp(dir, ".minidyn-state-*.tmp")
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: the state file is not a regular file", path, ErrUnsafeDataDir)
+	}
+	tables := 0
+	if err := db.Each(func(store.Table) error { tables++; return nil }); err != nil {
+		return err
+	}
+	if tables > 0 {
+		log(fmt.Sprintf("%s (an earlier keyplan's state file) is left as it is: the tables are kept in %s", path, db.Path()))
+		return nil
+	}
+	f, err := openNoFollow(path)
 	if err != nil {
-		return fmt.Errorf("in-process engine: %w", err)
+		return err
 	}
-
-	defer func() {
-		if err != nil {
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-
-	if _, err = tmp.Write(data); err == nil {
-		err = tmp.Sync()
+	defer func() { _ = f.Close() }()
+	if err := engine.Import(f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
+	if err := os.Rename(path, path+".imported"); err != nil {
+		return err
 	}
-
-	if err != nil {
-		return fmt.Errorf("in-process engine: writing the state: %w", err)
-	}
-
-	if err = os.Rename(tmp.Name(), filepath.Join(dir, StateFile)); err != nil {
-		return fmt.Errorf("in-process engine: writing the state: %w", err)
-	}
-
+	log(fmt.Sprintf("imported the tables of %s (an earlier keyplan's state file, now %s.imported) into %s", path, StateFile, db.Path()))
 	return nil
 }

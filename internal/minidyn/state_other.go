@@ -2,14 +2,11 @@
 
 package minidyn
 
-import (
-	"io/fs"
-	"os"
-)
+import "os"
 
-// checkOwner: ownership is not checked on this system (the directory's
-// ACLs are the user's to set).
-func checkOwner(fs.FileInfo) error { return nil }
+// openNoFollow opens a file to read (the symlink was refused by Lstat).
+func openNoFollow(path string) (*os.File, error) { return os.Open(path) }
 
-// readNoFollow reads a file (the symlink was refused by Lstat).
-func readNoFollow(path string) ([]byte, error) { return os.ReadFile(path) }
+// checkPrivateMode: ownership and mode are not checked on this system
+// (the file's ACLs are the user's to set).
+func checkPrivateMode(os.FileInfo) error { return nil }

@@ -3,41 +3,25 @@
 package minidyn
 
 import (
-	"errors"
-	"io"
-	"io/fs"
+	"fmt"
 	"os"
 	"syscall"
 )
 
-// checkOwner refuses a directory another user owns or others can write
-// to (they could plant a state file in it).
-func checkOwner(fi fs.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return nil
-	}
-
-	if int(st.Uid) != os.Getuid() {
-		return errors.New("owned by another user")
-	}
-
-	if fi.Mode().Perm()&0o022 != 0 {
-		return errors.New("writable by other users")
-	}
-
-	return nil
+// openNoFollow opens a file to read, refusing a symlink put in its place
+// since it was checked.
+func openNoFollow(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }
 
-// readNoFollow reads a file, refusing a symlink put in its place since it
-// was checked.
-func readNoFollow(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
+// checkPrivateMode refuses a file another user owns, or that the group or
+// others may read or write (mode 0600 or stricter).
+func checkPrivateMode(fi os.FileInfo) error {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%w: owned by another user", ErrNotPrivate)
 	}
-
-	defer func() { _ = f.Close() }()
-
-	return io.ReadAll(f)
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%w: mode %v, others may read it (chmod 600 it)", ErrNotPrivate, fi.Mode().Perm())
+	}
+	return nil
 }

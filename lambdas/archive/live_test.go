@@ -138,6 +138,7 @@ func TestArchiveOnTheEnginesStream(t *testing.T) {
 			t.Errorf("archived %d match(es), want the %d that expired", len(archived), len(stored))
 		}
 	})
+	t.Run("undecodable items", func(t *testing.T) { undecodableOnTheEnginesStream(t, e) })
 }
 
 // scanAll is the table's items (one page: a few).

@@ -39,6 +39,9 @@ type counter struct {
 	parent *patterns.Entity
 	c      *patterns.Counter
 	child  *patterns.Entity
+	// needs are the child's attributes the counter reads: its where
+	// attributes and the parent's id (the parent's key is built from them).
+	needs []string
 }
 
 // handler keeps parents' counters equal to their children: each record
@@ -62,7 +65,12 @@ func newHandler(l *patterns.Lock, client Writer, table string, log *slog.Logger)
 	h := &handler{tbl: dynamo.NewRollout(l, nil, table), d: d, name: table, client: client, log: log, now: time.Now, byChild: map[string][]counter{}}
 	for _, e := range d.Model().Entities {
 		for _, c := range e.Counters {
-			h.byChild[c.Child] = append(h.byChild[c.Child], counter{e, c, d.Model().Entity(c.Child)})
+			cn := counter{parent: e, c: c, child: d.Model().Entity(c.Child)}
+			for _, w := range c.Where {
+				cn.needs = append(cn.needs, w.Attr)
+			}
+			cn.needs = append(cn.needs, e.ID...)
+			h.byChild[c.Child] = append(h.byChild[c.Child], cn)
 		}
 	}
 	return h
@@ -73,36 +81,47 @@ func (h *handler) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.D
 	return stream.Process(ctx, h.log, ev, h.record), nil
 }
 
-// contribution is what one child item adds to a counter (0 when absent or
-// not matching the counter's constants), exactly: a sum reads the number
-// as stored, in decimal.
-func contribution(c counter, v dynamo.Values, raw map[string]types.AttributeValue) (*big.Rat, error) {
+// contribution is what one child item (one image of its change) adds to
+// a counter, exactly (a sum reads the number as stored, in decimal), and
+// the child's values the parent's key is built from. Only what the
+// counter reads is decoded: the where attributes, the parent's id, the
+// summed number. An image that is not there, or does not match the
+// counter's constants, adds 0; so does one whose attributes the counter
+// reads do not decode, with the error saying so (ErrUndecodable): every
+// image adds what it holds that can be read, so that a counter stays the
+// sum over its children as stored, whatever order their changes come in.
+func (h *handler) contribution(ch *stream.Change, w stream.Which, c counter) (*big.Rat, dynamo.Values, error) {
 	zero := new(big.Rat)
-	if v == nil {
-		return zero, nil
+	v, err := ch.Values(w, c.needs...)
+	if v == nil || err != nil {
+		return zero, nil, err
 	}
-	for _, w := range c.c.Where {
-		a := c.child.Attr(w.Attr)
-		want, _ := a.EncodeKey(w.Value)
-		got, err := a.EncodeKey(v[w.Attr])
+	for _, wc := range c.c.Where {
+		a := c.child.Attr(wc.Attr)
+		want, _ := a.EncodeKey(wc.Value)
+		got, err := a.EncodeKey(v[wc.Attr])
 		if err != nil || got != want {
-			return zero, nil
+			return zero, v, nil
 		}
 	}
 	if c.c.Sum == "" {
-		return big.NewRat(1, 1), nil
+		return big.NewRat(1, 1), v, nil
+	}
+	raw, err := ch.Raw(w, c.c.Sum)
+	if err != nil {
+		return zero, v, err
 	}
 	switch n := raw[c.c.Sum].(type) {
-	case nil:
-		return zero, nil
+	case nil, *types.AttributeValueMemberNULL:
+		return zero, v, nil
 	case *types.AttributeValueMemberN:
 		r, ok := new(big.Rat).SetString(n.Value)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s.%s is %q, not a number", stream.ErrMalformed, c.child.Name, c.c.Sum, n.Value)
+			return zero, v, fmt.Errorf("%w: %s.%s is %q, not a number", stream.ErrUndecodable, c.child.Name, c.c.Sum, n.Value)
 		}
-		return r, nil
+		return r, v, nil
 	}
-	return nil, fmt.Errorf("%w: %s.%s is not a number", stream.ErrMalformed, c.child.Name, c.c.Sum)
+	return zero, v, fmt.Errorf("%w: %s.%s is not a number", stream.ErrUndecodable, c.child.Name, c.c.Sum)
 }
 
 // decimal renders an exact sum of decimals as a decimal ("12.5", "-3").
@@ -143,13 +162,15 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 	}
 	var updates []*update
 	byKey := map[string]*update{}
-	add := func(c counter, v dynamo.Values, by *big.Rat) error {
+	var unread []error // what could not be read: counted, the rest applied
+	add := func(c counter, v dynamo.Values, by *big.Rat) {
 		if by.Sign() == 0 {
-			return nil
+			return
 		}
 		key, err := h.tbl.Key(c.parent.Name, v)
 		if err != nil {
-			return fmt.Errorf("%w: %v", stream.ErrMalformed, err)
+			unread = append(unread, fmt.Errorf("%w: %s's parent: %v", stream.ErrUndecodable, c.child.Name, err))
+			return
 		}
 		id := key[h.d.PK].(*types.AttributeValueMemberS).Value + "\x00" + key[h.d.SK].(*types.AttributeValueMemberS).Value
 		u := byKey[id]
@@ -162,29 +183,24 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 			u.adds[c.c.Attr] = new(big.Rat)
 		}
 		u.adds[c.c.Attr].Add(u.adds[c.c.Attr], by)
-		return nil
 	}
 	for _, c := range cs {
 		if c.c.KeepExpired && stream.Expiry(r) {
 			continue // expiries: keep
 		}
-		after, err := contribution(c, ch.New, ch.NewRaw)
+		after, newV, err := h.contribution(ch, stream.New, c)
 		if err != nil {
-			return err
+			unread = append(unread, err)
 		}
-		before, err := contribution(c, ch.Old, ch.OldRaw)
+		before, oldV, err := h.contribution(ch, stream.Old, c)
 		if err != nil {
-			return err
+			unread = append(unread, err)
 		}
 		// The old image's parent loses what the child gave it, the new
 		// image's parent gains: one parent, the difference; a child that
 		// moved, both.
-		if err := add(c, ch.Old, new(big.Rat).Neg(before)); err != nil {
-			return err
-		}
-		if err := add(c, ch.New, after); err != nil {
-			return err
-		}
+		add(c, oldV, new(big.Rat).Neg(before))
+		add(c, newV, after)
 	}
 	for _, u := range updates {
 		maps.DeleteFunc(u.adds, func(_ string, by *big.Rat) bool { return by.Sign() == 0 })
@@ -195,7 +211,12 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord) erro
 			return err
 		}
 	}
-	return nil
+	for _, err := range unread {
+		if !stream.Skippable(err) {
+			return err
+		}
+	}
+	return errors.Join(unread...) // counted, logged with the key: never failed
 }
 
 // apply adds to one parent's counters and writes the record's marker, in

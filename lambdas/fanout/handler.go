@@ -177,6 +177,11 @@ func (h *handler) continuation(r events.DynamoDBEventRecord) bool {
 	return ok && pk.DataType() == events.DataTypeString && strings.HasPrefix(pk.String(), patterns.FanoutTag+string(patterns.Sep))
 }
 
+// record fans out one source change. The item is identified by its keys
+// alone, and only the copied attributes (and, to find the copies, the
+// pattern's where attributes) are read: what else it holds does not
+// matter. A record of an item of no entity has no copies: skipped and
+// counted (stream.ErrNoEntity), never failed.
 func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord, b *budget) error {
 	if h.continuation(r) {
 		return h.resume(ctx, r, b)
@@ -191,11 +196,20 @@ func (h *handler) record(ctx context.Context, r events.DynamoDBEventRecord, b *b
 		return err
 	}
 	for _, cp := range h.bySource[ch.Entity] {
-		before, after := ch.OldRaw[cp.c.FromAttr], ch.NewRaw[cp.c.FromAttr]
+		old, err := ch.Raw(stream.Old, cp.c.FromAttr)
+		if err != nil {
+			return err
+		}
+		need := append([]string{h.d.PK, h.d.SK, cp.c.FromAttr}, h.d.Model().Pattern(cp.c.Via).Where...)
+		cur, err := ch.Raw(stream.New, need...)
+		if err != nil {
+			return err
+		}
+		before, after := old[cp.c.FromAttr], cur[cp.c.FromAttr]
 		if dynamo.SameValue(before, after) {
 			continue
 		}
-		if err := h.start(ctx, cp, ch.NewRaw, after, b); err != nil {
+		if err := h.start(ctx, cp, cur, after, b); err != nil {
 			return err
 		}
 	}
@@ -453,9 +467,17 @@ func (h *handler) keyOf(it map[string]types.AttributeValue) map[string]types.Att
 // page is read.
 func (h *handler) fan(ctx context.Context, j *job, b *budget) (done bool, err error) {
 	p := h.d.Model().Pattern(j.cp.c.Via)
-	_, v, err := h.tbl.Decode(j.source)
+	entity, v, err := h.tbl.Identify(j.source)
+	if err == nil {
+		err = h.tbl.DecodeAttrs(entity, j.source, v, p.Where...)
+	}
 	if err != nil {
-		return false, fmt.Errorf("%w: the source of %s: %v", stream.ErrMalformed, j.cp.name(), err)
+		return false, fmt.Errorf("%w: the source of %s: %v", stream.ErrUndecodable, j.cp.name(), err)
+	}
+	for _, a := range p.Where {
+		if v[a] == nil {
+			return false, fmt.Errorf("%w: the source of %s holds no %s (NULL or absent), which %s reads its copies by", stream.ErrUndecodable, j.cp.name(), a, p.Name)
+		}
 	}
 	params := dynamo.Params{}
 	for _, a := range p.Where {
@@ -486,13 +508,12 @@ func (h *handler) fan(ctx context.Context, j *job, b *budget) (done bool, err er
 		if err != nil {
 			return false, err
 		}
+		// A copy is known by its keys alone: what else it holds (NULL,
+		// another type) is no matter to updating it; an item of another
+		// entity, or of none, in the range is not a copy.
 		var keys []map[string]types.AttributeValue
 		for _, it := range out.Items {
-			entity, _, err := h.tbl.Decode(it)
-			if err != nil {
-				return false, err
-			}
-			if entity == j.cp.target.Name {
+			if entity, _, err := h.tbl.Identify(it); err == nil && entity == j.cp.target.Name {
 				keys = append(keys, h.keyOf(it))
 			}
 		}

@@ -117,8 +117,13 @@ func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeV
 // number renders a number attribute's value in DynamoDB's N form; bounded
 // numbers (and ttls) must be integers in range.
 func number(a *patterns.Attribute, v any, checked bool) (string, error) {
-	bounded := a.Type == patterns.TypeTTL || a.Min != nil || a.Max != nil || a.Digits > 0
-	if bounded && !checked {
+	if !checked && !isInt(v) {
+		// a decimal (or a whole number beyond int64): within DynamoDB's
+		// numbers, and whole where the attribute says so
+		if err := a.Check(v); err != nil {
+			return "", err
+		}
+	} else if bounded := a.Type == patterns.TypeTTL || a.Min != nil || a.Max != nil || a.Digits > 0; bounded && !checked {
 		if err := a.Check(v); err != nil {
 			return "", err
 		}
@@ -145,6 +150,15 @@ func number(a *patterns.Attribute, v any, checked bool) (string, error) {
 		}
 	}
 	return "", &patterns.ValueError{Attr: a.Name, Value: v, Msg: "expected a number"}
+}
+
+// isInt reports a Go integer (which DynamoDB's numbers always hold).
+func isInt(v any) bool {
+	switch v.(type) {
+	case int, int32, int64:
+		return true
+	}
+	return false
 }
 
 // fromStored converts a stored attribute back: string, int64 or float64,
@@ -331,6 +345,9 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 		}
 		if !ok || x == nil {
 			if !a.Optional && a.Type != patterns.TypeSet {
+				if hint := t.d.RequiredHint(entity, a.Name); hint != "" {
+					return nil, fmt.Errorf("%w: %s.%s is required: %s", ErrMissing, entity, a.Name, hint)
+				}
 				return nil, fmt.Errorf("%w: %s.%s is required", ErrMissing, entity, a.Name)
 			}
 			continue
@@ -475,53 +492,46 @@ func (t *Table) key(entity string, v Values) (map[string]types.AttributeValue, e
 
 // Decode tells which entity an item is (by its base table keys, which
 // every index projects) and returns its values: the stored attributes and
-// those the keys hold.
+// those the keys hold. Any attribute that does not decode fails it; to
+// read only some, Identify and DecodeAttrs.
 func (t *Table) Decode(item map[string]types.AttributeValue) (string, Values, error) {
-	pk, _ := item[t.d.PK].(*types.AttributeValueMemberS)
-	sk, _ := item[t.d.SK].(*types.AttributeValueMemberS)
-	if pk == nil || sk == nil {
-		return "", nil, wrap("Decode", "item", fmt.Errorf("%w: no %s/%s string keys", ErrNotKeyplan, t.d.PK, t.d.SK))
+	ek, e, v, err := t.identify(item)
+	if err != nil {
+		return "", nil, err
 	}
-	for _, ek := range t.d.Entities {
-		k := ek.Key(patterns.BaseIndex)
-		e := t.m.Entity(ek.Name)
-		v := Values{}
-		if !parse(e, k.PK, pk.Value, v) || !parse(e, k.SK, sk.Value, v) {
-			continue
-		}
-		// Index keys hold more attributes (a KEYS_ONLY or INCLUDE index
-		// projects them only there): parse those the item carries.
-		for _, ik := range ek.Keys[1:] {
-			ipk, isk := t.d.KeyNames(ik.Index)
-			p, _ := item[ipk].(*types.AttributeValueMemberS)
-			s, _ := item[isk].(*types.AttributeValueMemberS)
-			if p != nil && s != nil {
-				iv := Values{}
-				if parse(e, ik.PK, p.Value, iv) && parse(e, ik.SK, s.Value, iv) {
-					for a, x := range iv {
-						v[a] = x
-					}
-				}
-			}
-		}
-		for _, a := range e.Attributes {
-			av, ok := item[a.Name]
-			if !ok && a.RenamedFrom != "" {
-				// Not yet backfilled to its new name.
-				av, ok = item[a.RenamedFrom]
-			}
-			if !ok {
-				continue
-			}
-			x, err := fromStored(a, av)
-			if err != nil {
-				return "", nil, wrap("Decode", ek.Name, err)
-			}
-			v[a.Name] = x
-		}
-		return ek.Name, v, nil
+	if err := t.decodeRest(ek, e, item, v, nil); err != nil {
+		return "", nil, err
 	}
-	return "", nil, wrap("Decode", "item", fmt.Errorf("%w: %s=%q %s=%q", ErrNotKeyplan, t.d.PK, pk.Value, t.d.SK, sk.Value))
+	return ek.Name, v, nil
+}
+
+// ReservedKind says whether an item is keyplan's own bookkeeping (its
+// partition key, the attribute pk names, starts with
+// patterns.ReservedPrefix) and which: its tag, such as patterns.GuardTag
+// ("~UNIQUE") for a unique value's guard.
+func ReservedKind(item map[string]types.AttributeValue, pk string) (string, bool) {
+	p, _ := item[pk].(*types.AttributeValueMemberS)
+	if p == nil || !strings.HasPrefix(p.Value, patterns.ReservedPrefix) {
+		return "", false
+	}
+	kind, _, _ := strings.Cut(p.Value, string(patterns.Sep))
+	return kind, true
+}
+
+// reservedError is Decode's refusal of a reserved item: it matches
+// ErrReserved and ErrNotKeyplan.
+type reservedError struct{ kind, pk string }
+
+func (e *reservedError) Error() string {
+	what := "keyplan's own item"
+	if e.kind == patterns.GuardTag {
+		what = "a unique value's guard item"
+	}
+	return fmt.Sprintf("%v: %s (%s), of no entity: skip it (errors.Is(err, dynamo.ErrReserved))", ErrReserved, what, e.pk)
+}
+
+func (e *reservedError) Is(target error) bool {
+	return target == ErrReserved || target == ErrNotKeyplan
 }
 
 // parse matches a key value against a template, storing the attribute

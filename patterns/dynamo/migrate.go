@@ -72,7 +72,8 @@ func (e *MigrateError) Error() string { return e.Phase + ": " + e.Err.Error() }
 func (e *MigrateError) Unwrap() error { return e.Err }
 
 // Migrate runs a lock's migration on a table, as keyplan migrate does: it
-// checks the table holds the lock's model and that it is the
+// checks the environment's table records what the lock says it verified
+// (Witnessed), that the table holds the lock's model and that it is the
 // environment's turn (TurnOf), waits for the table to be at the current
 // phase (PhaseReady), backfills the phase's items (a Rekeyer; or verifies
 // them), and only when that is complete (BackfillResult.Complete) records
@@ -88,6 +89,9 @@ func Migrate(ctx context.Context, client MigrateClient, table string, lk *patter
 		if *f == nil {
 			*f = func(string) {}
 		}
+	}
+	if err := Witnessed(ctx, client, lk, table, o.Environment); err != nil {
+		return nil, &MigrateError{Phase: "the lock's verifications", Err: err}
 	}
 	if lk.Migration == nil && lk.Cleanup != nil {
 		return cleanUp(ctx, client, table, lk, o, say, log)

@@ -150,8 +150,17 @@ type Proof struct {
 func (p *Proof) OK() bool { return p.Mismatch == nil && p.NotRun == "" }
 
 func (p *Proof) String() string {
-	s := fmt.Sprintf("seed %d: %d create(s) of generated items, %d write step(s) (%d done, %d refused by both), %d read(s) compared with the reference (%d with items)",
-		p.Seed, p.Loads, p.Steps, p.Done, p.Refused, p.Reads, p.Answered)
+	// The writes' outcomes add up to the creates and steps: done, refused
+	// by both, and the one that differs when a write is the mismatch.
+	differs := ""
+	if p.Mismatch != nil && p.Mismatch.Kind == "write" {
+		differs = ", 1 differs"
+	}
+	s := fmt.Sprintf("seed %d: %d create(s) of generated items, %d write step(s): %d done, %d refused by both%s; %d read(s) compared with the reference (%d with items)",
+		p.Seed, p.Loads, p.Steps, p.Done, p.Refused, differs, p.Reads, p.Answered)
+	if p.Skipped > 0 {
+		s += fmt.Sprintf(", %d not sent (< on a string that ends its sort key: the runtime refuses it by design)", p.Skipped)
+	}
 	if p.Mismatch != nil {
 		s += "\n" + p.Mismatch.String()
 	}

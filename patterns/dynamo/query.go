@@ -407,10 +407,32 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 	}
 	// last: the sort attribute ends the key (no "#…" after its value).
 	last := kc.SortEnds
+	// top stands for the end of the keys after prefix. With no prefix (a
+	// bare "{attr}" sort key) the range is bounded on one side only, or
+	// not at all: no string is below every key ("" is no key value) nor
+	// above every key, so a bound made up for it would be disordered.
+	top := upper(prefix)
 	between := func(a, b string) (expression.KeyConditionBuilder, bool, error) {
+		switch {
+		case prefix != "":
+			if b < a {
+				// Never sent: DynamoDB refuses a BETWEEN whose upper bound
+				// is below its lower one.
+				return expression.KeyConditionBuilder{}, false, ErrEmptyRange
+			}
+			return key.Between(expression.Value(a), expression.Value(b)), true, nil
+		case a == "" && b == top:
+			return expression.KeyConditionBuilder{}, false, nil
+		case a == "":
+			return key.LessThanEqual(expression.Value(b)), true, nil
+		case b == top:
+			return key.GreaterThanEqual(expression.Value(a)), true, nil
+		case b < a:
+			return expression.KeyConditionBuilder{}, false, ErrEmptyRange
+		}
 		return key.Between(expression.Value(a), expression.Value(b)), true, nil
 	}
-	whole := func() (expression.KeyConditionBuilder, bool, error) { return between(prefix, upper(prefix)) }
+	whole := func() (expression.KeyConditionBuilder, bool, error) { return between(prefix, top) }
 	// A bound outside the values the attribute can hold makes the range
 	// empty or whole, not an error.
 	side, err := a.RangeSide(r.Value)
@@ -448,7 +470,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 			if err != nil {
 				return expression.KeyConditionBuilder{}, false, err
 			}
-			return between(lo, upper(prefix))
+			return between(lo, top)
 		}
 	}
 	lo, err := enc(r.Value)
@@ -462,15 +484,19 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		}
 		return key.BeginsWith(lo + string(patterns.Sep)), true, nil
 	case Ge:
-		return between(lo, upper(prefix))
+		return between(lo, top)
 	case Gt:
-		return between(lo+"$", upper(prefix))
+		return between(lo+"$", top)
 	case Le:
 		return between(prefix, lo+"$")
 	case Lt:
 		if !last {
 			// Keys of the value itself continue "#…", above lo.
 			return between(prefix, lo)
+		}
+		if a.Decimals() {
+			// no value precedes a decimal: the greatest key form below it
+			return between(prefix, prefix+a.KeyBelow(lo[len(prefix):]))
 		}
 		prev, err := predecessor(a, r.Value)
 		if err != nil {

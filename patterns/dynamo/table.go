@@ -169,6 +169,13 @@ var (
 	ErrChanged = errors.New("item changed or missing")
 	// ErrNotKeyplan: an item's keys match no entity of the design.
 	ErrNotKeyplan = errors.New("item matches no entity")
+	// ErrReserved: an item is keyplan's own bookkeeping (its partition
+	// key starts with patterns.ReservedPrefix): a unique value's guard
+	// (patterns.GuardTag), a handler's marker or continuation, a
+	// migration's stamp. A Scan returns them beside the entities' items;
+	// Decode refuses them with an error matching ErrReserved (and
+	// ErrNotKeyplan), which names the kind, so a caller skips them by it.
+	ErrReserved = errors.New("keyplan's own item, of no entity")
 	// ErrNotReady: during a migration, a pattern new in the target reads
 	// an index that is not complete yet (its backfill is to come).
 	ErrNotReady = errors.New("pattern not readable yet")

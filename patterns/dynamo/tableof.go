@@ -111,3 +111,68 @@ func TurnOf(ctx context.Context, c BackfillClient, l *patterns.Lock, name, env s
 	}
 	return false, nil
 }
+
+// ErrUnwitnessed: the lock says an environment verified phases its own
+// table does not record (patterns/environments.go).
+var ErrUnwitnessed = errors.New("the lock claims a verification this environment's table does not record")
+
+// Witnessed checks, before keyplan migrate runs on environment env's
+// table name, that the table records every verification the lock counts
+// on from env: every phase before the migration's current one, and every
+// phase of the last migration that ended (Lock.Ended). The lock alone
+// witnesses nothing: a line added to it by hand would otherwise let a
+// migration end for an environment that never ran it. A table that does
+// not exist (yet) has nothing to witness and is not refused here.
+func Witnessed(ctx context.Context, c BackfillClient, l *patterns.Lock, name, env string) error {
+	if env == "" || len(l.Environments) == 0 {
+		return nil
+	}
+	fix := fmt.Sprintf("nothing was changed. To recover: put back the lock as it was when its migration was at the first phase %s's table lacks "+
+		"(git log -p %s shows each version), run keyplan migrate --environment %s there, then the environments after it, "+
+		"phase after phase (a table records what it verified: one that has verified a phase verifies it again, changing nothing)",
+		env, lockName(l), env)
+	if e := l.Ended; e != nil {
+		n, err := verifiedOf(ctx, c, l, name, e.Digest)
+		if gone(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n < e.Phases {
+			return fmt.Errorf("%w: the lock's last migration (%d phase(s)) has ended, counting %s's verification of each phase, and %s, %s's table, records %d of them verified: %s",
+				ErrUnwitnessed, e.Phases, env, name, env, n, fix)
+		}
+	}
+	mg := l.Migration
+	if mg == nil || mg.Current == 0 {
+		return nil
+	}
+	n, err := VerifiedPhases(ctx, c, l, name)
+	if gone(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if n < mg.Current {
+		return fmt.Errorf("%w: the lock's migration is at phase %d of %d, past phases %s has verified by the lock's count, and %s, %s's table, records %d phase(s) verified: %s",
+			ErrUnwitnessed, mg.Current+1, len(mg.Phases), env, name, env, n, fix)
+	}
+	return nil
+}
+
+// gone reports whether err says the table does not exist.
+func gone(err error) bool {
+	_, ok := errors.AsType[*types.ResourceNotFoundException](err)
+	return ok
+}
+
+// lockName is the lock's file, for messages ("the lock file" when it was
+// not read from one).
+func lockName(l *patterns.Lock) string {
+	if s := l.Source(); s != "" {
+		return s
+	}
+	return "the lock file"
+}

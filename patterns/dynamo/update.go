@@ -674,6 +674,8 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 				ch.Set[a.Name] = x
 			case a.Optional || a.Type == patterns.TypeSet:
 				ch.Remove = append(ch.Remove, a.Name)
+			case t.d.RequiredHint(entity, a.Name) != "":
+				return nil, fmt.Errorf("%w: %s.%s is required: %s", ErrMissing, entity, a.Name, t.d.RequiredHint(entity, a.Name))
 			default:
 				return nil, fmt.Errorf("%w: %s.%s is required", ErrMissing, entity, a.Name)
 			}

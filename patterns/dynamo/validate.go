@@ -151,23 +151,42 @@ func (r *Report) OK() bool {
 }
 
 // Summary is the report's last line, for the model file: the items
-// loaded, the writes and expectations, how many failed and how many were
-// not run, and where (the engine's address).
+// loaded (and refused), the writes and expectations, how many failed (by
+// kind, when not only expectations) and how many were not run, and where
+// (the engine's address). Its counts add up: loaded and refused are the
+// example items, and failed is the sum of its kinds.
 func (r *Report) Summary(file, where string) string {
-	failed := len(r.LoadErrors)
+	var failedSteps, failedResults int
 	for _, x := range r.Steps {
 		if !x.OK() && x.NotRun == "" {
-			failed++
+			failedSteps++
 		}
 	}
 	for _, x := range r.Results {
 		if !x.OK() && x.NotRun == "" {
-			failed++
+			failedResults++
 		}
 	}
-	steps, notRun := "", ""
+	failed := len(r.LoadErrors) + failedSteps + failedResults
+	steps, notRun, loaded := "", "", ""
 	if len(r.Steps) > 0 {
 		steps = fmt.Sprintf("%d write(s), ", len(r.Steps))
+	}
+	if n := len(r.LoadErrors); n > 0 {
+		loaded = fmt.Sprintf(", %d refused", n)
+	}
+	// What failed adds up, by kind, when it is not only expectations.
+	if failed > failedResults {
+		var parts []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{len(r.LoadErrors), "item(s)"}, {failedSteps, "write(s)"}, {failedResults, "expectation(s)"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		notRun = " (" + strings.Join(parts, ", ") + ")"
 	}
 	if n := r.NotRun(); n > 0 {
 		notRun = fmt.Sprintf(", %d not run (their patterns have errors)", n)
@@ -181,7 +200,7 @@ func (r *Report) Summary(file, where string) string {
 	default:
 		notRun += fmt.Sprintf("; generated data (seed %d): differs", p.Seed)
 	}
-	return fmt.Sprintf("%s: %d item(s) loaded, %s%d expectation(s), %d failed%s (%s)", file, r.Loaded, steps, len(r.Results), failed, notRun, where)
+	return fmt.Sprintf("%s: %d item(s) loaded%s, %s%d expectation(s), %d failed%s (%s)", file, r.Loaded, loaded, steps, len(r.Results), failed, notRun, where)
 }
 
 // NotRun counts the example writes and expectations not run (their

@@ -79,7 +79,7 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 				}
 			}
 		}()
-		if ex := d.Model().Examples; (ex == nil || len(ex.Expect) == 0) && !o.Keep {
+		if !loadsExamples(d.Model()) && !o.Keep {
 			return &Report{}, "", nil
 		}
 	}
@@ -130,11 +130,12 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 // and generated data, each on a table it can use.
 //   - Existing reads the expectations on the table, nothing else: a
 //     design without them has nothing to read there.
-//   - Otherwise, without expectations, only generated data proves the
-//     design (on tables of its own: Table names none of them).
+//   - Otherwise, without expectations, items or writes, only generated
+//     data proves the design (on tables of its own: Table names none of
+//     them).
 func (o ValidateOptions) Refusal(d *patterns.Design) error {
 	m := d.Model()
-	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 {
+	if ex := m.Examples; ex != nil && len(ex.Expect) > 0 || loadsExamples(m) && !o.Existing {
 		return nil
 	}
 	switch {
@@ -161,3 +162,11 @@ func ScratchTable(model string, now time.Time) string {
 // dropTime bounds dropping ValidateTable's table: a table still being
 // created cannot be deleted, so dropping waits for it.
 const dropTime = 2 * time.Minute
+
+// loadsExamples reports whether the model's examples give anything to
+// load into a table: expectations, or items and writes (each must be
+// held as the example says, with or without a read of it).
+func loadsExamples(m *patterns.Model) bool {
+	ex := m.Examples
+	return ex != nil && (len(ex.Expect) > 0 || len(ex.Items) > 0 || len(ex.Steps) > 0)
+}

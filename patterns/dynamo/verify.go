@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -166,21 +165,13 @@ func bookKey(d *patterns.Design, sk string) map[string]types.AttributeValue {
 
 // MigrationDigest identifies a lock's migration whatever its current
 // phase and whichever environments verified it (the accepted design, the
-// target and the phases): the table's bookkeeping is keyed by it.
+// target and the phases): the table's bookkeeping is keyed by it
+// (patterns.Lock.MigrationDigest).
 func MigrationDigest(l *patterns.Lock) (string, error) {
 	if l.Migration == nil {
 		return "", ErrNoMigration
 	}
-	cp := *l
-	mg := *l.Migration
-	mg.Current, mg.Verified = 0, nil
-	cp.Migration, cp.Environments = &mg, nil
-	b, err := cp.Bytes()
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return l.MigrationDigest()
 }
 
 // VerifyOptions tune a verifying scan.
@@ -545,8 +536,14 @@ func VerifiedPhases(ctx context.Context, c RekeyClient, l *patterns.Lock, name s
 	if err != nil {
 		return 0, err
 	}
+	return verifiedOf(ctx, c, l, name, digest)
+}
+
+// verifiedOf reads how many phases of the migration digest names the
+// table has verified (0: none, or no record).
+func verifiedOf(ctx context.Context, c RekeyClient, l *patterns.Lock, name, digest string) (int, error) {
 	var out *dynamodb.GetItemOutput
-	err = patiently(ctx, func() (err error) {
+	err := patiently(ctx, func() (err error) {
 		out, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: bookKey(l.Accepted, stateSK+string(patterns.Sep)+digest), ConsistentRead: aws.Bool(true)})
 		return err
 	})

@@ -127,16 +127,11 @@ func (g *gen) claim(name, what string) error {
 	return nil
 }
 
-// commentText is s fit for a line comment: control characters (a line
-// break would end the comment and start code) become spaces.
-func commentText(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, s)
-}
+// commentText is s fit for a line comment: what patterns.Printable
+// escapes is written as its escape, so a line break cannot end the
+// comment and start code, and a bidirectional control cannot make the
+// code read as other code (Trojan Source).
+func commentText(s string) string { return patterns.Printable(s) }
 
 // Exported is a model name as an exported Go identifier: the first
 // letter upper-cased, a trailing "Id"/"Ids" spelled ID/IDs, other

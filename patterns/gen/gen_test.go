@@ -331,3 +331,24 @@ func TestWriteDir(t *testing.T) {
 		t.Errorf("package main: %v", err)
 	}
 }
+
+// What the header's comment quotes (the model's file name) cannot end the
+// comment or make the code read as other code: a line break and the
+// bidirectional controls are written as their escapes, as everywhere
+// keyplan prints text (patterns.Printable). On main a right-to-left
+// override reached the generated code as it was.
+func TestGeneratedCommentsEscape(t *testing.T) {
+	d := keyplantest.Design(t, "../../examples/leaderboard.yaml")
+	src, err := Go(d, Options{Package: "db", Source: "models/evil\u202e\u2066lmay.\nfunc init() { panic(1) }.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []rune{'\u202e', '\u2066'} {
+		if bytes.ContainsRune(src, r) {
+			t.Errorf("the generated code holds %U raw", r)
+		}
+	}
+	if !bytes.Contains(src, []byte(`// Source: models/evil\u202e\u2066lmay.\nfunc init() { panic(1) }.yaml`)) || bytes.Contains(src, []byte("\nfunc init()")) {
+		t.Errorf("the header:\n%s", src[:min(len(src), 400)])
+	}
+}

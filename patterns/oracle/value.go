@@ -39,8 +39,6 @@ func invalid(format string, args ...any) error {
 // attribute types) and DynamoDB's limits, written here on their own: the
 // reference never asks the runtime or the planner what a value is.
 const (
-	// dynamoDigits is DynamoDB's precision for numbers.
-	dynamoDigits = 38
 	// timeLayout is how a time is written in messages.
 	timeLayout = "2006-01-02T15:04:05.000Z"
 )
@@ -87,8 +85,11 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			return nil, bad("out of the declared range")
 		}
 		n := numberText(r)
-		if significant(n) > dynamoDigits {
+		if significant(n) > patterns.NumberDigits {
 			return nil, bad("more than 38 significant digits")
+		}
+		if r.Sign() != 0 && (magnitude(r) > patterns.NumberMaxExponent || magnitude(r) < -patterns.NumberMinExponent) {
+			return nil, bad("beyond the magnitude DynamoDB holds (1E-130 to below 1E+126)")
 		}
 		return Number(n), nil
 	case patterns.TypeTime:
@@ -208,9 +209,20 @@ func numberText(r *big.Rat) string {
 		return r.Num().String()
 	}
 	// A decimal's denominator divides a power of ten: find the digits.
-	s := r.FloatString(140)
+	s := r.FloatString(patterns.NumberMinExponent + patterns.NumberDigits)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// magnitude is the power of ten of r's leading digit: 2 for 123.4, -3
+// for 0.0012.
+func magnitude(r *big.Rat) int {
+	t := strings.TrimPrefix(numberText(r), "-")
+	whole, frac, _ := strings.Cut(t, ".")
+	if whole != "0" {
+		return len(whole) - 1
+	}
+	return -(len(frac) - len(strings.TrimLeft(frac, "0")) + 1)
 }
 
 // significant counts a canonical number's significant digits.

@@ -75,10 +75,16 @@ func Write(w io.Writer, d *patterns.Design, f Format) error {
 // WriteJSON writes the design as one indented JSON object.
 func WriteJSON(w io.Writer, d *patterns.Design) error { return writeJSON(w, d) }
 
+// writeJSON writes v as indented JSON, every character a terminal would
+// not show as it is written as a JSON escape (patterns.PrintableJSON): the
+// same value, whole through Terminal.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(patterns.PrintableJSON(b), '\n'))
+	return err
 }
 
 // WriteFindings renders findings alone, in one of FindingFormats: one line

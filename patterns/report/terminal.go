@@ -8,12 +8,15 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 )
 
-// Terminal wraps w so that what a terminal would act on is escaped
-// (patterns.Printable): control characters other than newline and tab
-// (ANSI escapes, carriage returns, C1 controls), line and paragraph
-// separators and invalid UTF-8, however they reached the output (a name,
-// a value, a file path, an engine's error). Text with none of them passes
-// through unchanged.
+// Terminal wraps w so that what a terminal would act on, or show as other
+// text, is escaped (patterns.Printable, by patterns.Unprintable's one
+// rule): control characters other than newline and tab (ANSI escapes,
+// carriage returns, C1 controls), bidirectional and other format
+// characters, line and paragraph separators and invalid UTF-8, however
+// they reached the output (a name, a value, a file path, an engine's
+// error). Text with none of them passes through unchanged; machine formats
+// escape them in their own syntax first (patterns.PrintableJSON), so a
+// JSON document passes through whole.
 func Terminal(w io.Writer) io.Writer { return terminal{w} }
 
 type terminal struct{ w io.Writer }
@@ -48,7 +51,7 @@ func clean(p []byte) bool {
 			continue
 		}
 		r, size := utf8.DecodeRune(p[i:])
-		if r == utf8.RuneError || (r >= 0x80 && r <= 0x9f) || r == '\u2028' || r == '\u2029' {
+		if r == utf8.RuneError && size <= 1 || patterns.Unprintable(r) {
 			return false
 		}
 		i += size

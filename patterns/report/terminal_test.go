@@ -16,6 +16,8 @@ func TestTerminal(t *testing.T) {
 		{"bad \xff utf-8\n", `bad \xff utf-8` + "\n"},
 		{"line\u2028sep", `line\u2028sep`},
 		{"del \x7f", `del \x7f`},
+		{"rtl \u202egnp.exe", `rtl \u202egnp.exe`},
+		{"isolate \u2066x\u2069\tzero\u200bwidth\n", `isolate \u2066x\u2069` + "\t" + `zero\u200bwidth` + "\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

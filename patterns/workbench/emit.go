@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/report"
 )
 
 // emit writes the keyplan model: the notes as comments on top, then
@@ -43,7 +44,46 @@ func (im *importer) emit() (*Imported, error) {
 	add(doc, "entities", ents)
 	pats := im.patterns()
 	add(doc, "patterns", pats)
-	items := mapping(0)
+	var head []string
+	head = append(head, fmt.Sprintf("Imported by keyplan from %s (NoSQL Workbench table %s).", im.file, im.t.TableName))
+	head = append(head, "Every line marked guess is inferred from the items, not read from the file: check it.")
+	for _, n := range im.notes {
+		head = append(head, n.String())
+	}
+	doc.HeadComment = strings.Join(head, "\n")
+	var b bytes.Buffer
+	if err := encodeYAML(&b, doc); err != nil {
+		return nil, err
+	}
+	// The examples, a chunk of items at a time: one document of them all
+	// would hold every item's events in the YAML emitter at once
+	// (gigabytes for a big table).
+	chunk := mapping(0)
+	header := false
+	flush := func() error {
+		if len(chunk.Content) == 0 {
+			return nil
+		}
+		if !header {
+			b.WriteString("examples:\n  items:\n")
+			header = true
+		}
+		var ib bytes.Buffer
+		if err := encodeYAML(&ib, chunk); err != nil {
+			return err
+		}
+		for _, line := range strings.SplitAfter(ib.String(), "\n") {
+			if line != "" {
+				b.WriteString("    ")
+				b.WriteString(line)
+			}
+		}
+		chunk = mapping(0)
+		if b.Len() > patterns.MaxModelBytes {
+			return im.tooBig()
+		}
+		return nil
+	}
 	for _, e := range im.ents {
 		prefix := strings.ToLower(e.name[:1]) + e.name[1:]
 		j := 0
@@ -62,34 +102,48 @@ func (im *importer) emit() (*Imported, error) {
 			}
 			it := mapping(yaml.FlowStyle)
 			add(it, e.name, vals)
-			add(items, fmt.Sprintf("%s%d", prefix, j), it)
+			add(chunk, fmt.Sprintf("%s%d", prefix, j), it)
+			if len(chunk.Content) == 2*itemsPerChunk {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
-	if len(items.Content) > 0 {
-		ex := mapping(0)
-		add(ex, "items", items)
-		add(doc, "examples", ex)
-	}
-	var head []string
-	head = append(head, fmt.Sprintf("Imported by keyplan from %s (NoSQL Workbench table %s).", im.file, im.t.TableName))
-	head = append(head, "Every line marked guess is inferred from the items, not read from the file: check it.")
-	for _, n := range im.notes {
-		head = append(head, n.String())
-	}
-	doc.HeadComment = strings.Join(head, "\n")
-	var b bytes.Buffer
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}); err != nil {
-		return nil, fmt.Errorf("workbench: writing the model: %w", err)
-	}
-	if err := enc.Close(); err != nil {
+	if err := flush(); err != nil {
 		return nil, err
 	}
-	return &Imported{YAML: b.Bytes(), Notes: im.notes}, nil
+	// Through report.Terminal: what YAML writes raw but a terminal would
+	// not show as it is (a right-to-left override) becomes an escape,
+	// inside the double quotes quoteUnprintable put around its scalar (or
+	// in a comment): the same model, printable.
+	var out bytes.Buffer
+	if _, err := report.Terminal(&out).Write(b.Bytes()); err != nil {
+		return nil, err
+	}
+	if out.Len() > patterns.MaxModelBytes {
+		return nil, im.tooBig() // the escapes made it so
+	}
+	return &Imported{YAML: out.Bytes(), Notes: im.notes}, nil
 }
 
-// attrNode is an attribute's declaration: its type, alone or with its
+// itemsPerChunk is how many example items one YAML document holds.
+const itemsPerChunk = 256
+
+// encodeYAML writes one node as a YAML document, its scalars holding
+// unprintable characters double-quoted (quoteUnprintable).
+func encodeYAML(b *bytes.Buffer, n *yaml.Node) error {
+	quoteUnprintable(n)
+	enc := yaml.NewEncoder(b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{n}}); err != nil {
+		return fmt.Errorf("workbench: writing the model: %w", err)
+	}
+	return enc.Close()
+}
+
+// attrNode is an attribute's declaration: its type, alone or with what
+// else it declares (keyplan's export carries them: declarations), its
 // range and optional.
 func (im *importer) attrNode(e *entity, a *attr) *yaml.Node {
 	optional := false
@@ -101,20 +155,45 @@ func (im *importer) attrNode(e *entity, a *attr) *yaml.Node {
 			optional = true
 		}
 	}
+	d := a.decl
+	if d != nil {
+		optional = optional || d.Optional
+	}
 	if contains(e.id, a.name) {
 		optional = false
 	}
-	if a.min == nil && !optional {
-		return scalar(string(a.typ))
-	}
 	n := mapping(yaml.FlowStyle)
 	add(n, "type", scalar(string(a.typ)))
+	if d != nil && len(d.Values) > 0 {
+		vs := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, v := range d.Values {
+			vs.Content = append(vs.Content, quoted(v))
+		}
+		add(n, "values", vs)
+	}
+	if d != nil && d.MaxLength > 0 {
+		add(n, "maxLength", scalar(strconv.Itoa(d.MaxLength)))
+	}
 	if a.min != nil {
 		add(n, "min", scalar(strconv.FormatInt(*a.min, 10)))
+	}
+	if a.max != nil {
 		add(n, "max", scalar(strconv.FormatInt(*a.max, 10)))
+	}
+	if d != nil && d.Digits > 0 {
+		add(n, "digits", scalar(strconv.Itoa(d.Digits)))
+	}
+	if d != nil && d.Cardinality > 0 {
+		add(n, "cardinality", scalar(strconv.Itoa(d.Cardinality)))
 	}
 	if optional {
 		add(n, "optional", scalar("true"))
+	}
+	if d != nil && d.Immutable {
+		add(n, "immutable", scalar("true"))
+	}
+	if len(n.Content) == 2 {
+		return scalar(string(a.typ))
 	}
 	return n
 }
@@ -209,6 +288,18 @@ func valueNode(a *attr, v string) *yaml.Node {
 		return scalar(v)
 	}
 	return quoted(v)
+}
+
+// quoteUnprintable double-quotes every scalar holding a character
+// patterns.Unprintable names (or a byte that is not UTF-8): YAML's escapes
+// (\u202e) hold only between double quotes.
+func quoteUnprintable(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && patterns.Printable(n.Value) != n.Value {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		quoteUnprintable(c)
+	}
 }
 
 func mapping(style yaml.Style) *yaml.Node {

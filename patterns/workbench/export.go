@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -30,16 +31,25 @@ type ExportOptions struct {
 // sample's (as keyplan's runtime writes them: package view). Workbench
 // shows a facet's items under its aliases; keyplan's import reads the
 // aliases back where the items agree with them.
+//
+// A natively keyed GSI on one partition attribute and at most one sort
+// attribute is written as it is: keyed on those attributes. One keyed on
+// several attributes (a multi-attribute key, or its discriminator and an
+// attribute), which a Workbench data model cannot key a GSI on, is shown
+// by a synthetic rendering: key attributes named as keyplan names a
+// synthetic GSI's (GSI2PK, GSI2SK), on each item that is on the index, the
+// key's attributes joined by '#' (its canonical template: the entity's tag
+// first when the index has a discriminator), as a synthetic key would hold
+// them. The table holds no such attributes; the model's description says
+// which GSIs are rendered so. The declarations Workbench has no field for
+// (ids, enums, lengths, ranges, times, optional) ride in the description
+// too (Declarations), and the import reads them back.
 func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) error {
 	m := d.Model()
 	if m == nil {
 		return fmt.Errorf("workbench: the design has no model")
 	}
 	date := o.Now.UTC().Format(DateLayout)
-	desc := "Exported by keyplan"
-	if d.Source != "" {
-		desc += " from " + d.Source
-	}
 	t := &Table{
 		TableName:     d.Table,
 		KeyAttributes: KeyAttributes{PartitionKey: Attribute{d.PK, "S"}, SortKey: &Attribute{d.SK, "S"}},
@@ -61,14 +71,36 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		}
 		return fmt.Errorf("workbench: the design has local secondary indexes (%s); keyplan writes Workbench data models with GSIs only, and an LSI exported as a GSI would read eventually consistent what the model reads strongly", strings.Join(names, ", "))
 	}
+	var rendered []string // the natively keyed GSIs shown by synthetic keys
+	synthetic := map[string]bool{}
 	for _, ix := range d.Indexes {
-		if ix.Native() {
-			return fmt.Errorf("workbench: index %s is keyed natively (%s); a Workbench data model keys a GSI on one partition and one sort attribute, as strings here: plan the model with indexKeys: synthetic to export it", ix.Name, ix.KeyText())
+		g := &GSI{IndexName: ix.Name, Projection: Projection{ProjectionType: string(ix.Projection)}}
+		switch {
+		case !ix.Native():
+			add(ix.PK, "S")
+			add(ix.SK, "S")
+			g.KeyAttributes = KeyAttributes{PartitionKey: Attribute{ix.PK, "S"}, SortKey: &Attribute{ix.SK, "S"}}
+		case len(ix.PartitionKeys) == 1 && len(ix.SortKeys) <= 1:
+			// Workbench holds it as it is: keyed on the items' own attribute.
+			pk := Attribute{ix.PartitionKeys[0], nativeType(m, ix.PartitionKeys[0])}
+			add(pk.AttributeName, pk.AttributeType)
+			g.KeyAttributes = KeyAttributes{PartitionKey: pk}
+			if len(ix.SortKeys) == 1 {
+				sk := Attribute{ix.SortKeys[0], nativeType(m, ix.SortKeys[0])}
+				add(sk.AttributeName, sk.AttributeType)
+				g.KeyAttributes.SortKey = &sk
+			}
+		default:
+			pk, sk := patterns.IndexKeyNames(ix.Name)
+			add(pk, "S")
+			g.KeyAttributes = KeyAttributes{PartitionKey: Attribute{pk, "S"}}
+			if len(ix.SortKeys) > 0 {
+				add(sk, "S")
+				g.KeyAttributes.SortKey = &Attribute{sk, "S"}
+			}
+			synthetic[ix.Name] = true
+			rendered = append(rendered, fmt.Sprintf("%s (keyed natively on %s) is shown by %s", ix.Name, ix.KeyText(), strings.Join(g.keyNames(), "/")))
 		}
-		add(ix.PK, "S")
-		add(ix.SK, "S")
-		g := &GSI{IndexName: ix.Name, KeyAttributes: KeyAttributes{PartitionKey: Attribute{ix.PK, "S"}, SortKey: &Attribute{ix.SK, "S"}},
-			Projection: Projection{ProjectionType: string(ix.Projection)}}
 		if ix.Projection == patterns.ProjectInclude {
 			g.Projection.NonKeyAttributes = slices.Clone(ix.NonKeyAttributes)
 		}
@@ -88,8 +120,20 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		f := &Facet{FacetName: e.Name, KeyAttributeAlias: KeyAlias{PartitionKeyAlias: base.PK.String(), SortKeyAlias: base.SK.String()},
 			DataAccess: DataAccess{MySQL: json.RawMessage("{}")}, NonKeyAttributes: []string{}}
 		for _, k := range ek.Keys[1:] {
-			pk, sk := d.KeyNames(k.Index)
-			f.NonKeyAttributes = append(f.NonKeyAttributes, pk, sk)
+			ix := d.Index(k.Index)
+			switch {
+			case ix == nil:
+			case !ix.Native():
+				f.NonKeyAttributes = append(f.NonKeyAttributes, ix.PK, ix.SK)
+			case synthetic[ix.Name]:
+				pk, sk := patterns.IndexKeyNames(ix.Name)
+				f.NonKeyAttributes = append(f.NonKeyAttributes, pk)
+				if len(ix.SortKeys) > 0 {
+					f.NonKeyAttributes = append(f.NonKeyAttributes, sk)
+				}
+			case ix.Discriminated():
+				f.NonKeyAttributes = append(f.NonKeyAttributes, ix.PartitionKeys[0])
+			}
 		}
 		for _, a := range e.Attributes {
 			f.NonKeyAttributes = append(f.NonKeyAttributes, a.Name)
@@ -107,17 +151,101 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 					}
 					item[name] = value(typ, v)
 				}
+				for _, k := range ek.Keys[1:] {
+					if !synthetic[k.Index] {
+						continue
+					}
+					pk, sk := patterns.IndexKeyNames(k.Index)
+					pv, pok := renderKey(e, k.PK, it.Attrs)
+					sv, sok := renderKey(e, k.SK, it.Attrs)
+					ix := d.Index(k.Index)
+					if !pok || !sok || ix.Discriminated() && it.Attrs[ix.PartitionKeys[0]] == "" {
+						continue // not on the index (sparse)
+					}
+					item[pk] = value("S", pv)
+					if len(ix.SortKeys) > 0 {
+						item[sk] = value("S", sv)
+					}
+				}
 				f.TableData = append(f.TableData, item)
 			}
 		}
 		t.TableFacets = append(t.TableFacets, f)
 	}
+	desc := "Exported by keyplan"
+	if d.Source != "" {
+		desc += " from " + d.Source
+	}
+	desc += "."
+	if len(rendered) > 0 {
+		desc += " A Workbench model keys a GSI on one attribute: " + strings.Join(rendered, "; ") +
+			", the key's attributes joined by '#' as a synthetic key would hold them (the table holds no such attributes)."
+	}
+	decl, err := declarations(m)
+	if err != nil {
+		return err
+	}
+	desc += "\n\n" + declarationsPrefix + decl
 	wb := &Model{ModelName: d.Table, DataModel: []*Table{t}, ModelMetadata: Metadata{
 		Author: "keyplan", DateCreated: date, DateLastModified: date, Description: desc, AWSService: "Amazon DynamoDB", Version: Version}}
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(wb)
+	if err := enc.Encode(wb); err != nil {
+		return err
+	}
+	// Every character a terminal would not show as it is (DEL, C1, the
+	// bidirectional controls) as a JSON escape: the same value, and the
+	// file stays JSON however it is printed (report.Terminal).
+	_, err = w.Write(patterns.PrintableJSON(b.Bytes()))
+	return err
+}
+
+// keyNames are a GSI's key attribute names.
+func (g *GSI) keyNames() []string {
+	out := []string{g.KeyAttributes.PartitionKey.AttributeName}
+	if g.KeyAttributes.SortKey != nil {
+		out = append(out, g.KeyAttributes.SortKey.AttributeName)
+	}
+	return out
+}
+
+// nativeType is the DynamoDB type of a native key attribute: the
+// entities' (the checks hold them to one), S for a discriminator.
+func nativeType(m *patterns.Model, name string) string {
+	for _, e := range m.Entities {
+		if a := e.Attr(name); a != nil {
+			return dynamoType(a.Type)
+		}
+	}
+	return "S"
+}
+
+// renderKey fills a key template from an item's stored values as keyplan
+// writes a key (EncodeKey); false when the item lacks one of them.
+func renderKey(e *patterns.Entity, t patterns.Template, attrs map[string]string) (string, bool) {
+	var b strings.Builder
+	for _, seg := range t {
+		switch {
+		case seg.Attr != "":
+			v, ok := attrs[seg.Attr]
+			a := e.Attr(seg.Attr)
+			if !ok || a == nil {
+				return "", false
+			}
+			enc, err := a.EncodeKey(v)
+			if err != nil {
+				return "", false
+			}
+			b.WriteString(enc)
+		case seg.Shards > 0:
+			return "", false
+		default:
+			b.WriteString(seg.Lit)
+		}
+	}
+	return b.String(), true
 }
 
 // dynamoType is how DynamoDB stores an attribute of a keyplan type

@@ -78,6 +78,9 @@ type Imported struct {
 // access patterns (the public models have none), so the user replaces the
 // inferred ones with the application's questions.
 func Import(file string, data []byte, o ImportOptions) (*Imported, error) {
+	if err := precheck(file, data); err != nil {
+		return nil, err
+	}
 	var wb Model
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&wb); err != nil {
@@ -107,7 +110,69 @@ func Import(file string, data []byte, o ImportOptions) (*Imported, error) {
 	if err := im.check(); err != nil {
 		return nil, err
 	}
+	decls, err := readDeclarations(wb.ModelMetadata.Description)
+	if err != nil {
+		im.note("the model's description", false, "%v: the declarations are inferred instead", err)
+	}
+	im.decls = decls
+	if decls == nil {
+		im.note("attributes", false, "the file declares no enum values, string lengths or number ranges (a Workbench model has no field for them; keyplan's own export carries them in its description): declare values, maxLength and min/max where the application has them, or keyplan cannot prove key sizes and cardinalities")
+	}
 	return im.run()
+}
+
+// precheck refuses, before the file is parsed, what the model made of it
+// could not hold: more than MaxFileBytes, or more than MaxItems items. The
+// items are counted by reading the JSON's tokens, keeping none of them:
+// time and memory bounded by the file's size, not by what it holds. A file
+// that is not JSON is left to the parse, which says where.
+func precheck(file string, data []byte) error {
+	if len(data) > MaxFileBytes {
+		return &Error{File: file, Msg: fmt.Sprintf("larger than %d MB, which is the most keyplan imports (the model it makes must stay under the %d MB keyplan loads)",
+			MaxFileBytes>>20, patterns.MaxModelBytes>>20)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	// stack holds, per open container, whether it is an object (and then
+	// whether its next token is a key) and whether it is a TableData array.
+	type level struct{ object, key, items bool }
+	var stack []level
+	done := func() { // a value ended: its object's next token is a key
+		if n := len(stack); n > 0 && stack[n-1].object {
+			stack[n-1].key = true
+		}
+	}
+	lastKey, items := "", 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end, or a syntax error the parse reports
+		}
+		n := len(stack)
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:n-1]
+			done()
+			continue
+		}
+		if n > 0 && stack[n-1].object && stack[n-1].key {
+			lastKey, _ = tok.(string)
+			stack[n-1].key = false
+			continue
+		}
+		if n > 0 && stack[n-1].items {
+			if items++; items > MaxItems {
+				return &Error{File: file, Field: "TableData", Msg: fmt.Sprintf("more than %d items; keyplan imports at most %d (each becomes an example of the model, which must stay under the %d MB keyplan loads): import a smaller sample",
+					MaxItems, MaxItems, patterns.MaxModelBytes>>20)}
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, level{object: true, key: true})
+		case json.Delim('['):
+			stack = append(stack, level{items: n > 0 && stack[n-1].object && lastKey == "TableData"})
+		default:
+			done()
+		}
+	}
 }
 
 // jsonError says where a JSON syntax or type error is.
@@ -151,6 +216,9 @@ type importer struct {
 	ents  []*entity
 	// keyName maps a Workbench key attribute to keyplan's index name.
 	indexes []index
+	// decls are the declarations keyplan's export carried, by entity
+	// (readDeclarations; nil for another file).
+	decls map[string]*entityDecl
 }
 
 type index struct {
@@ -180,6 +248,9 @@ type attr struct {
 	typ  patterns.AttrType
 	min  *int64
 	max  *int64
+	// decl is what keyplan's export declared (nil: a file keyplan did not
+	// write, or an attribute it did not declare).
+	decl *attrDecl
 }
 
 func (im *importer) note(subject string, guess bool, format string, args ...any) {
@@ -243,12 +314,25 @@ func (im *importer) run() (*Imported, error) {
 		}
 	}
 	im.entities()
+	held := 0 // the values' bytes: the model holds each at least once
+	for _, e := range im.ents {
+		for _, s := range e.samples {
+			for _, v := range s {
+				held += len(v.text)
+			}
+		}
+	}
+	if held > patterns.MaxModelBytes {
+		return nil, im.tooBig()
+	}
 	if len(im.ents) == 0 {
 		return nil, &Error{File: im.file, Field: "DataModel[" + t.TableName + "]", Msg: "has no facets and no items (TableData): nothing says what its entities are"}
 	}
 	for _, e := range im.ents {
 		im.attributes(e)
+		im.declareAttrs(e)
 		im.inferKeys(e)
+		im.declareID(e)
 		// A range given to a number to match a key stays only on numbers
 		// a key holds.
 		keyed := map[string]bool{}
@@ -260,12 +344,19 @@ func (im *importer) run() (*Imported, error) {
 			}
 		}
 		for _, a := range e.attrs {
-			if !keyed[a.name] {
+			if !keyed[a.name] && a.decl == nil {
 				a.min, a.max = nil, nil
 			}
 		}
 	}
 	return im.emit()
+}
+
+// tooBig is the error of a file whose model would be larger than the
+// loader takes.
+func (im *importer) tooBig() error {
+	return &Error{File: im.file, Field: "DataModel[" + im.t.TableName + "]", Msg: fmt.Sprintf(
+		"the model it makes is larger than the %d MB keyplan loads: import a model with fewer or smaller items", patterns.MaxModelBytes>>20)}
 }
 
 func orNone(s string) string {
@@ -476,15 +567,15 @@ func sanitizeIndex(s string) string {
 
 // keyAttr reports whether a Workbench attribute is a key attribute only
 // (the base table's, or a GSI's named for its GSI, as keyplan names
-// them): not an attribute of the entity.
+// them, or a native GSI's discriminator): not an attribute of the entity.
 func (im *importer) keyAttr(name string) bool {
 	for i, ix := range im.indexes {
 		if i == 0 && (name == ix.pk || name == ix.sk) {
 			return true
 		}
 		pk, sk := patterns.IndexKeyNames(ix.name)
-		if i > 0 && (name == pk && ix.pk == pk || name == sk && ix.sk == sk) {
-			return true
+		if i > 0 && (name == pk && ix.pk == pk || name == sk && ix.sk == sk || name == patterns.IndexEntityName(ix.name)) {
+			return true // a native index's discriminator (keyplan's export) is a key's too
 		}
 	}
 	return false
@@ -603,6 +694,9 @@ func (e *entity) value(s map[string]sampleValue, a *attr) (string, bool) {
 // encode renders a value as keyplan writes it in a key.
 func (a *attr) encode(v string) (string, bool) {
 	pa := &patterns.Attribute{Name: a.name, Type: a.typ, Min: a.min, Max: a.max}
+	if a.decl != nil {
+		pa.Digits = a.decl.Digits
+	}
 	var x any = v
 	if a.typ == patterns.TypeNumber {
 		x = json.Number(v)

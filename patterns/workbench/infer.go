@@ -131,7 +131,10 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 			holders = append(holders, s)
 		}
 	}
-	if strings.Contains(alias, "{") {
+	// A template alias every item agrees with (keyplan's own export);
+	// one that is a constant only when the items hold it (an alias that
+	// names the key, "AccountId", is no constant the items agree with).
+	if alias != "" && (strings.Contains(alias, "{") || len(holders) > 0) {
 		if t, err := patterns.ParseTemplate(alias); err == nil && im.agrees(e, t, holders, key) {
 			return alias, true
 		}
@@ -246,13 +249,7 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 			}
 		}
 		if same && (len(holders) > 1 || isWord(texts[0]) || texts[0] == "") {
-			if strings.ContainsAny(texts[0], "{}") {
-				a := im.makeAttr(e, holders, texts, key, "", subject)
-				im.note(subject, true, "%q cannot be a literal of a template (braces); taken as attribute %s", texts[0], a.name)
-				out = append(out, "{"+a.name+"}")
-				continue
-			}
-			out = append(out, texts[0])
+			out = append(out, literal(texts[0]))
 			continue
 		}
 		// A value no attribute holds: split off a literal prefix and suffix
@@ -282,7 +279,7 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 			im.note(subject, true, "part %d (%q…) is held by no attribute and %s: made attribute %s from it", i+1, texts[0], why, a.name)
 		}
 		used = append(used, a.name)
-		out = append(out, pre+"{"+a.name+"}"+suf)
+		out = append(out, literal(pre)+"{"+a.name+"}"+literal(suf))
 	}
 	t := strings.Join(out, "#")
 	tt, err := patterns.ParseTemplate(t)
@@ -299,6 +296,9 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 	}
 	return t, true
 }
+
+// literal is text as a template's literal (its braces doubled).
+func literal(s string) string { return patterns.Template{{Lit: s}}.String() }
 
 // agrees reports whether every holder renders to the value it holds, and
 // every attribute of the template is the entity's.

@@ -91,7 +91,14 @@ def start_engine(name, port, args, work):
         if not os.path.exists(binary):
             subprocess.run(["go", "build", "-o", binary, "./internal/minidyn/cmd/minidyn"],
                            cwd=REPO, check=True)
-        cmd = [binary, "-addr", f"127.0.0.1:{port}"]
+        # The engine checks every request's signature: the suite signs
+        # with its placeholder key (conftest's get_valid_alternator_role
+        # without CQL), given to the engine in a credentials file, never
+        # in argv.
+        creds = os.path.join(work, "credentials")
+        with open(os.open(creds, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write("[default]\naws_access_key_id = unknown_user\naws_secret_access_key = unknown_secret\n")
+        cmd = [binary, "-addr", f"127.0.0.1:{port}", "-credentials-file", creds]
         cwd = REPO
     elif name == "local":
         binary = os.path.join(work, "keyplan")
@@ -113,7 +120,9 @@ def start_engine(name, port, args, work):
                                "the directory holding DynamoDBLocal.jar and DynamoDBLocal_lib")
         cmd = ["java", f"-Djava.library.path={os.path.join(d, 'DynamoDBLocal_lib')}", "-jar",
                os.path.join(d, "DynamoDBLocal.jar"), "-inMemory", "-port", str(port)]
-        cwd = d
+        # Its settings file goes to its working directory: not the
+        # install's (keyplan checks its install's files at every start).
+        cwd = work
     else:
         raise RuntimeError(f"unknown engine {name!r} (one of {', '.join(ENGINES)})")
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)

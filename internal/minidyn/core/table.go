@@ -46,10 +46,23 @@ type Definition struct {
 	GSIsGiven, LSIsGiven bool
 }
 
-var namePattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+var (
+	namePattern      = regexp.MustCompile(`^[a-zA-Z0-9_.-]{3,255}$`)
+	nameCharsPattern = regexp.MustCompile(`^[a-zA-Z0-9_.-]+$`)
+)
+
+// The lengths a table or index name may have.
+const (
+	MinNameLength = 3
+	MaxNameLength = 255
+)
 
 // ValidName is DynamoDB's rule for table and index names.
 func ValidName(name string) bool { return namePattern.MatchString(name) }
+
+// ValidNameCharacters is the characters' half of ValidName (the rest is
+// the length: MinNameLength to MaxNameLength).
+func ValidNameCharacters(name string) bool { return nameCharsPattern.MatchString(name) }
 
 const invalidName = "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
 

@@ -518,7 +518,7 @@ func (c *Client) RestoreTableFromBackup(ctx context.Context, in *RestoreTableFro
 			return nil, apiErr(err)
 		}
 
-		w.Commit()
+		c.commitUnrecorded(w)
 	}
 
 	return &RestoreTableFromBackupOutput{TableDescription: restoredTableJSON{

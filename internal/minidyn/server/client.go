@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,6 +33,9 @@ type Client struct {
 	// seq numbers their records.
 	streams map[string]*stream
 	seq     uint64
+	// journal holds the changes not yet committed to the store (nil:
+	// none, the engine is in memory only; persist.go).
+	journal *journal
 	// backups are the on-demand backups by ARN (backups.go).
 	backups map[string]*backup
 }
@@ -64,11 +69,36 @@ func checkTableName(name *string) error {
 		return validation("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
 	}
 
-	if !core.ValidName(*name) {
-		return validation("1 validation error detected: Value '%s' at 'tableName' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+", *name)
+	if core.ValidName(*name) {
+		return nil
 	}
 
-	return nil
+	// Each rule broken, as DynamoDB names them: the characters, then the
+	// length (3 to 255).
+	var broken []string
+
+	if !core.ValidNameCharacters(*name) {
+		broken = append(broken, "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+	}
+
+	switch n := len(*name); {
+	case n < core.MinNameLength:
+		broken = append(broken, fmt.Sprintf("Member must have length greater than or equal to %d", core.MinNameLength))
+	case n > core.MaxNameLength:
+		broken = append(broken, fmt.Sprintf("Member must have length less than or equal to %d", core.MaxNameLength))
+	}
+
+	msgs := make([]string, len(broken))
+	for i, b := range broken {
+		msgs[i] = fmt.Sprintf("Value '%s' at 'tableName' failed to satisfy constraint: %s", *name, b)
+	}
+
+	count := "1 validation error"
+	if len(msgs) > 1 {
+		count = fmt.Sprintf("%d validation errors", len(msgs))
+	}
+
+	return validation("%s detected: %s", count, strings.Join(msgs, "; "))
 }
 
 // tableFor checks a request's table name and finds the table.

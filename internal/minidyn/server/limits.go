@@ -30,6 +30,10 @@ type Options struct {
 	// a request whose SigV4 Authorization header names another (or none)
 	// is refused, as DynamoDB refuses an unknown key.
 	AccessKeyID string
+	// SecretAccessKey, when set (with AccessKeyID), is that key's secret:
+	// a request's SigV4 signature is verified with it (sigv4.go), so the
+	// key id alone lets no one in.
+	SecretAccessKey string
 	// MaxRequestBytes, MaxRequestValues and MaxInFlight bound a request's
 	// memory and the requests worked on at once (0: the defaults).
 	MaxRequestBytes  int64

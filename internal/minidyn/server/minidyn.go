@@ -2,6 +2,8 @@ package server
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -108,6 +110,9 @@ func (s *Server) ClearTable(tableName string) error {
 		return ErrServerNotInitialized
 	}
 
+	s.gate.Lock()
+	defer s.gate.Unlock()
+
 	return s.client.ClearTable(tableName)
 }
 
@@ -117,9 +122,24 @@ func (s *Server) ClearAllTables() error {
 		return ErrServerNotInitialized
 	}
 
-	s.client.ClearAllTables()
+	s.gate.Lock()
+	defer s.gate.Unlock()
 
-	return nil
+	c := s.client
+
+	c.mu.Lock()
+	names := slices.Sorted(maps.Keys(c.tables))
+	c.mu.Unlock()
+
+	var errs []error
+
+	for _, name := range names {
+		if err := c.ClearTable(name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+
+	return errors.Join(errs...)
 }
 
 // Reset removes all tables and indexes from the in-memory client.
@@ -128,14 +148,20 @@ func (s *Server) Reset() error {
 		return ErrServerNotInitialized
 	}
 
+	s.gate.Lock()
+	defer s.gate.Unlock()
+
 	s.client.Reset()
 
-	return nil
+	return s.journalTables()
 }
 
 // ExpireTTL deletes the items whose TTL has passed (see Client.ExpireTTL)
 // and returns how many it deleted.
 func (s *Server) ExpireTTL() int {
+	s.gate.RLock()
+	defer s.gate.RUnlock()
+
 	n := s.client.ExpireTTL()
 	if n > 0 {
 		s.changes.Add(1)

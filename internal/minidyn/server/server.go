@@ -20,6 +20,62 @@ type Server struct {
 	slots chan struct{}
 	// changes counts the requests that changed tables or items.
 	changes atomic.Uint64
+	// gate lets reads and item writes run together (read-locked) and
+	// every other operation alone (locked), so a table's record is
+	// journaled in the same order as the writes to its items, and no
+	// rollback runs while a request has not yet read what it waits on
+	// (persist.go).
+	gate sync.RWMutex
+	// durable is the committer of the store the tables are kept in (nil:
+	// memory only; Persist).
+	durable *durability
+	// signedAt is the clock signatures are dated against (nil: the wall
+	// clock; tests set it).
+	signedAt func() time.Time
+}
+
+// journalTables journals the tables whose records changed (persist.go),
+// when there is a store.
+func (s *Server) journalTables() error {
+	if s.client.journal == nil {
+		return nil
+	}
+
+	return s.client.journalTables()
+}
+
+// lockFor takes the gate as op needs it (persist.go) and returns what
+// releases it: after journaling the records of the tables a table
+// operation changed (its error becomes the request's), it reads the
+// journal's sequence number the request is answered after, before any
+// failed commit's rollback can run.
+func (s *Server) lockFor(op string) func(*error) (target uint64) {
+	j := s.client.journal
+
+	switch {
+	case j == nil:
+		return func(*error) uint64 { return 0 }
+	case readOp(op) || itemOps[op]:
+		s.gate.RLock()
+
+		return func(*error) uint64 {
+			defer s.gate.RUnlock()
+
+			return j.seq.Load()
+		}
+	}
+
+	s.gate.Lock()
+
+	return func(err *error) uint64 {
+		defer s.gate.Unlock()
+
+		if jerr := s.journalTables(); *err == nil && jerr != nil {
+			*err = &apiError{Code: "InternalServerError", Message: jerr.Error()}
+		}
+
+		return j.seq.Load()
+	}
 }
 
 // mutating are the operations that change tables or items.
@@ -86,13 +142,23 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// At most MaxInFlight requests are read and run at once; the others
-	// wait here, their bodies unread.
+	// wait here, their bodies unread. A request whose changes are being
+	// committed gives its slot up while it waits (persist.go).
 	select {
 	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
 	case <-r.Context().Done():
 		return
 	}
+
+	holding := true
+	release := func() {
+		if holding {
+			holding = false
+			<-s.slots
+		}
+	}
+
+	defer release()
 
 	op := operation(r.Header.Get("X-Amz-Target"))
 
@@ -114,6 +180,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	// The signature is of the body as sent (compressed or not).
+	if err := s.verifySignature(r, raw); err != nil {
+		writeError(w, err)
+		return
+	}
+
 	if raw, err = decodeBody(r.Header.Get("Content-Encoding"), raw, s.opts.MaxRequestBytes); err != nil {
 		writeError(w, err)
 		return
@@ -127,6 +199,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := s.client
 
 	var resp any
+
+	unlock := s.lockFor(op)
 
 	switch op {
 	case "CreateTable":
@@ -175,12 +249,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		resp, err = s.serveMore(r, op, raw)
 	}
 
-	if err != nil {
-		writeError(w, err)
-		return
-	}
+	target := unlock(&err)
 
-	if mutating[op] {
+	if err == nil && mutating[op] {
 		s.changes.Add(1)
 	}
 
@@ -190,14 +261,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	buf := bodies.Get().(*[]byte)
 	defer bodies.Put(buf)
 
-	body, err := encodeResponse((*buf)[:0], resp)
-	if err != nil {
-		writeError(w, &apiError{Code: "InternalServerError", Message: err.Error()})
-		return
+	var body []byte
+
+	if err == nil {
+		if body, err = encodeResponse((*buf)[:0], resp); err != nil {
+			err = &apiError{Code: "InternalServerError", Message: err.Error()}
+		} else if cap(body) <= maxPooledBody {
+			*buf = body
+		}
 	}
 
-	if cap(body) <= maxPooledBody {
-		*buf = body
+	// Answered, even with an error (a failed condition tells of an item),
+	// only once what it changed or read is committed.
+	if d := s.durable; d != nil {
+		release()
+
+		if werr := d.wait(target); werr != nil {
+			err = werr
+		}
+	}
+
+	if err != nil {
+		writeError(w, err)
+		return
 	}
 
 	writeBody(w, http.StatusOK, responseEncoding(r.Header.Get("Accept-Encoding")), body)

@@ -232,6 +232,10 @@ func (c *Client) maintain(s *stream) {
 func (c *Client) commit(w *core.Write, byTTL bool) {
 	w.Commit()
 
+	if c.journal != nil {
+		c.journalWrite(w, c.seq)
+	}
+
 	m := c.meta[w.Table.Name]
 	if m == nil || m.streamArn == "" {
 		return

@@ -349,10 +349,11 @@ func (c *Client) ClearTable(tableName string) error {
 
 	table.Clear()
 
-	return nil
+	return c.journalCleared(tableName)
 }
 
-// ClearAllTables removes every item of every table.
+// ClearAllTables removes every item of every table (in memory only:
+// Server.ClearAllTables also clears a store's).
 func (c *Client) ClearAllTables() {
 	c.mu.Lock()
 	defer c.mu.Unlock()

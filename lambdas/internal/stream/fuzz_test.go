@@ -44,8 +44,29 @@ func FuzzDecodeRecord(f *testing.F) {
 			return
 		}
 		ch, err := Decode(tbl, r)
-		if err == nil && ch.Entity != "" && ch.Old == nil && ch.New == nil {
+		if err != nil {
+			if !Skippable(err) {
+				t.Fatalf("an error that fails the record: %v", err)
+			}
+			return
+		}
+		if ch.Entity != "" && r.Change.OldImage == nil && r.Change.NewImage == nil {
 			t.Fatalf("a change of %s without images", ch.Entity)
+		}
+		if ch.Entity == "" {
+			return
+		}
+		var attrs []string
+		for _, a := range d.Model().Entity(ch.Entity).Attributes {
+			attrs = append(attrs, a.Name)
+		}
+		for _, w := range []Which{Old, New} {
+			if _, err := ch.Values(w, attrs...); err != nil && !Skippable(err) {
+				t.Fatalf("an error that fails the record: %v", err)
+			}
+			if _, err := ch.Raw(w, attrs...); err != nil && !Skippable(err) {
+				t.Fatalf("an error that fails the record: %v", err)
+			}
 		}
 	})
 }

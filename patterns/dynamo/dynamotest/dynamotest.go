@@ -91,9 +91,28 @@ func (e *Engine) TTL() (TTL, bool) { return e.conn.TTL() }
 // Stop stops an engine New started (an endpoint's is left running).
 func (e *Engine) Stop() { e.conn.Stop() }
 
+// Feature is a capability a local engine may lack (Lacks). It is the
+// engine package's own type under a name code outside keyplan can use
+// (that package is internal): Lacks took it before it had one here.
+type Feature = engine.Feature
+
+// The features an engine may lack.
+const (
+	// MultiAttributeKeys: GSIs keyed on several attributes a side
+	// (native keys; DynamoDB Local 1.25.1 lacks them).
+	MultiAttributeKeys = engine.MultiAttributeKeys
+	// OldItemOnConditionFailure: a refused write returns the item it
+	// found (ReturnValuesOnConditionCheckFailure; dynalite lacks it).
+	OldItemOnConditionFailure = engine.OldItemOnConditionFailure
+	// ListMapEquality: a condition's = and <> compare lists and maps.
+	ListMapEquality = engine.ListMapEquality
+	// OnlineIndexes: a GSI created on a table that holds items.
+	OnlineIndexes = engine.OnlineIndexes
+)
+
 // Lacks says why the engine lacks f ("" when it has it: engine.Conn.Lacks,
 // probing an endpoint): a test skips with it.
-func (e *Engine) Lacks(f engine.Feature) string { return e.conn.Lacks(context.Background(), f) }
+func (e *Engine) Lacks(f Feature) string { return e.conn.Lacks(context.Background(), f) }
 
 // Log is what a started engine has written to its stderr (why it died,
 // when it did).

@@ -2,10 +2,13 @@ package dynamotest_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
@@ -73,5 +76,50 @@ func TestNewTablesApart(t *testing.T) {
 	a, b := db.Table(t, d), db.Table(t, d)
 	if a.Name() == b.Name() {
 		t.Fatalf("two tables named %s", a.Name())
+	}
+}
+
+// What a user's test does with a Scan and the engine's features, in
+// names it can spell outside keyplan (issue 35): Lacks takes a
+// dynamotest.Feature; the unique email's guard item (~UNIQUE#…) that a
+// Scan returns beside the customer is refused by Decode as keyplan's own
+// item (ErrReserved, named by ReservedKind), not "item matches no entity"
+// of a user's entity.
+func TestScanAndFeaturesFromOutside(t *testing.T) {
+	db := dynamotest.Start(t)
+	shop := db.Table(t, shop(t))
+	ctx := context.Background()
+	if err := shop.Create(ctx, "Customer", dynamo.Values{"customerId": "c1", "name": "Ada", "email": "ada@example.com", "createdAt": "2026-11-22T08:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := db.Raw.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(shop.Name()), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entities, guards []string
+	for _, item := range out.Items {
+		entity, v, err := shop.Decode(item)
+		switch {
+		case errors.Is(err, dynamo.ErrReserved):
+			kind, ok := dynamo.ReservedKind(item, shop.Design().PK)
+			if !ok || !errors.Is(err, dynamo.ErrNotKeyplan) || !strings.Contains(err.Error(), "guard") {
+				t.Errorf("a reserved item: %q %v, %v", kind, ok, err)
+			}
+			guards = append(guards, kind)
+		case err != nil:
+			t.Fatalf("Decode: %v", err)
+		default:
+			entities = append(entities, entity+" "+v["customerId"].(string))
+		}
+	}
+	if !slices.Equal(entities, []string{"Customer c1"}) || !slices.Equal(guards, []string{patterns.GuardTag}) {
+		t.Errorf("decoded %v, guards %v; want the customer and the email's guard", entities, guards)
+	}
+	var f dynamotest.Feature = dynamotest.OnlineIndexes
+	for _, f := range []dynamotest.Feature{f, dynamotest.MultiAttributeKeys, dynamotest.OldItemOnConditionFailure, dynamotest.ListMapEquality} {
+		why := db.Lacks(f)
+		if db.Name == "memory" && why != "" {
+			t.Errorf("the in-process engine lacks %s: %s", f, why)
+		}
 	}
 }

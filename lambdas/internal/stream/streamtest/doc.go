@@ -5,5 +5,7 @@
 // the engine's own, TTL expiries included — are read through the Streams
 // API and delivered to a handler as Lambda's event source mapping would
 // (Mapping: the construct's filters, batches and retries; LambdaRecord:
-// the record in Lambda's JSON).
+// the record in Lambda's JSON). Stream delivers a list of records as
+// Lambda reads a shard (batches, redelivered grown from the first failed
+// record); NewLog captures a handler's log and its metrics.
 package streamtest

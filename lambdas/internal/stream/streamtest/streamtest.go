@@ -280,3 +280,49 @@ func BenchColdStart(b *testing.B, h patterns.Handler, lockFile string, build fun
 		}
 	}
 }
+
+// Stream delivers records the way Lambda reads a shard into a handler
+// with ReportBatchItemFailures: batches of at most size records; a batch
+// with failures is delivered again from its lowest failed sequence
+// number, with the records after it up to size again (a retried batch
+// takes in what arrived since, so it grows past the first delivery's
+// end), at most rounds times, after which Lambda gives up on the batch
+// and goes on past it. It returns the deliveries made.
+func Stream(ctx context.Context, h Handler, records []events.DynamoDBEventRecord, size, rounds int) (int, error) {
+	deliveries := 0
+	for start := 0; start < len(records); {
+		batch := records[start:min(len(records), start+size)]
+		for round := 1; ; round++ {
+			deliveries++
+			resp, err := h(ctx, events.DynamoDBEvent{Records: batch})
+			if err != nil {
+				return deliveries, err
+			}
+			if len(resp.BatchItemFailures) == 0 {
+				start += len(batch)
+				break
+			}
+			var failed []string
+			for _, f := range resp.BatchItemFailures {
+				failed = append(failed, f.ItemIdentifier)
+			}
+			sort.Strings(failed)
+			from := -1
+			for i, r := range records {
+				if r.Change.SequenceNumber == failed[0] {
+					from = i
+				}
+			}
+			if from < start {
+				return deliveries, fmt.Errorf("failure %q names no record of the batch", failed[0])
+			}
+			if round == rounds {
+				start += len(batch) // given up: the batch goes to the failure queue
+				break
+			}
+			start = from
+			batch = records[start:min(len(records), start+size)]
+		}
+	}
+	return deliveries, nil
+}

@@ -1,0 +1,10 @@
+package usercache
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// ctime is a file's change time: it moves on any write or chmod, and no
+// one can set it back.
+func ctime(st *syscall.Stat_t) string { return fmt.Sprintf("%d.%d", st.Ctim.Sec, st.Ctim.Nsec) }
