@@ -66,7 +66,7 @@ var changeRules = []ChangeRule{
 	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
 	{"KP615", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
 	{"KP616", SeverityError, ChangeCleanupPending, "No edit reads what a migration left before its cleanup"},
-	{"KP617", SeverityError, ChangeLSIReplaces, "An LSI is created and removed only with its table"},
+	{"KP622", SeverityError, ChangeLSIReplaces, "An LSI is created and removed only with its table"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).

@@ -16,7 +16,7 @@ import (
 // collection of their partition key value, which a table with any LSI
 // limits to 10 GB (MaxItemCollectionBytes, KP308); a table has at most 5
 // (MaxLSIs), created with the table and never added or removed later
-// (KP617); native multi-attribute keys are GSIs' only, so an LSI is always
+// (KP622); native multi-attribute keys are GSIs' only, so an LSI is always
 // keyed by LSInSK.
 
 // IndexKind tells a local secondary index from a global one in a design's

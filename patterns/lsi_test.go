@@ -125,7 +125,7 @@ func TestLockedTableGetsNoNewLocalIndex(t *testing.T) {
 	df := patterns.Compare(lock, next)
 	var refused *patterns.Change
 	for i, c := range df.Changes {
-		if c.ID == "KP617" {
+		if c.ID == "KP622" {
 			refused = &df.Changes[i]
 		}
 	}
@@ -134,7 +134,7 @@ func TestLockedTableGetsNoNewLocalIndex(t *testing.T) {
 	}
 	for _, want := range []string{"TopScoresByMode", "a new LSI replaces the table: refused", "drop consistent: true", "create a new table with the LSI", "MATCH#{mode}#{score}#{matchId}"} {
 		if !strings.Contains(refused.Subject.String()+" "+refused.Message, want) {
-			t.Errorf("KP617 says %q; want %q in it", refused.Message, want)
+			t.Errorf("KP622 says %q; want %q in it", refused.Message, want)
 		}
 	}
 	kp102 := ""
@@ -149,7 +149,7 @@ func TestLockedTableGetsNoNewLocalIndex(t *testing.T) {
 	// Eventually consistent, it is a new GSI and no replacement.
 	eventual := strings.Replace(third, "sort: score desc, consistent: true}", "sort: score desc}", 1)
 	df = patterns.Compare(lock, planKeyed(t, eventual, lock, ""))
-	if ids := strings.Join(changeIDs(df), ","); strings.Contains(ids, "KP617") || strings.Contains(ids, "KP102") {
+	if ids := strings.Join(changeIDs(df), ","); strings.Contains(ids, "KP622") || strings.Contains(ids, "KP102") {
 		t.Errorf("the eventually consistent edit: %s", dump(df))
 	}
 	// A locked LSI no pattern reads any more stays, keys and all.
@@ -160,7 +160,7 @@ func TestLockedTableGetsNoNewLocalIndex(t *testing.T) {
 	if kept.Index("LSI1") == nil || kept.Entity("Match").Key("LSI1") == nil {
 		t.Fatalf("the unread LSI1 was dropped: %v", kept.LocalIndexes)
 	}
-	if ids := changeIDs(patterns.Compare(lock, kept)); strings.Contains(strings.Join(ids, ","), "KP617") {
+	if ids := changeIDs(patterns.Compare(lock, kept)); strings.Contains(strings.Join(ids, ","), "KP622") {
 		t.Errorf("removing LSI1's patterns: %v", ids)
 	}
 }
@@ -342,7 +342,7 @@ patterns:
 		df := patterns.Compare(lock, planKeyed(t, src, lock, ""))
 		var msg string
 		for _, c := range df.Changes {
-			if c.ID == "KP617" {
+			if c.ID == "KP622" {
 				msg = c.Message
 			}
 		}

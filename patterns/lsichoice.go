@@ -11,7 +11,7 @@ import (
 // from an LSI but the plan serves otherwise (the plan's
 // localIndexChoices, a line under the patterns in the text report). A
 // strong read that only a new LSI would serve carries the key that would
-// (KP102 names it in its fix; with a lock, KP617 refuses it).
+// (KP102 names it in its fix; with a lock, KP622 refuses it).
 
 // LocalChoice says why a pattern is on an LSI, or why not.
 type LocalChoice struct {
@@ -34,7 +34,7 @@ type localCause int
 
 const (
 	causeNone     localCause = iota
-	causeLock                // the table is deployed: no LSI can be added (KP617)
+	causeLock                // the table is deployed: no LSI can be added (KP622)
 	causeExplicit            // the hand-made layout has none
 	causeLimit               // the table has MaxLSIs
 	causeBudget              // the search's budget ran out
@@ -73,7 +73,7 @@ func localChoices(d *Design, ly *layout, pn *pins) []*LocalChoice {
 		switch {
 		case p.Consistent && pn != nil:
 			c.Key, c.cause = k, causeLock
-			c.Why = fmt.Sprintf("needs an LSI (%s / %s), which the deployed table cannot get: DynamoDB creates LSIs only with the table (KP617)", k.PK, k.SK)
+			c.Why = fmt.Sprintf("needs an LSI (%s / %s), which the deployed table cannot get: DynamoDB creates LSIs only with the table (KP622)", k.PK, k.SK)
 		case p.Consistent && d.Explicit:
 			c.Key, c.cause = k, causeExplicit
 			c.Why = fmt.Sprintf("an LSI keyed %s / %s would serve it strongly consistent; the hand-made layout has none that does", k.PK, k.SK)

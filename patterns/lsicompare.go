@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// LSIs on a deployed table (KP617): DynamoDB creates a table's LSIs with
+// LSIs on a deployed table (KP622): DynamoDB creates a table's LSIs with
 // the table and never adds, removes or changes one afterwards (an
 // UpdateTable cannot; CloudFormation replaces the table, and its items
 // with it). So a plan that adds, removes or changes an LSI, and a strong

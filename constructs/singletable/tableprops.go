@@ -84,7 +84,7 @@ func (t *Table) keys(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 // localIndexes are the lock's LSIs: the table's partition key, their own
 // sort key, their projections. They are the accepted design's in every
 // phase (an LSI exists from the table's creation: keyplan diff refuses a
-// change to one, KP617), so a deploy never asks CloudFormation to replace
+// change to one, KP622), so a deploy never asks CloudFormation to replace
 // the table.
 func localIndexes(d *patterns.Design) *[]*awsdynamodb.LocalSecondaryIndexProps {
 	if len(d.LocalIndexes) == 0 {
