@@ -94,7 +94,7 @@ func itemCollections(d *Design) []*collection {
 		var on []string
 		for _, k := range ek.Keys {
 			if ix := d.Index(k.Index); ix != nil && ix.Local() {
-				size += float64(z.projected(d, e, k.Index))
+				size += float64(z.projected(d, e, k.Index) + IndexEntryOverheadBytes)
 				on = append(on, k.Index)
 			}
 		}

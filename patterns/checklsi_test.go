@@ -49,6 +49,7 @@ func TestItemCollectionPast10GB(t *testing.T) {
 	if x == nil {
 		t.Fatalf("no KP308 for 100,000,000 matches a player: %v", d.Diagnostics)
 	}
+	t.Log(x.Message)
 	if x.Severity != patterns.SeverityWarning {
 		t.Errorf("KP308 is %s", x.Severity)
 	}
@@ -69,6 +70,17 @@ func TestItemCollectionPast10GB(t *testing.T) {
 		t.Fatalf("no item size in %q", x.Message)
 	}
 	size, _ := strconv.Atoi(m[1])
+	// An item and its LSI1 entry (projection ALL: the item again), with
+	// the 100 bytes DynamoDB adds to each index entry.
+	var item int
+	for _, e := range d.Cost.Entities {
+		if e.Name == "Match" {
+			item = e.ItemBytes
+		}
+	}
+	if want := 2*item + patterns.IndexEntryOverheadBytes; item == 0 || size != want {
+		t.Errorf("an item with its LSI entry: %d B; want %d (the item's %d twice and 100)", size, want, item)
+	}
 	gb := regexp.MustCompile(`can hold ([0-9.]+) GB`).FindStringSubmatch(x.Message)
 	if want := strconv.FormatFloat(float64(size)*100_000_000/(1<<30), 'f', 1, 64); gb == nil || gb[1] != want {
 		t.Errorf("estimate %v; want %s GB (100,000,000 × %d B)", gb, want, size)

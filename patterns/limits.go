@@ -27,6 +27,10 @@ const (
 	// one partition key value and their LSI entries) may hold in a table
 	// with local secondary indexes (10 GB).
 	MaxItemCollectionBytes = 10 << 30
+	// IndexEntryOverheadBytes is what DynamoDB adds to each index entry's
+	// size (its keys and projected attributes) when it sizes an index, an
+	// LSI's entries in their item collection among them.
+	IndexEntryOverheadBytes = 100
 	// MaxProjectedAttributes is the limit on non-key attributes projected
 	// into all of a table's indexes together.
 	MaxProjectedAttributes = 100
