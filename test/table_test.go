@@ -131,7 +131,7 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 		{"shop", "ShopOrders", []statement{{[]string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}, []string{"table"}}}},
 		// GetMatch (GetItem, table), MatchesByScore (Query, LSI2: an LSI
 		// has an index ARN of its own), MatchesByKills (Query, GSI1)
-		{"arena", "ArenaReader", []statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{"table", "table/index/GSI1", "table/index/LSI2"}}}},
+		{"arena", "ArenaReader", []statement{{[]string{"dynamodb:GetItem"}, []string{"table"}}, {[]string{"dynamodb:Query"}, []string{"table/index/GSI1", "table/index/LSI2"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.stack+"/"+tt.role, func(t *testing.T) {
