@@ -90,6 +90,11 @@ func gsiNumber(name string) (n int, ok bool) {
 	return n, err == nil
 }
 
+// ReservedAttr reports whether an attribute name is one keyplan's keys
+// use: the base table's PK and SK, or a planned GSI's (GSI1PK, GSI1SK, …),
+// so that no entity may have an attribute of the name.
+func ReservedAttr(name string) bool { return reservedAttr(name) }
+
 // reservedAttr reports whether an attribute name is one keyplan's keys
 // use: the base table's PK and SK, a planned GSI's (GSI1PK, GSI1SK, …) or
 // a planned LSI's sort key (LSI1SK, …).
@@ -319,6 +324,10 @@ type PatternPlan struct {
 	HideExpired string `json:"hideExpired,omitempty"`
 	// Count: the read returns how many items match (Select COUNT).
 	Count bool `json:"count,omitempty"`
+	// Batch: the read is a BatchGetItem of many ids (its Operation stays
+	// GetItem: each id is one GetItem's key; Requests is per call of up
+	// to MaxBatchGetKeys ids).
+	Batch bool `json:"batch,omitempty"`
 	// Sum names the sharded counter the read sums (its shard items, one
 	// Query of CounterKey).
 	Sum string `json:"sum,omitempty"`

@@ -43,6 +43,8 @@ func (l *loader) entity(f field) *Entity {
 			if e.Writes = l.number(g.val, p); e.Writes < 0 {
 				l.add(pos(g.val), p, "expected a rate of zero or more writes per second, found %v", e.Writes)
 			}
+		case "peakWrites":
+			e.PeakWrites = l.number(g.val, p)
 		case "keys":
 			for _, kf := range l.fields(g.val, p, nil) {
 				ks := &KeySpec{Index: kf.key, Pos: kf.keyAt}
@@ -52,6 +54,9 @@ func (l *loader) entity(f field) *Entity {
 						ks.PK, ks.PKPos = l.str(tf.val, join(join(p, kf.key), "pk")), pos(tf.val)
 					case "sk":
 						ks.SK, ks.SKPos = l.str(tf.val, join(join(p, kf.key), "sk")), pos(tf.val)
+					case "when":
+						ks.WhenPos = pos(tf.val)
+						ks.When = l.constants(tf.val, join(join(p, kf.key), "when"))
 					case "local":
 						ks.Local = l.boolean(tf.val, join(join(p, kf.key), "local"))
 					}
@@ -239,9 +244,9 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 }
 
 var (
-	entityFields = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom", "version"}
+	entityFields = []string{"id", "within", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
-	keyFields    = []string{"pk", "sk", "local"}
+	keyFields    = []string{"pk", "sk", "when", "local"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
 		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}
 )

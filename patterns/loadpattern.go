@@ -29,13 +29,7 @@ func (l *loader) pattern(f field) *Pattern {
 		case "sort":
 			p.Sort, p.Desc = l.sortSpec(g.val, fp)
 		case "filter":
-			for _, cf := range l.fields(g.val, fp, nil) {
-				if cf.val.Kind != yaml.ScalarNode || cf.val.Tag == "!!null" {
-					l.add(pos(cf.val), join(fp, cf.key), "expected a constant value, found %s", kindName(cf.val))
-					continue
-				}
-				p.Filter = append(p.Filter, Const{Attr: cf.key, Value: cf.val.Value})
-			}
+			p.Filter = l.constants(g.val, fp)
 		case "limit":
 			p.Limit = l.count(g.val, fp, 1, 1<<31-1)
 		case "returns":
@@ -48,6 +42,8 @@ func (l *loader) pattern(f field) *Pattern {
 			if p.Rate = l.number(g.val, fp); p.Rate < 0 {
 				l.add(pos(g.val), fp, "expected a rate of zero or more requests per second, found %v", p.Rate)
 			}
+		case "peak":
+			p.Peak = l.number(g.val, fp)
 		case "shards":
 			p.Shards = l.count(g.val, fp, 1, MaxShards)
 		case "expired":
@@ -58,6 +54,8 @@ func (l *loader) pattern(f field) *Pattern {
 			}
 		case "count":
 			p.Count = l.boolean(g.val, fp)
+		case "batch":
+			p.Batch = l.boolean(g.val, fp)
 		}
 	}
 	if p.Op == "" {
@@ -109,4 +107,18 @@ func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
 }
 
 // patternFields are the fields of a read pattern.
-var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards", "expired", "count"}
+var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "peak", "shards", "expired", "count", "batch"}
+
+// constants reads `{attr: constant, ...}` (a pattern's filter, a sparse
+// key's when).
+func (l *loader) constants(n *yaml.Node, path string) []Const {
+	var out []Const
+	for _, cf := range l.fields(n, path, nil) {
+		if cf.val.Kind != yaml.ScalarNode || cf.val.Tag == "!!null" {
+			l.add(pos(cf.val), join(path, cf.key), "expected a constant value, found %s", kindName(cf.val))
+			continue
+		}
+		out = append(out, Const{Attr: cf.key, Value: cf.val.Value})
+	}
+	return out
+}

@@ -45,6 +45,10 @@ type Lock struct {
 	// table recorded every phase of it (environments.go). An earlier
 	// lock has none.
 	Ended *Ended `json:"ended,omitempty"`
+	// Adopted is present when keyplan import table wrote the lock of a
+	// table it took over: the table's settings then, and what it has that
+	// the design cannot hold (CompareLive compares them).
+	Adopted *Adopted `json:"adopted,omitempty"`
 
 	// source is the file the lock was read from, for messages.
 	source string
@@ -176,7 +180,8 @@ func (l *Lock) MarshalJSON() ([]byte, error) {
 		Migration    *migration   `json:"migration,omitempty"`
 		Cleanup      *Cleanup     `json:"cleanup,omitempty"`
 		Ended        *Ended       `json:"ended,omitempty"`
-	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Ended: l.Ended}
+		Adopted      *Adopted     `json:"adopted,omitempty"`
+	}{Format: l.Format, Table: l.Table, Environments: l.Environments, Accepted: lockedDesign{l.Accepted}, Cleanup: l.Cleanup, Ended: l.Ended, Adopted: l.Adopted}
 	if m := l.Migration; m != nil {
 		out.Migration = &migration{Target: lockedDesign{m.Target}, Phases: m.Phases, Current: m.Current, Verified: m.Verified}
 	}
@@ -234,6 +239,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 		} `json:"migration"`
 		Cleanup *cleanupFile `json:"cleanup"`
 		Ended   *Ended       `json:"ended"`
+		Adopted *Adopted     `json:"adopted"`
 	}
 	if err := strictJSON(data, &in); err != nil {
 		return nil, &DesignError{file, err.Error()}
@@ -244,7 +250,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 	if len(in.Accepted) == 0 || string(in.Accepted) == "null" {
 		return nil, &DesignError{file, "no accepted design: a lock records the design the table is deployed with"}
 	}
-	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, Ended: in.Ended, source: file}
+	l := &Lock{Format: in.Format, Table: in.Table, Environments: in.Environments, Ended: in.Ended, Adopted: in.Adopted, source: file}
 	if e := l.Ended; e != nil && (len(e.Digest) != 64 || strings.Trim(e.Digest, "0123456789abcdef") != "" || e.Phases < 1) {
 		return nil, &DesignError{file, fmt.Sprintf("ended: expected the digest (64 hex digits) and phase count (at least 1) of the migration that ended, found %q and %d", e.Digest, e.Phases)}
 	}
@@ -277,6 +283,11 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			}
 		}
 		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current, Verified: mg.Verified}
+	}
+	if l.Adopted != nil {
+		if err := l.Adopted.valid(); err != nil {
+			return nil, &DesignError{file, err.Error()}
+		}
 	}
 	if err := l.checkEnvironments(); err != nil {
 		return nil, &DesignError{file, err.Error()}
@@ -464,7 +475,7 @@ func (l *Lock) Access(names ...string) (Access, error) {
 	}
 	for _, n := range names {
 		if p := l.Accepted.Pattern(n); p != nil && p.Served() {
-			a.add("dynamodb:"+string(p.Operation), p.Index)
+			a.add(p.Action(), p.Index)
 		}
 	}
 	a.sort()

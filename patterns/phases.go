@@ -15,9 +15,14 @@ import (
 // it backfilled after it; the other backfills; each deleted GSI in a phase of its own,
 // last (reads have switched by then); the new TTL attribute enabled last.
 func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Phase {
+	return phasesFrom(phaseIndexes(from), from.TTL, to, created, deleted, backfill)
+}
+
+// phasesFrom is phases from a table with the GSIs cur and the TTL
+// attribute fromTTL (a lock's design, or what a live table has).
+func phasesFrom(cur []*PhaseIndex, fromTTL string, to *Design, created, deleted, backfill map[string]bool) []*Phase {
 	var out []*Phase
-	cur := phaseIndexes(from)
-	ttl := from.TTL
+	ttl := fromTTL
 	emit := func(p *Phase) {
 		p.TTL = ttl
 		p.Indexes = slices.Clone(cur)
@@ -32,7 +37,7 @@ func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Pha
 		}
 		out = append(out, p)
 	}
-	twoStep := from.TTL != "" && to.TTL != "" && from.TTL != to.TTL
+	twoStep := fromTTL != "" && to.TTL != "" && fromTTL != to.TTL
 	if twoStep {
 		ttl = ""
 		emit(&Phase{})
@@ -76,7 +81,7 @@ func phases(from, to *Design, created, deleted, backfill map[string]bool) []*Pha
 	if twoStep {
 		ttl = to.TTL
 		emit(&Phase{})
-	} else if len(out) == 0 && from.TTL != to.TTL {
+	} else if len(out) == 0 && fromTTL != to.TTL {
 		emit(&Phase{})
 	}
 	return out

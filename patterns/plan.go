@@ -109,8 +109,8 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		}
 		ix.Projection, ix.NonKeyAttributes = projection(d, ix)
 	}
+	d.Cost = EstimateCost(d) // before the checks: KP407 reads it
 	d.Diagnostics = append(d.Diagnostics, Check(d)...)
-	d.Cost = EstimateCost(d)
 	return d, nil
 }
 
@@ -363,7 +363,7 @@ func explicitLayout(m *Model) *layout {
 			if ks.SK != "" {
 				sk, _ = ParseTemplate(ks.SK)
 			}
-			ly.keys[e.Name] = append(ly.keys[e.Name], &EntityKey{Index: ks.Index, PK: pk, SK: sk})
+			ly.keys[e.Name] = append(ly.keys[e.Name], &EntityKey{Index: ks.Index, PK: pk, SK: sk, When: slices.Clone(ks.When)})
 			if !slices.Contains(ly.indexes, ks.Index) {
 				ly.indexes = append(ly.indexes, ks.Index)
 			}

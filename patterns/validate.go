@@ -65,6 +65,7 @@ func (m *Model) validate(file string) error {
 		l.add(m.Pos, "patterns", "expected at least one pattern: the questions the table must answer")
 	}
 	m.validateWrites(l, names)
+	m.validateSettings(l)
 	m.validateIndexKeys(l)
 	if len(l.errs) == 0 {
 		m.validateKeys(l)
@@ -262,6 +263,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		l.add(p.field("shards"), path+".shards", "a sharded read is served by a GSI, which cannot be read strongly consistent")
 	}
 	m.validatePatternKinds(l, p, ents)
+	m.validateBatch(l, p, ents)
 }
 
 func (m *Model) validateKeys(l *errorList) {
@@ -308,6 +310,7 @@ func (m *Model) validateKeys(l *errorList) {
 					}
 				}
 			}
+			validateWhen(l, e, ks, kp)
 		}
 		if explicit && !hasTable {
 			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", BaseIndex)
@@ -503,6 +506,9 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			}
 			continue
 		}
+		if m.validateBatchExpectation(l, p, x, path, items) {
+			continue
+		}
 		for _, a := range whereOf(m, p) {
 			if _, ok := x.Params[a]; !ok {
 				l.add(x.Pos, path+".params."+a, "missing; pattern %s needs %s", p.Name, a)
@@ -534,4 +540,27 @@ func firstOr(list []string, def string) string {
 		return list[0]
 	}
 	return def
+}
+
+// validateWhen checks a sparse key's constants: attributes of the
+// entity, values they take, on a GSI key only.
+func validateWhen(l *errorList, e *Entity, ks *KeySpec, path string) {
+	at := ks.WhenPos
+	if at.Line == 0 {
+		at = ks.Pos
+	}
+	if len(ks.When) > 0 && ks.Index == BaseIndex {
+		l.add(at, path+".when", "the base table's key is on every item: only a GSI key can be sparse")
+		return
+	}
+	for _, c := range ks.When {
+		a := e.Attr(c.Attr)
+		if a == nil {
+			l.unknown(at, path+".when", "attribute", c.Attr, attrNamesOf(e))
+			continue
+		}
+		if err := a.Check(c.Value); err != nil {
+			l.add(at, path+".when."+c.Attr, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", c.Attr)))
+		}
+	}
 }

@@ -29,6 +29,10 @@ var (
 	// arena is patterns/testdata/models/arena.yaml's table, with two LSIs,
 	// and a role granted three of its patterns (ArenaReader).
 	arena *singletable.Table
+	// ledger is testdata/models/ledger.yaml's table: the settings a
+	// model decides (multi-Region strong consistency with a witness,
+	// headroom, peaks, principals), in a stack of its own.
+	ledger *singletable.Table
 )
 
 // trackerGrants are the roles granted tracker's patterns in the shared
@@ -60,11 +64,16 @@ func TestMain(m *testing.M) {
 			AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
 		}), patterns...)
 	}
+	ledgerStack := awscdk.NewStack(app, jsii.String("KeyplanLedger"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	ledger = singletable.New(ledgerStack, "Ledger", &singletable.Props{ModelFile: "testdata/models/ledger.yaml",
+		Replicas: []singletable.Replica{{Region: "us-east-2"}}, WitnessRegion: "us-west-2"})
+	ledger.GrantPatterns(awsiam.NewRole(ledgerStack, jsii.String("LedgerBatchReader"), &awsiam.RoleProps{
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), "GetAccounts")
 	arenaStack := awscdk.NewStack(app, jsii.String("KeyplanArena"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
 	arena = singletable.New(arenaStack, "Arena", &singletable.Props{ModelFile: "../patterns/testdata/models/arena.yaml"})
 	reader := awsiam.NewRole(arenaStack, jsii.String("ArenaReader"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
 	arena.GrantPatterns(reader, "GetMatch", "MatchesByScore", "MatchesByKills")
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "arena": arenaStack} {
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack, "arena": arenaStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}

@@ -132,6 +132,9 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 		// GetMatch (GetItem, table), MatchesByScore (Query, LSI2: an LSI
 		// has an index ARN of its own), MatchesByKills (Query, GSI1)
 		{"arena", "ArenaReader", []statement{{[]string{"dynamodb:GetItem"}, []string{"table"}}, {[]string{"dynamodb:Query"}, []string{"table/index/GSI1", "table/index/LSI2"}}}},
+		// GetAccounts (batch: true): BatchGetItem on the table alone, no
+		// GetItem, no index
+		{"ledger", "LedgerBatchReader", []statement{{[]string{"dynamodb:BatchGetItem"}, []string{"table"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.stack+"/"+tt.role, func(t *testing.T) {

@@ -5,17 +5,21 @@ import (
 	"fmt"
 
 	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/livetable"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
 func diff(fs *flag.FlagSet) func(*cli.Call) int {
 	format := report.FormatFlag(fs, report.DiffFormats())
+	live, endpoint, table := fs.Bool("live", false, "compare the lock with the deployed table (--table) instead: exit 1 on drift"), livetable.EndpointFlag(fs), fs.String("table", "", "the deployed table's `NAME` (--live)")
 	return func(c *cli.Call) int {
 		file := c.File()
 		d, lock := open(c, file)
 		if d == nil {
 			return cli.Usage
+		} else if *live {
+			return livetable.RunDiff(c, *endpoint, *table, lock, d, *format == report.JSON)
 		}
 		df := patterns.CompareLock(lock, d, patterns.LockPath(file))
 		if err := report.WriteDiff(c.Stdout, file, df, *format); err != nil {

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/livetable"
 	"github.com/keyplan/keyplan/patterns/view"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
@@ -47,19 +47,17 @@ func export(*flag.FlagSet) func(*cli.Call) int {
 func importModel(fs *flag.FlagSet) func(*cli.Call) int {
 	table := fs.String("table", "", "the table to import, from a model of several")
 	return func(c *cli.Call) int {
-		file := c.File()
-		im, err := workbench.ReadFile(file, workbench.ImportOptions{Table: *table})
-		if err != nil {
-			return c.Fail(cli.Usage, "%v", err)
+		im, err := workbench.ReadFile(c.File(), workbench.ImportOptions{Table: *table})
+		if err == nil {
+			_, err = c.Stdout.Write(im.YAML)
 		}
-		if _, err := c.Stdout.Write(im.YAML); err != nil {
-			return c.Fail(cli.Usage, "%v", err)
-		}
-		c.Note("%s: %d guess(es) and %d note(s), in the comments at the top of the model: read them, then keyplan check it", file, im.Guesses(), len(im.Notes)-im.Guesses())
-		if err := im.Loads(); err != nil { // the model made must load
-			fmt.Fprintln(c.Stderr, err)
-			return cli.Findings
-		}
-		return cli.Clean
+		return livetable.Said(c, c.File(), im, err)
 	}
+}
+
+// importTable is keyplan import table NAME: the live table's model and
+// its lock as deployed (livetable.Import); it only reads the table.
+func importTable(fs *flag.FlagSet) func(*cli.Call) int {
+	endpoint, options := livetable.EndpointFlag(fs), livetable.ImportFlags(fs)
+	return func(c *cli.Call) int { return livetable.RunImport(c, *endpoint, options(c.File())) }
 }

@@ -60,7 +60,7 @@ func TestViewsAndWorkbench(t *testing.T) {
 	}{
 		{[]string{"import", "workbench", write(t, "bad.json", `{"DataModel": [{"TableName": 7}]}`)}, "bad.json: 1:31: DataModel.TableName: expected string"},
 		{[]string{"import", "workbench", filepath.Join(t.TempDir(), "none.json")}, "none.json: no such file"},
-		{[]string{"import", "excel", "x"}, `unknown kind "excel"; expected workbench`},
+		{[]string{"import", "excel", "x"}, `unknown kind "excel"; expected table or workbench`},
 		{[]string{"export"}, "expected workbench after keyplan export (usage: keyplan export workbench FILE)"},
 		{[]string{"gen", "rust", "x"}, `unknown kind "rust"; expected go (usage: keyplan gen go FILE --package NAME --out DIR)`},
 		{[]string{"export", "workbench", write(t, "m.yaml", "table: T\n")}, "m.yaml"},

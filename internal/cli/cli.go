@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/signal"
@@ -38,6 +40,12 @@ func FindingsIf(found bool) int {
 type Command struct {
 	// Word must follow the command's name ("go" in gen go); "" for none.
 	Word string
+	// Kinds, when set, are the command's kinds, one of which must follow
+	// its name (import workbench, import table): each a command of its
+	// own, with its own flags and files.
+	Kinds map[string]Command
+	// Arg is what its one argument is, when not a file ("table NAME").
+	Arg string
 	// Files is how many files it takes.
 	Files Files
 	// NotStdin, when set, refuses - (standard input) as its file and
@@ -132,6 +140,9 @@ func (c *Call) Fail(code int, format string, args ...any) int {
 // it: --help prints the command's lines of the usage text and its flags
 // (exit 0); a usage error exits 2.
 func (c *Call) run(cmd Command, args []string) int {
+	if cmd.Kinds != nil {
+		return c.kind(cmd, args)
+	}
 	args, ok := c.word(cmd, args)
 	if !ok {
 		return Usage
@@ -159,7 +170,7 @@ func (c *Call) run(cmd Command, args []string) int {
 		}
 		c.Files, args = append(c.Files, fs.Arg(0)), fs.Args()[1:]
 	}
-	if msg := cmd.problem(c.Files, c.program.File); msg != "" {
+	if msg := cmd.problem(c.Files, c.program.File+" FILE"); msg != "" {
 		return c.Fail(Usage, "%s", msg)
 	}
 	if msg := missing(fs, cmd.Required); msg != "" {
@@ -271,16 +282,39 @@ func (c *Call) word(cmd Command, args []string) ([]string, bool) {
 	return nil, false
 }
 
+// kind runs the kind of cmd args name (import table): with none, or one
+// it lacks, the kinds are named (exit 2); --help prints each kind's
+// lines of the usage text.
+func (c *Call) kind(cmd Command, args []string) int {
+	names := slices.Sorted(maps.Keys(cmd.Kinds))
+	switch {
+	case len(args) > 0 && slices.Contains([]string{"-h", "-help", "--help"}, args[0]):
+		for _, k := range names {
+			fmt.Fprintf(c.Stdout, "usage: %s\n", c.usageOf(c.Name+" "+k))
+		}
+		return Clean
+	case len(args) == 0:
+		return c.Fail(Usage, "expected %s after %s", strings.Join(names, " or "), c.Name)
+	}
+	k, ok := cmd.Kinds[args[0]]
+	if !ok {
+		return c.Fail(Usage, "unknown kind %q; expected %s", args[0], strings.Join(names, " or "))
+	}
+	c.Name += " " + args[0]
+	return c.run(k, args[1:])
+}
+
 // problem says what is wrong with the files a command was given ("" when
 // nothing).
 func (cmd Command) problem(files []string, what string) string {
+	arg := cmp.Or(cmd.Arg, what)
 	switch n := cmd.Files; {
 	case n == NoFile && len(files) > 0:
 		return "takes no arguments"
 	case n != NoFile && (len(files) == 0 || len(files) > 1 && n != ManyFiles):
-		return fmt.Sprintf("expected one %s FILE, got %d", what, len(files))
+		return fmt.Sprintf("expected one %s, got %d", arg, len(files))
 	case cmd.NotStdin != "" && files[0] == "-":
-		return fmt.Sprintf("reads the %s from a file (- is standard input): %s", what, cmd.NotStdin)
+		return fmt.Sprintf("reads the %s from a file (- is standard input): %s", strings.TrimSuffix(what, " FILE"), cmd.NotStdin)
 	}
 	return ""
 }

@@ -20,6 +20,10 @@ usage:
       a file beside which something lives
   tool plain
       takes nothing
+  tool get table NAME
+      a table
+  tool get file FILE
+      a file
 `
 
 // program is a test program: greet prints its files and its flags.
@@ -49,10 +53,12 @@ func program() *Program {
 	return &Program{Name: "tool", Usage: usage, File: "input",
 		Aliases: map[string]string{"--help": "help"},
 		Commands: map[string]Command{
-			"greet":   {Files: ManyFiles, Define: greet},
-			"gen":     {Word: "go", Files: OneFile, Required: []string{"name"}, Define: gen},
-			"near":    {Files: OneFile, NotStdin: "its notes live beside it", Define: body},
-			"plain":   {Define: body},
+			"greet": {Files: ManyFiles, Define: greet},
+			"gen":   {Word: "go", Files: OneFile, Required: []string{"name"}, Define: gen},
+			"near":  {Files: OneFile, NotStdin: "its notes live beside it", Define: body},
+			"plain": {Define: body},
+			"get": {Kinds: map[string]Command{"table": {Files: OneFile, Arg: "table NAME", Define: body},
+				"file": {Files: OneFile, NotStdin: "it reads beside it", Define: body}}},
 			"help":    {Define: Help},
 			"version": {Define: ShowVersion},
 		}}
@@ -94,6 +100,14 @@ func TestRun(t *testing.T) {
 		{[]string{"near", "n"}, Clean, "tool near [n]\n", ""},
 		{[]string{"plain"}, Clean, "tool plain []\n", ""},
 		{[]string{"plain", "x"}, Usage, "", "tool plain: takes no arguments"},
+		// A command of kinds: each its own command.
+		{[]string{"get", "table", "t"}, Clean, "tool get table [t]\n", ""},
+		{[]string{"get", "table"}, Usage, "", "tool get table: expected one table NAME, got 0"},
+		{[]string{"get", "file", "-"}, Usage, "", "tool get file: reads the input from a file (- is standard input): it reads beside it"},
+		{[]string{"get"}, Usage, "", "tool get: expected file or table after tool get"},
+		{[]string{"get", "row"}, Usage, "", `tool get: unknown kind "row"; expected file or table`},
+		{[]string{"get", "--help"}, Clean, "usage: tool get file FILE\n      a file\nusage: tool get table NAME\n      a table\n", ""},
+		{[]string{"get", "table", "--help"}, Clean, "usage: tool get table NAME\n      a table\n", ""},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer

@@ -137,7 +137,7 @@ func DropTable(ctx context.Context, c TableAdmin, name string) error {
 }
 
 // describeTable reads a table's description.
-func describeTable(ctx context.Context, c TableAdmin, name string) (*types.TableDescription, error) {
+func describeTable(ctx context.Context, c describer, name string) (*types.TableDescription, error) {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	var nf *types.ResourceNotFoundException
 	switch {

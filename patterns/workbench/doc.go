@@ -15,7 +15,9 @@
 // facets (or from the shapes of its items' keys), hand-made keys with
 // templates inferred from the items' key values, the items as examples,
 // and starter patterns inferred from the keys; every inference is said
-// in a note, written as a comment at the top of the model. What the model
+// in a note, written as a comment at the top of the model. The inference
+// is package adopt's, which keyplan import table runs on a live table's
+// items too: one inference, two inputs. What the model
 // made could not hold (more than MaxFileBytes or MaxItems) is refused
 // before the file is parsed.
 //

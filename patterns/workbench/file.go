@@ -46,22 +46,3 @@ func ReadFile(file string, o ImportOptions) (*Imported, error) {
 	}
 	return Import(file, data, o)
 }
-
-// Guesses counts the notes that are guesses (Note.Guess).
-func (im *Imported) Guesses() int {
-	n := 0
-	for _, x := range im.Notes {
-		if x.Guess {
-			n++
-		}
-	}
-	return n
-}
-
-// Loads says why the model made does not load (nil when it does): names
-// the Workbench file gives that clash in keyplan, say. The user fixes the
-// model printed.
-func (im *Imported) Loads() error {
-	_, err := patterns.Parse("imported.yaml", im.YAML)
-	return err
-}

@@ -1,4 +1,4 @@
-package workbench
+package adopt
 
 import (
 	"math"
@@ -26,9 +26,6 @@ func (im *importer) inferKeys(e *entity) {
 		if i > 0 && held == 0 {
 			continue // not on this GSI
 		}
-		if i > 0 && held < len(e.samples) {
-			im.note(subject, false, "%d of %d items hold its key (a sparse index); keyplan writes the key on every item that has the attributes it reads", held, len(e.samples))
-		}
 		pkAlias, skAlias := "", ""
 		if i == 0 {
 			pkAlias, skAlias = e.alias.PartitionKeyAlias, e.alias.SortKeyAlias
@@ -51,6 +48,9 @@ func (im *importer) inferKeys(e *entity) {
 			im.note(subject, true, "no item gives its sort key: %s is a constant guess", sk)
 		}
 		e.keys[ix.name] = [2]string{pk, sk}
+		if i > 0 && held < len(e.samples) {
+			im.sparse(e, ix, subject, held)
+		}
 		if i == 0 {
 			for _, t := range []string{pk, sk} {
 				tt, _ := patterns.ParseTemplate(t)
@@ -569,4 +569,69 @@ func sortAttr(sk string, where []string) string {
 		return s.Attr
 	}
 	return ""
+}
+
+// sparse says how an entity's key on a GSI that only some of its items
+// hold is sparse: by construction (every other item lacks an attribute
+// the key reads: keyplan writes no key then), or on a constant (when:
+// the holders all have one value of an attribute no other item that
+// holds the key's attributes has); else keyplan would write the key on
+// items the table leaves off the index, which the note says.
+func (im *importer) sparse(e *entity, ix index, subject string, held int) {
+	k := e.keys[ix.name]
+	reads := append(keyAttrs(k[0]), keyAttrs(k[1])...)
+	var holders, others []map[string]sampleValue
+	for _, s := range e.samples {
+		if _, out := s[dropped]; out {
+			continue
+		}
+		if _, ok := s[ix.pk]; ok {
+			holders = append(holders, s)
+			continue
+		}
+		all := true
+		for _, name := range reads {
+			if a := e.attr(name); a == nil {
+				all = false
+			} else if _, ok := e.value(s, a); !ok {
+				all = false
+			}
+		}
+		if all {
+			others = append(others, s) // would get the key from keyplan
+		}
+	}
+	if len(others) == 0 {
+		im.note(subject, false, "%d of %d items hold its key (a sparse index): the others lack an attribute it reads, so keyplan writes no key on them either", held, len(e.samples))
+		return
+	}
+	for _, a := range e.attrs {
+		if e.made[a.name] || a.typ != patterns.TypeString && a.typ != patterns.TypeBool && a.typ != patterns.TypeNumber {
+			continue
+		}
+		v, ok := "", true
+		for j, s := range holders {
+			x, has := e.value(s, a)
+			if !has || j > 0 && x != v {
+				ok = false
+				break
+			}
+			v = x
+		}
+		for _, s := range others {
+			if x, has := e.value(s, a); ok && has && x == v {
+				ok = false
+			}
+		}
+		if !ok || v == "" {
+			continue
+		}
+		if e.when == nil {
+			e.when = map[string][]patterns.Const{}
+		}
+		e.when[ix.name] = []patterns.Const{{Attr: a.name, Value: v}}
+		im.note(subject, true, "%d of %d items hold its key: those with %s=%s, and no other (a sparse index): the key says when: {%s: %s}, and the patterns that read it filter on it", held, len(e.samples), a.name, v, a.name, v)
+		return
+	}
+	im.note(subject, false, "%d of %d items hold its key, but %d others hold every attribute it reads and no constant tells them apart: keyplan would write the key on them too (they would join the index)", held, len(e.samples), len(others))
 }

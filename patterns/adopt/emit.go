@@ -1,8 +1,9 @@
-package workbench
+package adopt
 
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,7 +18,7 @@ import (
 // items as examples.
 func (im *importer) emit() (*Imported, error) {
 	doc := mapping(0)
-	add(doc, "table", scalar(im.t.TableName))
+	add(doc, "table", scalar(im.t.Name))
 	ents := mapping(0)
 	for _, e := range im.ents {
 		en := mapping(0)
@@ -36,6 +37,13 @@ func (im *importer) emit() (*Imported, error) {
 			kn := mapping(yaml.FlowStyle)
 			add(kn, "pk", quoted(k[0]))
 			add(kn, "sk", quoted(k[1]))
+			if w := e.when[ix.name]; len(w) > 0 {
+				f := mapping(yaml.FlowStyle)
+				for _, c := range w {
+					add(f, c.Attr, valueNode(e.attr(c.Attr), c.Value))
+				}
+				add(kn, "when", f)
+			}
 			add(keys, ix.name, kn)
 		}
 		add(en, "keys", keys)
@@ -45,8 +53,8 @@ func (im *importer) emit() (*Imported, error) {
 	pats := im.patterns()
 	add(doc, "patterns", pats)
 	var head []string
-	head = append(head, fmt.Sprintf("Imported by keyplan from %s (NoSQL Workbench table %s).", im.file, im.t.TableName))
-	head = append(head, "Every line marked guess is inferred from the items, not read from the file: check it.")
+	head = append(head, fmt.Sprintf("Imported by keyplan from %s.", im.t.Origin))
+	head = append(head, fmt.Sprintf("Every line marked guess is inferred from the items, not read from %s: check it.", im.t.Noun))
 	for _, n := range im.notes {
 		head = append(head, n.String())
 	}
@@ -86,6 +94,9 @@ func (im *importer) emit() (*Imported, error) {
 	}
 	for _, e := range im.ents {
 		prefix := strings.ToLower(e.name[:1]) + e.name[1:]
+		if strings.ToUpper(e.name) == e.name {
+			prefix = strings.ToLower(e.name) // ORDER: order1, not oRDER1
+		}
 		j := 0
 		for _, s := range e.samples {
 			if _, out := s[dropped]; out {
@@ -112,6 +123,11 @@ func (im *importer) emit() (*Imported, error) {
 	}
 	if err := flush(); err != nil {
 		return nil, err
+	}
+	if im.t.Expect {
+		y := im.expect(b.Bytes(), im.t.Complete)
+		b.Reset()
+		b.Write(y)
 	}
 	// Through report.Terminal: what YAML writes raw but a terminal would
 	// not show as it is (a right-to-left override) becomes an escape,
@@ -240,17 +256,45 @@ func (im *importer) patterns() *yaml.Node {
 			if !ok {
 				continue
 			}
-			where := keyAttrs(k[0])
-			if len(where) == 0 {
-				continue
+			// A sparse key's constants are the read's filter, not its where.
+			where, filter := keyAttrs(k[0]), e.when[ix.name]
+			for _, c := range filter {
+				where = slices.DeleteFunc(where, func(a string) bool { return a == c.Attr })
 			}
 			q := mapping(yaml.FlowStyle)
 			add(q, "query", scalar(e.name))
-			add(q, "where", seq(where))
-			if s := sortAttr(k[1], where); s != "" {
+			if len(where) > 0 {
+				add(q, "where", seq(where))
+			}
+			known := slices.Clone(where)
+			for _, c := range filter {
+				known = append(known, c.Attr)
+			}
+			if s := sortAttr(k[1], known); s != "" {
 				add(q, "sort", scalar(s))
 			}
-			addP(e.name+"By"+upperFirst(strings.Join(where, "And")), q, "guess: what "+ix.name+" answers")
+			if len(filter) > 0 {
+				f := mapping(yaml.FlowStyle)
+				for _, c := range filter {
+					add(f, c.Attr, valueNode(e.attr(c.Attr), c.Value))
+				}
+				add(q, "filter", f)
+			}
+			why := "guess: what " + ix.name + " answers"
+			returns, hidden := im.returns(e, ix)
+			if returns != nil {
+				add(q, "returns", seq(returns))
+				why += ", returning what it projects (" + string(ix.projection) + ")"
+			}
+			if hidden {
+				add(q, "expired", scalar(string(patterns.ExpiredInclude)))
+				why += "; it projects no TTL, so it cannot hide expired items"
+			}
+			name := e.name + "On" + ix.name
+			if len(where) > 0 {
+				name = e.name + "By" + upperFirst(strings.Join(where, "And"))
+			}
+			addP(name, q, why)
 		}
 	}
 	for _, pk := range order {
@@ -267,8 +311,37 @@ func (im *importer) patterns() *yaml.Node {
 		add(q, "where", seq(keyAttrs(pk)))
 		addP(strings.Join(names, "With"), q, "guess: an item collection, one partition")
 	}
-	im.note("patterns", true, "the file lists no access patterns: those below are what the keys can answer, not what the application asks; replace them with its questions")
+	im.note("patterns", true, "%s lists no access patterns: those below are what the keys can answer, not what the application asks; replace them with its questions", im.t.Noun)
 	return out
+}
+
+// returns is what an inferred read of an entity on a GSI returns so that
+// the GSI's projection is the one the table has: nothing (ALL), the
+// attributes its keys hold (KEYS_ONLY), or those and the ones it includes
+// (INCLUDE); hidden is true when the projection holds no TTL attribute the
+// entity has (the read then cannot hide expired items: expired: include).
+func (im *importer) returns(e *entity, ix index) (returns []string, hidden bool) {
+	if ix.projection == "" || ix.projection == patterns.ProjectAll {
+		return nil, false
+	}
+	keyed := map[string]bool{}
+	base, own := e.keys[patterns.BaseIndex], e.keys[ix.name]
+	for _, t := range []string{base[0], base[1], own[0], own[1]} {
+		for _, a := range keyAttrs(t) {
+			keyed[a] = true
+		}
+	}
+	for _, a := range e.attrs {
+		if keyed[a.name] || ix.projection == patterns.ProjectInclude && slices.Contains(ix.nonKey, a.from) {
+			returns = append(returns, a.name)
+		} else if a.typ == patterns.TypeTTL {
+			hidden = true
+		}
+	}
+	if returns == nil {
+		returns = []string{} // never ALL
+	}
+	return returns, hidden
 }
 
 func upperFirst(s string) string {
