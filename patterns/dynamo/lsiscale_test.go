@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -126,5 +125,5 @@ patterns:
 			t.Fatalf("%s, every page: %v", name, err)
 		}
 	}
-	t.Log(fmt.Sprintf("%d matches in one partition, each on two LSIs: every strong read as the reference answers it", n))
+	t.Logf("%d matches in one partition, each on two LSIs: every strong read as the reference answers it", n)
 }
