@@ -195,6 +195,19 @@ func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
 	}
 	if pl.pins != nil {
 		ly.proj = map[string]*Index{}
+		if len(pl.pins.lsis) > 0 {
+			ly.local = map[string]bool{}
+		}
+		for _, ix := range pl.pins.lsis {
+			ly.indexes = append(ly.indexes, ix.Name)
+			ly.proj[ix.Name] = ix
+			ly.local[ix.Name] = true
+			for n, ks := range pl.pins.keys[ix.Name] {
+				if keys[n] != nil {
+					ly.keys[n] = append(ly.keys[n], ks...)
+				}
+			}
+		}
 		for _, ix := range pl.pins.gsis {
 			ly.indexes = append(ly.indexes, ix.Name)
 			ly.proj[ix.Name] = ix

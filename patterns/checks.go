@@ -48,7 +48,7 @@ const (
 // rules is the catalog, in id order.
 var rules = []Rule{
 	{"KP101", SeverityError, "No pattern needs a Scan", ruleScan},
-	{"KP102", SeverityError, "Strong reads only on the base table", ruleStrongOnGSI},
+	{"KP102", SeverityError, "Strong reads only on the base table and its LSIs", ruleStrongOnGSI},
 	{"KP103", SeverityError, "A hand-made layout serves every pattern", ruleExplicitUnservable},
 	{"KP104", SeverityError, "A hand-made base key identifies one item", ruleExplicitIdentity},
 	{"KP105", SeverityError, "A base key holds only attributes that never change", ruleBaseKeyFixed},
@@ -72,6 +72,8 @@ var rules = []Rule{
 	{"KP305", SeverityError, "The TTL attribute is one number attribute", ruleTTL},
 	{"KP306", SeverityError, "Table and index names are valid", ruleNames},
 	{"KP307", SeverityError, "A strongly consistent global table makes no transactions", ruleStrongTransactions},
+	{"KP308", SeverityWarning, "Item collections of a table with LSIs fit in 10 GB", ruleItemCollection},
+	{"KP309", SeverityError, "At most 5 LSIs", ruleLSILimit},
 	{"KP401", SeverityWarning, "No hot partitions", ruleHotPartition},
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
 	{"KP403", SeverityWarning, "No partition hotter than the pattern needs", ruleIntroducedHot},
@@ -154,15 +156,16 @@ func ruleScan(d *Design) []finding {
 	return out
 }
 
-// KP102: ConsistentRead on a GSI is rejected by DynamoDB.
+// KP102: ConsistentRead on a GSI is rejected by DynamoDB (the table and
+// its LSIs read consistently).
 func ruleStrongOnGSI(d *Design) []finding {
 	var out []finding
 	for _, pp := range d.Patterns {
-		if pp.Served() && pp.Consistent && pp.Index != BaseIndex {
+		if ix := d.Index(pp.Index); pp.Served() && pp.Consistent && pp.Index != BaseIndex && (ix == nil || !ix.Local()) {
 			p := d.model.Pattern(pp.Name)
 			out = append(out, finding{pattern(p), p.field("consistent"),
 				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
-				"drop consistent: true, or read by the base table's key (get by id)"})
+				d.strongFix(pp)})
 		}
 	}
 	return out
@@ -364,17 +367,18 @@ func ruleGSIWarn(d *Design) []finding {
 		"look for patterns that can share a shape or be served by the base table"}}
 }
 
-// KP303: the NonKeyAttributes of all indexes together count at most 100.
+// KP303: the NonKeyAttributes of all indexes (GSIs and LSIs) together
+// count at most 100.
 func ruleProjectedAttrs(d *Design) []finding {
 	n := 0
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		n += len(ix.NonKeyAttributes)
 	}
 	if n <= MaxProjectedAttributes {
 		return nil
 	}
 	return []finding{{table(d), d.model.Pos,
-		fmt.Sprintf("the GSIs project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
+		fmt.Sprintf("the secondary indexes project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
 		"narrow the patterns' returns, or let a pattern read whole items (ALL projects without naming attributes)"}}
 }
 
@@ -424,7 +428,7 @@ func ruleNames(d *Design) []finding {
 		out = append(out, finding{table(d), d.model.Pos,
 			fmt.Sprintf("table name %q is not %s", d.Table, NameRule), "rename the table"})
 	}
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		if !ValidTableName(ix.Name) {
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
 				fmt.Sprintf("index name %q is not %s", ix.Name, NameRule), "rename the index in keys"})

@@ -120,6 +120,9 @@ func ruleItemSize(d *Design) []finding {
 			pk, sk := d.KeyNames(k.Index)
 			pb, _ := keyBytes(e, k.PK)
 			sb, _ := keyBytes(e, k.SK)
+			if ix := d.Index(k.Index); ix != nil && ix.Local() {
+				pk, pb = "", 0 // the table's partition key, counted once
+			}
 			n += len(pk) + len(sk) + pb + sb
 		}
 		if known && n > MaxItemBytes {

@@ -209,9 +209,9 @@ func leftovers(from, to *Design, backfilled []string) *Cleanup {
 	return c
 }
 
-// indexNamed is the design's GSI of that name (nil: none).
+// indexNamed is the design's GSI or LSI of that name (nil: none).
 func (d *Design) indexNamed(name string) *Index {
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		if ix.Name == name {
 			return ix
 		}

@@ -39,6 +39,7 @@ func compareDesigns(from, to *Design) *Diff {
 		}
 	}
 	created, deleted := c.indexes()
+	c.localIndexes()
 	if from.TTL != to.TTL {
 		df.add(ChangeTTL, Subject{SubjectTable, to.Table}, "%s", ttlMessage(from.TTL, to.TTL))
 	}
@@ -236,12 +237,12 @@ func (c *comparison) indexes() (created, deleted map[string]bool) {
 	from, to, df := c.from, c.to, c.df
 	created, deleted = map[string]bool{}, map[string]bool{}
 	for _, ix := range to.Indexes {
-		if from.Index(ix.Name) == nil {
+		if globalIndex(from, ix.Name) == nil {
 			created[ix.Name] = true
 		}
 	}
 	for _, ix := range from.Indexes {
-		if to.Index(ix.Name) == nil {
+		if globalIndex(to, ix.Name) == nil {
 			deleted[ix.Name] = true
 		}
 	}
@@ -256,7 +257,7 @@ func (c *comparison) indexes() (created, deleted map[string]bool) {
 		df.add(ChangeGSIDeleted, Subject{SubjectIndex, name}, "deleted once nothing reads it (last)")
 	}
 	for _, ix := range to.Indexes {
-		if old := from.Index(ix.Name); old != nil && (old.Projection != ix.Projection || !slices.Equal(old.NonKeyAttributes, ix.NonKeyAttributes)) {
+		if old := globalIndex(from, ix.Name); old != nil && (old.Projection != ix.Projection || !slices.Equal(old.NonKeyAttributes, ix.NonKeyAttributes)) {
 			df.add(ChangeProjection, Subject{SubjectIndex, ix.Name}, "its projection %s would become %s in place, which DynamoDB refuses: plan a new index instead", old.ProjectionText(), ix.ProjectionText())
 			// Stable planning never does this; a hand-made layout can.
 			df.Changes[len(df.Changes)-1].Severity = SeverityError

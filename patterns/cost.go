@@ -60,7 +60,8 @@ type Cost struct {
 	Writes   []*WriteCost  `json:"writes,omitempty"`
 	Entities []*EntityCost `json:"entities"`
 	// Indexes holds the read and write units per second on each index
-	// ("table" first), what provisioned capacity is sized from.
+	// ("table" first), what provisioned capacity is sized from; an LSI's
+	// are the table's (it has no capacity of its own).
 	Indexes []*IndexLoad `json:"indexes"`
 	// ReadUnits and WriteUnits are per second, over all indexes.
 	ReadUnits  float64 `json:"readUnitsPerSecond"`
@@ -115,10 +116,11 @@ type PatternCost struct {
 type EntityCost struct {
 	Name      string `json:"name"`
 	ItemBytes int    `json:"itemBytes"`
-	// Amplification is 1 + the GSIs the entity is projected into: the
-	// writes one item write makes.
+	// Amplification is 1 + the GSIs and LSIs the entity is projected
+	// into: the writes one item write makes.
 	Amplification int `json:"writeAmplification"`
-	// WriteUnits per item write, over the table and its GSIs (1 KB units).
+	// WriteUnits per item write, over the table and its indexes (1 KB
+	// units; an LSI's in the table's capacity).
 	WriteUnits     float64 `json:"writeUnits"`
 	Rate           float64 `json:"rate"`
 	UnitsPerSecond float64 `json:"unitsPerSecond"`
@@ -130,7 +132,7 @@ type EntityCost struct {
 type WriteCost struct {
 	Name string `json:"name"`
 	// Items is the item writes one call makes (guard items of unique
-	// values included); Indexes the GSI writes they cause.
+	// values included); Indexes the GSI and LSI writes they cause.
 	Items   int `json:"items"`
 	Indexes int `json:"indexWrites"`
 	// WriteUnits per call, over the table and its GSIs (1 KB units; a
@@ -172,6 +174,9 @@ func estimate(d *Design, r rates) *Cost {
 	for _, ix := range d.Indexes {
 		load[ix.Name] = &IndexLoad{Name: ix.Name}
 		c.Indexes = append(c.Indexes, load[ix.Name])
+	}
+	for _, ix := range d.LocalIndexes {
+		load[ix.Name] = load[BaseIndex] // an LSI's reads and writes are the table's capacity
 	}
 	for _, pp := range d.Patterns {
 		p := d.model.Pattern(pp.Name)
@@ -247,7 +252,7 @@ func estimate(d *Design, r rates) *Cost {
 			wc.Items += 1 + fx.guards + fx.shards
 			wc.WriteUnits += base + extra
 			load[BaseIndex].WriteUnits += (base + extra) * rate
-			for _, ix := range d.Indexes {
+			for _, ix := range append(slices.Clip(d.Indexes), d.LocalIndexes...) {
 				if fx.counter {
 					break // shard items are on no GSI
 				}

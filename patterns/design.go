@@ -96,7 +96,8 @@ func gsiNumber(name string) (n int, ok bool) {
 func ReservedAttr(name string) bool { return reservedAttr(name) }
 
 // reservedAttr reports whether an attribute name is one keyplan's keys
-// use: the base table's PK and SK, or a planned GSI's (GSI1PK, GSI1SK, …).
+// use: the base table's PK and SK, a planned GSI's (GSI1PK, GSI1SK, …) or
+// a planned LSI's sort key (LSI1SK, …).
 func reservedAttr(name string) bool {
 	if name == TablePK || name == TableSK {
 		return true
@@ -106,6 +107,11 @@ func reservedAttr(name string) bool {
 			if _, ok := gsiNumber(ix); ok {
 				return true
 			}
+		}
+	}
+	if ix, ok := strings.CutSuffix(name, "SK"); ok {
+		if _, ok := lsiNumber(ix); ok {
+			return true
 		}
 	}
 	return false
@@ -130,6 +136,9 @@ type Design struct {
 	TTL string `json:"ttl,omitempty"`
 	// Indexes are the global secondary indexes.
 	Indexes []*Index `json:"indexes"`
+	// LocalIndexes are the local secondary indexes (lsi.go): in the JSON
+	// they follow the GSIs in indexes, each with kind "local".
+	LocalIndexes []*Index `json:"-"`
 	// Entities hold each entity's key templates per index.
 	Entities []*EntityKeys `json:"entities"`
 	// Patterns hold how each pattern is served.
@@ -153,6 +162,9 @@ type Design struct {
 	// Keying says, per GSI, how it is keyed and why (indexKeys: auto picks
 	// per index).
 	Keying []*KeyChoice `json:"indexKeys,omitempty" lock:"-"`
+	// LocalChoices say, for each pattern an LSI serves or could serve, why
+	// the plan put it on an LSI or not (lsiplan.go).
+	LocalChoices []*LocalChoice `json:"localIndexChoices,omitempty" lock:"-"`
 
 	model *Model
 	// recorded are the plans the file a design was read from states
@@ -175,9 +187,10 @@ type designIndex struct {
 	indexes  map[string]*Index
 	// The slices indexed: a lookup uses the maps only while the design
 	// still holds these.
-	ents []*EntityKeys
-	pats []*PatternPlan
-	ixs  []*Index
+	ents   []*EntityKeys
+	pats   []*PatternPlan
+	ixs    []*Index
+	locals []*Index
 }
 
 // same reports whether two slices are one (same array, same length).
@@ -188,7 +201,7 @@ func same[T any](a, b []*T) bool {
 // index builds the name lookups, once the design is complete.
 func (d *Design) index() {
 	x := &designIndex{entities: map[string]*EntityKeys{}, patterns: map[string]*PatternPlan{}, indexes: map[string]*Index{},
-		ents: d.Entities, pats: d.Patterns, ixs: d.Indexes}
+		ents: d.Entities, pats: d.Patterns, ixs: d.Indexes, locals: d.LocalIndexes}
 	for _, e := range d.Entities {
 		x.entities[e.Name] = e
 	}
@@ -196,6 +209,9 @@ func (d *Design) index() {
 		x.patterns[p.Name] = p
 	}
 	for _, ix := range d.Indexes {
+		x.indexes[ix.Name] = ix
+	}
+	for _, ix := range d.LocalIndexes {
 		x.indexes[ix.Name] = ix
 	}
 	d.byName = x
@@ -218,11 +234,14 @@ const (
 
 // Index is one overloaded global secondary index: keyed by the synthetic
 // strings PK/SK, or natively by the items' own attributes (PartitionKeys,
-// SortKeys: native.go).
+// SortKeys: native.go); or, with Kind IndexLocal, a local secondary index
+// keyed by the table's partition key and its own sort key string (lsi.go).
 type Index struct {
 	Name string `json:"name"`
-	PK   string `json:"partitionKey,omitempty"`
-	SK   string `json:"sortKey,omitempty"`
+	// Kind is "" for a GSI, "local" for an LSI.
+	Kind IndexKind `json:"kind,omitempty"`
+	PK   string    `json:"partitionKey,omitempty"`
+	SK   string    `json:"sortKey,omitempty"`
 	// PartitionKeys and SortKeys are a native index's key attributes, in
 	// order (its discriminator, IndexEntityName, first when it has one).
 	PartitionKeys []string `json:"partitionKeys,omitempty"`
@@ -289,7 +308,7 @@ type PatternPlan struct {
 	// Operation is GetItem or Query; Scan when no index serves the pattern
 	// (an error: keyplan never plans a Scan).
 	Operation Operation `json:"operation"`
-	// Index is "table" or a GSI name.
+	// Index is "table", a GSI's name or an LSI's.
 	Index        string        `json:"index"`
 	KeyCondition *KeyCondition `json:"keyCondition,omitempty"`
 	// Text is the key condition as DynamoDB reads it.
@@ -387,14 +406,16 @@ func (k *KeyCondition) Render(pk, sk string) string {
 // Model returns the model the design was planned from.
 func (d *Design) Model() *Model { return d.model }
 
-// Index returns the named GSI, or nil.
+// Index returns the named GSI or LSI, or nil.
 func (d *Design) Index(name string) *Index {
-	if x := d.byName; x != nil && same(x.ixs, d.Indexes) {
+	if x := d.byName; x != nil && same(x.ixs, d.Indexes) && same(x.locals, d.LocalIndexes) {
 		return x.indexes[name]
 	}
-	for _, ix := range d.Indexes {
-		if ix.Name == name {
-			return ix
+	for _, ixs := range [][]*Index{d.Indexes, d.LocalIndexes} {
+		for _, ix := range ixs {
+			if ix.Name == name {
+				return ix
+			}
 		}
 	}
 	return nil
@@ -436,8 +457,9 @@ func (e *EntityKeys) Key(index string) *EntityKey {
 	return nil
 }
 
-// KeyNames returns the key attribute names of an index ("table" or a
-// synthetic GSI); a native index has none of its own (KeyAttributes).
+// KeyNames returns the key attribute names of an index ("table", a
+// synthetic GSI or an LSI: the table's PK and its own sort key); a native
+// index has none of its own (KeyAttributes).
 func (d *Design) KeyNames(index string) (pk, sk string) {
 	if index == BaseIndex {
 		return d.PK, d.SK

@@ -22,12 +22,13 @@ const DesignFormat = 1
 
 type designFields Design
 
-// MarshalJSON writes the design with its model.
+// MarshalJSON writes the design with its model (its LSIs after its GSIs
+// in indexes: joinIndexes).
 func (d *Design) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		*designFields
 		Model *Model `json:"model"`
-	}{(*designFields)(d), canonicalModel(d.model)})
+	}{joinIndexes(d), canonicalModel(d.model)})
 }
 
 // canonicalModel is a copy of m in canonical order, without what a plan
@@ -134,6 +135,7 @@ func decodeDesign(file string, raw json.RawMessage) (*Design, error) {
 	if d.Format != DesignFormat {
 		return nil, formatError(file, d.Format)
 	}
+	splitIndexes(d)
 	if in.Model == nil {
 		return nil, &DesignError{file, "no model: a design carries the model it was planned from"}
 	}
@@ -173,6 +175,9 @@ func (d *Design) rederive() error {
 		if ix == nil || !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) {
 			return fmt.Errorf("index %v: expected a unique name of %s", ix, NameRule)
 		}
+		if ix.Kind != IndexGlobal {
+			return fmt.Errorf("index %s: kind %q; expected %q or none", ix.Name, ix.Kind, IndexLocal)
+		}
 		if ix.Native() || len(ix.SortKeys) > 0 {
 			if err := checkNativeIndex(m, ix); err != nil {
 				return err
@@ -181,6 +186,9 @@ func (d *Design) rederive() error {
 			return fmt.Errorf("index %s is keyed %s/%s; keyplan keys it %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
 		}
 		ly.indexes = append(ly.indexes, ix.Name)
+	}
+	if err := rederiveLocal(d, ly); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, ek := range d.Entities {
@@ -219,6 +227,9 @@ func (d *Design) rederive() error {
 		}
 		if !hasBase {
 			return fmt.Errorf("entity %s has no base table key", ek.Name)
+		}
+		if err := checkLocalKeys(d, ek); err != nil {
+			return err
 		}
 		if want := counterKeys(e); !sameCounters(ek.Counters, want) {
 			return fmt.Errorf("entity %s: its counters' keys are not those of its model's counters (%d declared): edited by hand?", ek.Name, len(want))

@@ -38,7 +38,8 @@ const (
 	// ChangeModel: what the model says that no key, index or pattern's
 	// plan shows (an attribute, enum values, a rate): the lock records
 	// it.
-	ChangeModel ChangeKind = "model-changed"
+	ChangeModel       ChangeKind = "model-changed"
+	ChangeLSIReplaces ChangeKind = "lsi-replaces-table"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -84,6 +85,7 @@ var changeRules = []ChangeRule{
 	{"KP620", SeverityWarning, ChangeCleanupRecorded, "A cleanup an earlier keyplan recorded is kept as recorded"},
 	{"KP621", SeverityInfo, ChangeModel, "Model changes no key or index shows are recorded"},
 	{"KP622", SeverityError, ChangeConsistency, "A global table's multi-Region consistency never changes"},
+	{"KP623", SeverityError, ChangeLSIReplaces, "An LSI is created and removed only with its table"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).

@@ -156,11 +156,11 @@ func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
 		}
 		return a.p.Name < b.p.Name
 	})
-	base2 := map[string]*EntityKey{}
-	for k, v := range base {
-		base2[k] = v
+	if gp := pl.localSearch(g, base, todo); gp != nil {
+		gp.score.hot += baseHot
+		return gp
 	}
-	gp := &groupPlan{base: base2}
+	gp := &groupPlan{base: clone(base)}
 	// A strong read the base keys leave is placed too (so the checks can
 	// name it, KP102) but counts as unserved: base keys that serve it win.
 	strong := 0

@@ -20,6 +20,17 @@ const (
 	MaxKeyAttributes = 4
 	// MaxGSIs is DynamoDB's default quota of global secondary indexes per table.
 	MaxGSIs = 20
+	// MaxLSIs is DynamoDB's limit on local secondary indexes per table
+	// (fixed: not a quota that can be raised).
+	MaxLSIs = 5
+	// MaxItemCollectionBytes is the most an item collection (the items of
+	// one partition key value and their LSI entries) may hold in a table
+	// with local secondary indexes (10 GB).
+	MaxItemCollectionBytes = 10 << 30
+	// IndexEntryOverheadBytes is what DynamoDB adds to each index entry's
+	// size (its keys and projected attributes) when it sizes an index, an
+	// LSI's entries in their item collection among them.
+	IndexEntryOverheadBytes = 100
 	// MaxProjectedAttributes is the limit on non-key attributes projected
 	// into all of a table's indexes together.
 	MaxProjectedAttributes = 100

@@ -57,6 +57,8 @@ func (l *loader) entity(f field) *Entity {
 					case "when":
 						ks.WhenPos = pos(tf.val)
 						ks.When = l.constants(tf.val, join(join(p, kf.key), "when"))
+					case "local":
+						ks.Local = l.boolean(tf.val, join(join(p, kf.key), "local"))
 					}
 				}
 				e.Keys = append(e.Keys, ks)
@@ -246,7 +248,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 var (
 	entityFields = []string{"id", "within", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
-	keyFields    = []string{"pk", "sk", "when"}
+	keyFields    = []string{"pk", "sk", "when", "local"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
 		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}
 )

@@ -126,8 +126,13 @@ type Entity struct {
 // KeySpec is an explicit key layout of one entity on one index.
 type KeySpec struct {
 	Index string `json:"index"`
-	PK    string `json:"pk"`
-	SK    string `json:"sk,omitempty"`
+	// PK is the partition key template; on a local index (Local) it is the
+	// base table's, and may be left out.
+	PK string `json:"pk"`
+	SK string `json:"sk,omitempty"`
+	// Local makes the index a local secondary index: the table's partition
+	// key, this sort key (lsi.go).
+	Local bool `json:"local,omitempty"`
 	// When makes the key sparse: only items holding these constants have
 	// it (a GSI key; the base key is on every item).
 	When []Const `json:"when,omitempty"`

@@ -106,6 +106,8 @@ func (ix *Index) KeyAttributes() []string {
 // the items' own, which no cleanup may remove).
 func (ix *Index) StoredKeys() []string {
 	switch {
+	case ix.Local():
+		return []string{ix.SK} // its partition key is the table's
 	case !ix.Native():
 		return []string{ix.PK, ix.SK}
 	case ix.Discriminated():

@@ -55,6 +55,10 @@ func nativize(m *Model, ly *layout, pn *pins, mode IndexKeys) map[string]*keyCho
 		before[p.Name] = ly.serve(p)
 	}
 	for _, ix := range ly.indexes[1:] {
+		if ly.local[ix] {
+			out[ix] = &keyChoice{why: localKeying}
+			continue
+		}
 		if locked := pn.projectionOf(ix); locked != nil {
 			if locked.Native() {
 				out[ix] = &keyChoice{native: true, part: locked.PartitionKeys, sorts: locked.SortKeys,
@@ -230,7 +234,7 @@ func typeName(t string) string {
 // attributes (and no GSIxPK/GSIxSK), the per-index why, and the native
 // text of the patterns native indexes serve.
 func applyKeying(d *Design, choices map[string]*keyChoice) {
-	for _, ix := range d.Indexes {
+	for _, ix := range append(slices.Clip(d.Indexes), d.LocalIndexes...) {
 		c := choices[ix.Name]
 		if c == nil {
 			continue

@@ -84,16 +84,25 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	for _, name := range ly.indexes[1:] {
 		ix := &Index{Name: name}
 		ix.PK, ix.SK = IndexKeyNames(name)
+		if ly.local[name] {
+			ix.Kind = IndexLocal
+			ix.PK, ix.SK = LocalKeyNames(name)
+		}
 		for _, e := range d.Entities {
 			if ly.key(e.Name, name) != nil {
 				ix.Entities = append(ix.Entities, e.Name)
 			}
 		}
-		d.Indexes = append(d.Indexes, ix)
+		if ix.Local() {
+			d.LocalIndexes = append(d.LocalIndexes, ix)
+		} else {
+			d.Indexes = append(d.Indexes, ix)
+		}
 	}
 	d.index()
 	applyKeying(d, keying)
-	for _, ix := range d.Indexes {
+	d.LocalChoices = localChoices(d, ly, pn)
+	for _, ix := range append(slices.Clip(d.Indexes), d.LocalIndexes...) {
 		if locked := pn.projectionOf(ix.Name); locked != nil {
 			ix.Projection, ix.NonKeyAttributes = locked.Projection, locked.NonKeyAttributes
 			continue
@@ -157,7 +166,8 @@ func (pl *planner) design() *layout {
 			}
 		}
 	}
-	var merged []map[string][]*EntityKey
+	pl.pinLocal(ly)
+	var merged, mergedLocal []map[string][]*EntityKey
 	for _, gp := range pl.searchAll(pl.groups()) {
 		if gp == nil {
 			continue
@@ -166,6 +176,7 @@ func (pl *planner) design() *layout {
 		for e, k := range gp.base {
 			ly.keys[e] = append([]*EntityKey{k}, ly.keys[e]...)
 		}
+		mergedLocal = pl.mergeLocal(ly, gp, mergedLocal)
 		for gi := range min(nl, len(gp.gsis)) {
 			for e, ks := range gp.gsis[gi] {
 				ly.keys[e] = append(ly.keys[e], ks...)
@@ -195,6 +206,8 @@ func (pl *planner) design() *layout {
 		return strings.Join(parts, "|")
 	}
 	sort.SliceStable(merged, func(i, j int) bool { return sig(merged[i]) < sig(merged[j]) })
+	sort.SliceStable(mergedLocal, func(i, j int) bool { return sig(mergedLocal[i]) < sig(mergedLocal[j]) })
+	pl.nameLocal(ly, mergedLocal)
 	names := pl.pins.nextGSINames(len(merged))
 	for i, keys := range merged {
 		name := names[i]
@@ -256,7 +269,7 @@ func (pl *planner) prune(ly *layout) *layout {
 		for e, ks := range ly.keys {
 			var keep []*EntityKey
 			for _, k := range ks {
-				if k.Index == BaseIndex || used[k] {
+				if k.Index == BaseIndex || used[k] || pl.pins.lockedLocalKey(e, k) {
 					keep = append(keep, k)
 				} else {
 					dropped = true
@@ -272,6 +285,10 @@ func (pl *planner) prune(ly *layout) *layout {
 	// Drop empty GSIs and rename the rest GSI1…GSIn in order.
 	var live []string
 	for _, ix := range ly.indexes[1:] {
+		if pl.pins.lockedLocal(ix) {
+			live = append(live, ix) // an LSI stays with the table
+			continue
+		}
 		for _, ks := range ly.keys {
 			if slices.ContainsFunc(ks, func(k *EntityKey) bool { return k.Index == ix }) {
 				live = append(live, ix)
@@ -282,23 +299,37 @@ func (pl *planner) prune(ly *layout) *layout {
 	// GSIs are named GSI1…GSIn in order; a lock's keep their names, and
 	// new ones come after them.
 	rename := map[string]string{}
-	fresh := 0
+	fresh, freshLocal := 0, 0
 	for _, ix := range live {
-		if pl.pins.lockedIndex(ix) {
+		switch {
+		case pl.pins.lockedIndex(ix) || pl.pins.lockedLocal(ix):
 			rename[ix] = ix
+		case ly.local[ix]:
+			freshLocal++
+		default:
+			fresh++
+		}
+	}
+	next, nextLocal := pl.pins.nextGSINames(fresh), pl.nextLSINames(freshLocal)
+	for _, ix := range live {
+		if _, ok := rename[ix]; ok {
 			continue
 		}
-		fresh++
-	}
-	next := pl.pins.nextGSINames(fresh)
-	for _, ix := range live {
-		if _, ok := rename[ix]; !ok {
+		if ly.local[ix] {
+			rename[ix], nextLocal = nextLocal[0], nextLocal[1:]
+		} else {
 			rename[ix], next = next[0], next[1:]
 		}
 	}
 	out := &layout{m: ly.m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, proj: ly.proj}
 	for _, ix := range live {
 		out.indexes = append(out.indexes, rename[ix])
+		if ly.local[ix] {
+			if out.local == nil {
+				out.local = map[string]bool{}
+			}
+			out.local[rename[ix]] = true
+		}
 	}
 	for e, ks := range ly.keys {
 		for _, k := range ks {
@@ -314,10 +345,20 @@ func (pl *planner) prune(ly *layout) *layout {
 
 // explicitLayout reads the model's hand-made keys (validated already).
 func explicitLayout(m *Model) *layout {
-	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, local: explicitLocal(m)}
 	for _, e := range m.Entities {
+		var table string
 		for _, ks := range e.Keys {
-			pk, _ := ParseTemplate(ks.PK)
+			if ks.Index == BaseIndex {
+				table = ks.PK
+			}
+		}
+		for _, ks := range e.Keys {
+			text := ks.PK
+			if ks.Local && text == "" {
+				text = table // an LSI's partition key is the table's
+			}
+			pk, _ := ParseTemplate(text)
 			var sk Template
 			if ks.SK != "" {
 				sk, _ = ParseTemplate(ks.SK)
@@ -328,7 +369,7 @@ func explicitLayout(m *Model) *layout {
 			}
 		}
 	}
-	sort.SliceStable(ly.indexes[1:], func(i, j int) bool { return ly.indexes[1+i] < ly.indexes[1+j] })
+	orderIndexes(ly)
 	return ly
 }
 

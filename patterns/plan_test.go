@@ -53,7 +53,7 @@ func TestExamplesOneRequestEach(t *testing.T) {
 					t.Errorf("pattern %s: %s with %d requests (%s)", p.Name, p.Operation, p.Requests, p.Reason)
 				}
 			}
-			if len(d.Indexes) != d.LowerBound {
+			if len(d.Indexes)+len(d.LocalIndexes) != d.LowerBound {
 				t.Errorf("%d GSIs, lower bound %d", len(d.Indexes), d.LowerBound)
 			}
 			for _, x := range d.Errors() {

@@ -246,6 +246,10 @@ func (g *genModel) yaml(keys map[string]map[string][2]string) string {
 					}
 				}
 			}) {
+				if ks[ix][0] == "" { // a local index: the table's partition key
+					fmt.Fprintf(&b, "      %s: {local: true, sk: %q}\n", ix, ks[ix][1])
+					continue
+				}
 				fmt.Fprintf(&b, "      %s: {pk: %q, sk: %q}\n", ix, ks[ix][0], ks[ix][1])
 			}
 		}
@@ -327,6 +331,8 @@ func genLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 // propertyStats counts what the property test compared.
 type propertyStats struct {
 	models, accepted, cool, tight int
+	// designedLocal counts the designed plans with an LSI.
+	designedLocal int
 }
 
 // checkProperty plans a random model and its random hand layouts, and

@@ -32,7 +32,10 @@ const DefaultBudget = 400_000
 type score struct {
 	unserved int // requirements no index serves
 	hot      int // requirements served from a partition hotter than they need
-	gsis     int // GSIs (with a lock: new GSIs)
+	// lsis counts the new LSIs (none with a lock): before the GSIs, as an
+	// LSI limits every item collection to 10 GB and stays with the table.
+	lsis int
+	gsis int // GSIs (with a lock: new GSIs)
 	// with counts the parameters its GSI keys demand of the model's
 	// updates beyond what they pass (KP701: with:), per step and attribute.
 	with int
@@ -51,6 +54,8 @@ func (a score) less(b score) bool {
 		return a.unserved < b.unserved
 	case a.hot != b.hot:
 		return a.hot < b.hot
+	case a.lsis != b.lsis:
+		return a.lsis < b.lsis
 	case a.gsis != b.gsis:
 		return a.gsis < b.gsis
 	case a.with != b.with:
@@ -188,8 +193,10 @@ func entityNames(m *Model) []string {
 // groupPlan is a group's best layout: base keys, and per GSI (numbered
 // within the group) each entity's keys.
 type groupPlan struct {
-	base  map[string]*EntityKey
-	gsis  []map[string][]*EntityKey
+	base map[string]*EntityKey
+	gsis []map[string][]*EntityKey
+	// lsis are the keys per LSI slot (the lock's, then new ones).
+	lsis  []map[string][]*EntityKey
 	score score
 	// cut is true when the search did not try every layout it builds:
 	// its budget ran out, or base placements were too many (descend).
@@ -262,7 +269,7 @@ func (pl *planner) search(g *group) *groupPlan {
 			chosen[e.Name] = k
 			walk(i + 1)
 			delete(chosen, e.Name)
-			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.gsis == 0 && best.score.lost == 0 && best.score.keys == 0) {
+			if best != nil && (pl.steps <= 0 || best.score.unserved == 0 && best.score.hot == 0 && best.score.lsis == 0 && best.score.gsis == 0 && best.score.lost == 0 && best.score.keys == 0) {
 				return
 			}
 		}

@@ -29,6 +29,9 @@ type layout struct {
 	// proj holds the GSIs whose projection is fixed (a lock's): a pattern
 	// is served there only if the projection holds what it returns.
 	proj map[string]*Index
+	// local names the indexes that are LSIs (keyed by the table's PK and
+	// their own sort key); the others after the table are GSIs.
+	local map[string]bool
 }
 
 // projects reports whether a fixed projection holds what a plan's pattern
@@ -145,6 +148,9 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 func (ly *layout) keyNames(index string) (pk, sk string) {
 	if index == BaseIndex {
 		return TablePK, TableSK
+	}
+	if ly.local[index] {
+		return LocalKeyNames(index)
 	}
 	return IndexKeyNames(index)
 }

@@ -149,6 +149,10 @@ func (z *sizer) itemSize(d *Design, e *Entity) int {
 // counted once; with own, as an index item holds them).
 func (z *sizer) keyAttrs(d *Design, e *Entity, k *EntityKey, own bool) int {
 	ix := d.Index(k.Index)
+	if ix != nil && ix.Local() {
+		_, sk := d.KeyNames(k.Index) // its partition key is the table's
+		return len(sk) + z.key(e, k.SK)
+	}
 	if ix == nil || !ix.Native() {
 		pk, sk := d.KeyNames(k.Index)
 		return len(pk) + z.key(e, k.PK) + len(sk) + z.key(e, k.SK)

@@ -22,7 +22,10 @@ type pins struct {
 	base map[string]*EntityKey
 	// gsis are the locked GSIs, in order.
 	gsis []*Index
-	// keys holds the locked GSI keys: index → entity → keys.
+	// lsis are the locked LSIs, in order: they stay, keys and all (an LSI
+	// is removed only with the table), and no new one is planned.
+	lsis []*Index
+	// keys holds the locked GSI and LSI keys: index → entity → keys.
 	keys map[string]map[string][]*EntityKey
 }
 
@@ -90,6 +93,11 @@ func pin(m *Model, from *Design) *pins {
 		c := *ix
 		c.Entities = nil
 		p.gsis = append(p.gsis, &c)
+	}
+	for _, ix := range from.LocalIndexes {
+		c := *ix
+		c.Entities = nil
+		p.lsis = append(p.lsis, &c)
 	}
 	return p
 }
@@ -162,14 +170,16 @@ func (p *pins) nextGSINames(n int) []string {
 	return out
 }
 
-// projectionOf is a pinned GSI's projection, or nil.
+// projectionOf is a pinned GSI's or LSI's projection, or nil.
 func (p *pins) projectionOf(index string) *Index {
 	if p == nil {
 		return nil
 	}
-	for _, ix := range p.gsis {
-		if ix.Name == index {
-			return ix
+	for _, ixs := range [][]*Index{p.gsis, p.lsis} {
+		for _, ix := range ixs {
+			if ix.Name == index {
+				return ix
+			}
 		}
 	}
 	return nil

@@ -283,7 +283,7 @@ func (m *Model) validateKeys(l *errorList) {
 			} else if !ValidTableName(ks.Index) {
 				l.add(ks.Pos, kp, "%q is not an index name; expected %q or %s", ks.Index, BaseIndex, NameRule)
 			}
-			if ks.PK == "" {
+			if ks.PK == "" && !ks.Local {
 				l.add(ks.Pos, kp+".pk", "missing; expected a template such as \"%s#{%s}\"", Tag(e.Name), firstOr(e.ID, "id"))
 			}
 			if ks.SK == "" {
@@ -317,6 +317,7 @@ func (m *Model) validateKeys(l *errorList) {
 			l.add(e.Pos, path, "missing the base table's key: add %s: {pk: …, sk: …}", BaseIndex)
 		}
 	}
+	m.validateLocalKeys(l)
 }
 
 // validateStreams checks copies, counters and archive: what the stream

@@ -145,3 +145,30 @@ func TestStreamHandlerIntent(t *testing.T) {
 	// AND the failure queue is encrypted
 	has(t, "leaderboard", "AWS::SQS::Queue", like(m{"SqsManagedSseEnabled": true}))
 }
+
+func TestArenaLocalIndexes(t *testing.T) {
+	// GIVEN a model whose strong reads need two sort orders besides the
+	// base table's WHEN synthesized THEN the table has two LSIs on its own
+	// partition key, each sorted by its own string attribute, projecting
+	// what the plan says
+	for _, ix := range []string{"LSI1", "LSI2"} {
+		has(t, "arena", "AWS::DynamoDB::GlobalTable", like(m{
+			"LocalSecondaryIndexes": with(m{
+				"IndexName":  ix,
+				"KeySchema":  []any{m{"AttributeName": "PK", "KeyType": "HASH"}, m{"AttributeName": ix + "SK", "KeyType": "RANGE"}},
+				"Projection": m{"ProjectionType": "ALL"},
+			}),
+			"AttributeDefinitions": with(m{"AttributeName": ix + "SK", "AttributeType": "S"}),
+		}))
+	}
+	// AND no GSI serves what an LSI does: the one GSI is the eventually
+	// consistent read's in a third order
+	has(t, "arena", "AWS::DynamoDB::GlobalTable", like(m{
+		"GlobalSecondaryIndexes": []any{like(m{"IndexName": "GSI1"})},
+	}))
+	// AND a role granted an LSI-served pattern may Query that LSI's ARN
+	has(t, "arena", "AWS::IAM::Policy", like(m{"PolicyDocument": like(m{"Statement": with(like(m{
+		"Action":   "dynamodb:Query",
+		"Resource": with(m{"Fn::Join": []any{"", []any{m{"Fn::GetAtt": []any{assertions.Match_AnyValue(), "Arn"}}, "/index/LSI2"}}}),
+	}))})}))
+}

@@ -26,6 +26,9 @@ var (
 	// tracker is examples/tracker.yaml's table, planned with native GSI
 	// keys, in a stack of its own beside the example app's.
 	tracker *singletable.Table
+	// arena is patterns/testdata/models/arena.yaml's table, with two LSIs,
+	// and a role granted three of its patterns (ArenaReader).
+	arena *singletable.Table
 	// ledger is testdata/models/ledger.yaml's table: the settings a
 	// model decides (multi-Region strong consistency with a witness,
 	// headroom, peaks, principals), in a stack of its own.
@@ -66,7 +69,11 @@ func TestMain(m *testing.M) {
 		Replicas: []singletable.Replica{{Region: "us-east-2"}}, WitnessRegion: "us-west-2"})
 	ledger.GrantPatterns(awsiam.NewRole(ledgerStack, jsii.String("LedgerBatchReader"), &awsiam.RoleProps{
 		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), "GetAccounts")
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack} {
+	arenaStack := awscdk.NewStack(app, jsii.String("KeyplanArena"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	arena = singletable.New(arenaStack, "Arena", &singletable.Props{ModelFile: "../patterns/testdata/models/arena.yaml"})
+	reader := awsiam.NewRole(arenaStack, jsii.String("ArenaReader"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
+	arena.GrantPatterns(reader, "GetMatch", "MatchesByScore", "MatchesByKills")
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack, "arena": arenaStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}

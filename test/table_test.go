@@ -36,6 +36,7 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 		"leaderboard": {templates["leaderboard"], example.LeaderboardTable.Design},
 		"shop":        {templates["shop"], example.ShopTable.Design},
 		"tracker":     {templates["tracker"], tracker.Design},
+		"arena":       {templates["arena"], arena.Design},
 	} {
 		t.Run(name, func(t *testing.T) {
 			// GIVEN the planned design WHEN the table is synthesized
@@ -46,6 +47,9 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 				t.Errorf("key schema %v", got)
 			}
 			types := map[string]string{d.PK: "S", d.SK: "S"}
+			for _, ix := range d.LocalIndexes {
+				types[ix.SK] = "S"
+			}
 			for _, ix := range d.Indexes {
 				if ix.Native() {
 					maps.Copy(types, d.KeyTypes(ix))
@@ -78,6 +82,17 @@ func TestKeysAndIndexesMatchThePlan(t *testing.T) {
 				}
 				if !slices.Equal(nonKey, ix.NonKeyAttributes) {
 					t.Errorf("GSI %s includes %v, planned %v", ix.Name, nonKey, ix.NonKeyAttributes)
+				}
+			}
+			// AND every LSI of the plan exists, keyed by the table's PK and its own sort key, with its projection
+			lsis := list(p["LocalSecondaryIndexes"])
+			if len(lsis) != len(d.LocalIndexes) {
+				t.Fatalf("%d LSIs in the template, %d planned", len(lsis), len(d.LocalIndexes))
+			}
+			for i, ix := range d.LocalIndexes {
+				l := obj(lsis[i])
+				if l["IndexName"] != ix.Name || !slices.Equal(keyNames(l["KeySchema"]), []string{d.PK, ix.SK}) || obj(l["Projection"])["ProjectionType"] != string(ix.Projection) {
+					t.Errorf("LSI %d = %v, planned %+v", i, l, ix)
 				}
 			}
 			// AND the TTL attribute is the model's
@@ -114,6 +129,9 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 		// twice, UpdateItem) and ShipOrder (UpdateItem), on the table only
 		// (CDK merges the two statements: same resource)
 		{"shop", "ShopOrders", []statement{{[]string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}, []string{"table"}}}},
+		// GetMatch (GetItem, table), MatchesByScore (Query, LSI2: an LSI
+		// has an index ARN of its own), MatchesByKills (Query, GSI1)
+		{"arena", "ArenaReader", []statement{{[]string{"dynamodb:GetItem"}, []string{"table"}}, {[]string{"dynamodb:Query"}, []string{"table/index/GSI1", "table/index/LSI2"}}}},
 		// GetAccounts (batch: true): BatchGetItem on the table alone, no
 		// GetItem, no index; and GetObject on Account's objects (its
 		// statement is kept in S3) only

@@ -331,9 +331,15 @@ func (t *Table) checkWithDesign(d *patterns.Design) problems {
 		estimated(&ps, fmt.Sprintf("Billing.Indexes[%q].Read", ix.Name), s.Read, l.ReadUnits)
 		estimated(&ps, fmt.Sprintf("Billing.Indexes[%q].Write", ix.Name), s.Write, l.WriteUnits)
 	}
+	noGSI := func(name string) string {
+		if ix := d.Index(name); ix != nil && ix.Local() {
+			return "is an LSI, which has no capacity of its own (its reads and writes are the table's: Billing.Read, Billing.Write)"
+		}
+		return "the table has no such GSI"
+	}
 	for _, name := range slices.Sorted(maps.Keys(b.Indexes)) {
 		if !has(name) {
-			ps.add("Billing.Indexes[%q]: the table has no such GSI", name)
+			ps.add("Billing.Indexes[%q]: %s", name, noGSI(name))
 		}
 	}
 	reads := readLoad(d)
@@ -343,7 +349,7 @@ func (t *Table) checkWithDesign(d *patterns.Design) problems {
 		}
 		for _, name := range slices.Sorted(maps.Keys(r.Indexes)) {
 			if !has(name) {
-				ps.add("Replicas[%d].Indexes[%q]: the table has no such GSI", i, name)
+				ps.add("Replicas[%d].Indexes[%q]: %s", i, name, noGSI(name))
 				continue
 			}
 			estimated(&ps, fmt.Sprintf("Replicas[%d].Indexes[%q]", i, name), r.Indexes[name], reads[name])

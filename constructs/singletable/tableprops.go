@@ -81,6 +81,31 @@ func (t *Table) keys(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 	if len(gsis) > 0 {
 		out.GlobalSecondaryIndexes = &gsis
 	}
+	out.LocalSecondaryIndexes = localIndexes(t.Lock.Accepted)
+}
+
+// localIndexes are the lock's LSIs: the table's partition key, their own
+// sort key, their projections. They are the accepted design's in every
+// phase (an LSI exists from the table's creation: keyplan diff refuses a
+// change to one, KP623), so a deploy never asks CloudFormation to replace
+// the table.
+func localIndexes(d *patterns.Design) *[]*awsdynamodb.LocalSecondaryIndexProps {
+	if len(d.LocalIndexes) == 0 {
+		return nil
+	}
+	var out []*awsdynamodb.LocalSecondaryIndexProps
+	for _, ix := range d.LocalIndexes {
+		l := &awsdynamodb.LocalSecondaryIndexProps{
+			IndexName:      jsii.String(ix.Name),
+			SortKey:        str(ix.SK),
+			ProjectionType: awsdynamodb.ProjectionType(ix.Projection),
+		}
+		if len(ix.NonKeyAttributes) > 0 {
+			l.NonKeyAttributes = jsii.Strings(ix.NonKeyAttributes...)
+		}
+		out = append(out, l)
+	}
+	return &out
 }
 
 func boolOr(b *bool, def bool) bool {

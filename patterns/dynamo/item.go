@@ -197,7 +197,9 @@ type entityPlan struct {
 }
 
 type keyPlan struct {
-	table          bool
+	table bool
+	// pkName is "" on an LSI: its partition key is the table's, which
+	// the item's base key writes (and an update never sets).
 	pkName, skName string
 	pk, sk         []step
 	needs          []int       // attributes the key reads
@@ -241,7 +243,11 @@ func compile(d *patterns.Design, ek *patterns.EntityKeys) *entityPlan {
 		}
 		kp := keyPlan{table: k.Index == patterns.BaseIndex}
 		kp.pkName, kp.skName = d.KeyNames(k.Index)
-		kp.pk = steps(k.PK, &kp.needs)
+		if ix := d.Index(k.Index); ix != nil && ix.Local() {
+			kp.pkName = "" // the base key's partition key: written once, by it
+		} else {
+			kp.pk = steps(k.PK, &kp.needs)
+		}
 		kp.sk = steps(k.SK, &kp.needs)
 		for _, c := range k.When {
 			i := p.byName[c.Attr]
@@ -407,10 +413,34 @@ func (p *entityPlan) putKeys(item map[string]types.AttributeValue, table bool, p
 		if err != nil {
 			return err
 		}
-		item[k.pkName] = &types.AttributeValueMemberS{Value: pk}
+		if k.pkName != "" {
+			item[k.pkName] = &types.AttributeValueMemberS{Value: pk}
+		}
 		item[k.skName] = &types.AttributeValueMemberS{Value: sk}
 	}
 	return nil
+}
+
+// id names a key plan by its index's own key attribute: the partition
+// key's, or an LSI's sort key (its partition key is the table's).
+func (k keyPlan) id() string {
+	if k.pkName == "" {
+		return k.skName
+	}
+	return k.pkName
+}
+
+// keyEdit sets (val) or removes (nil) a key's attributes: an LSI's sort
+// key alone.
+func keyEdit(edits []edit, k keyPlan, pk, sk types.AttributeValue) []edit {
+	op := updSet
+	if sk == nil {
+		op = updRemove
+	}
+	if k.pkName != "" {
+		edits = append(edits, edit{op, k.pkName, pk})
+	}
+	return append(edits, edit{op, k.skName, sk})
 }
 
 // holds reports whether an item with these attributes is on a GSI key:

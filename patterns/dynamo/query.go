@@ -180,7 +180,10 @@ func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []strin
 			}
 		} else {
 			pk, sk := t.d.KeyNames(pp.Index)
-			names = append(names, pk, sk)
+			if pk != t.d.PK {
+				names = append(names, pk) // an LSI's is the table's
+			}
+			names = append(names, sk)
 		}
 	}
 	for _, a := range patterns.ReadNeeds(p, pp) {
@@ -283,7 +286,8 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 // cond, as every read of it is made, natively keyed or not: the
 // pattern's projection, expired items filtered out where it hides them,
 // its order, a count where it counts, its limit unless the request
-// gives one, a consistent read of the table where it asks for one.
+// gives one, a consistent read of the table or an LSI where it asks for
+// one.
 func (t *Table) queryInput(p *patterns.Pattern, pp *patterns.PatternPlan, cond expression.KeyConditionBuilder, r *Request) (*dynamodb.QueryInput, error) {
 	b := expression.NewBuilder().WithKeyCondition(cond)
 	if len(p.Returns) > 0 {
@@ -311,8 +315,9 @@ func (t *Table) queryInput(p *patterns.Pattern, pp *patterns.PatternPlan, cond e
 	}
 	if pp.Index != patterns.BaseIndex {
 		in.IndexName = aws.String(pp.Index)
-	} else {
-		in.ConsistentRead = aws.Bool(pp.Consistent)
+	}
+	if ix := t.d.Index(pp.Index); pp.Index == patterns.BaseIndex || ix != nil && ix.Local() {
+		in.ConsistentRead = aws.Bool(pp.Consistent) // the table and its LSIs read consistently
 	}
 	limit := r.Limit
 	if limit == 0 && p.Limit > 0 {

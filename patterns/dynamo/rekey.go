@@ -121,8 +121,11 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	for _, ix := range r.phase.Indexes {
 		r.deployed[ix.Name] = true
 	}
+	for _, ix := range l.Accepted.LocalIndexes {
+		r.deployed[ix.Name] = true // an LSI is there from the table's creation
+	}
 	for _, d := range []*patterns.Design{l.Accepted, mg.Target} {
-		for _, ix := range d.Indexes {
+		for _, ix := range d.SecondaryIndexes() {
 			for _, k := range ix.StoredKeys() {
 				if !slices.Contains(r.owned, k) {
 					r.owned = append(r.owned, k)
@@ -132,7 +135,7 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	}
 	sort.Strings(r.owned)
 	for _, d := range []*patterns.Design{mg.Target, l.Accepted} {
-		for _, ix := range d.Indexes {
+		for _, ix := range d.SecondaryIndexes() {
 			for _, k := range ix.StoredKeys() {
 				if _, ok := r.index[k]; !ok {
 					r.index[k] = ix.Name
@@ -169,6 +172,9 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 				}
 			}
 			for _, key := range []string{k.pkName, k.skName} {
+				if key == "" {
+					continue // an LSI's partition key: the base key's
+				}
 				for _, a := range attrs {
 					if !slices.Contains(src[key], a) {
 						src[key] = append(src[key], a)

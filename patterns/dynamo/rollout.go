@@ -299,7 +299,7 @@ func (t *Table) keysOf(entity string, v Values, held map[string]types.AttributeV
 	out := map[string]types.AttributeValue{}
 	var readBuf [16]int
 	for _, k := range p.keys {
-		if k.table || held[k.pkName] != nil {
+		if k.table || held[k.id()] != nil {
 			continue
 		}
 		for _, i := range keyReads(k, readBuf[:0]) {
@@ -328,7 +328,9 @@ func (t *Table) keysOf(entity string, v Values, held map[string]types.AttributeV
 		if err != nil {
 			return nil, err
 		}
-		out[k.pkName] = &types.AttributeValueMemberS{Value: pk}
+		if k.pkName != "" {
+			out[k.pkName] = &types.AttributeValueMemberS{Value: pk}
+		}
 		out[k.skName] = &types.AttributeValueMemberS{Value: sk}
 	}
 	for _, dc := range p.discs {

@@ -42,6 +42,9 @@ func LockTableInput(l *patterns.Lock, name string) *dynamodb.CreateTableInput {
 			Projection: projection(ix),
 		})
 	}
+	lsis, attrs := localIndexes(d)
+	in.LocalSecondaryIndexes = lsis
+	in.AttributeDefinitions = addAttrs(in.AttributeDefinitions, attrs)
 	return in
 }
 
@@ -363,6 +366,9 @@ func PhaseReady(ctx context.Context, c IndexAdmin, table string, l *patterns.Loc
 		}
 		if pk, sk := keyNames(t.KeySchema); pk != l.Accepted.PK || sk != l.Accepted.SK {
 			return nil, fmt.Errorf("its key is %s/%s, not the design's %s/%s: not this model's table", pk, sk, l.Accepted.PK, l.Accepted.SK)
+		}
+		if err := checkLocal(t, l.Accepted); err != nil {
+			return nil, err
 		}
 		st := compareIndexes(t, want)
 		if st.keyed != nil {

@@ -352,8 +352,8 @@ func (t *Table) keyEdits(p *entityPlan, st *updateState, only func(kp keyPlan) b
 			holds = map[string]bool{}
 		}
 		if gone {
-			edits = append(edits, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
-			holds[kp.pkName] = false
+			edits = keyEdit(edits, kp, nil, nil)
+			holds[kp.id()] = false
 			continue
 		}
 		pk := t.indexOf(kp)
@@ -373,11 +373,11 @@ func (t *Table) keyEdits(p *entityPlan, st *updateState, only func(kp keyPlan) b
 			if err != nil {
 				return nil, nil, err
 			}
-			edits = append(edits, edit{updSet, kp.pkName, &types.AttributeValueMemberS{Value: pkv}}, edit{updSet, kp.skName, &types.AttributeValueMemberS{Value: skv}})
-			holds[kp.pkName] = true
+			edits = keyEdit(edits, kp, &types.AttributeValueMemberS{Value: pkv}, &types.AttributeValueMemberS{Value: skv})
+			holds[kp.id()] = true
 		} else {
-			edits = append(edits, edit{updRemove, kp.pkName, nil}, edit{updRemove, kp.skName, nil})
-			holds[kp.pkName] = false
+			edits = keyEdit(edits, kp, nil, nil)
+			holds[kp.id()] = false
 		}
 	}
 	return edits, holds, nil
@@ -404,7 +404,7 @@ func (t *Table) expandUpdate(entity string, st *updateState, holds map[string]bo
 	target := map[string]keyPlan{}
 	for _, kp := range p.keys {
 		if !kp.table {
-			target[kp.pkName] = kp
+			target[kp.id()] = kp
 		}
 	}
 	var encBuf [16]string
@@ -413,11 +413,11 @@ func (t *Table) expandUpdate(entity string, st *updateState, holds map[string]bo
 	// ownedByTarget reports whether the item holds the target's key on
 	// the index of the accepted design's key kp after the update.
 	ownedByTarget := func(kp keyPlan) (bool, error) {
-		tk, ok := target[kp.pkName]
+		tk, ok := target[kp.id()]
 		if !ok {
 			return false, nil
 		}
-		if h, rebuilt := holds[kp.pkName]; rebuilt {
+		if h, rebuilt := holds[kp.id()]; rebuilt {
 			return h, nil
 		}
 		n := len(p.e.Attributes)
@@ -540,8 +540,8 @@ func changedIn(reads []int, e *patterns.Entity, changed map[string]bool) string 
 
 // indexOf names a compiled key's index.
 func (t *Table) indexOf(kp keyPlan) string {
-	for _, ix := range t.d.Indexes {
-		if ix.PK == kp.pkName {
+	for _, ix := range t.d.SecondaryIndexes() {
+		if ix.SK == kp.skName && !ix.Native() {
 			return ix.Name
 		}
 	}

@@ -180,7 +180,7 @@ func (t *Table) keyAttributes() []string {
 	var out []string
 	add := func(d *patterns.Design) {
 		out = append(out, d.PK, d.SK)
-		for _, ix := range d.Indexes {
+		for _, ix := range d.SecondaryIndexes() {
 			pk, sk := d.KeyNames(ix.Name)
 			out = append(out, pk, sk)
 		}

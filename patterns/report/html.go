@@ -139,7 +139,11 @@ func newPage(d *patterns.Design, s *Sample) *page {
 	}
 	pg := &page{d: d, s: s, color: map[string]int{}, rowOf: map[string]int{}, readsOf: map[string][]int{}}
 	pg.cols = []keyColumn{{d.PK, patterns.BaseIndex, false, false}, {d.SK, patterns.BaseIndex, true, false}}
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
+		if ix.Local() {
+			pg.cols = append(pg.cols, keyColumn{ix.SK, ix.Name, true, false}) // its partition key is the table's
+			continue
+		}
 		if !ix.Native() {
 			pg.cols = append(pg.cols, keyColumn{ix.PK, ix.Name, false, false}, keyColumn{ix.SK, ix.Name, true, false})
 			continue
@@ -717,7 +721,7 @@ func (pg *page) indexes(b *strings.Builder) {
 	b.WriteString(`<section id="indexes" aria-labelledby="indexes-h">` + "\n<h2 id=\"indexes-h\">Indexes</h2>\n")
 	b.WriteString(`<table class="plain"><thead><tr><th scope="col">Index</th><th scope="col">Keys</th><th scope="col">Projection</th><th scope="col">Entities</th><th scope="col">Patterns</th></tr></thead><tbody>` + "\n")
 	names := []string{patterns.BaseIndex}
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		names = append(names, ix.Name)
 	}
 	for _, name := range names {
@@ -741,6 +745,9 @@ func (pg *page) indexes(b *strings.Builder) {
 			}
 		}
 		keys := fmt.Sprintf(`<code>%s</code> / <code>%s</code>`, esc(pk), esc(sk))
+		if ix := d.Index(name); ix != nil && ix.Local() {
+			keys += ` <span class="why">local secondary index: the table's partition key; strongly consistent reads; in the table's capacity</span>`
+		}
 		if ix := d.Index(name); ix != nil && ix.Native() {
 			keys = `native: <code>` + esc(ix.KeyText()) + `</code>`
 			for _, c := range d.Keying {

@@ -27,7 +27,7 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d |\n", i+1, p.Name, op, ix, mdEscape(cond), p.Requests)
 	}
 	indexes := []string{patterns.BaseIndex}
-	for _, ix := range d.Indexes {
+	for _, ix := range d.SecondaryIndexes() {
 		indexes = append(indexes, ix.Name)
 	}
 	b.WriteString("\n## Key layout\n")
@@ -36,6 +36,9 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 		title := "Base table"
 		if ix := d.Index(name); ix != nil {
 			title = fmt.Sprintf("%s (projection %s)", name, ix.ProjectionText())
+			if ix.Local() {
+				title = fmt.Sprintf("%s (local secondary index; projection %s)", name, ix.ProjectionText())
+			}
 			if ix.Native() {
 				title = fmt.Sprintf("%s (native keys; projection %s)", name, ix.ProjectionText())
 				pk, sk = "Partition key", "Sort key"

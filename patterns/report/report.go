@@ -166,9 +166,15 @@ func entitiesInOrder(d *patterns.Design) []*patterns.EntityKeys {
 
 // gsiLine is the GSI count beside the lower bound, saying what the bound
 // is relative to and why a count is below it.
+//
+// With LSIs the bound is on the secondary indexes, LSIs and GSIs together
+// (an LSI can serve what a GSI would).
 func gsiLine(d *patterns.Design) string {
-	n := len(d.Indexes)
+	n := len(d.Indexes) + len(d.LocalIndexes)
 	s := fmt.Sprintf("%d GSI(s), %s", n, d.Bounds)
+	if len(d.LocalIndexes) > 0 {
+		s = fmt.Sprintf("%d LSI(s) and %d GSI(s), %s on secondary indexes", len(d.LocalIndexes), len(d.Indexes), d.Bounds)
+	}
 	unserved := 0
 	for _, p := range d.Patterns {
 		if !p.Served() {

@@ -20,8 +20,12 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 		fmt.Fprintf(b, ", ttl %s", d.TTL)
 	}
 	fmt.Fprintf(b, "\n%s\n", gsiLine(d))
-	for _, ix := range d.Indexes {
-		fmt.Fprintf(b, "  %s (%s) %s: %s\n", ix.Name, ix.KeyText(), ix.ProjectionText(), strings.Join(ix.Entities, ", "))
+	for _, ix := range d.SecondaryIndexes() {
+		local := ""
+		if ix.Local() {
+			local = " local"
+		}
+		fmt.Fprintf(b, "  %s%s (%s) %s: %s\n", ix.Name, local, ix.KeyText(), ix.ProjectionText(), strings.Join(ix.Entities, ", "))
 		for _, c := range d.Keying {
 			if c.Index == ix.Name {
 				fmt.Fprintf(b, "    %s\n", c.Why)
@@ -54,6 +58,12 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 			continue
 		}
 		fmt.Fprintf(b, "  %-*s %-7s %-*s %s%s\n", pw, p.Name, p.Operation, iw, p.Index, p.Text, extras(p))
+	}
+	if len(d.LocalChoices) > 0 {
+		b.WriteString("\nlocal indexes\n")
+		for _, c := range d.LocalChoices {
+			fmt.Fprintf(b, "  %-*s %s\n", pw, c.Pattern, c.Why)
+		}
 	}
 	if c := d.Cost; c != nil {
 		fmt.Fprintf(b, "\ncost: %.1f read units/s, %.1f write units/s: $%.2f/month on-demand, $%.2f/month provisioned (us-east-1)\n",

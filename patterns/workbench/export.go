@@ -64,6 +64,13 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		typeOf[name] = typ
 		t.NonKeyAttributes = append(t.NonKeyAttributes, Attribute{name, typ})
 	}
+	if len(d.LocalIndexes) > 0 {
+		var names []string
+		for _, ix := range d.LocalIndexes {
+			names = append(names, ix.Name)
+		}
+		return fmt.Errorf("workbench: the design has local secondary indexes (%s); keyplan writes Workbench data models with GSIs only, and an LSI exported as a GSI would read eventually consistent what the model reads strongly", strings.Join(names, ", "))
+	}
 	var rendered []string // the natively keyed GSIs shown by synthetic keys
 	synthetic := map[string]bool{}
 	for _, ix := range d.Indexes {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -134,13 +135,34 @@ examples:
 	roundTrip(t, d, b.Bytes())
 }
 
+// A design with LSIs is refused, naming them: keyplan writes no LSI into
+// a Workbench model.
+func TestExportRefusesLocalIndexes(t *testing.T) {
+	m, err := patterns.Load("../testdata/models/arena.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = workbench.Export(io.Discard, d, nil, workbench.ExportOptions{})
+	if err == nil || !strings.Contains(err.Error(), "local secondary indexes (LSI1, LSI2)") {
+		t.Errorf("Export of a design with LSIs: %v", err)
+	}
+}
+
 func export(t *testing.T, file string) (*patterns.Design, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return exportDesign(t, plan(t, file, data))
+	d := plan(t, file, data)
+	if len(d.LocalIndexes) > 0 {
+		t.Skip("LSIs: no Workbench data model (TestExportRefusesLocalIndexes)")
+	}
+	return exportDesign(t, d)
 }
 
 // exportDesign exports a design with its examples' sample.

@@ -59,6 +59,8 @@ TTL_PERIOD = "1"
 # other processes use it, accepting the one access key the suite signs
 # with when it finds no Scylla roles.
 SUITE_KEY = "unknownuser"
+# ... and the secret it signs with (conftest.py returns both without CQL).
+SUITE_SECRET = "unknownsecret"
 
 
 def free_port():
@@ -97,7 +99,7 @@ def start_engine(name, port, args, work):
         # in argv.
         creds = os.path.join(work, "credentials")
         with open(os.open(creds, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-            f.write("[default]\naws_access_key_id = unknown_user\naws_secret_access_key = unknown_secret\n")
+            f.write(f"[default]\naws_access_key_id = {SUITE_KEY}\naws_secret_access_key = {SUITE_SECRET}\n")
         cmd = [binary, "-addr", f"127.0.0.1:{port}", "-credentials-file", creds]
         cwd = REPO
     elif name == "local":
