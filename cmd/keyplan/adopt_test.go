@@ -21,6 +21,11 @@ type layout struct {
 	name  string
 	gsis  []string
 	items []map[string]string
+	// key is an entity's keys: line the new pattern's GSI2 key goes
+	// after, pattern the new pattern, want the items GSI2 then holds
+	// under partition key GSI2PK.
+	key, pattern, partition string
+	want                    int
 }
 
 var layouts = []layout{
@@ -35,7 +40,8 @@ var layouts = []layout{
 		{"PK": "ORDER#1a2b#ITEM#i1", "SK": "ORDER#1a2b#ITEM#i1", "orderId": "1a2b", "itemId": "i1", "GSI1PK": "ORDER#1a2b", "GSI1SK": "ITEM#i1"},
 		{"PK": "ORDER#1a2b#ITEM#i2", "SK": "ORDER#1a2b#ITEM#i2", "orderId": "1a2b", "itemId": "i2", "GSI1PK": "ORDER#1a2b", "GSI1SK": "ITEM#i2"},
 		{"PK": "ORDER#t10#ITEM#i1", "SK": "ORDER#t10#ITEM#i1", "orderId": "t10", "itemId": "i1", "GSI1PK": "ORDER#t10", "GSI1SK": "ITEM#i1"},
-	}},
+	}, "      table: {pk: 'CUSTOMER#{username}', sk: '#ORDER#{orderId}'}\n      GSI2: {pk: 'STATUS#{status}', sk: '#ORDER#{orderId}'}",
+		"OrdersByStatus: {query: CUSTOMER, where: [status], sort: orderId}", "STATUS#PLACED", 2},
 	// An overloaded GSI: AWS's guide's HR example, employees and projects
 	// of an organization on one GSI1, told apart by their sort keys.
 	{"HR", []string{"GSI1"}, []map[string]string{
@@ -44,7 +50,8 @@ var layouts = []layout{
 		{"PK": "EMP#e3", "SK": "EMP#e3", "empId": "e3", "org": "ops", "name": "cy", "GSI1PK": "ORG#ops", "GSI1SK": "EMP#cy"},
 		{"PK": "PROJ#p1", "SK": "PROJ#p1", "projId": "p1", "org": "eng", "title": "db", "GSI1PK": "ORG#eng", "GSI1SK": "PROJ#db"},
 		{"PK": "PROJ#p2", "SK": "PROJ#p2", "projId": "p2", "org": "ops", "title": "ci", "GSI1PK": "ORG#ops", "GSI1SK": "PROJ#ci"},
-	}},
+	}, "      table: {pk: 'EMP#{empId}', sk: 'EMP#{empId}'}\n      GSI2: {pk: 'NAME#{name}', sk: 'EMP#{empId}'}",
+		"EmployeesByName: {query: EMP, where: [name]}", "NAME#ann", 1},
 	// A sparse index: seed 003's pending orders alone on GSI1.
 	{"Payments", []string{"GSI1"}, []map[string]string{
 		{"PK": "ORDER#o1", "SK": "ORDER", "orderId": "o1", "merchantId": "m1", "status": "PENDING", "GSI1PK": "MERCHANT#m1#STATUS#PENDING", "GSI1SK": "ORDER#o1"},
@@ -52,7 +59,8 @@ var layouts = []layout{
 		{"PK": "ORDER#o3", "SK": "ORDER", "orderId": "o3", "merchantId": "m2", "status": "PENDING", "GSI1PK": "MERCHANT#m2#STATUS#PENDING", "GSI1SK": "ORDER#o3"},
 		{"PK": "ORDER#o4", "SK": "ORDER", "orderId": "o4", "merchantId": "m2", "status": "SETTLED"},
 		{"PK": "ORDER#o5", "SK": "ORDER", "orderId": "o5", "merchantId": "m1", "status": "SETTLED"},
-	}},
+	}, "      table: {pk: 'ORDER#{orderId}', sk: ORDER}\n      GSI2: {pk: 'STATUS#{status}', sk: 'ORDER#{orderId}'}",
+		"OrdersByStatus: {query: ORDER, where: [status], sort: orderId}", "STATUS#SETTLED", 3},
 }
 
 // create makes the layout's table by hand, as its designers would.
@@ -100,13 +108,70 @@ func TestAdoptPublishedLayouts(t *testing.T) {
 			if code != 0 || !strings.Contains(out, model+".lock.json") && !strings.Contains(out, "lock.json") {
 				t.Fatalf("import: exit %d\n%s%s\n%s", code, out, errs, src)
 			}
-			t.Logf("%s", src)
 			if code, out, errs := keyplan("validate", model, "--existing", "--table", table, "--endpoint", ep); code != 0 {
 				t.Fatalf("validate --existing: exit %d\n%s%s\n%s", code, out, errs, src)
 			}
-			if code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", ep); code != 0 || !strings.Contains(out, "is as its lock says") {
-				t.Fatalf("diff --live: exit %d\n%s%s", code, out, errs)
+			// The expectations are the keys': a model keyed otherwise fails them.
+			broken := filepath.Join(t.TempDir(), "broken.yaml")
+			os.WriteFile(broken, []byte(strings.Replace(string(src), "table: {pk: '", "table: {pk: 'X", 1)), 0o644)
+			if code, out, errs := keyplan("validate", broken, "--existing", "--table", table, "--endpoint", ep); code != 1 {
+				t.Errorf("validate --existing of a model keyed otherwise: exit %d, want 1\n%s%s", code, out, errs)
 			}
+			live := func(want int, holds ...string) {
+				t.Helper()
+				code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", ep)
+				for _, h := range holds {
+					if !strings.Contains(out, h) {
+						code = -1
+					}
+				}
+				if code != want {
+					t.Fatalf("diff --live: exit %d, want %d and %q\n%s%s", code, want, holds, out, errs)
+				}
+			}
+			live(0, "is as its lock says")
+			// A GSI added by hand is drift, and the phases deploy from it.
+			ctx := context.Background()
+			_, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+				AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("email"), AttributeType: types.ScalarAttributeTypeS}},
+				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: aws.String("Manual"),
+					KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("email"), KeyType: types.KeyTypeHash}}, Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			live(1, "gsi-unexpected index Manual", "phase 1 from the table as it is: delete Manual", "differs from its lock: 1 difference(s)")
+			if _, err := c.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(table),
+				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("Manual")}}}}); err != nil {
+				t.Fatal(err)
+			}
+			live(0, "is as its lock says")
+
+			// A new pattern on the adopted model: diff, lock, migrate with backfill.
+			line, _, _ := strings.Cut(l.key, "\n")
+			grown := strings.Replace(string(src), line+"\n", l.key+"\n", 1)
+			grown = strings.Replace(grown, "\npatterns:\n", "\npatterns:\n  "+l.pattern+"\n", 1)
+			if grown == string(src) || !strings.Contains(grown, "GSI2") {
+				t.Fatalf("the new pattern did not go in:\n%s", grown)
+			}
+			os.WriteFile(model, []byte(grown), 0o644)
+			if code, out, errs := keyplan("diff", model); code != 1 || !strings.Contains(out, "GSI2") {
+				t.Fatalf("diff: exit %d\n%s%s", code, out, errs)
+			}
+			if code, out, errs := keyplan("lock", model); code != 0 || !strings.Contains(out, "migration at phase 1") {
+				t.Fatalf("lock: exit %d\n%s%s", code, out, errs)
+			}
+			if code, out, errs := keyplan("migrate", model, "--table", table, "--endpoint", ep, "--apply-indexes", "--progress", "0"); code != 0 {
+				t.Fatalf("migrate: exit %d\n%s%s", code, out, errs)
+			}
+			q, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(table), IndexName: aws.String("GSI2"),
+				KeyConditionExpression: aws.String("GSI2PK = :p"), ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: l.partition}}})
+			if err != nil || len(q.Items) != l.want {
+				t.Fatalf("GSI2 %s after the backfill: %v, %d item(s), want %d", l.partition, err, len(q.Items), l.want)
+			}
+			if code, out, errs := keyplan("validate", model, "--existing", "--table", table, "--endpoint", ep); code != 0 {
+				t.Fatalf("validate --existing after the migration: exit %d\n%s%s", code, out, errs)
+			}
+			live(0, "is as its lock says")
 		})
 	}
 }
