@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -173,5 +174,76 @@ func TestAdoptPublishedLayouts(t *testing.T) {
 			}
 			live(0, "is as its lock says")
 		})
+	}
+}
+
+// What a table made by hand may hold that the inference cannot read:
+// each import still writes a model that loads (or says, exit 1, why it
+// does not), says what it could not infer on stderr, and never panics.
+func TestImportTableBadInput(t *testing.T) {
+	ep := engine(t)
+	c := localengine.Client(ep, 0)
+	many := layout{name: "Fifty", gsis: []string{"GSI1"}}
+	for i := range 50 {
+		many.items = append(many.items, map[string]string{"PK": fmt.Sprintf("KIND%d#x", i), "SK": fmt.Sprintf("KIND%d#x", i), "v": "1"})
+	}
+	noPattern := layout{name: "Noise"}
+	for _, k := range []string{"a", "b#c", "{x}", "d%e", "ORDER#", "#", "t1", "t10", "x#y#z"} {
+		noPattern.items = append(noPattern.items, map[string]string{"PK": k, "SK": k + "!", "GSI1PK": "p"})
+	}
+	small := layout{name: "Small", gsis: []string{"GSI1"}, items: layouts[0].items}
+	for _, tt := range []struct {
+		l     layout
+		args  []string
+		codes []int
+		says  string
+	}{
+		{layout{name: "Empty", gsis: []string{"GSI1"}}, nil, []int{0}, "question: entities: nothing in the sample says what the table's entities are"},
+		{many, nil, []int{0, 1}, "50 item(s)"},
+		{noPattern, nil, []int{0, 1}, "guess"},
+		{small, []string{"--items", "2"}, []int{0, 1}, "the sample is 2 of some"},
+	} {
+		t.Run(tt.l.name, func(t *testing.T) {
+			table := fmt.Sprintf("bad-%s-%d", tt.l.name, tableSeq.Add(1))
+			tt.l.create(t, c, table)
+			model := filepath.Join(t.TempDir(), "m.yaml")
+			code, out, errs := keyplan(append([]string{"import", "table", table, "--endpoint", ep, "--out", model}, tt.args...)...)
+			src, err := os.ReadFile(model)
+			if !slices.Contains(tt.codes, code) || err != nil || !strings.Contains(errs, tt.says) || !strings.Contains(string(src), tt.says) {
+				t.Fatalf("exit %d, want %v and %q on stderr and in the model\n%s%s\n%s", code, tt.codes, tt.says, out, errs, src)
+			}
+			if code == 0 {
+				if code, out, errs := keyplan("check", model); code > 1 {
+					t.Errorf("check: exit %d\n%s%s", code, out, errs)
+				}
+			}
+			// Never over what it wrote.
+			if code, _, errs := keyplan("import", "table", table, "--endpoint", ep, "--out", model); code != 2 || !strings.Contains(errs, "exists") {
+				t.Errorf("a second import over the model: exit %d\n%s", code, errs)
+			}
+		})
+	}
+	// Binary keys: keyplan's are strings, which the model says.
+	table := fmt.Sprintf("bad-Binary-%d", tableSeq.Add(1))
+	ctx := context.Background()
+	b := func(s string) types.KeySchemaElement {
+		return types.KeySchemaElement{AttributeName: aws.String(s), KeyType: map[string]types.KeyType{"PK": types.KeyTypeHash, "SK": types.KeyTypeRange}[s]}
+	}
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String(table), BillingMode: types.BillingModePayPerRequest, KeySchema: []types.KeySchemaElement{b("PK"), b("SK")},
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("PK"), AttributeType: types.ScalarAttributeTypeB}, {AttributeName: aws.String("SK"), AttributeType: types.ScalarAttributeTypeB}}}); err != nil {
+		t.Fatal(err)
+	}
+	defer c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	for _, k := range []string{"\x00\x01", "USER#1", "\xff"} {
+		c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberB{Value: []byte(k)}, "SK": &types.AttributeValueMemberB{Value: []byte(k)}}})
+	}
+	model := filepath.Join(t.TempDir(), "bin.yaml")
+	code, out, errs := keyplan("import", "table", table, "--endpoint", ep, "--out", model)
+	src, _ := os.ReadFile(model)
+	if code != 0 || !strings.Contains(string(src), "its keys are not strings (B, B)") || !strings.Contains(string(src), "its base key is PK/SK (B, B)") || !strings.Contains(errs, "its base key is PK/SK (B, B)") {
+		t.Errorf("binary keys: exit %d\n%s%s\n%s", code, out, errs, src)
+	}
+	if code, _, errs := keyplan("import", "table", "no-such-table", "--endpoint", ep, "--out", filepath.Join(t.TempDir(), "m.yaml")); code != 2 || !strings.Contains(errs, "no-such-table") {
+		t.Errorf("a table that does not exist: exit %d\n%s", code, errs)
 	}
 }
