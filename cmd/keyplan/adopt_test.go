@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -245,5 +250,70 @@ func TestImportTableBadInput(t *testing.T) {
 	}
 	if code, _, errs := keyplan("import", "table", "no-such-table", "--endpoint", ep, "--out", filepath.Join(t.TempDir(), "m.yaml")); code != 2 || !strings.Contains(errs, "no-such-table") {
 		t.Errorf("a table that does not exist: exit %d\n%s", code, errs)
+	}
+}
+
+// readOnly is a proxy in front of an engine that plays a read-only IAM
+// policy: it forwards DescribeTable, DescribeTimeToLive,
+// DescribeContinuousBackups and Scan, signatures untouched (the Host the
+// client signed kept), and refuses every other operation as DynamoDB
+// refuses an action the policy does not allow; ops are what was asked.
+func readOnly(t *testing.T, endpoint string) (url string, ops func() []string) {
+	t.Helper()
+	target, err := neturl.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var seen []string
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	direct := proxy.Director
+	proxy.Director = func(r *http.Request) { host := r.Host; direct(r); r.Host = host }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
+		mu.Lock()
+		seen = append(seen, op)
+		mu.Unlock()
+		if !slices.Contains([]string{"DescribeTable", "DescribeTimeToLive", "DescribeContinuousBackups", "Scan"}, op) {
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"__type":"com.amazonaws.dynamodb.v20120810#AccessDeniedException","message":"User is not authorized to perform: dynamodb:%s"}`, op)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	for _, kv := range engineOn.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "AWS_") {
+			t.Setenv(k, v) // the engine's key, for an endpoint it does not know
+		}
+	}
+	return srv.URL, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(seen) }
+}
+
+// keyplan import table only reads: through a read-only policy it imports
+// the table as it does without one, asking only reads; a write through
+// it is refused (the proxy is a policy, not a pass).
+func TestImportTableOnlyReads(t *testing.T) {
+	ep := engine(t)
+	c := localengine.Client(ep, 0)
+	table := fmt.Sprintf("readonly-%d", tableSeq.Add(1))
+	layouts[0].create(t, c, table)
+	ro, ops := readOnly(t, ep)
+	model := filepath.Join(t.TempDir(), "store.yaml")
+	if code, out, errs := keyplan("import", "table", table, "--endpoint", ro, "--out", model, "--items", "3", "--max-rcu", "1000"); code != 0 {
+		t.Fatalf("import through a read-only policy: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", ro); code > 1 {
+		t.Fatalf("diff --live through a read-only policy: exit %d\n%s%s", code, out, errs)
+	}
+	got := ops()
+	if !slices.Contains(got, "Scan") || !slices.Contains(got, "DescribeTable") {
+		t.Errorf("asked %v, want describes and scans", got)
+	}
+	w := localengine.Client(ro, 0)
+	_, err := w.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "x"}, "SK": &types.AttributeValueMemberS{Value: "x"}}})
+	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
+		t.Errorf("a write through the read-only policy: %v", err)
 	}
 }
