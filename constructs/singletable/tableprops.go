@@ -28,6 +28,7 @@ func (t *Table) tableProps(d *patterns.Design) *awsdynamodb.TablePropsV2 {
 	t.encryption(out)
 	t.replicas(d, out)
 	t.stream(d, out)
+	t.adopt(out)
 	return out
 }
 
