@@ -253,6 +253,7 @@ func TestImportTableBadInput(t *testing.T) {
 		noPattern.items = append(noPattern.items, map[string]string{"PK": k, "SK": k + "!", "GSI1PK": "p"})
 	}
 	small := layout{name: "Small", gsis: []string{"GSI1"}, items: layouts[0].items}
+	guarded := layout{name: "Guarded", items: append(slices.Clone(layouts[1].items), map[string]string{"PK": "~UNIQUE#EMP#NAME#ann", "SK": "~UNIQUE", "owner": "EMP#e1"})}
 	for _, tt := range []struct {
 		l     layout
 		args  []string
@@ -263,6 +264,7 @@ func TestImportTableBadInput(t *testing.T) {
 		{many, nil, []int{0, 1}, "50 item(s)"},
 		{noPattern, nil, []int{0, 1}, "guess"},
 		{small, []string{"--items", "2"}, []int{0, 1}, "the sample is 2 of some"},
+		{guarded, nil, []int{0}, "1 item(s) are keyplan's own bookkeeping"},
 	} {
 		t.Run(tt.l.name, func(t *testing.T) {
 			table := fmt.Sprintf("bad-%s-%d", tt.l.name, tableSeq.Add(1))

@@ -3,6 +3,7 @@ package adopt
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -28,6 +29,18 @@ func FromLive(lt *patterns.LiveTable, items []patterns.LiveItem, complete bool, 
 			g.SK = ix.SortKeys[0]
 		}
 		t.Indexes = append(t.Indexes, g)
+	}
+	own := 0
+	t.Items = slices.DeleteFunc(slices.Clone(items), func(it patterns.LiveItem) bool {
+		v := it[lt.PK]
+		if v.Type == "S" && strings.HasPrefix(v.Text, patterns.ReservedPrefix) {
+			own++
+			return true
+		}
+		return false
+	})
+	if own > 0 {
+		t.Notes = append(t.Notes, Note{Subject: "table " + lt.Name, Text: fmt.Sprintf("%d item(s) are keyplan's own bookkeeping (partition keys starting with %s: unique values' guard items, the handlers' markers, migrate's records): left out; a unique: alternate key they guard is not inferred, declare it", own, patterns.ReservedPrefix)})
 	}
 	if lt.Types[lt.PK] != "S" || lt.SK != "" && lt.Types[lt.SK] != "S" {
 		t.Items = nil // no key shape to read in bytes or numbers
