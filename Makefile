@@ -116,8 +116,11 @@ unit-dynamodb-local: deps
 ## keyplan migrate of a table of 100,000 items, and the fanout handler
 ## renaming a source with 100,000 copies (continuation after continuation);
 ## and keyplan local --data killed (kill -9) under writes 20 times, and
-## right after keyplan migrate of 20,000 items, 5 times.
+## right after keyplan migrate of 20,000 items, 5 times; and 20,000
+## GetItems of 4 to 100 KB by 8 concurrent workers, retries off, every
+## answer read whole (sdkhttp).
 test-scale: deps
+	KEYPLAN_SCALE=20000 $(GO) test ./internal/sdkhttp -run '^TestLargeAnswersAtScale$$' -v -count 1 -timeout 30m
 	KEYPLAN_CRASH_ROUNDS=20 $(GO) test ./cmd/keyplan -run '^TestLocalKeepsEveryAcknowledgedWriteThroughKill9$$' -v -count 1 -timeout 30m
 	KEYPLAN_CRASH_ROUNDS=5 KEYPLAN_SCALE=20000 $(GO) test ./cmd/keyplan -run '^TestMigrateDoneSurvivesKill9$$' -v -count 1 -timeout 30m
 	@set -e; for e in memory dynalite dynamodb-local; do \

@@ -18,6 +18,7 @@ import (
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // The acceptance of keyplan local (issue 20): one engine, used by
@@ -64,7 +65,7 @@ func TestLocalServesSeparateProcesses(t *testing.T) {
 	ctx := context.Background()
 	client := func(endpoint, key string) *dynamodb.Client {
 		return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1,
-			Credentials: credentials.NewStaticCredentialsProvider(key, "any secret", "")})
+			HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider(key, "any secret", "")})
 	}
 	// Written just before the signal: acknowledged, so committed.
 	last := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "last"}, "SK": &types.AttributeValueMemberS{Value: "write"}}

@@ -19,6 +19,7 @@ import (
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 	"github.com/keyplan/keyplan/internal/usercache"
 )
 
@@ -120,7 +121,7 @@ func (l *lockedBuffer) String() string {
 // counts what was acknowledged).
 func (s *served) client() *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(s.endpoint), RetryMaxAttempts: 1,
-		Credentials: credentials.NewStaticCredentialsProvider(s.key, s.secret, "")})
+		HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider(s.key, s.secret, "")})
 }
 
 var localLine = regexp.MustCompile(`the in-process engine at (http://127\.0\.0\.1:\d+) .*\n  access key id (\w+):.* sign with the key in (\S+) `)

@@ -18,11 +18,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 func client(endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
+		HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
 }
 
 // answering reports whether anything answers DynamoDB requests at endpoint.

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -130,7 +132,7 @@ func TestSurvivesAbortedRequests(t *testing.T) {
 	// Many SDK requests cancelled at random points, as a backfill's
 	// segments are when its context ends.
 	c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.Endpoint), RetryMaxAttempts: 1,
-		Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
+		HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
 	big := strings.Repeat("x", 200<<10)
 	var wg sync.WaitGroup
 	for i := range 40 {

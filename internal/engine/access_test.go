@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 	"github.com/keyplan/keyplan/internal/usercache"
 )
 
@@ -36,7 +37,7 @@ func withKey(endpoint, key string, secret ...string) *dynamodb.Client {
 		s = secret[0]
 	}
 	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1,
-		Credentials: credentials.NewStaticCredentialsProvider(key, s, "")})
+		HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider(key, s, "")})
 }
 
 // The in-process engine a run starts accepts the run's own key only: the

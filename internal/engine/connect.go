@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // An engine keyplan talks to is not trusted: every request has a time
@@ -73,14 +74,19 @@ func region() string {
 }
 
 // httpClient bounds each request by timeout (DefaultRequestTimeout when
-// 0) and each response by MaxResponseBytes.
+// 0) and each response by MaxResponseBytes, and reads an answer that
+// comes before the transport is done with its request (sdkhttp.Wrap).
 func httpClient(timeout time.Duration) *http.Client {
+	return httpClientOver(http.DefaultTransport.(*http.Transport).Clone(), timeout)
+}
+
+// httpClientOver is httpClient over transport (tests give it a fault's).
+func httpClientOver(transport *http.Transport, timeout time.Duration) *http.Client {
 	if timeout <= 0 {
 		timeout = DefaultRequestTimeout
 	}
-	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.ResponseHeaderTimeout = timeout
-	return &http.Client{Timeout: timeout, Transport: capped{transport}}
+	return &http.Client{Timeout: timeout, Transport: capped{sdkhttp.Wrap(transport)}}
 }
 
 // capped limits the bodies of the responses it returns.

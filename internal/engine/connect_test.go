@@ -8,12 +8,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // Connect starts each engine, and its DB emulates TransactWriteItems
 // exactly where the engine lacks it (docs/engines.md); a transaction
 // through DB is all or nothing either way. Connecting to an endpoint
-// starts nothing, and its Stop leaves the engine running.
+// starts nothing, and its Stop leaves the engine running. keyplan's
+// client reads every answer, even one that overtakes its request
+// (overtakenAnswersAreRead).
 func TestConnect(t *testing.T) {
 	names := Names
 	if testing.Short() {
@@ -57,6 +61,36 @@ func TestConnect(t *testing.T) {
 			if _, err := c.Raw.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
 				t.Errorf("the engine stopped with a connection that did not start it: %v", err)
 			}
+			overtakenAnswersAreRead(t, c)
 		})
+	}
+}
+
+// overtakenAnswersAreRead: keyplan's client (httpClient's) reads answers
+// longer than 4 KB that come before the transport is done with their
+// request, on the engine c, over one connection kept alive; the SDK's own
+// loses every one (sdkhttp's tests show it).
+func overtakenAnswersAreRead(t *testing.T, c *Conn) {
+	ctx := context.Background()
+	value := strings.Repeat("v", 9000)
+	if _, err := c.Raw.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("connect"), Item: map[string]types.AttributeValue{"k": s("large"), "v": s(value)}}); err != nil {
+		t.Fatal(err)
+	}
+	overtaking := sdkhttp.NewOvertaking()
+	db := dynamodb.New(c.Raw.Options(), func(o *dynamodb.Options) {
+		o.HTTPClient = httpClientOver(overtaking.Transport, 0)
+		o.RetryMaxAttempts = 1
+	})
+	for i := range 3 {
+		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("connect"), Key: map[string]types.AttributeValue{"k": s("large")}})
+		if err != nil {
+			t.Fatalf("GetItem %d of an item of 9 KB, answered before the request was done: %v", i+1, err)
+		}
+		if v, _ := out.Item["v"].(*types.AttributeValueMemberS); v == nil || v.Value != value {
+			t.Fatalf("GetItem %d: the answer's value is not the one put", i+1)
+		}
+	}
+	if d := overtaking.Dials(); d != 1 {
+		t.Errorf("3 GetItems one after another opened %d connections: a connection was closed between them", d)
 	}
 }

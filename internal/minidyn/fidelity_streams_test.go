@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // The Streams API as AWS's API reference describes it (ListStreams,
@@ -30,8 +32,8 @@ func eachStream(t *testing.T, f func(t *testing.T, e streamEngine)) {
 	if ep := os.Getenv(EnvReferenceEndpoint); ep != "" {
 		creds := credentials.NewStaticCredentialsProvider("k", "k", "")
 		all = append(all, streamEngine{
-			engineUnderTest{name: "reference", ref: true, db: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep), Credentials: creds})},
-			dynamodbstreams.New(dynamodbstreams.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep), Credentials: creds}),
+			engineUnderTest{name: "reference", ref: true, db: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep), HTTPClient: sdkhttp.Client(), Credentials: creds})},
+			dynamodbstreams.New(dynamodbstreams.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep), HTTPClient: sdkhttp.Client(), Credentials: creds}),
 		})
 	}
 

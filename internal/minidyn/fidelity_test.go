@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // The fidelity tests: each checks one behaviour the engine shares with
@@ -43,7 +45,7 @@ func engines(t *testing.T) []engineUnderTest {
 
 	if ep := os.Getenv(EnvReferenceEndpoint); ep != "" {
 		db := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep),
-			Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
+			HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
 		out = append(out, engineUnderTest{name: "reference", db: db, ref: true})
 	}
 

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // Each test here is one of the fork's fixes (README.md's table), checked
@@ -24,11 +26,11 @@ func start(t *testing.T) *dynamodb.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Stop)
-	// The SDK's default retries stay on: under load it can close a
+	// Through sdkhttp: the SDK's own transport, under load, can close a
 	// connection under a large response it is reading (net.ErrClosed,
-	// aws/aws-sdk-go-v2#2737), which it retries.
+	// aws/aws-sdk-go-v2#2737; the SDK retries it).
 	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
+		HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider("k", "k", "")})
 }
 
 func str(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }

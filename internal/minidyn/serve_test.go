@@ -22,11 +22,12 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/keyplan/keyplan/internal/minidyn/store"
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 func clientFor(s *Server, accessKey string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint),
-		Credentials: credentials.NewStaticCredentialsProvider(accessKey, "secret", "")})
+		HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider(accessKey, "secret", "")})
 }
 
 func serveFor(t *testing.T, o Options) *Server {
@@ -351,7 +352,7 @@ func TestARefusedKeyIsAnsweredToTheSDK(t *testing.T) {
 
 	for i := range 100 {
 		c := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint), RetryMaxAttempts: 1,
-			Credentials: credentials.NewStaticCredentialsProvider("AKIDOTHER", "secret", "")})
+			HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider("AKIDOTHER", "secret", "")})
 
 		_, err := c.ListTables(ctx, &dynamodb.ListTablesInput{})
 

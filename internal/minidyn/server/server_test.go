@@ -19,6 +19,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
 	"github.com/keyplan/keyplan/internal/minidyn/internal/require"
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 func newTestDynamoClient(t *testing.T, url string) *dynamodb.Client {
@@ -27,7 +28,7 @@ func newTestDynamoClient(t *testing.T, url string) *dynamodb.Client {
 	// The client is built from options, not from the environment, so
 	// settings such as AWS_CA_BUNDLE cannot change what the tests do.
 	httpClient := &http.Client{
-		Transport: &http.Transport{
+		Transport: sdkhttp.Wrap(&http.Transport{
 			DisableKeepAlives:   true, // avoid reuse warnings
 			DisableCompression:  true,
 			MaxIdleConns:        1,
@@ -36,7 +37,7 @@ func newTestDynamoClient(t *testing.T, url string) *dynamodb.Client {
 				Timeout:   5 * time.Second,
 				KeepAlive: 5 * time.Second,
 			}).DialContext,
-		},
+		}),
 	}
 
 	return dynamodb.New(dynamodb.Options{

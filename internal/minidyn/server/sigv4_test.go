@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 	"github.com/keyplan/keyplan/internal/minidyn/internal/require"
+	"github.com/keyplan/keyplan/internal/sdkhttp"
 )
 
 // With a secret, a request is served only when signed with it: the
@@ -38,7 +39,7 @@ func TestSignaturesAreVerified(t *testing.T) {
 
 	client := func(id, secret string, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 		return dynamodb.New(dynamodb.Options{Region: "eu-west-1", BaseEndpoint: aws.String(ts.URL + "/"), RetryMaxAttempts: 1,
-			Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")}, opts...)
+			HTTPClient: sdkhttp.Client(), Credentials: credentials.NewStaticCredentialsProvider(id, secret, "")}, opts...)
 	}
 	ctx := context.Background()
 
