@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // A layout of a published single-table design, made by hand with the SDK:
@@ -253,7 +254,7 @@ func TestImportTableBadInput(t *testing.T) {
 		noPattern.items = append(noPattern.items, map[string]string{"PK": k, "SK": k + "!", "GSI1PK": "p"})
 	}
 	small := layout{name: "Small", gsis: []string{"GSI1"}, items: layouts[0].items}
-	guarded := layout{name: "Guarded", items: append(slices.Clone(layouts[1].items), map[string]string{"PK": "~UNIQUE#EMP#NAME#ann", "SK": "~UNIQUE", "owner": "EMP#e1"})}
+	guarded := layout{name: "Guarded", items: append(slices.Clone(layouts[1].items), map[string]string{"PK": patterns.GuardTag + "#EMP#NAME#ann", "SK": patterns.GuardTag, "owner": "EMP#e1"})}
 	for _, tt := range []struct {
 		l     layout
 		args  []string
