@@ -115,8 +115,10 @@ unit-dynamodb-local: deps
 ## test-scale: the runs at scale CI does not make, on each local engine:
 ## keyplan migrate of a table of 100,000 items, and the fanout handler
 ## renaming a source with 100,000 copies (continuation after continuation);
-## and keyplan local --data killed (kill -9) under writes 20 times, and
-## right after keyplan migrate of 20,000 items, 5 times; and 20,000
+## the proofs on generated data of every example and test model with 5
+## seeds (make test runs 3 in process and 1 on dynalite and DynamoDB
+## Local); keyplan local --data killed (kill -9) under writes 20 times,
+## and right after keyplan migrate of 20,000 items, 5 times; and 20,000
 ## GetItems of 4 to 100 KB by 8 concurrent workers, retries off, every
 ## answer read whole (sdkhttp).
 test-scale: deps
@@ -128,6 +130,7 @@ test-scale: deps
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
 	done
 
 ## bench: the planner benchmarks, the runtime's requests next to the

@@ -97,7 +97,7 @@ func (d *Design) Access(names ...string) (Access, error) {
 			bad = append(bad, fmt.Sprintf("pattern %q is not served by any index", n))
 			continue
 		}
-		a.add("dynamodb:"+string(p.Operation), p.Index)
+		a.add(p.Action(), p.Index)
 	}
 	a.sort()
 	if len(bad) > 0 {

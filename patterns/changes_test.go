@@ -103,7 +103,7 @@ func changeRuleByID(id string) (ChangeRule, bool) {
 // severity.
 func TestChangeRuleIDsStable(t *testing.T) {
 	want := "KP601 info gsi-created,KP602 info gsi-deleted,KP603 warning projection-replaced,KP604 warning key-rewritten,KP605 error removed," +
-		"KP606 warning renamed,KP607 error base-key-changed,KP608 warning ttl-changed,KP609 error migration-pending,KP610 warning shape-added,KP611 info pattern-added,KP612 info pattern-removed,KP613 error unique-guard,KP614 warning placement-kept,KP615 info index-build,KP616 error cleanup-pending"
+		"KP606 warning renamed,KP607 error base-key-changed,KP608 warning ttl-changed,KP609 error migration-pending,KP610 warning shape-added,KP611 info pattern-added,KP612 info pattern-removed,KP613 error unique-guard,KP614 warning placement-kept,KP615 info index-build,KP616 error cleanup-pending,KP617 error consistency-changed"
 	var got []string
 	for _, r := range ChangeRules() {
 		got = append(got, r.ID+" "+string(r.Severity)+" "+string(r.Kind))

@@ -42,6 +42,10 @@ func compareDesigns(from, to *Design) *Diff {
 	if from.TTL != to.TTL {
 		df.add(ChangeTTL, Subject{SubjectTable, to.Table}, "%s", ttlMessage(from.TTL, to.TTL))
 	}
+	if c.fm.Strong() != c.tm.Strong() {
+		df.add(ChangeConsistency, Subject{SubjectTable, to.Table}, "consistency %s would become %s: a global table's multi-Region consistency is set when it is created and never changes (strong also needs an empty table); keep %s, or move the items to a new table",
+			consistencyName(c.fm), consistencyName(c.tm), consistencyName(c.fm))
+	}
 	c.patterns()
 	c.writes()
 	// A plan that leaves patterns unserved is no design to deploy.

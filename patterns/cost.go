@@ -78,6 +78,10 @@ type Cost struct {
 	// AllRegions is the estimate of a global table with replicas, when
 	// asked for (keyplan plan --replica, the construct's Replicas).
 	AllRegions *Global `json:"allRegions,omitempty"`
+	// Throughput is what the model's headroom and peaks decide of each
+	// index's throughput settings, the table first (throughput.go); none
+	// when the model declares neither.
+	Throughput []*IndexThroughput `json:"throughput,omitempty"`
 }
 
 // PatternCost is what one read of a pattern costs.
@@ -349,8 +353,16 @@ func units(bytes, unit int) float64 {
 }
 
 // EstimateCost estimates read and write units and monthly cost from the
-// patterns' rates and the entities' write rates.
+// patterns' rates and the entities' write rates, and the throughput
+// settings the model's headroom and peaks decide (throughput.go).
 func EstimateCost(d *Design) *Cost {
+	c := estimate(d, declared)
+	c.Throughput = throughput(d, c)
+	return c
+}
+
+// estimate is the estimate at the rates r gives.
+func estimate(d *Design, r rates) *Cost {
 	z := &sizer{typical: true, assumed: map[string]bool{}, items: map[string]int{}, itemBounded: map[string][]string{}, all: map[string]int{}}
 	c := &Cost{}
 	load := map[string]*IndexLoad{BaseIndex: {Name: BaseIndex}}
@@ -364,7 +376,7 @@ func EstimateCost(d *Design) *Cost {
 		if !pp.Served() {
 			continue
 		}
-		pc := &PatternCost{Name: pp.Name, Index: pp.Index, Rate: p.Rate}
+		pc := &PatternCost{Name: pp.Name, Index: pp.Index, Rate: r.read(p)}
 		z.figure()
 		for _, name := range pp.Entities {
 			pc.ItemBytes = max(pc.ItemBytes, z.projected(d, d.model.Entity(name), pp.Index))
@@ -373,6 +385,11 @@ func EstimateCost(d *Design) *Cost {
 		case pp.Sum != "":
 			ck := d.Entity(pp.Entities[0]).Counter(pp.Sum)
 			pc.Items, pc.ItemBytes = ck.Shards, z.shard(d.model.Entity(pp.Entities[0]), ck)
+		case pp.Batch:
+			pc.Items, _ = p.BatchIDs()
+			if p.Limit == 0 {
+				z.assumed[fmt.Sprintf("a batch read without limit passes %d ids", DefaultPage)] = true
+			}
 		case pp.Operation == GetItem || p.Op == ReadGet:
 			pc.Items = 1
 		case p.Limit > 0:
@@ -387,9 +404,14 @@ func EstimateCost(d *Design) *Cost {
 			pc.ReadItems = int(math.Ceil(float64(pc.Items) / (1 - ExpiredShare)))
 			z.assumed[fmt.Sprintf("reads that hide expired items read %.0f%% more (expired items not deleted yet: ExpiredShare)", 100*(1/(1-ExpiredShare)-1))] = true
 		}
-		pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
-		if !pp.Consistent {
-			pc.ReadUnits /= 2
+		switch {
+		case pp.Batch:
+			pc.ReadUnits = batchReadUnits(pc.ReadItems, pc.ItemBytes, pp.Consistent)
+		default:
+			pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
+			if !pp.Consistent {
+				pc.ReadUnits /= 2
+			}
 		}
 		pc.UnitsPerSecond = pc.ReadUnits * pc.Rate
 		pc.UpperBound = z.bounds()
@@ -399,10 +421,11 @@ func EstimateCost(d *Design) *Cost {
 	}
 	written := map[string]bool{}
 	for _, w := range d.model.Writes {
-		if w.Rate <= 0 {
+		rate := r.write(w)
+		if rate <= 0 {
 			continue
 		}
-		wc := &WriteCost{Name: w.Name, Rate: w.Rate}
+		wc := &WriteCost{Name: w.Name, Rate: rate}
 		z.figure()
 		factor := 1.0
 		if w.Op == WriteTransact {
@@ -421,7 +444,7 @@ func EstimateCost(d *Design) *Cost {
 			extra := float64(fx.guards+fx.shards) * factor
 			wc.Items += 1 + fx.guards + fx.shards
 			wc.WriteUnits += base + extra
-			load[BaseIndex].WriteUnits += (base + extra) * w.Rate
+			load[BaseIndex].WriteUnits += (base + extra) * rate
 			for _, ix := range d.Indexes {
 				if fx.counter {
 					break // shard items are on no GSI
@@ -443,7 +466,7 @@ func EstimateCost(d *Design) *Cost {
 					u := n * units(z.projected(d, fx.e, ix.Name), WriteUnitBytes) * factor
 					wc.Indexes += int(n)
 					wc.WriteUnits += u
-					load[ix.Name].WriteUnits += u * w.Rate
+					load[ix.Name].WriteUnits += u * rate
 				}
 			}
 		}
@@ -458,7 +481,7 @@ func EstimateCost(d *Design) *Cost {
 			continue // the write patterns say what it costs
 		}
 		z.figure()
-		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: e.Writes}
+		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: r.entity(e)}
 		ec.WriteUnits = units(ec.ItemBytes, WriteUnitBytes)
 		ec.Amplification = 1
 		load[BaseIndex].WriteUnits += ec.WriteUnits * ec.Rate

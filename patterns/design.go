@@ -305,6 +305,10 @@ type PatternPlan struct {
 	HideExpired string `json:"hideExpired,omitempty"`
 	// Count: the read returns how many items match (Select COUNT).
 	Count bool `json:"count,omitempty"`
+	// Batch: the read is a BatchGetItem of many ids (its Operation stays
+	// GetItem: each id is one GetItem's key; Requests is per call of up
+	// to MaxBatchGetKeys ids).
+	Batch bool `json:"batch,omitempty"`
 	// Sum names the sharded counter the read sums (its shard items, one
 	// Query of CounterKey).
 	Sum string `json:"sum,omitempty"`

@@ -36,7 +36,11 @@ func canonicalModel(m *Model) *Model {
 	if m == nil {
 		return nil
 	}
-	c := &Model{Table: m.Table, IndexKeys: m.IndexKeys}
+	// consistency: eventual says the default: the lock records none.
+	c := &Model{Table: m.Table, IndexKeys: m.IndexKeys, Headroom: m.Headroom, Principals: canonicalPrincipals(m.Principals)}
+	if m.Strong() {
+		c.Consistency = ConsistencyStrong
+	}
 	for _, e := range m.Entities {
 		ce := *e
 		ce.Attributes = slices.Clone(e.Attributes)

@@ -26,6 +26,7 @@ const (
 	ChangePlacementKept  ChangeKind = "placement-kept"
 	ChangeIndexBuild     ChangeKind = "index-build"
 	ChangeCleanupPending ChangeKind = "cleanup-pending"
+	ChangeConsistency    ChangeKind = "consistency-changed"
 )
 
 // Change is one difference between a lock and a plan, classified by a
@@ -65,6 +66,7 @@ var changeRules = []ChangeRule{
 	{"KP614", SeverityWarning, ChangePlacementKept, "An entity's items stay where their base key put them"},
 	{"KP615", SeverityInfo, ChangeIndexBuild, "A native key over attributes the items hold is built by DynamoDB, not backfilled"},
 	{"KP616", SeverityError, ChangeCleanupPending, "No edit reads what a migration left before its cleanup"},
+	{"KP617", SeverityError, ChangeConsistency, "A global table's multi-Region consistency never changes"},
 }
 
 // ChangeRules returns the change rules, in id order (a copy).

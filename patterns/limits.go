@@ -51,7 +51,51 @@ const (
 	// index projects (Projection.NonKeyAttributes) or is keyed by, in
 	// characters; other attribute names may reach 64 KB.
 	MaxAttributeNameLength = 255
+	// MaxBatchGetKeys is the most keys one BatchGetItem reads, and
+	// MaxBatchGetBytes the most data it returns (16 MB).
+	MaxBatchGetKeys  = 100
+	MaxBatchGetBytes = 16 << 20
+	// DefaultWarmReadUnits and DefaultWarmWriteUnits are the warm
+	// throughput a new on-demand table, and each of its GSIs, serves at
+	// once (read and write units per second); a warm throughput below
+	// them is refused.
+	DefaultWarmReadUnits  = 12000
+	DefaultWarmWriteUnits = 4000
+	// TableThroughputQuota is an account's default quota of read units,
+	// and of write units, per second on one table or GSI (on demand or
+	// provisioned; Service Quotas raises it).
+	TableThroughputQuota = 40000
+	// StrongRegions is how many Regions a multi-Region strongly
+	// consistent (MRSC) global table spans: three replicas, or two
+	// replicas and a witness.
+	StrongRegions = 3
 )
+
+// strongRegionSets are the Region sets a multi-Region strongly
+// consistent global table may span: its replicas and witness all lie in
+// one.
+var strongRegionSets = []struct {
+	name    string
+	regions []string
+}{
+	{"US", []string{"us-east-1", "us-east-2", "us-west-2"}},
+	{"EU", []string{"eu-west-1", "eu-west-2", "eu-west-3", "eu-central-1"}},
+	{"AP", []string{"ap-northeast-1", "ap-northeast-2", "ap-northeast-3"}},
+}
+
+// StrongRegionSet is the Region set a Region belongs to for multi-Region
+// strong consistency, and its Regions (a copy); ok is false for a Region
+// in none.
+func StrongRegionSet(region string) (name string, regions []string, ok bool) {
+	for _, s := range strongRegionSets {
+		for _, r := range s.regions {
+			if r == region {
+				return s.name, append([]string(nil), s.regions...), true
+			}
+		}
+	}
+	return "", nil, false
+}
 
 // NameRule is DynamoDB's rule for table and index names, for messages
 // (ValidTableName checks it).

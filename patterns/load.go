@@ -212,14 +212,16 @@ func (l *loader) strictJSON(data []byte) bool {
 }
 
 // topFields are the fields of a model.
-var topFields = []string{"table", "indexKeys", "entities", "patterns", "writes", "examples"}
+var topFields = []string{"table", "indexKeys", "headroom", "consistency", "principals", "entities", "patterns", "writes", "examples"}
 
 func (l *loader) model(n *yaml.Node) *Model {
-	m := &Model{Pos: pos(n)}
+	m := &Model{Pos: pos(n), FieldPos: map[string]Pos{}}
 	seen := map[string]bool{}
 	for _, f := range l.fields(n, "", topFields) {
 		seen[f.key] = true
 		switch f.key {
+		case "headroom", "consistency", "principals":
+			l.setting(m, f)
 		case "table":
 			m.Table = l.str(f.val, "table")
 			m.Pos = pos(f.val)

@@ -43,6 +43,8 @@ func (l *loader) entity(f field) *Entity {
 			if e.Writes = l.number(g.val, p); e.Writes < 0 {
 				l.add(pos(g.val), p, "expected a rate of zero or more writes per second, found %v", e.Writes)
 			}
+		case "peakWrites":
+			e.PeakWrites = l.number(g.val, p)
 		case "keys":
 			for _, kf := range l.fields(g.val, p, nil) {
 				ks := &KeySpec{Index: kf.key, Pos: kf.keyAt}
@@ -240,7 +242,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 }
 
 var (
-	entityFields = []string{"id", "within", "attributes", "keys", "writes", "copies", "counters", "archive", "renamedFrom", "version"}
+	entityFields = []string{"id", "within", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),

@@ -78,7 +78,8 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 				path := fmt.Sprintf("examples.expect[%d]", i)
 				x := &Expectation{Pos: pos(deref(c)), Params: map[string]any{}}
 				seenItems := false
-				for _, g := range l.fields(c, path, []string{"pattern", "params", "items", "count", "values"}) {
+				var items *yaml.Node
+				for _, g := range l.fields(c, path, []string{"pattern", "params", "ids", "items", "count", "values"}) {
 					switch g.key {
 					case "pattern":
 						x.Pattern = l.str(g.val, join(path, "pattern"))
@@ -100,14 +101,21 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 							}
 							x.Values[itf.key] = vals
 						}
+					case "ids":
+						x.IDs = l.batchIDs(g.val, join(path, "ids"))
 					case "items":
 						seenItems = true
-						if v := deref(g.val); v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
-							x.Items = []string{}
-						} else {
-							x.Items = l.strs(g.val, join(path, "items"))
-						}
+						items = g.val
 					}
+				}
+				switch v := deref(items); {
+				case items == nil:
+				case x.IDs != nil:
+					x.Items = l.batchItems(items, join(path, "items"))
+				case v.Kind == yaml.SequenceNode && len(v.Content) == 0:
+					x.Items = []string{}
+				default:
+					x.Items = l.strs(items, join(path, "items"))
 				}
 				if x.Pattern == "" {
 					l.add(x.Pos, join(path, "pattern"), "missing; expected the name of a pattern")
@@ -120,4 +128,43 @@ func (l *loader) examples(n *yaml.Node) *Examples {
 		}
 	}
 	return ex
+}
+
+// batchIDs reads a batch read's ids: a list of mappings, each an id's
+// attributes and values.
+func (l *loader) batchIDs(n *yaml.Node, path string) []map[string]any {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		l.add(pos(n), path, "expected a list of ids, each {attribute: value, …}, found %s", kindName(n))
+		return nil
+	}
+	out := make([]map[string]any, 0, len(n.Content))
+	for i, c := range n.Content {
+		id := map[string]any{}
+		for _, f := range l.fields(c, fmt.Sprintf("%s[%d]", path, i), nil) {
+			id[f.key] = l.scalar(f.val, join(fmt.Sprintf("%s[%d]", path, i), f.key))
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// batchItems reads what a batch read returns: one example item's name
+// per id, in order, null for an id with no item ("" in Items); a name may
+// repeat (an id given twice).
+func (l *loader) batchItems(n *yaml.Node, path string) []string {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		l.add(pos(n), path, "expected one item name per id, null where an id has none, found %s", kindName(n))
+		return nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, c := range n.Content {
+		if c = deref(c); c.Kind == yaml.ScalarNode && c.Tag == "!!null" {
+			out = append(out, "")
+			continue
+		}
+		out = append(out, l.str(c, path))
+	}
+	return out
 }

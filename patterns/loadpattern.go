@@ -42,6 +42,8 @@ func (l *loader) pattern(f field) *Pattern {
 			if p.Rate = l.number(g.val, fp); p.Rate < 0 {
 				l.add(pos(g.val), fp, "expected a rate of zero or more requests per second, found %v", p.Rate)
 			}
+		case "peak":
+			p.Peak = l.number(g.val, fp)
 		case "shards":
 			p.Shards = l.count(g.val, fp, 1, MaxShards)
 		case "expired":
@@ -52,6 +54,8 @@ func (l *loader) pattern(f field) *Pattern {
 			}
 		case "count":
 			p.Count = l.boolean(g.val, fp)
+		case "batch":
+			p.Batch = l.boolean(g.val, fp)
 		}
 	}
 	if p.Op == "" {
@@ -103,7 +107,7 @@ func (l *loader) sortSpec(n *yaml.Node, path string) ([]string, bool) {
 }
 
 // patternFields are the fields of a read pattern.
-var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "shards", "expired", "count"}
+var patternFields = []string{"get", "query", "where", "sort", "filter", "limit", "returns", "consistent", "unique", "rate", "peak", "shards", "expired", "count", "batch"}
 
 // constants reads `{attr: constant, ...}` (a pattern's filter, a sparse
 // key's when).

@@ -69,6 +69,8 @@ func (l *loader) write(n *yaml.Node, path string, at Pos) *Write {
 			}
 		case "rate":
 			w.Rate = l.number(g.val, fp)
+		case "peak":
+			w.Peak = l.number(g.val, fp)
 		}
 	}
 	if w.Op == "" && deref(n).Kind == yaml.MappingNode {
@@ -159,6 +161,6 @@ func (l *loader) condition(f field, path string) *Condition {
 }
 
 var (
-	writeFields = []string{"put", "update", "delete", "check", "transact", "batch", "if", "set", "add", "remove", "with", "condition", "rate", "as", "discard", "append"}
+	writeFields = []string{"put", "update", "delete", "check", "transact", "batch", "if", "set", "add", "remove", "with", "condition", "rate", "peak", "as", "discard", "append"}
 	writeOps    = []string{string(WritePut), string(WriteUpdate), string(WriteDelete), string(WriteCheck), string(WriteTransact), string(WriteBatch)}
 )

@@ -475,7 +475,7 @@ func (l *Lock) Access(names ...string) (Access, error) {
 	}
 	for _, n := range names {
 		if p := l.Accepted.Pattern(n); p != nil && p.Served() {
-			a.add("dynamodb:"+string(p.Operation), p.Index)
+			a.add(p.Action(), p.Index)
 		}
 	}
 	a.sort()

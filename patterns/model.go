@@ -23,6 +23,17 @@ type Model struct {
 	// IndexKeys says how the GSIs are keyed: IndexKeysAuto (""), native
 	// or synthetic (native.go).
 	IndexKeys IndexKeys `json:"indexKeys,omitempty"`
+	// Headroom bounds each index's throughput at this multiple of the
+	// load its patterns declare (rates, or peaks where given): the
+	// on-demand maximum throughput, provisioned auto-scaling's default
+	// most capacity (throughput.go). 0: no bound.
+	Headroom float64 `json:"headroom,omitempty"`
+	// Consistency is a global table's multi-Region consistency:
+	// ConsistencyEventual ("") or ConsistencyStrong (settings.go).
+	Consistency Consistency `json:"consistency,omitempty"`
+	// Principals are granted patterns by the table's resource policy
+	// (other accounts' readers, say), in declaration order.
+	Principals []*Principal `json:"principals,omitempty"`
 
 	// Source is the file the model was read from ("" when built in Go).
 	Source string `json:"-"`
@@ -30,6 +41,9 @@ type Model struct {
 	// was.
 	Pos          Pos `json:"-"`
 	IndexKeysPos Pos `json:"-"`
+	// FieldPos records where the table's settings (headroom,
+	// consistency, principals) were declared.
+	FieldPos map[string]Pos `json:"-"`
 
 	entityIdx  map[string]*Entity
 	patternIdx map[string]*Pattern
@@ -83,6 +97,9 @@ type Entity struct {
 	// Writes is the expected item writes per second (puts, updates and
 	// deletes), for the cost estimate.
 	Writes float64 `json:"writes,omitempty"`
+	// PeakWrites is the most item writes per second expected (at least
+	// Writes; 0: Writes), for the warm throughput.
+	PeakWrites float64 `json:"peakWrites,omitempty"`
 	// Copies are attributes of this entity kept equal to another entity's
 	// attribute by the fanout stream handler.
 	Copies []*Copy `json:"copies,omitempty"`
@@ -260,6 +277,9 @@ type Pattern struct {
 	Unique bool `json:"unique,omitempty"`
 	// Rate is the expected requests per second, for the cost model.
 	Rate float64 `json:"rate,omitempty"`
+	// Peak is the most requests per second expected (at least Rate; 0:
+	// Rate), for the warm throughput and the headroom.
+	Peak float64 `json:"peak,omitempty"`
 	// Shards consents to write-sharding the key into N partitions, read by scatter-gather.
 	Shards int `json:"shards,omitempty"`
 	// Expired is ExpiredInclude to return items whose TTL has passed but
@@ -268,6 +288,10 @@ type Pattern struct {
 	// Count returns how many items the read matches instead of the items
 	// (Select COUNT, every page summed).
 	Count bool `json:"count,omitempty"`
+	// Batch reads many items of a get by id in one request each hundred
+	// (BatchGetItem, base table only); Limit is then the most ids a call
+	// passes (batch.go).
+	Batch bool `json:"batch,omitempty"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the pattern was declared.
@@ -322,6 +346,9 @@ type Expectation struct {
 	Pattern string         `json:"pattern"`
 	Params  map[string]any `json:"params,omitempty"`
 	Items   []string       `json:"items"`
+	// IDs are a batch read's ids (each its entity's id attributes), in
+	// order; Items then names one item per id, "" for none.
+	IDs []map[string]any `json:"ids,omitempty"`
 	// Count is the number a count pattern or a counter's read returns
 	// (nil: the pattern returns items).
 	Count *int64 `json:"count,omitempty"`

@@ -100,8 +100,8 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		}
 		ix.Projection, ix.NonKeyAttributes = projection(d, ix)
 	}
+	d.Cost = EstimateCost(d) // before the checks: KP407 reads it
 	d.Diagnostics = append(d.Diagnostics, Check(d)...)
-	d.Cost = EstimateCost(d)
 	return d, nil
 }
 

@@ -124,7 +124,7 @@ func (r *req) signature(strong bool) string {
 		b.WriteString("|" + a + "=" + r.consts[a])
 	}
 	b.WriteString("|" + strings.Join(r.sort, ","))
-	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.Consistent)
+	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.baseOnly())
 	return b.String()
 }
 

@@ -529,6 +529,6 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	return &PatternPlan{
 		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
 		Text: ly.render(kc, pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
-		HideExpired: ly.m.hides(p), Count: p.Count,
+		HideExpired: ly.m.hides(p), Count: p.Count, Batch: p.Batch && op == GetItem,
 	}
 }

@@ -65,6 +65,7 @@ func (m *Model) validate(file string) error {
 		l.add(m.Pos, "patterns", "expected at least one pattern: the questions the table must answer")
 	}
 	m.validateWrites(l, names)
+	m.validateSettings(l)
 	m.validateIndexKeys(l)
 	if len(l.errs) == 0 {
 		m.validateKeys(l)
@@ -262,6 +263,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		l.add(p.field("shards"), path+".shards", "a sharded read is served by a GSI, which cannot be read strongly consistent")
 	}
 	m.validatePatternKinds(l, p, ents)
+	m.validateBatch(l, p, ents)
 }
 
 func (m *Model) validateKeys(l *errorList) {
@@ -501,6 +503,9 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 			if x.Pattern != "" {
 				l.unknown(x.Pos, path+".pattern", "pattern", x.Pattern, patterns)
 			}
+			continue
+		}
+		if m.validateBatchExpectation(l, p, x, path, items) {
 			continue
 		}
 		for _, a := range whereOf(m, p) {

@@ -72,6 +72,9 @@ type Write struct {
 	// Rate is the expected writes per second, for the cost model and the
 	// hot-partition check.
 	Rate float64 `json:"rate,omitempty"`
+	// Peak is the most writes per second expected (at least Rate; 0:
+	// Rate), for the warm throughput and the headroom.
+	Peak float64 `json:"peak,omitempty"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field was declared.
@@ -322,6 +325,7 @@ func (m *Model) validateWrites(l *errorList, entities []string) {
 		if w.Rate < 0 {
 			l.add(w.field("rate"), path+".rate", "expected a rate of zero or more writes per second, found %v", w.Rate)
 		}
+		checkPeak(l, w.field("peak"), path+".peak", w.Peak, w.Rate, "rate")
 		switch w.Op {
 		case WriteTransact:
 			if len(w.Steps) == 0 {

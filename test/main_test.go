@@ -26,6 +26,10 @@ var (
 	// tracker is examples/tracker.yaml's table, planned with native GSI
 	// keys, in a stack of its own beside the example app's.
 	tracker *singletable.Table
+	// ledger is testdata/models/ledger.yaml's table: the settings a
+	// model decides (multi-Region strong consistency with a witness,
+	// headroom, peaks, principals), in a stack of its own.
+	ledger *singletable.Table
 )
 
 // trackerGrants are the roles granted tracker's patterns in the shared
@@ -57,7 +61,12 @@ func TestMain(m *testing.M) {
 			AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
 		}), patterns...)
 	}
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack} {
+	ledgerStack := awscdk.NewStack(app, jsii.String("KeyplanLedger"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	ledger = singletable.New(ledgerStack, "Ledger", &singletable.Props{ModelFile: "testdata/models/ledger.yaml",
+		Replicas: []singletable.Replica{{Region: "us-east-2"}}, WitnessRegion: "us-west-2"})
+	ledger.GrantPatterns(awsiam.NewRole(ledgerStack, jsii.String("LedgerBatchReader"), &awsiam.RoleProps{
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), "GetAccounts")
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}

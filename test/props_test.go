@@ -176,6 +176,13 @@ func TestPropsProblems(t *testing.T) {
 			return &singletable.Props{ModelFile: good, Billing: &singletable.Billing{Read: singletable.Scaling{Min: 10, Max: 5}, Write: singletable.Scaling{Min: math.NaN()}}}
 		}, nil, []string{"Billing.Read: capacity and its auto-scaling apply to Provisioned billing (Billing.Mode); an on-demand table has none (Min 10, Max 5",
 			"Billing.Write: capacity and its auto-scaling apply to Provisioned billing (Billing.Mode); an on-demand table has none (Min NaN"}},
+		{"monitoring out of range", "", func(awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Monitoring: &singletable.Monitoring{CapacityPercent: 150}}
+		}, nil, []string{"Monitoring.CapacityPercent 150: expected 1 to 100 (percent of the most capacity)"}},
+		{"monitoring disabled, and told where to alarm", "", func(stack awscdk.Stack) *singletable.Props {
+			return &singletable.Props{ModelFile: good, Monitoring: &singletable.Monitoring{Disabled: true, NoDashboard: true, CapacityPercent: math.NaN()}}
+		}, nil, []string{"Monitoring.CapacityPercent NaN: expected a finite number",
+			"Monitoring.Disabled: nothing is monitored, so AlarmActions, CapacityPercent and NoDashboard do not apply"}},
 		{"a recovery period without recovery", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, PointInTimeRecovery: jsii.Bool(false), RecoveryPeriodDays: 7}
 		}, nil, []string{"RecoveryPeriodDays 7: point-in-time recovery is off (PointInTimeRecovery false)"}},

@@ -114,6 +114,9 @@ func TestGrantPatternsLeastPrivilege(t *testing.T) {
 		// twice, UpdateItem) and ShipOrder (UpdateItem), on the table only
 		// (CDK merges the two statements: same resource)
 		{"shop", "ShopOrders", []statement{{[]string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}, []string{"table"}}}},
+		// GetAccounts (batch: true): BatchGetItem on the table alone, no
+		// GetItem, no index
+		{"ledger", "LedgerBatchReader", []statement{{[]string{"dynamodb:BatchGetItem"}, []string{"table"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.stack+"/"+tt.role, func(t *testing.T) {

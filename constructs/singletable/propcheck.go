@@ -65,6 +65,7 @@ func (t *Table) checkProps() problems {
 	t.checkEncryption(&ps)
 	t.checkReplicas(&ps)
 	t.checkBilling(&ps)
+	t.checkMonitoring(&ps)
 	if b := t.props.Backfill; b != nil {
 		_, bps := backfillOptions(*b)
 		ps = append(ps, bps...)
@@ -127,6 +128,9 @@ func (t *Table) numbers(ps *problems) {
 		for _, h := range slices.Sorted(maps.Keys(sh.Handlers)) {
 			handler(fmt.Sprintf("StreamHandlers.Handlers[%q]", h), sh.Handlers[h])
 		}
+	}
+	if m := p.Monitoring; m != nil {
+		num("Monitoring.CapacityPercent", m.CapacityPercent)
 	}
 	if b := p.Backfill; b != nil {
 		num("Backfill.MaxWCU", b.MaxWCU)
@@ -308,6 +312,7 @@ func (t *Table) checkWithDesign(d *patterns.Design) problems {
 	}
 	t.checkHandlers(d, &ps)
 	t.checkAdopt(&ps)
+	t.checkStrong(d, &ps)
 	if !t.provisioned() {
 		return ps
 	}
@@ -355,7 +360,7 @@ func estimated(ps *problems, where string, s Scaling, units float64) {
 	if !checkScaling(&none, where, s) || s.Min != 0 || s.Max == 0 {
 		return
 	}
-	if lo, hi, target := capacity(s, units); lo > hi {
+	if lo, hi, target := capacity(s, units, 0); lo > hi { // a Max is given: no default
 		ps.add("%s: expected 1 <= Min <= Max, got Min %v (the estimate at %v%% utilization), Max %v: raise Max or give Min", where, lo, target, hi)
 	}
 }

@@ -48,6 +48,13 @@ type Props struct {
 	// must be concrete.
 	// Default: none.
 	Replicas []Replica
+	// WitnessRegion is the witness of a multi-Region strongly consistent
+	// table (the model's consistency: strong): with one replica, the
+	// third Region, which holds no replica but takes part in each write.
+	// The stack's Region, the replicas' and the witness's lie in one
+	// Region set (patterns.StrongRegionSet).
+	// Default: none (a strongly consistent table then has two replicas).
+	WitnessRegion string
 
 	// PointInTimeRecovery keeps continuous backups of the table and every
 	// replica.
@@ -95,6 +102,12 @@ type Props struct {
 	// is in progress.
 	// Default: none (keyplan migrate backfills from one machine).
 	Backfill *Backfill
+
+	// Monitoring watches the table: throttle alarms on the table and
+	// each GSI, consumed capacity near its maximum, a dashboard of the
+	// design (see Monitoring).
+	// Default: all of it, the alarms to a new encrypted SNS topic.
+	Monitoring *Monitoring
 
 	// Tags are applied to the table and every replica. DynamoDB's limits
 	// are checked at synth: at most MaxTags; keys of 1 to MaxTagKeyLength

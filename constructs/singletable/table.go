@@ -38,6 +38,9 @@ type Table struct {
 	// Backfill is the backfill job of the lock's current phase
 	// (Props.Backfill); nil when there is none.
 	Backfill *BackfillJob
+	// Monitor holds the table's alarms and dashboard (Props.Monitoring);
+	// nil when monitoring is disabled.
+	Monitor *Monitor
 
 	props    Props
 	problems []string
@@ -102,6 +105,7 @@ func (t *Table) build() {
 	t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), t.tableProps(d))
 	t.addHandlers(d)
 	t.addBackfill()
+	t.addMonitor(d)
 }
 
 // NoLockWarning is the id of the warning for a table synthesized without

@@ -25,9 +25,12 @@ func (t *Table) tableProps(d *patterns.Design) *awsdynamodb.TablePropsV2 {
 		out.TableName = jsii.String(name)
 	}
 	t.billing(d, out)
+	t.warm(d, out)
 	t.encryption(out)
 	t.replicas(d, out)
 	t.stream(d, out)
+	t.consistency(d, out)
+	t.resourcePolicy(d, out)
 	t.adopt(out)
 	return out
 }
@@ -187,15 +190,15 @@ func (t *Table) replicaReads(d *patterns.Design, r Replica, rp *awsdynamodb.Repl
 	if !t.provisioned() {
 		return rr
 	}
-	load := readLoad(d)
+	load, bounds := readLoad(d), t.bounds(d)
 	if r.Read != nil {
-		o := scaled(*r.Read, load[patterns.BaseIndex])
+		o := scaled(*r.Read, load[patterns.BaseIndex], bounds.most(patterns.BaseIndex, read))
 		rp.ReadCapacity = awsdynamodb.Capacity_Autoscaled(o)
 		rr.Read[patterns.BaseIndex] = *o.MinCapacity
 	}
 	gsis := map[string]*awsdynamodb.ReplicaGlobalSecondaryIndexOptions{}
 	for _, name := range slices.Sorted(maps.Keys(r.Indexes)) {
-		o := scaled(r.Indexes[name], load[name])
+		o := scaled(r.Indexes[name], load[name], bounds.most(name, read))
 		gsis[name] = &awsdynamodb.ReplicaGlobalSecondaryIndexOptions{ReadCapacity: awsdynamodb.Capacity_Autoscaled(o)}
 		rr.Read[name] = *o.MinCapacity
 	}
@@ -237,19 +240,32 @@ func (t *Table) indexScaling(name string) IndexScaling {
 	return IndexScaling{Read: Scaling{TargetUtilization: b.Read.TargetUtilization}, Write: Scaling{TargetUtilization: b.Write.TargetUtilization}}
 }
 
-// billing: on-demand, or provisioned with target-tracking auto-scaling for
-// the table and each GSI, sized from the design's cost estimate unless
-// given.
+// billing: on-demand, with the most request units the model's headroom
+// decides per index (none without one), or provisioned with
+// target-tracking auto-scaling for the table and each GSI, sized from
+// the design's cost estimate (and its most capacity by the headroom)
+// unless given.
 func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
+	bounds := t.bounds(d)
 	if !t.provisioned() {
-		out.Billing = awsdynamodb.Billing_OnDemand(nil)
+		var most *awsdynamodb.MaxThroughputProps
+		if r, w := bounds.most(patterns.BaseIndex, read), bounds.most(patterns.BaseIndex, write); r > 0 || w > 0 {
+			most = &awsdynamodb.MaxThroughputProps{MaxReadRequestUnits: positive(r), MaxWriteRequestUnits: positive(w)}
+		}
+		out.Billing = awsdynamodb.Billing_OnDemand(most)
+		if out.GlobalSecondaryIndexes != nil {
+			for _, g := range *out.GlobalSecondaryIndexes {
+				g.MaxReadRequestUnits = positive(bounds.most(*g.IndexName, read))
+				g.MaxWriteRequestUnits = positive(bounds.most(*g.IndexName, write))
+			}
+		}
 		return
 	}
 	b, load := t.props.Billing, t.load(d)
 	table := load[patterns.BaseIndex]
 	out.Billing = awsdynamodb.Billing_Provisioned(&awsdynamodb.ThroughputProps{
-		ReadCapacity:  awsdynamodb.Capacity_Autoscaled(scaled(b.Read, table.ReadUnits)),
-		WriteCapacity: awsdynamodb.Capacity_Autoscaled(scaled(b.Write, table.WriteUnits)),
+		ReadCapacity:  awsdynamodb.Capacity_Autoscaled(scaled(b.Read, table.ReadUnits, bounds.most(patterns.BaseIndex, read))),
+		WriteCapacity: awsdynamodb.Capacity_Autoscaled(scaled(b.Write, table.WriteUnits, bounds.most(patterns.BaseIndex, write))),
 	})
 	if out.GlobalSecondaryIndexes != nil {
 		for _, g := range *out.GlobalSecondaryIndexes {
@@ -257,16 +273,25 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 			if l == nil {
 				l = &patterns.IndexLoad{}
 			}
-			g.ReadCapacity = awsdynamodb.Capacity_Autoscaled(scaled(s.Read, l.ReadUnits))
-			g.WriteCapacity = awsdynamodb.Capacity_Autoscaled(scaled(s.Write, l.WriteUnits))
+			g.ReadCapacity = awsdynamodb.Capacity_Autoscaled(scaled(s.Read, l.ReadUnits, bounds.most(*g.IndexName, read)))
+			g.WriteCapacity = awsdynamodb.Capacity_Autoscaled(scaled(s.Write, l.WriteUnits, bounds.most(*g.IndexName, write)))
 		}
 	}
 }
 
+// positive is x for jsii, nil for 0 (not set).
+func positive(x float64) *float64 {
+	if x <= 0 {
+		return nil
+	}
+	return jsii.Number(x)
+}
+
 // capacity is one dimension's auto-scaling with its defaults: the target
 // DefaultTargetUtilization, Min the estimate at the target (at least 1),
-// Max 10 × Min (at least 10).
-func capacity(s Scaling, units float64) (lo, hi, target float64) {
+// Max the most the model's headroom allows (most; at least Min), or
+// without one 10 × Min (at least 10).
+func capacity(s Scaling, units, most float64) (lo, hi, target float64) {
 	target = s.TargetUtilization
 	if target == 0 {
 		target = DefaultTargetUtilization
@@ -276,15 +301,18 @@ func capacity(s Scaling, units float64) (lo, hi, target float64) {
 		lo = patterns.CapacityAt(units, target)
 	}
 	hi = s.Max
-	if hi == 0 {
+	switch {
+	case hi == 0 && most > 0:
+		hi = math.Max(lo, most)
+	case hi == 0:
 		hi = math.Max(10, 10*lo)
 	}
 	return lo, hi, target
 }
 
 // scaled is one dimension's auto-scaling, for CDK (capacity).
-func scaled(s Scaling, units float64) *awsdynamodb.AutoscaledCapacityOptions {
-	lo, hi, target := capacity(s, units)
+func scaled(s Scaling, units, most float64) *awsdynamodb.AutoscaledCapacityOptions {
+	lo, hi, target := capacity(s, units, most)
 	return &awsdynamodb.AutoscaledCapacityOptions{
 		MinCapacity: jsii.Number(lo), MaxCapacity: jsii.Number(hi), TargetUtilizationPercent: jsii.Number(target),
 	}

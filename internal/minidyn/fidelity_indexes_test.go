@@ -3,6 +3,7 @@ package minidyn
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -119,20 +120,29 @@ func TestUpdateTableIndexChanges(t *testing.T) {
 }
 
 // waitForIndexes describes the table until every GSI is ACTIVE (DynamoDB
-// Local builds an index in the background).
+// Local builds an index in the background, on a thread of its own: how
+// many DescribeTables that takes depends on the machine's load, so the
+// wait is bounded by time, polling every 20 ms, not by a count).
 func waitForIndexes(t *testing.T, db *dynamodb.Client, table string) *types.TableDescription {
 	t.Helper()
 
-	for range 200 {
+	deadline := time.Now().Add(time.Minute)
+	for {
 		d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 		mustOK(t, err)
 
 		if len(building(d.Table)) == 0 {
 			return d.Table
 		}
+
+		if time.Now().After(deadline) {
+			break
+		}
+
+		time.Sleep(20 * time.Millisecond)
 	}
 
-	t.Fatal("the indexes are not ACTIVE after 200 DescribeTables")
+	t.Fatal("the indexes are not ACTIVE a minute after they were asked for")
 
 	return nil
 }

@@ -379,6 +379,9 @@ func (t *Table) runOp(ctx context.Context, op *oracle.Op) error {
 func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error) {
 	m := r.t.m
 	p := m.Pattern(rd.Pattern)
+	if p.Batch {
+		return r.batch(ctx, rd)
+	}
 	ans, want := r.ref.Read(p, rd.Params, rd.Range)
 	req := Request{Params: Params(maps.Clone(rd.Params))}
 	if rd.Range != nil {

@@ -101,6 +101,9 @@ func (t *Table) read(ctx context.Context, pattern string, r *Request) (*Page, er
 	if err := numberOnly(pp); err != nil {
 		return nil, err
 	}
+	if pp.Batch {
+		return nil, fmt.Errorf("%w: %s is a batch pattern (batch: true); read it with GetBatch", ErrBatchPattern, pattern)
+	}
 	if pp.Operation == patterns.GetItem {
 		in, err := t.getItemInput(pattern, r)
 		if err != nil {

@@ -20,6 +20,9 @@ import (
 type Result struct {
 	Pattern string
 	Params  Params
+	// IDs are a batch read's ids; Expected and Actual then name one item
+	// per id, in order, NoItem where an id has none.
+	IDs []Params
 	// Expected and Actual name example items (an item that is not one of
 	// the examples is named by its entity and key).
 	Expected, Actual []string
@@ -281,6 +284,18 @@ func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...fu
 	return c.Client.Query(ctx, in, opts...)
 }
 
+// BatchGetItem counts a batch read's requests, when the client reads
+// batches (a counter is a BatchReader whatever its client: GetBatch then
+// names the client that is not).
+func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	br, ok := c.Client.(BatchReader)
+	if !ok {
+		return nil, fmt.Errorf("%w (%T)", ErrNoBatchReader, c.Client)
+	}
+	c.n++
+	return br.BatchGetItem(ctx, in, opts...)
+}
+
 // Validate writes the model's example items into the (empty) table with
 // Create, then runs every expected read and compares what comes back with
 // what the examples say: in order when the pattern sorts, as a set
@@ -360,6 +375,11 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 			continue
 		}
 		c.n = 0
+		if p.Batch {
+			run.expectBatch(ctx, c, x, r, names)
+			rep.Results = append(rep.Results, r)
+			continue
+		}
 		if x.Count != nil {
 			r.Count = x.Count
 			r.Got, r.Capacity, r.Hidden, r.Err = run.number(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
@@ -436,6 +456,14 @@ func (r *Result) String() string {
 		order = "in order"
 	}
 	head := fmt.Sprintf("%s(%s)", r.Pattern, paramText(r.Params))
+	if r.IDs != nil {
+		order = "in the ids' order"
+		ids := make([]string, len(r.IDs))
+		for i, id := range r.IDs {
+			ids[i] = "{" + paramText(id) + "}"
+		}
+		head = r.Pattern + "[" + strings.Join(ids, ", ") + "]"
+	}
 	switch {
 	case r.NotRun != "":
 		return "SKIP " + head + ": not run: " + r.NotRun

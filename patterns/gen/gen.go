@@ -91,7 +91,7 @@ func Go(d *patterns.Design, o Options) ([]byte, error) {
 }
 
 func newGen(d *patterns.Design) *gen {
-	g := &gen{d: d, m: d.Model(), names: map[string]string{}, decoders: map[string]bool{}}
+	g := &gen{d: d, m: d.Model(), names: map[string]string{}, decoders: map[string]bool{}, keyTypes: map[string]bool{}}
 	for _, r := range reserved {
 		g.names[r] = "keyplan's generated API"
 	}
@@ -114,6 +114,8 @@ type gen struct {
 	// decoders are the generated decode functions' names (unexported, so
 	// a parameter could shadow one).
 	decoders map[string]bool
+	// keyTypes are the id structs batch reads take, once made.
+	keyTypes map[string]bool
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
@@ -816,6 +818,9 @@ func (g *gen) read(p *patterns.Pattern) error {
 	}
 	if pp.Sum != "" || pp.Count {
 		return g.numberRead(p, pp, name, sig, paramMap)
+	}
+	if pp.Batch {
+		return g.batchRead(p, name, item, decode, params)
 	}
 	g.p("%s: %s.", doc, pp.Operation)
 	if p.Op == patterns.ReadGet {

@@ -224,7 +224,10 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	// The gaps model's code, run on the engine against the reference.
 	gen("gaps", "gapsdb", keyplantest.Design(t, "../testdata/models/gaps.yaml"))
 	write(filepath.Join("gaps", "gaps_test.go"), []byte(gapsTest))
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating", "./gaps"}} {
+	// The tickets' batch reads, run on the engine against the reference.
+	gen("tickets", "ticketsdb", keyplantest.Design(t, "../testdata/models/tickets.yaml"))
+	write(filepath.Join("tickets", "tickets_test.go"), []byte(ticketsTest))
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, {"test", "-count=1", "./migrating", "./gaps", "./tickets"}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

@@ -446,14 +446,23 @@ func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any 
 	return out[g.r.IntN(len(out))]
 }
 
-// Read is one read of a pattern: its parameters and an optional range.
+// Read is one read of a pattern: its parameters and an optional range;
+// a batch pattern's, its IDs instead (each a get's parameters).
 type Read struct {
 	Pattern string
 	Params  map[string]any
 	Range   *Range
+	IDs     []map[string]any
 }
 
 func (r *Read) String() string {
+	if r.IDs != nil {
+		ids := make([]string, len(r.IDs))
+		for i, id := range r.IDs {
+			ids[i] = "{" + paramText(id) + "}"
+		}
+		return r.Pattern + "[" + strings.Join(ids, ", ") + "]"
+	}
 	s := r.Pattern + "(" + paramText(r.Params) + ")"
 	if r.Range != nil {
 		s += " range " + r.Range.String()
@@ -466,8 +475,32 @@ func (r *Read) String() string {
 // item whose values start the same), sometimes ranged over the sort
 // attribute, seldom invalid.
 func (g *Generator) Read(s *State, p *patterns.Pattern) *Read {
+	if p.Batch {
+		return g.readBatch(s, p)
+	}
+	rd := &Read{Pattern: p.Name, Params: g.params(s, p)}
+	if len(p.Sort) > 0 && g.r.Float64() < 0.4 {
+		rd.Range = g.rangeOn(s, p, sortAttr(g.m, p), rd.Params)
+	}
+	g.invalidate(p, rd.Params)
+	return rd
+}
+
+// invalidate makes one of a read's parameters invalid, seldom.
+func (g *Generator) invalidate(p *patterns.Pattern, params map[string]any) {
 	where := g.m.Where(p)
-	rd := &Read{Pattern: p.Name, Params: map[string]any{}}
+	e := g.m.Entity(p.Entities[0])
+	if len(where) > 0 && g.r.Float64() < g.Invalid/2 {
+		w := where[g.r.IntN(len(where))]
+		params[w] = g.InvalidValue(e, e.Attr(w))
+	}
+}
+
+// params draws a read's parameters: mostly the values of an item the
+// state holds, else values from the pools.
+func (g *Generator) params(s *State, p *patterns.Pattern) map[string]any {
+	where := g.m.Where(p)
+	params := map[string]any{}
 	var from []*Item
 	for _, it := range s.Items() {
 		if slices.Contains(p.Entities, it.Entity) {
@@ -480,30 +513,23 @@ func (g *Generator) Read(s *State, p *patterns.Pattern) *Read {
 	if len(from) > 0 && g.r.Float64() < 0.75 {
 		it := from[g.r.IntN(len(from))]
 		for _, w := range where {
-			rd.Params[w] = Plain(it.Values[w])
+			params[w] = Plain(it.Values[w])
 			// Now and then a value the item's starts with (a for ab): the
 			// keys of one must not answer for the other.
-			if s, ok := rd.Params[w].(string); ok && len(s) > 1 && g.r.IntN(5) == 0 {
+			if s, ok := params[w].(string); ok && len(s) > 1 && g.r.IntN(5) == 0 {
 				if cut := prefixOf(s, g.r); cut != "" {
 					if _, err := Normalize(e.Attr(w), cut); err == nil {
-						rd.Params[w] = cut
+						params[w] = cut
 					}
 				}
 			}
 		}
 	} else {
 		for _, w := range where {
-			rd.Params[w] = g.Value(e, e.Attr(w))
+			params[w] = g.Value(e, e.Attr(w))
 		}
 	}
-	if len(p.Sort) > 0 && g.r.Float64() < 0.4 {
-		rd.Range = g.rangeOn(s, p, sortAttr(g.m, p), rd.Params)
-	}
-	if len(where) > 0 && g.r.Float64() < g.Invalid/2 {
-		w := where[g.r.IntN(len(where))]
-		rd.Params[w] = g.InvalidValue(e, e.Attr(w))
-	}
-	return rd
+	return params
 }
 
 // rangeOn draws a range on a sort attribute, its bounds mostly values

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"
 )
@@ -126,7 +127,8 @@ func TestHTMLHighlightsWhatReadsReturn(t *testing.T) {
 			hl := highlighted(t, htmlOf(t, d, s))
 			for i, r := range s.Reads {
 				got := hl[strconv.Itoa(i)]
-				want := slices.Clone(r.Items)
+				// a batch read's id with no item is no row
+				want := slices.DeleteFunc(slices.Clone(r.Items), func(s string) bool { return s == dynamo.NoItem })
 				slices.Sort(got)
 				slices.Sort(want)
 				if !slices.Equal(got, want) {

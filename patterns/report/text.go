@@ -87,7 +87,12 @@ func extras(p *patterns.PatternPlan) string {
 	if p.Desc {
 		s = append(s, "ScanIndexForward=false")
 	}
-	if p.Limit > 0 {
+	switch {
+	case p.Batch && p.Limit > 0:
+		s = append(s, fmt.Sprintf("BatchGetItem of many ids, %d a call assumed", p.Limit))
+	case p.Batch:
+		s = append(s, "BatchGetItem of many ids")
+	case p.Limit > 0:
 		s = append(s, fmt.Sprintf("Limit=%d", p.Limit))
 	}
 	if p.Consistent {

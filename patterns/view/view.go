@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -142,6 +143,9 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 	}
 	read := func(p *patterns.Pattern, params map[string]any, from string) *report.SampleRead {
 		r := &report.SampleRead{Pattern: p.Name, Params: paramList(m, p, params), From: from, Ordered: len(p.Sort) > 0, Items: []string{}}
+		if d.Pattern(p.Name).Batch { // a batch of one id: the item's
+			return batchRead(ctx, t, r, []map[string]any{params}, name)
+		}
 		if pp := d.Pattern(p.Name); pp.Count || pp.Sum != "" { // a number
 			var n int64
 			var err error
@@ -174,8 +178,17 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 			if pp := d.Pattern(x.Pattern); p == nil || pp == nil || !pp.Served() {
 				continue
 			}
-			r := read(p, x.Params, "examples.expect at "+x.Pos.In(m.Source))
+			from := "examples.expect at " + x.Pos.In(m.Source)
+			r := read(p, x.Params, from)
+			if x.IDs != nil {
+				r = batchRead(ctx, t, &report.SampleRead{Pattern: p.Name, From: from, Items: []string{}}, x.IDs, name)
+			}
 			r.Expected = append([]string{}, x.Items...)
+			for i, e := range r.Expected {
+				if e == "" {
+					r.Expected[i] = dynamo.NoItem
+				}
+			}
 			if x.Count != nil {
 				r.Expected, r.ExpectedNumber = nil, x.Count
 			}
@@ -373,4 +386,35 @@ func inProcess() (*dynamodb.Client, func(), error) {
 		return nil, nil, fmt.Errorf("view: starting the in-process engine: %w", err)
 	}
 	return engine.Client(run.Endpoint, 0), run.Stop, nil
+}
+
+// batchRead runs a batch pattern's read of ids: its items named in the
+// ids' order, dynamo.NoItem for an id with none; its parameter is the
+// ids.
+func batchRead(ctx context.Context, t *dynamo.Table, r *report.SampleRead, ids []map[string]any, name func(map[string]types.AttributeValue) string) *report.SampleRead {
+	r.Ordered = true
+	params := make([]dynamo.Params, len(ids))
+	var shown []string
+	for i, id := range ids {
+		params[i] = dynamo.Params(id)
+		var kv []string
+		for _, k := range slices.Sorted(maps.Keys(id)) {
+			kv = append(kv, k+"="+text(id[k]))
+		}
+		shown = append(shown, "{"+strings.Join(kv, ", ")+"}")
+	}
+	r.Params = []report.Param{{Name: "ids", Value: "[" + strings.Join(shown, ", ") + "]"}}
+	items, err := t.GetBatch(ctx, r.Pattern, params)
+	if err != nil {
+		r.Err = err.Error()
+		return r
+	}
+	for _, it := range items {
+		if it == nil {
+			r.Items = append(r.Items, dynamo.NoItem)
+			continue
+		}
+		r.Items = append(r.Items, name(it.Raw))
+	}
+	return r
 }

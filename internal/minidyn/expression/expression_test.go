@@ -64,6 +64,9 @@ func TestConditions(t *testing.T) {
 		{"n < :l", "Invalid ConditionExpression: Incorrect operand type for operator or function; operator or function: <, operand type: L"},
 		{"n = = :n", `Invalid ConditionExpression: Syntax error; token: "=", near: "= = :n"`},
 		{"n = :n AND", `Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "AND"`},
+		// At the end, "near" keeps the spaces after the last token (DynamoDB Local 1.25.1).
+		{"n = :n AND  ", `Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "AND  "`},
+		{"(n = :n) OR   ", `Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "OR   "`},
 		{"name = :n", "Invalid ConditionExpression: Attribute name is a reserved keyword; reserved keyword: name"},
 		{"#x = :n", "Invalid ConditionExpression: An expression attribute name used in the document path is not defined; attribute name: #x"},
 		{"n = :undefined", "Invalid ConditionExpression: An expression attribute value used in expression is not defined; attribute value: :undefined"},
@@ -133,6 +136,9 @@ func TestUpdates(t *testing.T) {
 		{"SET a = list_append(list_append(:l, :l), :l)", "Invalid UpdateExpression: The function is not allowed to be used this way in an expression; function: list_append"},
 		{"SET a = if_not_exists(b, :n + :n)", `Invalid UpdateExpression: Syntax error; token: "+"`},
 		{"SET a = :n + :n + :n", `Invalid UpdateExpression: Syntax error; token: "+"`},
+		{"SET a  =  ", `Invalid UpdateExpression: Syntax error; token: "<EOF>", near: "=  "`},
+		{"SET a = :n,  ", `Invalid UpdateExpression: Syntax error; token: "<EOF>", near: ",  "`},
+		{"  SET", `Invalid UpdateExpression: Syntax error; token: "<EOF>", near: "SET"`},
 	} {
 		req, err := NewRequest(nil, vals)
 		if err != nil {

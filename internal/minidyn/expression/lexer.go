@@ -105,8 +105,10 @@ func syntaxErrorAt(src string, toks []token, at token) error {
 }
 
 func nearText(src string, start int, at token) string {
+	// At the end: the last token and the spaces after it, as DynamoDB
+	// quotes them.
 	if at.kind == tokEOF {
-		return strings.TrimSpace(src[start:])
+		return src[start:]
 	}
 
 	// The text from the token before to the end of the token after.

@@ -1,0 +1,329 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/oracle"
+)
+
+// Batch reads (patterns/batch.go): a get by id with batch: true reads
+// many ids with GetBatch, BatchGetItem of their base-table keys.
+
+// BatchReader is a Client that reads many items a request, as
+// *dynamodb.Client does. GetBatch needs one; the rest of the runtime does
+// not (a Client written before batch reads keeps working).
+type BatchReader interface {
+	BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+}
+
+// More errors matched with errors.Is.
+var (
+	// ErrBatchPattern: a batch pattern read with Read or Get, or another
+	// read with GetBatch.
+	ErrBatchPattern = errors.New("batch reads are GetBatch's")
+	// ErrNoBatchReader: the Client cannot BatchGetItem (BatchReader).
+	ErrNoBatchReader = errors.New("the client has no BatchGetItem")
+)
+
+// BatchReadError reports the ids of a GetBatch whose items were never
+// read: their keys left unprocessed after every attempt, or a request
+// that failed (Err says which).
+type BatchReadError struct {
+	Pattern string
+	// Unread are the indexes (into the ids given) not read.
+	Unread []int
+	Err    error
+}
+
+func (e *BatchReadError) Error() string {
+	return fmt.Sprintf("GetBatch %s: %d of the ids not read: %v", e.Pattern, len(e.Unread), e.Err)
+}
+
+func (e *BatchReadError) Unwrap() error { return e.Err }
+
+// GetBatch reads a batch pattern's items by their ids (each id the
+// entity's id values): BatchGetItem, patterns.MaxBatchGetKeys keys a
+// request, keys the engine leaves unprocessed (throttled, or past the
+// 16 MB a response holds) asked again with backoff. The result has one
+// entry per id, in the order given: its item, or nil when there is none
+// (nor, unless the pattern says expired: include, when its TTL has
+// passed). An id given twice is read once and answered at both places.
+// Ids never read come back in a *BatchReadError, the items read beside
+// it.
+func (t *Table) GetBatch(ctx context.Context, pattern string, ids []Params) ([]*Item, error) {
+	out, err := t.getBatch(ctx, pattern, ids, nil)
+	var bre *BatchReadError
+	if errors.As(err, &bre) {
+		return out, err
+	}
+	return out, wrap("GetBatch", pattern, err)
+}
+
+// batchRead is one unique key of a GetBatch and the ids it answers.
+type batchRead struct {
+	key   map[string]types.AttributeValue
+	slots []int
+}
+
+// getBatch is GetBatch, adding the read capacity consumed to capacity
+// when it is not nil.
+func (t *Table) getBatch(ctx context.Context, pattern string, ids []Params, capacity *float64) ([]*Item, error) {
+	_, pp, err := t.pattern(pattern)
+	if err != nil {
+		return nil, err
+	}
+	if !pp.Batch {
+		return nil, fmt.Errorf("%w: %s is not a batch pattern (batch: true); use Get", ErrBatchPattern, pattern)
+	}
+	br, ok := t.client.(BatchReader)
+	if !ok {
+		return nil, fmt.Errorf("%w (%T)", ErrNoBatchReader, t.client)
+	}
+	out := make([]*Item, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	ka, keys, byKey, err := t.batchKeys(pattern, ids)
+	if err != nil {
+		return nil, err
+	}
+	var unread []int
+	var last error
+	for start := 0; start < len(keys); start += patterns.MaxBatchGetKeys {
+		chunk := keys[start:min(start+patterns.MaxBatchGetKeys, len(keys))]
+		left, err := t.batchGet(ctx, br, pp, ka, chunk, byKey, out, capacity)
+		for _, r := range left {
+			unread = append(unread, r.slots...)
+		}
+		if err != nil {
+			last = err
+			if ctx.Err() != nil {
+				for _, r := range keys[start+len(chunk):] {
+					unread = append(unread, r.slots...)
+				}
+				break
+			}
+		}
+	}
+	if len(unread) > 0 {
+		return out, &BatchReadError{Pattern: pattern, Unread: unread, Err: last}
+	}
+	return out, nil
+}
+
+// batchKeys are a GetBatch's distinct keys, in the order of their first
+// id, each with the ids it answers, and what every request asks of them
+// (consistency, projection): one GetItem's input per id, as Get builds
+// it.
+func (t *Table) batchKeys(pattern string, ids []Params) (types.KeysAndAttributes, []*batchRead, map[string]*batchRead, error) {
+	var ka types.KeysAndAttributes
+	var keys []*batchRead
+	byKey := map[string]*batchRead{}
+	for i, id := range ids {
+		in, err := t.getItemInput(pattern, &Request{Params: id})
+		if err != nil {
+			return ka, nil, nil, fmt.Errorf("id %d: %w", i, err)
+		}
+		if i == 0 {
+			ka = types.KeysAndAttributes{ConsistentRead: in.ConsistentRead, ProjectionExpression: in.ProjectionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames}
+		}
+		k := keyText(t.d, in.Key)
+		if r, dup := byKey[k]; dup {
+			r.slots = append(r.slots, i)
+			continue
+		}
+		r := &batchRead{key: in.Key, slots: []int{i}}
+		byKey[k] = r
+		keys = append(keys, r)
+	}
+	return ka, keys, byKey, nil
+}
+
+// batchGet reads one request's keys until none is left unprocessed or
+// the attempts run out, filling out; it returns the keys never read.
+func (t *Table) batchGet(ctx context.Context, br BatchReader, pp *patterns.PatternPlan, ka types.KeysAndAttributes,
+	pending []*batchRead, byKey map[string]*batchRead, out []*Item, capacity *float64) ([]*batchRead, error) {
+	wait := t.batchBackoff
+	hides := t.hides(pp)
+	var err error
+	for attempt := range batchAttempts {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return pending, ctx.Err()
+			case <-time.After(rand.N(wait) + time.Millisecond):
+			}
+			wait = min(2*wait, batchMaxBackoff)
+		}
+		req := ka
+		req.Keys = make([]map[string]types.AttributeValue, len(pending))
+		for i, r := range pending {
+			req.Keys[i] = r.key
+		}
+		in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{t.name: req}}
+		if capacity != nil {
+			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+		}
+		var res *dynamodb.BatchGetItemOutput
+		res, err = br.BatchGetItem(ctx, in)
+		if err == nil && capacity != nil {
+			for _, c := range res.ConsumedCapacity {
+				*capacity += aws.ToFloat64(c.CapacityUnits)
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return pending, err
+			}
+			continue // the SDK retried already; so does the batch
+		}
+		for _, raw := range res.Responses[t.name] {
+			r := byKey[keyText(t.d, raw)]
+			if r == nil {
+				return pending, fmt.Errorf("BatchGetItem returned an item of a key not asked for (%s)", keyText(t.d, raw))
+			}
+			if hides != "" && t.expired(hides, raw) {
+				continue
+			}
+			items, err := t.decodeAll(pp, nil, []map[string]types.AttributeValue{raw})
+			if err != nil {
+				return pending, err
+			}
+			for k, slot := range r.slots {
+				it := items[0]
+				if k > 0 { // each entry its own values: the caller may change one
+					it.Values, it.Raw = maps.Clone(it.Values), maps.Clone(it.Raw)
+				}
+				out[slot] = &it
+			}
+		}
+		left := map[string]bool{}
+		if u, ok := res.UnprocessedKeys[t.name]; ok {
+			for _, k := range u.Keys {
+				left[keyText(t.d, k)] = true
+			}
+		}
+		var still []*batchRead
+		for _, r := range pending {
+			if left[keyText(t.d, r.key)] {
+				still = append(still, r)
+			}
+		}
+		if pending = still; len(pending) == 0 {
+			return nil, nil
+		}
+		err = ErrUnprocessed
+	}
+	return pending, err
+}
+
+// batch compares a batch read with the reference's: the same entry for
+// each id, in order (nil where there is none), in as many requests as its
+// distinct ids take.
+func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error) {
+	m := r.t.m
+	ans, want := r.ref.ReadBatch(m.Pattern(rd.Pattern), rd.IDs)
+	ids := make([]Params, len(rd.IDs))
+	for i, id := range rd.IDs {
+		ids[i] = Params(maps.Clone(id))
+	}
+	c := &counter{Client: r.t.client}
+	t := New(r.t.d, c, r.t.name, WithClock(r.t.now))
+	items, err := t.GetBatch(ctx, rd.Pattern, ids)
+	if isEngineFailure(err) {
+		return nil, err
+	}
+	mismatch := func(format string, args ...any) *Mismatch {
+		sig := "answers"
+		switch {
+		case want != nil:
+			sig = "reference refuses"
+		case err != nil:
+			sig = "table refuses"
+		}
+		return &Mismatch{Subject: rd.Pattern, Kind: "read", Read: rd, sig: sig, Detail: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case want != nil && err != nil:
+		r.proof.Reads++
+		return nil, nil // both refuse it
+	case want != nil:
+		return mismatch("the reference refuses it (%v); the table answered %d entries", want, len(items)), nil
+	case err != nil:
+		return mismatch("the table refused it: %v", err), nil
+	}
+	r.proof.Reads++
+	got := make([]*oracle.Item, len(items))
+	for i, it := range items {
+		if it != nil {
+			got[i] = oracle.FromRuntime(m, it.Entity, it.Values)
+		}
+	}
+	if slices.ContainsFunc(got, func(it *oracle.Item) bool { return it != nil }) {
+		r.proof.Answered++
+	}
+	_, keys, _, kerr := t.batchKeys(rd.Pattern, ids)
+	if requests := (len(keys) + patterns.MaxBatchGetKeys - 1) / patterns.MaxBatchGetKeys; kerr == nil && c.n != requests {
+		return mismatch("%d distinct ids took %d request(s); they take %d", len(keys), c.n, requests), nil
+	}
+	if err := ans.Check(m, got); err != nil {
+		return mismatch("%v", err), nil
+	}
+	return nil, nil
+}
+
+// NoItem names, in a batch read's Result, an id that has no item.
+const NoItem = "-"
+
+// expectBatch runs an example expectation of a batch pattern: GetBatch of
+// its ids, each entry named by its example item (NoItem for none), in
+// order, in the requests its distinct ids take.
+func (t *Table) expectBatch(ctx context.Context, c *counter, x *patterns.Expectation, r *Result, names map[string]string) {
+	r.Ordered = true
+	r.IDs = make([]Params, len(x.IDs))
+	for i, id := range x.IDs {
+		r.IDs[i] = Params(maps.Clone(id))
+	}
+	r.Expected = make([]string, len(x.Items))
+	for i, name := range x.Items {
+		if r.Expected[i] = name; name == "" {
+			r.Expected[i] = NoItem
+		}
+	}
+	if _, keys, _, err := t.batchKeys(x.Pattern, r.IDs); err == nil {
+		r.Planned = (len(keys) + patterns.MaxBatchGetKeys - 1) / patterns.MaxBatchGetKeys
+	}
+	items, err := t.getBatch(ctx, x.Pattern, r.IDs, &r.Capacity)
+	r.Requests = c.n
+	if err != nil {
+		r.Err = err
+		return
+	}
+	r.Actual = make([]string, len(items))
+	read := map[string]Item{}
+	for i, it := range items {
+		if it == nil {
+			r.Actual[i] = NoItem
+			continue
+		}
+		key, _ := t.key(it.Entity, it.Values)
+		name, ok := names[it.Entity+"\x00"+keyText(t.d, key)]
+		if !ok {
+			name = fmt.Sprintf("%s(%s)", it.Entity, keyText(t.d, key))
+		}
+		r.Actual[i] = name
+		read[name] = *it
+	}
+	r.Mismatches = t.mismatches(x.Values, read)
+}
