@@ -311,6 +311,7 @@ func (t *Table) checkWithDesign(d *patterns.Design) problems {
 		ps.add("Stream %s: the stream handlers read NEW_AND_OLD_IMAGES", p.Stream)
 	}
 	t.checkHandlers(d, &ps)
+	t.checkAdopt(&ps)
 	t.checkStrong(d, &ps)
 	if !t.provisioned() {
 		return ps

@@ -117,6 +117,16 @@ type Props struct {
 	// Default: none.
 	Tags map[string]string
 
+	// Adopt synthesizes a table that exists, for CloudFormation resource
+	// import (cdk import): the lock is the one keyplan import table wrote
+	// (Lock.Adopted), TableName its physical name; the key schema and GSIs
+	// are the lock's, the billing mode, stream, table class, point-in-time
+	// recovery and replicas the table's; RETAIN and deletion protection
+	// on. What the table has that the model cannot hold, or a prop that
+	// differs from the table, fails synthesis (docs/adopt.md).
+	// Default: false.
+	Adopt bool
+
 	// Acknowledge accepts named check warnings, each with a written reason:
 	// "KP401" accepts every KP401 finding, "KP401:OrdersByStatus" one
 	// subject's (the key `cdk synth` prints as [ack: KP401:OrdersByStatus]).

@@ -31,6 +31,7 @@ func (t *Table) tableProps(d *patterns.Design) *awsdynamodb.TablePropsV2 {
 	t.stream(d, out)
 	t.consistency(d, out)
 	t.resourcePolicy(d, out)
+	t.adopt(out)
 	return out
 }
 

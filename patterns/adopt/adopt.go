@@ -45,11 +45,17 @@ type Note struct {
 	// not say (a key template from sample values, an entity from key
 	// shapes).
 	Guess bool
+	// Question is true when the source cannot say it at all (what the
+	// entities of an empty table are): the user answers it in the model.
+	Question bool
 }
 
 func (n Note) String() string {
 	kind := "note"
-	if n.Guess {
+	switch {
+	case n.Question:
+		kind = "question"
+	case n.Guess:
 		kind = "guess"
 	}
 	return kind + ": " + n.Subject + ": " + n.Text
@@ -66,7 +72,7 @@ type Imported struct {
 func (im *Imported) Guesses() int {
 	n := 0
 	for _, x := range im.Notes {
-		if x.Guess {
+		if x.Guess || x.Question {
 			n++
 		}
 	}
@@ -236,6 +242,9 @@ func (im *importer) run() (*Imported, error) {
 	}
 	if held > patterns.MaxModelBytes {
 		return nil, im.tooBig()
+	}
+	if len(im.ents) == 0 && t.Expect {
+		return im.raw()
 	}
 	if len(im.ents) == 0 {
 		return nil, &Error{File: t.Source, Field: t.Field, Msg: "has no facets and no items (" + t.ItemsField + "): nothing says what its entities are"}

@@ -295,6 +295,7 @@ func (im *importer) patterns() *yaml.Node {
 				name = e.name + "By" + upperFirst(strings.Join(where, "And"))
 			}
 			addP(name, q, why)
+			im.askCardinality(e, ix.name, where)
 		}
 	}
 	for _, pk := range order {
@@ -313,6 +314,33 @@ func (im *importer) patterns() *yaml.Node {
 	}
 	im.note("patterns", true, "%s lists no access patterns: those below are what the keys can answer, not what the application asks; replace them with its questions", im.t.Noun)
 	return out
+}
+
+// askCardinality asks, for a read that partitions an entity on a GSI by
+// where, how many values those attributes take in the table: a sample
+// cannot say, and a partition key of few values is a hot partition
+// (KP401), which keyplan check reports once the model says it
+// (cardinality: N), never guessed.
+func (im *importer) askCardinality(e *entity, index string, where []string) {
+	if len(where) == 0 || len(e.samples) == 0 {
+		im.notes = append(im.notes, Note{Subject: "entity " + e.name + ", " + index, Question: true,
+			Text: "every item of it on " + index + " is in one partition: is that what the reads need? A partition takes 3,000 reads and 1,000 writes a second (KP401)"})
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range e.samples {
+		var parts []string
+		for _, w := range where {
+			if a := e.attr(w); a != nil {
+				v, _ := e.value(s, a)
+				parts = append(parts, v)
+			}
+		}
+		seen[strings.Join(parts, "\x00")] = true
+	}
+	im.notes = append(im.notes, Note{Subject: "entity " + e.name + ", " + index, Question: true,
+		Text: fmt.Sprintf("%s partitions it by %s: how many values do they take in the table? The sample holds %d in %d item(s); say it with cardinality: N on the attribute (fewer than 100: a hot partition, which keyplan check reports, KP401)",
+			index, strings.Join(where, ", "), len(seen), len(e.samples))})
 }
 
 // returns is what an inferred read of an entity on a GSI returns so that
