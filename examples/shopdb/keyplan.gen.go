@@ -91,21 +91,27 @@ func OpenLock(l *patterns.Lock, client dynamo.Client, table string, opts ...dyna
 func (db *DB) Runtime() *dynamo.Table { return db.t }
 
 // Options are a query's page: Range bounds its sort attribute, Limit
-// overrides its page size, After continues after a page's Next.
+// overrides its page size, Cursor (or After, a page's Next) continues
+// after a page.
 type Options struct {
 	Range *dynamo.Range
 	Limit int32
 	After map[string]types.AttributeValue
+	// Cursor is a page's Cursor: it continues only the read that gave it
+	// (another pattern's fails with dynamo.ErrCursor).
+	Cursor string
 }
 
 func (o Options) request(p dynamo.Params) dynamo.Request {
-	return dynamo.Request{Params: p, Range: o.Range, Limit: o.Limit, StartKey: o.After}
+	return dynamo.Request{Params: p, Range: o.Range, Limit: o.Limit, StartKey: o.After, Cursor: o.Cursor}
 }
 
-// Page is one page of a query: Next continues it (nil: the last page).
+// Page is one page of a query: Cursor (opaque, bound to the pattern) or
+// Next (the raw key) continues it ("" and nil: the last page).
 type Page[T any] struct {
-	Items []T
-	Next  map[string]types.AttributeValue
+	Items  []T
+	Next   map[string]types.AttributeValue
+	Cursor string
 }
 
 // readPage is one page of a query, its items decoded.
@@ -114,7 +120,7 @@ func readPage[T any](ctx context.Context, t *dynamo.Table, pattern string, r dyn
 	if err != nil {
 		return nil, err
 	}
-	out := &Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.LastEvaluatedKey}
+	out := &Page[T]{Items: make([]T, 0, len(page.Items)), Next: page.LastEvaluatedKey, Cursor: page.Cursor}
 	for _, it := range page.Items {
 		v, err := decode(it)
 		if err != nil {
@@ -656,4 +662,70 @@ func (db *DB) Restock(ctx context.Context, in RestockParams) error {
 	p["count"] = in.Count
 	p["productId"] = in.ProductID
 	return db.t.Write(ctx, "Restock", p)
+}
+
+// CreateCustomer writes a new Customer item (and its unique values' guards):
+// dynamo.ErrExists if its key is taken, dynamo.ErrNotUnique if a unique
+// value is (both within a *dynamo.ConditionError).
+func (db *DB) CreateCustomer(ctx context.Context, v *Customer) error {
+	return db.t.Create(ctx, "Customer", v.Values())
+}
+
+// DeleteCustomer removes a Customer item and its unique values' guards: v holds its
+// id (and the version and unique values it has); dynamo.ErrChanged (in
+// a *dynamo.ConditionError) if it is gone or not as v says.
+func (db *DB) DeleteCustomer(ctx context.Context, v *Customer) error {
+	return db.t.Delete(ctx, "Customer", v.Values())
+}
+
+// CreateOrder writes a new Order item (and its unique values' guards):
+// dynamo.ErrExists if its key is taken, dynamo.ErrNotUnique if a unique
+// value is (both within a *dynamo.ConditionError).
+func (db *DB) CreateOrder(ctx context.Context, v *Order) error {
+	return db.t.Create(ctx, "Order", v.Values())
+}
+
+// DeleteOrder removes a Order item and its unique values' guards: v holds its
+// id (and the version and unique values it has); dynamo.ErrChanged (in
+// a *dynamo.ConditionError) if it is gone or not as v says.
+func (db *DB) DeleteOrder(ctx context.Context, v *Order) error {
+	return db.t.Delete(ctx, "Order", v.Values())
+}
+
+// CreateOrderItem writes a new OrderItem item (and its unique values' guards):
+// dynamo.ErrExists if its key is taken, dynamo.ErrNotUnique if a unique
+// value is (both within a *dynamo.ConditionError).
+func (db *DB) CreateOrderItem(ctx context.Context, v *OrderItem) error {
+	return db.t.Create(ctx, "OrderItem", v.Values())
+}
+
+// PutOrderItem writes a OrderItem item whatever is there (create or overwrite).
+func (db *DB) PutOrderItem(ctx context.Context, v *OrderItem) error {
+	return db.t.Put(ctx, "OrderItem", v.Values())
+}
+
+// DeleteOrderItem removes a OrderItem item and its unique values' guards: v holds its
+// id (and the version and unique values it has); dynamo.ErrChanged (in
+// a *dynamo.ConditionError) if it is gone or not as v says.
+func (db *DB) DeleteOrderItem(ctx context.Context, v *OrderItem) error {
+	return db.t.Delete(ctx, "OrderItem", v.Values())
+}
+
+// CreateProduct writes a new Product item (and its unique values' guards):
+// dynamo.ErrExists if its key is taken, dynamo.ErrNotUnique if a unique
+// value is (both within a *dynamo.ConditionError).
+func (db *DB) CreateProduct(ctx context.Context, v *Product) error {
+	return db.t.Create(ctx, "Product", v.Values())
+}
+
+// PutProduct writes a Product item whatever is there (create or overwrite).
+func (db *DB) PutProduct(ctx context.Context, v *Product) error {
+	return db.t.Put(ctx, "Product", v.Values())
+}
+
+// DeleteProduct removes a Product item and its unique values' guards: v holds its
+// id (and the version and unique values it has); dynamo.ErrChanged (in
+// a *dynamo.ConditionError) if it is gone or not as v says.
+func (db *DB) DeleteProduct(ctx context.Context, v *Product) error {
+	return db.t.Delete(ctx, "Product", v.Values())
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -60,7 +59,7 @@ func TestProveModels(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, keys := range keyings {
-			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) { proveModel(t, keyplantest.Keyed(t, f, keys)) })
+			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) { proveModel(t, keyed(t, f, keys)) })
 		}
 	}
 }
@@ -121,7 +120,7 @@ func TestProveIssue22(t *testing.T) {
 	} {
 		for _, keys := range keyings { // a hand-made layout is keyed as it says either way
 			t.Run(c.file+"/"+string(keys), func(t *testing.T) {
-				d := keyplantest.Keyed(t, filepath.Join("testdata/issue22", c.file), keys)
+				d := keyed(t, filepath.Join("testdata/issue22", c.file), keys)
 				needsNative(t, d)
 				var ids []string
 				for _, x := range d.Errors() {
