@@ -16,17 +16,13 @@ synth: deps
 	npx --no-install cdk synth --quiet
 	@ls cdk.out/*.template.json
 
-# The race stage is CPU-bound and the DynamoDB Local pass mostly waits on
-# the JVM (make test used one of the two cores on average): they run at
-# once.
 ## test: everything CI runs: vet, formatting, staticcheck, go.mod tidy,
 ## the CLI and its packages built for macOS and Windows, all
 ## tests (on the in-process engine), the race detector where goroutines
 ## meet, and the engine suite again on DynamoDB Local
 ## (needs Java), with the in-process engine's fidelity tests against
 ## DynamoDB Local.
-test: deps vet fmt-check lint tidy cross unit
-	$(call together,$(MAKE) --no-print-directory race,$(MAKE) --no-print-directory unit-dynamodb-local)
+test: deps vet fmt-check lint tidy cross unit race unit-dynamodb-local
 
 ## check: the quick loop while working: vet, then the tests of all but
 ## the CDK side (constructs, stacks, templates: make test runs those) with
