@@ -244,16 +244,7 @@ func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error
 	if isEngineFailure(err) {
 		return nil, err
 	}
-	mismatch := func(format string, args ...any) *Mismatch {
-		sig := "answers"
-		switch {
-		case want != nil:
-			sig = "reference refuses"
-		case err != nil:
-			sig = "table refuses"
-		}
-		return &Mismatch{Subject: rd.Pattern, Kind: "read", Read: rd, sig: sig, Detail: fmt.Sprintf(format, args...)}
-	}
+	mismatch := readMismatch(rd, want, err)
 	switch {
 	case want != nil && err != nil:
 		r.proof.Reads++

@@ -397,6 +397,21 @@ func (t *Table) runOp(ctx context.Context, op *oracle.Op) error {
 
 // read compares one read on the table with the reference's answer: the
 // first page, every page, and the requests the plan promises.
+// readMismatch makes a read's mismatches, signed by who refused it: the
+// reference (want), the table (err), or neither (the answers differ).
+func readMismatch(rd *oracle.Read, want, err error) func(format string, args ...any) *Mismatch {
+	sig := "answers"
+	switch {
+	case want != nil:
+		sig = "reference refuses"
+	case err != nil:
+		sig = "table refuses"
+	}
+	return func(format string, args ...any) *Mismatch {
+		return &Mismatch{Subject: rd.Pattern, Kind: "read", Read: rd, sig: sig, Detail: fmt.Sprintf(format, args...)}
+	}
+}
+
 func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error) {
 	m := r.t.m
 	p := m.Pattern(rd.Pattern)
@@ -417,16 +432,7 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 	if isEngineFailure(err) {
 		return nil, err
 	}
-	mismatch := func(format string, args ...any) *Mismatch {
-		sig := "answers"
-		switch {
-		case want != nil:
-			sig = "reference refuses"
-		case err != nil:
-			sig = "table refuses"
-		}
-		return &Mismatch{Subject: rd.Pattern, Kind: "read", Read: rd, sig: sig, Detail: fmt.Sprintf(format, args...)}
-	}
+	mismatch := readMismatch(rd, want, err)
 	switch {
 	case want != nil && err != nil:
 		r.proof.Reads++
