@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/keyplan/keyplan/patterns"
 )
@@ -263,9 +264,14 @@ func (o S3Objects) PutObject(ctx context.Context, key string, body []byte) error
 	return err
 }
 
-// GetObject reads the object.
+// GetObject reads the object (ErrNoObject: S3 has no such key, or its
+// latest version is a delete marker).
 func (o S3Objects) GetObject(ctx context.Context, key string) ([]byte, error) {
 	out, err := o.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key)})
+	var nsk *s3types.NoSuchKey
+	if errors.As(err, &nsk) {
+		return nil, fmt.Errorf("%w: %s in bucket %s", ErrNoObject, key, o.Bucket)
+	}
 	if err != nil {
 		return nil, err
 	}
