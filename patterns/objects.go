@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Large values in S3 (issue 39 part 4): an attribute declared
@@ -140,6 +141,14 @@ type ObjectCost struct {
 	PutsPerSecond float64 `json:"putsPerSecond"`
 	// Monthly is those PUTs' monthly price, in USD.
 	Monthly float64 `json:"monthlyUSD"`
+}
+
+// Summary is the ObjectCost as one sentence, as plan prints it:
+// "Doc.body, Doc.notes kept in S3 (store: s3): 2 PUTs/s, $25.92/month
+// beside the table's (S3 Standard PUTs; ...)".
+func (o *ObjectCost) Summary() string {
+	return fmt.Sprintf("%s kept in S3 (store: s3): %g PUTs/s, $%.2f/month beside the table's (S3 Standard PUTs, us-east-1; GETs, on demand, and storage are not counted)",
+		strings.Join(o.Attributes, ", "), o.PutsPerSecond, o.Monthly)
 }
 
 // objectCost is the estimate's ObjectCost (nil: nothing kept in S3).
