@@ -114,6 +114,20 @@ func (m *Model) objectUse(e *Entity, attr string) string {
 	return ""
 }
 
+// objectMove says, for an attribute kept as locked (was) and as
+// planned (now), how a change of its store moves the values the items
+// hold ("": no change): the migration's backfill does it (the compare
+// marks the entity backfilled).
+func objectMove(was, now *Attribute) string {
+	switch {
+	case now.InS3() && !was.InS3():
+		return " (the migration's backfill moves each value the items hold into S3: the object written, then the item rewritten with its key, on condition it still holds the value; keyplan migrate)"
+	case was.InS3() && !now.InS3():
+		return " (the migration's backfill moves each value back into its item: the object read, the item rewritten with its value on condition it still holds the key, then the object deleted; keyplan migrate)"
+	}
+	return ""
+}
+
 // objectFix is KP304's fix: store: s3 on the largest string the item
 // holds (nil: none), or a lower maxLength.
 func objectFix(e *Entity, largest *Attribute, bytes int) string {

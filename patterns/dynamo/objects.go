@@ -243,12 +243,16 @@ func (t *Table) deleteObjects(ctx context.Context, keys []string) ([]string, err
 // Object reads on demand the value of entity's attribute attr kept in
 // S3, from v: an item's values as a read returns them (v[attr] is the
 // object's key). A value v lacks (an optional attribute absent) is nil.
+// During a migration that moves attr into or out of S3 (the rollout
+// runtime), an item the backfill has not reached, or has, holds the
+// value itself: Object returns it.
 func (t *Table) Object(ctx context.Context, entity, attr string, v Values) ([]byte, error) {
 	e, _, err := t.entity(entity)
 	if err != nil {
 		return nil, wrap("Object", entity, err)
 	}
-	if !e.Attr(attr).InS3() {
+	moving := t.storeMoving(entity, attr)
+	if !e.Attr(attr).InS3() && !moving {
 		return nil, wrap("Object", entity+"."+attr, ErrNotInS3)
 	}
 	if t.objects == nil {
@@ -259,6 +263,9 @@ func (t *Table) Object(ctx context.Context, entity, attr string, v Values) ([]by
 		return nil, nil
 	}
 	key, ok := x.(string)
+	if ok && moving && !isObjectKey(entity, attr, key) {
+		return []byte(key), nil // a value the migration has not moved into S3, or has moved back
+	}
 	if !ok || !isObjectKey(entity, attr, key) {
 		return nil, wrap("Object", entity+"."+attr, fmt.Errorf("%q is no key of an object of %s.%s", x, entity, attr))
 	}
