@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // Values moved into or out of S3 by a migration (store: s3 added to an
@@ -74,7 +76,7 @@ func (r *Rekeyer) planObjects(entity string, item map[string]types.AttributeValu
 
 // ErrNoObjectsForMigration: the phase moves values into or out of S3
 // and the backfill has no ObjectStore (Rekeyer.Objects).
-var ErrNoObjectsForMigration = errors.New("the migration moves values into or out of S3 (store: s3 changed): give the backfill the bucket's ObjectStore")
+var ErrNoObjectsForMigration = errors.New("the migration moves values into or out of S3 (store: s3 changed): name the construct's ObjectsBucket in $" + patterns.ObjectsBucketEnv + " (or give the backfill the bucket's ObjectStore, MigrateOptions.Objects)")
 
 // moveObjects does a rewrite's S3 half before its UpdateItem: each value
 // moving into S3 written as an object (its key set in rw), each moving
