@@ -142,3 +142,19 @@ func (t *Table) storeMoving(entity, attr string) bool {
 	e, fe := t.m.Entity(entity), ro.prev.m.Entity(old)
 	return e != nil && fe != nil && e.Attr(attr) != nil && fe.Attr(attr) != nil && e.Attr(attr).InS3() != fe.Attr(attr).InS3()
 }
+
+// movedOut are the attributes of entity (target names) a migration
+// takes out of S3: an item the backfill has not reached holds an
+// object's key there, and a write replacing it deletes that object
+// after (as a write of a value kept in S3 does), given an ObjectStore.
+func (t *Table) movedOut(entity string) []*patterns.Attribute {
+	var out []*patterns.Attribute
+	if e := t.m.Entity(entity); e != nil && t.rollout != nil {
+		for _, a := range e.Attributes {
+			if !a.InS3() && t.storeMoving(entity, a.Name) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
