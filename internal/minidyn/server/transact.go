@@ -107,8 +107,12 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 				return nil, &apiError{Code: "IdempotentParameterMismatchException", Message: "The request uses the same client token as a previous, but non-identical request."}
 			}
 
-			// The same request again: it already ran.
-			return &TransactWriteItemsOutput{}, nil
+			// The same request again: it already ran, and it is answered
+			// with what reading its items costs ("Subsequent
+			// TransactWriteItems calls with the same client token return
+			// the number of read capacity units consumed in reading the
+			// item": the API reference, ClientRequestToken).
+			return c.replayed(in)
 		}
 	}
 
@@ -195,6 +199,24 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 
 	if in.ClientRequestToken != nil {
 		c.tokens[*in.ClientRequestToken] = transactToken{digest: digest, at: c.now()}
+	}
+
+	return &TransactWriteItemsOutput{ConsumedCapacity: used.report(in.ReturnConsumedCapacity)}, nil
+}
+
+// replayed answers a TransactWriteItems whose token and request ran
+// already: nothing is written; each action's item is read as it is now,
+// charged as TransactGetItems charges it.
+func (c *Client) replayed(in *TransactWriteItemsInput) (*TransactWriteItemsOutput, error) {
+	used := consumptions{}
+
+	for _, ti := range in.TransactItems {
+		a, key, _, err := c.transactAction(ti)
+		if err != nil {
+			return nil, err
+		}
+
+		used.of(a.table.Name, false).addItemRead(a.table.Get(key), true, 2)
 	}
 
 	return &TransactWriteItemsOutput{ConsumedCapacity: used.report(in.ReturnConsumedCapacity)}, nil
