@@ -63,6 +63,8 @@ type transactAction struct {
 	prepare  func() (*core.Write, error)
 	validate func() error
 	rvOnFail ddbtypes.ReturnValuesOnConditionCheckFailure
+	// failed is the message of its ConditionalCheckFailed reason.
+	failed string
 }
 
 // TransactWriteItems runs up to 100 writes and condition checks on
@@ -174,7 +176,7 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 			return nil, &transactionCanceledError{reasons: reasons}
 		case errors.As(err, &ccf):
 			failed = true
-			reasons[i] = cancelReason{Code: "ConditionalCheckFailed", Message: core.ErrConditionalRequestFailed}
+			reasons[i] = cancelReason{Code: "ConditionalCheckFailed", Message: a.failed}
 
 			if a.rvOnFail == ddbtypes.ReturnValuesOnConditionCheckFailureAllOld {
 				reasons[i].Item = ccf.Item
@@ -313,7 +315,7 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 	// A nested path into a key attribute is not refused here: DynamoDB
 	// Local evaluates a transaction's conditions holding one.
 
-	a := transactAction{table: table, rvOnFail: rv}
+	a := transactAction{table: table, rvOnFail: rv, failed: core.ErrConditionalRequestFailed}
 
 	if rawItem != nil || ti.Put != nil {
 		item, err := fromWireMap(rawItem)
@@ -353,6 +355,10 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 		a.prepare = func() (*core.Write, error) { return table.PrepareDelete(keyItem, ex.cond) }
 	default:
 		a.prepare = func() (*core.Write, error) { return table.PrepareCheck(keyItem, ex.cond) }
+		// A ConditionCheck's reason ends with a period, where a Put's,
+		// Update's or Delete's does not (DynamoDB Local 1.25.1; ElectroDB's
+		// transaction tests expect both wordings).
+		a.failed += "."
 	}
 
 	return a, key, 0, nil
