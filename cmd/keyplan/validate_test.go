@@ -29,6 +29,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	readings, err := os.ReadFile("../../patterns/testdata/models/readings.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,7 @@ func TestValidateSaysWhenItEmulates(t *testing.T) {
 }
 
 func TestValidateNeedsExamples(t *testing.T) {
+	t.Parallel()
 	code, _, errs := keyplan("validate", "../../examples/merchant-orders.yaml", "--endpoint", "http://127.0.0.1:1")
 	if code != 2 || !strings.Contains(errs, "127.0.0.1:1") {
 		t.Errorf("unreachable endpoint: exit %d: %s", code, errs)
@@ -137,6 +139,7 @@ func TestValidateNeedsExamples(t *testing.T) {
 // The proof by generated data runs by default, prints its seed, and
 // replays: the same seed, the same run.
 func TestValidateGenerated(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	for range 2 {
 		code, out, errs := keyplan("validate", "../../examples/leaderboard.yaml", "--generate", "15", "--seed", "42")
@@ -165,6 +168,7 @@ func TestValidateGenerated(t *testing.T) {
 // the test engine). The price of -2.25 the model allows is held by the
 // synthetic key (issue 35: it was refused, which this test once showed).
 func TestValidateGeneratedMismatch(t *testing.T) {
+	t.Parallel()
 	file := write(t, "store.yaml", `table: Store
 indexKeys: synthetic
 entities:
@@ -210,6 +214,7 @@ patterns:
 // table and what to do; the table and its items are left as they were,
 // with or without --keep, with or without generated data.
 func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
+	t.Parallel()
 	ep := engine(t)
 	c := localengine.Client(ep, 0)
 	ctx := context.Background()
@@ -285,6 +290,7 @@ func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
 // create, generate or keep a table are refused with it (exit 2, both
 // named), before any engine is reached (the endpoint is unreachable).
 func TestValidateRefusesFlagsWithExisting(t *testing.T) {
+	t.Parallel()
 	base := []string{"validate", "../../examples/leaderboard.yaml", "--existing", "--table", "scores", "--endpoint", "http://127.0.0.1:1"}
 	for _, extra := range [][]string{{"--seed", "4"}, {"--generate", "10"}, {"--generate", "0"}, {"--keep"}} {
 		code, out, errs := keyplan(append(slices.Clone(base), extra...)...)
@@ -296,6 +302,7 @@ func TestValidateRefusesFlagsWithExisting(t *testing.T) {
 
 // Every flag a command's conflicts name is one of its flags.
 func TestConflictsNameFlags(t *testing.T) {
+	t.Parallel()
 	for name, cmd := range program.Commands {
 		if len(cmd.Conflicts) == 0 {
 			continue
@@ -317,6 +324,7 @@ func TestConflictsNameFlags(t *testing.T) {
 // 1.25.1) it refuses before creating anything, saying why and how to
 // prove the synthetic keying there, which --index-keys synthetic does.
 func TestValidateNativeKeysOnEachEngine(t *testing.T) {
+	t.Parallel()
 	const tracker = "../../examples/tracker.yaml"
 	code, out, errs := keyplan("validate", "--engine", "memory", tracker)
 	if code != 0 || !strings.Contains(out, "6 expectation(s), 0 failed") {
@@ -352,6 +360,7 @@ func TestValidateNativeKeysOnEachEngine(t *testing.T) {
 // naming the item), with the generated data on or off; distinct items
 // pass, loaded.
 func TestValidateChecksExampleItemsWithoutExpectations(t *testing.T) {
+	t.Parallel()
 	items := validPlain + "examples:\n  items:\n    ann: {User: {userId: u1}}\n    bob: {User: {userId: %s}}\n"
 	for _, gen := range []string{"0", "5"} {
 		clash := write(t, "clash.yaml", fmt.Sprintf(items, "u1"))
