@@ -17,6 +17,7 @@ import (
 // it $KEYPLAN_EXIT_RUNS times (make test once: a run is a synthesis of the
 // whole app, about 25 s).
 func TestAppExitsClean(t *testing.T) {
+	t.Parallel() // a process of its own: it runs beside the tests that synthesize in this one
 	if testing.Short() {
 		t.Skip("builds and runs the app")
 	}

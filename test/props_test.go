@@ -348,6 +348,7 @@ func TestRulePackOnAgnosticStack(t *testing.T) {
 // pack's finding fails the run: the app exits non-zero naming it, and a
 // compliant app exits 0 with its cloud assembly written.
 func TestRulePackFailsTheRun(t *testing.T) {
+	t.Parallel() // a process of its own: it runs beside the tests that synthesize in this one
 	if testing.Short() {
 		t.Skip("builds and runs an app")
 	}

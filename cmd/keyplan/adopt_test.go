@@ -139,6 +139,7 @@ func settle(t *testing.T, c *dynamodb.Client, table, name string, want bool) {
 // --live is clean and reports a GSI added by hand, and a new pattern on
 // the imported model migrates with backfill.
 func TestAdoptPublishedLayouts(t *testing.T) {
+	t.Parallel()
 	ep := engine(t)
 	c := localengine.Client(ep, 0)
 	for _, l := range layouts {
@@ -243,6 +244,7 @@ func TestAdoptPublishedLayouts(t *testing.T) {
 // each import still writes a model that loads (or says, exit 1, why it
 // does not), says what it could not infer on stderr, and never panics.
 func TestImportTableBadInput(t *testing.T) {
+	t.Parallel()
 	ep := engine(t)
 	c := localengine.Client(ep, 0)
 	many := layout{name: "Fifty", gsis: []string{"GSI1"}}

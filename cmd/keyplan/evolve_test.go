@@ -240,6 +240,7 @@ func TestUnusableLocks(t *testing.T) {
 // diff exits 0, the one phase an index build with no backfill, and lock
 // accepts it without a migration.
 func TestNativeNextPatternIsOneDeploy(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("../../examples/tracker.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ examples:
 // validate proves what a design's errors do not concern, reports the
 // rest as not run, and exits 1.
 func TestValidateWithErrors(t *testing.T) {
+	t.Parallel()
 	code, out, errs := keyplan("validate", write(t, "users.yaml", erringModel))
 	if code != cli.Findings {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)

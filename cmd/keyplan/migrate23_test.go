@@ -22,6 +22,7 @@ import (
 // migrate --table pointed at another model's table is refused before it
 // writes anything there (no index created, no item touched).
 func TestMigrateRefusesAnotherModelsTable(t *testing.T) {
+	t.Parallel()
 	sm := newShopMigration(t, 20)
 	ep := engine(t)
 	ctx := context.Background()
@@ -88,6 +89,7 @@ func TestMigrateRefusesAnotherModelsTable(t *testing.T) {
 // nothing (the verifying scan finds the items still to rewrite, the lock
 // stays), and the next run does the work.
 func TestMigrateCheckpointIsTheTables(t *testing.T) {
+	t.Parallel()
 	sm := newShopMigration(t, 600)
 	ep := engine(t)
 	checkpoint := strings.TrimSuffix(sm.model, ".yaml") + ".migrate." + sm.table + ".json"
@@ -155,6 +157,7 @@ func TestMigrateCheckpointIsTheTables(t *testing.T) {
 // creates one GSI per update): phases with no backfill, which each table
 // must record as verified all the same.
 func TestMigrateStagingThenProd(t *testing.T) {
+	t.Parallel()
 	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
 		t.Run(string(keys), func(t *testing.T) { testStagingThenProd(t, keys) })
 	}
@@ -261,6 +264,7 @@ func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
 // next run of each goes on. Two tables, a migration of two phases: the
 // forgery is found within the migration and after its end.
 func TestAForgedVerificationIsRefusedOnTheEnvironmentsNextRun(t *testing.T) {
+	t.Parallel()
 	ep := engine(t)
 	if why := engineOn.Lacks(localengine.OnlineIndexes); why != "" {
 		t.Skipf("%s: keyplan migrate --apply-indexes cannot create the phases' GSIs", why)

@@ -177,6 +177,7 @@ func sameItem(a, b map[string]types.AttributeValue) bool {
 // summary, the lock advanced to the target (keyplan diff then exits 0),
 // and the new version's examples proven on the table as it is.
 func TestMigrate(t *testing.T) {
+	t.Parallel()
 	sm := newShopMigration(t, 3000)
 	ep := engine(t)
 	code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--segments", "3", "--page-size", "100", "--progress", "20ms")
@@ -232,6 +233,7 @@ func TestMigrate(t *testing.T) {
 
 // migrate refuses what it cannot do, before writing anything.
 func TestMigrateRefuses(t *testing.T) {
+	t.Parallel()
 	sm := newShopMigration(t, 10)
 	ep := engine(t)
 	// A table of the phase before: no GSI3.
@@ -288,6 +290,7 @@ func TestMigrateRefuses(t *testing.T) {
 // --apply-indexes creates the phase's index on a table deployed before
 // it, then backfills: the migration completes without a deploy.
 func TestMigrateAppliesIndexes(t *testing.T) {
+	t.Parallel()
 	sm := newShopMigration(t, 40)
 	ep := engine(t)
 	if engineOn.Name != localengine.Memory && engineOn.Name != localengine.DynamoDBLocal {
@@ -322,6 +325,7 @@ func TestMigrateAppliesIndexes(t *testing.T) {
 // rewrite and leaves the lock; after one (here the library's, as the
 // construct's state machine would run it) it advances the lock.
 func TestMigrateVerify(t *testing.T) {
+	t.Parallel()
 	sm := newShopMigration(t, 500)
 	ep := engine(t)
 	code, out, errs := keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--verify")
@@ -344,6 +348,7 @@ func TestMigrateVerify(t *testing.T) {
 // Killed (SIGKILL) in the middle, migrate resumes from its checkpoint
 // when run again, and the table ends as an uninterrupted run leaves it.
 func TestMigrateResumesAfterSIGKILL(t *testing.T) {
+	t.Parallel()
 	bin := buildKeyplan(t)
 	const n = 4000
 	sm := newShopMigration(t, n)

@@ -29,6 +29,7 @@ import (
 )
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	readings, err := os.ReadFile("../../patterns/testdata/models/readings.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +119,7 @@ func TestValidateSaysWhenItEmulates(t *testing.T) {
 }
 
 func TestValidateNeedsExamples(t *testing.T) {
+	t.Parallel()
 	code, _, errs := keyplan("validate", "../../examples/merchant-orders.yaml", "--endpoint", "http://127.0.0.1:1")
 	if code != 2 || !strings.Contains(errs, "127.0.0.1:1") {
 		t.Errorf("unreachable endpoint: exit %d: %s", code, errs)
@@ -134,29 +136,44 @@ func TestValidateNeedsExamples(t *testing.T) {
 	}
 }
 
-// The proof by generated data runs by default, prints its seed, and
-// replays: the same seed, the same run.
+// The proof by generated data on the tests' engine: seed 42's run passes
+// there and is the run the in-process engine makes of the seed (a seed
+// replays on every engine), which on the in-process pass is a second run
+// of it.
 func TestValidateGenerated(t *testing.T) {
-	var lines []string
-	for range 2 {
-		code, out, errs := keyplan("validate", "../../examples/leaderboard.yaml", "--generate", "15", "--seed", "42")
-		i := strings.Index(out, "ok   generated data, seed 42: 30 create(s) of generated items, 15 write step(s)")
-		if code != 0 || i < 0 {
-			t.Fatalf("exit %d:\n%s%s", code, out, errs)
-		}
-		lines = append(lines, strings.SplitN(out[i:], "\n", 2)[0])
+	t.Parallel()
+	here := seed42(t)
+	if in := seed42(t, "--engine", localengine.Memory); here != in {
+		t.Errorf("two runs of seed 42 differ:\n%s\n%s", here, in)
 	}
-	if lines[0] != lines[1] {
-		t.Errorf("two runs of seed 42 differ:\n%s\n%s", lines[0], lines[1])
-	}
-	code, out, _ := keyplan("validate", "../../examples/leaderboard.yaml")
+}
+
+// The proof by generated data runs by default (50 write steps) and prints
+// its seed; --generate 0 turns it off. What the flags choose cannot depend
+// on the engine: this runs on the in-process one (TestValidateGenerated
+// proves a seed's run on each).
+func TestValidateGeneratedByDefault(t *testing.T) {
+	enginepass.Independent(t)
+	code, out, _ := keyplan("validate", "../../examples/leaderboard.yaml", "--engine", localengine.Memory)
 	if code != 0 || !strings.Contains(out, "ok   generated data, seed ") || !strings.Contains(out, "50 write step(s)") {
 		t.Errorf("by default: exit %d:\n%s", code, out)
 	}
-	code, out, _ = keyplan("validate", "../../examples/leaderboard.yaml", "--generate", "0")
+	code, out, _ = keyplan("validate", "../../examples/leaderboard.yaml", "--engine", localengine.Memory, "--generate", "0")
 	if code != 0 || strings.Contains(out, "generated data") {
 		t.Errorf("--generate 0: exit %d:\n%s", code, out)
 	}
+}
+
+// seed42 is the line of keyplan validate's proof of the leaderboard on
+// generated data, seed 42, 15 steps (extra: more flags).
+func seed42(t *testing.T, extra ...string) string {
+	t.Helper()
+	code, out, errs := keyplan(append([]string{"validate", "../../examples/leaderboard.yaml", "--generate", "15", "--seed", "42"}, extra...)...)
+	i := strings.Index(out, "ok   generated data, seed 42: 30 create(s) of generated items, 15 write step(s)")
+	if code != 0 || i < 0 {
+		t.Fatalf("%v: exit %d:\n%s%s", extra, code, out, errs)
+	}
+	return strings.SplitN(out[i:], "\n", 2)[0]
 }
 
 // A difference from the reference exits 1, naming what differs, the
@@ -165,6 +182,7 @@ func TestValidateGenerated(t *testing.T) {
 // the test engine). The price of -2.25 the model allows is held by the
 // synthetic key (issue 35: it was refused, which this test once showed).
 func TestValidateGeneratedMismatch(t *testing.T) {
+	t.Parallel()
 	file := write(t, "store.yaml", `table: Store
 indexKeys: synthetic
 entities:
@@ -210,6 +228,7 @@ patterns:
 // table and what to do; the table and its items are left as they were,
 // with or without --keep, with or without generated data.
 func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
+	t.Parallel()
 	ep := engine(t)
 	c := localengine.Client(ep, 0)
 	ctx := context.Background()
@@ -285,6 +304,7 @@ func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
 // create, generate or keep a table are refused with it (exit 2, both
 // named), before any engine is reached (the endpoint is unreachable).
 func TestValidateRefusesFlagsWithExisting(t *testing.T) {
+	t.Parallel()
 	base := []string{"validate", "../../examples/leaderboard.yaml", "--existing", "--table", "scores", "--endpoint", "http://127.0.0.1:1"}
 	for _, extra := range [][]string{{"--seed", "4"}, {"--generate", "10"}, {"--generate", "0"}, {"--keep"}} {
 		code, out, errs := keyplan(append(slices.Clone(base), extra...)...)
@@ -296,6 +316,7 @@ func TestValidateRefusesFlagsWithExisting(t *testing.T) {
 
 // Every flag a command's conflicts name is one of its flags.
 func TestConflictsNameFlags(t *testing.T) {
+	t.Parallel()
 	for name, cmd := range program.Commands {
 		if len(cmd.Conflicts) == 0 {
 			continue
@@ -317,6 +338,7 @@ func TestConflictsNameFlags(t *testing.T) {
 // 1.25.1) it refuses before creating anything, saying why and how to
 // prove the synthetic keying there, which --index-keys synthetic does.
 func TestValidateNativeKeysOnEachEngine(t *testing.T) {
+	t.Parallel()
 	const tracker = "../../examples/tracker.yaml"
 	code, out, errs := keyplan("validate", "--engine", "memory", tracker)
 	if code != 0 || !strings.Contains(out, "6 expectation(s), 0 failed") {
@@ -352,6 +374,7 @@ func TestValidateNativeKeysOnEachEngine(t *testing.T) {
 // naming the item), with the generated data on or off; distinct items
 // pass, loaded.
 func TestValidateChecksExampleItemsWithoutExpectations(t *testing.T) {
+	t.Parallel()
 	items := validPlain + "examples:\n  items:\n    ann: {User: {userId: u1}}\n    bob: {User: {userId: %s}}\n"
 	for _, gen := range []string{"0", "5"} {
 		clash := write(t, "clash.yaml", fmt.Sprintf(items, "u1"))

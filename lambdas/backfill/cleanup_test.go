@@ -121,6 +121,7 @@ func holding(t *testing.T, name, attr string) int {
 // lock's design (the deploy has not happened: a GSI the final design
 // does not have is still there) it refuses, writing nothing.
 func TestWorkerRunsTheCleanup(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	lock, name := finished(t, 600)
 	c := streamtest.Client(engine.Endpoint, 0).Client

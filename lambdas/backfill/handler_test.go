@@ -95,6 +95,7 @@ func run(t *testing.T, h *handler, segments int, budget time.Duration) []pattern
 // deadline resume where they stopped, and a proxy failing 20% of
 // requests changes nothing.
 func TestWorkerBackfillsThePhase(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		faulty bool

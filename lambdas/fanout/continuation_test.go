@@ -263,6 +263,7 @@ func drain(t testing.TB, h *handler, s *streamed, batch, most int) int {
 // the continuation's records carry the rest, one bounded invocation at a
 // time, each copy updated exactly once, and nothing is left behind.
 func TestContinuation(t *testing.T) {
+	t.Parallel()
 	const n, budget, page = 1000, 120, 25
 	tbl, s := shop(t, n)
 	h := newHandler(patterns.NewLock(tbl.Design()), s, s.name, quiet)
@@ -293,6 +294,7 @@ func TestContinuation(t *testing.T) {
 // records would be); B's records arrive again after C's (redelivery).
 // Every copy ends at C, and no continuation is left.
 func TestNewerValueWins(t *testing.T) {
+	t.Parallel()
 	const n, budget, page = 300, 40, 10
 	tbl, s := shop(t, n)
 	lock := patterns.NewLock(tbl.Design())
@@ -351,6 +353,7 @@ func TestNewerValueWins(t *testing.T) {
 // with the handler's defaults: every copy renamed, each invocation within
 // its budget, nothing left.
 func TestFanoutAtScale(t *testing.T) {
+	t.Parallel()
 	n := 3000
 	if s := os.Getenv("KEYPLAN_SCALE"); s != "" {
 		var err error
@@ -387,6 +390,7 @@ func TestFanoutAtScale(t *testing.T) {
 // copy is updated once, every invocation stays within its budget, and the
 // backlog the busy stream left drains.
 func TestContinuationProgressesUnderABusyStream(t *testing.T) {
+	t.Parallel()
 	const n, budget, page = 300, 30, 10
 	tbl, s := shop(t, n)
 	ctx := context.Background()

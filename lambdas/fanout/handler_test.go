@@ -143,6 +143,7 @@ func TestDeletedCopyNotRecreated(t *testing.T) {
 // SDK's retries almost none would get through in one delivery; with two
 // attempts a request, some deliveries fail and are redelivered.)
 func TestCopiesUnderFaults(t *testing.T) {
+	t.Parallel()
 	ev := loadBatch(t)
 	good := ev.Records[:3]
 	proxy, err := faults.New(engine.Endpoint, 0.2, 7)

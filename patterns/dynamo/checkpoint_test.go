@@ -199,6 +199,7 @@ func TestForgedCheckpointAdvancesNothing(t *testing.T) {
 // The verifying scan resumes where it stopped (its progress is in the
 // table), counting each item once, and is paced by its read limiter.
 func TestVerifyResumesAndIsRateLimited(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	mg := newMigration(t, 900)
 	r, _ := NewRekeyer(mg.lock, engine, mg.table)

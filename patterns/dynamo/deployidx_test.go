@@ -182,6 +182,7 @@ func TestDeployIndexesRefusesSyntheticGSIsTheItemsLack(t *testing.T) {
 // design that has it), is created and reported as synthetic, never as
 // an index build; and the new patterns then return the orders.
 func TestDeployIndexesCreatesSyntheticGSIsTheItemsCarry(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	v1, d1, d2 := deployModels(t)
 	if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {

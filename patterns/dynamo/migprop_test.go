@@ -57,6 +57,7 @@ func propEnvInt(t *testing.T, name string, def int) int {
 }
 
 func TestMigrationProperty(t *testing.T) {
+	t.Parallel()
 	if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
 		t.Skipf("%s: the migrations' phases cannot apply their GSIs to the live table", why)
 	}

@@ -59,7 +59,10 @@ func TestProveModels(t *testing.T) {
 	}
 	for _, f := range files {
 		for _, keys := range keyings {
-			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) { proveModel(t, keyed(t, f, keys)) })
+			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) {
+				t.Parallel() // each on its own tables: the runs share the cores (and the engine's)
+				proveModel(t, keyed(t, f, keys))
+			})
 		}
 	}
 }
@@ -120,6 +123,7 @@ func TestProveIssue22(t *testing.T) {
 	} {
 		for _, keys := range keyings { // a hand-made layout is keyed as it says either way
 			t.Run(c.file+"/"+string(keys), func(t *testing.T) {
+				t.Parallel()
 				d := keyed(t, filepath.Join("testdata/issue22", c.file), keys)
 				needsNative(t, d)
 				var ids []string

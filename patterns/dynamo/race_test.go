@@ -60,6 +60,7 @@ patterns:
 // finds nothing to rewrite, and once the lock advances every read of the
 // target returns exactly the notes the writers' views say.
 func TestBackfillRacesEveryWrite(t *testing.T) {
+	t.Parallel()
 	const n, writers = 400, 4
 	ctx := context.Background()
 	lock := startMigration(t, raceV1, raceV2)

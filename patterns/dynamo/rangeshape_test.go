@@ -23,6 +23,7 @@ import (
 // prefix), with every operator and every pair of bounds (issue 35: a `>` on
 // a bare "{last_active}" went out as BETWEEN "…$" AND "$").
 func TestRangesOnEverySortKeyShape(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	types := []struct {
 		name, decl string
@@ -165,6 +166,7 @@ func rangesAgree(t *testing.T, d *patterns.Design, noLess bool, values, prefixes
 // number"). The values are those a float64 holds exactly: the runtime
 // reads a decimal back as one.
 func TestDecimalRangesOnDesignedKeys(t *testing.T) {
+	t.Parallel()
 	values := []any{
 		json.Number("-100000000000000000000"), json.Number("-1E+19"), int64(math.MinInt64),
 		-2.5, -2, -1.75, json.Number("-1E-130"), 0, json.Number("1E-130"), 0.5, 0.05, 3, 3.25, 12.99,

@@ -107,6 +107,7 @@ func checkTarget(t testing.TB, l *patterns.Lock, items map[string]map[string]typ
 // rewrites exactly the items of the phase's entities, is idempotent, and
 // leaves a table the new reads serve.
 func TestBackfillRewritesThePhase(t *testing.T) {
+	t.Parallel()
 	mg := newMigration(t, 600)
 	ctx := context.Background()
 	r, err := NewRekeyer(mg.lock, engine, mg.table)
@@ -163,6 +164,7 @@ func TestBackfillRewritesThePhase(t *testing.T) {
 // updates are never lost: each item ends as the writer last left it,
 // with the keys its final values give.
 func TestBackfillUnderConcurrentWrites(t *testing.T) {
+	t.Parallel()
 	mg := newMigration(t, 1500)
 	ctx := context.Background()
 	rt := NewRollout(mg.lock, client, mg.table)
@@ -279,6 +281,7 @@ func (s *stopAfter) Scan(ctx context.Context, in *dynamodb.ScanInput, opts ...fu
 // a proxy failing 20% of requests (some after the engine applied them) it
 // ends the same too.
 func TestBackfillResumesAndSurvivesFaults(t *testing.T) {
+	t.Parallel()
 	const n = 1200
 	clean := newMigration(t, n)
 	ctx := context.Background()

@@ -140,6 +140,7 @@ func putInput(table string, item map[string]types.AttributeValue) *dynamodb.PutI
 // in-process engine and DynamoDB Local have them: the index is there
 // afterwards.
 func TestApplyIndexesNoticesAnEngineThatIgnoresIt(t *testing.T) {
+	t.Parallel()
 	d := design(t, "../../examples/ecommerce.yaml")
 	tbl := fresh(t, d)
 	want := []*patterns.PhaseIndex{{Name: "GSI9", PK: "GSI9PK", SK: "GSI9SK", Projection: patterns.ProjectAll}}

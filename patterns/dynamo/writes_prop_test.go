@@ -20,6 +20,7 @@ import (
 // brute-force filter over the shadow returns (in order where it sorts).
 // Some writes are stale on purpose: they must fail and change nothing.
 func TestWritesKeepKeysAndReads(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(3) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			writesProperty(t, rand.New(rand.NewPCG(seed, 42)), 60)

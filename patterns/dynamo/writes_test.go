@@ -264,6 +264,7 @@ func (u *unprocessed) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWrit
 // the engine, ends with all 1,000 written; an engine that never takes
 // them gets them reported.
 func TestBatchRetriesUnprocessed(t *testing.T) {
+	t.Parallel()
 	tbl := fresh(t, design(t, ticketsModel))
 	ctx := context.Background()
 	flaky := &unprocessed{Client: client}
