@@ -2,24 +2,26 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/usercache"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -313,67 +315,78 @@ func TestImportTableBadInput(t *testing.T) {
 	}
 }
 
-// readOnly is a proxy in front of an engine that plays a read-only IAM
-// policy: it forwards DescribeTable, DescribeTimeToLive,
-// DescribeContinuousBackups and Scan, signatures untouched (the Host the
-// client signed kept), and refuses every other operation as DynamoDB
-// refuses an action the policy does not allow; ops are what was asked.
-func readOnly(t *testing.T, endpoint string) (url string, ops func() []string) {
+// snapshot is what a write could change on table: its items as a
+// consistent Scan answers them, and DescribeTable's answer, the bytes the
+// engine sends, read with the engine's full key.
+func snapshot(t *testing.T, endpoint, id, secret, table string) string {
 	t.Helper()
-	target, err := neturl.Parse(endpoint)
+	var b strings.Builder
+	for _, r := range [][2]string{{"Scan", `{"TableName":"` + table + `","ConsistentRead":true}`}, {"DescribeTable", `{"TableName":"` + table + `"}`},
+		{"DescribeTimeToLive", `{"TableName":"` + table + `"}`}, {"ListTables", `{}`}} {
+		req, _ := http.NewRequest(http.MethodPost, endpoint+"/", strings.NewReader(r[1]))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+r[0])
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		sum := sha256.Sum256([]byte(r[1]))
+		if err := v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: id, SecretAccessKey: secret}, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", r[0], resp.StatusCode, body)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", r[0], body)
+	}
+	return b.String()
+}
+
+// keyplan import table only reads: with keyplan local's read-only key
+// (AWS_PROFILE=read-only), it imports each published layout's table,
+// populated, as it does with the full key, and diff --live compares it;
+// the table's items and DescribeTable's answer are byte for byte what they
+// were, and a write signed so is refused.
+func TestImportTableOnlyReads(t *testing.T) {
+	enginepass.Independent(t)
+	t.Setenv(usercache.Env, t.TempDir())
+	t.Setenv("AWS_PROFILE", "")
+	l, err := localengine.ServeLocal(localengine.LocalOptions{Port: 0, ReadOnlyAccessKeyID: "IMPORT_READER"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var seen []string
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) { host := r.Host; direct(r); r.Host = host }
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
-		mu.Lock()
-		seen = append(seen, op)
-		mu.Unlock()
-		if !slices.Contains([]string{"DescribeTable", "DescribeTimeToLive", "DescribeContinuousBackups", "Scan"}, op) {
-			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"__type":"com.amazonaws.dynamodb.v20120810#AccessDeniedException","message":"User is not authorized to perform: dynamodb:%s"}`, op)
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	for _, kv := range engineOn.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "AWS_") {
-			t.Setenv(k, v) // the engine's key, for an endpoint it does not know
-		}
-	}
-	return srv.URL, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(seen) }
-}
+	t.Cleanup(func() { l.Close() }) // after the tables' cleanups
 
-// keyplan import table only reads: through a read-only policy it imports
-// the table as it does without one, asking only reads; a write through
-// it is refused (the proxy is a policy, not a pass).
-func TestImportTableOnlyReads(t *testing.T) {
-	ep := engine(t)
-	c := localengine.Client(ep, 0)
-	table := fmt.Sprintf("readonly-%d", tableSeq.Add(1))
-	layouts[0].create(t, c, table)
-	ro, ops := readOnly(t, ep)
-	model := filepath.Join(t.TempDir(), "store.yaml")
-	if code, out, errs := keyplan("import", "table", table, "--endpoint", ro, "--out", model, "--items", "3", "--max-rcu", "1000"); code != 0 {
-		t.Fatalf("import through a read-only policy: exit %d\n%s%s", code, out, errs)
+	id, secret, err := localengine.ReadKeyFile(l.KeyFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", ro); code > 1 {
-		t.Fatalf("diff --live through a read-only policy: exit %d\n%s%s", code, out, errs)
-	}
-	got := ops()
-	if !slices.Contains(got, "Scan") || !slices.Contains(got, "DescribeTable") {
-		t.Errorf("asked %v, want describes and scans", got)
-	}
-	w := localengine.Client(ro, 0)
-	_, err := w.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "x"}, "SK": &types.AttributeValueMemberS{Value: "x"}}})
-	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
-		t.Errorf("a write through the read-only policy: %v", err)
+	c := localengine.Client(l.Endpoint, 0)
+	for i, lay := range layouts {
+		table := fmt.Sprintf("readonly-%d", i)
+		lay.create(t, c, table)
+		before := snapshot(t, l.Endpoint, id, secret, table)
+		t.Setenv("AWS_PROFILE", localengine.ReadOnlyProfile)
+		if got := localengine.AccessKeyID(l.Endpoint); got != "IMPORT_READER" {
+			t.Fatalf("keyplan signs with %q under AWS_PROFILE=read-only", got)
+		}
+		model := filepath.Join(t.TempDir(), "m.yaml")
+		if code, out, errs := keyplan("import", "table", table, "--endpoint", l.Endpoint, "--out", model, "--items", "3", "--max-rcu", "1000"); code != 0 {
+			t.Fatalf("%s: import with the read-only key: exit %d\n%s%s", lay.name, code, out, errs)
+		}
+		if code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", l.Endpoint); code != 0 {
+			t.Errorf("%s: diff --live with the read-only key: exit %d\n%s%s", lay.name, code, out, errs)
+		}
+		_, err := localengine.Client(l.Endpoint, 0).PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "x"}, "SK": &types.AttributeValueMemberS{Value: "x"}}})
+		if err == nil || !strings.Contains(err.Error(), "AccessDeniedException") || !strings.Contains(err.Error(), "dynamodb:PutItem") {
+			t.Errorf("a write with the read-only key: %v", err)
+		}
+		t.Setenv("AWS_PROFILE", "")
+		if after := snapshot(t, l.Endpoint, id, secret, table); after != before {
+			t.Errorf("%s: the table changed under a read-only import:\nbefore %s\nafter  %s", lay.name, before, after)
+		}
 	}
 }
