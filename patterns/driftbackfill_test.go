@@ -36,7 +36,9 @@ func TestBackfillDrift(t *testing.T) {
 			t.Indexes = append(t.Indexes, &LiveIndex{Name: "ByEmail", PartitionKeys: []string{"email"}, Projection: ProjectKeysOnly, Status: StatusActive})
 		}, false},
 		{"a GSI being built", func(t *LiveTable) { t.Indexes[0].Status, t.Indexes[0].Backfilling = "CREATING", true }, false},
-		{"a GSI projected otherwise", func(t *LiveTable) { t.Indexes[0].Projection, t.Indexes[0].NonKeyAttributes = ProjectInclude, []string{"zzz"} }, false},
+		{"a GSI projected otherwise", func(t *LiveTable) {
+			t.Indexes[0].Projection, t.Indexes[0].NonKeyAttributes = ProjectInclude, []string{"zzz"}
+		}, false},
 		{"the table updating", func(t *LiveTable) { t.Status = "UPDATING" }, false},
 		{"a TTL enabled by hand", func(t *LiveTable) { t.TTL = "expiresAt" }, false},
 		{"a stream, billing, protection, class and replicas", func(t *LiveTable) {
