@@ -136,6 +136,56 @@ func settle(t *testing.T, c *dynamodb.Client, table, name string, want bool) {
 	t.Fatalf("GSI %s of %s did not settle", name, table)
 }
 
+// collections are, per published layout, the collections KP408 finds
+// unbounded in its imported model ("PARTITION partition of INDEX"), the
+// ones it must not (bounded: one item a partition), and an attribute
+// whose declared cardinality bounds the first of them.
+var collections = map[string]struct {
+	unbounded, bounded []string
+	answer             string
+}{
+	"Store":    {[]string{"CUSTOMER#{username} partition of the table", "ORDER#{orderId} partition of GSI1"}, []string{"entity CUSTOMER2:"}, "orderId"},
+	"HR":       {[]string{"EMP items one ORG#{org} partition of GSI1", "PROJ items one ORG#{org} partition of GSI1"}, []string{"partition of the table"}, ""},
+	"Payments": {[]string{"MERCHANT#{merchantId}#STATUS#{status} partition of GSI1"}, []string{"partition of the table"}, "orderId"},
+}
+
+// unboundedCollections checks keyplan check's KP408 on a layout's
+// imported model: where the layout is unbounded, and nowhere else; with
+// the cardinality answered, that finding goes.
+func unboundedCollections(t *testing.T, layout, src, out string) {
+	t.Helper()
+	want := collections[layout]
+	var found []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "[KP408]") {
+			found = append(found, line)
+		}
+	}
+	all := strings.Join(found, "\n")
+	for _, u := range want.unbounded {
+		if !strings.Contains(all, u) {
+			t.Errorf("%s: KP408 does not find the %s unbounded:\n%s", layout, u, out)
+		}
+	}
+	for _, b := range want.bounded {
+		if strings.Contains(all, b) {
+			t.Errorf("%s: KP408 fires where the layout is bounded (%s):\n%s", layout, b, all)
+		}
+	}
+	if len(found) != len(want.unbounded) {
+		t.Errorf("%s: %d KP408 finding(s), want %d:\n%s", layout, len(found), len(want.unbounded), all)
+	}
+	if want.answer == "" {
+		return
+	}
+	answered := filepath.Join(t.TempDir(), "bounded.yaml")
+	os.WriteFile(answered, []byte(strings.ReplaceAll(src, "      "+want.answer+": string\n", "      "+want.answer+": {type: string, cardinality: 500}\n")), 0o644)
+	code, out, errs := keyplan("check", answered)
+	if code != 0 || strings.Contains(out, want.unbounded[0]) || strings.Count(out, "[KP408]") != len(want.unbounded)-1 {
+		t.Errorf("%s: with %s's cardinality declared, check: exit %d, want the %s finding gone\n%s%s", layout, want.answer, code, want.unbounded[0], out, errs)
+	}
+}
+
 // Acceptance (issue 36): three published layouts made by hand are
 // imported; the model's examples validate against the live table, diff
 // --live is clean and reports a GSI added by hand, and a new pattern on
@@ -158,6 +208,8 @@ func TestAdoptPublishedLayouts(t *testing.T) {
 			}
 			if code, out, errs := keyplan("check", model); code != 0 {
 				t.Errorf("check: exit %d\n%s%s", code, out, errs)
+			} else {
+				unboundedCollections(t, l.name, string(src), out)
 			}
 			// What the sample cannot say is asked; answered, check reports the weakness.
 			if l.hot != "" {
