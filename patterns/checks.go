@@ -81,6 +81,7 @@ var rules = []Rule{
 	{"KP405", SeverityWarning, "A sharded counter's shards take its writes", ruleCounterShards},
 	{"KP406", SeverityWarning, "A throughput bound counts every pattern", ruleHeadroomRates},
 	{"KP407", SeverityWarning, "Declared loads fit the default per-table quota", ruleThroughputQuota},
+	{"KP408", SeverityWarning, "A hand-made layout's item collections have a bound", ruleUnboundedCollection},
 	{"KP501", SeverityError, "Stream-maintained attributes are not in keys", ruleMaintainedInKey},
 	{"KP502", SeverityWarning, "A counter counts what reads return", ruleCounterExpiry},
 	{"KP701", SeverityError, "An update rebuilds every key it changes", ruleStaleKey},

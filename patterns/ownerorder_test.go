@@ -22,7 +22,7 @@ entities:
     keys: {table: {pk: "SITE#{siteId}", sk: "SITE#{siteId}"}}
   Post:
     id: [siteId, ulid]
-    attributes: {siteId: {type: string, maxLength: 20}, ulid: {type: string, maxLength: 26}, title: string}
+    attributes: {siteId: {type: string, maxLength: 20}, ulid: {type: string, maxLength: 26, cardinality: 100000}, title: string}
     keys: {table: {pk: "SITE#{siteId}", sk: "` + postSK + `"}}
 patterns:
   GetSite: {get: Site}
@@ -60,7 +60,7 @@ entities:
   Post:
     id: [siteId, ulid]
     within: Site
-    attributes: {siteId: {type: string, maxLength: 20}, ulid: {type: string, maxLength: 26}, title: string}
+    attributes: {siteId: {type: string, maxLength: 20}, ulid: {type: string, maxLength: 26, cardinality: 100000}, title: string}
 patterns:
   GetSite: {get: Site}
   SiteWithPosts: {query: [Site, Post], where: [siteId], sort: ulid` + order + `, limit: 11}

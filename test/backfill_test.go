@@ -111,7 +111,7 @@ func TestBackfillJob(t *testing.T) {
 		}
 	}
 	if len(table) != 1 || !tableOnly.MatchString(table[0]) {
-		t.Errorf("the worker's table access: %v (want Scan and UpdateItem on the table alone)", table)
+		t.Errorf("the worker's table access: %v (want DescribeTable, DescribeTimeToLive, Scan and UpdateItem on the table alone)", table)
 	}
 	outs := obj(doc["Outputs"])
 	found := false
@@ -135,8 +135,9 @@ func TestBackfillJob(t *testing.T) {
 // The lock that ends a migration, deployed with Backfill, synthesizes the
 // job for the migration's cleanup: the same Distributed Map over the
 // segments, the worker (which tells the cleanup by the lock it carries)
-// allowed Scan, UpdateItem and DescribeTable on the table alone (it checks
-// the table is at the lock's design before it removes anything), an
+// allowed DescribeTable, DescribeTimeToLive, Scan and UpdateItem on the
+// table alone (it checks the table is at the lock's design before it
+// removes anything), an
 // output saying it is the cleanup and that keyplan migrate --verify then
 // drops it from the lock; cdk-nag clean.
 func TestCleanupJob(t *testing.T) {
@@ -189,8 +190,8 @@ func TestCleanupJob(t *testing.T) {
 			table = append(table, s)
 		}
 	}
-	if len(table) != 1 || !cleanupTableOnly.MatchString(table[0]) {
-		t.Errorf("the cleanup worker's table access: %v (want Scan, UpdateItem and DescribeTable on the table alone)", table)
+	if len(table) != 1 || !tableOnly.MatchString(table[0]) {
+		t.Errorf("the cleanup worker's table access: %v (want DescribeTable, DescribeTimeToLive, Scan and UpdateItem on the table alone)", table)
 	}
 	found := false
 	for _, o := range obj(doc["Outputs"]) {
@@ -209,9 +210,9 @@ func TestCleanupJob(t *testing.T) {
 	}
 }
 
-var cleanupTableOnly = regexp.MustCompile(`^dynamodb:DescribeTable,dynamodb:Scan,dynamodb:UpdateItem on ShopTable[0-9A-F]{8}\.Arn$`)
-
-var tableOnly = regexp.MustCompile(`^dynamodb:Scan,dynamodb:UpdateItem on ShopTable[0-9A-F]{8}\.Arn$`)
+// The worker's table access, backfill or cleanup: the drift check's
+// describes (DescribeContinuousBackups is never asked), Scan and UpdateItem.
+var tableOnly = regexp.MustCompile(`^dynamodb:DescribeTable,dynamodb:DescribeTimeToLive,dynamodb:Scan,dynamodb:UpdateItem on ShopTable[0-9A-F]{8}\.Arn$`)
 
 // definition resolves a DefinitionString (an Fn::Join of text and
 // tokens) into the definition's JSON, tokens as placeholders.

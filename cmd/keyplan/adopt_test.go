@@ -2,24 +2,26 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	neturl "net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/usercache"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -134,6 +136,56 @@ func settle(t *testing.T, c *dynamodb.Client, table, name string, want bool) {
 	t.Fatalf("GSI %s of %s did not settle", name, table)
 }
 
+// collections are, per published layout, the collections KP408 finds
+// unbounded in its imported model ("PARTITION partition of INDEX"), the
+// ones it must not (bounded: one item a partition), and an attribute
+// whose declared cardinality bounds the first of them.
+var collections = map[string]struct {
+	unbounded, bounded []string
+	answer             string
+}{
+	"Store":    {[]string{"CUSTOMER#{username} partition of the table", "ORDER#{orderId} partition of GSI1"}, []string{"entity CUSTOMER2:"}, "orderId"},
+	"HR":       {[]string{"EMP items one ORG#{org} partition of GSI1", "PROJ items one ORG#{org} partition of GSI1"}, []string{"partition of the table"}, ""},
+	"Payments": {[]string{"MERCHANT#{merchantId}#STATUS#{status} partition of GSI1"}, []string{"partition of the table"}, "orderId"},
+}
+
+// unboundedCollections checks keyplan check's KP408 on a layout's
+// imported model: where the layout is unbounded, and nowhere else; with
+// the cardinality answered, that finding goes.
+func unboundedCollections(t *testing.T, layout, src, out string) {
+	t.Helper()
+	want := collections[layout]
+	var found []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "[KP408]") {
+			found = append(found, line)
+		}
+	}
+	all := strings.Join(found, "\n")
+	for _, u := range want.unbounded {
+		if !strings.Contains(all, u) {
+			t.Errorf("%s: KP408 does not find the %s unbounded:\n%s", layout, u, out)
+		}
+	}
+	for _, b := range want.bounded {
+		if strings.Contains(all, b) {
+			t.Errorf("%s: KP408 fires where the layout is bounded (%s):\n%s", layout, b, all)
+		}
+	}
+	if len(found) != len(want.unbounded) {
+		t.Errorf("%s: %d KP408 finding(s), want %d:\n%s", layout, len(found), len(want.unbounded), all)
+	}
+	if want.answer == "" {
+		return
+	}
+	answered := filepath.Join(t.TempDir(), "bounded.yaml")
+	os.WriteFile(answered, []byte(strings.ReplaceAll(src, "      "+want.answer+": string\n", "      "+want.answer+": {type: string, cardinality: 500}\n")), 0o644)
+	code, out, errs := keyplan("check", answered)
+	if code != 0 || strings.Contains(out, want.unbounded[0]) || strings.Count(out, "[KP408]") != len(want.unbounded)-1 {
+		t.Errorf("%s: with %s's cardinality declared, check: exit %d, want the %s finding gone\n%s%s", layout, want.answer, code, want.unbounded[0], out, errs)
+	}
+}
+
 // Acceptance (issue 36): three published layouts made by hand are
 // imported; the model's examples validate against the live table, diff
 // --live is clean and reports a GSI added by hand, and a new pattern on
@@ -157,6 +209,8 @@ func TestAdoptPublishedLayouts(t *testing.T) {
 			}
 			if code, out, errs := keyplan("check", model); code != 0 {
 				t.Errorf("check: exit %d\n%s%s", code, out, errs)
+			} else {
+				unboundedCollections(t, l.name, string(src), out)
 			}
 			// What the sample cannot say is asked; answered, check reports the weakness.
 			if l.hot != "" {
@@ -315,67 +369,78 @@ func TestImportTableBadInput(t *testing.T) {
 	}
 }
 
-// readOnly is a proxy in front of an engine that plays a read-only IAM
-// policy: it forwards DescribeTable, DescribeTimeToLive,
-// DescribeContinuousBackups and Scan, signatures untouched (the Host the
-// client signed kept), and refuses every other operation as DynamoDB
-// refuses an action the policy does not allow; ops are what was asked.
-func readOnly(t *testing.T, endpoint string) (url string, ops func() []string) {
+// snapshot is what a write could change on table: its items as a
+// consistent Scan answers them, and DescribeTable's answer, the bytes the
+// engine sends, read with the engine's full key.
+func snapshot(t *testing.T, endpoint, id, secret, table string) string {
 	t.Helper()
-	target, err := neturl.Parse(endpoint)
+	var b strings.Builder
+	for _, r := range [][2]string{{"Scan", `{"TableName":"` + table + `","ConsistentRead":true}`}, {"DescribeTable", `{"TableName":"` + table + `"}`},
+		{"DescribeTimeToLive", `{"TableName":"` + table + `"}`}, {"ListTables", `{}`}} {
+		req, _ := http.NewRequest(http.MethodPost, endpoint+"/", strings.NewReader(r[1]))
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+r[0])
+		req.Header.Set("Content-Type", "application/x-amz-json-1.0")
+		sum := sha256.Sum256([]byte(r[1]))
+		if err := v4.NewSigner().SignHTTP(context.Background(), aws.Credentials{AccessKeyID: id, SecretAccessKey: secret}, req, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", r[0], resp.StatusCode, body)
+		}
+		fmt.Fprintf(&b, "%s: %s\n", r[0], body)
+	}
+	return b.String()
+}
+
+// keyplan import table only reads: with keyplan local's read-only key
+// (AWS_PROFILE=read-only), it imports each published layout's table,
+// populated, as it does with the full key, and diff --live compares it;
+// the table's items and DescribeTable's answer are byte for byte what they
+// were, and a write signed so is refused.
+func TestImportTableOnlyReads(t *testing.T) {
+	enginepass.Independent(t)
+	t.Setenv(usercache.Env, t.TempDir())
+	t.Setenv("AWS_PROFILE", "")
+	l, err := localengine.ServeLocal(localengine.LocalOptions{Port: 0, ReadOnlyAccessKeyID: "IMPORT_READER"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var seen []string
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) { host := r.Host; direct(r); r.Host = host }
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
-		mu.Lock()
-		seen = append(seen, op)
-		mu.Unlock()
-		if !slices.Contains([]string{"DescribeTable", "DescribeTimeToLive", "DescribeContinuousBackups", "Scan"}, op) {
-			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-			w.WriteHeader(http.StatusBadRequest)
-			fmt.Fprintf(w, `{"__type":"com.amazonaws.dynamodb.v20120810#AccessDeniedException","message":"User is not authorized to perform: dynamodb:%s"}`, op)
-			return
-		}
-		proxy.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	for _, kv := range engineOn.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, "AWS_") {
-			t.Setenv(k, v) // the engine's key, for an endpoint it does not know
-		}
-	}
-	return srv.URL, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(seen) }
-}
+	t.Cleanup(func() { l.Close() }) // after the tables' cleanups
 
-// keyplan import table only reads: through a read-only policy it imports
-// the table as it does without one, asking only reads; a write through
-// it is refused (the proxy is a policy, not a pass).
-func TestImportTableOnlyReads(t *testing.T) {
-	ep := engine(t)
-	c := localengine.Client(ep, 0)
-	table := fmt.Sprintf("readonly-%d", tableSeq.Add(1))
-	layouts[0].create(t, c, table)
-	ro, ops := readOnly(t, ep)
-	model := filepath.Join(t.TempDir(), "store.yaml")
-	if code, out, errs := keyplan("import", "table", table, "--endpoint", ro, "--out", model, "--items", "3", "--max-rcu", "1000"); code != 0 {
-		t.Fatalf("import through a read-only policy: exit %d\n%s%s", code, out, errs)
+	id, secret, err := localengine.ReadKeyFile(l.KeyFile)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", ro); code > 1 {
-		t.Fatalf("diff --live through a read-only policy: exit %d\n%s%s", code, out, errs)
-	}
-	got := ops()
-	if !slices.Contains(got, "Scan") || !slices.Contains(got, "DescribeTable") {
-		t.Errorf("asked %v, want describes and scans", got)
-	}
-	w := localengine.Client(ro, 0)
-	_, err := w.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "x"}, "SK": &types.AttributeValueMemberS{Value: "x"}}})
-	if err == nil || !strings.Contains(err.Error(), "AccessDenied") {
-		t.Errorf("a write through the read-only policy: %v", err)
+	c := localengine.Client(l.Endpoint, 0)
+	for i, lay := range layouts {
+		table := fmt.Sprintf("readonly-%d", i)
+		lay.create(t, c, table)
+		before := snapshot(t, l.Endpoint, id, secret, table)
+		t.Setenv("AWS_PROFILE", localengine.ReadOnlyProfile)
+		if got := localengine.AccessKeyID(l.Endpoint); got != "IMPORT_READER" {
+			t.Fatalf("keyplan signs with %q under AWS_PROFILE=read-only", got)
+		}
+		model := filepath.Join(t.TempDir(), "m.yaml")
+		if code, out, errs := keyplan("import", "table", table, "--endpoint", l.Endpoint, "--out", model, "--items", "3", "--max-rcu", "1000"); code != 0 {
+			t.Fatalf("%s: import with the read-only key: exit %d\n%s%s", lay.name, code, out, errs)
+		}
+		if code, out, errs := keyplan("diff", model, "--live", "--table", table, "--endpoint", l.Endpoint); code != 0 {
+			t.Errorf("%s: diff --live with the read-only key: exit %d\n%s%s", lay.name, code, out, errs)
+		}
+		_, err := localengine.Client(l.Endpoint, 0).PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table),
+			Item: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "x"}, "SK": &types.AttributeValueMemberS{Value: "x"}}})
+		if err == nil || !strings.Contains(err.Error(), "AccessDeniedException") || !strings.Contains(err.Error(), "dynamodb:PutItem") {
+			t.Errorf("a write with the read-only key: %v", err)
+		}
+		t.Setenv("AWS_PROFILE", "")
+		if after := snapshot(t, l.Endpoint, id, secret, table); after != before {
+			t.Errorf("%s: the table changed under a read-only import:\nbefore %s\nafter  %s", lay.name, before, after)
+		}
 	}
 }

@@ -12,10 +12,7 @@ import (
 // signature, the tables in --data committed before each answer.
 func local(fs *flag.FlagSet) func(*cli.Call) int {
 	var o localengine.LocalOptions
-	fs.IntVar(&o.Port, "port", localengine.DefaultLocalPort, "serve on 127.0.0.1:`PORT` (0: a free one)")
-	fs.StringVar(&o.DataDir, "data", "", "keep the tables in `DIR` across restarts, every write committed before it is answered; one server per DIR (default: in memory only)")
-	fs.StringVar(&o.CredentialsFile, "credentials-file", "", "accept the key in `FILE`, an AWS credentials file only you can read ([default] aws_access_key_id, aws_secret_access_key; default: $"+localengine.EnvLocalAccessKeyID+" and $"+localengine.EnvLocalSecretAccessKey+", else a key made for the run)")
-	fs.StringVar(&o.AccessKeyID, "access-key", "", "accept `KEY` as the key id, with a secret made for the run (warned: argv is no secret; prefer --credentials-file)")
+	o.Flags(fs)
 	return func(c *cli.Call) int {
 		sig, stop := cli.Interruptible()
 		defer stop()

@@ -161,20 +161,21 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	// the migration the lock ends (the worker tells them apart by the
 	// lock it carries: lambdas/backfill).
 	var phase, what string
-	actions := []string{"dynamodb:Scan", "dynamodb:UpdateItem"}
+	// Before it writes, the worker compares the lock with the table
+	// (DescribeTable, DescribeTimeToLive: the drift check); the cleanup
+	// also checks the table is at the lock's design.
+	actions := []string{"dynamodb:DescribeTable", "dynamodb:DescribeTimeToLive", "dynamodb:Scan", "dynamodb:UpdateItem"}
 	if mg := t.Lock.Migration; mg != nil {
 		phase = fmt.Sprintf("phase %d of %d", mg.Current+1, len(mg.Phases))
 		what = fmt.Sprint(mg.Phases[mg.Current].Backfill)
 	} else {
-		// The cleanup checks the table is at the lock's design first.
 		phase, what = "the migration's cleanup", t.Lock.Cleanup.String()
-		actions = append(actions, "dynamodb:DescribeTable")
 	}
 	j := &BackfillJob{Construct: constructs.NewConstruct(t, jsii.String("Backfill"))}
 	j.LogGroup = awslogs.NewLogGroup(j.Construct, jsii.String("Logs"), &awslogs.LogGroupProps{Retention: o.LogRetention})
 	j.Role = awsiam.NewRole(j.Construct, jsii.String("Role"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-		Description: jsii.String("keyplan backfill worker: its log group, and Scan and UpdateItem on the table"),
+		Description: jsii.String("keyplan backfill worker: its log group, and DescribeTable, DescribeTimeToLive, Scan and UpdateItem on the table"),
 	})
 	j.LogGroup.GrantWrite(j.Role)
 	// The rekey engine reads with Scan and writes with conditional

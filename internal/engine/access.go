@@ -59,8 +59,14 @@ func NewAccessKeyID() string {
 // started), and whether it has TransactWriteItems (once probed).
 type known struct {
 	key, secret string
-	probed      bool
-	native      bool
+	// roKey and roSecret are its read-only key (keyplan local
+	// --read-only-key), "" when it has none.
+	roKey, roSecret string
+	// local: a keyplan local's (ServeLocal, or its key file), whose
+	// read-only key AWS_PROFILE=read-only picks.
+	local  bool
+	probed bool
+	native bool
 }
 
 var (
@@ -128,6 +134,8 @@ func Share(alias, endpoint string) func() {
 //     shares (Share);
 //   - else, for a loopback endpoint, the key of the keyplan local serving
 //     on its port (written, for its user only, where LocalKeyFile says);
+//   - either's read-only key when $AWS_PROFILE is ReadOnlyProfile (an
+//     engine without one refuses what is signed then);
 //   - else $AWS_ACCESS_KEY_ID (real DynamoDB, an engine of another kind);
 //   - else "": a placeholder (engines that check no key accept any).
 func AccessKeyID(endpoint string) string {
@@ -138,22 +146,41 @@ func AccessKeyID(endpoint string) string {
 // keyFor is the key id and secret Client signs with (AccessKeyID), ""
 // when it signs with $AWS_ACCESS_KEY_ID or a placeholder.
 func keyFor(endpoint string) (id, secret string) {
-	if k, ok := lookup(endpoint); ok && k.key != "" {
+	if k, ok := engineKey(endpoint); ok {
 		return k.key, k.secret
-	}
-	if id, secret := localKey(endpoint); id != "" {
-		return id, secret
 	}
 	return os.Getenv("AWS_ACCESS_KEY_ID"), ""
 }
 
+// noReadOnlyKey is the key id signed with under AWS_PROFILE=read-only
+// for an engine that has no read-only key: it refuses it
+// (UnrecognizedClientException), rather than take the full key for it.
+const noReadOnlyKey = "NO_READ_ONLY_KEY_ON_THIS_ENGINE"
+
+// engineKey is the key of the engine at endpoint this process started,
+// or of the keyplan local on its port (AccessKeyID); for a keyplan local
+// with AWS_PROFILE=read-only, its read-only key (noReadOnlyKey when it
+// has none). false: neither.
+func engineKey(endpoint string) (known, bool) {
+	k, ok := lookup(endpoint)
+	if !ok || k.key == "" {
+		if k, ok = localKeys(endpoint); !ok {
+			return known{}, false
+		}
+	}
+	if !k.local || os.Getenv("AWS_PROFILE") != ReadOnlyProfile {
+		return k, true
+	}
+	if k.roKey == "" {
+		return known{key: noReadOnlyKey}, true
+	}
+	return known{key: k.roKey, secret: k.roSecret}, true
+}
+
 // credentialsFor are the credentials Client signs with (AccessKeyID).
 func credentialsFor(endpoint string) aws.CredentialsProvider {
-	if k, ok := lookup(endpoint); ok && k.key != "" {
+	if k, ok := engineKey(endpoint); ok {
 		return credentials.NewStaticCredentialsProvider(k.key, orPlaceholder(k.secret), "")
-	}
-	if id, secret := localKey(endpoint); id != "" {
-		return credentials.NewStaticCredentialsProvider(id, secret, "")
 	}
 	id, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if id == "" {

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,14 +44,43 @@ type LocalOptions struct {
 	// it is in argv, which every user reads, so it is no secret; the
 	// secret is made for the run (NewSecret). "": a random id.
 	AccessKeyID string
+	// ReadOnlyAccessKeyID is the id of a second key the engine accepts,
+	// whose requests may read and nothing else (keyplan local
+	// --read-only-key; else $KEYPLAN_LOCAL_READ_ONLY_ACCESS_KEY_ID): a
+	// request of it that would write is refused with DynamoDB's
+	// AccessDeniedException, naming the action. Its secret is
+	// $KEYPLAN_LOCAL_READ_ONLY_SECRET_ACCESS_KEY, else made for the run;
+	// never in argv. "" (and no ReadOnlyCredentialsFile): no such key.
+	ReadOnlyAccessKeyID string
+	// ReadOnlyCredentialsFile names the read-only key in a credentials
+	// file as CredentialsFile does the other.
+	ReadOnlyCredentialsFile string
 }
 
-// The environment variables that give keyplan local its key (the secret
-// never in argv).
+// The environment variables that give keyplan local its keys (the
+// secrets never in argv).
 const (
-	EnvLocalAccessKeyID     = "KEYPLAN_LOCAL_ACCESS_KEY_ID"
-	EnvLocalSecretAccessKey = "KEYPLAN_LOCAL_SECRET_ACCESS_KEY"
+	EnvLocalAccessKeyID             = "KEYPLAN_LOCAL_ACCESS_KEY_ID"
+	EnvLocalSecretAccessKey         = "KEYPLAN_LOCAL_SECRET_ACCESS_KEY"
+	EnvLocalReadOnlyAccessKeyID     = "KEYPLAN_LOCAL_READ_ONLY_ACCESS_KEY_ID"
+	EnvLocalReadOnlySecretAccessKey = "KEYPLAN_LOCAL_READ_ONLY_SECRET_ACCESS_KEY"
 )
+
+// ReadOnlyProfile is the profile of keyplan local's key file that holds
+// its read-only key: keyplan's commands sign with it when $AWS_PROFILE
+// names it (AWS_PROFILE=read-only), as any AWS client does with the key
+// file.
+const ReadOnlyProfile = "read-only"
+
+// Flags defines keyplan local's flags on fs, into o.
+func (o *LocalOptions) Flags(fs *flag.FlagSet) {
+	fs.IntVar(&o.Port, "port", DefaultLocalPort, "serve on 127.0.0.1:`PORT` (0: a free one)")
+	fs.StringVar(&o.DataDir, "data", "", "keep the tables in `DIR` across restarts, every write committed before it is answered; one server per DIR (default: in memory only)")
+	fs.StringVar(&o.CredentialsFile, "credentials-file", "", "accept the key in `FILE`, an AWS credentials file only you can read ([default] aws_access_key_id, aws_secret_access_key; default: $"+EnvLocalAccessKeyID+" and $"+EnvLocalSecretAccessKey+", else a key made for the run)")
+	fs.StringVar(&o.AccessKeyID, "access-key", "", "accept `KEY` as the key id, with a secret made for the run (warned: argv is no secret; prefer --credentials-file)")
+	fs.StringVar(&o.ReadOnlyAccessKeyID, "read-only-key", "", "accept a second key, `ID`, that may only read (writes refused: AccessDeniedException); its secret $"+EnvLocalReadOnlySecretAccessKey+", else made for the run; in the key file as [read-only] (AWS_PROFILE=read-only)")
+	fs.StringVar(&o.ReadOnlyCredentialsFile, "read-only-credentials-file", "", "the read-only key in `FILE`'s [default], as --credentials-file")
+}
 
 // Local is the in-process engine served for other processes (keyplan
 // local).
@@ -67,9 +97,12 @@ type Local struct {
 	KeyFileErr error
 	// Warnings are what the banner warns of (an access key in argv).
 	Warnings []string
-	dataDir  string
-	secret   string
-	srv      *minidyn.Server
+	// ReadOnlyAccessKeyID is the read-only key's id ("": none); its
+	// secret is in KeyFile's [read-only] profile.
+	ReadOnlyAccessKeyID string
+	dataDir             string
+	secret              string
+	srv                 *minidyn.Server
 }
 
 // Tables says where the tables are kept.
@@ -89,6 +122,9 @@ func (l *Local) Banner() string {
 		s += fmt.Sprintf("\n  the key file could not be written (%v): give other clients the key yourself (%s, %s)\n", l.KeyFileErr, EnvLocalAccessKeyID, EnvLocalSecretAccessKey)
 	} else {
 		s += fmt.Sprintf("; other clients sign with the key in %s (AWS_SHARED_CREDENTIALS_FILE=%s; any region)\n", l.KeyFile, l.KeyFile)
+	}
+	if l.ReadOnlyAccessKeyID != "" {
+		s += fmt.Sprintf("  read-only key id %s: it may read, never write; its secret is the key file's [%s] profile (AWS_PROFILE=%s, for keyplan's commands too)\n", l.ReadOnlyAccessKeyID, ReadOnlyProfile, ReadOnlyProfile)
 	}
 	for _, w := range l.Warnings {
 		s += "  warning: " + w + "\n"
@@ -131,6 +167,38 @@ func localCredentials(o LocalOptions) (id, secret string, warnings []string, err
 	return id, secret, warnings, err
 }
 
+// readOnlyCredentials is the read-only key keyplan local accepts
+// (LocalOptions), "" when none.
+func readOnlyCredentials(o LocalOptions, full string) (id, secret string, err error) {
+	envID, envSecret := os.Getenv(EnvLocalReadOnlyAccessKeyID), os.Getenv(EnvLocalReadOnlySecretAccessKey)
+	switch {
+	case o.ReadOnlyCredentialsFile != "" && o.ReadOnlyAccessKeyID != "":
+		return "", "", errors.New("--read-only-key and --read-only-credentials-file: give the read-only key in the file alone")
+	case o.ReadOnlyCredentialsFile != "":
+		id, secret, err = minidyn.ReadCredentials(o.ReadOnlyCredentialsFile)
+	case o.ReadOnlyAccessKeyID != "" || envID != "":
+		id, secret = o.ReadOnlyAccessKeyID, envSecret
+		if id == "" {
+			id = envID
+		}
+		if secret == "" {
+			secret = NewSecret()
+		}
+	case envSecret != "":
+		return "", "", fmt.Errorf("$%s without a read-only key id: give it with --read-only-key ID (or $%s)", EnvLocalReadOnlySecretAccessKey, EnvLocalReadOnlyAccessKeyID)
+	default:
+		return "", "", nil
+	}
+	switch {
+	case err != nil:
+	case !accessKeyRule.MatchString(id):
+		err = fmt.Errorf("read-only access key %q: expected 1 to 128 letters, digits or _", id)
+	case id == full:
+		err = fmt.Errorf("read-only access key %q is the engine's other key: give it a key id of its own", id)
+	}
+	return id, secret, err
+}
+
 // ServeLocal serves the in-process engine on 127.0.0.1:o.Port until
 // Close, accepting one access key, checked by signature, and writes that
 // key where keyplan's commands on this machine, run by this user, find it
@@ -143,16 +211,22 @@ func ServeLocal(o LocalOptions) (*Local, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := minidyn.Serve(minidyn.Options{Addr: "127.0.0.1:" + strconv.Itoa(o.Port), AccessKeyID: id, SecretAccessKey: secret, DataDir: o.DataDir})
+	roID, roSecret, err := readOnlyCredentials(o, id)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := minidyn.Serve(minidyn.Options{Addr: "127.0.0.1:" + strconv.Itoa(o.Port), AccessKeyID: id, SecretAccessKey: secret,
+		ReadOnlyAccessKeyID: roID, ReadOnlySecretAccessKey: roSecret, DataDir: o.DataDir})
 	if errors.Is(err, syscall.EADDRINUSE) {
 		return nil, fmt.Errorf("%w: 127.0.0.1:%d already has a server (another keyplan local or engine?): stop it, or pick another port (--port 0: a free one)", ErrPortInUse, o.Port)
 	}
 	if err != nil {
 		return nil, err
 	}
-	l := &Local{Endpoint: srv.Endpoint, AccessKeyID: id, Warnings: warnings, dataDir: o.DataDir, secret: secret, srv: srv}
-	set(l.Endpoint, known{key: id, secret: secret})
-	l.KeyFile, l.KeyFileErr = writeLocalKey(loopbackPort(l.Endpoint), id, secret)
+	l := &Local{Endpoint: srv.Endpoint, AccessKeyID: id, ReadOnlyAccessKeyID: roID, Warnings: warnings, dataDir: o.DataDir, secret: secret, srv: srv}
+	k := known{key: id, secret: secret, roKey: roID, roSecret: roSecret, local: true}
+	set(l.Endpoint, k)
+	l.KeyFile, l.KeyFileErr = writeLocalKey(loopbackPort(l.Endpoint), k)
 	return l, nil
 }
 
@@ -199,7 +273,7 @@ func LocalKeyFile(port string) (string, error) {
 	return filepath.Join(dir, "local", port+".credentials"), nil
 }
 
-func writeLocalKey(port, id, secret string) (string, error) {
+func writeLocalKey(port string, k known) (string, error) {
 	path, err := LocalKeyFile(port)
 	if err != nil {
 		return "", err
@@ -211,7 +285,11 @@ func writeLocalKey(port, id, secret string) (string, error) {
 	if err := private(dir); err != nil {
 		return path, err
 	}
-	text := minidyn.CredentialsText(fmt.Sprintf("keyplan local on 127.0.0.1:%s (process %d): its key; AWS_SHARED_CREDENTIALS_FILE=%s", port, os.Getpid(), path), id, secret)
+	var more []minidyn.Profile
+	if k.roKey != "" {
+		more = append(more, minidyn.Profile{Name: ReadOnlyProfile, ID: k.roKey, Secret: k.roSecret})
+	}
+	text := minidyn.CredentialsText(fmt.Sprintf("keyplan local on 127.0.0.1:%s (process %d): its key; AWS_SHARED_CREDENTIALS_FILE=%s", port, os.Getpid(), path), k.key, k.secret, more...)
 	return path, atomicfile.WriteFile(path, text, 0o600)
 }
 
@@ -219,19 +297,31 @@ func writeLocalKey(port, id, secret string) (string, error) {
 // from its key file; "" when there is none, or the file (or its
 // directory) is not this user's alone.
 func localKey(endpoint string) (id, secret string) {
+	k, _ := localKeys(endpoint)
+	return k.key, k.secret
+}
+
+// localKeys are the keys of the keyplan local on a loopback endpoint's
+// port, from its key file (its read-only key "" when it has none); false
+// when there is no such file of this user's alone.
+func localKeys(endpoint string) (known, bool) {
 	port := loopbackPort(endpoint)
 	if port == "" {
-		return "", ""
+		return known{}, false
 	}
 	path, err := LocalKeyFile(port)
 	if err != nil || private(filepath.Dir(path)) != nil || private(path) != nil {
-		return "", ""
+		return known{}, false
 	}
-	id, secret, err = minidyn.ReadCredentials(path)
+	id, secret, err := minidyn.ReadCredentials(path)
 	if err != nil || !accessKeyRule.MatchString(id) {
-		return "", ""
+		return known{}, false
 	}
-	return id, secret
+	k := known{key: id, secret: secret, local: true}
+	if id, secret, err := minidyn.ReadProfile(path, ReadOnlyProfile); err == nil && accessKeyRule.MatchString(id) {
+		k.roKey, k.roSecret = id, secret
+	}
+	return k, true
 }
 
 // ReadKeyFile reads a keyplan local key file (or any AWS credentials

@@ -20,6 +20,12 @@ import (
 // of the credentials file path, which must be a regular file of the
 // user's own that no one else may read or write.
 func ReadCredentials(path string) (id, secret string, err error) {
+	return ReadProfile(path, "default")
+}
+
+// ReadProfile reads the key id and secret of a profile of the
+// credentials file path, checked as ReadCredentials checks it.
+func ReadProfile(path, profile string) (id, secret string, err error) {
 	if err := checkPrivate(path); err != nil {
 		return "", "", fmt.Errorf("credentials file %s: %w", path, err)
 	}
@@ -43,7 +49,7 @@ func ReadCredentials(path string) (id, secret string, err error) {
 		if !ok {
 			return "", "", fmt.Errorf("credentials file %s, line %d: expected key = value, [profile] or a # comment", path, n)
 		}
-		if section != "default" {
+		if section != profile {
 			continue
 		}
 		switch strings.TrimSpace(k) {
@@ -57,18 +63,24 @@ func ReadCredentials(path string) (id, secret string, err error) {
 		return "", "", fmt.Errorf("credentials file %s: %w", path, err)
 	}
 	if id == "" || secret == "" {
-		return "", "", fmt.Errorf("credentials file %s: expected aws_access_key_id and aws_secret_access_key under [default]", path)
+		return "", "", fmt.Errorf("credentials file %s: expected aws_access_key_id and aws_secret_access_key under [%s]", path, profile)
 	}
 	return id, secret, nil
 }
 
 // CredentialsText is a credentials file holding id and secret, with a
 // first line saying what they are for.
-func CredentialsText(comment, id, secret string) []byte {
+func CredentialsText(comment, id, secret string, more ...Profile) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n", comment, id, secret)
+	for _, p := range more {
+		fmt.Fprintf(&b, "[%s]\naws_access_key_id = %s\naws_secret_access_key = %s\n", p.Name, p.ID, p.Secret)
+	}
 	return b.Bytes()
 }
+
+// Profile is a credentials file's profile other than [default].
+type Profile struct{ Name, ID, Secret string }
 
 // secretAlphabet is what NewSecret draws from (AWS's secrets: base64's).
 const secretAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

@@ -30,6 +30,11 @@ type Options struct {
 	// InvalidSignatureException), so the key id alone, which is no
 	// secret, lets no one in. Without it only the key id is checked.
 	SecretAccessKey string
+	// ReadOnlyAccessKeyID and ReadOnlySecretAccessKey, when set with
+	// AccessKeyID, are a second key, checked alike, whose requests may
+	// read and nothing else: one that would write is refused with
+	// AccessDeniedException, naming the action (server.Options).
+	ReadOnlyAccessKeyID, ReadOnlySecretAccessKey string
 	// DataDir, when set, keeps the tables across restarts, in a bbolt
 	// file (internal/minidyn/store): loaded at start, and every request
 	// answered only once what it changed is committed there, durably
@@ -89,7 +94,8 @@ func Serve(opts Options) (*Server, error) {
 	}
 
 	engine := server.NewServerWith(server.Options{
-		AccessKeyID: opts.AccessKeyID, SecretAccessKey: opts.SecretAccessKey, MaxRequestBytes: opts.MaxRequestBytes,
+		AccessKeyID: opts.AccessKeyID, SecretAccessKey: opts.SecretAccessKey,
+		ReadOnlyAccessKeyID: opts.ReadOnlyAccessKeyID, ReadOnlySecretAccessKey: opts.ReadOnlySecretAccessKey, MaxRequestBytes: opts.MaxRequestBytes,
 		MaxRequestValues: opts.MaxRequestValues, MaxInFlight: opts.MaxInFlight, BodyTimeout: opts.BodyTimeout,
 	})
 

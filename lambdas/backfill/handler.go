@@ -18,7 +18,7 @@ import (
 // cleanup: Cleanup).
 type handler struct {
 	lock   *patterns.Lock
-	client dynamo.MigrateClient
+	client client
 	table  string
 	log    *slog.Logger
 	// maxWCU is this worker's share of the job's write-rate limit (0:
@@ -29,14 +29,52 @@ type handler struct {
 	margin time.Duration
 }
 
+// client is what the worker asks of DynamoDB: the rekey engine's Scan
+// and UpdateItem, and DescribeTable and DescribeTimeToLive for the drift
+// check (DescribeContinuousBackups is never called: dynamo.LiveOptions
+// NoBackups).
+type client interface {
+	dynamo.MigrateClient
+	dynamo.LiveReader
+}
+
+// checkDrift compares the lock with the table before anything is
+// written (patterns.CompareLive, keyplan diff --live's comparison): the
+// drift that makes the backfill's writes wrong stops it, with an error
+// naming each difference and what to do
+// (patterns.LiveDiff.BackfillDrift); the rest is logged and the job goes
+// on.
+func (h *handler) checkDrift(ctx context.Context, lock *patterns.Lock, segment int) error {
+	lt, err := dynamo.DescribeLive(ctx, h.client, h.table, dynamo.LiveOptions{NoBackups: true})
+	if err != nil {
+		return fmt.Errorf("the drift check before writing: %w", err)
+	}
+	ld := patterns.CompareLive(lock, lt)
+	stops, reported := ld.BackfillDrift(lock)
+	for _, d := range reported {
+		h.log.WarnContext(ctx, "drift reported, not in the backfill's way", "segment", segment, "kind", string(d.Kind), "subject", d.Subject.String(), "drift", d.Message)
+	}
+	if len(stops) == 0 {
+		return nil
+	}
+	for _, d := range stops {
+		h.log.ErrorContext(ctx, "drift: refused to write", "segment", segment, "kind", string(d.Kind), "subject", d.Subject.String(), "drift", d.Message)
+	}
+	return ld.BackfillErr(lock)
+}
+
 // Handle rewrites the task's segment from where it stands, page by page,
 // until the segment ends or the invocation's time runs short, and returns
-// the task updated. An error (the table unreachable after every retry)
+// the task updated. It first checks the table against the lock
+// (checkDrift) and writes nothing on drift in its way. An error (the table unreachable after every retry)
 // makes Step Functions retry the task from the same place: work done is
 // not lost, only done again, and the rekey engine is idempotent.
 func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patterns.BackfillTask, error) {
 	if task.Segments < 1 || task.Segment < 0 || task.Segment >= task.Segments {
 		return task, fmt.Errorf("segment %d of %d: expected 0 ≤ segment < segments", task.Segment, task.Segments)
+	}
+	if err := h.checkDrift(ctx, h.lock, task.Segment); err != nil {
+		return task, err
 	}
 	lock := h.lock
 	if lock.Migration == nil && lock.Cleanup != nil {

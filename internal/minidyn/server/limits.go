@@ -34,6 +34,10 @@ type Options struct {
 	// a request's SigV4 signature is verified with it (sigv4.go), so the
 	// key id alone lets no one in.
 	SecretAccessKey string
+	// ReadOnlyAccessKeyID and ReadOnlySecretAccessKey, when set (with
+	// AccessKeyID), are a second key the server accepts, checked alike,
+	// whose requests may only read (readonly.go).
+	ReadOnlyAccessKeyID, ReadOnlySecretAccessKey string
 	// MaxRequestBytes, MaxRequestValues and MaxInFlight bound a request's
 	// memory and the requests worked on at once (0: the defaults).
 	MaxRequestBytes  int64
@@ -110,21 +114,26 @@ func accessKeyOf(authorization string) string {
 	return id
 }
 
-// checkAccessKey refuses a request that does not name the configured
-// access key, with DynamoDB's errors.
-func (s *Server) checkAccessKey(authorization string) error {
+// checkAccessKey refuses a request that does not name a configured
+// access key, with DynamoDB's errors; readOnly says it names the
+// read-only one.
+func (s *Server) checkAccessKey(authorization string) (readOnly bool, err error) {
 	if s.opts.AccessKeyID == "" {
-		return nil
+		return false, nil
 	}
 
 	if authorization == "" {
-		return &apiError{Code: "MissingAuthenticationTokenException", Message: "Request is missing Authentication Token"}
+		return false, &apiError{Code: "MissingAuthenticationTokenException", Message: "Request is missing Authentication Token"}
 	}
 
 	id := accessKeyOf(authorization)
-	if subtle.ConstantTimeCompare([]byte(id), []byte(s.opts.AccessKeyID)) != 1 {
-		return &apiError{Code: "UnrecognizedClientException", Message: "The security token included in the request is invalid."}
+	if ro := s.opts.ReadOnlyAccessKeyID; ro != "" && subtle.ConstantTimeCompare([]byte(id), []byte(ro)) == 1 {
+		return true, nil
 	}
 
-	return nil
+	if subtle.ConstantTimeCompare([]byte(id), []byte(s.opts.AccessKeyID)) != 1 {
+		return false, &apiError{Code: "UnrecognizedClientException", Message: "The security token included in the request is invalid."}
+	}
+
+	return false, nil
 }

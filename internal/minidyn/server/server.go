@@ -136,7 +136,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	if err := s.checkAccessKey(r.Header.Get("Authorization")); err != nil {
+	readOnly, err := s.checkAccessKey(r.Header.Get("Authorization"))
+	if err != nil {
 		refuse(w, r, err)
 		return
 	}
@@ -181,7 +182,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	// The signature is of the body as sent (compressed or not).
-	if err := s.verifySignature(r, raw); err != nil {
+	if err := s.verifySignature(r, raw, readOnly); err != nil {
 		writeError(w, err)
 		return
 	}
@@ -194,6 +195,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if n := countValues(raw, s.opts.MaxRequestValues); n > s.opts.MaxRequestValues {
 		writeError(w, validation("The request holds more than %d attribute values", s.opts.MaxRequestValues))
 		return
+	}
+
+	if readOnly {
+		if err := readOnlyRefusal(s.opts.ReadOnlyAccessKeyID, op, raw); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 
 	c := s.client

@@ -67,8 +67,13 @@ func parseSigV4(h string) (sigv4, bool) {
 
 // verifySignature checks r's signature over its body (checkAccessKey
 // has checked the key id).
-func (s *Server) verifySignature(r *http.Request, body []byte) error {
-	if s.opts.SecretAccessKey == "" {
+func (s *Server) verifySignature(r *http.Request, body []byte, readOnly bool) error {
+	secret := s.opts.SecretAccessKey
+	if readOnly {
+		secret = s.opts.ReadOnlySecretAccessKey
+	}
+
+	if secret == "" {
 		return nil
 	}
 
@@ -107,7 +112,7 @@ func (s *Server) verifySignature(r *http.Request, body []byte) error {
 	scope := strings.Join([]string{sig.date, sig.region, sig.service, "aws4_request"}, "/")
 	toSign := strings.Join([]string{sigAlgorithm, amzDate, scope, hex.EncodeToString(digest[:])}, "\n")
 
-	key := []byte("AWS4" + s.opts.SecretAccessKey)
+	key := []byte("AWS4" + secret)
 	for _, p := range []string{sig.date, sig.region, sig.service, "aws4_request"} {
 		key = hmacSHA256(key, p)
 	}
