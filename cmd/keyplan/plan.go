@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/gen"
 	"github.com/keyplan/keyplan/patterns/report"
@@ -66,7 +67,7 @@ func generate(fs *flag.FlagSet) func(*cli.Call) int {
 		if d == nil {
 			return cli.Usage
 		}
-		if designErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
+		if lockcmd.DesignErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
 			return cli.Findings
 		}
 		path, size, err := gen.WriteDir(*out, d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file), Lock: lock})
