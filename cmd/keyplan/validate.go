@@ -44,6 +44,11 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		} else if lockcmd.Several(c.File(), ts) && vo.Table != "" {
 			return c.Fail(cli.Usage, "--table names one table; the model declares %d: validate proves each on a new table", len(ts))
 		}
+		for _, t := range ts { // what validate would ignore, before any engine
+			if vo.Lock, vo.Generate = t.Lock, *generate; vo.Refusal(t.Design) != nil {
+				return c.Fail(cli.Usage, "%v", vo.Refusal(t.Design))
+			}
+		}
 		conn := connect(c, eo)
 		if conn == nil {
 			return cli.Usage
@@ -52,19 +57,12 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		vo.Lacks = func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
 		worst := cli.Clean
 		for _, t := range ts {
-			worst = max(worst, validateTable(c, t, conn, vo, *generate, deadline))
+			vo.Lock = t.Lock
+			lockcmd.DesignErrors(c, t.Design, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
+			worst = max(worst, prove(c, t.Design, conn, vo, deadline))
 		}
 		return worst
 	}
-}
-
-// validateTable proves one table of the model (prove), after its errors.
-func validateTable(c *cli.Call, t *patterns.Opened, conn *localengine.Conn, vo dynamo.ValidateOptions, generate int, deadline time.Duration) int {
-	if vo.Lock, vo.Generate = t.Lock, generate; vo.Refusal(t.Design) != nil {
-		return c.Fail(cli.Usage, "%v", vo.Refusal(t.Design))
-	}
-	lockcmd.DesignErrors(c, t.Design, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
-	return prove(c, t.Design, conn, vo, deadline)
 }
 
 // engineFlags declares the flags that choose an engine (engine.Options).
