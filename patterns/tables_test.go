@@ -188,3 +188,81 @@ func TestOpenTablesLocks(t *testing.T) {
 		t.Errorf("one table: %v %+v", err, ts)
 	}
 }
+
+// KP310 proposes a table of their own for entities that want another TTL
+// attribute, or transactions in a strongly consistent table, and names
+// what the split breaks.
+func TestSplitProposal(t *testing.T) {
+	src := `table: Social
+consistency: strong
+entities:
+  User:
+    id: [userId]
+    attributes:
+      userId: {type: string, maxLength: 40}
+      name: {type: string, maxLength: 100}
+  Session:
+    id: [userId, sessionId]
+    within: User
+    attributes:
+      userId: {type: string, maxLength: 40}
+      sessionId: {type: string, maxLength: 40}
+      expiresAt: ttl
+  Invite:
+    id: [userId, inviteId]
+    within: User
+    attributes:
+      userId: {type: string, maxLength: 40}
+      inviteId: {type: string, maxLength: 40}
+      validUntil: ttl
+  Audit:
+    id: [auditId]
+    attributes:
+      auditId: {type: string, maxLength: 40}
+patterns:
+  GetUser: {get: User}
+  UserInvites: {query: [User, Invite], where: [userId]}
+  GetAudit: {get: Audit}
+writes:
+  Invite:
+    transact:
+      - {put: Invite}
+      - {put: Audit}
+`
+	m, err := Parse("social.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Plan(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, dg := range d.Diagnostics {
+		if dg.ID == "KP310" {
+			got = append(got, dg.Message+" | "+dg.Fix)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("KP310: %q", got)
+	}
+	if !strings.Contains(got[0], "expire(s)") {
+		got[0], got[1] = got[1], got[0]
+	}
+	for _, want := range []string{
+		"Session expire(s) by expiresAt, Invite by another attribute",
+		"rename the ttl attribute of Invite to expiresAt",
+		"tables: {Social: {}, SocialExpiring: {}} and table: SocialExpiring on Invite",
+		"it breaks pattern UserInvites (reads User and Invite in one Query); write Invite (a transaction across the two",
+		"Invite within User",
+	} {
+		if !strings.Contains(got[0], want) {
+			t.Errorf("TTL finding lacks %q:\n%s", want, got[0])
+		}
+	}
+	for _, want := range []string{"Invite, Audit need(s) transactions", "consistency eventual for all", "table: SocialTransactional on Invite, Audit", "pattern UserInvites", "Invite within User"} {
+		if !strings.Contains(got[1], want) {
+			t.Errorf("consistency finding lacks %q:\n%s", want, got[1])
+		}
+	}
+}
