@@ -181,5 +181,5 @@ func TableOf(ts []*Opened, name string) (*Opened, error) {
 		}
 		names = append(names, t.Table)
 	}
-	return nil, fmt.Errorf("--table %q: the model declares tables %s: name one of them (the table is deployed under its name)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("%q: the model declares tables %s: name one of them", name, strings.Join(names, ", "))
 }

@@ -21,7 +21,7 @@ func diff(fs *flag.FlagSet) func(*cli.Call) int {
 		} else if *live { // a model of several tables: --table names the table's lock too
 			t, err := patterns.TableOf(ts, *table)
 			if err != nil {
-				return c.Fail(cli.Usage, "%v", err)
+				return c.Fail(cli.Usage, "--table %v (deploy each table under its name in the model)", err)
 			}
 			return livetable.RunDiff(c, *endpoint, *table, t.Lock, t.Design, *format == report.JSON)
 		}

@@ -49,7 +49,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		t, err := patterns.TableOf(ts, table) // in a model of several tables, the one --table names
 		if err != nil {
-			return c.Fail(cli.Usage, "%v", err)
+			return c.Fail(cli.Usage, "--table %v (deploy each table under its name in the model)", err)
 		}
 		d, lk, lockPath := t.Design, t.Lock, t.LockPath
 		if err := lk.MigratingToAt(d, file, lockPath, o.Apply); err != nil {
