@@ -74,6 +74,7 @@ var rules = []Rule{
 	{"KP307", SeverityError, "A strongly consistent global table makes no transactions", ruleStrongTransactions},
 	{"KP308", SeverityWarning, "Item collections of a table with LSIs fit in 10 GB", ruleItemCollection},
 	{"KP309", SeverityError, "At most 5 LSIs", ruleLSILimit},
+	{"KP310", SeverityWarning, "Entities that want different table settings are in separate tables", ruleSplitTables},
 	{"KP401", SeverityWarning, "No hot partitions", ruleHotPartition},
 	{"KP402", SeverityWarning, "Alternate-key gets are unique", ruleNonUniqueGet},
 	{"KP403", SeverityWarning, "No partition hotter than the pattern needs", ruleIntroducedHot},

@@ -212,7 +212,7 @@ func (l *loader) strictJSON(data []byte) bool {
 }
 
 // topFields are the fields of a model.
-var topFields = []string{"table", "indexKeys", "headroom", "consistency", "principals", "entities", "patterns", "writes", "examples"}
+var topFields = []string{"table", "tables", "indexKeys", "headroom", "consistency", "principals", "entities", "patterns", "writes", "examples"}
 
 func (l *loader) model(n *yaml.Node) *Model {
 	m := &Model{Pos: pos(n), FieldPos: map[string]Pos{}}
@@ -227,6 +227,9 @@ func (l *loader) model(n *yaml.Node) *Model {
 			m.Pos = pos(f.val)
 		case "indexKeys":
 			m.IndexKeys, m.IndexKeysPos = l.indexKeys(f.val), pos(f.val)
+		case "tables":
+			m.Tables = l.tables(f.val)
+			m.FieldPos["tables"] = pos(f.val)
 		case "entities":
 			for _, ef := range l.capped(l.fields(f.val, "entities", nil), f.val, "entities", MaxEntities) {
 				m.Entities = append(m.Entities, l.entity(ef))
@@ -247,6 +250,9 @@ func (l *loader) model(n *yaml.Node) *Model {
 		}
 	}
 	for _, req := range []string{"table", "entities", "patterns"} {
+		if req == "table" && seen["tables"] {
+			continue
+		}
 		if !seen[req] && deref(n).Kind == yaml.MappingNode {
 			l.add(pos(n), req, "missing; the model needs table, entities and patterns")
 		}

@@ -21,6 +21,8 @@ func (l *loader) entity(f field) *Entity {
 			e.ID = l.strs(g.val, p)
 		case "within":
 			e.Within = l.str(g.val, p)
+		case "table":
+			e.Table = l.str(g.val, p)
 		case "renamedFrom":
 			e.RenamedFrom = l.name(g.val, p)
 		case "version":
@@ -246,7 +248,7 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 }
 
 var (
-	entityFields = []string{"id", "within", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
+	entityFields = []string{"id", "within", "table", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when", "local"}
 	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),

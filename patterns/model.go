@@ -34,6 +34,12 @@ type Model struct {
 	// Principals are granted patterns by the table's resource policy
 	// (other accounts' readers, say), in declaration order.
 	Principals []*Principal `json:"principals,omitempty"`
+	// Tables, when the model declares several (tables: NAME to its
+	// settings), are one model per table: its name and settings as
+	// declared, and, once validated, the entities that say table: NAME
+	// with the patterns, writes and examples of them (tables.go). Empty:
+	// the model is one table, Table.
+	Tables []*Model `json:"-"`
 
 	// Source is the file the model was read from ("" when built in Go).
 	Source string `json:"-"`
@@ -89,6 +95,9 @@ type Entity struct {
 	ID []string `json:"id"`
 	// Within names the entity whose item collection (partition) this one lives in.
 	Within string `json:"within,omitempty"`
+	// Table names the model's table (Model.Tables) that holds the
+	// entity's items: "" in a model of one table.
+	Table string `json:"-"`
 	// Attributes in declaration order.
 	Attributes []*Attribute `json:"attributes"`
 	// Keys, when set, is a hand-made layout: index name ("table", "GSI1", …)

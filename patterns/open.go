@@ -1,6 +1,11 @@
 package patterns
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
 
 // Open reads a model file with the lock beside it (LockBeside) and plans
 // the model with that lock (PlanLocked: stable planning), as keyplan's
@@ -15,21 +20,7 @@ func OpenWith(file string, o Options) (*Design, *Lock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	lock, err := LockBeside(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	if lock != nil {
-		if err := lock.checkTable(m); err != nil {
-			return nil, nil, err
-		}
-		o.Lock = lock.Latest()
-	}
-	d, err := PlanWith(m, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	return d, lock, nil
+	return planBeside(m, file, LockPath(file), o)
 }
 
 // LockBeside reads the lock of a model file, at LockPath: nil when there
@@ -40,11 +31,19 @@ func OpenWith(file string, o Options) (*Design, *Lock, error) {
 // this one derives otherwise is read as it derives it (Lock.Upgrades).
 // The singletable construct finds a ModelFile's lock with it, as Open
 // does.
-func LockBeside(model string) (*Lock, error) {
+func LockBeside(model string) (*Lock, error) { return lockAt(model, LockPath(model)) }
+
+// LockBesideTable is LockBeside for table of a model file of several
+// tables: its lock at TableLockPath.
+func LockBesideTable(model, table string) (*Lock, error) {
+	return lockAt(model, TableLockPath(model, table))
+}
+
+func lockAt(model, path string) (*Lock, error) {
 	if model == "-" {
 		return nil, nil
 	}
-	l, err := LoadLock(LockPath(model))
+	l, err := LoadLock(path)
 	if err != nil || l == nil {
 		return l, err
 	}
@@ -61,7 +60,12 @@ func LockBeside(model string) (*Lock, error) {
 // lock that accepts d, to bring a local table's GSIs to it (a change
 // accepted in one step, such as a native index build: KP615).
 func (l *Lock) MigratingTo(d *Design, model string, apply bool) error {
-	path := LockPath(model)
+	return l.MigratingToAt(d, model, LockPath(model), apply)
+}
+
+// MigratingToAt is MigratingTo for the lock at path: a table's of a model
+// of several (TableLockPath).
+func (l *Lock) MigratingToAt(d *Design, model, path string, apply bool) error {
 	switch {
 	case l == nil:
 		return fmt.Errorf("%s has no lock (%s): nothing is deployed to migrate", model, path)
@@ -79,4 +83,103 @@ func (l *Lock) MigratingTo(d *Design, model string, apply bool) error {
 		return fmt.Errorf("%s is not the model the migration in %s leads to: keyplan diff %s shows the difference", model, path, model)
 	}
 	return nil
+}
+
+// Opened is one table of a model file, planned with its lock: what Open
+// returns for a model of one table.
+type Opened struct {
+	// Table is the table's name (the design's).
+	Table  string
+	Design *Design
+	// Lock is the table's lock, nil when there is none; LockPath is where
+	// it is (or would be written).
+	Lock     *Lock
+	LockPath string
+}
+
+// OpenTables is OpenWith for every table of a model file, in the order
+// declared: one Opened for a model of one table (its lock at LockPath),
+// one per table of a model that declares tables (each lock at
+// TableLockPath). Errors are OpenWith's; a lock of one table refused
+// names its file.
+func OpenTables(file string, o Options) ([]*Opened, error) {
+	m, err := Load(file)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Tables) == 0 {
+		d, lock, err := planBeside(m, file, LockPath(file), o)
+		if err != nil {
+			return nil, err
+		}
+		return []*Opened{{Table: d.Table, Design: d, Lock: lock, LockPath: LockPath(file)}}, nil
+	}
+	var out []*Opened
+	for _, t := range m.Tables {
+		path := TableLockPath(file, t.Table)
+		d, lock, err := planBeside(t, file, path, o)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &Opened{Table: t.Table, Design: d, Lock: lock, LockPath: path})
+	}
+	return out, nil
+}
+
+// TableLockPath is where the lock of table of a model file of several
+// tables is: beside the model, shop.yaml's Orders at shop.Orders.lock.json
+// (a model of one table keeps LockPath's shop.lock.json).
+func TableLockPath(model, table string) string {
+	return strings.TrimSuffix(model, filepath.Ext(model)) + "." + table + ".lock.json"
+}
+
+// planBeside plans m with the lock at path (none for standard input).
+func planBeside(m *Model, file, path string, o Options) (*Design, *Lock, error) {
+	lock, err := lockAt(file, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if lock != nil {
+		if err := lock.checkTable(m); err != nil {
+			return nil, nil, err
+		}
+		o.Lock = lock.Latest()
+	}
+	d, err := PlanWith(m, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, lock, nil
+}
+
+// TableModel is the model of table name of a model that declares tables
+// (validated: Model.Tables hold their entities once it is), or an error
+// naming the tables it declares.
+func (m *Model) TableModel(name string) (*Model, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	for _, t := range m.Tables {
+		if t.Table == name {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("%s declares tables %s, not %q", cmp.Or(m.Source, "the model"), strings.Join(m.TableNames(), ", "), name)
+}
+
+// TableOf is the table named name among a model file's tables: the one
+// table of a model of one table, whatever name says (the deployed
+// table's physical name); in a model of several, the table of that name.
+func TableOf(ts []*Opened, name string) (*Opened, error) {
+	if len(ts) == 1 {
+		return ts[0], nil
+	}
+	var names []string
+	for _, t := range ts {
+		if t.Table == name {
+			return t, nil
+		}
+		names = append(names, t.Table)
+	}
+	return nil, fmt.Errorf("%q: the model declares tables %s: name one of them", name, strings.Join(names, ", "))
 }

@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -34,6 +35,9 @@ type Options struct {
 func PlanWith(m *Model, o Options) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
+	}
+	if len(m.Tables) > 0 {
+		return nil, &Error{File: m.Source, Pos: m.field("tables"), Field: "tables", Msg: fmt.Sprintf("the model declares %d tables (%s): plan each of Model.Tables, or OpenTables its file", len(m.Tables), strings.Join(m.TableNames(), ", "))}
 	}
 	var pn *pins
 	if o.Lock != nil && o.Lock.Model() != nil && !m.Explicit() {

@@ -14,6 +14,9 @@ import (
 func (m *Model) Validate() error { return m.validate(m.Source) }
 
 func (m *Model) validate(file string) error {
+	if len(m.Tables) > 0 {
+		return m.splitTables(file) // validates each table
+	}
 	l := &errorList{file: file}
 	m.entityIdx = make(map[string]*Entity, len(m.Entities))
 	for _, e := range m.Entities {
@@ -52,6 +55,7 @@ func (m *Model) validate(file string) error {
 		m.validateEntity(l, e, names)
 	}
 	m.validateWithin(l)
+	m.validateEntityTables(l)
 	var pnames []string
 	for _, p := range m.Patterns {
 		if seenPattern[p.Name] {

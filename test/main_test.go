@@ -33,6 +33,9 @@ var (
 	// model decides (multi-Region strong consistency with a witness,
 	// headroom, peaks, principals), in a stack of its own.
 	ledger *singletable.Table
+	// storefront is a model of two tables (Orders, Sessions): one Table
+	// construct each (tables_test.go).
+	storefront *singletable.Tables
 )
 
 // trackerGrants are the roles granted tracker's patterns in the shared
@@ -73,7 +76,11 @@ func TestMain(m *testing.M) {
 	arena = singletable.New(arenaStack, "Arena", &singletable.Props{ModelFile: "../patterns/testdata/models/arena.yaml"})
 	reader := awsiam.NewRole(arenaStack, jsii.String("ArenaReader"), &awsiam.RoleProps{AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)})
 	arena.GrantPatterns(reader, "GetMatch", "MatchesByScore", "MatchesByKills")
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack, "arena": arenaStack} {
+	storefrontStack := awscdk.NewStack(app, jsii.String("KeyplanStorefront"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	storefront = singletable.NewTables(storefrontStack, "Storefront", &singletable.Props{ModelFile: storefrontModel})
+	storefront.GrantPatterns(awsiam.NewRole(storefrontStack, jsii.String("Checkout"), &awsiam.RoleProps{
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), storefrontGrants...)
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack, "arena": arenaStack, "storefront": storefrontStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}
@@ -179,6 +186,9 @@ func toString(r any) string {
 func stackOf(name string) awscdk.Stack {
 	if name == "leaderboard" {
 		return example.Leaderboard
+	}
+	if name == "storefront" {
+		return awscdk.Stack_Of(storefront)
 	}
 	return example.Shop
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -42,11 +43,16 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		if o.Backfill.Checkpoint == "" {
 			o.Backfill.Checkpoint = strings.TrimSuffix(file, filepath.Ext(file)) + ".migrate." + table + ".json"
 		}
-		d, lk := open(c, file)
-		if d == nil {
+		ts := lockcmd.Open(c, file, patterns.Options{})
+		if ts == nil {
 			return cli.Usage
 		}
-		if err := lk.MigratingTo(d, file, o.Apply); err != nil {
+		t, err := patterns.TableOf(ts, table) // in a model of several tables, the one --table names
+		if err != nil {
+			return c.Fail(cli.Usage, "--table %v (deploy each table under its name in the model)", err)
+		}
+		d, lk, lockPath := t.Design, t.Lock, t.LockPath
+		if err := lk.MigratingToAt(d, file, lockPath, o.Apply); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
 		ctx, stop := cli.Interruptible()
@@ -55,7 +61,6 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		if err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
-		lockPath := patterns.LockPath(file)
 		o.Say, o.Log = func(s string) { fmt.Fprintln(c.Stdout, s) }, func(s string) { fmt.Fprintln(c.Stderr, s) }
 		o.Save = func(lk *patterns.Lock) error { return lk.Record(lockPath, file, o.Environment, c.Stdout) }
 		res, err := dynamo.Migrate(ctx, client, table, lk, o)

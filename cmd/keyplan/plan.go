@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/keyplan/keyplan/internal/cli"
+	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/gen"
 	"github.com/keyplan/keyplan/patterns/report"
@@ -54,6 +55,7 @@ func schema(*flag.FlagSet) func(*cli.Call) int {
 func generate(fs *flag.FlagSet) func(*cli.Call) int {
 	pkg := fs.String("package", "", "the generated package's `NAME`, e.g. shopdb")
 	out := fs.String("out", "", "the `DIR` to write "+gen.File+" into (created if missing)")
+	table := fs.String("table", "", "the table of a model of several (tables:) to write the package of: one package per table")
 	return func(c *cli.Call) int {
 		if *out == "" {
 			return c.Fail(cli.Usage, "--out DIR: expected a directory")
@@ -62,11 +64,16 @@ func generate(fs *flag.FlagSet) func(*cli.Call) int {
 			return c.Fail(cli.Usage, "--package %s: %s", cmp.Or(*pkg, "NAME"), why)
 		}
 		file := c.File()
-		d, lock := open(c, file) // the code runs the lock's rollout (gen.Options.Lock)
-		if d == nil {
+		ts := lockcmd.Open(c, file, patterns.Options{}) // the code runs the lock's rollout (gen.Options.Lock)
+		if ts == nil {
 			return cli.Usage
 		}
-		if designErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
+		t, err := patterns.TableOf(ts, *table)
+		if err != nil {
+			return c.Fail(cli.Usage, "--table %v: one package per table", err)
+		}
+		d, lock := t.Design, t.Lock
+		if lockcmd.DesignErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
 			return cli.Findings
 		}
 		path, size, err := gen.WriteDir(*out, d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file), Lock: lock})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -37,21 +38,30 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		case cli.Given(fs, "engine") && eo.Endpoint != "": // from $KEYPLAN_DYNAMODB_ENDPOINT (--endpoint: Conflicts)
 			return c.Fail(cli.Usage, "--engine %s and an endpoint (%s, from $%s) cannot be given together: --engine names the local engine validate starts when there is no endpoint", eo.Name, eo.Endpoint, localengine.EnvEndpoint)
 		}
-		d, lk := open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(vo.IndexKeys)})
-		if d == nil {
+		ts := lockcmd.Open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(vo.IndexKeys)})
+		if ts == nil {
 			return cli.Usage
+		} else if lockcmd.Several(c.File(), ts) && vo.Table != "" {
+			return c.Fail(cli.Usage, "--table names one table; the model declares %d: validate proves each on a new table", len(ts))
 		}
-		if vo.Lock, vo.Generate = lk, *generate; vo.Refusal(d) != nil {
-			return c.Fail(cli.Usage, "%v", vo.Refusal(d))
+		for _, t := range ts { // what validate would ignore, before any engine
+			if vo.Lock, vo.Generate = t.Lock, *generate; vo.Refusal(t.Design) != nil {
+				return c.Fail(cli.Usage, "%v", vo.Refusal(t.Design))
+			}
 		}
-		designErrors(c, d, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
 		conn := connect(c, eo)
 		if conn == nil {
 			return cli.Usage
 		}
 		defer conn.Stop()
 		vo.Lacks = func() string { return conn.Lacks(context.Background(), localengine.MultiAttributeKeys) }
-		return prove(c, d, conn, vo, deadline)
+		worst := cli.Clean
+		for _, t := range ts {
+			vo.Lock = t.Lock
+			lockcmd.DesignErrors(c, t.Design, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
+			worst = max(worst, prove(c, t.Design, conn, vo, deadline))
+		}
+		return worst
 	}
 }
 

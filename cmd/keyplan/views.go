@@ -7,6 +7,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/livetable"
+	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns/view"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
@@ -35,7 +36,7 @@ func export(*flag.FlagSet) func(*cli.Call) int {
 		if err := workbench.Export(c.Stdout, d, s, workbench.ExportOptions{Now: time.Now()}); err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
-		if designErrors(c, d, "the model exported fails its checks (keyplan check %s)", file) > 0 {
+		if lockcmd.DesignErrors(c, d, "the model exported fails its checks (keyplan check %s)", file) > 0 {
 			return cli.Findings
 		}
 		return cli.Clean

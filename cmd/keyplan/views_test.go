@@ -62,7 +62,7 @@ func TestViewsAndWorkbench(t *testing.T) {
 		{[]string{"import", "workbench", filepath.Join(t.TempDir(), "none.json")}, "none.json: no such file"},
 		{[]string{"import", "excel", "x"}, `unknown kind "excel"; expected table or workbench`},
 		{[]string{"export"}, "expected workbench after keyplan export (usage: keyplan export workbench FILE)"},
-		{[]string{"gen", "rust", "x"}, `unknown kind "rust"; expected go (usage: keyplan gen go FILE --package NAME --out DIR)`},
+		{[]string{"gen", "rust", "x"}, `unknown kind "rust"; expected go (usage: keyplan gen go FILE --package NAME --out DIR [--table NAME])`},
 		{[]string{"export", "workbench", write(t, "m.yaml", "table: T\n")}, "m.yaml"},
 		{[]string{"plan", "../../examples/leaderboard.yaml", "--format", "htm"}, `expected one of: text, json, markdown, html`},
 	} {

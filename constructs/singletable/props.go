@@ -21,6 +21,13 @@ type Props struct {
 	// ModelFile is the path of a YAML or JSON model, read at synth time.
 	// Default: none; one of Model and ModelFile is required.
 	ModelFile string
+	// ModelTable is the table this construct makes, of a model that
+	// declares several (tables:): its name there. Its lock is beside the
+	// model file (patterns.TableLockPath) unless LockFile says otherwise.
+	// NewTables makes one construct per table.
+	// Default: none; required when the model declares tables, refused
+	// when it does not.
+	ModelTable string
 
 	// Lock is the table's lock (patterns.LoadLock): the design deployed
 	// and, during a migration, the phase to deploy.

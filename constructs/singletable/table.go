@@ -150,6 +150,8 @@ func (t *Table) lock() (*patterns.Lock, error) {
 			err = l.Check()
 		}
 		return l, err
+	case p.ModelFile != "" && p.ModelTable != "":
+		return patterns.LockBesideTable(p.ModelFile, p.ModelTable)
 	case p.ModelFile != "":
 		return patterns.LockBeside(p.ModelFile)
 	}
@@ -209,13 +211,17 @@ func lockName(l *patterns.Lock) string {
 }
 
 func (t *Table) model() (*patterns.Model, error) {
+	m, err := t.props.Model, error(nil)
 	switch {
-	case t.props.Model != nil:
-		return t.props.Model, nil
+	case m != nil:
 	case t.props.ModelFile != "":
-		return patterns.Load(t.props.ModelFile)
+		if m, err = patterns.Load(t.props.ModelFile); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, errors.New("singletable: Props.Model or Props.ModelFile is required")
 	}
-	return nil, errors.New("singletable: Props.Model or Props.ModelFile is required")
+	return modelTable(m, t.props.ModelTable)
 }
 
 // fail records every joined error as its own problem.

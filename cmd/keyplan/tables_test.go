@@ -1,0 +1,79 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/keyplan/keyplan/internal/enginepass"
+)
+
+// A model of two tables: keyplan lock writes one lock per table beside
+// the model, diff compares each table with its own, and a change to one
+// table is that table's change only; plan and check cover both.
+func TestTablesLockDiff(t *testing.T) {
+	enginepass.Independent(t)
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../patterns/testdata/tables/storefront.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "storefront.yaml")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := keyplan("lock", file); code != 0 || !strings.Contains(out, "storefront.Orders.lock.json: written") || !strings.Contains(out, "storefront.Sessions.lock.json: written") {
+		t.Fatalf("lock: %d\n%s%s", code, out, errs)
+	}
+	for _, name := range []string{"storefront.Orders.lock.json", "storefront.Sessions.lock.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "storefront.lock.json")); err == nil {
+		t.Error("a model of two tables wrote the one-table lock")
+	}
+	if code, out, errs := keyplan("diff", file); code != 0 || strings.Count(out, "no change: the lock is up to date") != 2 {
+		t.Fatalf("diff: %d\n%s%s", code, out, errs)
+	}
+	// A new read of carts by sku: the Sessions table gets a GSI (synthetic:
+	// a backfill, exit 1), the Orders table no change.
+	changed := strings.Replace(string(src), "  CartItems:", "  CartsBySku:        {query: Cart, where: [sku], rate: 1}\n  CartItems:", 1)
+	if err := os.WriteFile(file, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := keyplan("diff", file)
+	orders, sessions, _ := strings.Cut(out, "table Sessions (")
+	if code != 1 || !strings.Contains(orders, "table Orders (") || !strings.Contains(orders, "no change") || strings.Contains(sessions, "no change") || !strings.Contains(sessions, "CartsBySku") {
+		t.Fatalf("diff after a change to Sessions: %d\n%s%s", code, out, errs)
+	}
+	if code, out, errs := keyplan("check", file); code != 0 || strings.Count(out, "0 error(s)") != 2 {
+		t.Fatalf("check: %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := keyplan("plan", file); code != 0 || !strings.Contains(out, "table Orders") || !strings.Contains(out, "table Sessions") {
+		t.Fatalf("plan: %d\n%s", code, out)
+	}
+}
+
+// keyplan validate proves each table of a model of two on a table of its
+// own: the examples, and generated data compared with the reference
+// evaluator; gen go writes the package of the table --table names.
+func TestTablesValidateAndGen(t *testing.T) {
+	const file = "../../patterns/testdata/tables/storefront.yaml"
+	code, out, errs := keyplan("validate", "--generate", "20", "--seed", "7", "--endpoint", engine(t), file)
+	if code != 0 || strings.Count(out, "generated data (seed 7): ok") != 2 || !strings.Contains(out, "ok   CartItems(sessionId=s2): [k1]") || !strings.Contains(out, "ok   CustomerOrders(customerId=t1): [o1 t1] in order") {
+		t.Fatalf("validate: %d\nstdout: %q\nstderr: %q", code, out, errs)
+	}
+	dir := t.TempDir()
+	if code, _, errs := keyplan("gen", "go", file, "--package", "ordersdb", "--out", dir); code != 2 || !strings.Contains(errs, `--table "": the model declares tables Orders, Sessions`) {
+		t.Errorf("gen without --table: %d %s", code, errs)
+	}
+	if code, out, errs := keyplan("gen", "go", file, "--package", "ordersdb", "--out", dir, "--table", "Orders"); code != 0 || !strings.Contains(out, "package ordersdb") {
+		t.Fatalf("gen --table Orders: %d %s%s", code, out, errs)
+	}
+	src, err := os.ReadFile(filepath.Join(dir, "keyplan.gen.go"))
+	if err != nil || !strings.Contains(string(src), "func (db *DB) PlaceOrder(") || strings.Contains(string(src), "GetSession") {
+		t.Errorf("the Orders package: %v", err)
+	}
+}
