@@ -220,23 +220,13 @@ var methods = []string{"Values", "from"}
 // goType is an attribute's Go type: a builtin, time.Time, or the
 // entity's named string type for an enum.
 func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
-	switch a.Type {
-	case patterns.TypeString:
+	if t := a.GoType(); t != "" {
 		if len(a.Values) > 0 {
 			return Exported(e.Name) + Exported(a.Name)
 		}
-		return "string"
-	case patterns.TypeNumber:
-		if a.Min != nil || a.Max != nil || a.Digits > 0 {
-			return "int64" // a bounded number is an integer
-		}
-		return "float64"
-	case patterns.TypeTTL:
-		return "int64" // seconds since the epoch
-	case patterns.TypeTime:
-		return "time.Time"
-	case patterns.TypeBool:
-		return "bool"
+		return t
+	}
+	switch a.Type {
 	case patterns.TypeSet, patterns.TypeList:
 		return "[]" + elementType(a)
 	case patterns.TypeMap:
