@@ -71,7 +71,8 @@ func ruleNativeTypes(d *Design) []finding {
 			}
 			_, s := types["S"]
 			_, n := types["N"]
-			if len(types) == 1 && (s || n) {
+			_, b := types["B"]
+			if len(types) == 1 && (s || n || b) {
 				continue
 			}
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,

@@ -148,7 +148,7 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 			return no(nativeBadType, "attribute %s is stored as %s: a key attribute has one DynamoDB type in the whole table", a, strings.Join(parts, " but "))
 		}
 		for t := range types {
-			if t != "S" && t != "N" {
+			if t != "S" && t != "N" && t != "B" {
 				return no(nativeBadType, "attribute %s is stored as %s; a key attribute is a string, number or binary", a, DynamoNoun(t))
 			}
 		}

@@ -18,7 +18,7 @@ import (
 // workbench) instead of keeping a switch of its own; the reference
 // evaluator (patterns/oracle) keeps its own semantics and is tested
 // against the same list. Adding a scalar type is one entry here and its
-// encoder. Sets, lists, maps and counters are not scalars (kinds.go).
+// encoder (binary.go is one). Sets, lists, maps and counters are not scalars (kinds.go).
 
 // ScalarType describes one scalar attribute type.
 type ScalarType struct {
@@ -36,6 +36,11 @@ type ScalarType struct {
 	// Cardinality is how many distinct values it has (bool: 2), 0 for
 	// many.
 	Cardinality int
+	// Discrete says every value but the least has a greatest value below
+	// it (whole numbers, millisecond times), so a < range on a sort key
+	// it ends is a <= range on that value; a string's or a binary's has
+	// no single key condition.
+	Discrete bool
 	// StoredAsKey says its stored value is its key form (times: a
 	// fixed-width UTC string), so a value encoded for a key is stored
 	// as it is.
@@ -102,14 +107,17 @@ type scalarCodec interface {
 var scalarTypes = []*ScalarType{
 	{Type: TypeString, Dynamo: "S", Noun: "a string", Facets: FacetValues | FacetMaxLength | FacetSize | FacetS3, codec: stringCodec{},
 		Valid: []any{"a", "a#b", "%", "日本"}, Invalid: []any{"", int64(5), true}},
-	{Type: TypeNumber, Dynamo: "N", Noun: "a number", Facets: FacetRange, codec: numberCodec{},
+	{Type: TypeNumber, Dynamo: "N", Noun: "a number", Facets: FacetRange, Discrete: true, codec: numberCodec{},
 		Valid: []any{int64(0), int64(-7), 2.5, "42"}, Invalid: []any{"many", true, "NaN"}},
-	{Type: TypeTime, Dynamo: "S", Noun: "a time", StoredAsKey: true, codec: timeCodec{},
+	{Type: TypeTime, Dynamo: "S", Noun: "a time", StoredAsKey: true, Discrete: true, codec: timeCodec{},
 		Valid: []any{"2026-01-02T15:04:05Z", "0001-01-01T00:00:00.123Z"}, Invalid: []any{"yesterday", int64(3), "10000-01-01T00:00:00Z"}},
 	{Type: TypeBool, Dynamo: "BOOL", Noun: "a bool", Cardinality: 2, codec: boolCodec{},
 		Valid: []any{true, false, "true"}, Invalid: []any{"maybe", int64(1)}},
-	{Type: TypeTTL, Dynamo: "N", Noun: "a ttl", codec: ttlCodec{},
+	{Type: TypeTTL, Dynamo: "N", Noun: "a ttl", Discrete: true, codec: ttlCodec{},
 		Valid: []any{int64(0), int64(4102444800)}, Invalid: []any{int64(-1), "1.5", "soon"}},
+	{Type: TypeBinary, Spellings: []AttrType{"blob"}, Dynamo: "B", Noun: "a binary", Facets: FacetMaxLength | FacetSize, codec: binaryCodec{},
+		Valid:   []any{[]byte{0}, []byte{0, 0}, []byte{0, 0xff}, []byte{0xff}, []byte("a#b"), "AAE="},
+		Invalid: []any{[]byte{}, "", "not base64!", int64(3), true}},
 }
 
 // ScalarTypes lists the scalar attribute types.

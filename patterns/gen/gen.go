@@ -685,9 +685,12 @@ func (g *gen) entity(e *patterns.Entity) error {
 	return nil
 }
 
-// many reports whether an attribute holds several values (a Go slice or
-// map: nil when absent, never a pointer).
-func many(a *patterns.Attribute) bool { return a.Collection() }
+// many reports whether an attribute's Go type is a slice or map (nil when
+// absent, never a pointer): a set, list or map, or a scalar held as a
+// slice (a binary's []byte).
+func many(a *patterns.Attribute) bool {
+	return a.Collection() || strings.HasPrefix(a.GoType(), "[]")
+}
 
 // asFunc names the generated conversion of a builtin type.
 func asFunc(t string) string {
