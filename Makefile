@@ -8,7 +8,7 @@ NPM_STAMP := node_modules/.keyplan-installed
 # staticcheck 2025.1.1 (the module proxy serves it by its semver, v0.6.1).
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.6.1
 
-.PHONY: synth test check test-scale deps vet fmt-check lint tidy race cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill bench-engine fuzz plan minidyn-diff clean
+.PHONY: synth test check test-scale deps vet fmt-check lint tidy race cross unit unit-dynalite unit-dynamodb-local bench bench-gen bench-synth bench-backfill bench-engine test-s3 fuzz plan minidyn-diff clean
 
 ## synth: synthesize the example CDK app into cdk.out (offline, no AWS account).
 synth: deps
@@ -149,6 +149,20 @@ test-scale: deps unit-dynalite
 		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
+	done
+
+## test-s3: the runtime's values kept in S3 (store: s3) against moto's S3
+## (the Python package moto in server mode, an S3 implementation keyplan
+## did not write; pip install 'moto[server]==5.2.*'), on the in-process
+## engine and DynamoDB Local: writes, reads, overwrites, deletes and
+## failed writes, the versioned bucket's objects checked against the
+## items after each. moto takes about ten seconds to start, so make test
+## does not run these (without moto they skip, saying so).
+S3_TESTS := OnMotoS3
+test-s3: deps
+	@set -e; for e in memory dynamodb-local; do \
+		echo "== KEYPLAN_ENGINE=$$e"; \
+		KEYPLAN_S3=moto KEYPLAN_ENGINE=$$e $(GO) test ./patterns/dynamo ./cmd/keyplan -run '$(S3_TESTS)' -v -count 1 -timeout 20m; \
 	done
 
 ## bench: the planner benchmarks, the runtime's requests next to the

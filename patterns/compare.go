@@ -136,8 +136,11 @@ func (c *comparison) attributes(fe, e *Entity) map[string]string {
 			c.df.add(ChangeRenamed, Subject{SubjectEntity, e.Name}, "attribute %s renamed from %s: its items are backfilled to the new name", a.Name, was)
 			c.backfill[e.Name] = true
 		}
-		if fe.Attr(was) != nil {
+		if fa := fe.Attr(was); fa != nil {
 			names[was] = a.Name
+			if fa.InS3() != a.InS3() {
+				c.backfill[e.Name] = true // its values move (objectMove)
+			}
 		}
 	}
 	return names

@@ -42,7 +42,7 @@ func (c *comparison) modelChanges(oldOf map[string]string) {
 				continue
 			}
 			if d := fieldChanges(fa, a, "name", "renamedFrom"); len(d) > 0 {
-				said = append(said, fmt.Sprintf("attribute %s: %s", a.Name, strings.Join(d, ", ")))
+				said = append(said, fmt.Sprintf("attribute %s: %s%s", a.Name, strings.Join(d, ", "), objectMove(fa, a)))
 			}
 		}
 		for _, fa := range fe.Attributes {

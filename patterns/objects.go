@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Large values in S3 (issue 39 part 4): an attribute declared
@@ -113,6 +114,20 @@ func (m *Model) objectUse(e *Entity, attr string) string {
 	return ""
 }
 
+// objectMove says, for an attribute kept as locked (was) and as
+// planned (now), how a change of its store moves the values the items
+// hold ("": no change): the migration's backfill does it (the compare
+// marks the entity backfilled).
+func objectMove(was, now *Attribute) string {
+	switch {
+	case now.InS3() && !was.InS3():
+		return " (the migration's backfill moves each value the items hold into S3: the object written, then the item rewritten with its key, on condition it still holds the value; keyplan migrate)"
+	case was.InS3() && !now.InS3():
+		return " (the migration's backfill moves each value back into its item: the object read, the item rewritten with its value on condition it still holds the key, then the object deleted; keyplan migrate)"
+	}
+	return ""
+}
+
 // objectFix is KP304's fix: store: s3 on the largest string the item
 // holds (nil: none), or a lower maxLength.
 func objectFix(e *Entity, largest *Attribute, bytes int) string {
@@ -140,6 +155,14 @@ type ObjectCost struct {
 	PutsPerSecond float64 `json:"putsPerSecond"`
 	// Monthly is those PUTs' monthly price, in USD.
 	Monthly float64 `json:"monthlyUSD"`
+}
+
+// Summary is the ObjectCost as one sentence, as plan prints it:
+// "Doc.body, Doc.notes kept in S3 (store: s3): 2 PUTs/s, $25.92/month
+// beside the table's (S3 Standard PUTs; ...)".
+func (o *ObjectCost) Summary() string {
+	return fmt.Sprintf("%s kept in S3 (store: s3): %g PUTs/s, $%.2f/month beside the table's (S3 Standard PUTs, us-east-1; GETs, on demand, and storage are not counted)",
+		strings.Join(o.Attributes, ", "), o.PutsPerSecond, o.Monthly)
 }
 
 // objectCost is the estimate's ObjectCost (nil: nothing kept in S3).

@@ -30,10 +30,16 @@ func (t *Table) Write(ctx context.Context, name string, params Params) error {
 }
 
 // WriteInput builds the transaction a write pattern makes (each item
-// write a TransactWriteItem), for callers that send it themselves.
+// write a TransactWriteItem), for callers that send it themselves. A
+// put or delete of an item keeping values in S3 (store: s3), or an
+// update setting or removing one, is refused (ErrObjectInline): only
+// Write stores the objects first and deletes the old ones after.
 func (t *Table) WriteInput(name string, params Params) (*dynamodb.TransactWriteItemsInput, error) {
 	ws, err := t.writes(name, params)
 	if err != nil {
+		return nil, wrap("WriteInput", name, err)
+	}
+	if err := t.refuseInline(ws); err != nil {
 		return nil, wrap("WriteInput", name, err)
 	}
 	in, err := t.transactInput(ws)
@@ -67,9 +73,13 @@ func (t *Table) Transact(ctx context.Context, ops ...WriteCall) error {
 	return t.execute(ctx, "Transact", fmt.Sprintf("%d ops", len(ops)), ws)
 }
 
-// TransactInput builds the transaction Transact sends.
+// TransactInput builds the transaction Transact sends (refusing, as
+// WriteInput, what would bypass values kept in S3).
 func (t *Table) TransactInput(ops ...WriteCall) (*dynamodb.TransactWriteItemsInput, error) {
 	ws, err := t.transactWrites(ops)
+	if err == nil {
+		err = t.refuseInline(ws)
+	}
 	if err == nil {
 		var in *dynamodb.TransactWriteItemsInput
 		if in, err = t.transactInput(ws); err == nil {

@@ -232,8 +232,13 @@ func (p *entityPlan) build(steps []step, enc []string, v Values) (string, error)
 // Item builds the entity's full item: its attributes, the base table's
 // PK/SK, and exactly the GSI key attributes the design gives it. A GSI key
 // is left out (the index stays sparse) when the item lacks one of its
-// attributes or does not hold the constants the key is sparse on.
+// attributes or does not hold the constants the key is sparse on. A
+// value kept in S3 (store: s3) is given as its object's key: a value
+// is refused (ErrObjectInline), Put and Create store it.
 func (t *Table) Item(entity string, v Values) (map[string]types.AttributeValue, error) {
+	if err := t.refuseInlineValues(entity, v); err != nil {
+		return nil, wrap("Item", entity, err)
+	}
 	item, err := t.item(entity, v)
 	return item, wrap("Item", entity, err)
 }

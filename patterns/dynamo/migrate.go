@@ -45,6 +45,11 @@ type MigrateOptions struct {
 	// itself.
 	// Default: the table must record the deploy already.
 	Deployed bool
+	// Objects is the bucket of values kept in S3 (S3Objects), needed by a
+	// migration that moves an attribute's values into or out of S3
+	// (store: s3 added or removed: ErrNoObjectsForMigration otherwise).
+	// Default: none.
+	Objects ObjectStore
 	// Backfill tunes the backfill.
 	// Default: Segments from the table (SegmentsFor), progress through Log.
 	Backfill BackfillOptions
@@ -301,6 +306,7 @@ func migratePhase(ctx context.Context, client MigrateClient, table string, lk *p
 	if err != nil {
 		return nil, err
 	}
+	r.Objects = o.Objects
 	if len(phase.Backfill) == 0 {
 		// Nothing to backfill (an index build: the table is at the phase,
 		// its new GSIs ACTIVE): the phase is verified, and the table

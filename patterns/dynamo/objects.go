@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
 	"github.com/keyplan/keyplan/patterns"
 )
@@ -50,6 +51,11 @@ var (
 	ErrObjectsAlone  = errors.New("an item keeping values in S3 (store: s3) is written alone: not in a transaction, with guard items or in a batch")
 	ErrNoObject      = errors.New("no such object")
 	ErrNotInS3       = errors.New("not an attribute kept in S3 (store: s3)")
+	// ErrObjectInline refuses a request built for the caller to send
+	// (WriteInput, TransactInput, UpdateInput, Item) that would bypass
+	// the object path: hold a store: s3 value inline in the item, or
+	// replace or delete the keys of objects no one then deletes.
+	ErrObjectInline = errors.New("a value kept in S3 (store: s3) is written by Write, Create, Put, Update and Delete, which store its object first and delete the old one after; a request you send yourself cannot")
 )
 
 // WithObjects sets where values of store: s3 attributes are kept.
@@ -84,6 +90,62 @@ func newObjectKey(entity, attr string) string {
 	b := make([]byte, patterns.ObjectKeyRandomDigits()/2)
 	_, _ = rand.Read(b)
 	return objectPrefix(entity, attr) + hex.EncodeToString(b)
+}
+
+// isObjectKey reports whether s is a key newObjectKey makes for entity's
+// attr.
+func isObjectKey(entity, attr, s string) bool {
+	rest, ok := strings.CutPrefix(s, objectPrefix(entity, attr))
+	if !ok || len(rest) != patterns.ObjectKeyRandomDigits() {
+		return false
+	}
+	_, err := hex.DecodeString(rest)
+	return err == nil && strings.ToLower(rest) == rest
+}
+
+// refuseInline refuses item writes a caller would send without the
+// object path (ErrObjectInline): a put or a delete of an item keeping
+// values in S3 (the keys it replaces or deletes leave objects behind; a
+// put would hold a value inline), an update setting or removing one.
+func (t *Table) refuseInline(ws []*itemWrite) error {
+	for _, w := range ws {
+		attrs := t.objectAttrs(w.entity)
+		if w.guard || len(attrs) == 0 {
+			continue
+		}
+		var names []string
+		for _, a := range attrs {
+			names = append(names, w.entity+"."+a.Name)
+		}
+		switch w.kind {
+		case patterns.WritePut, patterns.WriteDelete:
+			return fmt.Errorf("%w (a %s of %s, which keeps %s in S3)", ErrObjectInline, w.kind, w.entity, strings.Join(names, ", "))
+		case patterns.WriteUpdate:
+			for _, c := range w.changes {
+				for _, a := range attrs {
+					if c.name == a.Name {
+						return fmt.Errorf("%w (the update sets or removes %s.%s, kept in S3)", ErrObjectInline, w.entity, a.Name)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// refuseInlineValues refuses, for Item, a store: s3 value that is not
+// an object's key (the item would hold it inline).
+func (t *Table) refuseInlineValues(entity string, v Values) error {
+	for _, a := range t.objectAttrs(entity) {
+		x, ok := v[a.Name]
+		if !ok || x == nil {
+			continue
+		}
+		if s, ok := x.(string); !ok || !isObjectKey(entity, a.Name, s) {
+			return fmt.Errorf("%w (%s.%s is kept in S3: Item takes its object's key, %s<%d hex digits>, not its value)", ErrObjectInline, entity, a.Name, objectPrefix(entity, a.Name), patterns.ObjectKeyRandomDigits())
+		}
+	}
+	return nil
 }
 
 // storeObjects stores the values ws gives store: s3 attributes, each
@@ -122,6 +184,14 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 		}
 		s, ok := v.(*types.AttributeValueMemberS)
 		if !ok {
+			continue
+		}
+		if isObjectKey(w.entity, a.Name, s.Value) {
+			// The key a read returned: the item keeps that object, and
+			// the write holds only if the item still holds it (a value
+			// read, changed elsewhere and written back stores nothing
+			// and points at no other item's object).
+			w.clauses = append(w.clauses, is(a.Name, s, ErrChanged))
 			continue
 		}
 		key := newObjectKey(w.entity, a.Name)
@@ -173,12 +243,16 @@ func (t *Table) deleteObjects(ctx context.Context, keys []string) ([]string, err
 // Object reads on demand the value of entity's attribute attr kept in
 // S3, from v: an item's values as a read returns them (v[attr] is the
 // object's key). A value v lacks (an optional attribute absent) is nil.
+// During a migration that moves attr into or out of S3 (the rollout
+// runtime), an item the backfill has not reached, or has, holds the
+// value itself: Object returns it.
 func (t *Table) Object(ctx context.Context, entity, attr string, v Values) ([]byte, error) {
 	e, _, err := t.entity(entity)
 	if err != nil {
 		return nil, wrap("Object", entity, err)
 	}
-	if !e.Attr(attr).InS3() {
+	moving := t.storeMoving(entity, attr)
+	if !e.Attr(attr).InS3() && !moving {
 		return nil, wrap("Object", entity+"."+attr, ErrNotInS3)
 	}
 	if t.objects == nil {
@@ -189,7 +263,10 @@ func (t *Table) Object(ctx context.Context, entity, attr string, v Values) ([]by
 		return nil, nil
 	}
 	key, ok := x.(string)
-	if !ok || !strings.HasPrefix(key, objectPrefix(entity, attr)) {
+	if ok && moving && !isObjectKey(entity, attr, key) {
+		return []byte(key), nil // a value the migration has not moved into S3, or has moved back
+	}
+	if !ok || !isObjectKey(entity, attr, key) {
 		return nil, wrap("Object", entity+"."+attr, fmt.Errorf("%q is no key of an object of %s.%s", x, entity, attr))
 	}
 	b, err := t.objects.GetObject(ctx, key)
@@ -263,9 +340,14 @@ func (o S3Objects) PutObject(ctx context.Context, key string, body []byte) error
 	return err
 }
 
-// GetObject reads the object.
+// GetObject reads the object (ErrNoObject: S3 has no such key, or its
+// latest version is a delete marker).
 func (o S3Objects) GetObject(ctx context.Context, key string) ([]byte, error) {
 	out, err := o.Client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key)})
+	var nsk *s3types.NoSuchKey
+	if errors.As(err, &nsk) {
+		return nil, fmt.Errorf("%w: %s in bucket %s", ErrNoObject, key, o.Bucket)
+	}
 	if err != nil {
 		return nil, err
 	}

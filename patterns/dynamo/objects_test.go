@@ -11,8 +11,12 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/patterns"
 )
 
 const docsModel = `table: Docs
@@ -27,6 +31,8 @@ entities:
 writes:
   PutDoc: {put: Doc}
   Retitle: {update: Doc, set: [title]}
+  Rebody: {update: Doc, set: [body]}
+  DropDoc: {delete: Doc}
 patterns:
   GetDoc: {get: Doc}
 `
@@ -162,6 +168,26 @@ func TestObjectsBesideTheItem(t *testing.T) {
 		t.Errorf("after PutDoc the bucket holds %d objects, want 2 (body, notes)", n)
 	}
 
+	// The read written back: its keys keep their objects (nothing is
+	// stored again, nothing deleted); a key the item no longer holds
+	// (a stale read) is refused, storing nothing.
+	it, err := tbl.Get(ctx, "GetDoc", Params{"docId": "d1"})
+	if err != nil || it == nil {
+		t.Fatalf("GetDoc: %v, %v", it, err)
+	}
+	held := store.Keys()
+	if err := tbl.Write(ctx, "PutDoc", Params{"docId": "d1", "title": "b2", "body": it.Values["body"], "notes": it.Values["notes"]}); err != nil {
+		t.Fatal(err)
+	}
+	expect("PutDoc of the read", "PutItem")
+	if got := store.Keys(); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(held))) {
+		t.Errorf("after the read was written back the bucket holds %v, want %v", got, held)
+	}
+	if err := tbl.Write(ctx, "PutDoc", Params{"docId": "d1", "title": "b3", "body": first[0]}); !errors.As(err, &ce) || lacks == "" && !errors.Is(err, ErrChanged) {
+		t.Errorf("PutDoc with body's old key: %v, want ErrChanged", err)
+	}
+	expect("PutDoc of a stale key", "PutItem")
+
 	// An update of another attribute leaves the objects alone.
 	if err := tbl.Write(ctx, "Retitle", Params{"docId": "d1", "title": "c"}); err != nil {
 		t.Fatal(err)
@@ -209,5 +235,57 @@ func TestObjectsBesideTheItem(t *testing.T) {
 	}
 	if _, err := tbl.Object(ctx, "Doc", "body", Values{"body": "Doc/notes/0123"}); err == nil {
 		t.Error("Object of another attribute's key: no error")
+	}
+}
+
+// The request builders a caller sends itself cannot store an object
+// first or delete one after: each refuses what would hold a store: s3
+// value inline in the item or leave objects no item holds (a put or
+// delete of the item, an update setting or removing the value), and
+// builds the rest. Item takes an object's key, not a value.
+func TestObjectsNotBypassed(t *testing.T) {
+	enginepass.Independent(t)
+	path := filepath.Join(t.TempDir(), "docs.yaml")
+	if err := os.WriteFile(path, []byte(docsModel), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tbl := New(keyplantest.Keyed(t, path, patterns.IndexKeysSynthetic), nil, "Docs", WithObjects(&MemoryObjects{}))
+	refused := func(what string, err error, want string) {
+		t.Helper()
+		if !errors.Is(err, ErrObjectInline) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want ErrObjectInline naming %q", what, err, want)
+		}
+	}
+	_, err := tbl.WriteInput("PutDoc", Params{"docId": "d1", "title": "t", "body": "inline"})
+	refused("WriteInput PutDoc", err, "a put of Doc, which keeps Doc.body, Doc.notes in S3")
+	_, err = tbl.WriteInput("DropDoc", Params{"docId": "d1"})
+	refused("WriteInput DropDoc", err, "a delete of Doc")
+	_, err = tbl.WriteInput("Rebody", Params{"docId": "d1", "body": "inline"})
+	refused("WriteInput Rebody", err, "sets or removes Doc.body")
+	_, err = tbl.TransactInput(WriteCall{"PutDoc", Params{"docId": "d1", "title": "t", "body": "inline"}})
+	refused("TransactInput PutDoc", err, "a put of Doc")
+	_, err = tbl.UpdateInput("Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "inline"}})
+	refused("UpdateInput of body", err, "sets or removes Doc.body")
+	_, err = tbl.UpdateInput("Doc", Values{"docId": "d1"}, Changes{Remove: []string{"notes"}})
+	refused("UpdateInput removing notes", err, "sets or removes Doc.notes")
+	for _, v := range []string{"inline", "Doc/body/0123", "Doc/notes/" + strings.Repeat("a", 32), "Doc/body/" + strings.Repeat("A", 32), "Doc/body/" + strings.Repeat("g", 32)} {
+		_, err = tbl.Item("Doc", Values{"docId": "d1", "title": "t", "body": v})
+		refused("Item with body "+v, err, "Item takes its object's key, Doc/body/<32 hex digits>")
+	}
+
+	// What keeps the object path intact is built.
+	if _, err := tbl.WriteInput("Retitle", Params{"docId": "d1", "title": "u"}); err != nil {
+		t.Errorf("WriteInput Retitle: %v", err)
+	}
+	if _, err := tbl.UpdateInput("Doc", Values{"docId": "d1"}, Changes{Set: Values{"title": "u"}}); err != nil {
+		t.Errorf("UpdateInput of title: %v", err)
+	}
+	key := "Doc/body/" + strings.Repeat("0a", 16)
+	item, err := tbl.Item("Doc", Values{"docId": "d1", "title": "t", "body": key})
+	if err != nil {
+		t.Fatalf("Item with body's key: %v", err)
+	}
+	if s, _ := item["body"].(*types.AttributeValueMemberS); s == nil || s.Value != key {
+		t.Errorf("Item's body is %v, want the key %s", item["body"], key)
 	}
 }

@@ -70,6 +70,13 @@ type Rekeyer struct {
 	stale map[string][]string
 	// read are the attributes a rewrite reads (a Scan projects them).
 	read []string
+	// toS3 and fromS3 are, per target entity, the attributes whose
+	// values the phase moves into S3 and out of it (rekeyobjects.go).
+	toS3, fromS3 map[string][]string
+
+	// Objects is the bucket values are moved into or out of, when the
+	// migration changes an attribute's store: s3 (else unused).
+	Objects ObjectStore
 
 	// MaxConflicts bounds how often one item is read again after a
 	// concurrent write before it counts as failed (default 10).
@@ -114,7 +121,7 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	}
 	r := &Rekeyer{lock: l, phase: mg.Phases[mg.Current], rt: NewRollout(l, nil, name), name: name, client: client,
 		backfill: map[string]bool{}, deployed: map[string]bool{}, sources: map[string]map[string][]string{}, index: map[string]string{}, renamed: map[string]map[string]string{},
-		MaxConflicts: 10}
+		toS3: map[string][]string{}, fromS3: map[string][]string{}, MaxConflicts: 10}
 	for _, e := range r.phase.Backfill {
 		r.backfill[e] = true
 	}
@@ -237,8 +244,10 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 			read = append(read, names...)
 		}
 	}
-	slices.Sort(read)
-	r.read = slices.Compact(read)
+	r.read = read
+	r.objectMoves()
+	slices.Sort(r.read)
+	r.read = slices.Compact(r.read)
 	return r, nil
 }
 
@@ -252,6 +261,10 @@ type Rewrite struct {
 	// Sources are the attributes the rewrite was computed from, with the
 	// values read (nil: absent).
 	Sources map[string]types.AttributeValue
+	// ToS3 and FromS3 are the attributes whose values the rewrite moves
+	// into S3 (Sources holds the value) and out of it (Sources holds the
+	// key): Apply stores or reads the objects, then sets them.
+	ToS3, FromS3 []string
 }
 
 // Plan computes an item's rewrite: nil when the item is not one the phase
@@ -337,7 +350,8 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 			rw.Sources[n] = nil
 		}
 	}
-	if len(rw.Set) == 0 && len(rw.Remove) == 0 {
+	r.planObjects(entity, item, rw)
+	if len(rw.Set) == 0 && len(rw.Remove) == 0 && len(rw.ToS3) == 0 && len(rw.FromS3) == 0 {
 		return nil, nil
 	}
 	return rw, nil
@@ -475,8 +489,16 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 			r.stats.Pending.Add(1)
 			return nil
 		}
+		written, moved, err := r.moveObjects(ctx, rw)
+		if err != nil {
+			if objectFault(err) {
+				return r.failed(item, err)
+			}
+			return err // S3's, or no store: the run stops, to resume
+		}
 		in, err := r.input(rw)
 		if err != nil {
+			r.dropKeys(ctx, written)
 			return r.failed(item, err)
 		}
 		estimate := writeUnits(item, rw)
@@ -488,6 +510,7 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 		out, err := r.client.UpdateItem(ctx, in)
 		var ccf *types.ConditionalCheckFailedException
 		if errors.As(err, &ccf) {
+			r.dropKeys(ctx, written) // no item holds them
 			if attempt+1 >= r.MaxConflicts {
 				return r.failed(item, fmt.Errorf("still changing after %d attempts", attempt+1))
 			}
@@ -519,6 +542,7 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 			}
 			return r.failed(item, err)
 		}
+		r.dropKeys(ctx, moved) // the item holds their values now
 		r.stats.Rewritten.Add(1)
 		units := estimate
 		if out.ConsumedCapacity != nil && aws.ToFloat64(out.ConsumedCapacity.CapacityUnits) > 0 {

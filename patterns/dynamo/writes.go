@@ -223,11 +223,15 @@ func (t *Table) Update(ctx context.Context, entity string, key Values, ch Change
 }
 
 // UpdateInput builds the UpdateItem request of an update that moves no
-// guard (see Update).
+// guard (see Update) and sets or removes no value kept in S3
+// (ErrObjectInline: Update stores the object first).
 func (t *Table) UpdateInput(entity string, key Values, ch Changes) (*dynamodb.UpdateItemInput, error) {
 	w, extra, err := t.updateWrite(entity, key, ch, 0)
 	if err == nil && len(extra) > 0 {
 		err = fmt.Errorf("the update moves a unique value's guard: it is a transaction (use Update)")
+	}
+	if err == nil {
+		err = t.refuseInline([]*itemWrite{w})
 	}
 	if err != nil {
 		return nil, wrap("UpdateInput", entity, err)

@@ -513,6 +513,7 @@ func badType(entity, name string, x, want any) error {
 		}
 	}
 	g.entityWrites()
+	g.objectReads()
 	return nil
 }
 
@@ -587,6 +588,9 @@ func (g *gen) entity(e *patterns.Entity) error {
 		}
 		if e.Maintained(a.Name) {
 			notes = append(notes, "kept by a stream handler")
+		}
+		if n := objectNote(a); n != "" {
+			notes = append(notes, n)
 		}
 		if a.Derived != nil {
 			notes = append(notes, "derived from "+strings.Join(a.Derived.Sources(), ", ")+": the runtime computes it")

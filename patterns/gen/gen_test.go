@@ -235,10 +235,13 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	// The arena model's code: its LSIs read consistently.
 	gen("arena", "arenadb", keyplantest.Design(t, "../testdata/models/arena.yaml"))
 	write(filepath.Join("arena", "arena_test.go"), []byte(arenaTest))
+	// Values kept in S3: their typed accessors, on an object store.
+	gen("docs", "docsdb", plan(t, docsModel))
+	write(filepath.Join("docs", "docs_test.go"), []byte(docsTest))
 	// The packages earlier keyplans generated (testdata/compat), with a
 	// test of each: generated code is a contract.
 	earlier := writeEarlierPackages(t, dir)
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets", "./typed", "./arena"}, earlier...)} {
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets", "./typed", "./arena", "./docs"}, earlier...)} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

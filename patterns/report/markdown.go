@@ -92,6 +92,9 @@ func writeCostMarkdown(b *strings.Builder, d *patterns.Design, c *patterns.Cost)
 			fmt.Fprintf(b, "| %s | %d | %d | %g | %g | %g |\n", e.Name, e.ItemBytes, e.Amplification, e.WriteUnits, e.Rate, e.UnitsPerSecond)
 		}
 	}
+	if o := c.Objects; o != nil {
+		b.WriteString("\n" + mdEscape(o.Summary()) + ".\n")
+	}
 	if g := c.AllRegions; g != nil {
 		fmt.Fprintf(b, "\nWith %s: %.1f replicated write units/s, **$%.2f/month on-demand**, **$%.2f/month provisioned**, all regions.\n\n",
 			g.Summary(), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)

@@ -3,11 +3,13 @@ package report_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/enginepass"
 	"github.com/keyplan/keyplan/internal/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
@@ -167,5 +169,47 @@ func TestMarkdownProjectedAttributes(t *testing.T) {
 	// and playerId.
 	if want := "playerId, handle, season, rating"; got != want {
 		t.Errorf("%s lists %q for Player; it projects %q", include.Name, got, want)
+	}
+}
+
+// A model keeping values in S3: plan's Markdown (golden,
+// testdata/objects/docs.md; -update) and text show cost.objects as the
+// JSON has it: the attributes, the PUTs a second (a put stores both, an
+// update of body one, a retitle none: 2×2 + 3 = 7) and their monthly
+// price.
+func TestObjectCostShown(t *testing.T) {
+	enginepass.Independent(t)
+	d := plan(t, "testdata/objects/docs.yaml")
+	o := d.Cost.Objects
+	if o == nil || o.PutsPerSecond != 7 {
+		t.Fatalf("cost.objects = %+v, want 7 PUTs/s", o)
+	}
+	var md, js, text bytes.Buffer
+	for f, b := range map[report.Format]*bytes.Buffer{report.Markdown: &md, report.JSON: &js, report.Text: &text} {
+		if err := report.Write(b, d, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const golden = "testdata/objects/docs.md"
+	if *update {
+		if err := os.WriteFile(golden, md.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(md.Bytes(), want) {
+		t.Errorf("%s differs from the plan; rerun with -update if the change is intended\ngot:\n%s", golden, md.String())
+	}
+	line := fmt.Sprintf("Doc.body, Doc.notes kept in S3 (store: s3): 7 PUTs/s, $%.2f/month beside the table's", o.Monthly)
+	for name, b := range map[string]*bytes.Buffer{"markdown": &md, "text": &text} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("the %s plan does not say %q:\n%s", name, line, b.String())
+		}
+	}
+	if !strings.Contains(js.String(), `"objects": {`) {
+		t.Errorf("the JSON plan has no objects")
 	}
 }

@@ -72,6 +72,9 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 			fmt.Fprintf(b, "with %s: %.1f replicated write units/s: $%.2f/month on-demand, $%.2f/month provisioned, all regions\n",
 				g.Summary(), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)
 		}
+		if o := c.Objects; o != nil {
+			b.WriteString(o.Summary() + "\n")
+		}
 		if len(c.UpperBounds) > 0 {
 			fmt.Fprintf(b, "upper bounds: the cost takes %s at maxLength or maxItems, so its figures are upper bounds (declare size: N, a typical value's bytes, for a typical cost)\n", strings.Join(c.UpperBounds, ", "))
 		}
