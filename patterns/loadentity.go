@@ -203,7 +203,7 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 	if sizeAt != nil {
 		switch {
 		case !a.takes(FacetSize) && !a.Collection():
-			l.add(pos(sizeAt), join(path, "size"), "size is the typical size of %s, set, list or map; a %s's size is known", nounsTaking(FacetSize), a.Type)
+			l.add(pos(sizeAt), join(path, "size"), "size is the typical size of a %s, set, list or map; a %s's size is known", namesTaking(FacetSize), a.Type)
 		case len(a.Values) > 0:
 			l.add(pos(sizeAt), join(path, "size"), "size is for free text; an enum's size is its values'")
 		case a.MaxLength > 0 && a.Size > a.MaxLength:

@@ -168,6 +168,17 @@ func nounsTaking(f Facet) string {
 	return strings.Join(out, " or ")
 }
 
+// namesTaking lists the scalar types taking f: "string, binary".
+func namesTaking(f Facet) string {
+	var out []string
+	for _, s := range scalarTypes {
+		if s.Takes(f) {
+			out = append(out, string(s.Type))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // DynamoNoun names a value of DynamoDB type t ("S", "N", "B", "BOOL") in
 // messages, as the first scalar type stored so does.
 func DynamoNoun(t string) string {
