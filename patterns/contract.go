@@ -19,6 +19,10 @@ const (
 	LockEnv = "KEYPLAN_LOCK"
 	// ArchiveBucketEnv names the archive handler's bucket.
 	ArchiveBucketEnv = "KEYPLAN_ARCHIVE_BUCKET"
+	// ObjectsBucketEnv names the bucket of values kept in S3 (the
+	// construct's ObjectsBucket) to keyplan migrate, for a migration that
+	// moves values into or out of it.
+	ObjectsBucketEnv = "KEYPLAN_OBJECTS_BUCKET"
 	// BackfillMaxWCUEnv is a backfill worker's write-rate limit, in
 	// write units per second ("" or 0: none).
 	BackfillMaxWCUEnv = "KEYPLAN_BACKFILL_MAX_WCU"

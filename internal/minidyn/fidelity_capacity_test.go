@@ -169,3 +169,59 @@ func TestConsumedCapacity(t *testing.T) {
 		}
 	})
 }
+
+// A TransactWriteItems repeated with its ClientRequestToken writes
+// nothing and is charged what reading its items costs, as transactional
+// reads (2 units per 4 KB): "Subsequent TransactWriteItems calls with the
+// same client token return the number of read capacity units consumed in
+// reading the item" (the API reference, ClientRequestToken). guregu/dynamo's
+// TestTx checks the repeat's read units grow.
+func TestARepeatedTransactionIsChargedItsReads(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+		tn := aws.String(table)
+
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: values("p", str("checked"))})
+		mustOK(t, err)
+
+		in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(uniqueName(t)), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: tn, Item: values("p", str("small"), "v", str("first"))}},
+				{Put: &types.Put{TableName: tn, Item: values("p", str("big"), "v", str(strings.Repeat("x", 5000)))}},
+				{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: key("checked"), ConditionExpression: aws.String("attribute_exists(p)")}},
+			}}
+		first, err := e.db.TransactWriteItems(ctx, in)
+		mustOK(t, err)
+
+		if len(first.ConsumedCapacity) != 1 || first.ConsumedCapacity[0].WriteCapacityUnits == nil || first.ConsumedCapacity[0].ReadCapacityUnits != nil {
+			t.Fatalf("the first run: %+v, want write units only", first.ConsumedCapacity)
+		}
+
+		// Changed in between: a repeat that wrote again would put "first" back.
+		_, err = e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: values("p", str("small"), "v", str("second"))})
+		mustOK(t, err)
+
+		again, err := e.db.TransactWriteItems(ctx, in)
+		mustOK(t, err)
+
+		if len(again.ConsumedCapacity) != 1 {
+			t.Fatalf("the repeat: %+v, want one table's", again.ConsumedCapacity)
+		}
+
+		c := again.ConsumedCapacity[0]
+		if aws.ToFloat64(c.ReadCapacityUnits) <= 0 || units(&c) != aws.ToFloat64(c.ReadCapacityUnits) || c.WriteCapacityUnits != nil || aws.ToString(c.TableName) != table {
+			t.Fatalf("the repeat: %v units (read %v, write %v), want read units only", units(&c), aws.ToFloat64(c.ReadCapacityUnits), c.WriteCapacityUnits)
+		}
+
+		if v := sOf(t, getItem(t, e.db, table, key("small"))["v"]); v != "second" {
+			t.Fatalf("the repeat wrote again: v = %q", v)
+		}
+
+		e.awsOnly(t, "it charges the repeat 6 units, rounding its reads otherwise than TransactGetItems of the three items (8)")
+
+		// small 2, big (5 KB: two 4 KB units) 4, checked 2.
+		if units(&c) != 8 {
+			t.Fatalf("the repeat: %v read units, want 8", units(&c))
+		}
+	})
+}

@@ -439,8 +439,9 @@ func TestMultiAttributeIndexOutlivesARestart(t *testing.T) {
 // or neither) is described with its complete key schema, in the order
 // given (AWS's GlobalSecondaryIndexDescription.KeySchema: "The complete
 // key schema for a global secondary index"), and sorts by every one.
-// (ScyllaDB's test_gsi_composite_base_pk_ck_as_range expects the schema
-// without a3, an attribute the index was created with: not AWS's answer.)
+// (ScyllaDB's test_gsi_composite_base_pk_ck_as_range at f4a4091ca28e
+// expects the schema without a3, a typo its author corrected in
+// scylladb/scylladb#30768: docs/engines.md.)
 func TestBaseKeysAsMultiAttributeSortKeys(t *testing.T) {
 	el := func(name string, typ types.KeyType) types.KeySchemaElement {
 		return types.KeySchemaElement{AttributeName: aws.String(name), KeyType: typ}

@@ -405,3 +405,45 @@ func TestAnUpdateOfAKeyAttributeChecksItsConditionFirst(t *testing.T) {
 		}
 	})
 }
+
+// A cancelled transaction words each failed condition as DynamoDB Local
+// does: "The conditional request failed" for a Put, Update or Delete,
+// with a period for a ConditionCheck (ElectroDB's transaction tests,
+// written against DynamoDB Local, expect both in one test).
+func TestACancelledConditionCheckIsWordedWithAPeriod(t *testing.T) {
+	each(t, func(t *testing.T, e engineUnderTest) {
+		table := makeTable(t, e.db, schema{})
+		tn := aws.String(table)
+		_, err := e.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: tn, Item: values("p", str("have"), "h", &types.AttributeValueMemberBOOL{Value: false})})
+		mustOK(t, err)
+
+		isTrue := aws.String("h = :t")
+		tv := values(":t", &types.AttributeValueMemberBOOL{Value: true})
+
+		for _, c := range []struct {
+			what string
+			item types.TransactWriteItem
+			want string
+		}{
+			{"a ConditionCheck of a missing item", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: key("missing"), ConditionExpression: isTrue, ExpressionAttributeValues: tv}}, "The conditional request failed."},
+			{"a ConditionCheck of an item", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: tn, Key: key("have"), ConditionExpression: isTrue, ExpressionAttributeValues: tv,
+				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, "The conditional request failed."},
+			{"a Put", types.TransactWriteItem{Put: &types.Put{TableName: tn, Item: values("p", str("have")), ConditionExpression: aws.String("attribute_not_exists(p)")}}, "The conditional request failed"},
+			{"an Update", types.TransactWriteItem{Update: &types.Update{TableName: tn, Key: key("missing"), UpdateExpression: aws.String("SET x = :t"), ConditionExpression: aws.String("attribute_exists(p)"), ExpressionAttributeValues: tv}}, "The conditional request failed"},
+			{"a Delete", types.TransactWriteItem{Delete: &types.Delete{TableName: tn, Key: key("have"), ConditionExpression: isTrue, ExpressionAttributeValues: tv}}, "The conditional request failed"},
+		} {
+			_, err := e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+				{Put: &types.Put{TableName: tn, Item: values("p", str("new"))}}, c.item}})
+
+			var tce *types.TransactionCanceledException
+			if !asErr(err, &tce) || len(tce.CancellationReasons) != 2 {
+				t.Fatalf("%s: want TransactionCanceledException with 2 reasons, got %v", c.what, err)
+			}
+
+			r := tce.CancellationReasons[1]
+			if aws.ToString(r.Code) != "ConditionalCheckFailed" || aws.ToString(r.Message) != c.want || tce.CancellationReasons[0].Message != nil {
+				t.Fatalf("%s: reasons [%v %v: %q], want [None, ConditionalCheckFailed: %q]", c.what, aws.ToString(tce.CancellationReasons[0].Code), aws.ToString(r.Code), aws.ToString(r.Message), c.want)
+			}
+		}
+	})
+}

@@ -24,8 +24,11 @@ const Env = "KEYPLAN_S3"
 // Server is a running moto.
 type Server struct {
 	// Client is an S3 client of it (path-style, fixed credentials).
-	Client  *s3.Client
-	buckets atomic.Int64
+	Client *s3.Client
+	// Endpoint is its URL (AWS_ENDPOINT_URL_S3 for a client of the SDK's
+	// default configuration).
+	Endpoint string
+	buckets  atomic.Int64
 }
 
 // Start starts moto's server for t (stopped at its end), or skips t:
@@ -81,7 +84,7 @@ func Start(t testing.TB) *Server {
 		UsePathStyle: true,
 		Credentials:  credentials.NewStaticCredentialsProvider("testing", "testing", ""),
 	})
-	return &Server{Client: c}
+	return &Server{Client: c, Endpoint: url}
 }
 
 // command is how moto's server is started here.

@@ -48,7 +48,8 @@ type MigrateOptions struct {
 	// Objects is the bucket of values kept in S3 (S3Objects), needed by a
 	// migration that moves an attribute's values into or out of S3
 	// (store: s3 added or removed: ErrNoObjectsForMigration otherwise).
-	// Default: none.
+	// Default: the bucket $KEYPLAN_OBJECTS_BUCKET names (ObjectsFromEnv),
+	// if any.
 	Objects ObjectStore
 	// Backfill tunes the backfill.
 	// Default: Segments from the table (SegmentsFor), progress through Log.
@@ -306,7 +307,14 @@ func migratePhase(ctx context.Context, client MigrateClient, table string, lk *p
 	if err != nil {
 		return nil, err
 	}
-	r.Objects = o.Objects
+	if r.Objects = o.Objects; r.Objects == nil && r.movesObjects() {
+		if r.Objects, err = ObjectsFromEnv(ctx); err != nil {
+			return nil, err
+		}
+		if r.Objects == nil && !o.Verify {
+			return nil, ErrNoObjectsForMigration // before writing anything
+		}
+	}
 	if len(phase.Backfill) == 0 {
 		// Nothing to backfill (an index build: the table is at the phase,
 		// its new GSIs ACTIVE): the phase is verified, and the table

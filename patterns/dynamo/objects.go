@@ -162,6 +162,10 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 			w = x
 		}
 	}
+	if w == nil && len(ws) == 1 && t.objects != nil && len(t.movedOut(ws[0].entity)) > 0 && ws[0].kind != patterns.WriteCheck {
+		ws[0].returnOld = true // the objects it held, to delete after
+		return nil, nil
+	}
 	if w == nil || w.kind == patterns.WriteCheck {
 		return nil, nil
 	}
@@ -210,7 +214,7 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 // before (old: the write's old image) that it no longer holds.
 func (t *Table) dropObjects(ctx context.Context, w *itemWrite, old map[string]types.AttributeValue) error {
 	var keys []string
-	for _, a := range t.objectAttrs(w.entity) {
+	for _, a := range append(t.objectAttrs(w.entity), t.movedOut(w.entity)...) {
 		s, ok := old[a.Name].(*types.AttributeValueMemberS)
 		// Only a key of this attribute: a value written before the
 		// attribute was kept in S3 is no object's key.

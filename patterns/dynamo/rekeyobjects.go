@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // Values moved into or out of S3 by a migration (store: s3 added to an
@@ -74,7 +76,7 @@ func (r *Rekeyer) planObjects(entity string, item map[string]types.AttributeValu
 
 // ErrNoObjectsForMigration: the phase moves values into or out of S3
 // and the backfill has no ObjectStore (Rekeyer.Objects).
-var ErrNoObjectsForMigration = errors.New("the migration moves values into or out of S3 (store: s3 changed): give the backfill the bucket's ObjectStore")
+var ErrNoObjectsForMigration = errors.New("the migration moves values into or out of S3 (store: s3 changed): name the construct's ObjectsBucket in $" + patterns.ObjectsBucketEnv + " (or give the backfill the bucket's ObjectStore, MigrateOptions.Objects)")
 
 // moveObjects does a rewrite's S3 half before its UpdateItem: each value
 // moving into S3 written as an object (its key set in rw), each moving
@@ -139,4 +141,20 @@ func (t *Table) storeMoving(entity, attr string) bool {
 	}
 	e, fe := t.m.Entity(entity), ro.prev.m.Entity(old)
 	return e != nil && fe != nil && e.Attr(attr) != nil && fe.Attr(attr) != nil && e.Attr(attr).InS3() != fe.Attr(attr).InS3()
+}
+
+// movedOut are the attributes of entity (target names) a migration
+// takes out of S3: an item the backfill has not reached holds an
+// object's key there, and a write replacing it deletes that object
+// after (as a write of a value kept in S3 does), given an ObjectStore.
+func (t *Table) movedOut(entity string) []*patterns.Attribute {
+	var out []*patterns.Attribute
+	if e := t.m.Entity(entity); e != nil && t.rollout != nil {
+		for _, a := range e.Attributes {
+			if !a.InS3() && t.storeMoving(entity, a.Name) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }

@@ -12,11 +12,14 @@ times, sequence numbers, request ids) left out. docs/engines.md records
 what it found ("Real clients").
 
     scripts/clients/run.py [--ddblocal DIR] [--js DIR] [--json FILE]
+        [--aws PATH] [--clients cli,sdk]
 
 --ddblocal is the directory holding DynamoDBLocal.jar (default:
 $DYNAMODB_LOCAL_DIR, else the one keyplan's tests installed in the user
 cache); --js is where the SDK is installed (default a directory in the
-user's cache, reused). Exit status 0 when every step answered the same
+user's cache, reused); --aws is the AWS CLI to run (default `aws` on PATH,
+v1 or v2, named by its `--version`; Debian's awscli package is v2);
+--clients picks the clients. Exit status 0 when every step answered the same
 on both engines for both clients, 1 otherwise. Not part of make test.
 """
 
@@ -209,17 +212,16 @@ def kebab(op):
 
 
 class CLI:
-    name = "aws-cli-v1"
-
-    def __init__(self, endpoint, env):
-        self.endpoint, self.env = endpoint, env
+    def __init__(self, endpoint, env, aws):
+        self.endpoint, self.env, self.aws = endpoint, env, aws
+        self.name = cli_name(aws, env)
 
     def call(self, service, op, inp):
         svc = "dynamodbstreams" if service == "streams" else "dynamodb"
         if op == "wait:TableExists":
-            cmd = ["aws", svc, "wait", "table-exists", "--table-name", inp["TableName"]]
+            cmd = [self.aws, svc, "wait", "table-exists", "--table-name", inp["TableName"]]
         else:
-            cmd = ["aws", svc, kebab(op), "--cli-input-json", json.dumps(inp)]
+            cmd = [self.aws, svc, kebab(op), "--cli-input-json", json.dumps(inp)]
         cmd += ["--endpoint-url", self.endpoint, "--region", "us-east-1", "--output", "json"]
         p = subprocess.run(cmd, env=self.env, capture_output=True, text=True, timeout=120)
         if p.returncode == 0:
@@ -234,6 +236,13 @@ class CLI:
 
     def close(self):
         pass
+
+
+def cli_name(aws, env):
+    """aws-cli-v1 or aws-cli-v2, from `aws --version` (aws-cli/2.9.19 ...)."""
+    out = subprocess.run([aws, "--version"], env=env, capture_output=True, text=True).stdout
+    major = out.split("/", 1)[1].split(".", 1)[0] if out.startswith("aws-cli/") else "?"
+    return "aws-cli-v" + major
 
 
 class SDK:
@@ -322,12 +331,16 @@ def main():
     ap.add_argument("--ddblocal", default=os.environ.get("DYNAMODB_LOCAL_DIR") or (os.path.dirname(found[-1]) if found else None))
     ap.add_argument("--js", default=os.path.join(cache, "clients-js"))
     ap.add_argument("--json", help="write every answer to FILE")
+    ap.add_argument("--aws", default="aws", help="the AWS CLI to run (default: aws on PATH)")
+    ap.add_argument("--clients", default="cli,sdk", help="which clients: cli, sdk or both (default)")
     args = ap.parse_args()
     if not args.ddblocal or not os.path.exists(os.path.join(args.ddblocal, "DynamoDBLocal.jar")):
         sys.exit("no DynamoDB Local: --ddblocal DIR (the directory holding DynamoDBLocal.jar)")
-    if not shutil.which("aws"):
-        sys.exit("no aws on PATH (the AWS CLI)")
-    install_js(args.js)
+    clients = args.clients.split(",")
+    if "cli" in clients and not shutil.which(args.aws):
+        sys.exit(f"no {args.aws} (the AWS CLI): --aws PATH")
+    if "sdk" in clients:
+        install_js(args.js)
 
     work = tempfile.mkdtemp(prefix="keyplan-clients-")
     key, secret = "AKIDCLIENTS" + secrets.token_hex(4).upper(), secrets.token_urlsafe(24)
@@ -336,12 +349,13 @@ def main():
         f.write(f"[default]\naws_access_key_id = {key}\naws_secret_access_key = {secret}\n")
     base = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
     env = {**base, "AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret, "AWS_DEFAULT_REGION": "us-east-1",
-           "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull}
+           "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull, "AWS_PAGER": ""}
 
     results = {}  # client -> engine -> [answers]
     try:
         for engine in ["keyplan-local", "dynamodb-local"]:
-            for make in [lambda ep: CLI(ep, env), lambda ep: SDK(ep, env, args.js)]:
+            makers = {"cli": lambda ep: CLI(ep, env, args.aws), "sdk": lambda ep: SDK(ep, env, args.js)}
+            for make in [makers[c] for c in clients]:
                 proc, url = start(engine, work, args)
                 client = make(url)
                 ctx, answers = {}, []

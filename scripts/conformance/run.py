@@ -106,7 +106,14 @@ def start_engine(name, port, args, work):
         binary = os.path.join(work, "keyplan")
         if not os.path.exists(binary):
             subprocess.run(["go", "build", "-o", binary, "./cmd/keyplan"], cwd=REPO, check=True)
-        cmd = [binary, "local", "--port", str(port), "--access-key", SUITE_KEY]
+        # keyplan local checks signatures too: `--access-key` alone names
+        # the key id with a secret made for the run, which the suite does
+        # not know (every test failed with InvalidSignatureException), so
+        # the suite's key goes in a credentials file here as well.
+        creds = os.path.join(work, "credentials")
+        with open(os.open(creds, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write(f"[default]\naws_access_key_id = {SUITE_KEY}\naws_secret_access_key = {SUITE_SECRET}\n")
+        cmd = [binary, "local", "--port", str(port), "--credentials-file", creds]
         cwd = REPO
     elif name == "dynalite":
         cli = os.path.join(REPO, "node_modules", "dynalite", "cli.js")
