@@ -79,13 +79,13 @@ func TestEveryScalarTypeIsHandled(t *testing.T) {
 					t.Errorf("StoredValue(%#v): %v", v, err)
 					continue
 				}
-				switch x.(type) {
+				switch text := x.(type) {
 				case string:
 					if s.Dynamo != "S" && s.Dynamo != "N" {
 						t.Errorf("stored form %T for DynamoDB type %s", x, s.Dynamo)
 					}
 					if s.Dynamo == "S" {
-						if _, err := a.FromStoredText(x.(string)); err != nil {
+						if _, err := a.FromStoredText(text); err != nil {
 							t.Errorf("FromStoredText(%q): %v", x, err)
 						}
 					}
