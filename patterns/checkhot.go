@@ -14,8 +14,8 @@ func cardinality(a *Attribute) int {
 	switch {
 	case len(a.Values) > 0:
 		return len(a.Values)
-	case a.Type == TypeBool:
-		return 2
+	case a.scalar() != nil && a.scalar().Cardinality > 0:
+		return a.scalar().Cardinality
 	}
 	return a.Cardinality
 }

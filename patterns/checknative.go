@@ -67,11 +67,12 @@ func ruleNativeTypes(d *Design) []finding {
 			types := keyTypes(d.model, a)
 			var parts []string
 			for _, t := range slices.Sorted(maps.Keys(types)) {
-				parts = append(parts, fmt.Sprintf("%s on %s", typeName(t), strings.Join(types[t], ", ")))
+				parts = append(parts, fmt.Sprintf("%s on %s", DynamoNoun(t), strings.Join(types[t], ", ")))
 			}
 			_, s := types["S"]
 			_, n := types["N"]
-			if len(types) == 1 && (s || n) {
+			_, b := types["B"]
+			if len(types) == 1 && (s || n || b) {
 				continue
 			}
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,

@@ -304,14 +304,21 @@ func ruleUnpadded(d *Design) []finding {
 // encoding names how an attribute is rendered in keys; equal encodings
 // render equal values to equal text.
 func encoding(a *Attribute) string {
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		return fmt.Sprintf("number offset %d, %d digits", a.keyOffset(), a.numberWidth())
-	case TypeString:
-		return "string"
+	if s := a.scalar(); s != nil {
+		return s.codec.encoding(a)
 	}
 	return string(a.Type)
 }
+
+func (numberCodec) encoding(a *Attribute) string {
+	return fmt.Sprintf("number offset %d, %d digits", a.keyOffset(), a.numberWidth())
+}
+
+func (stringCodec) encoding(*Attribute) string { return "string" }
+
+func (timeCodec) encoding(*Attribute) string { return string(TypeTime) }
+
+func (boolCodec) encoding(*Attribute) string { return string(TypeBool) }
 
 // KP202: entities that share a partition key on an index must encode its
 // attributes alike, or one value gives two partitions.

@@ -82,14 +82,20 @@ func maxValueBytes(e *Entity, a *Attribute) (int, bool) {
 	if a.InS3() && e != nil {
 		return ObjectKeyBytes(e.Name, a.Name), true // the item holds the object's key
 	}
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		return 21, true // DynamoDB numbers: up to 38 significant digits
-	case TypeTime:
-		return len(time3339), true
-	case TypeBool:
-		return 1, true
+	s := a.scalar()
+	if s == nil {
+		s = Scalar(TypeString)
 	}
+	return s.codec.maxBytes(a)
+}
+
+func (numberCodec) maxBytes(*Attribute) (int, bool) { return 21, true } // DynamoDB numbers: up to 38 significant digits
+
+func (timeCodec) maxBytes(*Attribute) (int, bool) { return len(time3339), true }
+
+func (boolCodec) maxBytes(*Attribute) (int, bool) { return 1, true }
+
+func (stringCodec) maxBytes(a *Attribute) (int, bool) {
 	if len(a.Values) > 0 {
 		return a.MaxKeyBytes()
 	}
@@ -97,6 +103,26 @@ func maxValueBytes(e *Entity, a *Attribute) (int, bool) {
 		return a.MaxLength, true
 	}
 	return 0, false
+}
+
+func (numberCodec) size(_ *Entity, a *Attribute) (int, bool, string) {
+	lo, hi, ok := a.bounds()
+	if !ok {
+		return DefaultNumberBytes, false, fmt.Sprintf("numbers without a range take %d bytes", DefaultNumberBytes)
+	}
+	digits := max(decimalLen(lo), decimalLen(hi))
+	return (digits+1)/2 + 1, false, "" // DynamoDB: about one byte per two significant digits, plus one
+}
+
+func (timeCodec) size(*Entity, *Attribute) (int, bool, string) { return len(TimeLayout), false, "" }
+
+func (boolCodec) size(*Entity, *Attribute) (int, bool, string) { return 1, false, "" }
+
+func (stringCodec) size(e *Entity, a *Attribute) (int, bool, string) {
+	if n, ok := maxValueBytes(e, a); ok {
+		return n, a.MaxLength > 0 && len(a.Values) == 0 && e != nil, ""
+	}
+	return DefaultStringBytes, false, fmt.Sprintf("strings without maxLength take %d bytes", DefaultStringBytes)
 }
 
 const time3339 = "2006-01-02T15:04:05.999999999Z07:00"

@@ -228,7 +228,7 @@ patterns:
 	}
 	for _, c := range []struct{ decl, want string }{
 		{"{type: string, maxLength: 100, size: 400}", "size 400 is above maxLength 100"},
-		{"{type: number, size: 8}", "size is the typical size of a string, set, list or map"},
+		{"{type: number, size: 8}", "size is the typical size of a string, binary, set, list or map"},
 		{"{values: [a, b], size: 1}", "an enum's size is its values'"},
 		{"{type: string, size: 0}", "size"},
 	} {

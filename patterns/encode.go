@@ -67,20 +67,6 @@ func (a *Attribute) bounds() (lo, hi int64, declared bool) {
 	return math.MinInt64, math.MaxInt64, false
 }
 
-// FixedWidth reports whether the attribute's key encoding has a declared,
-// fixed width: numbers need min/max or digits (else keyplan falls back to 20
-// digits), times, bools and enums always have one.
-func (a *Attribute) FixedWidth() bool {
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		_, _, ok := a.bounds()
-		return ok
-	case TypeString:
-		return false
-	}
-	return true
-}
-
 // numberWidth is the number of digits of an encoded number.
 func (a *Attribute) numberWidth() int {
 	if a.KeyWidth > 0 {
@@ -109,20 +95,29 @@ func digits(u uint64) int {
 	return n
 }
 
-// MaxKeyBytes is the most bytes the attribute's encoded value can take in a
-// key, and whether that is known (unbounded strings are not).
-func (a *Attribute) MaxKeyBytes() (int, bool) {
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		if a.Decimals() {
-			return maxDecimalKeyBytes, true
-		}
-		return a.numberWidth(), true
-	case TypeTime:
-		return len(TimeLayout), true
-	case TypeBool:
-		return len("false"), true
+func (numberCodec) fixedWidth(a *Attribute) bool {
+	_, _, ok := a.bounds()
+	return ok
+}
+
+func (stringCodec) fixedWidth(*Attribute) bool { return false }
+
+func (timeCodec) fixedWidth(*Attribute) bool { return true }
+
+func (boolCodec) fixedWidth(*Attribute) bool { return true }
+
+func (numberCodec) maxKeyBytes(a *Attribute) (int, bool) {
+	if a.Decimals() {
+		return maxDecimalKeyBytes, true
 	}
+	return a.numberWidth(), true
+}
+
+func (timeCodec) maxKeyBytes(*Attribute) (int, bool) { return len(TimeLayout), true }
+
+func (boolCodec) maxKeyBytes(*Attribute) (int, bool) { return len("false"), true }
+
+func (stringCodec) maxKeyBytes(a *Attribute) (int, bool) {
 	if len(a.Values) > 0 {
 		n := 0
 		for _, v := range a.Values {
@@ -144,32 +139,41 @@ func (a *Attribute) MaxKeyBytes() (int, bool) {
 // numbers are integers offset by the lower bound and zero-padded to a fixed
 // width, so string order is numeric order; times are fixed-width UTC.
 func (a *Attribute) EncodeKey(v any) (string, error) {
-	if !a.Scalar() {
+	s := a.scalar()
+	if s == nil {
 		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("a %s has no key form (KP206)", a.Type)}
 	}
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		n, err := a.integer(v)
-		if err != nil {
-			if a.Decimals() {
-				return a.encodeDecimal(v)
-			}
-			return "", err
+	return s.codec.key(a, v)
+}
+
+func (numberCodec) key(a *Attribute, v any) (string, error) {
+	n, err := a.integer(v)
+	if err != nil {
+		if a.Decimals() {
+			return a.encodeDecimal(v)
 		}
-		return a.fixedWidth(n), nil
-	case TypeTime:
-		t, err := a.time(v)
-		if err != nil {
-			return "", err
-		}
-		return formatTime(t), nil
-	case TypeBool:
-		b, err := a.bool(v)
-		if err != nil {
-			return "", err
-		}
-		return strconv.FormatBool(b), nil
+		return "", err
 	}
+	return a.fixedWidth(n), nil
+}
+
+func (timeCodec) key(a *Attribute, v any) (string, error) {
+	t, err := a.time(v)
+	if err != nil {
+		return "", err
+	}
+	return formatTime(t), nil
+}
+
+func (boolCodec) key(a *Attribute, v any) (string, error) {
+	b, err := a.bool(v)
+	if err != nil {
+		return "", err
+	}
+	return strconv.FormatBool(b), nil
+}
+
+func (stringCodec) key(a *Attribute, v any) (string, error) {
 	s, err := a.string(v)
 	if err != nil {
 		return "", err
@@ -219,80 +223,90 @@ func formatTime(t time.Time) string {
 	return string(b[:])
 }
 
-// RangeSide places a range bound against the values the attribute's keys
-// can hold: -1 below them all, +1 above them all, 0 within (or for a type
-// without bounds). A bound outside makes a range empty or whole rather
-// than an error.
-func (a *Attribute) RangeSide(v any) (int, error) {
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		n, err := a.anyInteger(v)
-		if err != nil && a.Decimals() {
-			if _, err := decimalOf(v); err != nil {
-				return 0, &ValueError{Attr: a.Name, Value: v, Msg: err.Error()}
-			}
-			return 0, nil // no bounds: every number is within
+func (numberCodec) rangeSide(a *Attribute, v any) (int, error) {
+	n, err := a.anyInteger(v)
+	if err != nil && a.Decimals() {
+		if _, err := decimalOf(v); err != nil {
+			return 0, &ValueError{Attr: a.Name, Value: v, Msg: err.Error()}
 		}
-		if err != nil {
-			return 0, err
-		}
-		lo := a.keyOffset()
-		if n < lo {
-			return -1, nil
-		}
-		if w := a.numberWidth(); w < 19 && uint64(n)-uint64(lo) >= uint64(math.Pow10(w)) {
-			return 1, nil
-		}
-		if lo, hi, ok := a.bounds(); ok && n < lo {
-			return -1, nil
-		} else if ok && n > hi {
-			return 1, nil
-		}
-	case TypeTime:
-		t, err := a.anyTime(v)
-		if err != nil {
-			return 0, err
-		}
-		switch {
-		case t.Year() < 0:
-			return -1, nil
-		case t.Year() > 9999:
-			return 1, nil
-		}
+		return 0, nil // no bounds: every number is within
+	}
+	if err != nil {
+		return 0, err
+	}
+	lo := a.keyOffset()
+	if n < lo {
+		return -1, nil
+	}
+	if w := a.numberWidth(); w < 19 && uint64(n)-uint64(lo) >= uint64(math.Pow10(w)) {
+		return 1, nil
+	}
+	if lo, hi, ok := a.bounds(); ok && n < lo {
+		return -1, nil
+	} else if ok && n > hi {
+		return 1, nil
 	}
 	return 0, nil
 }
 
-// DecodeKey reverses EncodeKey: string, int64 (float64 for a decimal, or
-// a whole number beyond int64), time.Time or bool.
-func (a *Attribute) DecodeKey(s string) (any, error) {
-	bad := func(msg string) error { return &ValueError{Attr: a.Name, Value: s, Msg: msg} }
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		if a.Decimals() && len(s) != a.numberWidth() {
-			return a.decodeDecimal(s)
-		}
-		if len(s) != a.numberWidth() {
-			return nil, bad(fmt.Sprintf("expected %d digits", a.numberWidth()))
-		}
-		u, err := strconv.ParseUint(s, 10, 64)
-		if err != nil {
-			return nil, bad("expected digits")
-		}
-		return int64(u + uint64(a.keyOffset())), nil
-	case TypeTime:
-		t, err := time.Parse(TimeLayout, s)
-		if err != nil {
-			return nil, bad("expected a time of the form " + TimeLayout)
-		}
-		return t, nil
-	case TypeBool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return nil, bad("expected true or false")
-		}
-		return b, nil
+func (timeCodec) rangeSide(a *Attribute, v any) (int, error) {
+	t, err := a.anyTime(v)
+	if err != nil {
+		return 0, err
 	}
+	switch {
+	case t.Year() < 0:
+		return -1, nil
+	case t.Year() > 9999:
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func (boolCodec) rangeSide(*Attribute, any) (int, error) { return 0, nil }
+
+func (stringCodec) rangeSide(*Attribute, any) (int, error) { return 0, nil }
+
+// DecodeKey reverses EncodeKey: string, int64 (float64 for a decimal, or
+// a whole number beyond int64), time.Time, bool or []byte.
+func (a *Attribute) DecodeKey(s string) (any, error) {
+	if t := a.scalar(); t != nil {
+		return t.codec.decode(a, s)
+	}
+	return stringCodec{}.decode(a, s)
+}
+
+func (numberCodec) decode(a *Attribute, s string) (any, error) {
+	if a.Decimals() && len(s) != a.numberWidth() {
+		return a.decodeDecimal(s)
+	}
+	if len(s) != a.numberWidth() {
+		return nil, &ValueError{Attr: a.Name, Value: s, Msg: fmt.Sprintf("expected %d digits", a.numberWidth())}
+	}
+	u, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return nil, &ValueError{Attr: a.Name, Value: s, Msg: "expected digits"}
+	}
+	return int64(u + uint64(a.keyOffset())), nil
+}
+
+func (timeCodec) decode(a *Attribute, s string) (any, error) {
+	t, err := time.Parse(TimeLayout, s)
+	if err != nil {
+		return nil, &ValueError{Attr: a.Name, Value: s, Msg: "expected a time of the form " + TimeLayout}
+	}
+	return t, nil
+}
+
+func (boolCodec) decode(a *Attribute, s string) (any, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return nil, &ValueError{Attr: a.Name, Value: s, Msg: "expected true or false"}
+	}
+	return b, nil
+}
+
+func (stringCodec) decode(a *Attribute, s string) (any, error) {
 	v, err := unescape(s)
 	if ve, ok := err.(*ValueError); ok {
 		ve.Attr = a.Name

@@ -37,16 +37,6 @@ var (
 	otherElements = []AttrType{TypeString, TypeNumber, TypeBool}
 )
 
-// Scalar reports whether the attribute holds one value that a key can
-// hold: a string, number, time, bool or ttl.
-func (a *Attribute) Scalar() bool {
-	switch a.Type {
-	case TypeString, TypeNumber, TypeTime, TypeBool, TypeTTL:
-		return true
-	}
-	return false
-}
-
 // Collection reports whether the attribute is a set, list or map.
 func (a *Attribute) Collection() bool {
 	return a.Type == TypeSet || a.Type == TypeList || a.Type == TypeMap
@@ -219,30 +209,34 @@ func (e *Entity) Derive(a *Attribute, v map[string]any) (value any, ok bool, err
 	return b.String(), true, nil
 }
 
-// Text is a scalar value as a derived attribute's text holds it: a
-// string as it is, a number in its shortest decimal form, a time in
-// TimeLayout, a bool as true or false.
-func (a *Attribute) Text(v any) (string, error) {
-	switch a.Type {
-	case TypeNumber, TypeTTL:
-		n, err := a.canonicalNumber(v)
-		if err != nil {
-			return "", err
-		}
-		if i, ok := n.(int64); ok {
-			return strconv.FormatInt(i, 10), nil
-		}
-		return strconv.FormatFloat(n.(float64), 'g', -1, 64), nil
-	case TypeTime:
-		t, err := a.time(v)
-		if err != nil {
-			return "", err
-		}
-		return formatTime(t), nil
-	case TypeBool:
-		b, err := a.bool(v)
-		return strconv.FormatBool(b), err
+func (numberCodec) text(a *Attribute, v any) (string, error) {
+	n, err := a.canonicalNumber(v)
+	if err != nil {
+		return "", err
 	}
+	if i, ok := n.(int64); ok {
+		return strconv.FormatInt(i, 10), nil
+	}
+	return strconv.FormatFloat(n.(float64), 'g', -1, 64), nil
+}
+
+func (timeCodec) text(a *Attribute, v any) (string, error) {
+	t, err := a.time(v)
+	if err != nil {
+		return "", err
+	}
+	return formatTime(t), nil
+}
+
+func (boolCodec) text(a *Attribute, v any) (string, error) {
+	b, err := a.bool(v)
+	return strconv.FormatBool(b), err
+}
+
+func (stringCodec) text(a *Attribute, v any) (string, error) { return a.checkedText(v) }
+
+// checkedText is a checked value's text as a string holds it.
+func (a *Attribute) checkedText(v any) (string, error) {
 	if err := a.Check(v); err != nil {
 		return "", err
 	}

@@ -204,8 +204,8 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 	}
 	if sizeAt != nil {
 		switch {
-		case a.Type != TypeString && a.Type != TypeSet && a.Type != TypeList && a.Type != TypeMap:
-			l.add(pos(sizeAt), join(path, "size"), "size is the typical size of a string, set, list or map; a %s's size is known", a.Type)
+		case !a.takes(FacetSize) && !a.Collection():
+			l.add(pos(sizeAt), join(path, "size"), "size is the typical size of a %s, set, list or map; a %s's size is known", namesTaking(FacetSize), a.Type)
 		case len(a.Values) > 0:
 			l.add(pos(sizeAt), join(path, "size"), "size is for free text; an enum's size is its values'")
 		case a.MaxLength > 0 && a.Size > a.MaxLength:
@@ -240,6 +240,9 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 	if s == "" {
 		return ""
 	}
+	if sc := Scalar(AttrType(s)); sc != nil {
+		return sc.Type // a spelling is read as its type
+	}
 	if !slices.Contains(typeNames, s) {
 		l.unknown(pos(n), path, "type", s, typeNames)
 		return ""
@@ -251,6 +254,5 @@ var (
 	entityFields = []string{"id", "within", "table", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when", "local"}
-	typeNames    = []string{string(TypeString), string(TypeNumber), string(TypeTime), string(TypeBool), string(TypeTTL),
-		string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter)}
+	typeNames    = append(scalarNames(false), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
 )

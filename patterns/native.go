@@ -164,22 +164,6 @@ func (d *Design) KeyLine(entity string, k *EntityKey) string {
 	return pn + "=" + pk + " " + sn + "=" + sk
 }
 
-// DynamoType is the DynamoDB type an attribute is stored as: "S"
-// (strings, enums, times), "N" (numbers, ttls) or "BOOL"; "" for a type
-// keyplan does not store as a scalar. Only S, N and B may be key
-// attributes.
-func (a *Attribute) DynamoType() string {
-	switch a.Type {
-	case TypeString, TypeTime:
-		return "S"
-	case TypeNumber, TypeTTL:
-		return "N"
-	case TypeBool:
-		return "BOOL"
-	}
-	return ""
-}
-
 // keyTypes maps an attribute name to the DynamoDB types entities of the
 // model store it as (one each; more than one is a clash).
 func keyTypes(m *Model, name string) map[string][]string {

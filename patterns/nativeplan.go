@@ -143,13 +143,13 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 		if len(types) > 1 {
 			var parts []string
 			for _, t := range slices.Sorted(maps.Keys(types)) {
-				parts = append(parts, fmt.Sprintf("%s on %s", typeName(t), strings.Join(types[t], ", ")))
+				parts = append(parts, fmt.Sprintf("%s on %s", DynamoNoun(t), strings.Join(types[t], ", ")))
 			}
 			return no(nativeBadType, "attribute %s is stored as %s: a key attribute has one DynamoDB type in the whole table", a, strings.Join(parts, " but "))
 		}
 		for t := range types {
-			if t != "S" && t != "N" {
-				return no(nativeBadType, "attribute %s is stored as %s; a key attribute is a string, number or binary", a, typeName(t))
+			if t != "S" && t != "N" && t != "B" {
+				return no(nativeBadType, "attribute %s is stored as %s; a key attribute is a string, number or binary", a, DynamoNoun(t))
 			}
 		}
 	}
@@ -216,18 +216,6 @@ next:
 		out = append(out, e.Name)
 	}
 	return strings.Join(out, ", ")
-}
-
-func typeName(t string) string {
-	switch t {
-	case "S":
-		return "a string"
-	case "N":
-		return "a number"
-	case "BOOL":
-		return "a bool"
-	}
-	return "a non-scalar value"
 }
 
 // applyKeying records the choices in the design: a native index's

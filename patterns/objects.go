@@ -66,8 +66,8 @@ func (m *Model) validateObjects(l *errorList) {
 			switch {
 			case a.Store != "" && a.Store != StoreS3:
 				l.add(a.Pos, path+a.Name+".store", "unknown store %q; expected %s (the value kept in S3, the item holding its key)", a.Store, StoreS3)
-			case a.InS3() && a.Type != TypeString:
-				l.add(a.Pos, path+a.Name+".store", "store: s3 keeps a string's value in S3; type is %s", a.Type)
+			case a.InS3() && !a.takes(FacetS3):
+				l.add(a.Pos, path+a.Name+".store", "store: s3 keeps %s's value in S3; type is %s", nounsTaking(FacetS3), a.Type)
 			case a.InS3() && len(a.Values) > 0:
 				l.add(a.Pos, path+a.Name+".store", "store: s3 is for large free text; an enum is small")
 			case !a.InS3() && a.MaxLength > MaxItemBytes:

@@ -72,27 +72,12 @@ func (z *sizer) value(e *Entity, a *Attribute) int {
 		return 3 + n*(el+1)
 	case TypeCounter:
 		return 0 // its shard items hold it
-	case TypeNumber, TypeTTL:
-		lo, hi, ok := a.bounds()
-		if !ok {
-			z.assumed[fmt.Sprintf("numbers without a range take %d bytes", DefaultNumberBytes)] = true
-			return DefaultNumberBytes
-		}
-		digits := max(decimalLen(lo), decimalLen(hi))
-		return (digits+1)/2 + 1 // DynamoDB: about one byte per two significant digits, plus one
-	case TypeTime:
-		return len(TimeLayout)
-	case TypeBool:
-		return 1
 	}
-	if n, ok := maxValueBytes(e, a); ok {
-		if a.MaxLength > 0 && len(a.Values) == 0 && e != nil {
-			z.atBound(e, a, n)
-		}
-		return n
+	s := a.scalar()
+	if s == nil {
+		s = Scalar(TypeString) // no type: sized as a string
 	}
-	z.assumed[fmt.Sprintf("strings without maxLength take %d bytes", DefaultStringBytes)] = true
-	return DefaultStringBytes
+	return z.scalarSize(e, a, s)
 }
 
 func (z *sizer) key(e *Entity, t Template) int {

@@ -104,16 +104,16 @@ func (m *Model) validateEntity(l *errorList, e *Entity, entities []string) {
 		switch {
 		case a.Type == "":
 			// reported by the loader
-		case len(a.Values) > 0 && a.Type != TypeString:
+		case len(a.Values) > 0 && !a.takes(FacetValues):
 			l.add(a.Pos, ap+".values", "values make an enum of strings; type is %s", a.Type)
-		case (a.Min != nil || a.Max != nil || a.Digits > 0) && a.Type != TypeNumber:
+		case (a.Min != nil || a.Max != nil || a.Digits > 0) && !a.takes(FacetRange):
 			l.add(a.Pos, ap, "min, max and digits apply to numbers; type is %s", a.Type)
 		case a.Digits > 0 && (a.Min != nil || a.Max != nil):
 			l.add(a.Pos, ap+".digits", "give either digits or min/max, not both")
 		case a.Min != nil && a.Max != nil && *a.Min > *a.Max:
 			l.add(a.Pos, ap+".min", "min %d is above max %d", *a.Min, *a.Max)
-		case a.MaxLength > 0 && a.Type != TypeString:
-			l.add(a.Pos, ap+".maxLength", "maxLength applies to strings; type is %s", a.Type)
+		case a.MaxLength > 0 && !a.takes(FacetMaxLength):
+			l.add(a.Pos, ap+".maxLength", "maxLength applies to %s; type is %s", nounsTaking(FacetMaxLength), a.Type)
 		}
 		if a.Type == TypeTTL {
 			if ttl != "" {

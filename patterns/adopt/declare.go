@@ -90,13 +90,7 @@ func (im *importer) declareID(e *entity) {
 }
 
 // scalarType: a type an imported attribute can have.
-func scalarType(t patterns.AttrType) bool {
-	switch t {
-	case patterns.TypeString, patterns.TypeNumber, patterns.TypeTime, patterns.TypeBool, patterns.TypeTTL:
-		return true
-	}
-	return false
-}
+func scalarType(t patterns.AttrType) bool { return patterns.Scalar(t) != nil }
 
 // dynamoType is how DynamoDB stores an attribute of a scalar type.
 func dynamoType(t patterns.AttrType) string { return (&patterns.Attribute{Type: t}).DynamoType() }

@@ -380,12 +380,12 @@ func upperFirst(s string) string {
 }
 
 func valueNode(a *attr, v string) *yaml.Node {
-	switch a.typ {
-	case patterns.TypeNumber, patterns.TypeTTL:
+	switch dynamoType(a.typ) {
+	case "N":
 		if _, err := strconv.ParseFloat(v, 64); err == nil {
 			return scalar(v)
 		}
-	case patterns.TypeBool:
+	case "BOOL":
 		return scalar(v)
 	}
 	return quoted(v)

@@ -1,15 +1,12 @@
 package dynamo
 
 import (
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -58,9 +55,8 @@ func shardOf(e *patterns.Entity, v map[string]any, n int) (int, error) {
 	return int(h.Sum32() % uint32(n)), nil
 }
 
-// stored converts a value to how the attribute is stored: strings and
-// times as S (times fixed-width UTC, so they sort), numbers and ttls as N,
-// bools as BOOL.
+// stored converts a value to how the attribute is stored: its DynamoDB
+// type (patterns.ScalarType.Dynamo) holding its stored form.
 func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 	return storedChecked(a, v, false)
 }
@@ -71,114 +67,59 @@ func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeV
 	if !a.Scalar() {
 		return storedMany(a, v)
 	}
-	switch a.Type {
-	case patterns.TypeString:
-		s, ok := v.(string)
-		if n, isNum := v.(json.Number); isNum {
-			s, ok = string(n), true
-		}
-		if !ok {
-			return nil, &patterns.ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a string, found %T", v)}
-		}
-		if !checked && (len(a.Values) > 0 || a.MaxLength > 0 || s == "") {
-			// An empty string is refused in or out of a key (Check), so an
-			// item's validity does not depend on the layout: a GSI added
-			// later could not hold the item.
-			if err := a.Check(v); err != nil {
-				return nil, err
-			}
-		}
-		return &types.AttributeValueMemberS{Value: s}, nil
-	case patterns.TypeTime:
-		s, err := a.EncodeKey(v)
-		if err != nil {
-			return nil, err
-		}
-		return &types.AttributeValueMemberS{Value: s}, nil
-	case patterns.TypeBool:
-		if !checked {
-			if err := a.Check(v); err != nil {
-				return nil, err
-			}
-		}
-		b, _ := v.(bool)
-		if s, ok := v.(string); ok {
-			b, _ = strconv.ParseBool(s)
-		}
-		return &types.AttributeValueMemberBOOL{Value: b}, nil
-	}
-	n, err := number(a, v, checked)
+	x, err := a.StoredValue(v, checked)
 	if err != nil {
 		return nil, err
 	}
-	return &types.AttributeValueMemberN{Value: n}, nil
+	return member(a, x)
+}
+
+// member is a stored form (patterns.Attribute.StoredValue) in the member
+// of its DynamoDB type.
+func member(a *patterns.Attribute, x any) (types.AttributeValue, error) {
+	switch t := a.DynamoType(); t {
+	case "S", "N":
+		s, ok := x.(string)
+		if ok && t == "N" {
+			return &types.AttributeValueMemberN{Value: s}, nil
+		} else if ok {
+			return &types.AttributeValueMemberS{Value: s}, nil
+		}
+	case "B":
+		if b, ok := x.([]byte); ok {
+			return &types.AttributeValueMemberB{Value: b}, nil
+		}
+	case "BOOL":
+		if b, ok := x.(bool); ok {
+			return &types.AttributeValueMemberBOOL{Value: b}, nil
+		}
+	}
+	return nil, fmt.Errorf("attribute %s: a stored %s form %T", a.Name, a.DynamoType(), x)
 }
 
 // number renders a number attribute's value in DynamoDB's N form; bounded
 // numbers (and ttls) must be integers in range.
 func number(a *patterns.Attribute, v any, checked bool) (string, error) {
-	if !checked && !isInt(v) {
-		// a decimal (or a whole number beyond int64): within DynamoDB's
-		// numbers, and whole where the attribute says so
-		if err := a.Check(v); err != nil {
-			return "", err
-		}
-	} else if bounded := a.Type == patterns.TypeTTL || a.Min != nil || a.Max != nil || a.Digits > 0; bounded && !checked {
-		if err := a.Check(v); err != nil {
-			return "", err
-		}
-	}
-	switch x := v.(type) {
-	case int:
-		return strconv.Itoa(x), nil
-	case int32:
-		return strconv.FormatInt(int64(x), 10), nil
-	case int64:
-		return strconv.FormatInt(x, 10), nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			break
-		}
-		return strconv.FormatFloat(x, 'f', -1, 64), nil
-	case json.Number:
-		if _, err := x.Float64(); err == nil {
-			return string(x), nil
-		}
-	case string:
-		if _, err := strconv.ParseFloat(x, 64); err == nil {
-			return x, nil
-		}
-	}
-	return "", &patterns.ValueError{Attr: a.Name, Value: v, Msg: "expected a number"}
-}
-
-// isInt reports a Go integer (which DynamoDB's numbers always hold).
-func isInt(v any) bool {
-	switch v.(type) {
-	case int, int32, int64:
-		return true
-	}
-	return false
+	return a.NumberText(v, checked)
 }
 
 // fromStored converts a stored attribute back: string, int64 or float64,
-// time.Time, bool.
+// time.Time, bool, []byte.
 func fromStored(a *patterns.Attribute, av types.AttributeValue) (any, error) {
 	if !a.Scalar() {
 		return fromStoredMany(a, av)
 	}
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
-		if a.Type == patterns.TypeTime {
-			return time.Parse(patterns.TimeLayout, x.Value)
-		}
-		return x.Value, nil
+		return a.FromStoredText(x.Value)
 	case *types.AttributeValueMemberN:
 		if i, err := strconv.ParseInt(x.Value, 10, 64); err == nil {
 			return i, nil
 		}
 		return strconv.ParseFloat(x.Value, 64)
 	case *types.AttributeValueMemberBOOL:
+		return x.Value, nil
+	case *types.AttributeValueMemberB:
 		return x.Value, nil
 	}
 	return nil, fmt.Errorf("attribute %s: unexpected %T", a.Name, av)
@@ -365,7 +306,7 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 				return nil, err
 			}
 			enc[i] = s
-			if a.Type == patterns.TypeTime { // stored as its key form
+			if patterns.Scalar(a.Type).StoredAsKey { // stored as its key form
 				item[a.Name] = &types.AttributeValueMemberS{Value: s}
 				continue
 			}

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"bytes"
 	"fmt"
 	"math/big"
 	"slices"
@@ -237,7 +238,7 @@ func nativeRange(a *patterns.Attribute, r *Range) (expression.KeyConditionBuilde
 }
 
 // storedLess reports whether stored scalar a sorts before b as DynamoDB
-// orders them (numbers by value, strings by bytes).
+// orders them (numbers by value, strings and binaries by bytes).
 func storedLess(a, b types.AttributeValue) bool {
 	switch x := a.(type) {
 	case *types.AttributeValueMemberN:
@@ -251,6 +252,9 @@ func storedLess(a, b types.AttributeValue) bool {
 	case *types.AttributeValueMemberS:
 		y, ok := b.(*types.AttributeValueMemberS)
 		return ok && x.Value < y.Value
+	case *types.AttributeValueMemberB:
+		y, ok := b.(*types.AttributeValueMemberB)
+		return ok && bytes.Compare(x.Value, y.Value) < 0
 	}
 	return false
 }

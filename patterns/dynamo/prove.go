@@ -173,7 +173,7 @@ func (p *Proof) String() string {
 	s := fmt.Sprintf("seed %d: %d create(s) of generated items, %d write step(s): %d done, %d refused by both%s; %d read(s) compared with the reference (%d with items)",
 		p.Seed, p.Loads, p.Steps, p.Done, p.Refused, differs, p.Reads, p.Answered)
 	if p.Skipped > 0 {
-		s += fmt.Sprintf(", %d not sent (< on a string that ends its sort key: the runtime refuses it by design)", p.Skipped)
+		s += fmt.Sprintf(", %d not sent (< on a string or binary that ends its sort key: the runtime refuses it by design)", p.Skipped)
 	}
 	if p.Mismatch != nil {
 		s += "\n" + p.Mismatch.String()
@@ -512,8 +512,8 @@ func (r *proofRun) number(ctx context.Context, t *Table, rd *oracle.Read, ans *o
 	return nil, nil
 }
 
-// unsupportedRange: a < range on a string sort attribute that ends its
-// key has no single key condition, and a sorted collection is read whole
+// unsupportedRange: a < range on a string or binary sort attribute that
+// ends its key (a type without Discrete values) has no single key condition, and a sorted collection is read whole
 // (a range would cut its owner off): the runtime says so (ErrBadRange)
 // rather than answer wrong.
 func unsupportedRange(m *patterns.Model, p *patterns.Pattern, rd *oracle.Read, err error) bool {
@@ -523,8 +523,8 @@ func unsupportedRange(m *patterns.Model, p *patterns.Pattern, rd *oracle.Read, e
 	if rd.Range == nil || rd.Range.Op != oracle.Lt || !errors.Is(err, ErrBadRange) {
 		return false
 	}
-	a := m.Entity(p.Entities[0]).Attr(p.Sort[0])
-	return a.Type == patterns.TypeString
+	s := patterns.Scalar(m.Entity(p.Entities[0]).Attr(p.Sort[0]).Type)
+	return s != nil && !s.Discrete && s.Type != patterns.TypeBool
 }
 
 func fromRuntime(m *patterns.Model, items []Item) []*oracle.Item {

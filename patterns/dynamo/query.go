@@ -535,7 +535,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 // predecessor is the greatest value below v, for attributes whose keys
 // have one (integers, millisecond times).
 func predecessor(a *patterns.Attribute, v any) (any, error) {
-	if a.Type != patterns.TypeNumber && a.Type != patterns.TypeTTL && a.Type != patterns.TypeTime {
+	if s := patterns.Scalar(a.Type); s == nil || !s.Discrete {
 		return nil, fmt.Errorf("%w: < on a %s that ends the sort key has no single key condition; use <=", ErrBadRange, a.Type)
 	}
 	s, err := a.EncodeKey(v)

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -169,6 +170,8 @@ func avText(av types.AttributeValue) string {
 		return x.Value
 	case *types.AttributeValueMemberBOOL:
 		return fmt.Sprint(x.Value)
+	case *types.AttributeValueMemberB:
+		return base64.StdEncoding.EncodeToString(x.Value)
 	}
 	return fmt.Sprintf("%T", av)
 }

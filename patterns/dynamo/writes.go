@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"maps"
@@ -571,6 +572,8 @@ func text(v types.AttributeValue) string {
 		return x.Value
 	case *types.AttributeValueMemberBOOL:
 		return fmt.Sprint(x.Value)
+	case *types.AttributeValueMemberB:
+		return base64.StdEncoding.EncodeToString(x.Value)
 	}
 	return fmt.Sprintf("%v", v)
 }

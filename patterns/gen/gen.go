@@ -220,23 +220,13 @@ var methods = []string{"Values", "from"}
 // goType is an attribute's Go type: a builtin, time.Time, or the
 // entity's named string type for an enum.
 func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
-	switch a.Type {
-	case patterns.TypeString:
+	if t := a.GoType(); t != "" {
 		if len(a.Values) > 0 {
 			return Exported(e.Name) + Exported(a.Name)
 		}
-		return "string"
-	case patterns.TypeNumber:
-		if a.Min != nil || a.Max != nil || a.Digits > 0 {
-			return "int64" // a bounded number is an integer
-		}
-		return "float64"
-	case patterns.TypeTTL:
-		return "int64" // seconds since the epoch
-	case patterns.TypeTime:
-		return "time.Time"
-	case patterns.TypeBool:
-		return "bool"
+		return t
+	}
+	switch a.Type {
 	case patterns.TypeSet, patterns.TypeList:
 		return "[]" + elementType(a)
 	case patterns.TypeMap:
@@ -699,9 +689,12 @@ func (g *gen) entity(e *patterns.Entity) error {
 	return nil
 }
 
-// many reports whether an attribute holds several values (a Go slice or
-// map: nil when absent, never a pointer).
-func many(a *patterns.Attribute) bool { return a.Collection() }
+// many reports whether an attribute's Go type is a slice or map (nil when
+// absent, never a pointer): a set, list or map, or a scalar held as a
+// slice (a binary's []byte).
+func many(a *patterns.Attribute) bool {
+	return a.Collection() || strings.HasPrefix(a.GoType(), "[]")
+}
 
 // asFunc names the generated conversion of a builtin type.
 func asFunc(t string) string {

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -109,6 +110,8 @@ func (g *Generator) freshValue(a *patterns.Attribute) (any, bool) {
 		v = int64(g.r.IntN(1 << 30))
 	case patterns.TypeTime:
 		v = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.fresh) * time.Millisecond)
+	case patterns.TypeBinary:
+		v = []byte(fmt.Sprintf("\xfef%d", g.fresh))
 	default:
 		return nil, false
 	}
@@ -299,6 +302,8 @@ func leading(a *patterns.Attribute) int {
 		return 3 // a, ab, a#b
 	case patterns.TypeTime:
 		return 3 // equal and a millisecond apart
+	case patterns.TypeBinary:
+		return 4 // 0x00, 0x0000, 0x00ff, 0xff: prefixes and the extremes
 	case patterns.TypeNumber:
 		if _, _, declared := bounds(a); !declared {
 			return 3 // a fraction, zero, past 19 digits
@@ -388,9 +393,33 @@ func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
 		}
 	case patterns.TypeBool:
 		out = append(out, true, false)
+	case patterns.TypeBinary:
+		for _, b := range adversarialBytes {
+			out = append(out, b)
+		}
+		if a.MaxLength > 0 {
+			out = append(out, bytes.Repeat([]byte{0xff}, a.MaxLength))
+		} else {
+			out = append(out, bytes.Repeat([]byte{0xab}, 300))
+		}
+		for range extra {
+			b := make([]byte, 1+r.IntN(6))
+			for i := range b {
+				b[i] = byte(r.IntN(256))
+			}
+			out = append(out, b)
+		}
+	}
+	if a.MaxLength > 0 && a.Type == patterns.TypeBinary {
+		out = slices.DeleteFunc(out, func(v any) bool { return len(v.([]byte)) > a.MaxLength })
 	}
 	return out
 }
+
+// adversarialBytes: the extremes 0x00 and 0xff, prefixes of each other,
+// the separator, the bound and the escape as bytes, and bytes that are no
+// UTF-8.
+var adversarialBytes = [][]byte{{0x00}, {0x00, 0x00}, {0x00, 0xff}, {0xff}, {0xff, 0xff}, {0xff, 0x00}, {0x01}, {'#'}, {'$'}, {'%'}, {'a', '#', 'b'}, {'a'}, {'a', 'b'}, {0x7f}, {0x80}, {0xc3, 0x28}}
 
 // InvalidValue draws a value the attribute does not allow.
 func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any {
@@ -426,6 +455,11 @@ func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any 
 		}
 	case patterns.TypeBool:
 		out = append(out, "maybe", int64(1))
+	case patterns.TypeBinary:
+		out = append(out, []byte{}, "not base64!", int64(5))
+		if a.MaxLength > 0 {
+			out = append(out, bytes.Repeat([]byte{0}, a.MaxLength+1))
+		}
 	case patterns.TypeSet, patterns.TypeList, patterns.TypeMap:
 		out = append(out, "one", []any{int64(1), "a"}, map[string]any{"": "x"})
 		if a.Type == patterns.TypeMap {
@@ -607,6 +641,8 @@ func showValue(v any) string {
 		return fmt.Sprintf("%q", x)
 	case time.Time:
 		return x.UTC().Format(time.RFC3339Nano)
+	case []byte:
+		return Text(Binary(x))
 	case nil:
 		return "nil"
 	}

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/base64"
 	"fmt"
 	"maps"
 	"math/big"
@@ -350,6 +351,8 @@ func textOf(x any) string {
 		return y.UTC().Format(timeLayout)
 	case bool:
 		return fmt.Sprint(y)
+	case Binary:
+		return base64.StdEncoding.EncodeToString([]byte(y))
 	}
 	return fmt.Sprint(x)
 }

@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,8 +19,13 @@ import (
 
 // Values are an item's attribute values by name, in the reference's
 // canonical forms: string, Number, time.Time (UTC, whole milliseconds),
-// bool.
+// bool, Binary.
 type Values map[string]any
+
+// Binary is a binary attribute's value: its bytes, held in a string so
+// that it compares with == (DynamoDB orders binaries byte by byte, as Go
+// orders strings).
+type Binary string
 
 // Number is a number attribute's value: exact decimal text, canonical
 // (no exponent, no trailing zeros, "-0" is "0"), so two equal numbers
@@ -49,7 +56,9 @@ const (
 // significant digits, and a whole number within min/max (or digits) when
 // those are declared; a ttl is a whole number of epoch seconds, not
 // negative; a time is a time.Time or RFC 3339 text, kept to the
-// millisecond in UTC, years 0000 to 9999; a bool is true or false.
+// millisecond in UTC, years 0000 to 9999; a bool is true or false; a
+// binary is bytes ([]byte, or standard base64 text), not empty, at most
+// maxLength of them.
 func Normalize(a *patterns.Attribute, v any) (any, error) {
 	bad := func(msg string) error { return invalid("%s: %v (%T): %s", a.Name, v, v, msg) }
 	switch a.Type {
@@ -120,6 +129,28 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			}
 		}
 		return nil, bad("expected true or false")
+	case patterns.TypeBinary:
+		var b []byte
+		switch x := v.(type) {
+		case []byte:
+			b = x
+		case Binary:
+			b = []byte(x)
+		case string:
+			var err error
+			if b, err = base64.StdEncoding.Strict().DecodeString(x); err != nil {
+				return nil, bad("expected standard base64 text")
+			}
+		default:
+			return nil, bad("expected bytes")
+		}
+		switch {
+		case len(b) == 0:
+			return nil, bad("empty")
+		case a.MaxLength > 0 && len(b) > a.MaxLength:
+			return nil, bad(fmt.Sprintf("longer than maxLength %d", a.MaxLength))
+		}
+		return Binary(b), nil
 	case patterns.TypeSet, patterns.TypeList, patterns.TypeMap:
 		return normalizeMany(a, v)
 	case patterns.TypeCounter:
@@ -254,6 +285,10 @@ func compareValues(x, y any) (int, bool) {
 		if b, ok := y.(time.Time); ok {
 			return a.Compare(b), true
 		}
+	case Binary:
+		if b, ok := y.(Binary); ok {
+			return strings.Compare(string(a), string(b)), true
+		}
 	case Set, List, Map:
 		if eq, ok := equalMany(x, y); ok {
 			if eq {
@@ -295,6 +330,8 @@ func Text(v any) string {
 		return x.UTC().Format(timeLayout)
 	case bool:
 		return strconv.FormatBool(x)
+	case Binary:
+		return "0x" + hex.EncodeToString([]byte(x))
 	}
 	if s, ok := textMany(v); ok {
 		return s
@@ -304,13 +341,16 @@ func Text(v any) string {
 
 // Plain converts a canonical value to what keyplan's runtime and
 // encoding/json take: a Number becomes an int64 when it is a whole number
-// that fits, json.Number otherwise.
+// that fits, json.Number otherwise; a Binary becomes []byte.
 func Plain(v any) any {
 	if n, ok := v.(Number); ok {
 		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
 			return i
 		}
 		return json.Number(n)
+	}
+	if b, ok := v.(Binary); ok {
+		return []byte(b)
 	}
 	if p, ok := plainMany(v); ok {
 		return p

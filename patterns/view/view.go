@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -335,7 +336,7 @@ func avText(av types.AttributeValue) string {
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("<%d bytes>", len(x.Value))
+		return base64.StdEncoding.EncodeToString(x.Value) // as a model file writes a binary
 	}
 	return fmt.Sprintf("%T", av)
 }

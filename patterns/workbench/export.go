@@ -251,11 +251,8 @@ func renderKey(e *patterns.Entity, t patterns.Template, attrs map[string]string)
 // dynamoType is how DynamoDB stores an attribute of a keyplan type
 // (times are fixed-width strings).
 func dynamoType(t patterns.AttrType) string {
-	switch t {
-	case patterns.TypeNumber, patterns.TypeTTL:
-		return "N"
-	case patterns.TypeBool:
-		return "BOOL"
+	if s := patterns.Scalar(t); s != nil {
+		return s.Dynamo
 	}
 	return "S"
 }

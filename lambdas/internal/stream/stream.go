@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -264,6 +265,8 @@ func KeyText(r events.DynamoDBEventRecord) string {
 			text = v.String()
 		case events.DataTypeNumber:
 			text = v.Number()
+		case events.DataTypeBinary:
+			text = base64.StdEncoding.EncodeToString(v.Binary())
 		}
 		parts = append(parts, k+"="+strconv.Quote(text))
 	}
