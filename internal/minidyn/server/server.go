@@ -136,6 +136,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if err := s.checkSignatureDate(r); err != nil {
+		refuse(w, r, err)
+		return
+	}
+
 	readOnly, err := s.checkAccessKey(r.Header.Get("Authorization"))
 	if err != nil {
 		refuse(w, r, err)
