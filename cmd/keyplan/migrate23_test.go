@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,7 +187,8 @@ func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
 	sm.examples = v1.Examples.Items
 	sm.lock, _ = patterns.LoadLock(sm.lockFile)
 	sm.client = localengine.Client(ep, 0)
-	staging, prod := "staging-"+filepath.Base(t.TempDir()), "prod-"+filepath.Base(t.TempDir())
+	n := tableSeq.Add(1)
+	staging, prod := fmt.Sprintf("staging-%d", n), fmt.Sprintf("prod-%d", n)
 	sm.load(t, staging, 200)
 	sm.load(t, prod, 300)
 	v2 := strings.Replace(string(src), "  GetProduct:         {get: Product, rate: 300}\n",
@@ -284,7 +286,8 @@ func TestAForgedVerificationIsRefusedOnTheEnvironmentsNextRun(t *testing.T) {
 	sm.examples = v1.Examples.Items
 	sm.lock, _ = patterns.LoadLock(sm.lockFile)
 	sm.client = localengine.Client(ep, 0)
-	staging, prod := "staging-"+filepath.Base(t.TempDir()), "prod-"+filepath.Base(t.TempDir())
+	n := tableSeq.Add(1)
+	staging, prod := fmt.Sprintf("staging-%d", n), fmt.Sprintf("prod-%d", n)
 	sm.load(t, staging, 100)
 	sm.load(t, prod, 150)
 	v2 := strings.Replace(string(src), "  GetProduct:         {get: Product, rate: 300}\n",
