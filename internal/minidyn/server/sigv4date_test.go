@@ -31,13 +31,7 @@ func TestSignatureDatedOutsideTheSkew(t *testing.T) {
 		r.Header.Set("X-Amz-Target", "DynamoDB_20120810.ListTables")
 		r.Header.Set("X-Amz-Date", date)
 		r.Header.Set("Authorization", auth)
-		resp, err := http.DefaultClient.Do(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return answer(t, r)
 	}
 
 	unknown := "AWS4-HMAC-SHA256 Credential=cassandra/2/3/4/aws4_request SignedHeaders=x-amz-date;host Signature=123"
@@ -68,4 +62,16 @@ func TestSignatureDatedOutsideTheSkew(t *testing.T) {
 	if code, body := post(r.Header.Get("X-Amz-Date"), spaced); code != http.StatusOK {
 		t.Errorf("components separated by spaces: %d %s", code, body)
 	}
+}
+
+// answer sends r and returns its status and body.
+func answer(t *testing.T, r *http.Request) (int, string) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
