@@ -490,24 +490,22 @@ func (r *proofRun) number(ctx context.Context, t *Table, rd *oracle.Read, ans *o
 	if isEngineFailure(err) {
 		return nil, err
 	}
-	mismatch := func(sig, format string, args ...any) *Mismatch {
-		return &Mismatch{Subject: rd.Pattern, Kind: "read", Read: rd, sig: sig, Detail: fmt.Sprintf(format, args...)}
-	}
+	mismatch := readMismatch(rd, want, err)
 	switch {
 	case want != nil && err != nil:
 		r.proof.Reads++
 		return nil, nil
 	case want != nil:
-		return mismatch("reference refuses", "the reference refuses it (%v); the table answered %d", want, got), nil
+		return mismatch("the reference refuses it (%v); the table answered %d", want, got), nil
 	case err != nil:
-		return mismatch("table refuses", "the table refused it: %v (the reference answers %s)", err, *ans.Number), nil
+		return mismatch("the table refused it: %v (the reference answers %s)", err, *ans.Number), nil
 	}
 	r.proof.Reads++
 	if *ans.Number != "0" {
 		r.proof.Answered++
 	}
 	if err := ans.CheckNumber(got); err != nil {
-		return mismatch("answers", "%v", err), nil
+		return mismatch("%v", err), nil
 	}
 	return nil, nil
 }
