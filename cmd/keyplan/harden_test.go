@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/cli"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 // erringModel has a pattern no index serves (KP101) and one a GSI serves

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 )
 
 const raceV1 = `

@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
