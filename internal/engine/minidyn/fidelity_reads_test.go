@@ -395,6 +395,31 @@ func TestExpressionsDynamoDBRefuses(t *testing.T) {
 		_, err = e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: k, ProjectionExpression: aws.String("m.x, p")})
 		mustOK(t, err)
 
+		// In a transaction: a Put's, Update's or Delete's condition with one
+		// refuses the request, true or false and before any condition is
+		// evaluated (the other action is not written); a ConditionCheck's
+		// is evaluated (TestDifferential found the LSI and GSI cases).
+		other := types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: values("p", str("tx"), "c", str("1"))}}
+		for _, ti := range []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(table), Item: k, ConditionExpression: aws.String("attribute_exists(g.x)")}},
+			{Delete: &types.Delete{TableName: aws.String(table), Key: k, ConditionExpression: aws.String("attribute_not_exists(c[0])")}},
+			{Update: &types.Update{TableName: aws.String(table), Key: k, UpdateExpression: aws.String("SET b = :v"),
+				ConditionExpression: aws.String("attribute_exists(p.x)"), ExpressionAttributeValues: values(":v", str("v"))}},
+		} {
+			_, err = e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{other, ti}})
+			wantAPIError(t, err, "ValidationException", "Key attributes must be scalars")
+		}
+
+		var canceled *types.TransactionCanceledException
+		if _, err = e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{other,
+			{ConditionCheck: &types.ConditionCheck{TableName: aws.String(table), Key: k, ConditionExpression: aws.String("attribute_exists(g.x)")}}}}); !asErr(err, &canceled) {
+			t.Fatalf("a ConditionCheck reading g.x: %v; want TransactionCanceledException (its condition evaluated, false)", err)
+		}
+
+		if out, err := e.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: values("p", str("tx"), "c", str("1"))}); err != nil || out.Item != nil {
+			t.Fatalf("the refused transactions wrote their other action: %v, %v", out, err)
+		}
+
 		// A repeated first operand.
 		_, err = e.db.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(table), FilterExpression: aws.String("b BETWEEN b AND :v"), ExpressionAttributeValues: values(":v", str("v"))})
 		wantAPIError(t, err, "ValidationException", "first operand must be distinct")

@@ -361,7 +361,7 @@ var knownDifferences = []Known{
 var fixedDifferences = []Known{
 	{
 		Name: "nested path into a key attribute",
-		Why: "Fixed: refused in a condition, filter, key condition or projection (key attributes of the table and of every index), as DynamoDB Local refuses them, except in a transaction's conditions, which it evaluates; an update's own paths are refused after its condition (\"Cannot update attribute\"); minidyn's TestExpressionsDynamoDBRefuses. Was: " +
+		Why: "Fixed: refused in a condition, filter, key condition or projection (key attributes of the table and of every index), as DynamoDB Local refuses them, in a transaction's Put, Update and Delete conditions too (before any is evaluated), except in a ConditionCheck's, which it evaluates; an update's own paths are refused after its condition (\"Cannot update attribute\"); minidyn's TestExpressionsDynamoDBRefuses. Was: " +
 			"DynamoDB refuses any expression (condition, filter, projection, update) that takes a nested path (a.b or a[0]) into a key attribute of the table or of any index: " +
 			"ValidationException \"Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed\"; the engine evaluates it",
 		Match: like{ref: "ValidationException", refMsg: `^Key attributes must be scalars`}.match,

@@ -312,15 +312,20 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 		return transactAction{}, "", 0, err
 	}
 
-	// A nested path into a key attribute is not refused here: DynamoDB
-	// Local evaluates a transaction's conditions holding one.
-
 	a := transactAction{table: table, rvOnFail: rv, failed: core.ErrConditionalRequestFailed}
 
 	if rawItem != nil || ti.Put != nil {
 		item, err := fromWireMap(rawItem)
 		if err != nil {
 			return transactAction{}, "", 0, err
+		}
+
+		// A nested path into a key attribute refuses the request, unless
+		// the item itself is invalid (that action is then cancelled).
+		if table.CheckItem(item) == nil {
+			if err := ex.checkKeyPaths(table); err != nil {
+				return transactAction{}, "", 0, err
+			}
 		}
 
 		key, _ := table.EncodeKey(item)
@@ -346,6 +351,15 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 	a.validate = func() error {
 		_, err := table.KeyOf(keyItem)
 		return err
+	}
+
+	// A Delete's or Update's condition with a nested path into a key
+	// attribute refuses the request, as a Put's does; a ConditionCheck's
+	// is evaluated (DynamoDB Local 1.25.1).
+	if ti.ConditionCheck == nil && a.validate() == nil {
+		if err := ex.checkKeyPaths(table); err != nil {
+			return transactAction{}, "", 0, err
+		}
 	}
 
 	switch {
