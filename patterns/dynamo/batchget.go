@@ -138,7 +138,7 @@ func (t *Table) batchKeys(pattern string, ids []Params) (types.KeysAndAttributes
 		if i == 0 {
 			ka = types.KeysAndAttributes{ConsistentRead: in.ConsistentRead, ProjectionExpression: in.ProjectionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames}
 		}
-		k := keyText(t.d, in.Key)
+		k := KeyText(t.d, in.Key)
 		if r, dup := byKey[k]; dup {
 			r.slots = append(r.slots, i)
 			continue
@@ -189,9 +189,9 @@ func (t *Table) batchGet(ctx context.Context, br BatchReader, pp *patterns.Patte
 			continue // the SDK retried already; so does the batch
 		}
 		for _, raw := range res.Responses[t.name] {
-			r := byKey[keyText(t.d, raw)]
+			r := byKey[KeyText(t.d, raw)]
 			if r == nil {
-				return pending, fmt.Errorf("BatchGetItem returned an item of a key not asked for (%s)", keyText(t.d, raw))
+				return pending, fmt.Errorf("BatchGetItem returned an item of a key not asked for (%s)", KeyText(t.d, raw))
 			}
 			if hides != "" && t.expired(hides, raw) {
 				continue
@@ -211,12 +211,12 @@ func (t *Table) batchGet(ctx context.Context, br BatchReader, pp *patterns.Patte
 		left := map[string]bool{}
 		if u, ok := res.UnprocessedKeys[t.name]; ok {
 			for _, k := range u.Keys {
-				left[keyText(t.d, k)] = true
+				left[KeyText(t.d, k)] = true
 			}
 		}
 		var still []*batchRead
 		for _, r := range pending {
-			if left[keyText(t.d, r.key)] {
+			if left[KeyText(t.d, r.key)] {
 				still = append(still, r)
 			}
 		}
@@ -309,9 +309,9 @@ func (t *Table) expectBatch(ctx context.Context, c *counter, x *patterns.Expecta
 			continue
 		}
 		key, _ := t.key(it.Entity, it.Values)
-		name, ok := names[it.Entity+"\x00"+keyText(t.d, key)]
+		name, ok := names[it.Entity+"\x00"+KeyText(t.d, key)]
 		if !ok {
-			name = fmt.Sprintf("%s(%s)", it.Entity, keyText(t.d, key))
+			name = fmt.Sprintf("%s(%s)", it.Entity, KeyText(t.d, key))
 		}
 		r.Actual[i] = name
 		read[name] = *it

@@ -154,14 +154,14 @@ func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *
 	if err := CheckTableOf(ctx, client, lk, table); err != nil {
 		return err
 	}
-	t, err := describeTable(ctx, client, table)
+	t, err := DescribeTable(ctx, client, table)
 	if err != nil {
 		return err
 	}
 	want, _ := lk.Deployed()
-	st := compareIndexes(t, want)
+	absent, extra := IndexDiff(t, want)
 	var created, missing []string
-	for _, ix := range st.missing {
+	for _, ix := range absent {
 		if len(storedKeys(lk.Accepted, ix.Name)) == 0 {
 			created = append(created, ix.Name+" (index build: the engine fills it from the items' own attributes)")
 			continue
@@ -188,10 +188,10 @@ func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *
 		return err
 	}
 	switch {
-	case len(created) == 0 && len(st.extra) == 0:
+	case len(created) == 0 && len(extra) == 0:
 		say(fmt.Sprintf("%s: no migration in progress and its GSIs are the lock's: nothing to do", table))
 	default:
-		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v)", table, created, st.extra))
+		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v)", table, created, extra))
 	}
 	return nil
 }

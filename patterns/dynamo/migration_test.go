@@ -162,7 +162,7 @@ func TestRolloutUpdateKeepsTheAcceptedKeys(t *testing.T) {
 	}
 	name := phaseTable(t, lock, map[string][]Values{"Ticket": tickets})
 	rt := NewRollout(lock, client, name)
-	if rt.rollout == nil || lock.ReadsTarget("CustomerTickets") {
+	if lock.Migration == nil || lock.ReadsTarget("CustomerTickets") {
 		t.Fatal("CustomerTickets should read the accepted design's GSI1 during phase 1")
 	}
 	// Moved three ways: Update, Replace, the Move write pattern.

@@ -65,6 +65,9 @@ type Rekeyer struct {
 	index map[string]string
 	// renamed are, per target entity, new name → old name.
 	renamed map[string]map[string]string
+	// was names, per target entity the accepted design has, its name
+	// there.
+	was map[string]string
 	// stale are, per target entity, attributes a finished migration left
 	// in its items (patterns.Cleanup.Remove): removed wherever found.
 	stale map[string][]string
@@ -150,89 +153,13 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 			}
 		}
 	}
-	ro := r.rt.rollout
-	for _, e := range mg.Target.Model().Entities {
-		src := map[string][]string{}
-		// reads adds the attributes (as an item may name them) a key
-		// plan's attributes are read from.
-		// Attributes the item's base key holds need no condition: the
-		// key pins them. Every other one does, immutable ones too: a
-		// delete and create, or a Put, changes them under the same key.
-		reads := func(p *entityPlan, k keyPlan, names func(a *patterns.Attribute) []string) {
-			pinned := map[int]bool{}
-			for _, b := range p.keys {
-				if b.table {
-					for _, i := range b.needs {
-						pinned[i] = true
-					}
-				}
-			}
-			var attrs []string
-			for _, i := range k.needs {
-				if !pinned[i] {
-					attrs = append(attrs, names(p.e.Attributes[i])...)
-				}
-			}
-			for _, w := range k.when {
-				if !pinned[w.attr] {
-					attrs = append(attrs, names(p.e.Attributes[w.attr])...)
-				}
-			}
-			for _, key := range []string{k.pkName, k.skName} {
-				if key == "" {
-					continue // an LSI's partition key: the base key's
-				}
-				for _, a := range attrs {
-					if !slices.Contains(src[key], a) {
-						src[key] = append(src[key], a)
-					}
-				}
-			}
-		}
-		if p := r.rt.plans[e.Name]; p != nil {
-			for _, k := range p.keys {
-				if !k.table {
-					reads(p, k, func(a *patterns.Attribute) []string {
-						if a.RenamedFrom != "" {
-							return []string{a.Name, a.RenamedFrom}
-						}
-						return []string{a.Name}
-					})
-				}
-			}
-		}
-		if old, ok := ro.entity[e.Name]; ok {
-			pp := ro.prev.plans[old]
-			for _, k := range pp.keys {
-				if !k.table {
-					reads(pp, k, func(a *patterns.Attribute) []string { return []string{a.Name} })
-				}
-			}
-			r.renamed[e.Name] = map[string]string{}
-			for n, was := range ro.attrs[e.Name] {
-				if n != was {
-					r.renamed[e.Name][n] = was
-				}
-			}
-		}
-		r.sources[e.Name] = src
-	}
+	rk := r.rt.Rekeying()
+	r.sources, r.renamed, r.was = rk.Sources, rk.Renamed, rk.Was
 	// What a rewrite reads: the base key, every key attribute of both
 	// designs, and the attributes keys are built from (under either name).
 	read := []string{l.Accepted.PK, l.Accepted.SK}
 	read = append(read, r.owned...)
-	for _, t := range []*Table{r.rt, ro.prev} {
-		for _, p := range t.plans {
-			for i, a := range p.e.Attributes {
-				if p.keyed[i] {
-					read = append(read, a.Name)
-					if a.RenamedFrom != "" {
-						read = append(read, a.RenamedFrom)
-					}
-				}
-			}
-		}
-	}
+	read = append(read, rk.Keyed...)
 	for _, m := range r.renamed {
 		for n, was := range m {
 			read = append(read, n, was)
@@ -293,21 +220,12 @@ func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, er
 // rewrite computes what an item of a backfilled entity needs.
 func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.AttributeValue) (*Rewrite, error) {
 	// Every key either design gives the item, target first.
-	keys, err := r.rt.keysOf(entity, v, nil)
+	keys, err := r.rt.KeysOf(entity, v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", entity, err)
-	}
-	if ro := r.rt.rollout; ro != nil {
-		if old, ok := ro.entity[entity]; ok {
-			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)), keys)
-			if err != nil {
-				return nil, fmt.Errorf("%s (as %s): %w", entity, old, err)
-			}
-			maps.Copy(keys, prev)
-		}
+		return nil, err
 	}
 	rw := &Rewrite{Entity: entity, Set: map[string]types.AttributeValue{}, Sources: map[string]types.AttributeValue{},
-		Key: map[string]types.AttributeValue{r.rt.d.PK: item[r.rt.d.PK], r.rt.d.SK: item[r.rt.d.SK]}}
+		Key: map[string]types.AttributeValue{r.rt.Design().PK: item[r.rt.Design().PK], r.rt.Design().SK: item[r.rt.Design().SK]}}
 	for k, x := range keys {
 		if !r.deployed[r.index[k]] {
 			continue // its index is created in a later phase
@@ -334,7 +252,7 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 	// computed from, and those keys themselves, as read (whatever wrote
 	// in between, the rewrite holds only on the item it was computed
 	// from).
-	for _, k := range append(sortedNames(rw.Set), rw.Remove...) {
+	for _, k := range append(slices.Sorted(maps.Keys(rw.Set)), rw.Remove...) {
 		rw.Sources[k] = item[k]
 		for _, a := range r.sources[entity][k] {
 			rw.Sources[a] = item[a]
@@ -357,78 +275,10 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 	return rw, nil
 }
 
-// SameValue compares two attribute values, deeply (nil: absent). Sets
-// compare as sets.
-func SameValue(a, b types.AttributeValue) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case *types.AttributeValueMemberS:
-		y, ok := b.(*types.AttributeValueMemberS)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberN:
-		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberBOOL:
-		y, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberNULL:
-		_, ok := b.(*types.AttributeValueMemberNULL)
-		return ok
-	case *types.AttributeValueMemberB:
-		y, ok := b.(*types.AttributeValueMemberB)
-		return ok && string(x.Value) == string(y.Value)
-	case *types.AttributeValueMemberL:
-		y, ok := b.(*types.AttributeValueMemberL)
-		return ok && slices.EqualFunc(x.Value, y.Value, SameValue)
-	case *types.AttributeValueMemberM:
-		y, ok := b.(*types.AttributeValueMemberM)
-		if !ok || len(x.Value) != len(y.Value) {
-			return false
-		}
-		for k, v := range x.Value {
-			if !SameValue(v, y.Value[k]) {
-				return false
-			}
-		}
-		return true
-	case *types.AttributeValueMemberSS:
-		y, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(x.Value, y.Value)
-	case *types.AttributeValueMemberNS:
-		y, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(x.Value, y.Value)
-	case *types.AttributeValueMemberBS:
-		y, ok := b.(*types.AttributeValueMemberBS)
-		if !ok {
-			return false
-		}
-		xs, ys := make([]string, len(x.Value)), make([]string, len(y.Value))
-		for i, v := range x.Value {
-			xs[i] = string(v)
-		}
-		for i, v := range y.Value {
-			ys[i] = string(v)
-		}
-		return sameSet(xs, ys)
-	}
-	return false
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
-}
-
 // input is the conditional UpdateItem of a rewrite.
 func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 	var upd expression.UpdateBuilder
-	for _, k := range sortedNames(rw.Set) {
+	for _, k := range slices.Sorted(maps.Keys(rw.Set)) {
 		upd = upd.Set(expression.Name(k), expression.Value(rw.Set[k]))
 	}
 	for _, k := range rw.Remove {
@@ -439,7 +289,7 @@ func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 	// attribute_exists keeps a deleted item from coming back.
 	var conds []expression.ConditionBuilder
 	exists := false
-	for _, s := range sortedNames(rw.Sources) {
+	for _, s := range slices.Sorted(maps.Keys(rw.Sources)) {
 		if x := rw.Sources[s]; x == nil {
 			conds = append(conds, expression.AttributeNotExists(expression.Name(s)))
 		} else {
@@ -448,7 +298,7 @@ func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 		}
 	}
 	if !exists {
-		conds = append(conds, expression.AttributeExists(expression.Name(r.rt.d.PK)))
+		conds = append(conds, expression.AttributeExists(expression.Name(r.rt.Design().PK)))
 	}
 	cond := conds[0]
 	if len(conds) > 1 {
@@ -611,5 +461,5 @@ func itemFault(err error) bool {
 
 func (r *Rekeyer) failed(item map[string]types.AttributeValue, err error) error {
 	r.stats.Failed.Add(1)
-	return &ItemError{Key: keyText(r.rt.d, item), Err: err}
+	return &ItemError{Key: KeyText(r.rt.Design(), item), Err: err}
 }

@@ -170,7 +170,7 @@ func TestMigrationMovesValuesIntoS3(t *testing.T) {
 	}
 	held := bucketMatches(t, name, store, "body")
 	for id, want := range bodies {
-		if !isObjectKey("Doc", "body", held[id]) {
+		if !IsObjectKey("Doc", "body", held[id]) {
 			t.Errorf("%s holds %.30q, not its object's key", id, held[id])
 		}
 		if got := read(id); got != want {

@@ -63,7 +63,7 @@ func CheckTableOf(ctx context.Context, c BackfillClient, l *patterns.Lock, name 
 			}
 			seen++
 			if len(sample) < 3 {
-				sample = append(sample, keyText(d, it))
+				sample = append(sample, KeyText(d, it))
 			}
 		}
 		if next = out.LastEvaluatedKey; len(next) == 0 {
