@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // A migration's state is proven, not trusted. Before the lock advances,
@@ -105,7 +106,7 @@ func Identify(ctx context.Context, c RekeyClient, d *patterns.Design, name strin
 		opts := o.Options()
 		id.Endpoint, id.Region = aws.ToString(opts.BaseEndpoint), opts.Region
 	}
-	if dc, ok := c.(Describer); ok {
+	if dc, ok := c.(dynamo.Describer); ok {
 		out, err := dc.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 		if err != nil {
 			return id, fmt.Errorf("describing %s: %w", name, err)
@@ -403,11 +404,11 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 					case err != nil:
 						rec.failed++
 						live.Failed.Add(1)
-						example(fmt.Sprintf("item %s: %v", KeyText(r.rt.Design(), item), err))
+						example(fmt.Sprintf("item %s: %v", dynamo.KeyText(r.rt.Design(), item), err))
 					case rw != nil:
 						rec.pending++
 						live.Pending.Add(1)
-						example(fmt.Sprintf("item %s (%s) still needs %s", KeyText(r.rt.Design(), item), rw.Entity, rewriteText(rw)))
+						example(fmt.Sprintf("item %s (%s) still needs %s", dynamo.KeyText(r.rt.Design(), item), rw.Entity, rewriteText(rw)))
 						need(rw, item)
 					case ours:
 						rec.unchanged++

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // Values moved into or out of S3 by a migration (store: s3 added to an
@@ -60,13 +61,13 @@ func (r *Rekeyer) objectMoves() {
 // Sources: the rewrite's condition).
 func (r *Rekeyer) planObjects(entity string, item map[string]types.AttributeValue, rw *Rewrite) {
 	for _, attr := range r.toS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && !IsObjectKey(entity, attr, s.Value) {
+		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && !dynamo.IsObjectKey(entity, attr, s.Value) {
 			rw.ToS3 = append(rw.ToS3, attr)
 			rw.Sources[attr] = s
 		}
 	}
 	for _, attr := range r.fromS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && IsObjectKey(entity, attr, s.Value) {
+		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && dynamo.IsObjectKey(entity, attr, s.Value) {
 			rw.FromS3 = append(rw.FromS3, attr)
 			rw.Sources[attr] = s
 		}
@@ -89,7 +90,7 @@ func (r *Rekeyer) moveObjects(ctx context.Context, rw *Rewrite) (written, read [
 		return nil, nil, ErrNoObjectsForMigration
 	}
 	for _, attr := range rw.ToS3 {
-		key := ObjectKey(rw.Entity, attr)
+		key := dynamo.ObjectKey(rw.Entity, attr)
 		if err := r.Objects.PutObject(ctx, key, []byte(rw.Sources[attr].(*types.AttributeValueMemberS).Value)); err != nil {
 			r.dropKeys(ctx, written)
 			return nil, nil, fmt.Errorf("storing %s.%s in S3: %w", rw.Entity, attr, err)
@@ -122,5 +123,5 @@ func (r *Rekeyer) dropKeys(ctx context.Context, keys []string) {
 // cannot be moved: counted failed), not S3's or the store's absence (the
 // run stops, to resume).
 func objectFault(err error) bool {
-	return errors.Is(err, ErrNoObject)
+	return errors.Is(err, dynamo.ErrNoObject)
 }

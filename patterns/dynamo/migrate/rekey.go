@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // The rekey engine backfills a migration phase: it makes each existing
@@ -49,7 +50,7 @@ type RekeyClient interface {
 type Rekeyer struct {
 	lock   *patterns.Lock
 	phase  *patterns.Phase
-	rt     *Table // the rollout runtime (target names)
+	rt     *dynamo.Table // the rollout runtime (target names)
 	name   string
 	client RekeyClient
 	// backfill are the target entities the phase rewrites.
@@ -79,7 +80,7 @@ type Rekeyer struct {
 
 	// Objects is the bucket values are moved into or out of, when the
 	// migration changes an attribute's store: s3 (else unused).
-	Objects ObjectStore
+	Objects dynamo.ObjectStore
 
 	// MaxConflicts bounds how often one item is read again after a
 	// concurrent write before it counts as failed (default 10).
@@ -122,7 +123,7 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	if mg == nil || mg.Current >= len(mg.Phases) {
 		return nil, ErrNoMigration
 	}
-	r := &Rekeyer{lock: l, phase: mg.Phases[mg.Current], rt: NewRollout(l, nil, name), name: name, client: client,
+	r := &Rekeyer{lock: l, phase: mg.Phases[mg.Current], rt: dynamo.NewRollout(l, nil, name), name: name, client: client,
 		backfill: map[string]bool{}, deployed: map[string]bool{}, sources: map[string]map[string][]string{}, index: map[string]string{}, renamed: map[string]map[string]string{},
 		toS3: map[string][]string{}, fromS3: map[string][]string{}, MaxConflicts: 10}
 	for _, e := range r.phase.Backfill {
@@ -204,7 +205,7 @@ func (r *Rekeyer) Plan(item map[string]types.AttributeValue) (*Rewrite, error) {
 // plan is Plan, and whether the item is of an entity the phase rewrites.
 func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, error) {
 	entity, v, err := r.rt.Decode(item)
-	if errors.Is(err, ErrNotKeyplan) {
+	if errors.Is(err, dynamo.ErrNotKeyplan) {
 		return nil, false, nil
 	}
 	if err != nil {
@@ -218,7 +219,7 @@ func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, er
 }
 
 // rewrite computes what an item of a backfilled entity needs.
-func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.AttributeValue) (*Rewrite, error) {
+func (r *Rekeyer) rewrite(entity string, v dynamo.Values, item map[string]types.AttributeValue) (*Rewrite, error) {
 	// Every key either design gives the item, target first.
 	keys, err := r.rt.KeysOf(entity, v)
 	if err != nil {
@@ -230,7 +231,7 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 		if !r.deployed[r.index[k]] {
 			continue // its index is created in a later phase
 		}
-		if !SameValue(item[k], x) {
+		if !dynamo.SameValue(item[k], x) {
 			rw.Set[k] = x
 		}
 	}
@@ -461,5 +462,5 @@ func itemFault(err error) bool {
 
 func (r *Rekeyer) failed(item map[string]types.AttributeValue, err error) error {
 	r.stats.Failed.Add(1)
-	return &ItemError{Key: KeyText(r.rt.Design(), item), Err: err}
+	return &ItemError{Key: dynamo.KeyText(r.rt.Design(), item), Err: err}
 }
