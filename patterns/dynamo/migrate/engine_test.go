@@ -2,9 +2,7 @@ package migrate
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -33,19 +32,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	var err error
-	conn, err = enginepkg.Connect(context.Background(), enginepkg.Options{Endpoint: os.Getenv(enginepkg.EnvEndpoint)})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, enginepkg.Hint(err))
-		os.Exit(2)
-	}
-	engineName, engineEndpoint, engine, client = conn.Name, conn.Endpoint, conn.Raw, conn.DB
-	code := m.Run()
-	if log := conn.Log(); code != 0 && log != "" {
-		fmt.Fprintf(os.Stderr, "%s log:\n%s\n", conn.Name, log)
-	}
-	conn.Stop()
-	os.Exit(code)
+	enginepass.Main(m, func(c *enginepkg.Conn) {
+		conn, engineName, engineEndpoint, engine, client = c, c.Name, c.Endpoint, c.Raw, c.DB
+	})
 }
 
 // The engine the tests run on, with the variables that chose it read
@@ -132,23 +121,6 @@ func raw(t testing.TB, tbl *dynamo.Table, key map[string]types.AttributeValue) m
 		t.Fatal(err)
 	}
 	return out.Item
-}
-
-// text is a stored scalar as text ("absent" for none).
-func text(v types.AttributeValue) string {
-	switch x := v.(type) {
-	case nil:
-		return "absent"
-	case *types.AttributeValueMemberS:
-		return x.Value
-	case *types.AttributeValueMemberN:
-		return x.Value
-	case *types.AttributeValueMemberBOOL:
-		return fmt.Sprint(x.Value)
-	case *types.AttributeValueMemberB:
-		return base64.StdEncoding.EncodeToString(x.Value)
-	}
-	return fmt.Sprintf("%v", v)
 }
 
 func names2(items []dynamo.Item, key string) []string {

@@ -320,8 +320,8 @@ func TestRenameKeepsWritesDuringTheMigration(t *testing.T) {
 	for id, w := range want {
 		k, _ := tgt.Key("Note", key(id))
 		it := raw(t, tgt, k)
-		if text(it["title"]) != w["title"] {
-			t.Errorf("after the backfill %s.title is stored as %s, want %v", id, text(it["title"]), w["title"])
+		if s, _ := it["title"].(*types.AttributeValueMemberS); s == nil || s.Value != w["title"] {
+			t.Errorf("after the backfill %s.title is stored as %#v, want %v", id, it["title"], w["title"])
 		}
 		if _, has := it["note"]; has != (w["note"] != nil) {
 			t.Errorf("after the backfill %s.note is %v, want %v", id, it["note"], w["note"])
