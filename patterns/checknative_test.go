@@ -55,7 +55,7 @@ func TestNativeChecksOnTheDesign(t *testing.T) {
 		{"KP212", "its partition attribute status is not given", func(d *Design) {
 			p := d.model.Pattern("TasksByStatus")
 			p.Where = []string{"tenantId"}
-			d.model.reqs = nil
+			forget(d.model)
 		}},
 		{"KP212", "reads Tenant, Task together from native index", func(d *Design) {
 			d.Pattern("TasksByStatus").Entities = []string{"Tenant", "Task"}

@@ -83,13 +83,13 @@ func (pl *planner) nameLocal(ly *layout, merged []map[string][]*EntityKey) {
 func (pl *planner) nextLSINames(n int) []string {
 	top := pl.localLocked()
 	for _, ix := range pl.locals() {
-		if k, ok := lsiNumber(ix.Name); ok {
+		if k, ok := LSINumber(ix.Name); ok {
 			top = max(top, k)
 		}
 	}
 	out := make([]string, n)
 	for i := range out {
-		out[i] = lsiName(top + i)
+		out[i] = LSIName(top + i)
 	}
 	return out
 }

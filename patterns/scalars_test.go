@@ -39,8 +39,8 @@ func TestEveryScalarTypeIsHandled(t *testing.T) {
 				}
 			}
 			a := &Attribute{Name: "v", Type: s.Type}
-			if !a.Scalar() || a.DynamoType() != s.Dynamo || a.GoType() == "" || encoding(a) == "" {
-				t.Errorf("scalar %v, DynamoDB type %q, Go type %q, encoding %q", a.Scalar(), a.DynamoType(), a.GoType(), encoding(a))
+			if !a.Scalar() || a.DynamoType() != s.Dynamo || a.GoType() == "" || KeyEncoding(a) == "" {
+				t.Errorf("scalar %v, DynamoDB type %q, Go type %q, encoding %q", a.Scalar(), a.DynamoType(), a.GoType(), KeyEncoding(a))
 			}
 			if n, bound, _ := s.codec.size(nil, a); n <= 0 || bound {
 				t.Errorf("size %d (at bound %v) without a bound", n, bound)

@@ -12,7 +12,7 @@ import (
 // The limits file and the GSI naming: each fact has one definition.
 const (
 	limitsFile = "patterns/limits.go"
-	gsiFile    = "patterns/design.go"
+	gsiFile    = "patterns/keynames.go"
 )
 
 // gsiSpelling matches a string literal that spells the planner's GSI names
@@ -21,8 +21,8 @@ var gsiSpelling = regexp.MustCompile(`^GSI$|GSI%|GSI\[0-9\]|GSI\\d`)
 
 // DynamoDB's limits are defined in patterns/limits.go alone: no other file
 // declares a constant or variable of the same name (a second
-// MaxTransactItems drifts). The GSI name is written (gsiName) and read
-// (gsiNumber) in one place: no other code spells "GSI%d" or GSI[0-9]
+// MaxTransactItems drifts). The GSI name is written (GSIName) and read
+// (GSINumber) in one place: no other code spells "GSI%d" or GSI[0-9]
 // (tests may, to state what they expect).
 func TestSingleDefinitions(t *testing.T) {
 	files := repoFiles(t)
@@ -61,7 +61,7 @@ func TestSingleDefinitions(t *testing.T) {
 				return true
 			}
 			if s, err := strconv.Unquote(lit.Value); err == nil && gsiSpelling.MatchString(s) {
-				t.Errorf("%s:%d: %s spells the GSI name; gsiName and gsiNumber (%s) write and read it", f.rel, f.fset.Position(lit.Pos()).Line, lit.Value, gsiFile)
+				t.Errorf("%s:%d: %s spells the GSI name; GSIName and GSINumber (%s) write and read it", f.rel, f.fset.Position(lit.Pos()).Line, lit.Value, gsiFile)
 			}
 			return true
 		})
