@@ -46,7 +46,6 @@ func TestNativeChecksOnTheDesign(t *testing.T) {
 		}},
 		{"KP211", "a number on Tenant but a string on Task", func(d *Design) {
 			d.model.Entity("Tenant").Attr("name").Name = "status"
-			d.model.Entity("Tenant").attrIdx = nil
 			d.model.Entity("Tenant").Attr("status").Type = TypeNumber
 		}},
 		{"KP212", "it ranges over dueDate, but after the equalities given the next sort attribute is createdAt", func(d *Design) {

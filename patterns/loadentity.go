@@ -254,5 +254,5 @@ var (
 	entityFields = []string{"id", "within", "table", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when", "local"}
-	typeNames    = append(scalarNames(false), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
+	typeNames    = append(ScalarNames(false), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
 )

@@ -142,8 +142,8 @@ func (a *Attribute) takes(f Facet) bool {
 	return s != nil && s.Takes(f)
 }
 
-// scalarNames are the names of the scalar types (spellings too: all).
-func scalarNames(all bool) []string {
+// ScalarNames are the names of the scalar types (spellings too: all).
+func ScalarNames(all bool) []string {
 	var out []string
 	for _, s := range scalarTypes {
 		out = append(out, string(s.Type))

@@ -2,7 +2,6 @@ package patterns
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -151,23 +150,4 @@ func compareScalar(x, y any) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// The JSON Schema a model file is checked against names every type the
-// loader reads, spellings included.
-func TestSchemaNamesEveryType(t *testing.T) {
-	var doc struct {
-		Defs struct {
-			Type struct {
-				Enum []string `json:"enum"`
-			} `json:"type"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(Schema(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	want := append(scalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
-	if got := doc.Defs.Type.Enum; !slices.Equal(got, want) {
-		t.Errorf("the schema's types are %v; the loader reads %v", got, want)
-	}
 }
