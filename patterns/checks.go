@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Rule is one design check: a stable id (never reused or renumbered once
@@ -325,10 +327,10 @@ func ruleTypeClash(d *Design) []finding {
 	for _, g := range order {
 		us := groups[g]
 		for _, u := range us[1:] {
-			if KeyEncoding(u.attr) != KeyEncoding(us[0].attr) {
+			if model.KeyEncoding(u.attr) != model.KeyEncoding(us[0].attr) {
 				parts := strings.SplitN(g, " ", 3)
 				out = append(out, finding{entity(u.entity), u.attr.Pos,
-					fmt.Sprintf("%s.%s is %s but %s.%s is %s, and both are in the partition key %s on %s", u.entity.Name, u.attr.Name, KeyEncoding(u.attr), us[0].entity.Name, us[0].attr.Name, KeyEncoding(us[0].attr), parts[1], parts[0]),
+					fmt.Sprintf("%s.%s is %s but %s.%s is %s, and both are in the partition key %s on %s", u.entity.Name, u.attr.Name, model.KeyEncoding(u.attr), us[0].entity.Name, us[0].attr.Name, model.KeyEncoding(us[0].attr), parts[1], parts[0]),
 					fmt.Sprintf("declare %s with the same type (and range) in both entities", u.attr.Name)})
 				break
 			}

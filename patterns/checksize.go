@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The size rules: key values within DynamoDB's partition and sort key
@@ -17,7 +19,7 @@ func keyBytes(e *Entity, t Template) (int, []string) {
 	for _, s := range t {
 		switch {
 		case s.Shards > 0:
-			n += DecimalLen(int64(s.Shards - 1))
+			n += model.DecimalLen(int64(s.Shards - 1))
 		case s.Attr != "":
 			if b, ok := e.Attr(s.Attr).MaxKeyBytes(); ok {
 				n += b
@@ -84,7 +86,7 @@ func ruleItemSize(d *Design) []finding {
 		var largest *Attribute // the largest value the item holds
 		largestBytes := 0
 		for _, a := range e.Attributes {
-			b, ok := MaxValueBytes(e, a)
+			b, ok := model.MaxValueBytes(e, a)
 			known = known && ok
 			n += len(a.Name) + b
 			if a.Type == TypeString && len(a.Values) == 0 && !a.InS3() && !e.IsID(a.Name) && b > largestBytes {

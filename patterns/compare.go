@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Comparing two designs: every change from the deployed design to the
@@ -337,7 +339,7 @@ func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]stri
 				// Gone: KP605 says so.
 			case n != a:
 				df.add(ChangeUniqueGuard, Subject{SubjectEntity, te.Name}, "attribute %s (renamed from %s) is unique (pattern %s): its items' guard items are keyed by the name %s, which the backfill does not rewrite; keep the name", n, a, p.Name, strings.ToUpper(a))
-			case KeyEncoding(fa) != KeyEncoding(ta):
+			case model.KeyEncoding(fa) != model.KeyEncoding(ta):
 				df.add(ChangeUniqueGuard, Subject{SubjectEntity, te.Name}, "attribute %s is unique (pattern %s): its guard items hold its value at the encoding it is written with, which would change; keep its range", a, p.Name)
 			}
 		}
@@ -368,7 +370,7 @@ func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]stri
 func encodingChanged(fe, te *Entity, k *EntityKey, names map[string]string) bool {
 	for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 		fa, ta := fe.Attr(a), te.Attr(names[a])
-		if fa != nil && ta != nil && KeyEncoding(fa) != KeyEncoding(ta) {
+		if fa != nil && ta != nil && model.KeyEncoding(fa) != model.KeyEncoding(ta) {
 			return true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Native keys. A GSI may be keyed on the items' own typed attributes, up
@@ -338,7 +340,7 @@ func (ix *PhaseIndex) validNative() error {
 		return fmt.Errorf("index %s: keyTypes %v do not type its key attributes %v", ix.Name, ix.KeyTypes, all)
 	}
 	for i, a := range all {
-		if slices.Contains(all[:i], a) || !ValidName(a) {
+		if slices.Contains(all[:i], a) || !model.ValidName(a) {
 			return fmt.Errorf("index %s: key attribute %q named twice, or not a name", ix.Name, a)
 		}
 		if t := ix.KeyTypes[a]; t != "S" && t != "N" && t != "B" {

@@ -3,6 +3,8 @@ package patterns
 import (
 	"fmt"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What kinds.go adds to reads: hiding expired items, counts, and the
@@ -66,7 +68,7 @@ func CounterKey(e *Entity, attr string) Template {
 
 // ShardKey is the sort key of shard i of a counter spread over n shards.
 func ShardKey(i, n int) string {
-	return fmt.Sprintf("%0*d", DecimalLen(int64(max(n-1, 0))), i)
+	return fmt.Sprintf("%0*d", model.DecimalLen(int64(max(n-1, 0))), i)
 }
 
 // hides is the TTL attribute a pattern's read filters expired items on:

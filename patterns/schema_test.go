@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 )
@@ -127,7 +128,7 @@ func TestSchemaNamesEveryType(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := append(ScalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
+	want := append(model.ScalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
 	if got := doc.Defs.Type.Enum; !slices.Equal(got, want) {
 		t.Errorf("the schema's types are %v; the loader reads %v", got, want)
 	}

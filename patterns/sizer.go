@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // sizer estimates item sizes and records where it assumed.
@@ -87,7 +89,7 @@ func (z *sizer) key(e *Entity, t Template) int {
 		case s.Attr != "":
 			n += z.value(e, e.Attr(s.Attr))
 		case s.Shards > 0:
-			n += DecimalLen(int64(s.Shards - 1))
+			n += model.DecimalLen(int64(s.Shards - 1))
 		default:
 			n += len(s.Lit)
 		}
@@ -188,7 +190,7 @@ func projects(ix *Index, attrs map[string]bool) bool {
 
 // shard is the size of a counter's shard item: its keys and the number.
 func (z *sizer) shard(e *Entity, ck *CounterKeys) int {
-	return len(TablePK) + z.key(e, ck.PK) + len(TableSK) + DecimalLen(int64(ck.Shards)) + len(ck.Attr) + DefaultNumberBytes
+	return len(TablePK) + z.key(e, ck.PK) + len(TableSK) + model.DecimalLen(int64(ck.Shards)) + len(ck.Attr) + DefaultNumberBytes
 }
 
 // scalarSize is a scalar's size for the sizer (sizer.go).
