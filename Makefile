@@ -100,7 +100,7 @@ cross: deps
 # a time: the longest go first, so that the many short ones fill the other
 # core beside them instead of one long package running alone at the end
 # (./... adds every other package once).
-UNIT_FIRST := ./patterns/dynamo ./cmd/keyplan ./test ./patterns ./patterns/gen ./constructs/singletable
+UNIT_FIRST := ./patterns/dynamo ./cmd/keyplan ./test ./patterns/dynamo/migrate ./patterns ./patterns/gen ./constructs/singletable
 unit: deps
 	$(GO) test $(TEST_TIMEOUT) $(UNIT_FIRST) ./...
 
