@@ -3,13 +3,16 @@ package server
 // Backups, as far as a local engine can honestly have them: on-demand
 // backups are real (CreateBackup keeps a copy of the table's definition,
 // tags, TTL setting and items; RestoreTableFromBackup makes a new table
-// of it; DescribeBackup, ListBackups, DeleteBackup), kept in memory for
-// the engine's life, not in its data directory. Point-in-time recovery
+// of it; DescribeBackup, ListBackups, DeleteBackup), kept in the data
+// directory when there is one (a backup is acknowledged once it is on
+// disk, as every change is: persist.go), else for the engine's life.
+// Point-in-time recovery
 // needs a history the engine does not keep: DescribeContinuousBackups
 // says it is disabled, and UpdateContinuousBackups refuses to enable it,
 // saying so.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -280,6 +283,57 @@ func (c *Client) CreateBackup(_ context.Context, in *CreateBackupInput) (*Create
 	c.backups[b.arn] = b
 
 	return &CreateBackupOutput{BackupDetails: b.details("AVAILABLE")}, nil
+}
+
+// backupJSON is a backup as the data directory keeps it (its record).
+type backupJSON struct {
+	Arn          string                   `json:"arn"`
+	Name         string                   `json:"name"`
+	Created      time.Time                `json:"created"`
+	Table        CreateTableInput         `json:"table"`
+	TTL          string                   `json:"ttl,omitempty"`
+	TableCreated time.Time                `json:"tableCreated"`
+	Items        json.RawMessage          `json:"items"`
+	ItemCount    int64                    `json:"itemCount"`
+	SizeBytes    int64                    `json:"sizeBytes"`
+	KeySchema    []types.KeySchemaElement `json:"keySchema"`
+	GSIs         []core.IndexDefinition   `json:"gsis,omitempty"`
+	LSIs         []core.IndexDefinition   `json:"lsis,omitempty"`
+}
+
+// record is b encoded as its record.
+func (b *backup) record() ([]byte, error) {
+	rec, err := json.Marshal(backupJSON{Arn: b.arn, Name: b.name, Created: b.created, Table: b.table, TTL: b.ttl, TableCreated: b.tableCreated,
+		Items: b.items, ItemCount: b.itemCount, SizeBytes: b.sizeBytes, KeySchema: b.keySchema, GSIs: b.gsis, LSIs: b.lsis})
+	if err != nil {
+		return nil, fmt.Errorf("encoding backup %s's record: %w", b.arn, err)
+	}
+
+	return rec, nil
+}
+
+// backupOfRecord is the backup stored at arn, checked: its record must
+// name it, and its items must be DynamoDB JSON.
+func backupOfRecord(arn string, rec []byte) (*backup, error) {
+	dec := json.NewDecoder(bytes.NewReader(rec))
+	dec.DisallowUnknownFields()
+
+	var bj backupJSON
+	if err := dec.Decode(&bj); err != nil {
+		return nil, fmt.Errorf("backup %s: its record: %w", arn, err)
+	}
+
+	var items []map[string]*AttributeValue
+
+	switch {
+	case bj.Arn != arn:
+		return nil, fmt.Errorf("backup %s: its record is backup %q's", arn, bj.Arn)
+	case json.Unmarshal(bj.Items, &items) != nil:
+		return nil, fmt.Errorf("backup %s: its items are not a list of items in DynamoDB's JSON", arn)
+	}
+
+	return &backup{arn: bj.Arn, name: bj.Name, created: bj.Created, table: bj.Table, ttl: bj.TTL, tableCreated: bj.TableCreated,
+		items: bj.Items, itemCount: bj.ItemCount, sizeBytes: bj.SizeBytes, keySchema: bj.KeySchema, gsis: bj.GSIs, lsis: bj.LSIs}, nil
 }
 
 func (b *backup) details(status string) backupDetailsJSON {

@@ -162,12 +162,7 @@ func (s *Server) ExpireTTL() int {
 	s.gate.RLock()
 	defer s.gate.RUnlock()
 
-	n := s.client.ExpireTTL()
-	if n > 0 {
-		s.changes.Add(1)
-	}
-
-	return n
+	return s.client.ExpireTTL()
 }
 
 // SetClock sets the clock the engine reads for TTL expiry, stream records

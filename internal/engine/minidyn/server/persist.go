@@ -6,7 +6,9 @@ package server
 //
 // What is stored, and how to add to it. Each table is one metadata record
 // (tableRecord, encoded whole by c.tableRecord) and its items, one record
-// per primary key (the stored item in DynamoDB's JSON). Table state that an
+// per primary key (the stored item in DynamoDB's JSON); each on-demand
+// backup is one record by its ARN (backupJSON), journaled, like a table's
+// record, after the operation that made or deleted it. Table state that an
 // operation adds (tags, a stream setting, a TTL status) is a field of
 // tableRecord, written in c.tableRecord and read back in restoreTable;
 // nothing else changes: every operation that is neither a read nor an item
@@ -61,6 +63,8 @@ type Durable interface {
 	Commit([]store.Change) error
 	// Each calls fn with every stored table.
 	Each(fn func(store.Table) error) error
+	// Backups calls fn with every stored backup's ARN and record.
+	Backups(fn func(arn string, record []byte) error) error
 	// ReadTable calls fn with one stored table (found false: none).
 	ReadTable(name string, fn func(store.Table) error) (found bool, err error)
 }
@@ -166,7 +170,10 @@ type journal struct {
 	seq atomic.Uint64
 	// meta is each table's record as last journaled (or loaded).
 	meta map[string][]byte
-	wake chan struct{}
+	// backups are the ARNs of the backups journaled (or loaded): a
+	// backup does not change once made.
+	backups map[string]bool
+	wake    chan struct{}
 }
 
 type entry struct {
@@ -264,7 +271,54 @@ func (c *Client) journalTables() error {
 		}
 	}
 
+	return c.journalBackups()
+}
+
+// journalBackups journals every backup made and every one deleted since
+// the last journaled (under c.mu).
+func (c *Client) journalBackups() error {
+	j := c.journal
+
+	for _, arn := range slices.Sorted(maps.Keys(c.backups)) {
+		if j.backups[arn] {
+			continue
+		}
+
+		rec, err := c.backups[arn].record()
+		if err != nil {
+			return err
+		}
+
+		j.backups[arn] = true
+		j.add(entry{kind: store.PutBackup, key: arn, meta: rec, stream: c.seq})
+	}
+
+	for _, arn := range slices.Sorted(maps.Keys(j.backups)) {
+		if c.backups[arn] == nil {
+			delete(j.backups, arn)
+			j.add(entry{kind: store.DropBackup, key: arn, stream: c.seq})
+		}
+	}
+
 	return nil
+}
+
+// loadBackups reads every backup st holds.
+func loadBackups(st Durable) (map[string]*backup, error) {
+	out := map[string]*backup{}
+
+	err := st.Backups(func(arn string, rec []byte) error {
+		b, err := backupOfRecord(arn, rec)
+		if err != nil {
+			return err
+		}
+
+		out[arn] = b
+
+		return nil
+	})
+
+	return out, err
 }
 
 // journalCleared journals a table whose items were all removed at once
@@ -334,11 +388,17 @@ func (s *Server) Persist(st Durable, log func(string)) error {
 		return err
 	}
 
+	backups, err := loadBackups(st)
+	if err != nil {
+		return err
+	}
+
 	c := s.client
 
 	c.mu.Lock()
 	c.tables, c.meta, c.streams, c.seq = fresh.tables, fresh.meta, fresh.streams, fresh.seq
 	c.journal = &journal{meta: stored, wake: make(chan struct{}, 1)}
+	c.setBackups(backups)
 	c.mu.Unlock()
 
 	d := &durability{st: st, log: log, stop: make(chan struct{}), exited: make(chan struct{})}
@@ -526,9 +586,14 @@ func (s *Server) rollBack(batch []entry, cerr error) (hi, done uint64) {
 
 	all := append(batch, rest...)
 	touched := map[string]bool{}
+	backups := false
 
 	for _, e := range all {
-		touched[e.table] = true
+		if e.kind == store.PutBackup || e.kind == store.DropBackup {
+			backups = true
+		} else {
+			touched[e.table] = true
+		}
 	}
 
 	var errs []string
@@ -539,11 +604,20 @@ func (s *Server) rollBack(batch []entry, cerr error) (hi, done uint64) {
 		}
 	}
 
+	if backups {
+		if err := c.reloadBackups(s.durable.st); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+
 	c.dropStreamRecordsAfter(all[0].stream)
 	clear(c.tokens)
 
 	msg := fmt.Sprintf("the data directory's store failed to commit %d change(s) (%v): they are not kept, and the %d request(s) that made or read them are answered 500; the tables they touched (%s) are as the store holds them",
 		len(all), cerr, len(all), strings.Join(slices.Sorted(maps.Keys(touched)), ", "))
+	if backups {
+		msg += ", and so are the backups"
+	}
 	if len(errs) > 0 {
 		msg += "; reloading them failed: " + strings.Join(errs, "; ")
 	}
@@ -602,6 +676,28 @@ func (c *Client) reloadTable(st Durable, name string) error {
 	}
 
 	return nil
+}
+
+// reloadBackups makes the backups what st holds (under c.mu).
+func (c *Client) reloadBackups(st Durable) error {
+	b, err := loadBackups(st)
+	if err != nil {
+		return err
+	}
+
+	c.setBackups(b)
+
+	return nil
+}
+
+// setBackups makes b the backups, as stored (under c.mu).
+func (c *Client) setBackups(b map[string]*backup) {
+	c.backups = b
+	c.journal.backups = map[string]bool{}
+
+	for arn := range b {
+		c.journal.backups[arn] = true
+	}
 }
 
 // dropStreamRecordsAfter removes every stream record after sequence

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -235,7 +237,14 @@ func TestAFailedCommitFailsItsRequestsAndKeepsNothing(t *testing.T) {
 		AttributeDefinitions: []ddbtypes.AttributeDefinition{{AttributeName: aws.String("id"), AttributeType: ddbtypes.ScalarAttributeTypeS}}})
 	failed("CreateTable", err)
 
+	_, err = p.cli.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String("tbl"), BackupName: aws.String("lost")})
+	failed("CreateBackup", err)
+
 	p.st.fail.Store(nil)
+
+	if list, err := p.cli.ListBackups(ctx, &dynamodb.ListBackupsInput{}); err != nil || len(list.BackupSummaries) != 0 {
+		t.Errorf("backups after the failed CreateBackup: %+v, %v; want none", list, err)
+	}
 
 	for id, want := range map[string]string{"a": "1", "b": "<none>", "c": "<none>"} {
 		if got := getV(t, p.cli, "tbl", id); got != want {
@@ -359,6 +368,15 @@ func TestTableStateOutlivesARestart(t *testing.T) {
 	_, err = cli.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: bk.BackupDetails.BackupArn, TargetTableName: aws.String("restored")})
 	require.NoError(t, err)
 
+	// Backups: one kept, one deleted.
+	bk2, err := cli.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String("tbl"), BackupName: aws.String("bk2")})
+	require.NoError(t, err)
+	_, err = cli.DeleteBackup(ctx, &dynamodb.DeleteBackupInput{BackupArn: bk2.BackupDetails.BackupArn})
+	require.NoError(t, err)
+
+	bkBefore, err := cli.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: bk.BackupDetails.BackupArn})
+	require.NoError(t, err)
+
 	before, err := cli.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("tbl")})
 	require.NoError(t, err)
 
@@ -406,5 +424,31 @@ func TestTableStateOutlivesARestart(t *testing.T) {
 
 	if got := getV(t, cli, "restored", "a"); got != "x" {
 		t.Errorf("the restored table's item after a restart: %s", got)
+	}
+
+	// The backup kept is the same backup, and restores the table's items;
+	// the one deleted stays deleted.
+	bkAfter, err := cli.DescribeBackup(ctx, &dynamodb.DescribeBackupInput{BackupArn: bk.BackupDetails.BackupArn})
+	require.NoError(t, err)
+
+	bkB, _ := json.Marshal(bkBefore.BackupDescription)
+	bkA, _ := json.Marshal(bkAfter.BackupDescription)
+
+	if !bytes.Equal(bkA, bkB) || !bytes.Contains(bkA, []byte(`"TableName":"tbl"`)) {
+		t.Errorf("the backup after a restart:\n%s\nbefore:\n%s", bkA, bkB)
+	}
+
+	list, err := cli.ListBackups(ctx, &dynamodb.ListBackupsInput{})
+	require.NoError(t, err)
+
+	if len(list.BackupSummaries) != 1 || aws.ToString(list.BackupSummaries[0].BackupName) != "bk1" {
+		t.Errorf("backups after a restart: %+v, want bk1 alone", list.BackupSummaries)
+	}
+
+	_, err = cli.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: bk.BackupDetails.BackupArn, TargetTableName: aws.String("again")})
+	require.NoError(t, err)
+
+	if got := getV(t, cli, "again", "a"); got != "x" {
+		t.Errorf("a table restored after a restart from a backup made before it: item a is %s", got)
 	}
 }

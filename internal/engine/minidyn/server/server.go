@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -18,8 +17,6 @@ type Server struct {
 	opts   Options
 	// slots holds a token per request being worked on (MaxInFlight).
 	slots chan struct{}
-	// changes counts the requests that changed tables or items.
-	changes atomic.Uint64
 	// gate lets reads and item writes run together (read-locked) and
 	// every other operation alone (locked), so a table's record is
 	// journaled in the same order as the writes to its items, and no
@@ -77,16 +74,6 @@ func (s *Server) lockFor(op string) func(*error) (target uint64) {
 		return j.seq.Load()
 	}
 }
-
-// mutating are the operations that change tables or items.
-var mutating = map[string]bool{
-	"CreateTable": true, "UpdateTable": true, "DeleteTable": true, "UpdateTimeToLive": true,
-	"PutItem": true, "DeleteItem": true, "UpdateItem": true, "BatchWriteItem": true, "TransactWriteItems": true,
-}
-
-// Changes counts the requests that have changed the engine's tables or
-// items (what a saver watches).
-func (s *Server) Changes() uint64 { return s.changes.Load() }
 
 // NewServer creates an HTTP handler serving a fresh, empty engine with
 // the default bounds and no access key.
@@ -263,10 +250,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	target := unlock(&err)
-
-	if err == nil && mutating[op] {
-		s.changes.Add(1)
-	}
 
 	// The whole response is encoded before any of it is written, so an
 	// encoding failure is still a clean error (and a client gone midway is

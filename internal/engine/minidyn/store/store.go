@@ -30,12 +30,15 @@ const (
 // without it is not this package's, one with another is refused.
 const Format = "keyplan-local-store 1"
 
-// The file's layout: a bucket of keyplan's own records (the format), and
-// a bucket of tables, each a bucket holding the table's metadata record
-// and a bucket of its items by key.
+// The file's layout: a bucket of keyplan's own records (the format), a
+// bucket of tables, each a bucket holding the table's metadata record
+// and a bucket of its items by key, and a bucket of on-demand backups by
+// ARN (made at the first backup: a file without it has none, and a
+// keyplan that does not know it reads the tables alone).
 var (
 	bucketKeyplan = []byte("keyplan")
 	bucketTables  = []byte("tables")
+	bucketBackups = []byte("backups")
 	bucketItems   = []byte("items")
 	keyFormat     = []byte("format")
 	keyMeta       = []byte("meta")
@@ -78,6 +81,11 @@ const (
 	PutItem
 	// DeleteItem removes the item at Key.
 	DeleteItem
+	// PutBackup writes the backup record at Key (Value, the backup whole:
+	// its table's definition and items), replacing any; Table is unused.
+	PutBackup
+	// DropBackup removes the backup at Key.
+	DropBackup
 )
 
 // Change is one change to the stored tables.
@@ -237,11 +245,56 @@ func (db *DB) Commit(changes []Change) error {
 	return db.db.Update(func(tx *bolt.Tx) error {
 		tables := tx.Bucket(bucketTables)
 		for _, c := range changes {
+			if c.Kind == PutBackup || c.Kind == DropBackup {
+				if err := applyBackup(tx, c); err != nil {
+					return fmt.Errorf("backup %s: %w", c.Key, err)
+				}
+				continue
+			}
 			if err := apply(tables, c); err != nil {
 				return fmt.Errorf("table %s: %w", c.Table, err)
 			}
 		}
 		return nil
+	})
+}
+
+func applyBackup(tx *bolt.Tx, c Change) error {
+	if len(c.Key) == 0 {
+		return errors.New("a backup without its ARN")
+	}
+	if c.Kind == DropBackup {
+		if b := tx.Bucket(bucketBackups); b != nil {
+			return b.Delete(c.Key)
+		}
+		return nil
+	}
+	b, err := tx.CreateBucketIfNotExists(bucketBackups)
+	if err != nil {
+		return err
+	}
+	return b.Put(c.Key, sealed(c.Value))
+}
+
+// Backups calls fn with every stored backup's ARN and record, in ARN
+// order, in one read transaction, until fn returns an error (which
+// Backups returns).
+func (db *DB) Backups(fn func(arn string, record []byte) error) error {
+	return db.db.View(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBackups)
+		if b == nil {
+			return nil
+		}
+		return b.ForEach(func(k, v []byte) error {
+			if v == nil {
+				return fmt.Errorf("%w: a bucket among the backups", ErrDamaged)
+			}
+			rec, ok := unsealed(v)
+			if !ok {
+				return fmt.Errorf("%w: the backup %q fails its checksum", ErrDamaged, k)
+			}
+			return fn(string(k), rec)
+		})
 	})
 }
 

@@ -89,6 +89,52 @@ func TestCommitsOutliveAReopen(t *testing.T) {
 	}
 }
 
+// Backups are records of their own by ARN, beside the tables: a file
+// without any has none, a dropped one is gone after a reopen, a damaged
+// one is refused by its checksum, and the tables read as before.
+func TestBackupsOutliveAReopen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	db := mustOpen(t, dir)
+	backups := func() string {
+		var b strings.Builder
+		if err := db.Backups(func(arn string, rec []byte) error { fmt.Fprintf(&b, "%s=%s;", arn, rec); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if got := backups(); got != "" {
+		t.Fatalf("a new file's backups: %q", got)
+	}
+	for _, s := range [][]Change{
+		{{Kind: PutTable, Table: "a", Value: []byte("A")}, {Kind: PutBackup, Key: []byte("arn:1"), Value: []byte("B1")}, {Kind: PutBackup, Key: []byte("arn:2"), Value: []byte("B2")}},
+		{{Kind: DropBackup, Key: []byte("arn:1")}, {Kind: DropBackup, Key: []byte("arn:never")}},
+	} {
+		if err := db.Commit(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Commit([]Change{{Kind: PutBackup, Value: []byte("no ARN")}}); err == nil || !strings.Contains(err.Error(), "without its ARN") {
+		t.Fatalf("a backup without its ARN: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = mustOpen(t, dir)
+	if got, want := backups(), "arn:2=B2;"; got != want {
+		t.Fatalf("backups after a reopen: %q, want %q", got, want)
+	}
+	if got := dump(t, db); got != "a=A;" {
+		t.Fatalf("tables beside the backups: %q", got)
+	}
+	if err := db.db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketBackups).Put([]byte("arn:2"), []byte("xxxxB2")) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Backups(func(string, []byte) error { return nil }); !errors.Is(err, ErrDamaged) {
+		t.Fatalf("a damaged backup record: %v, want ErrDamaged", err)
+	}
+	_ = db.Close()
+}
+
 // A commit that fails stores nothing of its changes.
 func TestAFailedCommitStoresNothing(t *testing.T) {
 	db := mustOpen(t, t.TempDir())
