@@ -214,3 +214,52 @@ func TestLayerTableListsEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// ARCHITECTURE.md's table of internal/ by role names, for each package,
+// the product packages whose code imports it (test kits and tests are
+// said in words): it is held to the imports, so that it stays true as
+// code moves.
+func TestInternalTableNamesImporters(t *testing.T) {
+	b, err := os.ReadFile("../../ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n## internal/ by role\n")
+	if !ok {
+		t.Fatal(`ARCHITECTURE.md has no "## internal/ by role" section`)
+	}
+	section, _, _ := strings.Cut(rest, "\n## ")
+	p := packages(t)
+	rows := 0
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 5 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		rows++
+		pkg := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		var want []string
+		for _, m := range span.FindAllStringSubmatch(cells[3], -1) {
+			want = append(want, m[1])
+		}
+		sort.Strings(want)
+		var got []string
+		for dir, imps := range p.code {
+			if isTestKit(dir) || matches(pkg, dir) {
+				continue
+			}
+			for _, imp := range imps {
+				if rel, ours := strings.CutPrefix(imp, module+"/"); ours && matches(pkg, rel) && !slices.Contains(got, dir) {
+					got = append(got, dir)
+				}
+			}
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("ARCHITECTURE.md, internal/ by role: `%s` is imported by the product code of %v, the table says %v", pkg, got, want)
+		}
+	}
+	if rows < 10 {
+		t.Fatalf("read %d rows of ARCHITECTURE.md's internal/ table: has it changed form?", rows)
+	}
+}
