@@ -1,9 +1,8 @@
-package patterns
+package model
 
 import (
 	"regexp"
 	"slices"
-	"sort"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -35,14 +34,6 @@ const (
 // Strong reports whether the model asks for multi-Region strong
 // consistency.
 func (m *Model) Strong() bool { return m.Consistency == ConsistencyStrong }
-
-// consistencyName names a model's consistency for messages.
-func consistencyName(m *Model) Consistency {
-	if m.Strong() {
-		return ConsistencyStrong
-	}
-	return ConsistencyEventual
-}
 
 // Principal is one principal the table's resource policy grants the
 // actions of some patterns.
@@ -88,9 +79,9 @@ func (l *loader) setting(m *Model, f field) {
 	}
 }
 
-// field returns where a table setting was declared, falling back to the
+// PosOf returns where a table setting was declared, falling back to the
 // table.
-func (m *Model) field(name string) Pos {
+func (m *Model) PosOf(name string) Pos {
 	if p, ok := m.FieldPos[name]; ok {
 		return p
 	}
@@ -100,23 +91,23 @@ func (m *Model) field(name string) Pos {
 // validateSettings checks the table's settings and every peak.
 func (m *Model) validateSettings(l *errorList) {
 	if h := m.Headroom; h != 0 && h < MinHeadroom {
-		l.add(m.field("headroom"), "headroom", "expected a multiple of the declared load of at least %d (2: twice what the patterns declare), found %v", MinHeadroom, h)
+		l.add(m.PosOf("headroom"), "headroom", "expected a multiple of the declared load of at least %d (2: twice what the patterns declare), found %v", MinHeadroom, h)
 	}
 	switch m.Consistency {
 	case "", ConsistencyEventual, ConsistencyStrong:
 	default:
-		l.add(m.field("consistency"), "consistency", "%q: expected %s (the default: each Region's writes replicate to the others) or %s (multi-Region strong consistency)", string(m.Consistency), ConsistencyEventual, ConsistencyStrong)
+		l.add(m.PosOf("consistency"), "consistency", "%q: expected %s (the default: each Region's writes replicate to the others) or %s (multi-Region strong consistency)", string(m.Consistency), ConsistencyEventual, ConsistencyStrong)
 	}
 	var granted []string
 	for _, p := range m.Patterns {
 		granted = append(granted, p.Name)
-		checkPeak(l, p.field("peak"), "patterns."+p.Name+".peak", p.Peak, p.Rate, "rate")
+		checkPeak(l, p.PosOf("peak"), "patterns."+p.Name+".peak", p.Peak, p.Rate, "rate")
 	}
 	for _, w := range m.Writes {
 		granted = append(granted, w.Name)
 	}
 	for _, e := range m.Entities {
-		checkPeak(l, e.field("peakWrites"), "entities."+e.Name+".peakWrites", e.PeakWrites, e.Writes, "writes")
+		checkPeak(l, e.PosOf("peakWrites"), "entities."+e.Name+".peakWrites", e.PeakWrites, e.Writes, "writes")
 	}
 	seen := map[string]bool{}
 	for _, p := range m.Principals {
@@ -151,17 +142,4 @@ func checkPeak(l *errorList, at Pos, path string, peak, rate float64, rateField 
 	case peak != 0 && peak < rate:
 		l.add(at, path, "%v is below the %s %v: the peak is the most per second, at least the %s", peak, rateField, rate, rateField)
 	}
-}
-
-// canonicalPrincipals are the principals by name, each pattern list
-// sorted (what the lock records).
-func canonicalPrincipals(ps []*Principal) []*Principal {
-	out := make([]*Principal, len(ps))
-	for i, p := range ps {
-		c := *p
-		c.Patterns = slices.Sorted(slices.Values(p.Patterns))
-		out[i] = &c
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
 }

@@ -1,8 +1,7 @@
-package patterns
+package model
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,8 +38,8 @@ func TestEveryScalarTypeIsHandled(t *testing.T) {
 				}
 			}
 			a := &Attribute{Name: "v", Type: s.Type}
-			if !a.Scalar() || a.DynamoType() != s.Dynamo || a.GoType() == "" || encoding(a) == "" {
-				t.Errorf("scalar %v, DynamoDB type %q, Go type %q, encoding %q", a.Scalar(), a.DynamoType(), a.GoType(), encoding(a))
+			if !a.Scalar() || a.DynamoType() != s.Dynamo || a.GoType() == "" || KeyEncoding(a) == "" {
+				t.Errorf("scalar %v, DynamoDB type %q, Go type %q, encoding %q", a.Scalar(), a.DynamoType(), a.GoType(), KeyEncoding(a))
 			}
 			if n, bound, _ := s.codec.size(nil, a); n <= 0 || bound {
 				t.Errorf("size %d (at bound %v) without a bound", n, bound)
@@ -151,23 +150,4 @@ func compareScalar(x, y any) (int, bool) {
 		}
 	}
 	return 0, false
-}
-
-// The JSON Schema a model file is checked against names every type the
-// loader reads, spellings included.
-func TestSchemaNamesEveryType(t *testing.T) {
-	var doc struct {
-		Defs struct {
-			Type struct {
-				Enum []string `json:"enum"`
-			} `json:"type"`
-		} `json:"$defs"`
-	}
-	if err := json.Unmarshal(Schema(), &doc); err != nil {
-		t.Fatal(err)
-	}
-	want := append(scalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
-	if got := doc.Defs.Type.Enum; !slices.Equal(got, want) {
-		t.Errorf("the schema's types are %v; the loader reads %v", got, want)
-	}
 }

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"encoding/json"
@@ -50,9 +50,9 @@ func (e *ValueError) Error() string {
 // Is makes *ValueError match ErrValue.
 func (e *ValueError) Is(target error) bool { return target == ErrValue }
 
-// bounds returns the integer range a number attribute is declared over, and
+// Bounds returns the integer range a number attribute is declared over, and
 // whether it was declared.
-func (a *Attribute) bounds() (lo, hi int64, declared bool) {
+func (a *Attribute) Bounds() (lo, hi int64, declared bool) {
 	switch {
 	case a.Digits > 0:
 		m := int64(math.Pow10(a.Digits)) - 1
@@ -67,26 +67,26 @@ func (a *Attribute) bounds() (lo, hi int64, declared bool) {
 	return math.MinInt64, math.MaxInt64, false
 }
 
-// numberWidth is the number of digits of an encoded number.
-func (a *Attribute) numberWidth() int {
+// NumberWidth is the number of digits of an encoded number.
+func (a *Attribute) NumberWidth() int {
 	if a.KeyWidth > 0 {
 		return a.KeyWidth
 	}
-	lo, hi, _ := a.bounds()
-	return digits(uint64(hi) - uint64(lo))
+	lo, hi, _ := a.Bounds()
+	return DigitCount(uint64(hi) - uint64(lo))
 }
 
-// keyOffset is what an encoded number is offset by: its lower bound, or
+// NumberOffset is what an encoded number is offset by: its lower bound, or
 // the offset a lock pins.
-func (a *Attribute) keyOffset() int64 {
+func (a *Attribute) NumberOffset() int64 {
 	if a.KeyOffset != nil {
 		return *a.KeyOffset
 	}
-	lo, _, _ := a.bounds()
+	lo, _, _ := a.Bounds()
 	return lo
 }
 
-func digits(u uint64) int {
+func DigitCount(u uint64) int {
 	n := 1
 	for u >= 10 {
 		u /= 10
@@ -96,7 +96,7 @@ func digits(u uint64) int {
 }
 
 func (numberCodec) fixedWidth(a *Attribute) bool {
-	_, _, ok := a.bounds()
+	_, _, ok := a.Bounds()
 	return ok
 }
 
@@ -110,7 +110,7 @@ func (numberCodec) maxKeyBytes(a *Attribute) (int, bool) {
 	if a.Decimals() {
 		return maxDecimalKeyBytes, true
 	}
-	return a.numberWidth(), true
+	return a.NumberWidth(), true
 }
 
 func (timeCodec) maxKeyBytes(*Attribute) (int, bool) { return len(TimeLayout), true }
@@ -139,7 +139,7 @@ func (stringCodec) maxKeyBytes(a *Attribute) (int, bool) {
 // numbers are integers offset by the lower bound and zero-padded to a fixed
 // width, so string order is numeric order; times are fixed-width UTC.
 func (a *Attribute) EncodeKey(v any) (string, error) {
-	s := a.scalar()
+	s := a.ScalarType()
 	if s == nil {
 		return "", &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("a %s has no key form (KP206)", a.Type)}
 	}
@@ -185,8 +185,8 @@ func (stringCodec) key(a *Attribute, v any) (string, error) {
 // zero-padded to the attribute's width.
 func (a *Attribute) fixedWidth(n int64) string {
 	var buf [24]byte
-	w := a.numberWidth()
-	u := uint64(n) - uint64(a.keyOffset())
+	w := a.NumberWidth()
+	u := uint64(n) - uint64(a.NumberOffset())
 	for i := w - 1; i >= 0; i-- {
 		buf[i] = byte('0' + u%10)
 		u /= 10
@@ -234,14 +234,14 @@ func (numberCodec) rangeSide(a *Attribute, v any) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	lo := a.keyOffset()
+	lo := a.NumberOffset()
 	if n < lo {
 		return -1, nil
 	}
-	if w := a.numberWidth(); w < 19 && uint64(n)-uint64(lo) >= uint64(math.Pow10(w)) {
+	if w := a.NumberWidth(); w < 19 && uint64(n)-uint64(lo) >= uint64(math.Pow10(w)) {
 		return 1, nil
 	}
-	if lo, hi, ok := a.bounds(); ok && n < lo {
+	if lo, hi, ok := a.Bounds(); ok && n < lo {
 		return -1, nil
 	} else if ok && n > hi {
 		return 1, nil
@@ -270,24 +270,24 @@ func (stringCodec) rangeSide(*Attribute, any) (int, error) { return 0, nil }
 // DecodeKey reverses EncodeKey: string, int64 (float64 for a decimal, or
 // a whole number beyond int64), time.Time, bool or []byte.
 func (a *Attribute) DecodeKey(s string) (any, error) {
-	if t := a.scalar(); t != nil {
+	if t := a.ScalarType(); t != nil {
 		return t.codec.decode(a, s)
 	}
 	return stringCodec{}.decode(a, s)
 }
 
 func (numberCodec) decode(a *Attribute, s string) (any, error) {
-	if a.Decimals() && len(s) != a.numberWidth() {
+	if a.Decimals() && len(s) != a.NumberWidth() {
 		return a.decodeDecimal(s)
 	}
-	if len(s) != a.numberWidth() {
-		return nil, &ValueError{Attr: a.Name, Value: s, Msg: fmt.Sprintf("expected %d digits", a.numberWidth())}
+	if len(s) != a.NumberWidth() {
+		return nil, &ValueError{Attr: a.Name, Value: s, Msg: fmt.Sprintf("expected %d digits", a.NumberWidth())}
 	}
 	u, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
 		return nil, &ValueError{Attr: a.Name, Value: s, Msg: "expected digits"}
 	}
-	return int64(u + uint64(a.keyOffset())), nil
+	return int64(u + uint64(a.NumberOffset())), nil
 }
 
 func (timeCodec) decode(a *Attribute, s string) (any, error) {
@@ -331,7 +331,7 @@ func (a *Attribute) integer(v any) (int64, error) {
 		}
 		return 0, err
 	}
-	lo, hi, _ := a.bounds()
+	lo, hi, _ := a.Bounds()
 	if n < lo || n > hi {
 		return 0, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("out of the declared range %d..%d", lo, hi)}
 	}

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"encoding/json"
@@ -172,13 +172,13 @@ func (l *loader) name(n *yaml.Node, path string) string {
 	switch {
 	case len(s) > MaxName:
 		l.add(pos(n), path, "the name %q is %d characters; expected at most %d", s, len(s), MaxName)
-	case s != "" && !validName(s):
+	case s != "" && !ValidName(s):
 		l.add(pos(n), path, "%q is not a valid name; expected letters, digits and _ (starting with a letter)", s)
 	}
 	return s
 }
 
-func validName(s string) bool {
+func ValidName(s string) bool {
 	for i, r := range s {
 		letter := r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
 		if !letter && (i == 0 || r < '0' || r > '9') {

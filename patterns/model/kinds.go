@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"encoding/json"
@@ -27,10 +27,6 @@ const (
 // them too, in one transaction with the item and its guard items.
 const MaxCounterShards = 64
 
-// CounterTag keys the shard items of sharded counters (a reserved item:
-// no entity's key starts with it).
-const CounterTag = ReservedPrefix + "COUNTER"
-
 // elementTypes are what a set, list or map holds.
 var (
 	setElements   = []AttrType{TypeString, TypeNumber}
@@ -42,8 +38,8 @@ func (a *Attribute) Collection() bool {
 	return a.Type == TypeSet || a.Type == TypeList || a.Type == TypeMap
 }
 
-// element is the attribute a collection's elements are values of.
-func (a *Attribute) element() *Attribute {
+// Element is the attribute a collection's elements are values of.
+func (a *Attribute) Element() *Attribute {
 	of := a.Of
 	if of == "" {
 		of = TypeString
@@ -52,23 +48,7 @@ func (a *Attribute) element() *Attribute {
 }
 
 // ElementType is a collection's element type (string when not given).
-func (a *Attribute) ElementType() AttrType { return a.element().Type }
-
-// CounterKey is the partition key of a sharded counter's shard items:
-// the counter tag, the entity's tag, the attribute, then the item's id.
-// One Query of it reads every shard, whatever their number.
-func CounterKey(e *Entity, attr string) Template {
-	t := Template{}.lit(CounterTag + string(Sep) + TagOf(e) + string(Sep) + attr)
-	for _, id := range e.ID {
-		t = t.lit(string(Sep)).attr(id)
-	}
-	return t
-}
-
-// ShardKey is the sort key of shard i of a counter spread over n shards.
-func ShardKey(i, n int) string {
-	return fmt.Sprintf("%0*d", decimalLen(int64(max(n-1, 0))), i)
-}
+func (a *Attribute) ElementType() AttrType { return a.Element().Type }
 
 // Counter returns the entity's sharded counter named attr, or nil.
 func (e *Entity) Counter(attr string) *Attribute {
@@ -114,9 +94,9 @@ func (d *Derived) parts() Template {
 	if d.Template == "" {
 		for i, a := range d.From {
 			if i > 0 {
-				t = t.lit(string(Sep))
+				t = t.Lit(string(Sep))
 			}
-			t = t.attr(a)
+			t = t.Attr(a)
 		}
 		return t
 	}
@@ -125,12 +105,12 @@ func (d *Derived) parts() Template {
 		i := strings.IndexByte(s, '{')
 		j := strings.IndexByte(s, '}')
 		if i < 0 || j < i {
-			return t.lit(s)
+			return t.Lit(s)
 		}
 		if i > 0 {
-			t = t.lit(s[:i])
+			t = t.Lit(s[:i])
 		}
-		t = t.attr(s[i+1 : j])
+		t = t.Attr(s[i+1 : j])
 		s = s[j+1:]
 	}
 	return t
@@ -154,7 +134,7 @@ func (d *Derived) checkTemplate() error {
 		if k >= 0 && i+1+k < j {
 			return fmt.Errorf("unclosed '{' in %q", d.Template)
 		}
-		if name := s[i+1 : j]; !validName(name) {
+		if name := s[i+1 : j]; !ValidName(name) {
 			return fmt.Errorf("{%s} is not an attribute placeholder; expected {attributeName}", name)
 		}
 		s = s[j+1:]
@@ -337,7 +317,7 @@ func (a *Attribute) Elements(v any) ([]any, error) {
 	default:
 		return nil, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a list of %ss, found %T", a.ElementType(), v)}
 	}
-	el := a.element()
+	el := a.Element()
 	out := make([]any, 0, len(raw))
 	seen := map[string]bool{}
 	for _, x := range raw {
@@ -385,7 +365,7 @@ func (a *Attribute) Entries(v any) (map[string]any, error) {
 	default:
 		return nil, &ValueError{Attr: a.Name, Value: v, Msg: fmt.Sprintf("expected a map of %ss, found %T", a.ElementType(), v)}
 	}
-	el := a.element()
+	el := a.Element()
 	out := make(map[string]any, len(raw))
 	for _, k := range sortedKeys(raw) {
 		if k == "" {

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"encoding/json"
@@ -26,7 +26,7 @@ import (
 // Decimals reports whether the attribute takes decimals: a number without
 // digits, min or max (a ttl is whole epoch seconds).
 func (a *Attribute) Decimals() bool {
-	_, _, declared := a.bounds()
+	_, _, declared := a.Bounds()
 	return a.Type == TypeNumber && !declared
 }
 
@@ -199,7 +199,7 @@ func (a *Attribute) encodeDecimal(v any) (string, error) {
 	var body string
 	if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 		body = a.fixedWidth(n)
-	} else if a.numberWidth() != 20 || a.keyOffset() != math.MinInt64 {
+	} else if a.NumberWidth() != 20 || a.NumberOffset() != math.MinInt64 {
 		// a width a lock pins leaves no room beyond it
 		return "", &ValueError{Attr: a.Name, Value: v, Msg: "a whole part beyond the 19 digits this key holds"}
 	} else if neg {
@@ -227,15 +227,15 @@ func (a *Attribute) decodeDecimal(s string) (any, error) {
 	}
 	var text string
 	switch {
-	case len(body) == a.numberWidth() && strings.Trim(body, "0123456789") == "":
+	case len(body) == a.NumberWidth() && strings.Trim(body, "0123456789") == "":
 		u, err := strconv.ParseUint(body, 10, 64)
 		if err != nil {
 			return nil, bad
 		}
 		if !hasFrac {
-			return int64(u + uint64(a.keyOffset())), nil
+			return int64(u + uint64(a.NumberOffset())), nil
 		}
-		text = strconv.FormatInt(int64(u+uint64(a.keyOffset())), 10)
+		text = strconv.FormatInt(int64(u+uint64(a.NumberOffset())), 10)
 	case len(body) > 4 && (body[0] == '9' || body[0] == '-'):
 		n, err := strconv.Atoi(body[1:4])
 		digits := body[4:]

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"fmt"
@@ -201,7 +201,7 @@ func (w *Write) Actions(m *Model) []string {
 	for _, s := range w.Items() {
 		guards := false
 		if e := m.Entity(s.Entity); e != nil {
-			guards = len(m.unique(e)) > 0
+			guards = len(m.UniquePatterns(e)) > 0
 		}
 		switch {
 		case w.Op == WriteBatch:
@@ -215,7 +215,7 @@ func (w *Write) Actions(m *Model) []string {
 			}
 		case s.Op == WriteUpdate:
 			add("UpdateItem")
-			if guards && slices.ContainsFunc(m.unique(m.Entity(s.Entity)), func(u *Pattern) bool {
+			if guards && slices.ContainsFunc(m.UniquePatterns(m.Entity(s.Entity)), func(u *Pattern) bool {
 				return slices.ContainsFunc(u.Where, func(a string) bool { return slices.Contains(s.Set, a) || slices.Contains(s.Remove, a) })
 			}) {
 				add("PutItem", "DeleteItem")
@@ -293,7 +293,7 @@ func (m *Model) Params(w *Write) []string {
 		if s.Op == WriteDelete {
 			// Its unique values, as the item holds them: their guard items
 			// go with it (without them the delete could never hold).
-			for _, u := range m.unique(e) {
+			for _, u := range m.UniquePatterns(e) {
 				for _, a := range u.Where {
 					if !e.IsID(a) {
 						add(a)
@@ -323,13 +323,13 @@ func (m *Model) validateWrites(l *errorList, entities []string) {
 		}
 		names[w.Name] = true
 		if w.Rate < 0 {
-			l.add(w.field("rate"), path+".rate", "expected a rate of zero or more writes per second, found %v", w.Rate)
+			l.add(w.PosOf("rate"), path+".rate", "expected a rate of zero or more writes per second, found %v", w.Rate)
 		}
-		checkPeak(l, w.field("peak"), path+".peak", w.Peak, w.Rate, "rate")
+		checkPeak(l, w.PosOf("peak"), path+".peak", w.Peak, w.Rate, "rate")
 		switch w.Op {
 		case WriteTransact:
 			if len(w.Steps) == 0 {
-				l.add(w.field("transact"), path+".transact", "expected at least one step")
+				l.add(w.PosOf("transact"), path+".transact", "expected at least one step")
 			}
 			for i, s := range w.Steps {
 				sp := fmt.Sprintf("%s.transact[%d]", path, i)
@@ -341,10 +341,10 @@ func (m *Model) validateWrites(l *errorList, entities []string) {
 			}
 		case WriteBatch:
 			if w.Batch != WritePut && w.Batch != WriteDelete {
-				l.add(w.field("batch"), path+".batch", "expected put: Entity or delete: Entity")
+				l.add(w.PosOf("batch"), path+".batch", "expected put: Entity or delete: Entity")
 			}
 			if m.Entity(w.Entity) == nil {
-				l.unknown(w.field("batch"), path+".batch", "entity", w.Entity, entities)
+				l.unknown(w.PosOf("batch"), path+".batch", "entity", w.Entity, entities)
 			}
 		case WriteCheck:
 			l.add(w.Pos, path, "check is a step of a transaction (transact: [...]), not a write on its own")
@@ -357,7 +357,7 @@ func (m *Model) validateWrites(l *errorList, entities []string) {
 			continue
 		}
 		if e.Attr(e.Version) == nil {
-			l.unknown(e.field("version"), "entities."+e.Name+".version", "attribute", e.Version, e.attrNames())
+			l.unknown(e.PosOf("version"), "entities."+e.Name+".version", "attribute", e.Version, e.AttrNames())
 		}
 	}
 }
@@ -369,10 +369,10 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 		l.unknown(w.Pos, path+"."+string(w.Op), "entity", w.Entity, entities)
 		return
 	}
-	attrs := e.attrNames()
+	attrs := e.AttrNames()
 	only := func(field string, ops ...WriteOp) {
 		if _, set := w.FieldPos[field]; set && !slices.Contains(ops, w.Op) {
-			l.add(w.field(field), path+"."+field, "%s applies to %s, not to %s", field, opList(ops), w.Op)
+			l.add(w.PosOf(field), path+"."+field, "%s applies to %s, not to %s", field, opList(ops), w.Op)
 		}
 	}
 	only("if", WritePut)
@@ -383,7 +383,7 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 	only("discard", WriteUpdate)
 	only("append", WriteUpdate)
 	if w.Op == WritePut && w.If != "" && w.If != IfAbsent && w.If != IfPresent {
-		l.add(w.field("if"), path+".if", "expected %s or %s, found %q", IfAbsent, IfPresent, w.If)
+		l.add(w.PosOf("if"), path+".if", "expected %s or %s, found %q", IfAbsent, IfPresent, w.If)
 	}
 	if w.Op == WriteUpdate && len(w.Set)+len(w.Add)+len(w.Remove)+len(w.Discard)+len(w.Append) == 0 {
 		l.add(w.Pos, path, "an update changes something: give set, add, remove, discard or append")
@@ -397,20 +397,20 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 		a := e.Attr(attr)
 		switch {
 		case a == nil:
-			l.unknown(w.field(field), fp, "attribute", attr, attrs)
+			l.unknown(w.PosOf(field), fp, "attribute", attr, attrs)
 			return nil
 		case changed[attr] != "":
-			l.add(w.field(field), fp, "%s is already in %s: an update changes an attribute once", attr, changed[attr])
+			l.add(w.PosOf(field), fp, "%s is already in %s: an update changes an attribute once", attr, changed[attr])
 		case e.IsID(attr):
-			l.add(w.field(field), fp, "%s is part of %s's id: an item's id never changes (delete it and put a new one)", attr, e.Name)
+			l.add(w.PosOf(field), fp, "%s is part of %s's id: an item's id never changes (delete it and put a new one)", attr, e.Name)
 		case a.Immutable:
-			l.add(w.field(field), fp, "%s is immutable: it never changes once written", attr)
+			l.add(w.PosOf(field), fp, "%s is immutable: it never changes once written", attr)
 		case attr == e.Version:
-			l.add(w.field(field), fp, "%s is %s's version: every write increments it itself", attr, e.Name)
+			l.add(w.PosOf(field), fp, "%s is %s's version: every write increments it itself", attr, e.Name)
 		case a.Derived != nil:
-			l.add(w.field(field), fp, "%s is derived: the runtime computes it from %s on every write", attr, strings.Join(a.Derived.Sources(), ", "))
+			l.add(w.PosOf(field), fp, "%s is derived: the runtime computes it from %s on every write", attr, strings.Join(a.Derived.Sources(), ", "))
 		case a.Type == TypeCounter && field != "add":
-			l.add(w.field(field), fp, "%s is a sharded counter: it is added to (add: {%s: 1}), never %s", attr, attr, field)
+			l.add(w.PosOf(field), fp, "%s is a sharded counter: it is added to (add: {%s: 1}), never %s", attr, attr, field)
 		}
 		changed[attr] = field
 		return a
@@ -423,7 +423,7 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 	}
 	for _, i := range w.Add {
 		if a := change("add", i.Attr); a != nil && a.Type != TypeNumber && a.Type != TypeCounter && a.Type != TypeSet {
-			l.add(w.field("add"), path+".add."+i.Attr, "add applies to numbers, counters and sets; %s is a %s", i.Attr, a.Type)
+			l.add(w.PosOf("add"), path+".add."+i.Attr, "add applies to numbers, counters and sets; %s is a %s", i.Attr, a.Type)
 		}
 	}
 	for _, r := range w.Remove {
@@ -431,7 +431,7 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 			continue
 		}
 		if a := change("remove", r); a != nil && !a.Optional && a.Type != TypeSet {
-			l.add(w.field("remove"), path+".remove", "%s is required: only optional attributes can be removed", r)
+			l.add(w.PosOf("remove"), path+".remove", "%s is required: only optional attributes can be removed", r)
 		}
 	}
 	for _, i := range w.Discard {
@@ -444,11 +444,11 @@ func (m *Model) validateStep(l *errorList, w *Write, path string, entities []str
 	for _, a := range w.With {
 		switch {
 		case e.Attr(a) == nil:
-			l.unknown(w.field("with"), path+".with", "attribute", a, attrs)
+			l.unknown(w.PosOf("with"), path+".with", "attribute", a, attrs)
 		case e.IsID(a):
-			l.add(w.field("with"), path+".with", "%s is part of the id: it is passed anyway", a)
+			l.add(w.PosOf("with"), path+".with", "%s is part of the id: it is passed anyway", a)
 		case changed[a] != "":
-			l.add(w.field("with"), path+".with", "%s is in %s: with lists attributes the update passes as they are", a, changed[a])
+			l.add(w.PosOf("with"), path+".with", "%s is in %s: with lists attributes the update passes as they are", a, changed[a])
 		}
 	}
 	for _, c := range w.Condition {
@@ -468,7 +468,7 @@ func opList(ops []WriteOp) string {
 func (m *Model) validateCondition(l *errorList, e *Entity, c *Condition, path string) {
 	a := e.Attr(c.Attr)
 	if a == nil {
-		l.unknown(c.Pos, path, "attribute", c.Attr, e.attrNames())
+		l.unknown(c.Pos, path, "attribute", c.Attr, e.AttrNames())
 		return
 	}
 	if !slices.Contains(CondOps(), c.Op) {
@@ -519,8 +519,8 @@ func condOpList() string {
 	return strings.Join(s, ", ")
 }
 
-// attrNames lists an entity's attribute names, in order.
-func (e *Entity) attrNames() []string {
+// AttrNames lists an entity's attribute names, in order.
+func (e *Entity) AttrNames() []string {
 	out := make([]string, len(e.Attributes))
 	for i, a := range e.Attributes {
 		out[i] = a.Name
@@ -528,9 +528,20 @@ func (e *Entity) attrNames() []string {
 	return out
 }
 
-func (w *Write) field(name string) Pos {
+func (w *Write) PosOf(name string) Pos {
 	if p, ok := w.FieldPos[name]; ok {
 		return p
 	}
 	return w.Pos
+}
+
+// UniquePatterns lists the unique alternate keys of an entity.
+func (m *Model) UniquePatterns(e *Entity) []*Pattern {
+	var out []*Pattern
+	for _, p := range m.Patterns {
+		if p.Unique && len(p.Entities) == 1 && p.Entities[0] == e.Name {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"encoding/json"
@@ -61,7 +61,7 @@ func ParseTemplate(s string) (Template, error) {
 			}
 			t = append(t, Segment{Shards: k})
 		} else {
-			if !validName(name) {
+			if !ValidName(name) {
 				return nil, fmt.Errorf("{%s} is not an attribute placeholder; expected {attributeName} (a literal brace is written twice: {{)", name)
 			}
 			t = append(t, Segment{Attr: name})
@@ -161,8 +161,8 @@ func (t Template) Equal(u Template) bool {
 	return true
 }
 
-// lit builds a template from alternating pieces; used by the planner.
-func (t Template) lit(s string) Template {
+// Lit builds a template from alternating pieces; used by the planner.
+func (t Template) Lit(s string) Template {
 	if s == "" {
 		return t
 	}
@@ -174,7 +174,7 @@ func (t Template) lit(s string) Template {
 	return append(append(Template{}, t...), Segment{Lit: s})
 }
 
-func (t Template) attr(a string) Template { return append(append(Template{}, t...), Segment{Attr: a}) }
+func (t Template) Attr(a string) Template { return append(append(Template{}, t...), Segment{Attr: a}) }
 
 // part is one '#'-separated piece of a template: literals and placeholders.
 type part []Segment
@@ -245,8 +245,8 @@ func leadLit(p part) string {
 	return ""
 }
 
-// mayEqual reports whether the two templates can render the same value.
-func (t Template) mayEqual(u Template) bool {
+// MayEqual reports whether the two templates can render the same value.
+func (t Template) MayEqual(u Template) bool {
 	// Fast path: leading constant parts (up to a separator) that differ.
 	if len(t) > 0 && len(u) > 0 {
 		a, aok := firstPart(t[0].Lit)
@@ -276,9 +276,9 @@ func firstPart(lit string) (string, bool) {
 	return lit[:i], true
 }
 
-// mayStartWith reports whether a value rendered from t can begin with a
+// MayStartWith reports whether a value rendered from t can begin with a
 // value rendered from prefix. The last part of the prefix may be partial.
-func (t Template) mayStartWith(prefix Template) bool {
+func (t Template) MayStartWith(prefix Template) bool {
 	if len(prefix) == 0 {
 		return true
 	}
@@ -303,9 +303,9 @@ func (t Template) mayStartWith(prefix Template) bool {
 	return true
 }
 
-// commonPrefix is the longest template both start with: equal segments,
+// CommonPrefix is the longest template both start with: equal segments,
 // then the common start of two literals that differ.
-func (t Template) commonPrefix(u Template) Template {
+func (t Template) CommonPrefix(u Template) Template {
 	var out Template
 	for i := 0; i < len(t) && i < len(u); i++ {
 		a, b := t[i], u[i]
@@ -327,9 +327,9 @@ func (t Template) commonPrefix(u Template) Template {
 	return out
 }
 
-// cut returns what follows prefix in t (see commonPrefix: prefix's last
+// Cut returns what follows prefix in t (see commonPrefix: prefix's last
 // literal may end inside one of t's); false when t does not start so.
-func (t Template) cut(prefix Template) (Template, bool) {
+func (t Template) Cut(prefix Template) (Template, bool) {
 	if len(prefix) > len(t) {
 		return nil, false
 	}

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ func ParseFails(s string) FailsSpec {
 		return FailsSpec{Kind: FailsKind(t), Text: s}
 	case strings.HasPrefix(t, "unique:"):
 		return FailsSpec{Kind: FailsUnique, Pattern: strings.TrimSpace(strings.TrimPrefix(t, "unique:")), Text: s}
-	case validName(t):
+	case ValidName(t):
 		return FailsSpec{Kind: FailsAttribute, Attr: t, Text: s}
 	}
 	return FailsSpec{Kind: FailsText, Text: s}

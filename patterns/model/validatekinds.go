@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"fmt"
@@ -74,7 +74,7 @@ func (m *Model) validateDerived(l *errorList, e *Entity, a *Attribute, path stri
 		src := e.Attr(s)
 		switch {
 		case src == nil:
-			l.unknown(a.Pos, path, "attribute of "+e.Name, s, attrNamesOf(e))
+			l.unknown(a.Pos, path, "attribute of "+e.Name, s, e.AttrNames())
 			continue
 		case s == a.Name:
 			l.add(a.Pos, path, "%s cannot derive from itself", a.Name)
@@ -104,16 +104,22 @@ func (m *Model) validateDerived(l *errorList, e *Entity, a *Attribute, path stri
 	}
 }
 
-// collectionOwnerOf is the member of a collection read whose tag leads
-// its partition key (collectionOwner, from the pattern).
-func (m *Model) collectionOwnerOf(p *Pattern) string {
-	r := &req{ents: p.Entities}
-	r.eq = append(r.eq, m.Where(p)...)
+// CollectionOwner is the member of a collection read whose tag leads its
+// partition key: the one the collection's equality attributes (where and
+// filter) identify (an Order for [Order, OrderItem] by orderId), else the
+// first listed.
+func (m *Model) CollectionOwner(p *Pattern) string {
+	eq := slices.Clone(m.Where(p))
 	for _, c := range p.Filter {
-		r.eq = append(r.eq, c.Attr)
+		eq = append(eq, c.Attr)
 	}
-	slices.Sort(r.eq)
-	return collectionOwner(m, r)
+	slices.Sort(eq)
+	for _, name := range p.Entities {
+		if e := m.Entity(name); e != nil && slices.Equal(slices.Sorted(slices.Values(e.ID)), eq) {
+			return name
+		}
+	}
+	return p.Entities[0]
 }
 
 // SortedMember is the entity a sorted collection read orders (the one
@@ -122,7 +128,7 @@ func (m *Model) SortedMember(p *Pattern) string {
 	if len(p.Entities) != 2 || len(p.Sort) == 0 {
 		return ""
 	}
-	owner := m.collectionOwnerOf(p)
+	owner := m.CollectionOwner(p)
 	for _, n := range p.Entities {
 		if n != owner {
 			return n
@@ -149,16 +155,16 @@ func (m *Model) CounterRead(p *Pattern) string {
 func (m *Model) validatePatternKinds(l *errorList, p *Pattern, ents []*Entity) {
 	path := "patterns." + p.Name
 	if p.Expired != "" && !slices.ContainsFunc(ents, func(e *Entity) bool { return e.TTLAttr() != nil }) {
-		l.add(p.field("expired"), path+".expired", "expired applies to reads of an entity with a ttl attribute; %s has none", strings.Join(p.Entities, ", "))
+		l.add(p.PosOf("expired"), path+".expired", "expired applies to reads of an entity with a ttl attribute; %s has none", strings.Join(p.Entities, ", "))
 	}
 	if p.Count {
 		switch {
 		case p.Op == ReadGet:
-			l.add(p.field("count"), path+".count", "count applies to a query (a get reads one item)")
+			l.add(p.PosOf("count"), path+".count", "count applies to a query (a get reads one item)")
 		case len(p.Returns) > 0:
-			l.add(p.field("count"), path+".returns", "a count returns a number, not attributes: drop returns")
+			l.add(p.PosOf("count"), path+".returns", "a count returns a number, not attributes: drop returns")
 		case p.Limit > 0:
-			l.add(p.field("count"), path+".limit", "a count reads every page: drop limit")
+			l.add(p.PosOf("count"), path+".limit", "a count reads every page: drop limit")
 		}
 	}
 	for _, e := range ents {
@@ -167,7 +173,7 @@ func (m *Model) validatePatternKinds(l *errorList, p *Pattern, ents []*Entity) {
 				continue
 			}
 			if m.CounterRead(p) == "" || p.Op != ReadGet || len(p.Where) > 0 || len(p.Filter) > 0 || p.Limit > 0 || p.Shards > 0 {
-				l.add(p.field("returns"), path+".returns",
+				l.add(p.PosOf("returns"), path+".returns",
 					"%s.%s is a sharded counter: its shard items hold it, not the item; read it alone by the item's id ({get: %s, returns: [%s]}: one Query summing its shards)", e.Name, a, e.Name, a)
 			}
 		}
@@ -183,23 +189,23 @@ func (m *Model) validatePatternKinds(l *errorList, p *Pattern, ents []*Entity) {
 func (m *Model) validateSortedCollection(l *errorList, p *Pattern, ents []*Entity) {
 	path := "patterns." + p.Name + ".sort"
 	if len(ents) != 2 {
-		l.add(p.field("sort"), path, "a sorted collection reads its owner and one entity ordered by sort (%d entities here); read the others with patterns of their own", len(ents))
+		l.add(p.PosOf("sort"), path, "a sorted collection reads its owner and one entity ordered by sort (%d entities here); read the others with patterns of their own", len(ents))
 		return
 	}
-	owner := m.collectionOwnerOf(p)
+	owner := m.CollectionOwner(p)
 	child := m.Entity(m.SortedMember(p))
 	if child == nil {
 		return
 	}
 	for _, a := range p.Sort {
 		if child.Attr(a) == nil {
-			l.unknown(p.field("sort"), path, "attribute of "+child.Name, a, attrNamesOf(child))
+			l.unknown(p.PosOf("sort"), path, "attribute of "+child.Name, a, child.AttrNames())
 		} else if slices.Contains(p.Where, a) {
-			l.add(p.field("sort"), path, "%q is in where already; sort names the attributes the caller ranges over or orders by", a)
+			l.add(p.PosOf("sort"), path, "%q is in where already; sort names the attributes the caller ranges over or orders by", a)
 		}
 	}
 	if child.Name == owner {
-		l.add(p.field("sort"), path, "%s cannot be both the collection's owner and the entity it orders", owner)
+		l.add(p.PosOf("sort"), path, "%s cannot be both the collection's owner and the entity it orders", owner)
 	}
 }
 
@@ -214,15 +220,15 @@ func (m *Model) mapEntry(l *errorList, e *Entity, w *Write, field, s, path strin
 	a := e.Attr(attr)
 	switch {
 	case a == nil:
-		l.unknown(w.field(field), fp, "attribute", attr, attrNamesOf(e))
+		l.unknown(w.PosOf(field), fp, "attribute", attr, e.AttrNames())
 	case a.Type != TypeMap:
-		l.add(w.field(field), fp, "%s names an entry of a map; %s is a %s", s, attr, a.Type)
-	case !validName(key):
-		l.add(w.field(field), fp, "%q is not a map key keyplan can name; expected letters, digits and _ (starting with a letter)", key)
+		l.add(w.PosOf(field), fp, "%s names an entry of a map; %s is a %s", s, attr, a.Type)
+	case !ValidName(key):
+		l.add(w.PosOf(field), fp, "%q is not a map key keyplan can name; expected letters, digits and _ (starting with a letter)", key)
 	case field == "set" && a.Optional:
-		l.add(w.field(field), fp, "%s is optional: SET %s fails on an item without it (DynamoDB sets no entry of a missing map); declare %s required (create it with {} when empty)", attr, s, attr)
+		l.add(w.PosOf(field), fp, "%s is optional: SET %s fails on an item without it (DynamoDB sets no entry of a missing map); declare %s required (create it with {} when empty)", attr, s, attr)
 	case changed[attr] != "" || changed[s] != "":
-		l.add(w.field(field), fp, "%s is already in %s: an update changes an attribute once", s, changed[attr]+changed[s])
+		l.add(w.PosOf(field), fp, "%s is already in %s: an update changes an attribute once", s, changed[attr]+changed[s])
 	}
 	changed[s] = field
 	return true
@@ -233,27 +239,27 @@ func (m *Model) mapEntry(l *errorList, e *Entity, w *Write, field, s, path strin
 func (m *Model) validateStepKinds(l *errorList, e *Entity, w *Write, path string) {
 	param := func(field string, i *Increment) {
 		if i.Param == "" {
-			l.add(w.field(field), path+"."+field+"."+i.Attr, "%s %s takes the caller's elements: write $param", field, i.Attr)
+			l.add(w.PosOf(field), path+"."+field+"."+i.Attr, "%s %s takes the caller's elements: write $param", field, i.Attr)
 		}
 	}
 	for _, i := range w.Add {
 		if a := e.Attr(i.Attr); a != nil && a.Type == TypeSet {
 			param("add", i)
 			if i.Negate {
-				l.add(w.field("add"), path+".add."+i.Attr, "-$%s: take elements out of a set with discard: {%s: $%s}", i.Param, i.Attr, i.Param)
+				l.add(w.PosOf("add"), path+".add."+i.Attr, "-$%s: take elements out of a set with discard: {%s: $%s}", i.Param, i.Attr, i.Param)
 			}
 		}
 	}
 	for _, i := range w.Discard {
 		param("discard", i)
 		if a := e.Attr(i.Attr); a != nil && a.Type != TypeSet {
-			l.add(w.field("discard"), path+".discard."+i.Attr, "discard takes elements out of a set; %s is a %s", i.Attr, a.Type)
+			l.add(w.PosOf("discard"), path+".discard."+i.Attr, "discard takes elements out of a set; %s is a %s", i.Attr, a.Type)
 		}
 	}
 	for _, i := range w.Append {
 		param("append", i)
 		if a := e.Attr(i.Attr); a != nil && a.Type != TypeList {
-			l.add(w.field("append"), path+".append."+i.Attr, "append adds elements to the end of a list; %s is a %s", i.Attr, a.Type)
+			l.add(w.PosOf("append"), path+".append."+i.Attr, "append adds elements to the end of a list; %s is a %s", i.Attr, a.Type)
 		}
 	}
 	counters := 0
@@ -263,12 +269,12 @@ func (m *Model) validateStepKinds(l *errorList, e *Entity, w *Write, path string
 		}
 	}
 	if counters > 0 && (counters < len(w.Add) || len(w.Set)+len(w.Remove)+len(w.With)+len(w.Discard)+len(w.Append)+len(w.Condition) > 0) {
-		l.add(w.field("add"), path+".add",
+		l.add(w.PosOf("add"), path+".add",
 			"an add to a sharded counter writes one of its shard items, not the %s item: it adds to counters only, without conditions (change the item in a step of its own)", e.Name)
 	}
 	for _, a := range w.With {
 		if x := e.Attr(a); x != nil && !x.Scalar() {
-			l.add(w.field("with"), path+".with", "%s is a %s: with passes the scalars a key is built from", a, x.Type)
+			l.add(w.PosOf("with"), path+".with", "%s is a %s: with passes the scalars a key is built from", a, x.Type)
 		}
 	}
 	for _, s := range slices.Concat(w.Set, w.Remove) {
@@ -287,7 +293,7 @@ func (m *Model) validateStepKinds(l *errorList, e *Entity, w *Write, path string
 func (m *Model) validateAliases(l *errorList, w *Write, path string) {
 	if w.Op != WriteTransact {
 		if w.As != "" {
-			l.add(w.field("as"), path+".as", "as names the item of a transaction's step (transact: [{update: %s, as: %s, ...}])", w.Entity, w.As)
+			l.add(w.PosOf("as"), path+".as", "as names the item of a transaction's step (transact: [{update: %s, as: %s, ...}])", w.Entity, w.As)
 		}
 		return
 	}
@@ -297,11 +303,11 @@ func (m *Model) validateAliases(l *errorList, w *Write, path string) {
 			continue
 		}
 		if j, dup := seen[s.As]; dup {
-			l.add(s.field("as"), fmt.Sprintf("%s.transact[%d].as", path, i), "steps %d and %d are both %q: each step names an item of its own", j+1, i+1, s.As)
+			l.add(s.PosOf("as"), fmt.Sprintf("%s.transact[%d].as", path, i), "steps %d and %d are both %q: each step names an item of its own", j+1, i+1, s.As)
 		}
 		seen[s.As] = i
 		if e := m.Entity(s.Entity); e != nil && e.Attr(s.As) != nil {
-			l.add(s.field("as"), fmt.Sprintf("%s.transact[%d].as", path, i), "%q is an attribute of %s: %s.x would read as its map entry; name the item otherwise", s.As, e.Name, s.As)
+			l.add(s.PosOf("as"), fmt.Sprintf("%s.transact[%d].as", path, i), "%q is an attribute of %s: %s.x would read as its map entry; name the item otherwise", s.As, e.Name, s.As)
 		}
 	}
 }

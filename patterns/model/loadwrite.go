@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"fmt"
@@ -107,7 +107,7 @@ func (l *loader) increments(n *yaml.Node, path string) []*Increment {
 			}
 			inc.By = by
 		}
-		if (inc.Param != "" && !validName(inc.Param)) || (inc.Param == "" && strings.Contains(s, "$")) {
+		if (inc.Param != "" && !ValidName(inc.Param)) || (inc.Param == "" && strings.Contains(s, "$")) {
 			l.add(pos(v), join(path, f.key), "%q is not a parameter name; expected letters, digits and _", inc.Param)
 		}
 		out = append(out, inc)
@@ -127,7 +127,7 @@ func (l *loader) condition(f field, path string) *Condition {
 			return
 		}
 		if name, ok := strings.CutPrefix(v.Value, "$"); ok {
-			if !validName(name) {
+			if !ValidName(name) {
 				l.add(pos(v), p, "%q is not a parameter name; expected letters, digits and _", name)
 			}
 			c.Param = name

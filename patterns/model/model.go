@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"fmt"
@@ -53,10 +53,6 @@ type Model struct {
 
 	entityIdx  map[string]*Entity
 	patternIdx map[string]*Pattern
-	// reqs holds each pattern's requirement and known attributes, derived
-	// once by a successful Validate (the planner and the matcher read them
-	// for every candidate layout).
-	reqs map[*Pattern]*derived
 }
 
 // Pos is a position in a model file (1-based; zero when unknown).
@@ -124,8 +120,8 @@ type Entity struct {
 	// conditions on (optimistic locking): a write holds only if the item
 	// still has the version the caller read.
 	Version string `json:"version,omitempty"`
-	// tag, when set, is the key tag the entity keeps from the lock.
-	tag string
+	// KeptTag, when set, is the key tag the entity keeps from the lock.
+	KeptTag string `json:"-"`
 
 	Pos Pos `json:"-"`
 	// FieldPos records where each field of the entity was declared.
@@ -380,9 +376,9 @@ type Expectation struct {
 	Pos    Pos                       `json:"-"`
 }
 
-// clone copies a model deeply enough for the planner to change its
+// Clone copies a model deeply enough for the planner to change its
 // entities and attributes (patterns are shared, not changed).
-func (m *Model) clone() *Model {
+func (m *Model) Clone() *Model {
 	c := *m
 	c.Entities = make([]*Entity, len(m.Entities))
 	for i, e := range m.Entities {
@@ -394,7 +390,7 @@ func (m *Model) clone() *Model {
 		}
 		c.Entities[i] = &ce
 	}
-	c.entityIdx, c.patternIdx, c.reqs = nil, nil, nil
+	c.entityIdx, c.patternIdx = nil, nil
 	return &c
 }
 
@@ -467,8 +463,8 @@ func (e *Entity) TTLAttr() *Attribute {
 // TagOf is the constant that marks an entity's items in keys: its name in
 // upper case, or the tag it keeps from a lock after a rename.
 func TagOf(e *Entity) string {
-	if e.tag != "" {
-		return e.tag
+	if e.KeptTag != "" {
+		return e.KeptTag
 	}
 	return Tag(e.Name)
 }
@@ -505,16 +501,16 @@ func (m *Model) Explicit() bool {
 	return false
 }
 
-// field returns where a pattern field was declared, falling back to the pattern.
-func (p *Pattern) field(name string) Pos {
+// PosOf returns where a pattern field was declared, falling back to the pattern.
+func (p *Pattern) PosOf(name string) Pos {
 	if pos, ok := p.FieldPos[name]; ok {
 		return pos
 	}
 	return p.Pos
 }
 
-// field returns where an entity field was declared, falling back to the entity.
-func (e *Entity) field(name string) Pos {
+// PosOf returns where an entity field was declared, falling back to the entity.
+func (e *Entity) PosOf(name string) Pos {
 	if pos, ok := e.FieldPos[name]; ok {
 		return pos
 	}

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"encoding/json"
@@ -138,12 +138,12 @@ func (s *ScalarType) Takes(f Facet) bool { return s.Facets&f != 0 }
 
 // takes reports whether the attribute's type is a scalar taking f.
 func (a *Attribute) takes(f Facet) bool {
-	s := a.scalar()
+	s := a.ScalarType()
 	return s != nil && s.Takes(f)
 }
 
-// scalarNames are the names of the scalar types (spellings too: all).
-func scalarNames(all bool) []string {
+// ScalarNames are the names of the scalar types (spellings too: all).
+func ScalarNames(all bool) []string {
 	var out []string
 	for _, s := range scalarTypes {
 		out = append(out, string(s.Type))
@@ -190,8 +190,8 @@ func DynamoNoun(t string) string {
 	return "a non-scalar value"
 }
 
-// scalar is the attribute's scalar type, or nil.
-func (a *Attribute) scalar() *ScalarType {
+// ScalarType is the attribute's scalar type, or nil.
+func (a *Attribute) ScalarType() *ScalarType {
 	for _, s := range scalarTypes {
 		if s.Type == a.Type {
 			return s
@@ -202,14 +202,14 @@ func (a *Attribute) scalar() *ScalarType {
 
 // Scalar reports whether the attribute holds one value that a key can
 // hold: one of ScalarTypes.
-func (a *Attribute) Scalar() bool { return a.scalar() != nil }
+func (a *Attribute) Scalar() bool { return a.ScalarType() != nil }
 
 // DynamoType is the DynamoDB type an attribute is stored as: "S"
 // (strings, enums, times), "N" (numbers, ttls), "B" (binaries) or
 // "BOOL"; "" for a type keyplan does not store as a scalar. Only S, N and
 // B may be key attributes.
 func (a *Attribute) DynamoType() string {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.Dynamo
 	}
 	return ""
@@ -218,7 +218,7 @@ func (a *Attribute) DynamoType() string {
 // GoType is the Go type of a scalar attribute's values in generated code
 // (an enum's named type is the generator's), "" for another type.
 func (a *Attribute) GoType() string {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.codec.goType(a)
 	}
 	return ""
@@ -228,7 +228,7 @@ func (a *Attribute) GoType() string {
 // (S), a number's text (N), []byte (B) or a bool (BOOL). checked says v's
 // key form was encoded already (it is not checked again).
 func (a *Attribute) StoredValue(v any, checked bool) (any, error) {
-	s := a.scalar()
+	s := a.ScalarType()
 	if s == nil {
 		return nil, &ValueError{Attr: a.Name, Value: v, Msg: "a " + string(a.Type) + " is no scalar"}
 	}
@@ -238,7 +238,7 @@ func (a *Attribute) StoredValue(v any, checked bool) (any, error) {
 // FromStoredText reads an S value the attribute's items hold: a string,
 // or a time.
 func (a *Attribute) FromStoredText(text string) (any, error) {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.codec.fromText(a, text)
 	}
 	return text, nil
@@ -248,7 +248,7 @@ func (a *Attribute) FromStoredText(text string) (any, error) {
 // fixed width: numbers need min/max or digits (else keyplan falls back to 20
 // digits), times, bools and enums always have one.
 func (a *Attribute) FixedWidth() bool {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.codec.fixedWidth(a)
 	}
 	return true
@@ -257,7 +257,7 @@ func (a *Attribute) FixedWidth() bool {
 // MaxKeyBytes is the most bytes the attribute's encoded value can take in a
 // key, and whether that is known (unbounded strings are not).
 func (a *Attribute) MaxKeyBytes() (int, bool) {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.codec.maxKeyBytes(a)
 	}
 	return 0, false
@@ -268,7 +268,7 @@ func (a *Attribute) MaxKeyBytes() (int, bool) {
 // without bounds). A bound outside makes a range empty or whole rather
 // than an error.
 func (a *Attribute) RangeSide(v any) (int, error) {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.codec.rangeSide(a, v)
 	}
 	return 0, nil
@@ -278,22 +278,10 @@ func (a *Attribute) RangeSide(v any) (int, error) {
 // string as it is, a number in its shortest decimal form, a time in
 // TimeLayout, a bool as true or false, a binary in base64.
 func (a *Attribute) Text(v any) (string, error) {
-	if s := a.scalar(); s != nil {
+	if s := a.ScalarType(); s != nil {
 		return s.codec.text(a, v)
 	}
 	return a.checkedText(v)
-}
-
-// scalarSize is a scalar's size for the sizer (sizer.go).
-func (z *sizer) scalarSize(e *Entity, a *Attribute, s *ScalarType) int {
-	n, bound, assumed := s.codec.size(e, a)
-	if assumed != "" {
-		z.assumed[assumed] = true
-	}
-	if bound {
-		z.atBound(e, a, n)
-	}
-	return n
 }
 
 // The built-in types' encoders. Their key forms are in encode.go, their

@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import "testing"
 
@@ -7,13 +7,13 @@ import "testing"
 // pattern ^(PK|SK|GSI[0-9]+(PK|SK))$ had it).
 func TestGSINames(t *testing.T) {
 	for i := range 2 * MaxGSIs {
-		name := gsiName(i)
-		if n, ok := gsiNumber(name); !ok || n != i+1 {
+		name := GSIName(i)
+		if n, ok := GSINumber(name); !ok || n != i+1 {
 			t.Errorf("gsiNumber(gsiName(%d) = %q) = %d, %v; want %d", i, name, n, ok, i+1)
 		}
 	}
 	for _, name := range []string{"", "GSI", "ByEmail", "GSI-1", "GSI+1", "GSI1a", "gsi1", "XGSI1"} {
-		if n, ok := gsiNumber(name); ok {
+		if n, ok := GSINumber(name); ok {
 			t.Errorf("gsiNumber(%q) = %d, true; want not a planned name", name, n)
 		}
 	}

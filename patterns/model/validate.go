@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"errors"
@@ -77,13 +77,6 @@ func (m *Model) validate(file string) error {
 		m.validateStreams(l, names, pnames)
 		m.validateExamples(l, pnames)
 	}
-	m.reqs = nil
-	if len(l.errs) == 0 {
-		m.reqs = make(map[*Pattern]*derived, len(m.Patterns))
-		for _, p := range m.Patterns {
-			m.reqs[p] = &derived{req: newReq(m, p), known: knownOf(m, p)}
-		}
-	}
 	return l.err()
 }
 
@@ -128,22 +121,22 @@ func (m *Model) validateEntity(l *errorList, e *Entity, entities []string) {
 	for _, id := range e.ID {
 		a := e.Attr(id)
 		if a == nil {
-			l.unknown(e.field("id"), path+".id", "attribute", id, attrs)
+			l.unknown(e.PosOf("id"), path+".id", "attribute", id, attrs)
 			continue
 		}
 		if a.Optional {
-			l.add(e.field("id"), path+".id", "id attribute %q cannot be optional", id)
+			l.add(e.PosOf("id"), path+".id", "id attribute %q cannot be optional", id)
 		}
 		if a.Type == TypeTTL {
-			l.add(e.field("id"), path+".id", "id attribute %q is a ttl; an item's identity cannot expire", id)
+			l.add(e.PosOf("id"), path+".id", "id attribute %q is a ttl; an item's identity cannot expire", id)
 		}
 	}
 	m.validateKinds(l, e)
 	if e.Within != "" {
 		if e.Within == e.Name {
-			l.add(e.field("within"), path+".within", "an entity cannot live within itself")
+			l.add(e.PosOf("within"), path+".within", "an entity cannot live within itself")
 		} else if m.Entity(e.Within) == nil {
-			l.unknown(e.field("within"), path+".within", "entity", e.Within, entities)
+			l.unknown(e.PosOf("within"), path+".within", "entity", e.Within, entities)
 		}
 	}
 }
@@ -155,12 +148,12 @@ func (m *Model) validateWithin(l *errorList) {
 		seen := map[string]bool{e.Name: true}
 		for p := m.Entity(e.Within); p != nil; p = m.Entity(p.Within) {
 			if seen[p.Name] {
-				l.add(e.field("within"), "entities."+e.Name+".within", "within forms a cycle through %q", p.Name)
+				l.add(e.PosOf("within"), "entities."+e.Name+".within", "within forms a cycle through %q", p.Name)
 				break
 			}
 			seen[p.Name] = true
 			if p.Within == "" && len(p.ID) > 0 && e.Attr(p.ID[0]) == nil {
-				l.add(e.field("within"), "entities."+e.Name+".within",
+				l.add(e.PosOf("within"), "entities."+e.Name+".within",
 					"%s lives in %s's partition, whose key needs %q; add %s to %s's attributes (and id)", e.Name, p.Name, p.ID[0], p.ID[0], e.Name)
 			}
 		}
@@ -191,7 +184,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 	for _, n := range p.Entities {
 		e := m.Entity(n)
 		if e == nil {
-			l.unknown(p.field(op), path+"."+op, "entity", n, entities)
+			l.unknown(p.PosOf(op), path+"."+op, "entity", n, entities)
 			continue
 		}
 		ents = append(ents, e)
@@ -200,11 +193,11 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		return
 	}
 	if len(p.Entities) == 0 {
-		l.add(p.field(op), path+"."+op, "expected an entity name")
+		l.add(p.PosOf(op), path+"."+op, "expected an entity name")
 		return
 	}
 	if p.Op == ReadGet && len(p.Entities) > 1 {
-		l.add(p.field(op), path+".get", "get reads one entity; use query: [%s] for an item collection", strings.Join(p.Entities, ", "))
+		l.add(p.PosOf(op), path+".get", "get reads one entity; use query: [%s] for an item collection", strings.Join(p.Entities, ", "))
 	}
 	// An attribute named in a pattern must exist on every entity it reads.
 	need := func(field, attr string) bool {
@@ -214,7 +207,7 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 				for _, a := range e.Attributes {
 					attrs = append(attrs, a.Name)
 				}
-				l.unknown(p.field(field), path+"."+field, "attribute of "+e.Name, attr, attrs)
+				l.unknown(p.PosOf(field), path+"."+field, "attribute of "+e.Name, attr, attrs)
 				return false
 			}
 		}
@@ -229,23 +222,23 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 	case len(p.Sort) > 0:
 		for _, a := range p.Sort {
 			if need("sort", a) && slices.Contains(p.Where, a) {
-				l.add(p.field("sort"), path+".sort", "%q is in where already; sort names the attributes the caller ranges over or orders by", a)
+				l.add(p.PosOf("sort"), path+".sort", "%q is in where already; sort names the attributes the caller ranges over or orders by", a)
 			}
 		}
 	}
 	if p.Desc && len(p.Sort) == 0 {
-		l.add(p.field("sort"), path+".sort", "desc needs a sort attribute")
+		l.add(p.PosOf("sort"), path+".sort", "desc needs a sort attribute")
 	}
 	for _, c := range p.Filter {
 		if !need("filter", c.Attr) {
 			continue
 		}
 		if slices.Contains(p.Where, c.Attr) {
-			l.add(p.field("filter"), path+".filter."+c.Attr, "%q is in where already", c.Attr)
+			l.add(p.PosOf("filter"), path+".filter."+c.Attr, "%q is in where already", c.Attr)
 		}
 		for _, e := range ents {
 			if err := e.Attr(c.Attr).Check(c.Value); err != nil {
-				l.add(p.field("filter"), path+".filter."+c.Attr, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", c.Attr)))
+				l.add(p.PosOf("filter"), path+".filter."+c.Attr, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("attribute %q: ", c.Attr)))
 				break
 			}
 		}
@@ -254,18 +247,18 @@ func (m *Model) validatePattern(l *errorList, p *Pattern, entities []string) {
 		all := m.attrNames(p.Entities)
 		for _, a := range p.Returns {
 			if !slices.Contains(all, a) {
-				l.unknown(p.field("returns"), path+".returns", "attribute", a, all)
+				l.unknown(p.PosOf("returns"), path+".returns", "attribute", a, all)
 			}
 		}
 	}
 	if p.Unique && p.Op != ReadGet {
-		l.add(p.field("unique"), path+".unique", "unique declares an alternate key: it applies to a get")
+		l.add(p.PosOf("unique"), path+".unique", "unique declares an alternate key: it applies to a get")
 	}
 	if p.Unique && len(ents) == 1 && len(p.Where) == 0 {
-		l.add(p.field("unique"), path+".unique", "a get by id is unique already; unique applies to a get by other attributes (where)")
+		l.add(p.PosOf("unique"), path+".unique", "a get by id is unique already; unique applies to a get by other attributes (where)")
 	}
 	if p.Shards > 1 && p.Consistent {
-		l.add(p.field("shards"), path+".shards", "a sharded read is served by a GSI, which cannot be read strongly consistent")
+		l.add(p.PosOf("shards"), path+".shards", "a sharded read is served by a GSI, which cannot be read strongly consistent")
 	}
 	m.validatePatternKinds(l, p, ents)
 	m.validateBatch(l, p, ents)
@@ -311,7 +304,7 @@ func (m *Model) validateKeys(l *errorList) {
 				}
 				for _, a := range t.Attrs() {
 					if e.Attr(a) == nil {
-						l.unknown(at, kp+"."+f.name, "attribute", a, attrNamesOf(e))
+						l.unknown(at, kp+"."+f.name, "attribute", a, e.AttrNames())
 					}
 				}
 			}
@@ -331,7 +324,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 	for _, e := range m.Entities {
 		hasTTL = hasTTL || e.TTLAttr() != nil
 	}
-	attrsOf := func(e *Entity) []string { return attrNamesOf(e) }
+	attrsOf := func(e *Entity) []string { return e.AttrNames() }
 	for _, e := range m.Entities {
 		path := "entities." + e.Name
 		for _, c := range e.Copies {
@@ -351,8 +344,8 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 			sa := src.Attr(c.FromAttr)
 			if sa == nil {
 				l.unknown(c.Pos, cp+".from", "attribute of "+src.Name, c.FromAttr, attrsOf(src))
-			} else if target != nil && encoding(sa) != encoding(target) {
-				l.add(c.Pos, cp, "%s.%s is %s but %s.%s is %s: a copy has its source's type", e.Name, c.Attr, encoding(target), src.Name, c.FromAttr, encoding(sa))
+			} else if target != nil && KeyEncoding(sa) != KeyEncoding(target) {
+				l.add(c.Pos, cp, "%s.%s is %s but %s.%s is %s: a copy has its source's type", e.Name, c.Attr, KeyEncoding(target), src.Name, c.FromAttr, KeyEncoding(sa))
 			}
 			via := m.Pattern(c.Via)
 			switch {
@@ -361,7 +354,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 			case len(via.Entities) != 1 || via.Entities[0] != e.Name || via.Op != ReadQuery:
 				l.add(c.Pos, cp+".via", "pattern %s must be a query of %s: it finds the copies to update", c.Via, e.Name)
 			default:
-				for _, a := range whereOf(m, via) {
+				for _, a := range m.Where(via) {
 					if src.Attr(a) == nil {
 						l.add(c.Pos, cp+".via", "pattern %s needs %s, which %s lacks: the handler fills the pattern's where from the changed %s", c.Via, a, src.Name, src.Name)
 					}
@@ -405,7 +398,7 @@ func (m *Model) validateStreams(l *errorList, entities, patterns []string) {
 			}
 		}
 		if e.Archive && e.TTLAttr() == nil {
-			l.add(e.field("archive"), path+".archive", "archive keeps TTL expiries; %s has no ttl attribute", e.Name)
+			l.add(e.PosOf("archive"), path+".archive", "archive keeps TTL expiries; %s has no ttl attribute", e.Name)
 		}
 	}
 }
@@ -517,7 +510,7 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 		if m.validateBatchExpectation(l, p, x, path, items) {
 			continue
 		}
-		for _, a := range whereOf(m, p) {
+		for _, a := range m.Where(p) {
 			if _, ok := x.Params[a]; !ok {
 				l.add(x.Pos, path+".params."+a, "missing; pattern %s needs %s", p.Name, a)
 			}
@@ -564,7 +557,7 @@ func validateWhen(l *errorList, e *Entity, ks *KeySpec, path string) {
 	for _, c := range ks.When {
 		a := e.Attr(c.Attr)
 		if a == nil {
-			l.unknown(at, path+".when", "attribute", c.Attr, attrNamesOf(e))
+			l.unknown(at, path+".when", "attribute", c.Attr, e.AttrNames())
 			continue
 		}
 		if err := a.Check(c.Value); err != nil {

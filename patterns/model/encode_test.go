@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"math/rand/v2"
@@ -29,8 +29,8 @@ func TestEncodeNumbersSortAsStrings(t *testing.T) {
 				if err != nil {
 					t.Fatalf("EncodeKey(%d): %v", v, err)
 				}
-				if len(s) != tt.attr.numberWidth() {
-					t.Errorf("EncodeKey(%d) = %q: width %d, want fixed %d", v, s, len(s), tt.attr.numberWidth())
+				if len(s) != tt.attr.NumberWidth() {
+					t.Errorf("EncodeKey(%d) = %q: width %d, want fixed %d", v, s, len(s), tt.attr.NumberWidth())
 				}
 				back, err := tt.attr.DecodeKey(s)
 				if err != nil || back != v {
@@ -57,7 +57,7 @@ func TestEncodeNumberOrderProperty(t *testing.T) {
 		{Name: "digits", Type: TypeNumber, Digits: 9},
 	}
 	for _, a := range attrs {
-		lo, hi, _ := a.bounds()
+		lo, hi, _ := a.Bounds()
 		span := uint64(hi) - uint64(lo)
 		draw := func() int64 {
 			if span == ^uint64(0) {

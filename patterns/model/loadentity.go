@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"slices"
@@ -137,7 +137,7 @@ func (l *loader) attribute(f field, parent string) *Attribute {
 	a := &Attribute{Name: f.key, Pos: f.keyAt}
 	if len(f.key) > MaxName {
 		l.add(f.keyAt, path, "the attribute name %q is %d characters; expected at most %d (DynamoDB's limit on a projected attribute's name)", f.key, len(f.key), MaxName)
-	} else if !validName(f.key) {
+	} else if !ValidName(f.key) {
 		l.add(f.keyAt, path, "%q is not a valid attribute name; expected letters, digits and _ (starting with a letter)", f.key)
 	} else if reservedAttr(f.key) {
 		l.add(f.keyAt, path, "%q is a key attribute keyplan writes (%s, %s, GSI<n>PK, GSI<n>SK): it would be overwritten, or put items into an index; rename it", f.key, TablePK, TableSK)
@@ -254,5 +254,5 @@ var (
 	entityFields = []string{"id", "within", "table", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when", "local"}
-	typeNames    = append(scalarNames(false), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
+	typeNames    = append(ScalarNames(false), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
 )

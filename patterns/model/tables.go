@@ -1,4 +1,4 @@
-package patterns
+package model
 
 import (
 	"cmp"
@@ -61,7 +61,7 @@ func (m *Model) TableNames() []string {
 func (m *Model) validateEntityTables(l *errorList) {
 	for _, e := range m.Entities {
 		if e.Table != "" && e.Table != m.Table {
-			l.add(e.field("table"), "entities."+e.Name+".table", "unknown table %q; the model is one table, %q (declare tables: to hold entities in several)", e.Table, m.Table)
+			l.add(e.PosOf("table"), "entities."+e.Name+".table", "unknown table %q; the model is one table, %q (declare tables: to hold entities in several)", e.Table, m.Table)
 		}
 	}
 }
@@ -106,7 +106,7 @@ func (m *Model) splitTables(file string) error {
 		case e.Table == "":
 			l.add(e.Pos, path, "missing; the model declares tables %s: say which holds %s (table: %s)", list(names), e.Name, names[0])
 		case byName[e.Table] == nil:
-			l.unknown(e.field("table"), path, "table", e.Table, names)
+			l.unknown(e.PosOf("table"), path, "table", e.Table, names)
 		default:
 			tableOf[e.Name] = e.Table
 		}
@@ -144,7 +144,7 @@ func (m *Model) splitTables(file string) error {
 	for _, e := range m.Entities {
 		path := "entities." + e.Name
 		if _, known := tableOf[e.Within]; known && tableOf[e.Within] != tableOf[e.Name] {
-			l.add(e.field("within"), path+".within", "%s lives within %s: an item collection is one table's partition; put them in one table, or drop within", in(e.Name), in(e.Within))
+			l.add(e.PosOf("within"), path+".within", "%s lives within %s: an item collection is one table's partition; put them in one table, or drop within", in(e.Name), in(e.Within))
 		}
 		for _, c := range e.Copies {
 			if _, known := tableOf[c.FromEntity]; known && tableOf[c.FromEntity] != tableOf[e.Name] {
@@ -161,7 +161,7 @@ func (m *Model) splitTables(file string) error {
 	for _, p := range m.Patterns {
 		first, others := across(p.Entities)
 		if len(others) > 0 {
-			l.add(p.field(string(p.Op)), "patterns."+p.Name+"."+string(p.Op), "%s reads tables %s and %s in one %s: a Query reads one table; read each table with its own pattern, or hold %s in one table",
+			l.add(p.PosOf(string(p.Op)), "patterns."+p.Name+"."+string(p.Op), "%s reads tables %s and %s in one %s: a Query reads one table; read each table with its own pattern, or hold %s in one table",
 				p.Name, first, strings.Join(others, ", "), p.Op, strings.Join(p.Entities, " and "))
 			continue
 		}
@@ -223,4 +223,19 @@ func (m *Model) splitTables(file string) error {
 		}
 	}
 	return l.err()
+}
+
+// TableModel is the model of table name of a model that declares tables
+// (validated: Model.Tables hold their entities once it is), or an error
+// naming the tables it declares.
+func (m *Model) TableModel(name string) (*Model, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	for _, t := range m.Tables {
+		if t.Table == name {
+			return t, nil
+		}
+	}
+	return nil, fmt.Errorf("%s declares tables %s, not %q", cmp.Or(m.Source, "the model"), strings.Join(m.TableNames(), ", "), name)
 }
