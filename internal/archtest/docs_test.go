@@ -179,9 +179,19 @@ func matches(entry, dir string) bool {
 	if sub, ok := strings.CutSuffix(entry, "/..."); ok {
 		return under(dir, sub)
 	}
-	re := "^" + regexp.MustCompile(`<[a-z]+>`).ReplaceAllString(regexp.QuoteMeta(entry), "[^/]+") + "$"
-	return regexp.MustCompile(re).MatchString(dir)
+	if !strings.Contains(entry, "<") {
+		return entry == dir
+	}
+	re, ok := entryPatterns[entry]
+	if !ok {
+		re = regexp.MustCompile("^" + regexp.MustCompile(`<[a-z]+>`).ReplaceAllString(regexp.QuoteMeta(entry), "[^/]+") + "$")
+		entryPatterns[entry] = re
+	}
+	return re.MatchString(dir)
 }
+
+// entryPatterns are the layer table's <name> entries, compiled once.
+var entryPatterns = map[string]*regexp.Regexp{}
 
 // ARCHITECTURE.md's layer table names every package of the repository (in
 // its "where" column), and every package it names exists.
