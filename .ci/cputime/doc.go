@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command cputime measures what a command costs, make test's CPU
 // included: go run ./.ci/cputime make test. time(1) misses the CPU of a
 // process orphaned under the command (DynamoDB Local's JVM, once the
