@@ -191,7 +191,7 @@ func splitCost(m *Model, moved []string, suffix string) string {
 			}
 		}
 		if a > 0 && b > 0 {
-			broken = append(broken, fmt.Sprintf("write %s (a transaction across the two: keyplan writes a transaction on one table)", w.Name))
+			broken = append(broken, fmt.Sprintf("write %s (a write pattern across the two: write each table's part with a pattern of its own, together with dynamo.TransactTables)", w.Name))
 		}
 	}
 	for _, e := range m.Entities {
