@@ -253,7 +253,7 @@ writes:
 		"Session expire(s) by expiresAt, Invite by another attribute",
 		"rename the ttl attribute of Invite to expiresAt",
 		"tables: {Social: {}, SocialExpiring: {}} and table: SocialExpiring on Invite",
-		"it breaks pattern UserInvites (reads User and Invite in one Query); write Invite (a transaction across the two",
+		"it breaks pattern UserInvites (reads User and Invite in one Query); write Invite (a write pattern across the two: write each table's part with a pattern of its own, together with dynamo.TransactTables)",
 		"Invite within User",
 	} {
 		if !strings.Contains(got[0], want) {
