@@ -31,7 +31,7 @@ func TestContractHasNoSecondCopy(t *testing.T) {
 		t.Errorf("patterns.Module is %q, archtest's module %q", patterns.Module, module)
 	}
 	for _, f := range repoFiles(t) {
-		if under(f.dir, "internal/minidyn") || f.rel == "patterns/contract.go" || f.dir == "internal/archtest" {
+		if under(f.dir, "internal/engine/minidyn") || f.rel == "patterns/contract.go" || f.dir == "internal/archtest" {
 			continue
 		}
 		inCore := f.dir == "patterns"

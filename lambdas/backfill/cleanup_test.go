@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
@@ -21,21 +22,7 @@ import (
 // notesV1 is keyed synthetic: the cleanup here is a renamed attribute's,
 // and it runs on every engine (dynalite and DynamoDB Local 1.25.1 have
 // no multi-attribute GSI keys).
-const notesV1 = `
-table: Notes
-indexKeys: synthetic
-entities:
-  Note:
-    id: [noteId]
-    attributes:
-      noteId: {type: string, maxLength: 40}
-      ownerId: {type: string, maxLength: 40}
-      subject: {type: string, maxLength: 200}
-      createdAt: time
-patterns:
-  GetNote: {get: Note}
-  OwnerNotes: {query: Note, where: [ownerId], sort: createdAt}
-`
+const notesV1 = testmodel.NotesSynthetic
 
 // finished is a table of n notes whose migration (subject renamed title)
 // has run every phase: the lock is the one that ends it, its cleanup

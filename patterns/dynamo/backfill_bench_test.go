@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/faults"
+	"github.com/keyplan/keyplan/internal/testkit/faults"
 )
 
 // handLoop is the backfill a team writes by hand: one Scan, each item's

@@ -11,7 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -144,49 +145,12 @@ func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
 	}
 }
 
-const cleanupV1 = `
-table: Shop
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 40}
-      customerId: {type: string, maxLength: 40}
-      status: {type: string, values: [open, shipped]}
-      placedAt: time
-patterns:
-  GetOrder: {get: Order}
-  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
-  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
-`
+const cleanupV1 = "\n" + testmodel.Orders
 
 // cleanupNativeV1 is cleanupV1 keyed natively, with returns that carry
 // the orders' status, placedAt and orderId: OrdersByStatus's GSI leads with its
 // discriminator (GSInEntity), the one attribute it alone puts on items.
-const cleanupNativeV1 = `
-table: Shop
-indexKeys: native
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 40}
-      customerId: {type: string, maxLength: 40}
-      status: {type: string, values: [open, shipped]}
-      placedAt: time
-  Return:
-    id: [returnId]
-    attributes:
-      returnId: {type: string, maxLength: 40}
-      orderId: {type: string, maxLength: 40}
-      status: {type: string, values: [open, shipped]}
-      placedAt: time
-patterns:
-  GetOrder: {get: Order}
-  GetReturn: {get: Return}
-  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
-  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
-`
+const cleanupNativeV1 = testmodel.OrdersAndReturnsNative
 
 // (a) A deleted GSI's keys: gone after the cleanup; a GSI created again
 // under its name is refused until then. Keyed synthetic, its keys are

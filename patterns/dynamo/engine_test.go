@@ -15,7 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -325,18 +326,7 @@ func TestPagination(t *testing.T) {
 	}
 }
 
-const shardedModel = `table: Shop
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 20}
-      status: {type: string, values: [PENDING, SHIPPED]}
-      createdAt: time
-patterns:
-  GetOrder: {get: Order}
-  Pending:  {query: Order, where: [status], sort: createdAt desc, limit: 5, shards: 4}
-`
+const shardedModel = testmodel.ShardedOrders
 
 // A sharded pattern: one Query per shard, merged in sort order, limit
 // honoured; All merges every page of every shard.

@@ -11,25 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
-const liveModel = `table: Live
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 20}
-      status: {type: string, values: [PENDING, SHIPPED]}
-      placedAt: time
-      total: {type: number, min: 0, max: 99999}
-    keys:
-      table: {pk: "ORDER#{orderId}", sk: ORDER}
-      GSI1: {pk: "STATUS#{status}", sk: "{placedAt}#{orderId}"}
-patterns:
-  GetOrder: {get: Order}
-  ByStatus: {query: Order, where: [status], sort: placedAt, returns: [total]}
-`
+const liveModel = testmodel.LiveOrders
 
 // DescribeLive reads a table as DynamoDB describes it: a table made from
 // a lock compares clean with it; a GSI added by hand and TTL enabled by

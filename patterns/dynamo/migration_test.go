@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -237,38 +238,10 @@ func indexOf(s, sub string) int {
 	return -1
 }
 
-const renameV1 = `
-table: Notes
-entities:
-  Note:
-    id: [noteId]
-    attributes:
-      noteId: {type: string, maxLength: 40}
-      ownerId: {type: string, maxLength: 40}
-      subject: {type: string, maxLength: 200}
-      memo: {type: string, maxLength: 200, optional: true}
-      score: {type: number, min: 0, max: 1000}
-patterns:
-  GetNote: {get: Note}
-  OwnerNotes: {query: Note, where: [ownerId], returns: [subject, memo, score]}
-`
+const renameV1 = testmodel.NotesToRename
 
 // renameV2 renames three attributes (one optional, one a number).
-var renameV2 = `
-table: Notes
-entities:
-  Note:
-    id: [noteId]
-    attributes:
-      noteId: {type: string, maxLength: 40}
-      ownerId: {type: string, maxLength: 40}
-      title: {type: string, maxLength: 200, renamedFrom: subject}
-      note: {type: string, maxLength: 200, optional: true, renamedFrom: memo}
-      points: {type: number, min: 0, max: 1000, renamedFrom: score}
-patterns:
-  GetNote: {get: Note}
-  OwnerNotes: {query: Note, where: [ownerId], returns: [title, note, points]}
-`
+var renameV2 = testmodel.NotesRenamed
 
 // A rename keeps the application's writes made during the migration:
 // the backfill never copies the old attribute over a newer value of the

@@ -12,45 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
-const raceV1 = `
-table: Notes
-entities:
-  Note:
-    id: [noteId]
-    attributes:
-      noteId: {type: string, maxLength: 40}
-      ownerId: {type: string, maxLength: 40}
-      category: {type: string, values: [home, work, misc], immutable: true}
-      subject: {type: string, maxLength: 200}
-      memo: {type: string, maxLength: 200, optional: true}
-      score: {type: number, min: 0, max: 1000}
-patterns:
-  GetNote: {get: Note}
-  OwnerNotes: {query: Note, where: [ownerId], sort: score}
-`
+const raceV1 = testmodel.NotesRaced
 
 // raceV2 renames two attributes, one the sort key of OwnerNotes, and
 // reads notes by their (immutable) category: one new GSI.
-const raceV2 = `
-table: Notes
-entities:
-  Note:
-    id: [noteId]
-    attributes:
-      noteId: {type: string, maxLength: 40}
-      ownerId: {type: string, maxLength: 40}
-      category: {type: string, values: [home, work, misc], immutable: true}
-      title: {type: string, maxLength: 200, renamedFrom: subject}
-      note: {type: string, maxLength: 200, optional: true, renamedFrom: memo}
-      points: {type: number, min: 0, max: 1000, renamedFrom: score}
-patterns:
-  GetNote: {get: Note}
-  OwnerNotes: {query: Note, where: [ownerId], sort: points}
-  NotesByCategory: {query: Note, where: [category]}
-`
+const raceV2 = testmodel.NotesRacedRenamed
 
 // Writers race the backfill with every kind of write the rollout runtime
 // makes (updates that set and remove renamed attributes, replaces that

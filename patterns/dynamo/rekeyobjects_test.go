@@ -14,23 +14,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 // inlineDocs keeps the body in the item; s3Docs (the next model) in S3.
-const inlineDocs = `table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 100000}
-writes:
-  PutDoc: {put: Doc}
-patterns:
-  GetDoc: {get: Doc}
-`
+const inlineDocs = testmodel.DocsInline
 
 var s3Docs = strings.Replace(inlineDocs, "maxLength: 100000}", "maxLength: 100000, store: s3}", 1)
 

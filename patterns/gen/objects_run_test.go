@@ -6,7 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -46,18 +47,7 @@ func TestObjectAccessorsGolden(t *testing.T) {
 }
 
 // docsModel keeps a document's body and notes in S3 (store: s3).
-const docsModel = `table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 10000000, store: s3}
-      notes: {type: string, maxLength: 1000000, store: s3, optional: true}
-patterns:
-  GetDoc: {get: Doc}
-`
+const docsModel = testmodel.DocsInS3
 
 // docsTest runs the docs model's code on the engine with an object store
 // in memory: a read gives the keys, LoadDocBody and LoadDocNotes the
