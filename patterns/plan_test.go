@@ -126,7 +126,7 @@ func TestMerchantPendingIsSparse(t *testing.T) {
 	d := plan(t, "../examples/merchant-orders.yaml")
 	p := d.Pattern("PendingOrdersForMerchant")
 	k := d.Entity("Order").Key(p.Index)
-	if len(k.When) != 1 || k.When[0] != (Const{"status", "PENDING"}) {
+	if len(k.When) != 1 || k.When[0] != (Const{Attr: "status", Value: "PENDING"}) {
 		t.Fatalf("pending index key %+v: want sparse on status=PENDING", k)
 	}
 	if k.PK.String() != "ORDER#MERCHANTID#{merchantId}#STATUS#PENDING" {
