@@ -104,7 +104,7 @@ func transactTables(calls []TableCall) ([]tableWrite, *dynamodb.TransactWriteIte
 		if pk != nil && sk != nil {
 			id := tw.t.name + "\x00" + pk.Value + "\x00" + sk.Value
 			if j, dup := seen[id]; dup {
-				return nil, nil, fmt.Errorf("%s and %s write the same item (%s of table %s): a transaction touches an item once", tws[j].w.name(), tw.w.name(), keyText(d, k), tw.t.name)
+				return nil, nil, fmt.Errorf("%s and %s write the same item (%s of table %s): a transaction touches an item once", tws[j].w.name(), tw.w.name(), KeyText(d, k), tw.t.name)
 			}
 			seen[id] = i
 		}

@@ -263,6 +263,9 @@ var (
 // needFields are the fields of an entity's needs:.
 var needFields = []string{"pointInTimeRecovery", "backup", "billing", "replicas"}
 
+// RegionName is an AWS Region's name: eu-west-1, us-gov-east-1.
+var RegionName = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+
 // backupPlanName is an AWS Backup plan's name: 1 to 50 of [a-zA-Z0-9_.-].
 var backupPlanName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,50}$`)
 
@@ -290,7 +293,7 @@ func (l *loader) needs(n *yaml.Node, path string) *Needs {
 				continue // []: no replica
 			}
 			for i, r := range l.strs(f.val, p) {
-				if !regionName.MatchString(r) {
+				if !RegionName.MatchString(r) {
 					at := pos(f.val)
 					if v := deref(f.val); v.Kind == yaml.SequenceNode && i < len(v.Content) {
 						at = pos(v.Content[i])
