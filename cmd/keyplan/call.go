@@ -19,26 +19,47 @@ func open(c *cli.Call, file string, o ...patterns.Options) (*patterns.Design, *p
 	return d, lock
 }
 
-// eachDesign plans each file, every table of it, and hands each design
-// to write; the exit code is the worst over the files: 2 for unusable
-// input, 1 for findings (errors; warnings too when strict).
-func eachDesign(c *cli.Call, strict bool, write func(file string, d *patterns.Design) error) int {
+// eachDesign plans each file, every table of it (or the one table names,
+// in a model of several), and hands each design to write; the exit code
+// is the worst over the files: 2 for unusable input, 1 for findings
+// (errors; warnings too when strict). A write of one design alone (an
+// HTML page) is refused when there would be several.
+func eachDesign(c *cli.Call, strict bool, table string, alone bool, write func(file string, d *patterns.Design) error) int {
 	worst := cli.Clean
+	type design struct {
+		file string
+		t    *patterns.Opened
+	}
+	var ds []design
 	for _, file := range c.Files {
 		ts := lockcmd.Open(c, file, patterns.Options{})
 		if ts == nil {
 			worst = cli.Usage
 		}
-		for _, t := range ts {
-			code := cli.Clean
-			if t.Design.Fails(strict) {
-				code = cli.Findings
+		if table != "" && ts != nil {
+			t, err := patterns.TableOf(ts, table)
+			if err != nil {
+				worst = c.Fail(cli.Usage, "%s: --table %v", file, err)
+				continue
 			}
-			if err := write(file, t.Design); err != nil {
-				code = c.Fail(cli.Usage, "%v", err)
-			}
-			worst = max(worst, code)
+			ts = []*patterns.Opened{t}
 		}
+		for _, t := range ts {
+			ds = append(ds, design{file, t})
+		}
+	}
+	if alone && len(ds) > 1 {
+		return c.Fail(cli.Usage, "%s: one page draws one table, and these are %d: give one model file, and --table NAME for a model of several tables (a page each)", ds[0].file, len(ds))
+	}
+	for _, d := range ds {
+		code := cli.Clean
+		if d.t.Design.Fails(strict) {
+			code = cli.Findings
+		}
+		if err := write(d.file, d.t.Design); err != nil {
+			code = c.Fail(cli.Usage, "%v", err)
+		}
+		worst = max(worst, code)
 	}
 	return worst
 }

@@ -17,11 +17,12 @@ import (
 func plan(fs *flag.FlagSet) func(*cli.Call) int {
 	format := report.FormatFlag(fs, append(report.PlanFormats(), report.HTML))
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
+	table := fs.String("table", "", "the table of a model of several (tables:) to plan (default: each; --format html draws one)")
 	var replicas patterns.Replicas
 	fs.Var(&replicas, "replica", "a replica region of a global table, repeatable: `REGION[:table=RCU,GSI=RCU...]` "+
 		"(the read capacity it provisions, by default the primary's); the estimate then covers every region")
 	return func(c *cli.Call) int {
-		return eachDesign(c, *strict, func(file string, d *patterns.Design) error {
+		return eachDesign(c, *strict, *table, *format == report.HTML, func(file string, d *patterns.Design) error {
 			if err := replicas.Apply(d); err != nil {
 				return fmt.Errorf("%s: --replica %v", file, err)
 			}
@@ -37,7 +38,7 @@ func check(fs *flag.FlagSet) func(*cli.Call) int {
 	format := report.FormatFlag(fs, report.FindingFormats())
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
 	return func(c *cli.Call) int {
-		return eachDesign(c, *strict, func(_ string, d *patterns.Design) error {
+		return eachDesign(c, *strict, "", false, func(_ string, d *patterns.Design) error {
 			return report.WriteFindings(c.Stdout, d.Source, d.Diagnostics, *format)
 		})
 	}

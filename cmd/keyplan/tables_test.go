@@ -83,3 +83,24 @@ func TestTablesValidateAndGen(t *testing.T) {
 		t.Errorf("the Orders package: %v", err)
 	}
 }
+
+// plan --format html draws one self-contained page: of the table --table
+// names in a model of several, refused (exit 2, naming the tables) without
+// it, where it printed two documents one after the other; plan --table
+// plans that table alone in every format.
+func TestTablesPlanPage(t *testing.T) {
+	enginepass.Independent(t)
+	const file = "../../patterns/testdata/tables/storefront.yaml"
+	if code, out, errs := keyplan("plan", "--format", "html", file); code != 2 || out != "" || !strings.Contains(errs, "--table NAME") {
+		t.Errorf("plan --format html of two tables: %d %q %s", code, out, errs)
+	}
+	if code, out, errs := keyplan("plan", "--format", "html", "--table", "Sessions", file); code != 0 || strings.Count(out, "<!DOCTYPE html>") != 1 || !strings.Contains(out, "<title>keyplan: Sessions</title>") {
+		t.Errorf("plan --format html --table Sessions: %d, %d page(s) %s", code, strings.Count(out, "<!DOCTYPE html>"), errs)
+	}
+	if code, out, errs := keyplan("plan", "--table", "Orders", file); code != 0 || !strings.Contains(out, "table Orders") || strings.Contains(out, "table Sessions") {
+		t.Errorf("plan --table Orders: %d %s%s", code, out, errs)
+	}
+	if code, _, errs := keyplan("plan", "--table", "Carts", file); code != 2 || !strings.Contains(errs, `--table "Carts": the model declares tables Orders, Sessions`) {
+		t.Errorf("plan --table Carts: %d %s", code, errs)
+	}
+}
