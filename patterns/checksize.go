@@ -138,7 +138,9 @@ func ruleItemSize(d *Design) []finding {
 			b, ok := maxValueBytes(e, a)
 			known = known && ok
 			n += len(a.Name) + b
-			if a.Type == TypeString && len(a.Values) == 0 && !a.InS3() && !e.IsID(a.Name) && b > largestBytes {
+			// the largest value that could move to S3: a string or a
+			// binary no key, where, sort or filter reads (objectUse)
+			if a.takes(FacetS3) && len(a.Values) == 0 && !a.InS3() && d.model.objectUse(e, a.Name) == "" && b > largestBytes {
 				largest, largestBytes = a, b
 			}
 		}

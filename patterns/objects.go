@@ -55,7 +55,8 @@ func (m *Model) HasObjects() bool {
 	return false
 }
 
-// validateObjects checks each store: s3 attribute: a string, never part
+// validateObjects checks each store: s3 attribute: a string or a binary
+// (type: blob), never part
 // of a key, a where, a sort, a filter or a derived value (DynamoDB holds
 // only its object's key); and that a value too large for an item says
 // store: s3.
@@ -128,8 +129,9 @@ func objectMove(was, now *Attribute) string {
 	return ""
 }
 
-// objectFix is KP304's fix: store: s3 on the largest string the item
-// holds (nil: none), or a lower maxLength.
+// objectFix is KP304's fix: store: s3 on the largest string or binary
+// the item holds that no key or read needs inline (nil: none), or a
+// lower maxLength.
 func objectFix(e *Entity, largest *Attribute, bytes int) string {
 	if largest == nil {
 		return "keep large values in S3 and store their key, or lower maxLength"

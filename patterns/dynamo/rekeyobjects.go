@@ -61,15 +61,15 @@ func (r *Rekeyer) objectMoves() {
 // Sources: the rewrite's condition).
 func (r *Rekeyer) planObjects(entity string, item map[string]types.AttributeValue, rw *Rewrite) {
 	for _, attr := range r.toS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && !isObjectKey(entity, attr, s.Value) {
+		if _, ok := objectBytes(item[attr]); ok && heldKey(entity, attr, item[attr]) == "" {
 			rw.ToS3 = append(rw.ToS3, attr)
-			rw.Sources[attr] = s
+			rw.Sources[attr] = item[attr]
 		}
 	}
 	for _, attr := range r.fromS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && isObjectKey(entity, attr, s.Value) {
+		if heldKey(entity, attr, item[attr]) != "" {
 			rw.FromS3 = append(rw.FromS3, attr)
-			rw.Sources[attr] = s
+			rw.Sources[attr] = item[attr]
 		}
 	}
 }
@@ -89,24 +89,28 @@ func (r *Rekeyer) moveObjects(ctx context.Context, rw *Rewrite) (written, read [
 	if r.Objects == nil {
 		return nil, nil, ErrNoObjectsForMigration
 	}
+	// The key, and the value moved back, in the attribute's own type (S
+	// for a string, B for a binary: objects.go).
+	e := r.lock.Migration.Target.Model().Entity(rw.Entity)
 	for _, attr := range rw.ToS3 {
 		key := newObjectKey(rw.Entity, attr)
-		if err := r.Objects.PutObject(ctx, key, []byte(rw.Sources[attr].(*types.AttributeValueMemberS).Value)); err != nil {
+		body, _ := objectBytes(rw.Sources[attr])
+		if err := r.Objects.PutObject(ctx, key, body); err != nil {
 			r.dropKeys(ctx, written)
 			return nil, nil, fmt.Errorf("storing %s.%s in S3: %w", rw.Entity, attr, err)
 		}
 		written = append(written, key)
-		rw.Set[attr] = &types.AttributeValueMemberS{Value: key}
+		rw.Set[attr] = asMember(e.Attr(attr), []byte(key))
 	}
 	for _, attr := range rw.FromS3 {
-		key := rw.Sources[attr].(*types.AttributeValueMemberS).Value
+		key := heldKey(rw.Entity, attr, rw.Sources[attr])
 		b, err := r.Objects.GetObject(ctx, key)
 		if err != nil {
 			r.dropKeys(ctx, written)
 			return nil, nil, fmt.Errorf("reading %s.%s from S3 (%s): %w", rw.Entity, attr, key, err)
 		}
 		read = append(read, key)
-		rw.Set[attr] = &types.AttributeValueMemberS{Value: string(b)}
+		rw.Set[attr] = asMember(e.Attr(attr), b)
 	}
 	return written, read, nil
 }
