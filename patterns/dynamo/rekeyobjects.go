@@ -30,30 +30,16 @@ import (
 // anything twice.
 
 // objectMoves finds, for each target entity, the attributes whose store
-// the migration changes, and adds them to what the Scan reads.
+// the migration changes (patterns.Lock.StoreMoves), and adds them to
+// what the Scan reads.
 func (r *Rekeyer) objectMoves() {
-	ro := r.rt.rollout
-	for _, e := range r.lock.Migration.Target.Model().Entities {
-		old := e.Name
-		if n, ok := ro.entity[e.Name]; ok {
-			old = n
+	for _, mv := range r.lock.StoreMoves() {
+		if mv.IntoS3 {
+			r.toS3[mv.Entity] = append(r.toS3[mv.Entity], mv.Attr)
+		} else {
+			r.fromS3[mv.Entity] = append(r.fromS3[mv.Entity], mv.Attr)
 		}
-		fe := r.lock.Accepted.Model().Entity(old)
-		if fe == nil {
-			continue
-		}
-		for _, a := range e.Attributes {
-			was := fe.Attr(a.Name)
-			switch {
-			case was == nil || was.InS3() == a.InS3():
-				continue
-			case a.InS3():
-				r.toS3[e.Name] = append(r.toS3[e.Name], a.Name)
-			default:
-				r.fromS3[e.Name] = append(r.fromS3[e.Name], a.Name)
-			}
-			r.read = append(r.read, a.Name)
-		}
+		r.read = append(r.read, mv.Attr)
 	}
 }
 
