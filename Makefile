@@ -73,10 +73,10 @@ tidy: deps
 # are skipped here: they plan as the other tests do, whose plans run the
 # parallel search under the detector, and under it they cost a minute;
 # make unit runs them.
-RACE_PKGS := ./patterns ./internal/minidyn/...
+RACE_PKGS := ./patterns ./internal/engine/minidyn/...
 RACE_SKIP := ^(FuzzProve|FuzzBound|TestRandomDesignsProven|TestShopEvolves|TestLocksRederive|TestSyntaxErrorPositionsInExamples)$$
 race: deps
-	$(call together,$(GO) test -short -race $(RACE_PKGS) -skip '$(RACE_SKIP)',$(GO) test -short -race ./patterns/dynamo -run 'Backfill|MigrationProperty')
+	$(call together,$(GO) test -short -race $(RACE_PKGS) -skip '$(RACE_SKIP)',$(GO) test -short -race ./patterns/dynamo/migrate -run 'Backfill|MigrationProperty')
 
 # The CLI and everything it uses (not the CDK side: jsii needs Node)
 # built for the other systems keyplan runs on: every package compiles
@@ -127,7 +127,7 @@ unit-dynalite: deps
 # both engines: a behaviour only the fork has fails here).
 unit-dynamodb-local: deps
 	$(call engine-pass,dynamodb-local)
-	$(GO) run ./internal/ddblocal/cmd/withddblocal -env MINIDYN_REFERENCE_ENDPOINT $(GO) test ./internal/minidyn
+	$(GO) run ./internal/engine/ddblocal/cmd/withddblocal -env MINIDYN_REFERENCE_ENDPOINT $(GO) test ./internal/engine/minidyn
 	@echo "The pinned DynamoDB Local has no multi-attribute GSI keys: on it every example and test model is proved keyed synthetic (TestExamplesOnEngine/*/synthetic; keyplan validate --index-keys synthetic), and each native run skips once the engine refuses its table; the native keying is proved on the in-process engine (make unit)"
 
 ## test-scale: the engine suite on dynalite (make unit-dynalite), and the
@@ -144,7 +144,7 @@ unit-dynamodb-local: deps
 ## GetItems of 4 to 100 KB by 8 concurrent workers, retries off, every
 ## answer read whole (sdkhttp).
 test-scale: deps unit-dynalite
-	KEYPLAN_SCALE=20000 $(GO) test ./internal/sdkhttp -run '^TestLargeAnswersAtScale$$' -v -count 1 -timeout 30m
+	KEYPLAN_SCALE=20000 $(GO) test ./internal/engine/sdkhttp -run '^TestLargeAnswersAtScale$$' -v -count 1 -timeout 30m
 	KEYPLAN_EXIT_RUNS=5 $(GO) test ./test -run '^TestAppExitsClean$$' -v -count 1 -timeout 30m
 	KEYPLAN_CRASH_ROUNDS=20 $(GO) test ./cmd/keyplan -run '^TestLocalKeepsEveryAcknowledgedWriteThroughKill9$$' -v -count 1 -timeout 30m
 	KEYPLAN_CRASH_ROUNDS=5 KEYPLAN_SCALE=20000 $(GO) test ./cmd/keyplan -run '^TestMigrateDoneSurvivesKill9$$' -v -count 1 -timeout 30m
@@ -152,7 +152,7 @@ test-scale: deps unit-dynalite
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
 	done
@@ -176,7 +176,8 @@ test-s3: deps
 ## item with synthetic and native GSI keys (table-B/item, written-B/item).
 bench:
 	$(GO) test ./patterns -run '^$$' -bench . -benchmem
-	$(GO) test ./patterns/dynamo -run '^$$' -bench 'Item|QueryInput|UpdateItemInput|TransactInput|BytesWritten' -benchmem
+	$(GO) test ./patterns/dynamo -run '^$$' -bench 'Item|QueryInput|UpdateItemInput|TransactInput' -benchmem
+	$(GO) test ./patterns/dynamo/migrate -run '^$$' -bench 'BytesWritten' -benchmem
 
 ## bench-gen: the generated accessors (examples/shopdb) next to the
 ## runtime calls they wrap, values read into a struct by hand (ns/op, allocs/op).
@@ -186,7 +187,7 @@ bench-gen:
 ## bench-backfill: keyplan's backfill next to a hand-written Scan +
 ## UpdateItem loop on the local engine ($KEYPLAN_ENGINE; items/s and their ratio).
 bench-backfill: deps
-	$(GO) test ./patterns/dynamo -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
+	$(GO) test ./patterns/dynamo/migrate -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
 
 ## bench-engine: one workload (100,000 items: PutItem, GetItem, Limit-20
 ## Query of the table and of a GSI, a Limit-20 page of Scan) on the three
@@ -196,9 +197,9 @@ bench-backfill: deps
 ## PutItem from 8 clients (puts/s, p99-ms; uptime first: the figures need
 ## a quiet machine).
 bench-engine: deps
-	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkEngines$$' -benchtime 2s -timeout 60m
+	$(GO) test ./internal/testkit/enginediff -run '^$$' -bench '^BenchmarkEngines$$' -benchtime 2s -timeout 60m
 	uptime
-	$(GO) test ./internal/enginediff -run '^$$' -bench '^BenchmarkLocalData$$' -benchtime 5000x -count 3 -timeout 60m
+	$(GO) test ./internal/testkit/enginediff -run '^$$' -bench '^BenchmarkLocalData$$' -benchtime 5000x -count 3 -timeout 60m
 
 ## bench-synth: wall time of synthesizing the example app.
 bench-synth: deps
@@ -216,22 +217,22 @@ bench-synth: deps
 ## random request sequences (a loop over seeds, not a Go fuzz target: the
 ## reference is a JVM that coverage cannot guide; needs Java).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzLockRoundTrip ./patterns/workbench:FuzzExportRoundTrip ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/minidyn:FuzzServer ./internal/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzLockRoundTrip ./patterns/workbench:FuzzExportRoundTrip ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/engine/minidyn:FuzzServer ./internal/engine/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
 		$(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x; \
 	done
-	@echo "== TestDifferential (./internal/enginediff): random request sequences on the in-process engine and DynamoDB Local for $(FUZZTIME)"
-	ENGINEDIFF_FUZZTIME=$(FUZZTIME) $(GO) test ./internal/enginediff -run '^TestDifferential$$' -count 1 -v -timeout 0
+	@echo "== TestDifferential (./internal/testkit/enginediff): random request sequences on the in-process engine and DynamoDB Local for $(FUZZTIME)"
+	ENGINEDIFF_FUZZTIME=$(FUZZTIME) $(GO) test ./internal/testkit/enginediff -run '^TestDifferential$$' -count 1 -v -timeout 0
 
-## minidyn-diff: the in-process engine's patches (internal/minidyn) as a
+## minidyn-diff: the in-process engine's patches (internal/engine/minidyn) as a
 ## diff against the truora/minidyn commit it is cut from
-## (internal/minidyn/UPSTREAM). It fetches nothing: it needs a checkout of
+## (internal/engine/minidyn/UPSTREAM). It fetches nothing: it needs a checkout of
 ## truora/minidyn, make minidyn-diff MINIDYN_UPSTREAM=path/to/minidyn.
 MINIDYN_UPSTREAM ?=
 minidyn-diff:
-	@internal/minidyn/upstream-diff.sh "$(MINIDYN_UPSTREAM)"
+	@internal/engine/minidyn/upstream-diff.sh "$(MINIDYN_UPSTREAM)"
 
 ## plan: print the plans of the example models.
 plan:

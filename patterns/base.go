@@ -85,7 +85,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			return nil
 		}
 		pkAttrs := pk.PK.Attrs()
-		if !subset(pkAttrs, attrNamesOf(e)) {
+		if !subset(pkAttrs, e.AttrNames()) {
 			return nil
 		}
 		for _, a := range pkAttrs {
@@ -102,7 +102,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 				skVariants = append(skVariants, k.sk)
 			}
 		}
-		nestable := subset(pk.SK.Attrs(), attrNamesOf(e)) && !slices.ContainsFunc(pk.SK.Attrs(), func(a string) bool { return !e.IsID(a) })
+		nestable := subset(pk.SK.Attrs(), e.AttrNames()) && !slices.ContainsFunc(pk.SK.Attrs(), func(a string) bool { return !e.IsID(a) })
 		// Below the parent's sort key, for a limited collection read
 		// that orders e descending: its parent then comes first
 		// (ownerfirst.go); flat already does so when e's tag sorts below.
@@ -117,7 +117,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			}
 			if nestable && readTogether(m, e.Name, p.Name) {
 				used := append(slices.Clone(pkAttrs), pk.SK.Attrs()...)
-				add(child(pk.SK.lit(string(Sep)), minus(sk, used)))
+				add(child(pk.SK.Lit(string(Sep)), minus(sk, used)))
 			}
 			if len(out) >= maxBaseCandidates {
 				break
@@ -144,7 +144,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		if !r.multi || r.owner == e.Name || !slices.Contains(r.ents, e.Name) || r.shards > 0 {
 			continue
 		}
-		if !subset(r.eq, attrNamesOf(e)) || slices.ContainsFunc(r.eq, func(a string) bool { return !e.IsID(a) }) {
+		if !subset(r.eq, e.AttrNames()) || slices.ContainsFunc(r.eq, func(a string) bool { return !e.IsID(a) }) {
 			continue
 		}
 		owner := m.Entity(r.owner)

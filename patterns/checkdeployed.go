@@ -37,13 +37,13 @@ func ruleDeployedBase(d *Design) []finding {
 		}
 		key := fmt.Sprintf("%s / %s", k.PK, k.SK)
 		if len(extra) > 0 {
-			out = append(out, finding{entity(e), e.field("keys"),
+			out = append(out, finding{entity(e), e.PosOf("keys"),
 				fmt.Sprintf("its deployed base key %s holds %s beside its id (%s), which a new design would not (KP104: two %s items of one id with different %s are both stored, and a write by id needs %s too); the table keeps serving it",
 					key, strings.Join(extra, ", "), strings.Join(e.ID, ", "), e.Name, strings.Join(extra, ", "), strings.Join(extra, ", ")),
 				fmt.Sprintf("add %s to %s's id if it is part of what identifies an item (its items are already keyed so: no table change); otherwise the fix is new base keys, which means a new table (a base key never changes in place, KP607): plan the model without this lock and copy the items", strings.Join(extra, ", "), e.Name)})
 		}
 		if len(changing) > 0 {
-			out = append(out, finding{entity(e), e.field("keys"),
+			out = append(out, finding{entity(e), e.PosOf("keys"),
 				fmt.Sprintf("its deployed base key %s holds %s, which is not an id attribute and may change (KP105: a base key cannot be updated in place); the table keeps serving it, and a write that changes %s is refused", key, strings.Join(changing, ", "), strings.Join(changing, ", ")),
 				fmt.Sprintf("declare %s immutable if it never changes once written (no table change); otherwise the fix is new base keys, which means a new table (a base key never changes in place, KP607): plan the model without this lock and copy the items", strings.Join(changing, ", "))})
 		}

@@ -14,8 +14,8 @@ func cardinality(a *Attribute) int {
 	switch {
 	case len(a.Values) > 0:
 		return len(a.Values)
-	case a.scalar() != nil && a.scalar().Cardinality > 0:
-		return a.scalar().Cardinality
+	case a.ScalarType() != nil && a.ScalarType().Cardinality > 0:
+		return a.ScalarType().Cardinality
 	}
 	return a.Cardinality
 }
@@ -30,7 +30,7 @@ func ruleHotPartition(d *Design) []finding {
 		}
 		p := d.model.Pattern(pp.Name)
 		e := d.model.Entity(pp.Entities[0])
-		if len(pp.keys) > 0 && introducesHot(e, d.model.derive(p).req, pp.keys[0].PK.Attrs(), pp.keys[0].PK.Shards()) {
+		if len(pp.keys) > 0 && introducesHot(e, derive(d.model, p).req, pp.keys[0].PK.Attrs(), pp.keys[0].PK.Shards()) {
 			continue // the layout's doing, not the pattern's: KP403
 		}
 		attrs := pp.KeyCondition.PK.Attrs()
@@ -67,7 +67,7 @@ func ruleIntroducedHot(d *Design) []finding {
 			continue
 		}
 		p := d.model.Pattern(pp.Name)
-		r := d.model.derive(p).req
+		r := derive(d.model, p).req
 		e := d.model.Entity(pp.Entities[0])
 		k := pp.keys[0]
 		if !introducesHot(e, r, k.PK.Attrs(), k.PK.Shards()) {

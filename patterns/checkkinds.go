@@ -90,12 +90,12 @@ func ruleSortedLimit(d *Design) []finding {
 		if sorted == "" || pp == nil || !pp.ownerReadLast(p) {
 			continue // no limit, or the owner read first: above, read descending; below, ascending
 		}
-		owner := d.model.collectionOwnerOf(p)
+		owner := d.model.CollectionOwner(p)
 		order, first, other := "newest first", "oldest first", "ascending"
 		if !p.Desc {
 			order, first, other = "oldest first", "newest first", "descending"
 		}
-		out = append(out, finding{pattern(p), p.field("limit"),
+		out = append(out, finding{pattern(p), p.PosOf("limit"),
 			fmt.Sprintf("reads %s %s and %s at the end: with limit %d, the %s comes back only when there are fewer than %d %s items (the first page holds the %s %d)",
 				sorted, order, owner, p.Limit, owner, p.Limit, sorted, strings.Fields(order)[0], p.Limit),
 			fmt.Sprintf("drop limit and page with All, read %s %s (%s, %s first), key %s to sort at the other end of %s's items, or read %s with a get of its own", sorted, other, first, owner, owner, sorted, owner)})
@@ -118,7 +118,7 @@ func ruleCountKept(d *Design) []finding {
 			}
 			for _, c := range parent.Counters {
 				if c.Child == p.Entities[0] && c.Sum == "" && len(c.Where) == 0 {
-					out = append(out, finding{pattern(p), p.field("count"),
+					out = append(out, finding{pattern(p), p.PosOf("count"),
 						fmt.Sprintf("counts %s items by %s, which %s.%s keeps already (the counters handler): a count reads every item it counts (%s read units a call)",
 							p.Entities[0], strings.Join(d.model.Where(p), ", "), parent.Name, c.Attr, countUnits(d, p)),
 						fmt.Sprintf("read %s.%s with a get of %s (one item); count only where no counter is kept", parent.Name, c.Attr, parent.Name)})
@@ -168,7 +168,7 @@ func ruleCounterShards(d *Design) []finding {
 					continue
 				}
 				need := int(wcu/PartitionWCU) + 1
-				out = append(out, finding{write(w), w.field("rate"),
+				out = append(out, finding{write(w), w.PosOf("rate"),
 					fmt.Sprintf("adds to %s.%s at %g/s: about %.0f WCU/s on each of its %d shards; an item takes %d", fx.e.Name, i.Attr, w.Rate, wcu/float64(ck.Shards), ck.Shards, PartitionWCU),
 					fmt.Sprintf("give the counter shards: %d or more (a read sums them in one Query whatever their number)", min(need, MaxCounterShards))})
 			}

@@ -148,7 +148,7 @@ func distinctValues(a *Attribute) float64 {
 		return float64(c)
 	}
 	if a.Type == TypeNumber || a.Type == TypeTTL {
-		if lo, hi, ok := a.bounds(); ok {
+		if lo, hi, ok := a.Bounds(); ok {
 			return float64(hi) - float64(lo) + 1
 		}
 	}

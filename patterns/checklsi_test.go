@@ -6,26 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 // matches is a model of one player's matches read strongly by score (an
 // LSI), at most n matches a player.
-func matches(n int) string {
-	return `table: Arena
-entities:
-  Match:
-    id: [playerId, matchId]
-    attributes:
-      playerId: {type: string, maxLength: 40}
-      matchId: {type: string, maxLength: 26, cardinality: ` + strconv.Itoa(n) + `}
-      score: {type: number, min: 0, max: 1000000}
-patterns:
-  GetMatch: {get: Match, consistent: true}
-  MatchesByScore: {query: Match, where: [playerId], sort: score desc, consistent: true}
-`
-}
+func matches(n int) string { return testmodel.ArenaMatches(n) }
 
 func kp308(d *patterns.Design) *patterns.Diagnostic {
 	for i, x := range d.Diagnostics {

@@ -130,7 +130,7 @@ func nativeConditionFault(m *Model, p *Pattern, pp *PatternPlan, ix *Index) stri
 	for _, t := range append(slices.Clone(c.Partition), c.Sort...) {
 		used[t.Attr] = true
 	}
-	k := m.derive(p).known
+	k := derive(m, p).known
 	var left []string
 	for _, a := range slices.Sorted(maps.Keys(k.eq)) {
 		if !used[a] && !slices.Contains(pp.Verify, a) {

@@ -46,7 +46,6 @@ func TestNativeChecksOnTheDesign(t *testing.T) {
 		}},
 		{"KP211", "a number on Tenant but a string on Task", func(d *Design) {
 			d.model.Entity("Tenant").Attr("name").Name = "status"
-			d.model.Entity("Tenant").attrIdx = nil
 			d.model.Entity("Tenant").Attr("status").Type = TypeNumber
 		}},
 		{"KP212", "it ranges over dueDate, but after the equalities given the next sort attribute is createdAt", func(d *Design) {
@@ -55,7 +54,7 @@ func TestNativeChecksOnTheDesign(t *testing.T) {
 		{"KP212", "its partition attribute status is not given", func(d *Design) {
 			p := d.model.Pattern("TasksByStatus")
 			p.Where = []string{"tenantId"}
-			d.model.reqs = nil
+			forget(d.model)
 		}},
 		{"KP212", "reads Tenant, Task together from native index", func(d *Design) {
 			d.Pattern("TasksByStatus").Entities = []string{"Tenant", "Task"}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Rule is one design check: a stable id (never reused or renumbered once
@@ -165,7 +167,7 @@ func ruleStrongOnGSI(d *Design) []finding {
 	for _, pp := range d.Patterns {
 		if ix := d.Index(pp.Index); pp.Served() && pp.Consistent && pp.Index != BaseIndex && (ix == nil || !ix.Local()) {
 			p := d.model.Pattern(pp.Name)
-			out = append(out, finding{pattern(p), p.field("consistent"),
+			out = append(out, finding{pattern(p), p.PosOf("consistent"),
 				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
 				d.strongFix(pp)})
 		}
@@ -207,7 +209,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 		}
 		keyed := append(k.PK.Attrs(), k.SK.Attrs()...)
 		if missing := minus(e.ID, keyed); len(missing) > 0 {
-			out = append(out, finding{entity(e), e.field("keys"),
+			out = append(out, finding{entity(e), e.PosOf("keys"),
 				fmt.Sprintf("the base key %s / %s lacks id attribute(s) %s: two %s items with the same key overwrite each other", k.PK, k.SK, strings.Join(missing, ", "), e.Name),
 				"put every id attribute in the base table's pk or sk"})
 		}
@@ -225,7 +227,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 			}
 		}
 		if len(extra) > 0 {
-			out = append(out, finding{entity(e), e.field("keys"),
+			out = append(out, finding{entity(e), e.PosOf("keys"),
 				fmt.Sprintf("the base key %s / %s holds %s, which is not part of the id (%s): two %s items of one id with different %s would both be stored, and a write by id cannot find the item", k.PK, k.SK, strings.Join(extra, ", "), strings.Join(e.ID, ", "), e.Name, strings.Join(extra, ", ")),
 				fmt.Sprintf("move %s to a GSI key, or add it to id if it is part of what identifies the item", strings.Join(extra, ", "))})
 		}
@@ -245,7 +247,7 @@ func ruleBaseKeyFixed(d *Design) []finding {
 		}
 		for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 			if !e.Fixed(a) {
-				out = append(out, finding{entity(e), e.field("keys"),
+				out = append(out, finding{entity(e), e.PosOf("keys"),
 					fmt.Sprintf("the base key %s / %s holds %s, which is not an id attribute and may change: a base key cannot be updated in place", k.PK, k.SK, a),
 					fmt.Sprintf("move %s to a GSI key (a base key holds the id alone, KP104)", a)})
 				break
@@ -272,7 +274,7 @@ func ruleUnusedKey(d *Design) []finding {
 			if k.Index == BaseIndex || used[e.Name+" "+k.Index] {
 				continue
 			}
-			out = append(out, finding{entity(e), e.field("keys"),
+			out = append(out, finding{entity(e), e.PosOf("keys"),
 				fmt.Sprintf("its key %s / %s on %s serves no pattern: every %s write pays for it", k.PK, k.SK, k.Index, e.Name),
 				"remove the key, or add the pattern it was meant for"})
 		}
@@ -301,25 +303,6 @@ func ruleUnpadded(d *Design) []finding {
 	return out
 }
 
-// encoding names how an attribute is rendered in keys; equal encodings
-// render equal values to equal text.
-func encoding(a *Attribute) string {
-	if s := a.scalar(); s != nil {
-		return s.codec.encoding(a)
-	}
-	return string(a.Type)
-}
-
-func (numberCodec) encoding(a *Attribute) string {
-	return fmt.Sprintf("number offset %d, %d digits", a.keyOffset(), a.numberWidth())
-}
-
-func (stringCodec) encoding(*Attribute) string { return "string" }
-
-func (timeCodec) encoding(*Attribute) string { return string(TypeTime) }
-
-func (boolCodec) encoding(*Attribute) string { return string(TypeBool) }
-
 // KP202: entities that share a partition key on an index must encode its
 // attributes alike, or one value gives two partitions.
 func ruleTypeClash(d *Design) []finding {
@@ -344,10 +327,10 @@ func ruleTypeClash(d *Design) []finding {
 	for _, g := range order {
 		us := groups[g]
 		for _, u := range us[1:] {
-			if encoding(u.attr) != encoding(us[0].attr) {
+			if model.KeyEncoding(u.attr) != model.KeyEncoding(us[0].attr) {
 				parts := strings.SplitN(g, " ", 3)
 				out = append(out, finding{entity(u.entity), u.attr.Pos,
-					fmt.Sprintf("%s.%s is %s but %s.%s is %s, and both are in the partition key %s on %s", u.entity.Name, u.attr.Name, encoding(u.attr), us[0].entity.Name, us[0].attr.Name, encoding(us[0].attr), parts[1], parts[0]),
+					fmt.Sprintf("%s.%s is %s but %s.%s is %s, and both are in the partition key %s on %s", u.entity.Name, u.attr.Name, model.KeyEncoding(u.attr), us[0].entity.Name, us[0].attr.Name, model.KeyEncoding(us[0].attr), parts[1], parts[0]),
 					fmt.Sprintf("declare %s with the same type (and range) in both entities", u.attr.Name)})
 				break
 			}
@@ -457,7 +440,7 @@ func ruleNonUniqueGet(d *Design) []finding {
 		if subset(e.ID, p.Where) {
 			continue
 		}
-		out = append(out, finding{pattern(p), p.field("where"),
+		out = append(out, finding{pattern(p), p.PosOf("where"),
 			fmt.Sprintf("a get by %s, which is not %s's id: several items may match and one is returned arbitrarily", strings.Join(p.Where, ", "), e.Name),
 			"declare unique: true (keyplan's runtime then keeps the values unique), or make it a query"})
 	}

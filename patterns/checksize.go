@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The size rules: key values within DynamoDB's partition and sort key
@@ -17,7 +19,7 @@ func keyBytes(e *Entity, t Template) (int, []string) {
 	for _, s := range t {
 		switch {
 		case s.Shards > 0:
-			n += decimalLen(int64(s.Shards - 1))
+			n += model.DecimalLen(int64(s.Shards - 1))
 		case s.Attr != "":
 			if b, ok := e.Attr(s.Attr).MaxKeyBytes(); ok {
 				n += b
@@ -76,57 +78,6 @@ func ruleKeySizeUnknown(d *Design) []finding {
 	return out
 }
 
-// maxValueBytes is the most bytes an attribute's stored value takes, and
-// whether that is known.
-func maxValueBytes(e *Entity, a *Attribute) (int, bool) {
-	if a.InS3() && e != nil {
-		return ObjectKeyBytes(e.Name, a.Name), true // the item holds the object's key
-	}
-	s := a.scalar()
-	if s == nil {
-		s = Scalar(TypeString)
-	}
-	return s.codec.maxBytes(a)
-}
-
-func (numberCodec) maxBytes(*Attribute) (int, bool) { return 21, true } // DynamoDB numbers: up to 38 significant digits
-
-func (timeCodec) maxBytes(*Attribute) (int, bool) { return len(time3339), true }
-
-func (boolCodec) maxBytes(*Attribute) (int, bool) { return 1, true }
-
-func (stringCodec) maxBytes(a *Attribute) (int, bool) {
-	if len(a.Values) > 0 {
-		return a.MaxKeyBytes()
-	}
-	if a.MaxLength > 0 {
-		return a.MaxLength, true
-	}
-	return 0, false
-}
-
-func (numberCodec) size(_ *Entity, a *Attribute) (int, bool, string) {
-	lo, hi, ok := a.bounds()
-	if !ok {
-		return DefaultNumberBytes, false, fmt.Sprintf("numbers without a range take %d bytes", DefaultNumberBytes)
-	}
-	digits := max(decimalLen(lo), decimalLen(hi))
-	return (digits+1)/2 + 1, false, "" // DynamoDB: about one byte per two significant digits, plus one
-}
-
-func (timeCodec) size(*Entity, *Attribute) (int, bool, string) { return len(TimeLayout), false, "" }
-
-func (boolCodec) size(*Entity, *Attribute) (int, bool, string) { return 1, false, "" }
-
-func (stringCodec) size(e *Entity, a *Attribute) (int, bool, string) {
-	if n, ok := maxValueBytes(e, a); ok {
-		return n, a.MaxLength > 0 && len(a.Values) == 0 && e != nil, ""
-	}
-	return DefaultStringBytes, false, fmt.Sprintf("strings without maxLength take %d bytes", DefaultStringBytes)
-}
-
-const time3339 = "2006-01-02T15:04:05.999999999Z07:00"
-
 // KP304: items over 400 KB cannot be written.
 func ruleItemSize(d *Design) []finding {
 	var out []finding
@@ -135,12 +86,12 @@ func ruleItemSize(d *Design) []finding {
 		var largest *Attribute // the largest value the item holds
 		largestBytes := 0
 		for _, a := range e.Attributes {
-			b, ok := maxValueBytes(e, a)
+			b, ok := model.MaxValueBytes(e, a)
 			known = known && ok
 			n += len(a.Name) + b
 			// the largest value that could move to S3: a string or a
-			// binary no key, where, sort or filter reads (objectUse)
-			if a.takes(FacetS3) && len(a.Values) == 0 && !a.InS3() && d.model.objectUse(e, a.Name) == "" && b > largestBytes {
+			// binary no key, where, sort or filter reads (ObjectUse)
+			if s := model.Scalar(a.Type); s != nil && s.Takes(FacetS3) && len(a.Values) == 0 && !a.InS3() && d.model.ObjectUse(e, a.Name) == "" && b > largestBytes {
 				largest, largestBytes = a, b
 			}
 		}

@@ -41,7 +41,7 @@ func ruleSplitTables(d *Design) []finding {
 	if m.Strong() {
 		if tx := transactional(m); len(tx) > 0 && len(tx) < len(m.Entities) {
 			e := m.Entity(tx[0])
-			out = append(out, finding{entity(e), m.field("consistency"),
+			out = append(out, finding{entity(e), m.PosOf("consistency"),
 				fmt.Sprintf("%s need(s) transactions (a transact write, unique guard items or counters), which the strongly consistent table refuses (KP307); the rest of the table does not", strings.Join(tx, ", ")),
 				fmt.Sprintf("either keep one table: consistency eventual for all (no multi-Region strong reads), or no transactions; or split: %s", splitCost(m, tx, "Transactional"))})
 		}
@@ -65,7 +65,7 @@ func transactional(m *Model) []string {
 		}
 	}
 	for _, e := range m.Entities {
-		if len(m.unique(e)) > 0 || len(e.Counters) > 0 {
+		if len(m.UniquePatterns(e)) > 0 || len(e.Counters) > 0 {
 			add(e.Name)
 		}
 	}

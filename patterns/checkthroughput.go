@@ -98,7 +98,7 @@ func ruleStrongTransactions(d *Design) []finding {
 	if !m.Strong() {
 		return nil
 	}
-	at := m.field("consistency")
+	at := m.PosOf("consistency")
 	var out []finding
 	for _, w := range m.Writes {
 		if w.Op == WriteTransact {
@@ -108,7 +108,7 @@ func ruleStrongTransactions(d *Design) []finding {
 		}
 	}
 	for _, e := range m.Entities {
-		if u := m.unique(e); len(u) > 0 {
+		if u := m.UniquePatterns(e); len(u) > 0 {
 			out = append(out, finding{pattern(u[0]), u[0].Pos,
 				fmt.Sprintf("keeps %s's %s unique with guard items written in one transaction with the item, which a multi-Region strongly consistent table (consistency: strong at %s) refuses", e.Name, strings.Join(u[0].Where, ", "), at),
 				"drop unique (and keep the values unique in the application), or keep consistency eventual"})

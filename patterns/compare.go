@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Comparing two designs: every change from the deployed design to the
@@ -337,7 +339,7 @@ func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]stri
 				// Gone: KP605 says so.
 			case n != a:
 				df.add(ChangeUniqueGuard, Subject{SubjectEntity, te.Name}, "attribute %s (renamed from %s) is unique (pattern %s): its items' guard items are keyed by the name %s, which the backfill does not rewrite; keep the name", n, a, p.Name, strings.ToUpper(a))
-			case encoding(fa) != encoding(ta):
+			case model.KeyEncoding(fa) != model.KeyEncoding(ta):
 				df.add(ChangeUniqueGuard, Subject{SubjectEntity, te.Name}, "attribute %s is unique (pattern %s): its guard items hold its value at the encoding it is written with, which would change; keep its range", a, p.Name)
 			}
 		}
@@ -368,7 +370,7 @@ func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]stri
 func encodingChanged(fe, te *Entity, k *EntityKey, names map[string]string) bool {
 	for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 		fa, ta := fe.Attr(a), te.Attr(names[a])
-		if fa != nil && ta != nil && encoding(fa) != encoding(ta) {
+		if fa != nil && ta != nil && model.KeyEncoding(fa) != model.KeyEncoding(ta) {
 			return true
 		}
 	}
@@ -417,4 +419,12 @@ func ttlMessage(from, to string) string {
 		return fmt.Sprintf("TTL on %s is disabled", from)
 	}
 	return fmt.Sprintf("the TTL attribute changes from %s to %s: DynamoDB needs TTL disabled (one deploy) before it is enabled on %s (another, at least an hour later)", from, to, to)
+}
+
+// consistencyName names a model's consistency for messages.
+func consistencyName(m *Model) Consistency {
+	if m.Strong() {
+		return ConsistencyStrong
+	}
+	return ConsistencyEventual
 }

@@ -29,26 +29,6 @@ const (
 	TargetUtilizationPercent = 70
 )
 
-// Assumptions where the model is silent.
-const (
-	// DefaultPage is the number of items a query without limit is assumed
-	// to return per request.
-	DefaultPage = 25
-	// DefaultStringBytes is the size assumed of a string without maxLength
-	// or values.
-	DefaultStringBytes = 32
-	// DefaultNumberBytes is the size assumed of a number without a range.
-	DefaultNumberBytes = 8
-	// DefaultElements is the number of elements assumed of a set, list or
-	// map without maxItems.
-	DefaultElements = 10
-	// ExpiredShare is the share of the items a read that hides expired
-	// items is assumed to read and drop: items past their TTL that
-	// DynamoDB has not deleted yet (it deletes within days, typically
-	// two; the share is that delay over the items' lifetime).
-	ExpiredShare = 0.1
-)
-
 // Cost is the estimate from declared rates and sizes: a typical size
 // where the model gives one (size), else an upper bound where it declares
 // one (maxLength, maxItems, ranges: UpperBounds names them), else a

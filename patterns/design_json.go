@@ -144,6 +144,7 @@ func decodeDesign(file string, raw json.RawMessage) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, &DesignError{file, "its model does not validate: " + err.Error()}
 	}
+	memoize(m)
 	if d.Table != m.Table {
 		return nil, &DesignError{file, fmt.Sprintf("the design is for table %q but its model is for %q", d.Table, m.Table)}
 	}
@@ -270,4 +271,17 @@ func (d *Design) rederive() error {
 	d.Patterns = plans
 	d.index()
 	return nil
+}
+
+// canonicalPrincipals are the principals by name, each pattern list
+// sorted (what the lock records).
+func canonicalPrincipals(ps []*Principal) []*Principal {
+	out := make([]*Principal, len(ps))
+	for i, p := range ps {
+		c := *p
+		c.Patterns = slices.Sorted(slices.Values(p.Patterns))
+		out[i] = &c
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 )
 

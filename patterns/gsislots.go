@@ -165,7 +165,7 @@ func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
 	// name it, KP102) but counts as unserved: base keys that serve it win.
 	strong := 0
 	for _, r := range todo {
-		if r.p.baseOnly() {
+		if r.p.BaseOnly() {
 			strong++
 		}
 	}

@@ -169,7 +169,7 @@ func olderPhases(got, want []*Phase) bool {
 func replans(d *Design) error {
 	// The number encodings pinned in the model are derived too: from the
 	// design as the lock, and only where the declared range fits them.
-	m := d.Model().clone()
+	m := d.Model().Clone()
 	for _, e := range m.Entities {
 		for _, a := range e.Attributes {
 			a.KeyOffset, a.KeyWidth = nil, 0

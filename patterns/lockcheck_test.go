@@ -12,7 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -337,22 +338,7 @@ func TestEnvironmentsAdvanceInLockstep(t *testing.T) {
 	}
 }
 
-const cleanupShop = `
-table: Shop
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 40}
-      customerId: {type: string, maxLength: 40}
-      status: {type: string, values: [open, shipped]}
-      subject: {type: string, maxLength: 80}
-      placedAt: time
-patterns:
-  GetOrder: {get: Order}
-  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
-  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
-`
+const cleanupShop = testmodel.OrdersWithSubject
 
 // A lock's pending cleanup is derived (from the designs the table was at
 // and the accepted one), not trusted: a record edited by hand is refused,

@@ -2,8 +2,6 @@ package patterns
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 )
 
 // Local secondary indexes. An LSI shares the base table's partition key
@@ -29,24 +27,6 @@ const (
 	IndexGlobal IndexKind = ""
 	IndexLocal  IndexKind = "local"
 )
-
-// lsiPrefix starts the name of every LSI the planner names: LSI1, LSI2, …
-// (lsiName writes such a name, lsiNumber reads it back).
-const lsiPrefix = "LSI"
-
-// lsiName names the planner's LSI i, counted from 0: LSI1 for 0.
-func lsiName(i int) string { return lsiPrefix + strconv.Itoa(i+1) }
-
-// lsiNumber reads the number back from a name lsiName writes (LSI3 → 3):
-// ok is false for other names (a hand-made layout's).
-func lsiNumber(name string) (n int, ok bool) {
-	digits, found := strings.CutPrefix(name, lsiPrefix)
-	if !found || digits == "" || strings.Trim(digits, "0123456789") != "" {
-		return 0, false
-	}
-	n, err := strconv.Atoi(digits)
-	return n, err == nil
-}
 
 // LocalKeyNames are the key attribute names of an LSI: the table's
 // partition key and the index's own sort key (LSI1 → PK, LSI1SK).

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -168,20 +169,7 @@ func TestLockedTableGetsNoNewLocalIndex(t *testing.T) {
 // Two strong reads one sort key serves share one LSI.
 func TestStrongReadsShareALocalIndex(t *testing.T) {
 	enginepass.Independent(t)
-	d := planKeyed(t, `table: Arena
-entities:
-  Match:
-    id: [playerId, matchId]
-    attributes:
-      playerId: {type: string, maxLength: 40}
-      matchId: {type: string, maxLength: 26, cardinality: 1000}
-      mode: {values: [duel, squad]}
-      score: {type: number, min: 0, max: 1000}
-patterns:
-  GetMatch: {get: Match, consistent: true}
-  ByMode: {query: Match, where: [playerId], sort: mode, consistent: true}
-  TopInMode: {query: Match, where: [playerId, mode], sort: score desc, consistent: true}
-`, nil, "")
+	d := planKeyed(t, testmodel.ArenaByMode, nil, "")
 	if len(d.LocalIndexes) != 1 || len(d.Indexes) != 0 || d.Pattern("ByMode").Index != "LSI1" || d.Pattern("TopInMode").Index != "LSI1" {
 		t.Errorf("%d LSIs, %d GSIs; ByMode on %s, TopInMode on %s", len(d.LocalIndexes), len(d.Indexes), d.Pattern("ByMode").Index, d.Pattern("TopInMode").Index)
 	}
@@ -255,21 +243,7 @@ func TestAtMostFiveLocalIndexes(t *testing.T) {
 // named.
 func TestExplicitLocalIndexes(t *testing.T) {
 	enginepass.Independent(t)
-	const model = `table: Arena
-entities:
-  Match:
-    id: [playerId, matchId]
-    attributes:
-      playerId: {type: string, maxLength: 40}
-      matchId: {type: string, maxLength: 26, cardinality: 1000}
-      score: {type: number, min: 0, max: 1000}
-    keys:
-      table: {pk: "PLAYER#{playerId}", sk: "MATCH#{matchId}"}
-      ByScore: {local: true, sk: "SCORE#{score}#{matchId}"}
-patterns:
-  GetMatch: {get: Match, consistent: true}
-  TopScores: {query: Match, where: [playerId], sort: score desc, consistent: true}
-`
+	const model = testmodel.ArenaExplicitLocalIndex
 	d := planKeyed(t, model, nil, "")
 	if !d.Explicit || len(d.LocalIndexes) != 1 || d.LocalIndexes[0].Name != "ByScore" || d.Pattern("TopScores").Index != "ByScore" || len(d.Errors()) > 0 {
 		t.Fatalf("explicit LSI: %v, TopScores on %s, %v", d.LocalIndexes, d.Pattern("TopScores").Index, d.Diagnostics)
@@ -318,21 +292,7 @@ patterns:`, 1)
 // table replacement: refused.
 func TestLocalIndexChangesRefused(t *testing.T) {
 	enginepass.Independent(t)
-	const model = `table: Arena
-entities:
-  Match:
-    id: [playerId, matchId]
-    attributes:
-      playerId: {type: string, maxLength: 40}
-      matchId: {type: string, maxLength: 26, cardinality: 1000}
-      score: {type: number, min: 0, max: 1000}
-    keys:
-      table: {pk: "PLAYER#{playerId}", sk: "MATCH#{matchId}"}
-      ByScore: {local: true, sk: "SCORE#{score}#{matchId}"}
-patterns:
-  GetMatch: {get: Match, consistent: true}
-  TopScores: {query: Match, where: [playerId], sort: score desc, consistent: true}
-`
+	const model = testmodel.ArenaExplicitLocalIndex
 	lock := patterns.NewLock(planKeyed(t, model, nil, ""))
 	removed := strings.NewReplacer(`      ByScore: {local: true, sk: "SCORE#{score}#{matchId}"}`+"\n", "",
 		"  TopScores: {query: Match, where: [playerId], sort: score desc, consistent: true}\n", "").Replace(model)

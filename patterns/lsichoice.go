@@ -99,7 +99,7 @@ func localChoices(d *Design, ly *layout, pn *pins) []*LocalChoice {
 // when none would: the pattern does not give its entities' base partition
 // key, or no sort key in it orders it so).
 func (ly *layout) localKeyFor(p *Pattern, d *Design) *EntityKey {
-	r := ly.m.derive(p).req
+	r := derive(ly.m, p).req
 	if r.shards > 0 {
 		return nil
 	}
@@ -147,7 +147,7 @@ func (ly *layout) localKeyFor(p *Pattern, d *Design) *EntityKey {
 
 // whyNoLocal says why no LSI can serve a strong read.
 func (ly *layout) whyNoLocal(p *Pattern, d *Design) string {
-	r := ly.m.derive(p).req
+	r := derive(ly.m, p).req
 	if r.shards > 0 {
 		return "it is write-sharded (shards), and an LSI's partition key is the table's"
 	}

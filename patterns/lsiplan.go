@@ -3,6 +3,8 @@ package patterns
 import (
 	"maps"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The LSIs of a designed layout: the lock's stay as deployed (names, keys,
@@ -83,13 +85,13 @@ func (pl *planner) nameLocal(ly *layout, merged []map[string][]*EntityKey) {
 func (pl *planner) nextLSINames(n int) []string {
 	top := pl.localLocked()
 	for _, ix := range pl.locals() {
-		if k, ok := lsiNumber(ix.Name); ok {
+		if k, ok := model.LSINumber(ix.Name); ok {
 			top = max(top, k)
 		}
 	}
 	out := make([]string, n)
 	for i := range out {
-		out[i] = lsiName(top + i)
+		out[i] = model.LSIName(top + i)
 	}
 	return out
 }

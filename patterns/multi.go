@@ -16,16 +16,16 @@ func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []st
 			continue
 		}
 		ek := ly.key(e.Name, index)
-		if ek == nil || !ek.PK.mayEqual(pk) {
+		if ek == nil || !ek.PK.MayEqual(pk) {
 			continue
 		}
 		switch kc.SKOp {
 		case "", "begins_with":
-			if ek.SK.mayStartWith(kc.SK) {
+			if ek.SK.MayStartWith(kc.SK) {
 				return e.Name
 			}
 		case SKEqual:
-			if ek.SK.mayEqual(kc.SK) {
+			if ek.SK.MayEqual(kc.SK) {
 				return e.Name
 			}
 		}
@@ -37,7 +37,7 @@ func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []st
 // key, and their sort keys form one contiguous range holding no other
 // entity's items.
 func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
-	k := ly.m.derive(p).known
+	k := derive(ly.m, p).known
 	var pk, base Template
 	var first *Entity
 	var consumed attrSet
@@ -73,7 +73,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		// The members' sort keys share what they start with: a partition
 		// of the collection's entities alone needs no sort-key condition
 		// (GAME#{gameId} holding #METADATA#{gameId} and USER#{username}).
-		base = base.commonPrefix(eb)
+		base = base.CommonPrefix(eb)
 	}
 	// The condition applies the known attributes of the shared prefix
 	// only: one a member's key holds past it would need a filter.
@@ -97,12 +97,12 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 	outside := false
 	for _, e := range ly.entitiesOn(index, pk) {
 		ek := ly.key(e.Name, index)
-		if ek == nil || !ek.PK.mayEqual(pk) || !ek.SK.mayStartWith(base) {
+		if ek == nil || !ek.PK.MayEqual(pk) || !ek.SK.MayStartWith(base) {
 			continue
 		}
 		v := member{name: e.Name, in: slices.Contains(p.Entities, e.Name)}
 		outside = outside || !v.in
-		if rest, ok := ly.subst(ek.SK, e, k).cut(base); ok {
+		if rest, ok := ly.subst(ek.SK, e, k).Cut(base); ok {
 			v.rest = rest
 			v.r, v.ok = regionOf(rest)
 		}
@@ -181,9 +181,9 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 	}
 	switch {
 	case clean:
-		kc.SKOp, kc.SK = SKBeginsWith, base.lit(prefix)
+		kc.SKOp, kc.SK = SKBeginsWith, base.Lit(prefix)
 	case between:
-		kc.SKOp, kc.SK, kc.Upper = SKBetween, base.lit(lo), base.lit(hi)
+		kc.SKOp, kc.SK, kc.Upper = SKBetween, base.Lit(lo), base.Lit(hi)
 	default:
 		var others []string
 		for _, v := range visible {

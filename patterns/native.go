@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Native keys. A GSI may be keyed on the items' own typed attributes, up
@@ -24,58 +24,6 @@ import (
 // serves (every partition attribute by equality; sort attributes left to
 // right, a range on the first one not given), so the matcher, the checks
 // and the lock treat it as any key.
-
-// IndexKeys says how a model's GSIs are keyed.
-type IndexKeys string
-
-// How GSIs are keyed.
-const (
-	// IndexKeysAuto (the default): each GSI native when its keys can be
-	// (the plan says why not otherwise); a locked GSI stays as deployed.
-	IndexKeysAuto IndexKeys = "auto"
-	// IndexKeysNative: every GSI native; one that cannot be is an error
-	// saying why (KP210, KP211, KP212).
-	IndexKeysNative IndexKeys = "native"
-	// IndexKeysSynthetic: every new GSI keyed by synthetic strings.
-	IndexKeysSynthetic IndexKeys = "synthetic"
-)
-
-// Keying is the model's IndexKeys, auto when not given.
-func (m *Model) Keying() IndexKeys {
-	if m.IndexKeys == "" {
-		return IndexKeysAuto
-	}
-	return m.IndexKeys
-}
-
-// ValidIndexKeys reports whether k is auto, native or synthetic.
-func ValidIndexKeys(k string) bool {
-	return k == string(IndexKeysAuto) || k == string(IndexKeysNative) || k == string(IndexKeysSynthetic)
-}
-
-func (l *loader) indexKeys(n *yaml.Node) IndexKeys {
-	s := l.str(n, "indexKeys")
-	if ValidIndexKeys(s) {
-		return IndexKeys(s)
-	}
-	if s != "" || n.Kind == yaml.ScalarNode {
-		l.add(pos(n), "indexKeys", "%q: expected auto, native or synthetic", s)
-	}
-	return ""
-}
-
-// validateIndexKeys checks indexKeys against the rest of the model.
-func (m *Model) validateIndexKeys(l *errorList) {
-	switch m.IndexKeys {
-	case "", IndexKeysAuto, IndexKeysNative, IndexKeysSynthetic:
-	default:
-		l.add(m.IndexKeysPos, "indexKeys", "%q: expected auto, native or synthetic", string(m.IndexKeys))
-		return
-	}
-	if m.IndexKeys == IndexKeysNative && m.Explicit() {
-		l.add(m.IndexKeysPos, "indexKeys", "native, but the entities give hand-made keys, which are synthetic templates; drop indexKeys or the keys")
-	}
-}
 
 // IndexEntityName is the attribute that tells a native index's entities
 // apart (its discriminator): GSI2 → GSI2Entity, holding the entity's tag.
@@ -184,13 +132,13 @@ func nativeTemplates(tag string, discriminated bool, part, sort []string) (pk, s
 	join := func(lead string, attrs []string) Template {
 		var t Template
 		if lead != "" {
-			t = t.lit(lead)
+			t = t.Lit(lead)
 		}
 		for i, a := range attrs {
 			if i > 0 || lead != "" {
-				t = t.lit(string(Sep))
+				t = t.Lit(string(Sep))
 			}
-			t = t.attr(a)
+			t = t.Attr(a)
 		}
 		return t
 	}
@@ -254,7 +202,7 @@ func (d *Design) NativeCondition(pattern string) *NativeCondition {
 }
 
 func nativeCondition(m *Model, p *Pattern, ix *Index, tag string) *NativeCondition {
-	k := m.derive(p).known
+	k := derive(m, p).known
 	term := func(a string) (NativeTerm, bool) {
 		if k.eq[a] {
 			return NativeTerm{Attr: a, Param: a}, true
@@ -350,7 +298,7 @@ func checkNativeIndex(m *Model, ix *Index) error {
 			}
 			continue
 		}
-		if reservedAttr(a) || a == TablePK || a == TableSK || len(keyTypes(m, a)) == 0 {
+		if ReservedAttr(a) || a == TablePK || a == TableSK || len(keyTypes(m, a)) == 0 {
 			return fmt.Errorf("index %s is keyed on %s, which no entity of the model has", ix.Name, a)
 		}
 	}
@@ -392,7 +340,7 @@ func (ix *PhaseIndex) validNative() error {
 		return fmt.Errorf("index %s: keyTypes %v do not type its key attributes %v", ix.Name, ix.KeyTypes, all)
 	}
 	for i, a := range all {
-		if slices.Contains(all[:i], a) || !validName(a) {
+		if slices.Contains(all[:i], a) || !model.ValidName(a) {
 			return fmt.Errorf("index %s: key attribute %q named twice, or not a name", ix.Name, a)
 		}
 		if t := ix.KeyTypes[a]; t != "S" && t != "N" && t != "B" {

@@ -5,26 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
 // orders is a locked table of orders, keyed as the model says (auto:
 // natively where it can be); %s is where the edits put their lines.
-const orders = `table: Shop
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 40}
-      customerId: {type: string, maxLength: 40}
-      status: {values: [PENDING, PAID, SHIPPED]}
-      total: {type: number, min: 0, max: 99999}
-      createdAt: time
-%s
-patterns:
-  GetOrder: {get: Order}
-  CustomerOrders: {query: Order, where: [customerId], sort: createdAt desc}
-%s`
+const orders = testmodel.OrdersToEdit
 
 // The change rules of native keys: a new native index over attributes
 // the items hold is built by DynamoDB (KP615, no backfill, one deploy);

@@ -1,7 +1,6 @@
 package patterns
 
 import (
-	"cmp"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -150,21 +149,6 @@ func planBeside(m *Model, file, path string, o Options) (*Design, *Lock, error) 
 		return nil, nil, err
 	}
 	return d, lock, nil
-}
-
-// TableModel is the model of table name of a model that declares tables
-// (validated: Model.Tables hold their entities once it is), or an error
-// naming the tables it declares.
-func (m *Model) TableModel(name string) (*Model, error) {
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	for _, t := range m.Tables {
-		if t.Table == name {
-			return t, nil
-		}
-	}
-	return nil, fmt.Errorf("%s declares tables %s, not %q", cmp.Or(m.Source, "the model"), strings.Join(m.TableNames(), ", "), name)
 }
 
 // TableOf is the table named name among a model file's tables: the one

@@ -36,7 +36,7 @@ func underOwner(lead string, e *Entity) (Template, bool) {
 		// Every key of e lies below pre+tag+"$" (region: the separator
 		// '#' is followed by '$'); every key of the owner is at least lead.
 		if pre+TagOf(e)+"$" <= lead {
-			return Template{}.lit(pre), true
+			return Template{}.Lit(pre), true
 		}
 	}
 	return nil, false

@@ -37,16 +37,18 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		return nil, err
 	}
 	if len(m.Tables) > 0 {
-		return nil, &Error{File: m.Source, Pos: m.field("tables"), Field: "tables", Msg: fmt.Sprintf("the model declares %d tables (%s): plan each of Model.Tables, or OpenTables its file", len(m.Tables), strings.Join(m.TableNames(), ", "))}
+		return nil, &Error{File: m.Source, Pos: m.PosOf("tables"), Field: "tables", Msg: fmt.Sprintf("the model declares %d tables (%s): plan each of Model.Tables, or OpenTables its file", len(m.Tables), strings.Join(m.TableNames(), ", "))}
 	}
+	memoize(m)
 	var pn *pins
 	if o.Lock != nil && o.Lock.Model() != nil && !m.Explicit() {
 		// Pins change the model (encodings, tags): plan a copy.
-		m = m.clone()
+		m = m.Clone()
 		pn = pin(m, o.Lock)
 		if err := m.Validate(); err != nil {
 			return nil, err
 		}
+		memoize(m)
 	}
 	d := &Design{Format: DesignFormat, Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}, deployed: o.Lock}
@@ -375,14 +377,6 @@ func explicitLayout(m *Model) *layout {
 	}
 	orderIndexes(ly)
 	return ly
-}
-
-func attrNamesOf(e *Entity) []string {
-	out := make([]string, len(e.Attributes))
-	for i, a := range e.Attributes {
-		out[i] = a.Name
-	}
-	return out
 }
 
 // projection is KEYS_ONLY when no pattern on the index needs more than its

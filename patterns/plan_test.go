@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 func plan(t testing.TB, path string) *Design {
@@ -124,7 +126,7 @@ func TestMerchantPendingIsSparse(t *testing.T) {
 	d := plan(t, "../examples/merchant-orders.yaml")
 	p := d.Pattern("PendingOrdersForMerchant")
 	k := d.Entity("Order").Key(p.Index)
-	if len(k.When) != 1 || k.When[0] != (Const{"status", "PENDING"}) {
+	if len(k.When) != 1 || k.When[0] != (Const{Attr: "status", Value: "PENDING"}) {
 		t.Fatalf("pending index key %+v: want sparse on status=PENDING", k)
 	}
 	if k.PK.String() != "ORDER#MERCHANTID#{merchantId}#STATUS#PENDING" {
@@ -383,18 +385,7 @@ func TestGetOnPartOfTheBaseKeyIsAQuery(t *testing.T) {
 	if p := d.Pattern("GetPlayer"); !p.Served() || p.Operation != Query || p.Index != BaseIndex || p.Requests != 1 {
 		t.Errorf("GetPlayer: %s %s %q (%s)", p.Operation, p.Index, p.Text, p.Reason)
 	}
-	d = planText(t, `table: Gen
-entities:
-  A:
-    id: [aId]
-    attributes:
-      aId: {type: string, maxLength: 20}
-      p: {type: string, maxLength: 20, immutable: true}
-patterns:
-  P0: {query: A, where: [p], sort: aId}
-  P2: {get: A, where: [p], unique: true}
-  GetA: {get: A}
-`)
+	d = planText(t, testmodel.GenUniqueGet)
 	for _, x := range d.Errors() {
 		t.Errorf("designed: %s", x)
 	}

@@ -1,25 +1,14 @@
 package patterns
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
+)
 
 // What kinds.go adds to reads: hiding expired items, counts, and the
 // sums of sharded counters.
-
-// hides is the TTL attribute a pattern's read filters expired items on:
-// the ttl of an entity it reads, unless it says expired: include.
-func (m *Model) hides(p *Pattern) string {
-	if p.Expired == ExpiredInclude {
-		return ""
-	}
-	for _, name := range p.Entities {
-		if e := m.Entity(name); e != nil {
-			if a := e.TTLAttr(); a != nil {
-				return a.Name
-			}
-		}
-	}
-	return ""
-}
 
 // ReadNeeds are the attributes a read needs of the items an index
 // returns: what the pattern returns and verifies, and the TTL attribute
@@ -60,4 +49,40 @@ func sameCounters(a, b []*CounterKeys) bool {
 	return slices.EqualFunc(a, b, func(x, y *CounterKeys) bool {
 		return x.Attr == y.Attr && x.Shards == y.Shards && x.PK.Equal(y.PK)
 	})
+}
+
+// CounterTag keys the shard items of sharded counters (a reserved item:
+// no entity's key starts with it).
+const CounterTag = ReservedPrefix + "COUNTER"
+
+// CounterKey is the partition key of a sharded counter's shard items:
+// the counter tag, the entity's tag, the attribute, then the item's id.
+// One Query of it reads every shard, whatever their number.
+func CounterKey(e *Entity, attr string) Template {
+	t := Template{}.Lit(CounterTag + string(Sep) + TagOf(e) + string(Sep) + attr)
+	for _, id := range e.ID {
+		t = t.Lit(string(Sep)).Attr(id)
+	}
+	return t
+}
+
+// ShardKey is the sort key of shard i of a counter spread over n shards.
+func ShardKey(i, n int) string {
+	return fmt.Sprintf("%0*d", model.DecimalLen(int64(max(n-1, 0))), i)
+}
+
+// hides is the TTL attribute a pattern's read filters expired items on:
+// the ttl of an entity it reads, unless it says expired: include.
+func hides(m *Model, p *Pattern) string {
+	if p.Expired == ExpiredInclude {
+		return ""
+	}
+	for _, name := range p.Entities {
+		if e := m.Entity(name); e != nil {
+			if a := e.TTLAttr(); a != nil {
+				return a.Name
+			}
+		}
+	}
+	return ""
 }

@@ -53,23 +53,23 @@ func sparseConsts(pk []string, rs []*req) []Const {
 
 // renderPK is a partition key template.
 func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Template {
-	t := Template{}.lit(TagOf(owner))
+	t := Template{}.Lit(TagOf(owner))
 	for _, a := range pkOrder(owner, pk) {
 		if slices.ContainsFunc(sparse, func(c Const) bool { return c.Attr == a }) {
 			continue
 		}
 		if owner.IsID(a) {
-			t = t.lit(string(Sep)).attr(a)
+			t = t.Lit(string(Sep)).Attr(a)
 		} else {
-			t = t.lit(string(Sep) + strings.ToUpper(a) + string(Sep)).attr(a)
+			t = t.Lit(string(Sep) + strings.ToUpper(a) + string(Sep)).Attr(a)
 		}
 	}
 	for _, c := range sparse {
 		enc, _ := e.Attr(c.Attr).EncodeKey(c.Value)
-		t = t.lit(string(Sep) + strings.ToUpper(c.Attr) + string(Sep) + enc)
+		t = t.Lit(string(Sep) + strings.ToUpper(c.Attr) + string(Sep) + enc)
 	}
 	if shards > 1 {
-		t = append(t.lit(string(Sep)), Segment{Shards: shards})
+		t = append(t.Lit(string(Sep)), Segment{Shards: shards})
 	}
 	return t
 }
@@ -78,13 +78,13 @@ func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Templat
 // separator, for a nested child), the entity's tag, the sort attributes,
 // the rest of the id.
 func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
-	t := prefix.lit(TagOf(e))
+	t := prefix.Lit(TagOf(e))
 	for _, a := range sk {
-		t = t.lit(string(Sep)).attr(a)
+		t = t.Lit(string(Sep)).Attr(a)
 	}
 	for _, id := range e.ID {
 		if !slices.Contains(pk, id) && !slices.Contains(sk, id) && !slices.Contains(prefix.Attrs(), id) {
-			t = t.lit(string(Sep)).attr(id)
+			t = t.Lit(string(Sep)).Attr(id)
 		}
 	}
 	return t
@@ -115,5 +115,5 @@ func sortedPrefix(owner, e *Entity, rs []*req, below bool) Template {
 			return pre
 		}
 	}
-	return Template{}.lit(TagOf(owner) + string(Sep))
+	return Template{}.Lit(TagOf(owner) + string(Sep))
 }

@@ -3,9 +3,12 @@ package patterns
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"weak"
 )
 
 // req is what one pattern needs of a layout: the entities it reads, the
@@ -44,7 +47,7 @@ func newReq(m *Model, p *Pattern) *req {
 		r.shards = p.Shards
 	}
 	if r.multi {
-		r.owner = collectionOwner(m, r)
+		r.owner = m.CollectionOwner(p)
 		r.sorted = m.SortedMember(p)
 	} else if e := m.Entity(r.ents[0]); len(p.Sort) == 0 && e != nil && subset(e.ID, r.eq) {
 		r.whole = true
@@ -52,32 +55,41 @@ func newReq(m *Model, p *Pattern) *req {
 	return r
 }
 
-// derived is what a validated model keeps of each pattern.
+// derived is what the planner keeps of each pattern of a validated model.
 type derived struct {
 	req   *req
 	known known
 }
 
-// derive returns a pattern's requirement and known attributes: cached by
-// Validate, computed for a pattern it has not seen.
-func (m *Model) derive(p *Pattern) *derived {
-	if d, ok := m.reqs[p]; ok {
-		return d
+// derivations holds each planned model's derived patterns (memoize),
+// weakly: an entry goes with its model.
+var derivations sync.Map // weak.Pointer[Model] → map[*Pattern]*derived
+
+// memoize derives every pattern of a model that has just validated, once:
+// the planner and the matcher read them for every candidate layout.
+func memoize(m *Model) {
+	ds := make(map[*Pattern]*derived, len(m.Patterns))
+	for _, p := range m.Patterns {
+		ds[p] = &derived{req: newReq(m, p), known: knownOf(m, p)}
 	}
-	return &derived{req: newReq(m, p), known: knownOf(m, p)}
+	k := weak.Make(m)
+	if _, loaded := derivations.Swap(k, ds); !loaded {
+		runtime.AddCleanup(m, func(k weak.Pointer[Model]) { derivations.Delete(k) }, k)
+	}
 }
 
-// collectionOwner is the member whose tag leads a collection's partition
-// key: the one the collection's equality attributes identify (an Order
-// for [Order, OrderItem] by orderId), else the first listed.
-func collectionOwner(m *Model, r *req) string {
-	for _, name := range r.ents {
-		e := m.Entity(name)
-		if e != nil && slices.Equal(sortedCopy(e.ID), r.eq) {
-			return name
+// forget drops what memoize derived of a model (which has changed).
+func forget(m *Model) { derivations.Delete(weak.Make(m)) }
+
+// derive returns a pattern's requirement and known attributes: as memoize
+// derived them, computed for a pattern it has not seen.
+func derive(m *Model, p *Pattern) *derived {
+	if ds, ok := derivations.Load(weak.Make(m)); ok {
+		if d, ok := ds.(map[*Pattern]*derived)[p]; ok {
+			return d
 		}
 	}
-	return r.ents[0]
+	return &derived{req: newReq(m, p), known: knownOf(m, p)}
 }
 
 // forMember is a collection's requirement as one of its members sees it:
@@ -124,7 +136,7 @@ func (r *req) signature(strong bool) string {
 		b.WriteString("|" + a + "=" + r.consts[a])
 	}
 	b.WriteString("|" + strings.Join(r.sort, ","))
-	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.baseOnly())
+	fmt.Fprintf(&b, "|%d|%v|%v", r.shards, r.whole, strong && r.p.BaseOnly())
 	if r.multi && r.sorted != "" && r.p.Limit > 0 {
 		// Which end its owner must be at to come on the first page
 		// (ownerfirst.go): a limited read each way is searched apart.

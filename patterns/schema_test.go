@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 )
@@ -110,5 +112,24 @@ func TestSchemaNameLength(t *testing.T) {
 	long := strings.Replace(validModel, "GetPlayer:", "G"+strings.Repeat("x", MaxName)+":", 1)
 	if err := s.Validate(yamlToJSON(t, []byte(long))); err == nil {
 		t.Error("the schema accepts a pattern name longer than MaxName")
+	}
+}
+
+// The JSON Schema a model file is checked against names every type the
+// loader reads, spellings included.
+func TestSchemaNamesEveryType(t *testing.T) {
+	var doc struct {
+		Defs struct {
+			Type struct {
+				Enum []string `json:"enum"`
+			} `json:"type"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(Schema(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := append(model.ScalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
+	if got := doc.Defs.Type.Enum; !slices.Equal(got, want) {
+		t.Errorf("the schema's types are %v; the loader reads %v", got, want)
 	}
 }

@@ -186,7 +186,7 @@ const maxKnownForCandidates = 10
 // equality attributes and constants all give: the only ones that can
 // serve it.
 func (ly *layout) candidates(p *Pattern) []string {
-	k := ly.m.derive(p).known
+	k := derive(ly.m, p).known
 	var attrs []string
 	for a := range k.eq {
 		attrs = append(attrs, a)
@@ -240,9 +240,6 @@ func (ly *layout) keysOnIndex(index string) map[string][]*EntityKey {
 	ly.keysAt("", index) // builds the cache
 	return ly.keysOn[index]
 }
-
-// whereOf returns the pattern's equality attributes.
-func whereOf(m *Model, p *Pattern) []string { return m.Where(p) }
 
 // serve finds the first index (base table first) that serves p in one
 // request, or says for each index why it does not.
@@ -305,14 +302,14 @@ func (ly *layout) hot(p *Pattern, plan *PatternPlan) bool {
 		return false
 	}
 	k := plan.keys[0]
-	return introducesHot(ly.m.Entity(p.Entities[0]), ly.m.derive(p).req, k.PK.Attrs(), k.PK.Shards())
+	return introducesHot(ly.m.Entity(p.Entities[0]), derive(ly.m, p).req, k.PK.Attrs(), k.PK.Shards())
 }
 
 // addressable reports whether some index's partition key, for every entity
 // the pattern reads, is given by the pattern: otherwise only a Scan finds
 // the items.
 func (ly *layout) addressable(p *Pattern) bool {
-	k := ly.m.derive(p).known
+	k := derive(ly.m, p).known
 next:
 	for _, ix := range ly.indexes {
 		for _, name := range p.Entities {
@@ -340,7 +337,7 @@ type known struct {
 
 func knownOf(m *Model, p *Pattern) known {
 	k := known{eq: map[string]bool{}, consts: map[string]string{}}
-	for _, a := range whereOf(m, p) {
+	for _, a := range m.Where(p) {
 		k.eq[a] = true
 	}
 	for _, c := range p.Filter {
@@ -361,13 +358,13 @@ func (ly *layout) subst(t Template, e *Entity, k known) Template {
 		if v, ok := k.consts[s.Attr]; ok && s.Attr != "" {
 			if a := e.Attr(s.Attr); a != nil {
 				if enc, err := a.EncodeKey(v); err == nil {
-					out = out.lit(enc)
+					out = out.Lit(enc)
 					continue
 				}
 			}
 		}
 		if s.Lit != "" {
-			out = out.lit(s.Lit)
+			out = out.Lit(s.Lit)
 		} else {
 			out = append(out, s)
 		}
@@ -424,7 +421,7 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 
 func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPlan, string) {
 	e := ly.m.Entity(p.Entities[0])
-	k := ly.m.derive(p).known
+	k := derive(ly.m, p).known
 	if r := ly.checkWhen(ek, k); r != "" {
 		return nil, r
 	}
@@ -535,6 +532,6 @@ func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) 
 	return &PatternPlan{
 		Name: p.Name, Entities: p.Entities, Operation: op, Index: index, KeyCondition: kc,
 		Text: ly.render(kc, pn, sn), Desc: p.Desc, Limit: p.Limit, Consistent: p.Consistent, Requests: requests,
-		HideExpired: ly.m.hides(p), Count: p.Count, Batch: p.Batch && op == GetItem,
+		HideExpired: hides(ly.m, p), Count: p.Count, Batch: p.Batch && op == GetItem,
 	}
 }

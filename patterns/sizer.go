@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // sizer estimates item sizes and records where it assumed.
@@ -62,7 +64,7 @@ func (z *sizer) value(e *Entity, a *Attribute) int {
 			n = DefaultElements
 			z.assumed[fmt.Sprintf("sets, lists and maps without maxItems hold %d elements", DefaultElements)] = true
 		}
-		el := z.value(nil, a.element())
+		el := z.value(nil, a.Element())
 		if a.Type == TypeMap {
 			el += DefaultStringBytes // its key
 		}
@@ -73,7 +75,7 @@ func (z *sizer) value(e *Entity, a *Attribute) int {
 	case TypeCounter:
 		return 0 // its shard items hold it
 	}
-	s := a.scalar()
+	s := a.ScalarType()
 	if s == nil {
 		s = Scalar(TypeString) // no type: sized as a string
 	}
@@ -87,7 +89,7 @@ func (z *sizer) key(e *Entity, t Template) int {
 		case s.Attr != "":
 			n += z.value(e, e.Attr(s.Attr))
 		case s.Shards > 0:
-			n += decimalLen(int64(s.Shards - 1))
+			n += model.DecimalLen(int64(s.Shards - 1))
 		default:
 			n += len(s.Lit)
 		}
@@ -186,20 +188,19 @@ func projects(ix *Index, attrs map[string]bool) bool {
 	return slices.ContainsFunc(ix.NonKeyAttributes, func(a string) bool { return attrs[a] })
 }
 
-// decimalLen is the length of n written in decimal.
-func decimalLen(n int64) int {
-	l := 1
-	if n < 0 {
-		l++
-	}
-	for n <= -10 || n >= 10 {
-		n /= 10
-		l++
-	}
-	return l
-}
-
 // shard is the size of a counter's shard item: its keys and the number.
 func (z *sizer) shard(e *Entity, ck *CounterKeys) int {
-	return len(TablePK) + z.key(e, ck.PK) + len(TableSK) + decimalLen(int64(ck.Shards)) + len(ck.Attr) + DefaultNumberBytes
+	return len(TablePK) + z.key(e, ck.PK) + len(TableSK) + model.DecimalLen(int64(ck.Shards)) + len(ck.Attr) + DefaultNumberBytes
+}
+
+// scalarSize is a scalar's size for the sizer (sizer.go).
+func (z *sizer) scalarSize(e *Entity, a *Attribute, s *ScalarType) int {
+	n, bound, assumed := s.Size(e, a)
+	if assumed != "" {
+		z.assumed[assumed] = true
+	}
+	if bound {
+		z.atBound(e, a, n)
+	}
+	return n
 }

@@ -3,6 +3,8 @@ package patterns
 import (
 	"math"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Stable planning. With a lock, a plan keeps what is deployed: every
@@ -53,7 +55,7 @@ func pin(m *Model, from *Design) *pins {
 			continue
 		}
 		p.entity[e.Name] = le
-		e.tag = lk.Tag
+		e.KeptTag = lk.Tag
 		// Attribute names: the lock's → the model's.
 		names := map[string]string{}
 		for _, a := range e.Attributes {
@@ -66,7 +68,7 @@ func pin(m *Model, from *Design) *pins {
 				continue
 			}
 			pinEncoding(a, la)
-			if encoding(a) != encoding(la) {
+			if model.KeyEncoding(a) != model.KeyEncoding(la) {
 				continue // written otherwise in keys: a key reading it moves
 			}
 			names[was] = a.Name
@@ -110,12 +112,12 @@ func pinEncoding(a, locked *Attribute) {
 	if (a.Type != TypeNumber && a.Type != TypeTTL) || (locked.Type != TypeNumber && locked.Type != TypeTTL) {
 		return
 	}
-	off, width := locked.keyOffset(), locked.numberWidth()
-	lo, hi, _ := a.bounds()
+	off, width := locked.NumberOffset(), locked.NumberWidth()
+	lo, hi, _ := a.Bounds()
 	if width >= 19 || lo < off || uint64(hi)-uint64(off) >= uint64(math.Pow10(width)) {
 		return
 	}
-	if a.KeyOffset == nil && a.KeyWidth == 0 && off == lo && width == digits(uint64(hi)-uint64(lo)) {
+	if a.KeyOffset == nil && a.KeyWidth == 0 && off == lo && width == model.DigitCount(uint64(hi)-uint64(lo)) {
 		return // the range encodes so itself
 	}
 	a.KeyOffset, a.KeyWidth = &off, width
@@ -158,14 +160,14 @@ func (p *pins) nextGSINames(n int) []string {
 	top := 0
 	if p != nil {
 		for _, ix := range p.gsis {
-			n, _ := gsiNumber(ix.Name) // 0 for a hand-made name
+			n, _ := model.GSINumber(ix.Name) // 0 for a hand-made name
 			top = max(top, n)
 		}
 		top = max(top, len(p.gsis))
 	}
 	out := make([]string, n)
 	for i := range out {
-		out[i] = gsiName(top + i)
+		out[i] = model.GSIName(top + i)
 	}
 	return out
 }

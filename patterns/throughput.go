@@ -60,32 +60,12 @@ var (
 	}
 )
 
-// declaresPeaks reports whether the model declares a peak anywhere.
-func (m *Model) declaresPeaks() bool {
-	for _, p := range m.Patterns {
-		if p.Peak > 0 {
-			return true
-		}
-	}
-	for _, w := range m.Writes {
-		if w.Peak > 0 {
-			return true
-		}
-	}
-	for _, e := range m.Entities {
-		if e.PeakWrites > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // throughput decides each index's throughput settings from the estimate
 // at the declared rates (c) and at the peaks; nil when the model declares
 // no headroom and no peak.
 func throughput(d *Design, c *Cost) []*IndexThroughput {
 	m := d.model
-	if m.Headroom == 0 && !m.declaresPeaks() {
+	if m.Headroom == 0 && !declaresPeaks(m) {
 		return nil
 	}
 	peak := estimate(d, peaks)
@@ -126,4 +106,24 @@ func (c *Cost) IndexThroughput(index string) *IndexThroughput {
 		}
 	}
 	return nil
+}
+
+// declaresPeaks reports whether the model declares a peak anywhere.
+func declaresPeaks(m *Model) bool {
+	for _, p := range m.Patterns {
+		if p.Peak > 0 {
+			return true
+		}
+	}
+	for _, w := range m.Writes {
+		if w.Peak > 0 {
+			return true
+		}
+	}
+	for _, e := range m.Entities {
+		if e.PeakWrites > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -3,24 +3,11 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
-const sparseModel = `table: Shop
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 20}
-      merchantId: {type: string, maxLength: 20}
-      status: {type: string, values: [PENDING, SHIPPED]}
-      createdAt: time
-    keys:
-      table: {pk: "ORDER#{orderId}", sk: ORDER}
-      GSI2: {pk: "MERCHANT#{merchantId}#STATUS#PENDING", sk: "{createdAt}#{orderId}", when: {status: PENDING}}
-patterns:
-  GetOrder: {get: Order}
-  PendingOrders: {query: Order, where: [merchantId], filter: {status: PENDING}, sort: createdAt}
-`
+const sparseModel = testmodel.SparseOrders
 
 // A hand-made GSI key may be sparse (when: constants), as seed 003's
 // GSI2PK = MERCHANT#<id>#STATUS#PENDING is: the design keeps the

@@ -33,17 +33,6 @@ type stepEffect struct {
 	shards  int
 }
 
-// unique lists the unique alternate keys of an entity.
-func (m *Model) unique(e *Entity) []*Pattern {
-	var out []*Pattern
-	for _, p := range m.Patterns {
-		if p.Unique && len(p.Entities) == 1 && p.Entities[0] == e.Name {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // keyReads lists the attributes an entity key reads: its templates' and
 // its sparse conditions'.
 func keyReads(k *EntityKey) []string {
@@ -69,7 +58,7 @@ func (d *Design) effect(s *Write) *stepEffect {
 		}
 		fx.keys = ek.Keys
 		if s.Op != WriteBatch {
-			fx.guards = len(d.model.unique(e))
+			fx.guards = len(d.model.UniquePatterns(e))
 		}
 		if s.Op == WriteDelete {
 			for _, c := range ek.Counters {
@@ -90,7 +79,7 @@ func (d *Design) effect(s *Write) *stepEffect {
 				fx.keys = append(fx.keys, k)
 			}
 		}
-		for _, u := range d.model.unique(e) {
+		for _, u := range d.model.UniquePatterns(e) {
 			if slices.ContainsFunc(u.Where, func(a string) bool { return fx.changed[a] }) {
 				fx.guards += 2 // the old guard goes, the new one comes
 			}
@@ -167,7 +156,7 @@ func ruleStaleKey(d *Design) []finding {
 				}
 				switch {
 				case len(added) > 0:
-					out = append(out, finding{write(w), w.field("add"),
+					out = append(out, finding{write(w), w.PosOf("add"),
 						fmt.Sprintf("%s adds to %s, which %s reads: the write cannot know the new value, so the key would go stale", stepName(w, i), strings.Join(added, ", "), key),
 						"set the attribute to the new value instead of add, or take it out of the key"})
 				case len(missing) > 0:
@@ -177,7 +166,7 @@ func ruleStaleKey(d *Design) []finding {
 						fmt.Sprintf("add with: [%s] (the caller passes them as the item holds them; the write holds only if they still are)%s", strings.Join(missing, ", "), d.unavoidable(fx.e, k, changed, missing))})
 				}
 			}
-			for _, u := range d.model.unique(fx.e) {
+			for _, u := range d.model.UniquePatterns(fx.e) {
 				for _, a := range u.Where {
 					if slices.Contains(s.Set, a) || slices.Contains(s.Remove, a) || fx.e.Attr(a) != nil && fx.e.Attr(a).Derived != nil && fx.changed[a] {
 						out = append(out, finding{write(w), w.Pos,
@@ -374,7 +363,7 @@ func ruleVersion(d *Design) []finding {
 		if e.Version == "" || a == nil {
 			continue
 		}
-		at := e.field("version")
+		at := e.PosOf("version")
 		switch {
 		case a.Type != TypeNumber:
 			out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s is a %s: it must be a number (every write adds 1)", a.Name, a.Type), "declare it type: number"})
@@ -424,7 +413,7 @@ func ruleHotWrites(d *Design) []finding {
 				if wcu <= PartitionWCU {
 					continue
 				}
-				out = append(out, finding{write(w), w.field("rate"),
+				out = append(out, finding{write(w), w.PosOf("rate"),
 					fmt.Sprintf("%s at %g/s puts about %.0f WCU/s on one partition of %s (%s takes %d value(s)); a partition takes %d",
 						stepName(w, i), w.Rate, wcu, k.Index, k.PK, values, PartitionWCU),
 					"write-shard the key (shards: N on the patterns reading it), partition by an attribute with more values, or batch the updates"})
@@ -447,7 +436,7 @@ func ruleUnconditional(d *Design) []finding {
 				continue
 			}
 			var why []string
-			if u := d.model.unique(e); len(u) > 0 {
+			if u := d.model.UniquePatterns(e); len(u) > 0 {
 				why = append(why, "unique values ("+u[0].Name+") whose guard items would not follow")
 			}
 			if e.Version != "" {

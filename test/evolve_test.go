@@ -12,7 +12,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/constructs/singletable"
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 )
 

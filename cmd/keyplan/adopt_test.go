@@ -20,8 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 )
 

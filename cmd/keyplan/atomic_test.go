@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 // The files keyplan writes (the lock, generated code) are written to a

@@ -20,8 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
-	"github.com/keyplan/keyplan/internal/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
@@ -398,4 +398,63 @@ func TestAFullDiskFailsTheWriteAndKeepsTheRest(t *testing.T) {
 		t.Errorf("with room again: %v", err)
 	}
 	t.Logf("%d writes acknowledged before %s was refused", len(fates)-1, refused)
+}
+
+// What is not an item write is as durable as one: a table's tags, an
+// on-demand backup (made, then deleted) and a PartiQL INSERT, each killed
+// (kill -9) at once after its answer, are there after a restart, and a
+// backup made before one kill restores its items after it.
+func TestLocalKeepsTableStateThroughKill9(t *testing.T) {
+	enginepass.Independent(t)
+	p := separateProcesses(t)
+	data := filepath.Join(t.TempDir(), "data")
+	ctx := context.Background()
+	const table = "state"
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+
+	s := p.local("--port", "0", "--data", data)
+	c := s.client()
+	createCrashTable(t, c, table)
+	_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "a"}}})
+	must("PutItem", err)
+	d, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+	must("DescribeTable", err)
+	_, err = c.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: d.Table.TableArn, Tags: []types.Tag{{Key: aws.String("team"), Value: aws.String("core")}}})
+	must("TagResource", err)
+	bk, err := c.CreateBackup(ctx, &dynamodb.CreateBackupInput{TableName: aws.String(table), BackupName: aws.String("before")})
+	must("CreateBackup", err)
+	_, err = c.ExecuteStatement(ctx, &dynamodb.ExecuteStatementInput{Statement: aws.String(`INSERT INTO "` + table + `" VALUE {'id': 'b'}`)})
+	must("ExecuteStatement", err)
+	s.kill9(t)
+
+	s = p.local("--port", "0", "--data", data)
+	c = s.client()
+	tags, err := c.ListTagsOfResource(ctx, &dynamodb.ListTagsOfResourceInput{ResourceArn: d.Table.TableArn})
+	must("ListTagsOfResource", err)
+	if len(tags.Tags) != 1 || aws.ToString(tags.Tags[0].Value) != "core" {
+		t.Errorf("tags after kill -9: %+v", tags.Tags)
+	}
+	if out, err := c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: "b"}}}); err != nil || out.Item == nil {
+		t.Errorf("the PartiQL INSERT after kill -9: %v, %v", out, err)
+	}
+	_, err = c.RestoreTableFromBackup(ctx, &dynamodb.RestoreTableFromBackupInput{BackupArn: bk.BackupDetails.BackupArn, TargetTableName: aws.String("restored")})
+	must("RestoreTableFromBackup after kill -9", err)
+	if n, err := c.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String("restored"), Select: types.SelectCount}); err != nil || n.Count != 1 {
+		t.Errorf("the restored table: %v, %v; want the 1 item the backup holds", n, err)
+	}
+	_, err = c.DeleteBackup(ctx, &dynamodb.DeleteBackupInput{BackupArn: bk.BackupDetails.BackupArn})
+	must("DeleteBackup", err)
+	s.kill9(t)
+
+	c = p.local("--port", "0", "--data", data).client()
+	list, err := c.ListBackups(ctx, &dynamodb.ListBackupsInput{})
+	must("ListBackups", err)
+	if len(list.BackupSummaries) != 0 {
+		t.Errorf("a deleted backup is back after kill -9: %+v", list.BackupSummaries)
+	}
 }

@@ -22,13 +22,13 @@ import (
 
 	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
 )
 
 // keyplan validate does not trust its endpoint: a reply that says

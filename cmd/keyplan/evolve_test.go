@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -283,20 +284,7 @@ func TestLockAndDiffSayACleanupIsPending(t *testing.T) {
 }
 
 func testCleanupPending(t *testing.T, keys patterns.IndexKeys) {
-	v1 := "indexKeys: " + string(keys) + "\n" + `table: Shop
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 40}
-      customerId: {type: string, maxLength: 40}
-      status: {type: string, values: [open, shipped]}
-      placedAt: time
-patterns:
-  GetOrder: {get: Order}
-  CustomerOrders: {query: Order, where: [customerId], sort: placedAt}
-  OrdersByStatus: {query: Order, where: [status], sort: placedAt}
-`
+	v1 := "indexKeys: " + string(keys) + "\n" + testmodel.Orders
 	model := filepath.Join(t.TempDir(), "orders.yaml")
 	if err := os.WriteFile(model, []byte(v1), 0o644); err != nil {
 		t.Fatal(err)

@@ -7,38 +7,14 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/cli"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 // erringModel has a pattern no index serves (KP101) and one a GSI serves
 // with a strongly consistent read DynamoDB refuses (KP102), beside one
 // that is fine.
-const erringModel = `table: Users
-entities:
-  User:
-    id: [userId]
-    attributes: {userId: {type: string, maxLength: 9}, email: {type: string, maxLength: 20}, team: {type: string, maxLength: 9}}
-    keys:
-      table: {pk: "USER#{userId}", sk: USER}
-      GSI1: {pk: "TEAM#{team}", sk: "USER#{userId}"}
-patterns:
-  GetUser: {get: User}
-  ByEmail: {get: User, where: [email], unique: true}
-  ByTeam: {query: User, where: [team], consistent: true}
-examples:
-  items:
-    ada: {User: {userId: u1, email: ada@example.com, team: t1}}
-  expect:
-    - pattern: GetUser
-      params: {userId: u1}
-      items: [ada]
-    - pattern: ByEmail
-      params: {email: ada@example.com}
-      items: [ada]
-    - pattern: ByTeam
-      params: {team: t1}
-      items: [ada]
-`
+const erringModel = testmodel.ErringUsers
 
 // validate proves what a design's errors do not concern, reports the
 // rest as not run, and exits 1.

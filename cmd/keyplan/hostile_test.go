@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyplan/keyplan/internal/cli"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 )
 

@@ -16,9 +16,9 @@ import (
 	"github.com/aws/smithy-go"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
-	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/sdkhttp"
+	"github.com/keyplan/keyplan/internal/engine/sdkhttp"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 )
 
 // The acceptance of keyplan local (issue 20): one engine, used by

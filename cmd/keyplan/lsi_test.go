@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 // Issue 40's acceptance through the CLI: arena.yaml's two LSIs locked, a

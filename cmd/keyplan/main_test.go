@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 )
 

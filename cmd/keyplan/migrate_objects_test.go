@@ -13,25 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/motos3"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/motos3"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // docsInline keeps the body in the item; the next model (store: s3) in S3.
-const docsInline = `indexKeys: synthetic
-table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 100000}
-patterns:
-  GetDoc: {get: Doc}
-`
+const docsInline = testmodel.DocsInlineSynthetic
 
 // docsMigration locks docsInline, loads n docs written inline, then locks
 // the model with store: s3 on body (a migration at phase 1): the model,

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 // A user's module, outside this repository (a temporary directory with a

@@ -18,9 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/sdkhttp"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/sdkhttp"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 )
 
 // processes is keyplan run as separate processes, as a user runs it: the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 // keyplan help (usage.txt) and the package documentation (doc.go) name

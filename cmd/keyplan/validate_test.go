@@ -23,9 +23,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/cli"
-	"github.com/keyplan/keyplan/internal/dynalite"
 	localengine "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 func TestValidate(t *testing.T) {

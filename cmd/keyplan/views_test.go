@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/cli"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 )
 
 // plan and diff --format html, export workbench and import workbench, end

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The scalar attribute types have one table (patterns/scalars.go): a
+// The scalar attribute types have one table (patterns/model/scalars.go): a
 // package that tells one from another reads it. A case of a switch naming
 // a scalar type (case patterns.TypeBool:, case a.Type == TypeTime:) is a
 // second table growing outside it, which a new type would have to find
@@ -16,18 +16,18 @@ import (
 // keep one, each for its reason; one that no longer has its case is
 // reported too, so the list stays true.
 var scalarCaseFiles = []string{
-	"patterns/scalars.go", // the table
-	"patterns/binary.go",  // binary's encoder
-	"patterns/oracle",     // the reference's own semantics (oracle's scalars_test.go holds it to the table)
+	"patterns/model/scalars.go", // the table
+	"patterns/model/binary.go",  // binary's encoder
+	"patterns/oracle",           // the reference's own semantics (oracle's scalars_test.go holds it to the table)
 }
 
 var scalarCaseAllowed = map[string]string{
-	"patterns/kinds.go elementValue":            "a set's, list's or map's elements (string, number, bool), no scalar attribute",
-	"patterns/dynamo/kinds.go typedList":        "a list's elements as a Go slice",
-	"patterns/dynamo/kinds.go typedMap":         "a map's entries as a Go map",
-	"patterns/gen/gen.go elementType":           "the Go type of a collection's elements",
-	"patterns/validatekinds.go validateDerived": "a derived attribute is a string or a number",
-	"patterns/writeplan.go ruleVersion":         "an entity's version attribute is a number",
+	"patterns/model/kinds.go elementValue":            "a set's, list's or map's elements (string, number, bool), no scalar attribute",
+	"patterns/dynamo/kinds.go typedList":              "a list's elements as a Go slice",
+	"patterns/dynamo/kinds.go typedMap":               "a map's entries as a Go map",
+	"patterns/gen/gen.go elementType":                 "the Go type of a collection's elements",
+	"patterns/model/validatekinds.go validateDerived": "a derived attribute is a string or a number",
+	"patterns/writeplan.go ruleVersion":               "an entity's version attribute is a number",
 }
 
 func TestScalarTypesHaveOneTable(t *testing.T) {
@@ -38,7 +38,7 @@ func TestScalarTypesHaveOneTable(t *testing.T) {
 		if f.test || slices.ContainsFunc(scalarCaseFiles, func(d string) bool { return under(f.rel, d) }) {
 			continue
 		}
-		inPatterns := f.dir == "patterns"
+		inPatterns := f.dir == "patterns" || f.dir == "patterns/model"
 		for _, d := range f.ast.Decls {
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -72,11 +72,11 @@ func TestScalarTypesHaveOneTable(t *testing.T) {
 }
 
 // scalarTypeNames are the constants the table's entries name (Type:
-// TypeString, ...), read from patterns/scalars.go.
+// TypeString, ...), read from patterns/model/scalars.go.
 func scalarTypeNames(t *testing.T, files []*goFile) map[string]bool {
 	names := map[string]bool{}
 	for _, f := range files {
-		if f.rel != "patterns/scalars.go" {
+		if f.rel != "patterns/model/scalars.go" {
 			continue
 		}
 		ast.Inspect(f.ast, func(n ast.Node) bool {
@@ -93,7 +93,7 @@ func scalarTypeNames(t *testing.T, files []*goFile) map[string]bool {
 		})
 	}
 	if len(names) < 5 {
-		t.Fatalf("read %d scalar types from patterns/scalars.go, expected at least 5: has the table moved?", len(names))
+		t.Fatalf("read %d scalar types from patterns/model/scalars.go, expected at least 5: has the table moved?", len(names))
 	}
 	return names
 }
@@ -105,7 +105,7 @@ func namesScalar(e ast.Expr, names map[string]bool, inPatterns bool) string {
 	ast.Inspect(e, func(n ast.Node) bool {
 		switch x := n.(type) {
 		case *ast.SelectorExpr:
-			if p, ok := x.X.(*ast.Ident); ok && p.Name == "patterns" && names[x.Sel.Name] {
+			if p, ok := x.X.(*ast.Ident); ok && (p.Name == "patterns" || p.Name == "model") && names[x.Sel.Name] {
 				found = "patterns." + x.Sel.Name
 			}
 			return false

@@ -25,7 +25,7 @@ func lines(src []byte) int { return bytes.Count(src, []byte("\n")) }
 func TestCoreFilesStaySmall(t *testing.T) {
 	n := 0
 	for _, f := range repoFiles(t) {
-		if f.dir != "patterns" || f.test {
+		if (f.dir != "patterns" && f.dir != "patterns/model") || f.test {
 			continue
 		}
 		n++

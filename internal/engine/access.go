@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
-	"github.com/keyplan/keyplan/internal/minidyn"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
+	"github.com/keyplan/keyplan/internal/engine/minidyn"
 )
 
 // The in-process engine listens on a loopback port, which every user of

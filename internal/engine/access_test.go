@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 
-	"github.com/keyplan/keyplan/internal/sdkhttp"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/sdkhttp"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
 )
 
 // refused reports whether err is the engine refusing the request's access

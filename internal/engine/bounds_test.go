@@ -18,8 +18,8 @@ import (
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/minidyn/server"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/minidyn/server"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
 )
 
 // authorization is a SigV4 Authorization header naming key (the engine

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
-	"github.com/keyplan/keyplan/internal/sdkhttp"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
+	"github.com/keyplan/keyplan/internal/engine/sdkhttp"
 )
 
 // An engine keyplan talks to is not trusted: every request has a time

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/sdkhttp"
+	"github.com/keyplan/keyplan/internal/engine/sdkhttp"
 )
 
 // Connect starts each engine, and its DB emulates TransactWriteItems

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/keyplan/keyplan/internal/ddblocal"
-	"github.com/keyplan/keyplan/internal/dynalite"
-	"github.com/keyplan/keyplan/internal/minidyn"
+	"github.com/keyplan/keyplan/internal/engine/ddblocal"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
+	"github.com/keyplan/keyplan/internal/engine/minidyn"
 )
 
 // The engines.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/ddblocal"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/ddblocal"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
 )
 
 // What a caller prints: the engines by name, what an install does, and

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/keyplan/keyplan/internal/ddblocal"
+	"github.com/keyplan/keyplan/internal/engine/ddblocal"
 )
 
 // Feature is something of DynamoDB's that a local engine may lack.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/minidyn"
+	"github.com/keyplan/keyplan/internal/engine/minidyn"
 )
 
 // Lacks agrees with what each engine was seen to do (documented, probed

@@ -13,9 +13,9 @@ import (
 	"syscall"
 
 	"github.com/keyplan/keyplan/internal/atomicfile"
-	"github.com/keyplan/keyplan/internal/minidyn"
-	"github.com/keyplan/keyplan/internal/minidyn/store"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/minidyn"
+	"github.com/keyplan/keyplan/internal/engine/minidyn/store"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
 )
 
 // DefaultLocalPort is the port keyplan local serves on unless told

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/keyplan/keyplan/internal/minidyn"
+	"github.com/keyplan/keyplan/internal/engine/minidyn"
 )
 
 // probeClient is the client TestEngineDifferences probes with: the

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/keyplan/keyplan/internal/minidyn"
-	"github.com/keyplan/keyplan/internal/usercache"
+	"github.com/keyplan/keyplan/internal/engine/minidyn"
+	"github.com/keyplan/keyplan/internal/engine/usercache"
 )
 
 func accessDenied(err error) bool {

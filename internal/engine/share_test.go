@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/faults"
+	"github.com/keyplan/keyplan/internal/testkit/faults"
 )
 
 // A client of a fault proxy (internal/faults) signs with its engine's key

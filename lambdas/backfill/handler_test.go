@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/evolvetest"
-	"github.com/keyplan/keyplan/internal/faults"
+	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/faults"
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"

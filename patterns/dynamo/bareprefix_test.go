@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -17,20 +18,7 @@ import (
 // with an open end sent BETWEEN "" AND …, refused, or BETWEEN … AND "$",
 // which holds no date.
 func TestRangesOnABareSortKey(t *testing.T) {
-	m, err := patterns.Parse("dated.yaml", []byte(`table: Dated
-entities:
-  Order:
-    id: [orderId]
-    attributes:
-      orderId: {type: string, maxLength: 20}
-      status: {type: string, values: [PENDING, SHIPPED]}
-      placedAt: time
-    keys:
-      table: {pk: "ORDER#{orderId}", sk: ORDER}
-      GSI1: {pk: "STATUS#{status}", sk: "{placedAt}#{orderId}"}
-patterns:
-  ByStatus: {query: Order, where: [status], sort: placedAt}
-`))
+	m, err := patterns.Parse("dated.yaml", []byte(testmodel.DatedBareSortKey))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 )
 
 // An item whose attributes do not decode as the model says (NULL, another

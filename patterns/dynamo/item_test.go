@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 )
 

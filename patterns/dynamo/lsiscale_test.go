@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
@@ -23,24 +24,7 @@ func TestLocalIndexesAtScale(t *testing.T) {
 	if n <= 0 {
 		t.Skip("KEYPLAN_LSI_SCALE=N fills one partition with N matches (make test-scale: 20000)")
 	}
-	model := func(card int) string {
-		return `table: Arena
-entities:
-  Match:
-    id: [playerId, matchId]
-    attributes:
-      playerId: {type: string, maxLength: 40}
-      matchId: {type: string, maxLength: 26, cardinality: ` + strconv.Itoa(card) + `}
-      playedAt: time
-      score: {type: number, min: 0, max: 1000}
-      note: {type: string, maxLength: 2000}
-patterns:
-  GetMatch:       {get: Match, consistent: true}
-  MatchesByTime:  {query: Match, where: [playerId], sort: playedAt desc, consistent: true}
-  MatchesByScore: {query: Match, where: [playerId], sort: score desc, consistent: true}
-  TopScores:      {query: Match, where: [playerId], sort: score desc, limit: 10, consistent: true}
-`
-	}
+	model := testmodel.ArenaMatchesTimed
 	plan := func(card int) *patterns.Design {
 		m, err := patterns.Parse("arena.yaml", []byte(model(card)))
 		if err != nil {

@@ -5,44 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 // erringModel has three patterns: one served (GetUser), one no index
 // serves (ByEmail, KP101) and one a GSI serves with a strongly consistent
 // read DynamoDB refuses (ByTeam, KP102); and a write of each kind.
-const erringModel = `table: Users
-entities:
-  User:
-    id: [userId]
-    attributes: {userId: {type: string, maxLength: 9}, email: {type: string, maxLength: 20}, team: {type: string, maxLength: 9}}
-    keys:
-      table: {pk: "USER#{userId}", sk: USER}
-      GSI1: {pk: "TEAM#{team}", sk: "USER#{userId}"}
-patterns:
-  GetUser: {get: User}
-  ByEmail: {get: User, where: [email], unique: true}
-  ByTeam: {query: User, where: [team], consistent: true}
-writes:
-  AddUser: {put: User, if: absent}
-examples:
-  items:
-    ada: {User: {userId: u1, email: ada@example.com, team: t1}}
-  steps:
-    - write: AddUser
-      params: {userId: u2, email: bob@example.com, team: t1}
-      item: bob
-  expect:
-    - pattern: GetUser
-      params: {userId: u2}
-      items: [bob]
-    - pattern: ByEmail
-      params: {email: ada@example.com}
-      items: [ada]
-    - pattern: ByTeam
-      params: {team: t1}
-      items: [ada, bob]
-`
+const erringModel = testmodel.ErringUsersWithWrite
 
 // A design with errors is proved where the errors do not reach: the
 // patterns without one are run, those with one are reported as not run

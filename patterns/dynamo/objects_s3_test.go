@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/keyplan/keyplan/internal/motos3"
+	"github.com/keyplan/keyplan/internal/testkit/motos3"
 )
 
 // failingS3 fails PutObject of keys with a prefix (the attribute S3

@@ -14,28 +14,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
-const docsModel = `table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 10000000, store: s3}
-      notes: {type: string, maxLength: 1000000, store: s3, optional: true}
-writes:
-  PutDoc: {put: Doc}
-  Retitle: {update: Doc, set: [title]}
-  Rebody: {update: Doc, set: [body]}
-  DropDoc: {delete: Doc}
-patterns:
-  GetDoc: {get: Doc}
-`
+const docsModel = testmodel.DocsInS3WithWrites
 
 // events is the order of the engine's and the store's writes.
 type events struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 )
 
@@ -236,16 +237,7 @@ patterns:
 // A parameter no key holds (verified on the item) is checked too: an
 // empty q was answered with no items.
 func TestVerifiedParameterChecked(t *testing.T) {
-	d := planned(t, `table: Gen
-entities:
-  A:
-    id: [aId]
-    attributes:
-      aId: {type: string, maxLength: 20}
-      q: {type: string, maxLength: 20}
-patterns:
-  P: {query: A, where: [aId, q]}
-`)
+	d := planned(t, testmodel.GenPairQuery)
 	if len(d.Pattern("P").Verify) == 0 {
 		t.Fatalf("the plan no longer verifies q (%s): this test needs a pattern that does", d.Pattern("P").Text)
 	}

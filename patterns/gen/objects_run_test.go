@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -49,20 +51,11 @@ func TestObjectAccessorsGolden(t *testing.T) {
 }
 
 // docsModel keeps a document's body and notes in S3 (store: s3).
-const docsModel = `table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 10000000, store: s3}
-      notes: {type: string, maxLength: 1000000, store: s3, optional: true}
-      page: {type: blob, maxLength: 5000000, store: s3}
+// docsModel keeps a document's body and notes (strings), page and
+// thumb (binaries) in S3 (store: s3).
+var docsModel = strings.Replace(testmodel.DocsInS3, "patterns:", `      page: {type: blob, maxLength: 5000000, store: s3}
       thumb: {type: binary, maxLength: 1000000, store: s3, optional: true}
-patterns:
-  GetDoc: {get: Doc}
-`
+patterns:`, 1)
 
 // docsTest runs the docs model's code on the engine with an object store
 // in memory: a read gives the keys, LoadDocBody and LoadDocNotes the

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/internal/chromium"
+	"github.com/keyplan/keyplan/internal/testkit/chromium"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"

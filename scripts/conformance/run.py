@@ -15,7 +15,7 @@ The suite is AGPL: it is read from SUITE and copied to a temporary
 directory, never into this repository. README.md says what is counted.
 Each engine is started here, on a free loopback port, and stopped after
 its run: memory (keyplan's in-process engine, built from
-internal/minidyn/cmd/minidyn), dynalite (node_modules/dynalite/cli.js) and
+internal/engine/minidyn/cmd/minidyn), dynalite (node_modules/dynalite/cli.js) and
 dynamodb-local (DynamoDB Local's unpacked DynamoDBLocal.jar: --ddblocal DIR
 or $DYNAMODB_LOCAL_DIR). Python needs boto3, pytest and pytest-timeout
 (Debian: python3-boto3 python3-pytest python3-pytest-timeout); $PYTHON
@@ -91,7 +91,7 @@ def start_engine(name, port, args, work):
     if name == "memory":
         binary = os.path.join(work, "minidyn")
         if not os.path.exists(binary):
-            subprocess.run(["go", "build", "-o", binary, "./internal/minidyn/cmd/minidyn"],
+            subprocess.run(["go", "build", "-o", binary, "./internal/engine/minidyn/cmd/minidyn"],
                            cwd=REPO, check=True)
         # The engine checks every request's signature: the suite signs
         # with its placeholder key (conftest's get_valid_alternator_role

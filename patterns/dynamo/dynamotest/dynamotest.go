@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 )

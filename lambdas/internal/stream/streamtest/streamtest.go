@@ -16,9 +16,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/internal/dynalite"
 	"github.com/keyplan/keyplan/internal/engine"
-	"github.com/keyplan/keyplan/internal/keyplantest"
+	"github.com/keyplan/keyplan/internal/engine/dynalite"
+	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
