@@ -89,7 +89,9 @@ func ruleItemSize(d *Design) []finding {
 			b, ok := model.MaxValueBytes(e, a)
 			known = known && ok
 			n += len(a.Name) + b
-			if a.Type == TypeString && len(a.Values) == 0 && !a.InS3() && !e.IsID(a.Name) && b > largestBytes {
+			// the largest value that could move to S3: a string or a
+			// binary no key, where, sort or filter reads (ObjectUse)
+			if s := model.Scalar(a.Type); s != nil && s.Takes(FacetS3) && len(a.Values) == 0 && !a.InS3() && d.model.ObjectUse(e, a.Name) == "" && b > largestBytes {
 				largest, largestBytes = a, b
 			}
 		}

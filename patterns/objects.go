@@ -27,8 +27,44 @@ func objectMove(was, now *Attribute) string {
 	return ""
 }
 
-// objectFix is KP304's fix: store: s3 on the largest string the item
-// holds (nil: none), or a lower maxLength.
+// StoreMove is an attribute whose store a migration changes: its
+// values move into S3 (IntoS3) or back into their items; Entity and
+// Attr are the target's names.
+type StoreMove struct {
+	Entity, Attr string
+	IntoS3       bool
+}
+
+// StoreMoves lists, in the target's order, the attributes whose store
+// the lock's migration changes (nil without one): what its backfill
+// moves (patterns/dynamo/migrate's Rekeyer) and what the construct's
+// backfill job is granted on the objects bucket.
+func (l *Lock) StoreMoves() []StoreMove {
+	if l == nil || l.Migration == nil || l.Migration.Target == nil || l.Accepted == nil {
+		return nil
+	}
+	var out []StoreMove
+	for _, e := range l.Migration.Target.Model().Entities {
+		old := e.Name
+		if e.RenamedFrom != "" && l.Accepted.Model().Entity(e.RenamedFrom) != nil {
+			old = e.RenamedFrom
+		}
+		fe := l.Accepted.Model().Entity(old)
+		if fe == nil {
+			continue
+		}
+		for _, a := range e.Attributes {
+			if was := fe.Attr(a.Name); was != nil && was.InS3() != a.InS3() {
+				out = append(out, StoreMove{Entity: e.Name, Attr: a.Name, IntoS3: a.InS3()})
+			}
+		}
+	}
+	return out
+}
+
+// objectFix is KP304's fix: store: s3 on the largest string or binary
+// the item holds that no key or read needs inline (nil: none), or a
+// lower maxLength.
 func objectFix(e *Entity, largest *Attribute, bytes int) string {
 	if largest == nil {
 		return "keep large values in S3 and store their key, or lower maxLength"

@@ -82,7 +82,7 @@ func TestObjectsBadInput(t *testing.T) {
 			"model.yaml:9:7: entities.Doc.attributes.body.maxLength: maxLength 10000000 is above DynamoDB's 409600-byte item; declare store: s3"},
 		{"an unknown store", "store: s3", "store: gcs", `entities.Doc.attributes.body.store: unknown store "gcs"; expected s3`},
 		{"a number", "body: {type: string, maxLength: 10000000, store: s3}", "body: {type: number, store: s3}",
-			"entities.Doc.attributes.body.store: store: s3 keeps a string's value in S3; type is number"},
+			"entities.Doc.attributes.body.store: store: s3 keeps a string or a binary's value in S3; type is number"},
 		{"an enum", "body: {type: string, maxLength: 10000000, store: s3}", "body: {values: [a, b], store: s3}",
 			"store: s3 is for large free text; an enum is small"},
 		{"in a where", "where: [title]", "where: [body]",
@@ -101,5 +101,39 @@ func TestObjectsBadInput(t *testing.T) {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// A binary (type: blob) kept in S3 loads at S3's sizes, is costed at
+// its key, and KP304 names store: s3 for the binary that makes an item
+// too large, as for a string; never for one a key or a where reads.
+func TestBlobInS3(t *testing.T) {
+	blob := strings.Replace(objectsModel, "body: {type: string, maxLength: 10000000, store: s3}", "body: {type: blob, maxLength: 10000000, store: s3}", 1)
+	d := designOf(t, blob)
+	if hasFinding(d, "KP304", "Doc") || d.Cost.Objects == nil || d.Cost.Objects.PutsPerSecond != 7 {
+		t.Fatalf("a blob in S3: KP304 %v, objects %+v", hasFinding(d, "KP304", "Doc"), d.Cost.Objects)
+	}
+	for _, pc := range d.Cost.Patterns {
+		if pc.Name == "GetDoc" && pc.ItemBytes > 1024 {
+			t.Errorf("GetDoc's item costed at %d bytes", pc.ItemBytes)
+		}
+	}
+	tests := []struct{ name, old, new, fix string }{
+		{"the larger blob, not a smaller string", "title: {type: string, maxLength: 200}", "title: {type: string, maxLength: 200}\n      summary: {type: string, maxLength: 150000}", "declare store: s3 on Doc.body (up to 300000 bytes)"},
+		// title (a where) is larger, but its value must stay in the item.
+		{"not a where's", "title: {type: string, maxLength: 200}", "title: {type: string, maxLength: 350000}", "declare store: s3 on Doc.body (up to 300000 bytes)"},
+	}
+	m := strings.Replace(blob, "maxLength: 10000000, store: s3", "maxLength: 300000", 1)
+	for _, tt := range tests {
+		m = strings.Replace(m, tt.old, tt.new, 1)
+		var fix string
+		for _, f := range designOf(t, m).Diagnostics {
+			if f.ID == "KP304" {
+				fix = f.Fix
+			}
+		}
+		if !strings.Contains(fix, tt.fix) {
+			t.Errorf("%s: KP304's fix %q, want %q", tt.name, fix, tt.fix)
+		}
 	}
 }

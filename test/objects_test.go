@@ -5,7 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
+
+	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/patterns"
 )
 
 // The bucket a model's store: s3 attributes are kept in (issue 39 part
@@ -101,4 +108,105 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// movingModel keeps File's data in S3; v2 moves Doc's body there too.
+const movingModel = `table: Library
+entities:
+  Doc:
+    id: [docId]
+    attributes:
+      docId: {type: string, maxLength: 36}
+      body: {type: string, maxLength: 300000}
+  File:
+    id: [fileId]
+    attributes:
+      fileId: {type: string, maxLength: 36}
+      data: {type: blob, maxLength: 5000000, store: s3}
+writes:
+  PutDoc: {put: Doc}
+  PutFile: {put: File}
+patterns:
+  GetDoc: {get: Doc}
+  GetFile: {get: File}
+`
+
+// The backfill job of a phase moving values into S3 (store: s3 added to
+// Doc.body) is given the objects bucket: its name in
+// $KEYPLAN_OBJECTS_BUCKET and s3:PutObject and s3:DeleteObject on
+// Doc's objects (Doc/*) alone: not File's, not GetObject, not the
+// bucket; cdk-nag's packs clean. A phase moving nothing gets neither.
+func TestBackfillJobGetsTheObjectsBucket(t *testing.T) {
+	enginepass.Independent(t)
+	plan := func(src string, lock *patterns.Lock) *patterns.Design {
+		t.Helper()
+		m, err := patterns.Parse("library.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.IndexKeys = patterns.IndexKeysSynthetic
+		if lock == nil {
+			d, err := patterns.Plan(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		d, err := patterns.PlanLocked(m, lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	lock := patterns.NewLock(plan(movingModel, nil))
+	v2 := strings.Replace(movingModel, "body: {type: string, maxLength: 300000}", "body: {type: string, maxLength: 300000, store: s3}", 1)
+	d2 := plan(v2, lock)
+	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
+		t.Fatalf("starting the migration: %v", err)
+	}
+	app := awscdk.NewApp(&awscdk.AppProps{Context: cdkContext()})
+	stack := awscdk.NewStack(app, jsii.String("Moving"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String("us-east-1")}})
+	tbl := singletable.New(stack, "Library", &singletable.Props{
+		Model: d2.Model(), Lock: lock,
+		StreamHandlers: &singletable.StreamHandlers{Disabled: true},
+		Backfill:       &singletable.Backfill{Segments: 2},
+	})
+	if p := validate(tbl); p != "" {
+		t.Fatal(p)
+	}
+	if tbl.Backfill == nil || tbl.ObjectsBucket == nil {
+		t.Fatalf("backfill job %v, bucket %v", tbl.Backfill, tbl.ObjectsBucket)
+	}
+	awscdk.Aspects_Of(app).Add(cdknag.NewAwsSolutionsChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	awscdk.Aspects_Of(app).Add(cdknag.NewServerlessChecks(&cdknag.NagPackProps{Verbose: jsii.Bool(true)}), nil)
+	doc := toMap(assertions.Template_FromStack(stack, nil).ToJSON())
+	var bucket string
+	for k := range resources(doc, "AWS::S3::Bucket") {
+		if strings.Contains(k, "ObjectsBucketObjects") {
+			bucket = k
+		}
+	}
+	_, fn := byPrefix(t, doc, "AWS::Lambda::Function", "LibraryBackfillFunction")
+	env := obj(obj(props(fn)["Environment"])["Variables"])
+	if jsonOf(env[patterns.ObjectsBucketEnv]) != `{"Ref":"`+bucket+`"}` {
+		t.Errorf("the worker's $%s is %s, want the objects bucket %s", patterns.ObjectsBucketEnv, jsonOf(env[patterns.ObjectsBucketEnv]), bucket)
+	}
+	_, pol := byPrefix(t, doc, "AWS::IAM::Policy", "LibraryBackfillRoleDefaultPolicy")
+	var s3 []string
+	for _, s := range statements(pol) {
+		if strings.Contains(s, "s3:") {
+			s3 = append(s3, s)
+		}
+	}
+	want := "s3:DeleteObject,s3:PutObject on " + bucket + ".Arn/Doc/*"
+	if len(s3) != 1 || s3[0] != want {
+		t.Errorf("the worker's S3 access: %v\nwant %s", s3, want)
+	}
+	ann := assertions.Annotations_FromStack(stack)
+	for _, a := range *ann.FindError(jsii.String("*"), assertions.Match_AnyValue()) {
+		t.Errorf("error: %s", toString(a))
+	}
+	for _, a := range *ann.FindWarning(jsii.String("*"), assertions.Match_AnyValue()) {
+		t.Errorf("warning: %s", toString(a))
+	}
 }

@@ -1,6 +1,7 @@
 package singletable
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -23,6 +24,49 @@ func (t *Table) addObjects(d *patterns.Design) {
 		return
 	}
 	t.ObjectsBucket = retainedBucket(t, "ObjectsBucket", "Objects", "objects/")
+	t.grantBackfillObjects()
+}
+
+// grantBackfillObjects gives the backfill job what the phase's moves of
+// values into or out of S3 need (patterns.Lock.StoreMoves), and the
+// bucket's name ($KEYPLAN_OBJECTS_BUCKET, dynamo.ObjectsFromEnv): into
+// S3, s3:PutObject (and s3:DeleteObject, for the object of an item a
+// racing write changed); out of S3, s3:GetObject and s3:DeleteObject
+// (the object once its item holds the value): each on the moving
+// entities' keys only (<entity>/*). A phase moving nothing gets neither:
+// its rewrites never touch an object (the item keeps its key).
+func (t *Table) grantBackfillObjects() {
+	j := t.Backfill
+	if j == nil || t.Lock.Migration == nil {
+		return
+	}
+	mg := t.Lock.Migration
+	phase := mg.Phases[mg.Current].Backfill
+	actions := map[string]map[string]bool{} // entity → actions
+	for _, mv := range t.Lock.StoreMoves() {
+		if !slices.Contains(phase, mv.Entity) {
+			continue
+		}
+		if actions[mv.Entity] == nil {
+			actions[mv.Entity] = map[string]bool{"s3:DeleteObject": true}
+		}
+		if mv.IntoS3 {
+			actions[mv.Entity]["s3:PutObject"] = true
+		} else {
+			actions[mv.Entity]["s3:GetObject"] = true
+		}
+	}
+	for _, e := range slices.Sorted(maps.Keys(actions)) {
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{Grantee: j.Role,
+			Actions:      jsii.Strings(slices.Sorted(maps.Keys(actions[e]))...),
+			ResourceArns: &[]*string{t.ObjectsBucket.ArnForObjects(jsii.String(e + "/*"))}})
+	}
+	if len(actions) > 0 {
+		j.Function.AddEnvironment(jsii.String(patterns.ObjectsBucketEnv), t.ObjectsBucket.BucketName(), nil)
+		suppress(j.Role, suppression{ID: "AwsSolutions-IAM5",
+			Reason:    "the backfill moves values into or out of S3 under the moving entities' prefixes (<entity>/*); each object's key is made when its value moves",
+			AppliesTo: []any{map[string]any{"regex": "/^Resource::<.*ObjectsBucketObjects.*\\.Arn>\\/[^/*]+\\/\\*$/"}}})
+	}
 }
 
 // retainedBucket is a private, TLS-only, encrypted, versioned bucket

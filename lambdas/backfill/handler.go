@@ -25,6 +25,10 @@ type handler struct {
 	// maxWCU is this worker's share of the job's write-rate limit (0:
 	// none).
 	maxWCU float64
+	// objects is the bucket of values kept in S3, for a phase moving
+	// values into or out of it ($KEYPLAN_OBJECTS_BUCKET, which the
+	// construct sets then); nil otherwise.
+	objects dynamo.ObjectStore
 	// margin is the time left at which it stops after a page (default:
 	// a fifth of the invocation's time, at most a minute).
 	margin time.Duration
@@ -94,6 +98,7 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 	if h.maxWCU > 0 {
 		r.Wait = migrate.RateLimiter(h.maxWCU)
 	}
+	r.Objects = h.objects
 	margin := h.margin
 	if dl, ok := ctx.Deadline(); ok && margin == 0 {
 		margin = min(time.Minute, time.Until(dl)/5)

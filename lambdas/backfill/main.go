@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
@@ -17,9 +19,13 @@ func main() {
 	e, err := stream.Init("backfill")
 	if err == nil {
 		var rate float64
+		var objects dynamo.ObjectStore
 		if rate, err = maxWCU(os.Getenv); err == nil {
+			objects, err = migrate.ObjectsFromEnv(context.Background())
+		}
+		if err == nil {
 			h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, migrate.PatientRetries),
-				table: e.Table, log: e.Log, maxWCU: rate}
+				table: e.Table, log: e.Log, maxWCU: rate, objects: objects}
 			lambda.Start(h.Handle)
 			return
 		}

@@ -236,7 +236,8 @@ func (p *entityPlan) build(steps []step, enc []string, v Values) (string, error)
 // value kept in S3 (store: s3) is given as its object's key: a value
 // is refused (ErrObjectInline), Put and Create store it.
 func (t *Table) Item(entity string, v Values) (map[string]types.AttributeValue, error) {
-	if err := t.refuseInlineValues(entity, v); err != nil {
+	v, err := t.refuseInlineValues(entity, v)
+	if err != nil {
 		return nil, wrap("Item", entity, err)
 	}
 	item, err := t.item(entity, v)

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"sync"
 
@@ -75,6 +76,24 @@ func (e *OrphanError) Error() string {
 
 func (e *OrphanError) Unwrap() error { return e.Err }
 
+// InDoubtError reports a write whose objects were stored and whose item
+// write failed without DynamoDB refusing it (a timeout, a connection
+// reset: the item may have been written or not). Keys, the objects the
+// item was to hold, are kept: deleting them could leave an item holding
+// the key of an object gone. Read the item: if it holds none of Keys,
+// they are held by no item (delete them); if it holds them, the write
+// happened and the objects the item held before were not deleted.
+type InDoubtError struct {
+	Keys []string
+	Err  error
+}
+
+func (e *InDoubtError) Error() string {
+	return fmt.Sprintf("the item write failed, not refused: it may have been written or not (%v); the %d objects it was to hold are kept, held by no item if it was not (%s)", e.Err, len(e.Keys), strings.Join(e.Keys, ", "))
+}
+
+func (e *InDoubtError) Unwrap() error { return e.Err }
+
 // objectAttrs are the entity's attributes kept in S3.
 func (t *Table) objectAttrs(entity string) []*patterns.Attribute {
 	if e := t.m.Entity(entity); e != nil {
@@ -101,6 +120,54 @@ func isObjectKey(entity, attr, s string) bool {
 	}
 	_, err := hex.DecodeString(rest)
 	return err == nil && strings.ToLower(rest) == rest
+}
+
+// The item holds an object's key in the attribute's own DynamoDB type:
+// a string's as S, a binary's (type: blob) as B holding the key's
+// bytes, so every reader of the item (Decode, the generated code, the
+// archive's DynamoDB JSON, a Workbench export) finds the type the
+// attribute declares.
+
+// objectBytes is what av holds, as bytes: an S's text or a B's bytes
+// (a value, or an object's key); ok is false for another type.
+func objectBytes(av types.AttributeValue) ([]byte, bool) {
+	switch x := av.(type) {
+	case *types.AttributeValueMemberS:
+		return []byte(x.Value), true
+	case *types.AttributeValueMemberB:
+		return x.Value, true
+	}
+	return nil, false
+}
+
+// heldKey is the object key av holds for entity's attr, or "".
+func heldKey(entity, attr string, av types.AttributeValue) string {
+	if b, ok := objectBytes(av); ok && isObjectKey(entity, attr, string(b)) {
+		return string(b)
+	}
+	return ""
+}
+
+// asMember is b (a value, or an object's key) in a's DynamoDB type: B
+// for a binary, S for a string.
+func asMember(a *patterns.Attribute, b []byte) types.AttributeValue {
+	if a.DynamoType() == "B" {
+		return &types.AttributeValueMemberB{Value: bytes.Clone(b)}
+	}
+	return &types.AttributeValueMemberS{Value: string(b)}
+}
+
+// objectKeyText is an object's key as application code holds it after a read:
+// a string (a string attribute) or []byte (a binary's); ok false for
+// anything else.
+func objectKeyText(x any) (string, bool) {
+	switch k := x.(type) {
+	case string:
+		return k, true
+	case []byte:
+		return string(k), true
+	}
+	return "", false
 }
 
 // refuseInline refuses item writes a caller would send without the
@@ -134,18 +201,25 @@ func (t *Table) refuseInline(ws []*itemWrite) error {
 }
 
 // refuseInlineValues refuses, for Item, a store: s3 value that is not
-// an object's key (the item would hold it inline).
-func (t *Table) refuseInlineValues(entity string, v Values) error {
+// an object's key (the item would hold it inline). A binary's key given
+// as text (not base64: the key itself) is returned as its bytes, in a
+// copy of v.
+func (t *Table) refuseInlineValues(entity string, v Values) (Values, error) {
 	for _, a := range t.objectAttrs(entity) {
 		x, ok := v[a.Name]
 		if !ok || x == nil {
 			continue
 		}
-		if s, ok := x.(string); !ok || !isObjectKey(entity, a.Name, s) {
-			return fmt.Errorf("%w (%s.%s is kept in S3: Item takes its object's key, %s<%d hex digits>, not its value)", ErrObjectInline, entity, a.Name, objectPrefix(entity, a.Name), patterns.ObjectKeyRandomDigits())
+		if s, ok := x.(string); ok && a.DynamoType() == "B" && isObjectKey(entity, a.Name, s) {
+			v = maps.Clone(v)
+			v[a.Name] = []byte(s)
+			continue
+		}
+		if s, ok := objectKeyText(x); !ok || !isObjectKey(entity, a.Name, s) {
+			return nil, fmt.Errorf("%w (%s.%s is kept in S3: Item takes its object's key, %s<%d hex digits>, not its value)", ErrObjectInline, entity, a.Name, objectPrefix(entity, a.Name), patterns.ObjectKeyRandomDigits())
 		}
 	}
-	return nil
+	return v, nil
 }
 
 // storeObjects stores the values ws gives store: s3 attributes, each
@@ -186,25 +260,25 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 				}
 			}
 		}
-		s, ok := v.(*types.AttributeValueMemberS)
+		body, ok := objectBytes(v)
 		if !ok {
 			continue
 		}
-		if isObjectKey(w.entity, a.Name, s.Value) {
+		if heldKey(w.entity, a.Name, v) != "" {
 			// The key a read returned: the item keeps that object, and
 			// the write holds only if the item still holds it (a value
 			// read, changed elsewhere and written back stores nothing
 			// and points at no other item's object).
-			w.clauses = append(w.clauses, is(a.Name, s, ErrChanged))
+			w.clauses = append(w.clauses, is(a.Name, v, ErrChanged))
 			continue
 		}
 		key := newObjectKey(w.entity, a.Name)
-		if err := t.objects.PutObject(ctx, key, []byte(s.Value)); err != nil {
+		if err := t.objects.PutObject(ctx, key, body); err != nil {
 			t.deleteObjects(ctx, stored)
 			return nil, fmt.Errorf("storing %s.%s in S3: %w", w.entity, a.Name, err)
 		}
 		stored = append(stored, key)
-		set(&types.AttributeValueMemberS{Value: key})
+		set(asMember(a, []byte(key)))
 	}
 	w.returnOld = true // the old keys, to delete after
 	return stored, nil
@@ -215,16 +289,16 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 func (t *Table) dropObjects(ctx context.Context, w *itemWrite, old map[string]types.AttributeValue) error {
 	var keys []string
 	for _, a := range append(t.objectAttrs(w.entity), t.movedOut(w.entity)...) {
-		s, ok := old[a.Name].(*types.AttributeValueMemberS)
+		b, ok := objectBytes(old[a.Name])
 		// Only a key of this attribute: a value written before the
 		// attribute was kept in S3 is no object's key.
-		if !ok || !strings.HasPrefix(s.Value, objectPrefix(w.entity, a.Name)) {
+		if !ok || !strings.HasPrefix(string(b), objectPrefix(w.entity, a.Name)) {
 			continue
 		}
-		if now, ok := w.item[a.Name].(*types.AttributeValueMemberS); ok && now.Value == s.Value {
+		if now, ok := objectBytes(w.item[a.Name]); ok && bytes.Equal(now, b) {
 			continue
 		}
-		keys = append(keys, s.Value)
+		keys = append(keys, string(b))
 	}
 	if failed, err := t.deleteObjects(ctx, keys); err != nil {
 		return &OrphanError{Keys: failed, Err: err}
@@ -266,7 +340,7 @@ func (t *Table) Object(ctx context.Context, entity, attr string, v Values) ([]by
 	if !ok || x == nil {
 		return nil, nil
 	}
-	key, ok := x.(string)
+	key, ok := objectKeyText(x)
 	if ok && moving && !isObjectKey(entity, attr, key) {
 		return []byte(key), nil // a value the migration has not moved into S3, or has moved back
 	}

@@ -210,4 +210,14 @@ func TestObjectsOnMotoS3(t *testing.T) {
 	if _, err := tbl.Object(ctx, "Doc", "body", d2.Values); !errors.Is(err, ErrNoObject) {
 		t.Errorf("Object of a deleted body: %v, want ErrNoObject", err)
 	}
+
+	// Binaries kept in S3 ({type: blob, store: s3}) on moto's bucket:
+	// TestBlobObjectsBesideTheItem's writes (500 KB that is no UTF-8,
+	// ids with #, % and /, empty binaries refused, the read written
+	// back, the in-doubt object named), the bucket's current objects
+	// checked after each step and read back byte for byte.
+	blobs := srv.Bucket(t)
+	blobScenario(t, S3Objects{Client: srv.Client, Bucket: blobs}, nil, func() []string {
+		return slices.Sorted(maps.Keys(srv.List(t, blobs).Current))
+	})
 }

@@ -151,3 +151,15 @@ func ObjectKey(entity, attr string) string { return newObjectKey(entity, attr) }
 // IsObjectKey reports whether s is a key ObjectKey makes for entity's
 // attr: a value that is an object's key, not the value itself.
 func IsObjectKey(entity, attr, s string) bool { return isObjectKey(entity, attr, s) }
+
+// ObjectBytes is what av holds as bytes (a value or an object's key): an
+// S's text or a B's bytes; ok false for another type.
+func ObjectBytes(av types.AttributeValue) ([]byte, bool) { return objectBytes(av) }
+
+// HeldKey is the object key av holds for entity's attr (store: s3), or
+// "" when it holds a value.
+func HeldKey(entity, attr string, av types.AttributeValue) string { return heldKey(entity, attr, av) }
+
+// ObjectMember is b (a value, or an object's key) in a's DynamoDB type:
+// B for a binary, S for a string.
+func ObjectMember(a *patterns.Attribute, b []byte) types.AttributeValue { return asMember(a, b) }

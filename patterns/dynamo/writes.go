@@ -382,6 +382,7 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 				old = out.Attributes
 			}
 		default:
+			t.deleteObjects(ctx, stored)
 			return wrap(op, subject, fmt.Errorf("a %s is a step of a transaction", w.kind))
 		}
 		if err == nil && w.returnOld {
@@ -405,6 +406,11 @@ func (t *Table) execute(ctx context.Context, op, subject string, ws []*itemWrite
 				}
 			}
 			return t.explain(op, subject, w, item, known)
+		}
+		if err != nil && len(stored) > 0 {
+			// Not refused, not acknowledged (a timeout, a reset): the item
+			// may hold the new objects or not, so they stay, named.
+			err = &InDoubtError{Keys: stored, Err: err}
 		}
 		return wrap(op, subject, err)
 	}

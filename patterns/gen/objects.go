@@ -30,21 +30,35 @@ func (g *gen) objectReads() {
 			g.p("// ObjectStore Open was given (dynamo.WithObjects); dynamo.ErrNoObject if")
 			if a.Optional {
 				g.p("// the bucket has no such object. nil, nil when v holds none.")
+			} else if typ == "[]byte" {
+				g.p("// the bucket has no such object. The bytes are the object's, as written.")
 			} else {
 				g.p("// the bucket has no such object.")
 			}
 			g.p("func (db *DB) %s(ctx context.Context, v *%s) (%s, error) {", method, tn, typ)
+			// A binary's field is a []byte, nil when an optional one is
+			// absent; a string's a string, or a *string.
+			binary := typ == "[]byte"
 			val, zero := "v."+f, `""`
-			if a.Optional {
+			switch {
+			case binary && a.Optional:
+				g.p("if v.%s == nil { return nil, nil }", f)
+				zero = "nil"
+			case binary:
+				zero = "nil"
+			case a.Optional:
 				g.p("if v.%s == nil { return nil, nil }", f)
 				val, zero = "*v."+f, "nil"
 			}
 			g.p("b, err := db.t.Object(ctx, %q, %q, dynamo.Values{%q: %s})", name, a.Name, a.Name, val)
 			g.p("if err != nil { return %s, err }", zero)
-			if a.Optional {
+			switch {
+			case binary:
+				g.p("return b, nil")
+			case a.Optional:
 				g.p("s := %s(b)", baseTypeBuiltin(typ[1:]))
 				g.p("return &s, nil")
-			} else {
+			default:
 				g.p("return %s(b), nil", typ)
 			}
 			g.p("}")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
@@ -39,6 +40,9 @@ func TestObjectAccessorsGolden(t *testing.T) {
 	for _, s := range []string{
 		"func (db *DB) LoadDocBody(ctx context.Context, v *Doc) (string, error)",
 		"func (db *DB) LoadDocNotes(ctx context.Context, v *Doc) (*string, error)",
+		"func (db *DB) LoadDocPage(ctx context.Context, v *Doc) ([]byte, error)",
+		"func (db *DB) LoadDocThumb(ctx context.Context, v *Doc) ([]byte, error)",
+		"Page  []byte", "Thumb []byte",
 	} {
 		if !bytes.Contains(got, []byte(s)) {
 			t.Errorf("no %s", s)
@@ -47,7 +51,11 @@ func TestObjectAccessorsGolden(t *testing.T) {
 }
 
 // docsModel keeps a document's body and notes in S3 (store: s3).
-const docsModel = testmodel.DocsInS3
+// docsModel keeps a document's body and notes (strings), page and
+// thumb (binaries) in S3 (store: s3).
+var docsModel = strings.Replace(testmodel.DocsInS3, "patterns:", `      page: {type: blob, maxLength: 5000000, store: s3}
+      thumb: {type: binary, maxLength: 1000000, store: s3, optional: true}
+patterns:`, 1)
 
 // docsTest runs the docs model's code on the engine with an object store
 // in memory: a read gives the keys, LoadDocBody and LoadDocNotes the
@@ -57,6 +65,7 @@ const docsModel = testmodel.DocsInS3
 const docsTest = `package docsdb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -80,7 +89,15 @@ func TestObjectAccessors(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := strings.Repeat("a", 500*1024)
-	if err := db.CreateDoc(ctx, &Doc{DocID: "d1", Title: "a", Body: big}); err != nil {
+	// a page of 500 KB that is no UTF-8; a blob cannot be empty
+	page := bytes.Repeat([]byte{0xff, 0x00, 0x80, 0xc3, 0x28}, 100*1024)
+	if err := db.CreateDoc(ctx, &Doc{DocID: "d1", Title: "a", Body: big, Page: []byte{}}); err == nil || !strings.Contains(err.Error(), "cannot be empty") {
+		t.Fatalf("CreateDoc with an empty page: %v", err)
+	}
+	if n := len(store.Keys()); n != 0 {
+		t.Fatalf("a refused CreateDoc stored %d objects", n)
+	}
+	if err := db.CreateDoc(ctx, &Doc{DocID: "d1", Title: "a", Body: big, Page: page}); err != nil {
 		t.Fatal(err)
 	}
 	read := func() *Doc {
@@ -89,8 +106,8 @@ func TestObjectAccessors(t *testing.T) {
 		if err != nil || v == nil {
 			t.Fatalf("GetDoc: %v, %v", v, err)
 		}
-		if !strings.HasPrefix(v.Body, "Doc/body/") {
-			t.Fatalf("Body after a read is %.20q, not its object's key", v.Body)
+		if !strings.HasPrefix(v.Body, "Doc/body/") || !bytes.HasPrefix(v.Page, []byte("Doc/page/")) {
+			t.Fatalf("Body, Page after a read are %.20q, %.20q, not their objects' keys", v.Body, v.Page)
 		}
 		return v
 	}
@@ -100,6 +117,12 @@ func TestObjectAccessors(t *testing.T) {
 	}
 	if n, err := db.LoadDocNotes(ctx, v); n != nil || err != nil {
 		t.Errorf("LoadDocNotes of a doc without notes: %v, %v", n, err)
+	}
+	if b, err := db.LoadDocPage(ctx, v); err != nil || !bytes.Equal(b, page) {
+		t.Fatalf("LoadDocPage: %d bytes, %v", len(b), err)
+	}
+	if b, err := db.LoadDocThumb(ctx, v); b != nil || err != nil {
+		t.Errorf("LoadDocThumb of a doc without a thumb: %v, %v", b, err)
 	}
 	keys := store.Keys()
 
@@ -121,7 +144,7 @@ func TestObjectAccessors(t *testing.T) {
 
 	// New values: new objects, the old one deleted.
 	notes := "n1"
-	v.Body, v.Notes = "short", &notes
+	v.Body, v.Notes, v.Thumb = "short", &notes, []byte{0xc3, 0x28}
 	if err := db.PutDoc(ctx, v); err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +155,14 @@ func TestObjectAccessors(t *testing.T) {
 	if n, err := db.LoadDocNotes(ctx, v); err != nil || n == nil || *n != "n1" {
 		t.Errorf("LoadDocNotes: %v, %v", n, err)
 	}
-	if n := len(store.Keys()); n != 2 {
-		t.Errorf("%d objects, want body's and notes'", n)
+	if b, err := db.LoadDocThumb(ctx, v); err != nil || !bytes.Equal(b, []byte{0xc3, 0x28}) {
+		t.Errorf("LoadDocThumb: %v, %v", b, err)
+	}
+	if b, err := db.LoadDocPage(ctx, v); err != nil || !bytes.Equal(b, page) {
+		t.Errorf("LoadDocPage after the put: %d bytes, %v", len(b), err)
+	}
+	if n := len(store.Keys()); n != 4 {
+		t.Errorf("%d objects, want body's, notes', page's and thumb's", n)
 	}
 
 	// A copy read before holds a key the item no longer holds: refused.

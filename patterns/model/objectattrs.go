@@ -47,7 +47,8 @@ func (m *Model) HasObjects() bool {
 	return false
 }
 
-// validateObjects checks each store: s3 attribute: a string, never part
+// validateObjects checks each store: s3 attribute: a string or a binary
+// (type: blob), never part
 // of a key, a where, a sort, a filter or a derived value (DynamoDB holds
 // only its object's key); and that a value too large for an item says
 // store: s3.
@@ -73,6 +74,11 @@ func (m *Model) validateObjects(l *errorList) {
 		}
 	}
 }
+
+// ObjectUse names a use of attr that needs its value in the item (an
+// id, a key template, a derived source, a where, sort or filter), or "":
+// what keeps it out of S3 (KP304 suggests store: s3 only without one).
+func (m *Model) ObjectUse(e *Entity, attr string) string { return m.objectUse(e, attr) }
 
 // objectUse names a use of attr that needs its value in the item, or "".
 func (m *Model) objectUse(e *Entity, attr string) string {

@@ -115,7 +115,7 @@ var scalarTypes = []*ScalarType{
 		Valid: []any{true, false, "true"}, Invalid: []any{"maybe", int64(1)}},
 	{Type: TypeTTL, Dynamo: "N", Noun: "a ttl", Discrete: true, codec: ttlCodec{},
 		Valid: []any{int64(0), int64(4102444800)}, Invalid: []any{int64(-1), "1.5", "soon"}},
-	{Type: TypeBinary, Spellings: []AttrType{"blob"}, Dynamo: "B", Noun: "a binary", Facets: FacetMaxLength | FacetSize, codec: binaryCodec{},
+	{Type: TypeBinary, Spellings: []AttrType{"blob"}, Dynamo: "B", Noun: "a binary", Facets: FacetMaxLength | FacetSize | FacetS3, codec: binaryCodec{},
 		Valid:   []any{[]byte{0}, []byte{0, 0}, []byte{0, 0xff}, []byte{0xff}, []byte("a#b"), "AAE="},
 		Invalid: []any{[]byte{}, "", "not base64!", int64(3), true}},
 }

@@ -827,6 +827,9 @@ func (pg *page) cost(b *strings.Builder) {
 		}
 		b.WriteString("</tbody></table>\n")
 	}
+	if o := c.Objects; o != nil {
+		b.WriteString(`<p id="cost-objects">` + esc(o.Summary()) + ".</p>\n")
+	}
 	if g := c.AllRegions; g != nil {
 		fmt.Fprintf(b, "<p>With %s: %.1f replicated write units/s, <strong>$%.2f/month on-demand</strong>, <strong>$%.2f/month provisioned</strong>, all regions.</p>\n",
 			esc(g.Summary()), g.ReplicatedWriteUnits, g.OnDemand, g.Provisioned)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"html"
 	"os"
 	"path/filepath"
 	"strings"
@@ -190,18 +191,18 @@ func TestObjectCostShown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	const golden = "testdata/objects/docs.md"
+	const mdGolden = "testdata/objects/docs.md"
 	if *update {
-		if err := os.WriteFile(golden, md.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(mdGolden, md.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want, err := os.ReadFile(golden)
+	want, err := os.ReadFile(mdGolden)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(md.Bytes(), want) {
-		t.Errorf("%s differs from the plan; rerun with -update if the change is intended\ngot:\n%s", golden, md.String())
+		t.Errorf("%s differs from the plan; rerun with -update if the change is intended\ngot:\n%s", mdGolden, md.String())
 	}
 	line := fmt.Sprintf("Doc.body, Doc.notes kept in S3 (store: s3): 7 PUTs/s, $%.2f/month beside the table's", o.Monthly)
 	for name, b := range map[string]*bytes.Buffer{"markdown": &md, "text": &text} {
@@ -211,5 +212,12 @@ func TestObjectCostShown(t *testing.T) {
 	}
 	if !strings.Contains(js.String(), `"objects": {`) {
 		t.Errorf("the JSON plan has no objects")
+	}
+	// The HTML view says it in the cost section (golden docs.html).
+	page := htmlOf(t, d, nil)
+	golden(t, filepath.Join("testdata", "objects", "docs.html"), []byte(page))
+	cost := page[strings.Index(page, `<section id="cost"`):]
+	if !strings.Contains(cost[:strings.Index(cost, "</section>")], `<p id="cost-objects">`+html.EscapeString(line)) {
+		t.Errorf("the HTML view's cost section does not say %q", line)
 	}
 }

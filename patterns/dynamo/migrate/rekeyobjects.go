@@ -31,29 +31,16 @@ import (
 // anything twice.
 
 // objectMoves finds, for each target entity, the attributes whose store
-// the migration changes, and adds them to what the Scan reads.
+// the migration changes (patterns.Lock.StoreMoves), and adds them to
+// what the Scan reads.
 func (r *Rekeyer) objectMoves() {
-	for _, e := range r.lock.Migration.Target.Model().Entities {
-		old := e.Name
-		if n, ok := r.was[e.Name]; ok {
-			old = n
+	for _, mv := range r.lock.StoreMoves() {
+		if mv.IntoS3 {
+			r.toS3[mv.Entity] = append(r.toS3[mv.Entity], mv.Attr)
+		} else {
+			r.fromS3[mv.Entity] = append(r.fromS3[mv.Entity], mv.Attr)
 		}
-		fe := r.lock.Accepted.Model().Entity(old)
-		if fe == nil {
-			continue
-		}
-		for _, a := range e.Attributes {
-			was := fe.Attr(a.Name)
-			switch {
-			case was == nil || was.InS3() == a.InS3():
-				continue
-			case a.InS3():
-				r.toS3[e.Name] = append(r.toS3[e.Name], a.Name)
-			default:
-				r.fromS3[e.Name] = append(r.fromS3[e.Name], a.Name)
-			}
-			r.read = append(r.read, a.Name)
-		}
+		r.read = append(r.read, mv.Attr)
 	}
 }
 
@@ -61,15 +48,15 @@ func (r *Rekeyer) objectMoves() {
 // Sources: the rewrite's condition).
 func (r *Rekeyer) planObjects(entity string, item map[string]types.AttributeValue, rw *Rewrite) {
 	for _, attr := range r.toS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && !dynamo.IsObjectKey(entity, attr, s.Value) {
+		if _, ok := dynamo.ObjectBytes(item[attr]); ok && dynamo.HeldKey(entity, attr, item[attr]) == "" {
 			rw.ToS3 = append(rw.ToS3, attr)
-			rw.Sources[attr] = s
+			rw.Sources[attr] = item[attr]
 		}
 	}
 	for _, attr := range r.fromS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && dynamo.IsObjectKey(entity, attr, s.Value) {
+		if dynamo.HeldKey(entity, attr, item[attr]) != "" {
 			rw.FromS3 = append(rw.FromS3, attr)
-			rw.Sources[attr] = s
+			rw.Sources[attr] = item[attr]
 		}
 	}
 }
@@ -89,24 +76,28 @@ func (r *Rekeyer) moveObjects(ctx context.Context, rw *Rewrite) (written, read [
 	if r.Objects == nil {
 		return nil, nil, ErrNoObjectsForMigration
 	}
+	// The key, and the value moved back, in the attribute's own type (S
+	// for a string, B for a binary: dynamo's objects.go).
+	e := r.lock.Migration.Target.Model().Entity(rw.Entity)
 	for _, attr := range rw.ToS3 {
 		key := dynamo.ObjectKey(rw.Entity, attr)
-		if err := r.Objects.PutObject(ctx, key, []byte(rw.Sources[attr].(*types.AttributeValueMemberS).Value)); err != nil {
+		body, _ := dynamo.ObjectBytes(rw.Sources[attr])
+		if err := r.Objects.PutObject(ctx, key, body); err != nil {
 			r.dropKeys(ctx, written)
 			return nil, nil, fmt.Errorf("storing %s.%s in S3: %w", rw.Entity, attr, err)
 		}
 		written = append(written, key)
-		rw.Set[attr] = &types.AttributeValueMemberS{Value: key}
+		rw.Set[attr] = dynamo.ObjectMember(e.Attr(attr), []byte(key))
 	}
 	for _, attr := range rw.FromS3 {
-		key := rw.Sources[attr].(*types.AttributeValueMemberS).Value
+		key := dynamo.HeldKey(rw.Entity, attr, rw.Sources[attr])
 		b, err := r.Objects.GetObject(ctx, key)
 		if err != nil {
 			r.dropKeys(ctx, written)
 			return nil, nil, fmt.Errorf("reading %s.%s from S3 (%s): %w", rw.Entity, attr, key, err)
 		}
 		read = append(read, key)
-		rw.Set[attr] = &types.AttributeValueMemberS{Value: string(b)}
+		rw.Set[attr] = dynamo.ObjectMember(e.Attr(attr), b)
 	}
 	return written, read, nil
 }
