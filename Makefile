@@ -76,7 +76,7 @@ tidy: deps
 RACE_PKGS := ./patterns ./internal/engine/minidyn/...
 RACE_SKIP := ^(FuzzProve|FuzzBound|TestRandomDesignsProven|TestShopEvolves|TestLocksRederive|TestSyntaxErrorPositionsInExamples)$$
 race: deps
-	$(call together,$(GO) test -short -race $(RACE_PKGS) -skip '$(RACE_SKIP)',$(GO) test -short -race ./patterns/dynamo -run 'Backfill|MigrationProperty')
+	$(call together,$(GO) test -short -race $(RACE_PKGS) -skip '$(RACE_SKIP)',$(GO) test -short -race ./patterns/dynamo/migrate -run 'Backfill|MigrationProperty')
 
 # The CLI and everything it uses (not the CDK side: jsii needs Node)
 # built for the other systems keyplan runs on: every package compiles
@@ -152,7 +152,7 @@ test-scale: deps unit-dynalite
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
 	done
@@ -176,7 +176,8 @@ test-s3: deps
 ## item with synthetic and native GSI keys (table-B/item, written-B/item).
 bench:
 	$(GO) test ./patterns -run '^$$' -bench . -benchmem
-	$(GO) test ./patterns/dynamo -run '^$$' -bench 'Item|QueryInput|UpdateItemInput|TransactInput|BytesWritten' -benchmem
+	$(GO) test ./patterns/dynamo -run '^$$' -bench 'Item|QueryInput|UpdateItemInput|TransactInput' -benchmem
+	$(GO) test ./patterns/dynamo/migrate -run '^$$' -bench 'BytesWritten' -benchmem
 
 ## bench-gen: the generated accessors (examples/shopdb) next to the
 ## runtime calls they wrap, values read into a struct by hand (ns/op, allocs/op).
@@ -186,7 +187,7 @@ bench-gen:
 ## bench-backfill: keyplan's backfill next to a hand-written Scan +
 ## UpdateItem loop on the local engine ($KEYPLAN_ENGINE; items/s and their ratio).
 bench-backfill: deps
-	$(GO) test ./patterns/dynamo -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
+	$(GO) test ./patterns/dynamo/migrate -run '^$$' -bench BackfillVsHandLoop -benchtime 5x -timeout 30m
 
 ## bench-engine: one workload (100,000 items: PutItem, GetItem, Limit-20
 ## Query of the table and of a GSI, a Limit-20 page of Scan) on the three

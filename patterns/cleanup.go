@@ -13,7 +13,7 @@ import (
 // the lock that ends it is deployed (the runtime then writes the final
 // design only): while the migration ran, every write carried the design
 // before's keys and names as well. keyplan migrate removes it
-// (dynamo.Migrate) and then drops the record; until then an edit that
+// (migrate.Migrate) and then drops the record; until then an edit that
 // would read the leftovers is refused (KP616).
 type Cleanup struct {
 	// Entities are the entities whose items are rewritten to the

@@ -29,9 +29,9 @@ import (
 // environment's run cannot read staging's table to check it. What
 // witnesses an environment's verification is that environment's own
 // table: keyplan migrate records there the phases it verified
-// (dynamo.VerifiedPhases, keyed by the migration's digest). So every
+// (migrate.VerifiedPhases, keyed by the migration's digest). So every
 // run of keyplan migrate --environment NAME first checks that NAME's
-// table holds what the lock says NAME did (dynamo.Witnessed): every
+// table holds what the lock says NAME did (migrate.Witnessed): every
 // phase before the current one, and, once a migration has ended, every
 // phase of it (Lock.Ended keeps its digest and phase count for that). A
 // lock that claims more is refused on that environment's next run,

@@ -16,7 +16,7 @@ import (
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
-	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // recorded reads one of testdata/adopt's recorded answers of DynamoDB.
@@ -52,7 +52,7 @@ func adopted(t *testing.T) (model string, desc *types.TableDescription, lt *patt
 		Items []map[string]map[string]string
 	}
 	recorded(t, "scan.json", &scan)
-	lt = dynamo.LiveOf(d.Table)
+	lt = migrate.LiveOf(d.Table)
 	lt.TTL, lt.TTLStatus = ttl.TimeToLiveDescription.AttributeName, ttl.TimeToLiveDescription.TimeToLiveStatus
 	pitr := backups.ContinuousBackupsDescription.PointInTimeRecoveryDescription.PointInTimeRecoveryStatus == "ENABLED"
 	lt.PointInTimeRecovery = &pitr

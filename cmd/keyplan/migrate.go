@@ -14,11 +14,12 @@ import (
 	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	migration "github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
-// migrate is keyplan migrate: dynamo.Migrate, its options the flags.
+// migrate is keyplan migrate: migration.Migrate, its options the flags.
 func migrate(fs *flag.FlagSet) func(*cli.Call) int {
-	var o dynamo.MigrateOptions
+	var o migration.MigrateOptions
 	var endpoint, table string
 	fs.StringVar(&endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
 	cli.String(fs, &table, "table", "the table's physical `NAME`", patterns.ValidTableName, patterns.NameRule)
@@ -26,7 +27,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	fs.Float64Var(&o.Backfill.MaxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
 	fs.Float64Var(&o.Backfill.MaxRCU, "max-rcu", 0, "read capacity units per second the scans (backfill and verification) may use (default: no limit)")
 	fs.StringVar(&o.Environment, "environment", "", "the environment the table is, when the lock names several (keyplan lock --environments)")
-	pageSize := cli.Int(fs, "page-size", dynamo.DefaultPageSize, 1, 10_000, "items per Scan page (a checkpoint is written after each)")
+	pageSize := cli.Int(fs, "page-size", migration.DefaultPageSize, 1, 10_000, "items per Scan page (a checkpoint is written after each)")
 	fs.StringVar(&o.Backfill.Checkpoint, "checkpoint", "", "progress file, to resume a stopped run (default: MODEL.migrate.TABLE.json beside the model)")
 	fs.BoolVar(&o.Apply, "apply-indexes", false, "create and delete the phase's GSIs (with no migration pending, the lock's) with UpdateTable (local engines; on AWS cdk deploy does it), and go on through every phase")
 	fs.BoolVar(&o.Deployed, "deployed", false, "a migration's cleanup: the lock that ended it is deployed (the construct's cleanup job records that itself); recorded in the table")
@@ -34,9 +35,9 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	fs.DurationVar(&o.Backfill.ProgressEvery, "progress", 10*time.Second, "how often to print progress (0: never)")
 	return func(c *cli.Call) int {
 		file := c.File()
-		if err := dynamo.CheckMaxWCU(o.Backfill.MaxWCU); err != nil {
+		if err := migration.CheckMaxWCU(o.Backfill.MaxWCU); err != nil {
 			return c.Fail(cli.Usage, "--max-wcu %v", err)
-		} else if err := dynamo.CheckMaxWCU(o.Backfill.MaxRCU); err != nil {
+		} else if err := migration.CheckMaxWCU(o.Backfill.MaxRCU); err != nil {
 			return c.Fail(cli.Usage, "--max-rcu %v", err)
 		}
 		o.Backfill.Segments, o.Backfill.PageSize = *segments, int32(*pageSize)
@@ -57,13 +58,13 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 		}
 		ctx, stop := cli.Interruptible()
 		defer stop()
-		client, err := localengine.Remote(ctx, endpoint, dynamo.PatientRetries)
+		client, err := localengine.Remote(ctx, endpoint, migration.PatientRetries)
 		if err != nil {
 			return c.Fail(cli.Usage, "%v", err)
 		}
 		o.Say, o.Log = func(s string) { fmt.Fprintln(c.Stdout, s) }, func(s string) { fmt.Fprintln(c.Stderr, s) }
 		o.Save = func(lk *patterns.Lock) error { return lk.Record(lockPath, file, o.Environment, c.Stdout) }
-		res, err := dynamo.Migrate(ctx, client, table, lk, o)
+		res, err := migration.Migrate(ctx, client, table, lk, o)
 		if ctx.Err() != nil {
 			return c.Fail(cli.Findings, "interrupted; the progress is in %s: run the same command again to resume", o.Backfill.Checkpoint)
 		}
@@ -75,14 +76,14 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	}
 }
 
-// migrateFailed says where dynamo.Migrate stopped and what to do: exit 1
+// migrateFailed says where migration.Migrate stopped and what to do: exit 1
 // for a backfill that stopped or left items (run it again), 2 for the
 // rest (the table is not at the phase, the lock cannot be saved).
-func migrateFailed(c *cli.Call, table string, o dynamo.MigrateOptions, res *dynamo.BackfillResult, err error) int {
-	var me *dynamo.MigrateError
+func migrateFailed(c *cli.Call, table string, o migration.MigrateOptions, res *migration.BackfillResult, err error) int {
+	var me *migration.MigrateError
 	errors.As(err, &me)
 	switch {
-	case errors.Is(err, dynamo.ErrIncomplete):
+	case errors.Is(err, migration.ErrIncomplete):
 		for _, f := range res.Failed {
 			fmt.Fprintf(c.Stderr, "  %v\n", f)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+	migration "github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // migrate --table pointed at another model's table is refused before it
@@ -97,13 +98,13 @@ func TestMigrateCheckpointIsTheTables(t *testing.T) {
 	// A run on the first engine, stopped as a kill would leave it: its
 	// checkpoint, part-way.
 	ctx, cancel := context.WithCancel(context.Background())
-	r, err := dynamo.NewRekeyer(sm.lock, sm.client, sm.table)
+	r, err := migration.NewRekeyer(sm.lock, sm.client, sm.table)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pages := 0
-	_, _ = r.Backfill(ctx, sm.client, dynamo.BackfillOptions{Segments: 2, PageSize: 50, Checkpoint: checkpoint, ProgressEvery: 1,
-		Progress: func(p dynamo.BackfillProgress) {
+	_, _ = r.Backfill(ctx, sm.client, migration.BackfillOptions{Segments: 2, PageSize: 50, Checkpoint: checkpoint, ProgressEvery: 1,
+		Progress: func(p migration.BackfillProgress) {
 			if pages++; p.Stats.Scanned > 100 {
 				cancel()
 			}

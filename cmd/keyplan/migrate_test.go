@@ -26,6 +26,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+	migration "github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // The engine of this package's tests: started on first use, stopped by
@@ -332,11 +333,11 @@ func TestMigrateVerify(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "still need the phase's keys") || !strings.Contains(out, "verified in") {
 		t.Fatalf("verify before the backfill: exit %d\n%s%s", code, out, errs)
 	}
-	r, err := dynamo.NewRekeyer(sm.lock, sm.client, sm.table)
+	r, err := migration.NewRekeyer(sm.lock, sm.client, sm.table)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Backfill(context.Background(), sm.client, dynamo.BackfillOptions{Segments: 2}); err != nil {
+	if _, err := r.Backfill(context.Background(), sm.client, migration.BackfillOptions{Segments: 2}); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errs = keyplan("migrate", sm.model, "--table", sm.table, "--endpoint", ep, "--verify")
@@ -378,7 +379,7 @@ func TestMigrateResumesAfterSIGKILL(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	var scanned int64
 	for time.Now().Before(deadline) {
-		if cp, _ := dynamo.ReadCheckpoint(checkpoint); cp != nil && cp.Stats.Rewritten > 300 {
+		if cp, _ := migration.ReadCheckpoint(checkpoint); cp != nil && cp.Stats.Rewritten > 300 {
 			scanned = cp.Stats.Scanned
 			break
 		}

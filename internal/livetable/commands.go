@@ -10,7 +10,7 @@ import (
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
-	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // EndpointFlag declares --endpoint: a DynamoDB endpoint URL, by default
@@ -24,8 +24,8 @@ func EndpointFlag(fs *flag.FlagSet) *string {
 func ImportFlags(fs *flag.FlagSet) func(table string) ImportOptions {
 	var o ImportOptions
 	fs.StringVar(&o.Out, "out", "", "the model `FILE` to write (its lock beside it); neither may exist")
-	items := cli.Int(fs, "items", dynamo.DefaultSampleItems, 1, dynamo.MaxSampleItems, "the most items the sample reads")
-	fs.Float64Var(&o.Sample.MaxRCU, "max-rcu", dynamo.DefaultSampleRCU, "read capacity units per second the sample may use")
+	items := cli.Int(fs, "items", migrate.DefaultSampleItems, 1, migrate.MaxSampleItems, "the most items the sample reads")
+	fs.Float64Var(&o.Sample.MaxRCU, "max-rcu", migrate.DefaultSampleRCU, "read capacity units per second the sample may use")
 	return func(table string) ImportOptions {
 		o.Table, o.Sample.Items = table, *items
 		return o
@@ -40,7 +40,7 @@ func RunImport(c *cli.Call, endpoint string, o ImportOptions) int {
 	}
 	ctx, stop := cli.Interruptible()
 	defer stop()
-	client, err := localengine.Remote(ctx, endpoint, dynamo.PatientRetries)
+	client, err := localengine.Remote(ctx, endpoint, migrate.PatientRetries)
 	var im *Imported
 	if err == nil {
 		im, err = Import(ctx, client, o)
@@ -82,7 +82,7 @@ func RunDiff(c *cli.Call, endpoint, table string, lk *patterns.Lock, d *patterns
 	}
 	ctx, stop := cli.Interruptible()
 	defer stop()
-	client, err := localengine.Remote(ctx, endpoint, dynamo.PatientRetries)
+	client, err := localengine.Remote(ctx, endpoint, migrate.PatientRetries)
 	drift := false
 	if err == nil {
 		drift, err = Diff(ctx, client, table, lk, d, c.Stdout, asJSON)

@@ -12,14 +12,14 @@ import (
 	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
-	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // Client is what the commands call: DescribeTable and its kin, and Scan.
 // Nothing else: they never write to the table.
 type Client interface {
-	dynamo.LiveReader
-	dynamo.Scanner
+	migrate.LiveReader
+	migrate.Scanner
 }
 
 // ImportOptions say which table to import, where to write its model
@@ -27,14 +27,14 @@ type Client interface {
 type ImportOptions struct {
 	Table  string
 	Out    string
-	Sample dynamo.SampleOptions
+	Sample migrate.SampleOptions
 }
 
 // Imported is what Import wrote.
 type Imported struct {
 	*adopt.Imported
 	Live   *patterns.LiveTable
-	Sample *dynamo.Sample
+	Sample *migrate.Sample
 	// Lock is the lock's path; LockErr why none was written (the model
 	// does not plan: the user fixes it, then keyplan lock).
 	Lock    string
@@ -52,11 +52,11 @@ func Import(ctx context.Context, c Client, o ImportOptions) (*Imported, error) {
 			return nil, fmt.Errorf("%s exists: keyplan import writes a new model and its lock; name another --out", p)
 		}
 	}
-	lt, err := dynamo.DescribeLive(ctx, c, o.Table, dynamo.LiveOptions{})
+	lt, err := migrate.DescribeLive(ctx, c, o.Table, migrate.LiveOptions{})
 	if err != nil {
 		return nil, err
 	}
-	s, err := dynamo.SampleTable(ctx, c, o.Table, lt.PK, o.Sample)
+	s, err := migrate.SampleTable(ctx, c, o.Table, lt.PK, o.Sample)
 	if err != nil {
 		return nil, err
 	}
@@ -85,11 +85,11 @@ func Import(ctx context.Context, c Client, o ImportOptions) (*Imported, error) {
 // table's GSIs differ from the lock's and the model changes them, the
 // phases planned from what is deployed (patterns.LivePhases). It reports
 // whether the table drifted.
-func Diff(ctx context.Context, c dynamo.LiveReader, table string, lk *patterns.Lock, d *patterns.Design, w io.Writer, asJSON bool) (drift bool, err error) {
+func Diff(ctx context.Context, c migrate.LiveReader, table string, lk *patterns.Lock, d *patterns.Design, w io.Writer, asJSON bool) (drift bool, err error) {
 	if lk == nil {
 		return false, errors.New("no lock: diff --live compares a lock with its table (keyplan import table writes one, keyplan lock another)")
 	}
-	lt, err := dynamo.DescribeLive(ctx, c, table, dynamo.LiveOptions{})
+	lt, err := migrate.DescribeLive(ctx, c, table, migrate.LiveOptions{})
 	if err != nil {
 		return false, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // notesV1 is keyed synthetic: the cleanup here is a renamed attribute's,
@@ -65,7 +66,7 @@ func finished(t *testing.T, n int) (*patterns.Lock, string) {
 	if err := lock.Apply(d2, patterns.Compare(lock, d2)); err != nil || lock.Migration == nil {
 		t.Fatalf("the rename starts no migration: %v", err)
 	}
-	if _, err := dynamo.Migrate(ctx, c, name, lock, dynamo.MigrateOptions{Apply: true}); err != nil {
+	if _, err := migrate.Migrate(ctx, c, name, lock, migrate.MigrateOptions{Apply: true}); err != nil {
 		t.Fatal(err)
 	}
 	if lock.Migration != nil || lock.Cleanup == nil || fmt.Sprint(lock.Cleanup.Remove["Note"]) != "[subject]" {
@@ -113,10 +114,10 @@ func TestWorkerRunsTheCleanup(t *testing.T) {
 	lock, name := finished(t, 600)
 	c := streamtest.Client(engine.Endpoint, 0).Client
 	h := &handler{lock: lock, client: c, table: name, log: quiet, margin: 150 * time.Millisecond}
-	if err := dynamo.CheckDeployed(ctx, c, lock, name); !errors.Is(err, dynamo.ErrNotDeployed) {
+	if err := migrate.CheckDeployed(ctx, c, lock, name); !errors.Is(err, migrate.ErrNotDeployed) {
 		t.Fatalf("the deploy is recorded before the job ran: %v", err)
 	}
-	if _, err := dynamo.Migrate(ctx, c, name, lock, dynamo.MigrateOptions{Verify: true}); !errors.Is(err, dynamo.ErrNotDeployed) {
+	if _, err := migrate.Migrate(ctx, c, name, lock, migrate.MigrateOptions{Verify: true}); !errors.Is(err, migrate.ErrNotDeployed) {
 		t.Fatalf("keyplan migrate --verify before the job: %v", err)
 	}
 	if enginepkg.Lacks(engine.Name, enginepkg.OnlineIndexes) == "" {
@@ -132,7 +133,7 @@ func TestWorkerRunsTheCleanup(t *testing.T) {
 		if got := holding(t, name, "subject"); got != 600 {
 			t.Errorf("a refused cleanup removed subject from %d note(s)", 600-got)
 		}
-		if err := dynamo.CheckDeployed(ctx, c, lock, name); !errors.Is(err, dynamo.ErrNotDeployed) {
+		if err := migrate.CheckDeployed(ctx, c, lock, name); !errors.Is(err, migrate.ErrNotDeployed) {
 			t.Errorf("a refused cleanup recorded the deploy: %v", err)
 		}
 		if err := dynamo.ApplyIndexes(ctx, c, name, ixs); err != nil {
@@ -156,7 +157,7 @@ func TestWorkerRunsTheCleanup(t *testing.T) {
 	if got := holding(t, name, "title"); got != 600 {
 		t.Errorf("%d note(s) hold title after the job, want 600", got)
 	}
-	if _, err := dynamo.Migrate(ctx, c, name, lock, dynamo.MigrateOptions{Verify: true}); err != nil || lock.Cleanup != nil {
+	if _, err := migrate.Migrate(ctx, c, name, lock, migrate.MigrateOptions{Verify: true}); err != nil || lock.Cleanup != nil {
 		t.Errorf("keyplan migrate --verify after the job: %v, cleanup %+v", err, lock.Cleanup)
 	}
 }

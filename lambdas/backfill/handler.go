@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 // handler runs stretches of the phase's backfill, or of the cleanup of a
@@ -31,11 +32,11 @@ type handler struct {
 
 // client is what the worker asks of DynamoDB: the rekey engine's Scan
 // and UpdateItem, and DescribeTable and DescribeTimeToLive for the drift
-// check (DescribeContinuousBackups is never called: dynamo.LiveOptions
+// check (DescribeContinuousBackups is never called: migrate.LiveOptions
 // NoBackups).
 type client interface {
-	dynamo.MigrateClient
-	dynamo.LiveReader
+	migrate.MigrateClient
+	migrate.LiveReader
 }
 
 // checkDrift compares the lock with the table before anything is
@@ -45,7 +46,7 @@ type client interface {
 // (patterns.LiveDiff.BackfillDrift); the rest is logged and the job goes
 // on.
 func (h *handler) checkDrift(ctx context.Context, lock *patterns.Lock, segment int) error {
-	lt, err := dynamo.DescribeLive(ctx, h.client, h.table, dynamo.LiveOptions{NoBackups: true})
+	lt, err := migrate.DescribeLive(ctx, h.client, h.table, migrate.LiveOptions{NoBackups: true})
 	if err != nil {
 		return fmt.Errorf("the drift check before writing: %w", err)
 	}
@@ -83,15 +84,15 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 			return task, err
 		}
 	}
-	r, err := dynamo.NewRekeyer(lock, h.client, h.table)
-	if errors.Is(err, dynamo.ErrNoMigration) {
+	r, err := migrate.NewRekeyer(lock, h.client, h.table)
+	if errors.Is(err, migrate.ErrNoMigration) {
 		return task, errors.New("the lock the function carries has no migration in progress and no cleanup pending: redeploy after keyplan lock")
 	}
 	if err != nil {
 		return task, err
 	}
 	if h.maxWCU > 0 {
-		r.Wait = dynamo.RateLimiter(h.maxWCU)
+		r.Wait = migrate.RateLimiter(h.maxWCU)
 	}
 	margin := h.margin
 	if dl, ok := ctx.Deadline(); ok && margin == 0 {
@@ -101,7 +102,7 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 		dl, ok := ctx.Deadline()
 		return !ok || time.Until(dl) > margin
 	}
-	next, failed, err := r.Segment(ctx, h.client, task.Segment, task.Segments, dynamo.ResumeKey(task.Next), 0, more)
+	next, failed, err := r.Segment(ctx, h.client, task.Segment, task.Segments, migrate.ResumeKey(task.Next), 0, more)
 	s := r.Snapshot()
 	for _, f := range failed {
 		h.log.ErrorContext(ctx, "item not rewritten", "segment", task.Segment, "error", f.Error())
@@ -110,7 +111,7 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 		h.log.ErrorContext(ctx, "stopped", "segment", task.Segment, "scanned", s.Scanned, "error", err.Error())
 		return task, err
 	}
-	if task.Next, err = dynamo.ResumeJSON(next); err != nil {
+	if task.Next, err = migrate.ResumeJSON(next); err != nil {
 		return task, err
 	}
 	task.Done = next == nil
@@ -123,25 +124,25 @@ func (h *handler) Handle(ctx context.Context, task patterns.BackfillTask) (patte
 }
 
 // CleanupDeployer names the construct's cleanup job in the table's record
-// of the deploy (dynamo.MarkDeployed).
+// of the deploy (migrate.MarkDeployed).
 const CleanupDeployer = "the singletable construct's cleanup job"
 
-// cleanup is the lock the cleanup runs as (dynamo.CleanupLock). The job
+// cleanup is the lock the cleanup runs as (migrate.CleanupLock). The job
 // is synthesized only from the lock that ended the migration, so it runs
 // only once that lock is deployed: at a segment's first stretch the
 // table is checked to have the accepted design's GSIs (the final deploy
 // deleted the migration's old ones) and the deploy is recorded in the
 // table, which keyplan migrate --verify and a later keyplan migrate read
-// (dynamo.CheckDeployed).
+// (migrate.CheckDeployed).
 func (h *handler) cleanup(ctx context.Context, task patterns.BackfillTask) (*patterns.Lock, error) {
-	cl, err := dynamo.CleanupLock(h.lock)
+	cl, err := migrate.CleanupLock(h.lock)
 	if err != nil || task.Next != nil || task.Scanned > 0 {
 		return cl, err
 	}
 	if _, err := dynamo.PhaseReady(ctx, h.client, h.table, cl, dynamo.PhaseOptions{}); err != nil {
 		return nil, fmt.Errorf("the cleanup: %s is not at the lock's design: %w", h.table, err)
 	}
-	if err := dynamo.MarkDeployed(ctx, h.client, h.lock, h.table, CleanupDeployer); err != nil {
+	if err := migrate.MarkDeployed(ctx, h.client, h.lock, h.table, CleanupDeployer); err != nil {
 		return nil, err
 	}
 	return cl, nil

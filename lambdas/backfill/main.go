@@ -10,7 +10,7 @@ import (
 
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
-	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 func main() {
@@ -18,7 +18,7 @@ func main() {
 	if err == nil {
 		var rate float64
 		if rate, err = maxWCU(os.Getenv); err == nil {
-			h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, dynamo.PatientRetries),
+			h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, migrate.PatientRetries),
 				table: e.Table, log: e.Log, maxWCU: rate}
 			lambda.Start(h.Handle)
 			return
@@ -31,7 +31,7 @@ func main() {
 // maxWCU is the worker's write-rate limit, from its environment
 // (patterns.BackfillMaxWCUEnv, which the construct sets): unset or empty
 // is 0, no limit; anything but a finite number of 0 or more
-// (dynamo.CheckMaxWCU) fails the worker's start, naming the variable.
+// (migrate.CheckMaxWCU) fails the worker's start, naming the variable.
 func maxWCU(getenv func(string) string) (float64, error) {
 	s := getenv(patterns.BackfillMaxWCUEnv)
 	if s == "" {
@@ -41,7 +41,7 @@ func maxWCU(getenv func(string) string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("%s=%q: expected a number of write units per second", patterns.BackfillMaxWCUEnv, s)
 	}
-	if err := dynamo.CheckMaxWCU(rate); err != nil {
+	if err := migrate.CheckMaxWCU(rate); err != nil {
 		return 0, fmt.Errorf("%s=%q: %w", patterns.BackfillMaxWCUEnv, s, err)
 	}
 	return rate, nil

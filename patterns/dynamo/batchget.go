@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
-	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
 // Batch reads (patterns/batch.go): a get by id with batch: true reads
@@ -138,7 +136,7 @@ func (t *Table) batchKeys(pattern string, ids []Params) (types.KeysAndAttributes
 		if i == 0 {
 			ka = types.KeysAndAttributes{ConsistentRead: in.ConsistentRead, ProjectionExpression: in.ProjectionExpression, ExpressionAttributeNames: in.ExpressionAttributeNames}
 		}
-		k := keyText(t.d, in.Key)
+		k := KeyText(t.d, in.Key)
 		if r, dup := byKey[k]; dup {
 			r.slots = append(r.slots, i)
 			continue
@@ -189,9 +187,9 @@ func (t *Table) batchGet(ctx context.Context, br BatchReader, pp *patterns.Patte
 			continue // the SDK retried already; so does the batch
 		}
 		for _, raw := range res.Responses[t.name] {
-			r := byKey[keyText(t.d, raw)]
+			r := byKey[KeyText(t.d, raw)]
 			if r == nil {
-				return pending, fmt.Errorf("BatchGetItem returned an item of a key not asked for (%s)", keyText(t.d, raw))
+				return pending, fmt.Errorf("BatchGetItem returned an item of a key not asked for (%s)", KeyText(t.d, raw))
 			}
 			if hides != "" && t.expired(hides, raw) {
 				continue
@@ -211,12 +209,12 @@ func (t *Table) batchGet(ctx context.Context, br BatchReader, pp *patterns.Patte
 		left := map[string]bool{}
 		if u, ok := res.UnprocessedKeys[t.name]; ok {
 			for _, k := range u.Keys {
-				left[keyText(t.d, k)] = true
+				left[KeyText(t.d, k)] = true
 			}
 		}
 		var still []*batchRead
 		for _, r := range pending {
-			if left[keyText(t.d, r.key)] {
+			if left[KeyText(t.d, r.key)] {
 				still = append(still, r)
 			}
 		}
@@ -226,95 +224,4 @@ func (t *Table) batchGet(ctx context.Context, br BatchReader, pp *patterns.Patte
 		err = ErrUnprocessed
 	}
 	return pending, err
-}
-
-// batch compares a batch read with the reference's: the same entry for
-// each id, in order (nil where there is none), in as many requests as its
-// distinct ids take.
-func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error) {
-	m := r.t.m
-	ans, want := r.ref.ReadBatch(m.Pattern(rd.Pattern), rd.IDs)
-	ids := make([]Params, len(rd.IDs))
-	for i, id := range rd.IDs {
-		ids[i] = Params(maps.Clone(id))
-	}
-	c := &counter{Client: r.t.client}
-	t := New(r.t.d, c, r.t.name, WithClock(r.t.now))
-	items, err := t.GetBatch(ctx, rd.Pattern, ids)
-	if isEngineFailure(err) {
-		return nil, err
-	}
-	mismatch := readMismatch(rd, want, err)
-	switch {
-	case want != nil && err != nil:
-		r.proof.Reads++
-		return nil, nil // both refuse it
-	case want != nil:
-		return mismatch("the reference refuses it (%v); the table answered %d entries", want, len(items)), nil
-	case err != nil:
-		return mismatch("the table refused it: %v", err), nil
-	}
-	r.proof.Reads++
-	got := make([]*oracle.Item, len(items))
-	for i, it := range items {
-		if it != nil {
-			got[i] = oracle.FromRuntime(m, it.Entity, it.Values)
-		}
-	}
-	if slices.ContainsFunc(got, func(it *oracle.Item) bool { return it != nil }) {
-		r.proof.Answered++
-	}
-	_, keys, _, kerr := t.batchKeys(rd.Pattern, ids)
-	if requests := (len(keys) + patterns.MaxBatchGetKeys - 1) / patterns.MaxBatchGetKeys; kerr == nil && c.n != requests {
-		return mismatch("%d distinct ids took %d request(s); they take %d", len(keys), c.n, requests), nil
-	}
-	if err := ans.Check(m, got); err != nil {
-		return mismatch("%v", err), nil
-	}
-	return nil, nil
-}
-
-// NoItem names, in a batch read's Result, an id that has no item.
-const NoItem = "-"
-
-// expectBatch runs an example expectation of a batch pattern: GetBatch of
-// its ids, each entry named by its example item (NoItem for none), in
-// order, in the requests its distinct ids take.
-func (t *Table) expectBatch(ctx context.Context, c *counter, x *patterns.Expectation, r *Result, names map[string]string) {
-	r.Ordered = true
-	r.IDs = make([]Params, len(x.IDs))
-	for i, id := range x.IDs {
-		r.IDs[i] = Params(maps.Clone(id))
-	}
-	r.Expected = make([]string, len(x.Items))
-	for i, name := range x.Items {
-		if r.Expected[i] = name; name == "" {
-			r.Expected[i] = NoItem
-		}
-	}
-	if _, keys, _, err := t.batchKeys(x.Pattern, r.IDs); err == nil {
-		r.Planned = (len(keys) + patterns.MaxBatchGetKeys - 1) / patterns.MaxBatchGetKeys
-	}
-	items, err := t.getBatch(ctx, x.Pattern, r.IDs, &r.Capacity)
-	r.Requests = c.n
-	if err != nil {
-		r.Err = err
-		return
-	}
-	r.Actual = make([]string, len(items))
-	read := map[string]Item{}
-	for i, it := range items {
-		if it == nil {
-			r.Actual[i] = NoItem
-			continue
-		}
-		key, _ := t.key(it.Entity, it.Values)
-		name, ok := names[it.Entity+"\x00"+keyText(t.d, key)]
-		if !ok {
-			name = fmt.Sprintf("%s(%s)", it.Entity, keyText(t.d, key))
-		}
-		r.Actual[i] = name
-		read[name] = *it
-	}
-	r.Mismatches = t.mismatches(x.Values, read)
 }

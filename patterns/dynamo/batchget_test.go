@@ -194,7 +194,7 @@ func TestGetBatchRequest(t *testing.T) {
 	ka := c.ins[0].RequestItems["Desk"]
 	var keys []string
 	for _, k := range ka.Keys {
-		keys = append(keys, keyText(d, k))
+		keys = append(keys, KeyText(d, k))
 	}
 	if fmt.Sprint(keys) != "[TICKET#t1 COMMENT#c1 TICKET#t1 COMMENT#c2]" || aws.ToBool(ka.ConsistentRead) {
 		t.Errorf("keys %v, consistent %v", keys, aws.ToBool(ka.ConsistentRead))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
@@ -35,19 +35,9 @@ var (
 func TestMain(m *testing.M) {
 	// dynamotest starts engines for everyone else; it imports this
 	// package, so these tests connect as it does, with engine.Connect.
-	var err error
-	conn, err = enginepkg.Connect(context.Background(), enginepkg.Options{Endpoint: os.Getenv(enginepkg.EnvEndpoint)})
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "engine: %v\n%s\n", err, enginepkg.Hint(err))
-		os.Exit(2)
-	}
-	engineName, engineEndpoint, engine, client = conn.Name, conn.Endpoint, conn.Raw, conn.DB
-	code := m.Run()
-	if log := conn.Log(); code != 0 && log != "" {
-		fmt.Fprintf(os.Stderr, "%s log:\n%s\n", conn.Name, log)
-	}
-	conn.Stop()
-	os.Exit(code)
+	enginepass.Main(m, func(c *enginepkg.Conn) {
+		conn, engineName, engineEndpoint, engine, client = c, c.Name, c.Endpoint, c.Raw, c.DB
+	})
 }
 
 // The engine the tests run on, with the variables that chose it read

@@ -350,7 +350,7 @@ func (t *Table) batchRequests(name string, items []Values) ([]types.WriteRequest
 			}
 			reqs[i].DeleteRequest = &types.DeleteRequest{Key: key}
 		}
-		k := keyText(t.d, key)
+		k := KeyText(t.d, key)
 		if j, dup := seen[k]; dup {
 			return nil, fmt.Errorf("items %d and %d are the same item (%s): a batch writes an item once", j, i, k)
 		}
@@ -368,9 +368,9 @@ func (t *Table) batch(ctx context.Context, reqs []types.WriteRequest) ([]int, er
 	}
 	index := func(r types.WriteRequest) string {
 		if r.PutRequest != nil {
-			return keyText(t.d, map[string]types.AttributeValue{t.d.PK: r.PutRequest.Item[t.d.PK], t.d.SK: r.PutRequest.Item[t.d.SK]})
+			return KeyText(t.d, map[string]types.AttributeValue{t.d.PK: r.PutRequest.Item[t.d.PK], t.d.SK: r.PutRequest.Item[t.d.SK]})
 		}
-		return keyText(t.d, r.DeleteRequest.Key)
+		return KeyText(t.d, r.DeleteRequest.Key)
 	}
 	wait := t.batchBackoff
 	var err error

@@ -539,3 +539,15 @@ func sortedNames[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// KeyText is an item's base key as messages name it: its partition and
+// sort key strings, space-separated.
+func KeyText(d *patterns.Design, key map[string]types.AttributeValue) string {
+	var parts []string
+	for _, k := range []string{d.PK, d.SK} {
+		if s, ok := key[k].(*types.AttributeValueMemberS); ok {
+			parts = append(parts, s.Value)
+		}
+	}
+	return strings.Join(parts, " ")
+}

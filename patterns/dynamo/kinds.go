@@ -207,3 +207,71 @@ func withDerived(e *patterns.Entity, v Values) (Values, error) {
 	}
 	return out, nil
 }
+
+// SameValue compares two attribute values, deeply (nil: absent). Sets
+// compare as sets.
+func SameValue(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberBOOL:
+		y, ok := b.(*types.AttributeValueMemberBOOL)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberNULL:
+		_, ok := b.(*types.AttributeValueMemberNULL)
+		return ok
+	case *types.AttributeValueMemberB:
+		y, ok := b.(*types.AttributeValueMemberB)
+		return ok && string(x.Value) == string(y.Value)
+	case *types.AttributeValueMemberL:
+		y, ok := b.(*types.AttributeValueMemberL)
+		return ok && slices.EqualFunc(x.Value, y.Value, SameValue)
+	case *types.AttributeValueMemberM:
+		y, ok := b.(*types.AttributeValueMemberM)
+		if !ok || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for k, v := range x.Value {
+			if !SameValue(v, y.Value[k]) {
+				return false
+			}
+		}
+		return true
+	case *types.AttributeValueMemberSS:
+		y, ok := b.(*types.AttributeValueMemberSS)
+		return ok && sameSet(x.Value, y.Value)
+	case *types.AttributeValueMemberNS:
+		y, ok := b.(*types.AttributeValueMemberNS)
+		return ok && sameSet(x.Value, y.Value)
+	case *types.AttributeValueMemberBS:
+		y, ok := b.(*types.AttributeValueMemberBS)
+		if !ok {
+			return false
+		}
+		xs, ys := make([]string, len(x.Value)), make([]string, len(y.Value))
+		for i, v := range x.Value {
+			xs[i] = string(v)
+		}
+		for i, v := range y.Value {
+			ys[i] = string(v)
+		}
+		return sameSet(xs, ys)
+	}
+	return false
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}

@@ -408,3 +408,36 @@ func (r *rollout) queryInputs(pattern string, req Request) ([]*dynamodb.QueryInp
 func (r *rollout) getItemInput(pattern string, req Request) (*dynamodb.GetItemInput, error) {
 	return r.prev.GetItemInput(pattern, r.prevRequest(pattern, req).Params)
 }
+
+// storeMoving reports whether a migration moves entity's attr (target
+// names) into or out of S3: the rollout runtime's accepted design keeps
+// it otherwise than the target. Until the backfill reaches an item, it
+// holds the value as the accepted design wrote it (a value, or a key).
+func (t *Table) storeMoving(entity, attr string) bool {
+	ro := t.rollout
+	if ro == nil {
+		return false
+	}
+	old := entity
+	if n, ok := ro.entity[entity]; ok {
+		old = n
+	}
+	e, fe := t.m.Entity(entity), ro.prev.m.Entity(old)
+	return e != nil && fe != nil && e.Attr(attr) != nil && fe.Attr(attr) != nil && e.Attr(attr).InS3() != fe.Attr(attr).InS3()
+}
+
+// movedOut are the attributes of entity (target names) a migration
+// takes out of S3: an item the backfill has not reached holds an
+// object's key there, and a write replacing it deletes that object
+// after (as a write of a value kept in S3 does), given an ObjectStore.
+func (t *Table) movedOut(entity string) []*patterns.Attribute {
+	var out []*patterns.Attribute
+	if e := t.m.Entity(entity); e != nil && t.rollout != nil {
+		for _, a := range e.Attributes {
+			if !a.InS3() && t.storeMoving(entity, a.Name) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}

@@ -136,8 +136,14 @@ func DropTable(ctx context.Context, c TableAdmin, name string) error {
 	}
 }
 
-// describeTable reads a table's description.
-func describeTable(ctx context.Context, c describer, name string) (*types.TableDescription, error) {
+// Describer is what reading a table's description takes.
+type Describer interface {
+	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+}
+
+// DescribeTable reads a table's description: an error names a table that
+// does not exist.
+func DescribeTable(ctx context.Context, c Describer, name string) (*types.TableDescription, error) {
 	out, err := c.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 	var nf *types.ResourceNotFoundException
 	switch {
@@ -174,7 +180,7 @@ func waitActive(ctx context.Context, c TableAdmin, name string, limit time.Durat
 		longest = time.Second
 	}
 	for pause := 100 * time.Millisecond; ; pause = min(2*pause, longest) {
-		t, err := describeTable(ctx, c, name)
+		t, err := DescribeTable(ctx, c, name)
 		if err != nil {
 			return nil, err
 		}
@@ -239,6 +245,14 @@ func compareIndexes(t *types.TableDescription, want []*patterns.PhaseIndex) inde
 	return st
 }
 
+// IndexDiff compares a table's GSIs with a phase's list: the phase's GSIs
+// the table lacks (in the phase's order), and the table's GSIs the phase
+// does not have (sorted).
+func IndexDiff(t *types.TableDescription, want []*patterns.PhaseIndex) (missing []*patterns.PhaseIndex, extra []string) {
+	st := compareIndexes(t, want)
+	return st.missing, st.extra
+}
+
 // keyNames reads a key schema's partition and sort key attributes.
 func keyNames(schema []types.KeySchemaElement) (pk, sk string) {
 	for _, k := range schema {
@@ -260,7 +274,7 @@ func keyNames(schema []types.KeySchemaElement) (pk, sk string) {
 // engines and `keyplan migrate --apply-indexes`: on AWS, cdk deploy does
 // this.
 func ApplyIndexes(ctx context.Context, c IndexAdmin, name string, want []*patterns.PhaseIndex) error {
-	t, err := describeTable(ctx, c, name)
+	t, err := DescribeTable(ctx, c, name)
 	if err != nil {
 		return err
 	}
@@ -305,7 +319,7 @@ func ApplyIndexes(ctx context.Context, c IndexAdmin, name string, want []*patter
 			return err
 		}
 	}
-	after, err := describeTable(ctx, c, name)
+	after, err := DescribeTable(ctx, c, name)
 	if err != nil {
 		return err
 	}
@@ -360,7 +374,7 @@ func PhaseReady(ctx context.Context, c IndexAdmin, table string, l *patterns.Loc
 	}
 	applied := false
 	for {
-		t, err := describeTable(ctx, c, table)
+		t, err := DescribeTable(ctx, c, table)
 		if err != nil {
 			return nil, err
 		}

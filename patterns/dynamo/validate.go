@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
 )
@@ -403,7 +402,7 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 			rep.Loaded++
 		}
 		key, _ := t.key(it.Entity, Values(it.Values))
-		names[it.Entity+"\x00"+keyText(t.d, key)] = it.Name
+		names[it.Entity+"\x00"+KeyText(t.d, key)] = it.Name
 	}
 	written := map[string]bool{} // example items the example writes change (existing: not run)
 	for _, st := range ex.Steps {
@@ -423,7 +422,7 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 		if r.Err == nil && st.Item != "" {
 			w := t.m.Write(st.Write).Named()
 			key, _ := t.key(w.Entity, Values(st.Params))
-			names[w.Entity+"\x00"+keyText(t.d, key)] = st.Item
+			names[w.Entity+"\x00"+KeyText(t.d, key)] = st.Item
 		}
 		rep.Steps = append(rep.Steps, r)
 	}
@@ -459,9 +458,9 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 			read := map[string]Item{}
 			for _, it := range page.Items {
 				key, _ := t.key(it.Entity, it.Values)
-				name, ok := names[it.Entity+"\x00"+keyText(t.d, key)]
+				name, ok := names[it.Entity+"\x00"+KeyText(t.d, key)]
 				if !ok {
-					name = fmt.Sprintf("%s(%s)", it.Entity, keyText(t.d, key))
+					name = fmt.Sprintf("%s(%s)", it.Entity, KeyText(t.d, key))
 				}
 				r.Actual = append(r.Actual, name)
 				read[name] = it
@@ -499,16 +498,6 @@ func erring(d *patterns.Design, s patterns.Subject) string {
 		return ""
 	}
 	return fmt.Sprintf("%s has error(s) %s (keyplan check)", s, strings.Join(ids, ", "))
-}
-
-func keyText(d *patterns.Design, key map[string]types.AttributeValue) string {
-	var parts []string
-	for _, k := range []string{d.PK, d.SK} {
-		if s, ok := key[k].(*types.AttributeValueMemberS); ok {
-			parts = append(parts, s.Value)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // String renders a result as one line.

@@ -90,7 +90,7 @@ func (t *Table) written(st *patterns.Step, names map[string]string, out map[stri
 		key, err := t.key(s.Entity, Values(st.Params))
 		for k, name := range names {
 			entity, base, _ := strings.Cut(k, "\x00")
-			if entity == s.Entity && (err != nil || base == keyText(t.d, key)) {
+			if entity == s.Entity && (err != nil || base == KeyText(t.d, key)) {
 				out[name] = true
 			}
 		}

@@ -317,7 +317,7 @@ func (t *Table) transactInput(ws []*itemWrite) (*dynamodb.TransactWriteItemsInpu
 		if pk != nil && sk != nil {
 			id := pk.Value + "\x00" + sk.Value
 			if j, dup := seen[id]; dup {
-				return nil, fmt.Errorf("%s and %s write the same item (%s): a transaction touches an item once", ws[j].name(), w.name(), keyText(t.d, k))
+				return nil, fmt.Errorf("%s and %s write the same item (%s): a transaction touches an item once", ws[j].name(), w.name(), KeyText(t.d, k))
 			}
 			seen[id] = i
 		}
@@ -493,7 +493,7 @@ func (t *Table) itemName(entity string, key map[string]types.AttributeValue) str
 			}
 		}
 	}
-	return entity + " " + keyText(t.d, key)
+	return entity + " " + KeyText(t.d, key)
 }
 
 // sentinel is the Err* a clause's error matches (nil: none).

@@ -98,7 +98,7 @@ func New(target string, share float64, seed uint64, opts ...Option) (*Faults, er
 
 // FastRetries configures a client for tests behind the proxy: ten
 // attempts per request, a millisecond apart, no retry quota (as
-// dynamo.PatientRetries, without its real-world pauses).
+// migrate.PatientRetries, without its real-world pauses).
 func FastRetries(o *dynamodb.Options) {
 	o.Retryer = retry.NewStandard(func(s *retry.StandardOptions) {
 		s.MaxAttempts = 10

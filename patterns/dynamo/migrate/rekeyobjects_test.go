@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // inlineDocs keeps the body in the item; s3Docs (the next model) in S3.
@@ -55,7 +56,7 @@ func diffSays(t *testing.T, prev, next string) (string, bool) {
 
 // bucketMatches compares the store's objects with the keys the table's
 // items hold: every key an object, every object held.
-func bucketMatches(t *testing.T, name string, store *MemoryObjects, attr string) map[string]string {
+func bucketMatches(t *testing.T, name string, store *dynamo.MemoryObjects, attr string) map[string]string {
 	t.Helper()
 	out, err := engine.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true)})
 	if err != nil {
@@ -99,22 +100,22 @@ func TestMigrationMovesValuesIntoS3(t *testing.T) {
 		t.Fatalf("diff says %q (backfills: %v)", said, backfills)
 	}
 	lock := startMigration(t, inlineDocs, s3Docs)
-	var docs []Values
+	var docs []dynamo.Values
 	bodies := map[string]string{}
 	for i := range 12 {
 		id := fmt.Sprintf("d%d", i)
 		// Values that only look like keys stay values.
 		body := []string{fmt.Sprintf("plain %d", i), fmt.Sprintf("Doc/body/%d", i), "Doc/body/" + strings.Repeat("F", 32), fmt.Sprintf("{%d}#%%", i)}[i%4]
 		bodies[id] = body + strings.Repeat("x", i*1000)
-		docs = append(docs, Values{"docId": id, "title": "t", "body": bodies[id]})
+		docs = append(docs, dynamo.Values{"docId": id, "title": "t", "body": bodies[id]})
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Doc": docs})
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Doc": docs})
 	ctx := context.Background()
-	store := &MemoryObjects{}
-	rt := NewRollout(lock, engine, name, WithObjects(store))
+	store := &dynamo.MemoryObjects{}
+	rt := dynamo.NewRollout(lock, engine, name, dynamo.WithObjects(store))
 	read := func(id string) string {
 		t.Helper()
-		it, err := rt.Get(ctx, "GetDoc", Params{"docId": id})
+		it, err := rt.Get(ctx, "GetDoc", dynamo.Params{"docId": id})
 		if err != nil || it == nil {
 			t.Fatalf("GetDoc %s: %v, %v", id, it, err)
 		}
@@ -141,7 +142,7 @@ func TestMigrationMovesValuesIntoS3(t *testing.T) {
 	// update: its value wins, the backfill's object for d3 goes.
 	race := &raceOn{BackfillClient: engine, id: "d3", write: func() {
 		bodies["d3"] = "the application's"
-		if err := rt.Write(ctx, "PutDoc", Params{"docId": "d3", "title": "t", "body": bodies["d3"]}); err != nil {
+		if err := rt.Write(ctx, "PutDoc", dynamo.Params{"docId": "d3", "title": "t", "body": bodies["d3"]}); err != nil {
 			t.Error(err)
 		}
 	}}
@@ -159,7 +160,7 @@ func TestMigrationMovesValuesIntoS3(t *testing.T) {
 	}
 	held := bucketMatches(t, name, store, "body")
 	for id, want := range bodies {
-		if !isObjectKey("Doc", "body", held[id]) {
+		if !dynamo.IsObjectKey("Doc", "body", held[id]) {
 			t.Errorf("%s holds %.30q, not its object's key", id, held[id])
 		}
 		if got := read(id); got != want {
@@ -188,21 +189,21 @@ func TestMigrationMovesValuesOutOfS3(t *testing.T) {
 	lock := startMigration(t, s3Docs, inlineDocs)
 	name := phaseTable(t, lock, nil)
 	ctx := context.Background()
-	store := &MemoryObjects{}
-	v1 := New(lock.Accepted, engine, name, WithObjects(store))
+	store := &dynamo.MemoryObjects{}
+	v1 := dynamo.New(lock.Accepted, engine, name, dynamo.WithObjects(store))
 	bodies := map[string]string{}
 	for i := range 6 {
 		id := fmt.Sprintf("d%d", i)
 		bodies[id] = fmt.Sprintf("body %d ", i) + strings.Repeat("y", i*2000)
-		if err := v1.Write(ctx, "PutDoc", Params{"docId": id, "title": "t", "body": bodies[id]}); err != nil {
+		if err := v1.Write(ctx, "PutDoc", dynamo.Params{"docId": id, "title": "t", "body": bodies[id]}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if n := len(store.Keys()); n != 6 {
 		t.Fatalf("%d objects", n)
 	}
-	rt := NewRollout(lock, engine, name, WithObjects(store))
-	if it, err := rt.Get(ctx, "GetDoc", Params{"docId": "d2"}); err != nil || it == nil {
+	rt := dynamo.NewRollout(lock, engine, name, dynamo.WithObjects(store))
+	if it, err := rt.Get(ctx, "GetDoc", dynamo.Params{"docId": "d2"}); err != nil || it == nil {
 		t.Fatal(err)
 	} else if b, err := rt.Object(ctx, "Doc", "body", it.Values); err != nil || string(b) != bodies["d2"] {
 		t.Errorf("during the migration d2's body: %.20q, %v", b, err)
@@ -210,7 +211,7 @@ func TestMigrationMovesValuesOutOfS3(t *testing.T) {
 	// The application writes d5 with the new design (its value inline)
 	// before the backfill reaches it: the object it held goes after.
 	bodies["d5"] = "written inline"
-	if err := rt.Write(ctx, "PutDoc", Params{"docId": "d5", "title": "t", "body": bodies["d5"]}); err != nil {
+	if err := rt.Write(ctx, "PutDoc", dynamo.Params{"docId": "d5", "title": "t", "body": bodies["d5"]}); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(store.Keys()); n != 5 {
@@ -250,7 +251,7 @@ func (c *raceOn) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o
 	return c.BackfillClient.UpdateItem(ctx, in, opts...)
 }
 
-func backfillPhaseWith(t *testing.T, lock *patterns.Lock, c BackfillClient, name string, store ObjectStore) *BackfillResult {
+func backfillPhaseWith(t *testing.T, lock *patterns.Lock, c BackfillClient, name string, store dynamo.ObjectStore) *BackfillResult {
 	t.Helper()
 	r, err := NewRekeyer(lock, c, name)
 	if err != nil {

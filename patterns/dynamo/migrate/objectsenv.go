@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // ObjectsFromEnv is the bucket $KEYPLAN_OBJECTS_BUCKET names (the
@@ -17,7 +18,7 @@ import (
 // implementation, addressed path-style); nil when the variable is unset.
 // keyplan migrate and the backfill job give it to a migration that moves
 // values into or out of S3.
-func ObjectsFromEnv(ctx context.Context) (ObjectStore, error) {
+func ObjectsFromEnv(ctx context.Context) (dynamo.ObjectStore, error) {
 	bucket := os.Getenv(patterns.ObjectsBucketEnv)
 	if bucket == "" {
 		return nil, nil
@@ -27,7 +28,7 @@ func ObjectsFromEnv(ctx context.Context) (ObjectStore, error) {
 		return nil, fmt.Errorf("$%s=%s: %w", patterns.ObjectsBucketEnv, bucket, err)
 	}
 	c := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = o.BaseEndpoint != nil })
-	return S3Objects{Client: c, Bucket: bucket}, nil
+	return dynamo.S3Objects{Client: c, Bucket: bucket}, nil
 }
 
 // movesObjects reports whether the phase moves values into or out of S3.

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/internal/testkit/faults"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // stoppedRun backfills mg's table through a client that stops after
@@ -70,14 +71,14 @@ func TestCheckpointOfAnotherTableIsRefused(t *testing.T) {
 	}
 	defer srv.Stop()
 	other := enginepkg.Client(srv.Endpoint, 0) // with the key the served engine accepts
-	if err := CreateLockTable(ctx, other, mg.lock, mg.table); err != nil {
+	if err := dynamo.CreateLockTable(ctx, other, mg.lock, mg.table); err != nil {
 		t.Fatal(err)
 	}
 	var items []map[string]types.AttributeValue
 	for _, it := range again {
 		items = append(items, it)
 	}
-	if err := BatchPut(ctx, other, mg.table, items); err != nil {
+	if err := dynamo.BatchPut(ctx, other, mg.table, items); err != nil {
 		t.Fatal(err)
 	}
 	cp2 := filepath.Join(t.TempDir(), "backfill.json")
@@ -109,7 +110,7 @@ func reload(t *testing.T, mg *migration) map[string]map[string]types.AttributeVa
 	t.Helper()
 	fresh := newMigration(t, 600)
 	ctx := context.Background()
-	if err := CreateLockTable(ctx, engine, mg.lock, mg.table); err != nil {
+	if err := dynamo.CreateLockTable(ctx, engine, mg.lock, mg.table); err != nil {
 		t.Fatal(err)
 	}
 	all := evolvetest.ScanAll(t, engine, fresh.table)
@@ -117,7 +118,7 @@ func reload(t *testing.T, mg *migration) map[string]map[string]types.AttributeVa
 	for _, it := range all {
 		items = append(items, it)
 	}
-	if err := BatchPut(ctx, engine, mg.table, items); err != nil {
+	if err := dynamo.BatchPut(ctx, engine, mg.table, items); err != nil {
 		t.Fatal(err)
 	}
 	return all
@@ -133,7 +134,7 @@ func sameItems(a, b map[string]map[string]types.AttributeValue) bool {
 			return false
 		}
 		for n, v := range x {
-			if !SameValue(v, y[n]) {
+			if !dynamo.SameValue(v, y[n]) {
 				return false
 			}
 		}
@@ -296,7 +297,7 @@ func TestCheckTableOf(t *testing.T) {
 		t.Errorf("an empty table: %v", err)
 	}
 	for i := range 30 {
-		if err := other.Write(ctx, "OpenTicket", Params(ticket(fmt.Sprintf("t%d", i), "ann", "OPEN", 3))); err != nil {
+		if err := other.Write(ctx, "OpenTicket", dynamo.Params(ticket(fmt.Sprintf("t%d", i), "ann", "OPEN", 3))); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"path/filepath"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // written is what putting one item costs in bytes, as DynamoDB sizes
@@ -55,13 +56,13 @@ func written(d *patterns.Design, item map[string]types.AttributeValue) (table, i
 // synthetic and native (indexKeys: auto), with the time and allocations
 // of building the items (make bench).
 func BenchmarkBytesWritten(b *testing.B) {
-	files, _ := filepath.Glob("../../examples/*.yaml")
+	files, _ := filepath.Glob("../../../examples/*.yaml")
 	for _, f := range files {
 		for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
 			d := keyplantest.Keyed(b, f, keys)
 			name := filepath.Base(f) + "/" + map[patterns.IndexKeys]string{patterns.IndexKeysSynthetic: "synthetic", patterns.IndexKeysAuto: "native"}[keys]
 			b.Run(name, func(b *testing.B) {
-				tbl := New(d, nil, d.Table)
+				tbl := dynamo.New(d, nil, d.Table)
 				examples := d.Model().Examples.Items
 				b.ReportAllocs()
 				var tableBytes, indexBytes, items int
@@ -87,15 +88,15 @@ func BenchmarkBytesWritten(b *testing.B) {
 // exactly its GSInPK/GSInSK attributes, in the table and in each index
 // copy, and an item missing a native key attribute is on no native index.
 func TestBytesWrittenCountsKeyAttributes(t *testing.T) {
-	syn := keyplantest.Keyed(t, "../../examples/tracker.yaml", patterns.IndexKeysSynthetic)
-	nat := keyplantest.Keyed(t, "../../examples/tracker.yaml", patterns.IndexKeysAuto)
-	v := Values{"tenantId": "acme", "taskId": "t1", "title": "Ship it", "status": "open", "priority": 2, "assigneeId": "ana",
+	syn := keyplantest.Keyed(t, "../../../examples/tracker.yaml", patterns.IndexKeysSynthetic)
+	nat := keyplantest.Keyed(t, "../../../examples/tracker.yaml", patterns.IndexKeysAuto)
+	v := dynamo.Values{"tenantId": "acme", "taskId": "t1", "title": "Ship it", "status": "open", "priority": 2, "assigneeId": "ana",
 		"dueDate": "2026-07-01T09:00:00Z", "createdAt": "2026-06-01T10:00:00Z"}
-	si, err := New(syn, nil, "T").Item("Task", v)
+	si, err := dynamo.New(syn, nil, "T").Item("Task", v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ni, err := New(nat, nil, "T").Item("Task", v)
+	ni, err := dynamo.New(nat, nil, "T").Item("Task", v)
 	if err != nil {
 		t.Fatal(err)
 	}

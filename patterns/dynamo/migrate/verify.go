@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // A migration's state is proven, not trusted. Before the lock advances,
@@ -90,12 +93,8 @@ func (a TableIdentity) String() string {
 	return s + " (stamp " + a.Stamp + ")"
 }
 
-// describer and optioned are what a client may offer beyond a
-// BackfillClient: a table's description, its endpoint and region.
-type describer interface {
-	DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, opts ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
-}
-
+// optioned is what a client may offer beyond a BackfillClient: its
+// endpoint and region (a table's description: Describer).
 type optioned interface{ Options() dynamodb.Options }
 
 // Identify reads the identity of the table named name: its stamp (made
@@ -107,7 +106,7 @@ func Identify(ctx context.Context, c RekeyClient, d *patterns.Design, name strin
 		opts := o.Options()
 		id.Endpoint, id.Region = aws.ToString(opts.BaseEndpoint), opts.Region
 	}
-	if dc, ok := c.(describer); ok {
+	if dc, ok := c.(dynamo.Describer); ok {
 		out, err := dc.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
 		if err != nil {
 			return id, fmt.Errorf("describing %s: %w", name, err)
@@ -395,7 +394,7 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 					return
 				}
 				for _, item := range out.Items {
-					if bookkeeping(r.rt.d.PK, item) {
+					if bookkeeping(r.rt.Design().PK, item) {
 						continue
 					}
 					rec.scanned++
@@ -405,11 +404,11 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 					case err != nil:
 						rec.failed++
 						live.Failed.Add(1)
-						example(fmt.Sprintf("item %s: %v", keyText(r.rt.d, item), err))
+						example(fmt.Sprintf("item %s: %v", dynamo.KeyText(r.rt.Design(), item), err))
 					case rw != nil:
 						rec.pending++
 						live.Pending.Add(1)
-						example(fmt.Sprintf("item %s (%s) still needs %s", keyText(r.rt.d, item), rw.Entity, rewriteText(rw)))
+						example(fmt.Sprintf("item %s (%s) still needs %s", dynamo.KeyText(r.rt.Design(), item), rw.Entity, rewriteText(rw)))
 						need(rw, item)
 					case ours:
 						rec.unchanged++
@@ -489,7 +488,7 @@ func readUnits(out *dynamodb.ScanOutput) float64 {
 // rewriteText says what a rewrite would write.
 func rewriteText(rw *Rewrite) string {
 	s := ""
-	for _, k := range sortedNames(rw.Set) {
+	for _, k := range slices.Sorted(maps.Keys(rw.Set)) {
 		if s != "" {
 			s += ", "
 		}

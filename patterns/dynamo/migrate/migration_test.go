@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // These tests race the application's writes (through the rollout
@@ -58,15 +59,15 @@ func startMigration(t testing.TB, v1, v2 string) *patterns.Lock {
 
 // phaseTable creates a table as the lock's current phase deploys it and
 // loads items written by the accepted design (as before the migration).
-func phaseTable(t testing.TB, lock *patterns.Lock, items map[string][]Values) string {
+func phaseTable(t testing.TB, lock *patterns.Lock, items map[string][]dynamo.Values) string {
 	t.Helper()
 	ctx := context.Background()
 	name := fmt.Sprintf("t%d-%s", tables.Add(1), lock.Table)
-	if err := CreateLockTable(ctx, engine, lock, name); err != nil {
+	if err := dynamo.CreateLockTable(ctx, engine, lock, name); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
-	v1 := New(lock.Accepted, nil, name)
+	v1 := dynamo.New(lock.Accepted, nil, name)
 	var all []map[string]types.AttributeValue
 	for _, entity := range slices.Sorted(func(yield func(string) bool) {
 		for k := range items {
@@ -83,7 +84,7 @@ func phaseTable(t testing.TB, lock *patterns.Lock, items map[string][]Values) st
 			all = append(all, its...)
 		}
 	}
-	if err := BatchPut(ctx, engine, name, all); err != nil {
+	if err := dynamo.BatchPut(ctx, engine, name, all); err != nil {
 		t.Fatal(err)
 	}
 	return name
@@ -107,9 +108,9 @@ func backfillPhase(t testing.TB, lock *patterns.Lock, c BackfillClient, table st
 }
 
 // ids reads a pattern and lists the values of attr of what it returns.
-func ids(t testing.TB, tbl *Table, pattern string, params Params, attr string) []string {
+func ids(t testing.TB, tbl *dynamo.Table, pattern string, params dynamo.Params, attr string) []string {
 	t.Helper()
-	page, err := tbl.Read(context.Background(), pattern, Request{Params: params})
+	page, err := tbl.Read(context.Background(), pattern, dynamo.Request{Params: params})
 	if err != nil {
 		t.Fatalf("%s %v: %v", pattern, params, err)
 	}
@@ -141,8 +142,8 @@ writes:
   Move: {update: Ticket, set: [customerId], with: [openedAt]}
 `
 
-func helpTicket(id, customer string) Values {
-	return Values{"ticketId": id, "customerId": customer, "subject": "printer on fire " + id, "status": "OPEN", "openedAt": "2026-03-01T09:00:00Z"}
+func helpTicket(id, customer string) dynamo.Values {
+	return dynamo.Values{"ticketId": id, "customerId": customer, "subject": "printer on fire " + id, "status": "OPEN", "openedAt": "2026-03-01T09:00:00Z"}
 }
 
 // An update and a replace through the rollout runtime keep the accepted
@@ -157,32 +158,32 @@ func TestRolloutUpdateKeepsTheAcceptedKeys(t *testing.T) {
 	if got := lock.Migration.Phases[0].Create; !slices.Equal(got, []string{"GSI2"}) {
 		t.Fatalf("phase 1 creates %v, want GSI2 (a new projection is a new index)", got)
 	}
-	var tickets []Values
+	var tickets []dynamo.Values
 	for i := range 6 {
 		tickets = append(tickets, helpTicket(fmt.Sprintf("t%d", i), "alice"))
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Ticket": tickets})
-	rt := NewRollout(lock, client, name)
-	if rt.rollout == nil || lock.ReadsTarget("CustomerTickets") {
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Ticket": tickets})
+	rt := dynamo.NewRollout(lock, client, name)
+	if lock.Migration == nil || lock.ReadsTarget("CustomerTickets") {
 		t.Fatal("CustomerTickets should read the accepted design's GSI1 during phase 1")
 	}
 	// Moved three ways: Update, Replace, the Move write pattern.
-	if err := rt.Update(ctx, "Ticket", Values{"ticketId": "t0"}, Changes{Set: Values{"customerId": "bob"}, With: Values{"openedAt": "2026-03-01T09:00:00Z"}, Version: 1}); err != nil {
+	if err := rt.Update(ctx, "Ticket", dynamo.Values{"ticketId": "t0"}, dynamo.Changes{Set: dynamo.Values{"customerId": "bob"}, With: dynamo.Values{"openedAt": "2026-03-01T09:00:00Z"}, Version: 1}); err != nil {
 		t.Fatal(err)
 	}
 	old := with(tickets[1], "revision", 1)
 	if err := rt.Replace(ctx, "Ticket", old, with(old, "customerId", "bob")); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Write(ctx, "Move", Params{"ticketId": "t2", "customerId": "bob", "openedAt": "2026-03-01T09:00:00Z", "revision": 1}); err != nil {
+	if err := rt.Write(ctx, "Move", dynamo.Params{"ticketId": "t2", "customerId": "bob", "openedAt": "2026-03-01T09:00:00Z", "revision": 1}); err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string) {
 		t.Helper()
-		if got := ids(t, rt, "CustomerTickets", Params{"customerId": "bob"}, "ticketId"); !slices.Equal(got, []string{"t0", "t1", "t2"}) {
+		if got := ids(t, rt, "CustomerTickets", dynamo.Params{"customerId": "bob"}, "ticketId"); !slices.Equal(got, []string{"t0", "t1", "t2"}) {
 			t.Errorf("%s: bob's tickets %v, want [t0 t1 t2]", when, got)
 		}
-		page, err := rt.Read(ctx, "CustomerTickets", Request{Params: Params{"customerId": "alice"}})
+		page, err := rt.Read(ctx, "CustomerTickets", dynamo.Request{Params: dynamo.Params{"customerId": "alice"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,13 +211,13 @@ func TestRolloutUpdateKeepsTheAcceptedKeys(t *testing.T) {
 	if err := lock.Advance(); err != nil {
 		t.Fatal(err)
 	}
-	if err := ApplyIndexes(ctx, engine, name, lock.Migration.Phases[1].Indexes); err != nil {
+	if err := dynamo.ApplyIndexes(ctx, engine, name, lock.Migration.Phases[1].Indexes); err != nil {
 		if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
 			t.Skipf("%s: phase 2's GSI1 cannot be deleted from the live table (%v)", why, err)
 		}
 		t.Fatal(err)
 	}
-	rt = NewRollout(lock, client, name)
+	rt = dynamo.NewRollout(lock, client, name)
 	check("at phase 2")
 }
 
@@ -251,19 +252,19 @@ var renameV2 = testmodel.NotesRenamed
 func TestRenameKeepsWritesDuringTheMigration(t *testing.T) {
 	ctx := context.Background()
 	lock := startMigration(t, renameV1, renameV2)
-	var notes []Values
+	var notes []dynamo.Values
 	for i := range 8 {
-		notes = append(notes, Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": "ann", "subject": fmt.Sprintf("old %d", i), "memo": "memo", "score": 10})
+		notes = append(notes, dynamo.Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": "ann", "subject": fmt.Sprintf("old %d", i), "memo": "memo", "score": 10})
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Note": notes})
-	rt := NewRollout(lock, client, name)
-	key := func(id string) Values { return Values{"noteId": id} }
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Note": notes})
+	rt := dynamo.NewRollout(lock, client, name)
+	key := func(id string) dynamo.Values { return dynamo.Values{"noteId": id} }
 	// n0: a Set through the rollout runtime.
-	if err := rt.Update(ctx, "Note", key("n0"), Changes{Set: Values{"title": "new 0"}}); err != nil {
+	if err := rt.Update(ctx, "Note", key("n0"), dynamo.Changes{Set: dynamo.Values{"title": "new 0"}}); err != nil {
 		t.Fatal(err)
 	}
 	// n1: a writer that knows only the target (it sets title alone).
-	tgt := New(lock.Migration.Target, client, name)
+	tgt := dynamo.New(lock.Migration.Target, client, name)
 	k1, _ := tgt.Key("Note", key("n1"))
 	if _, err := engine.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(name), Key: k1,
 		UpdateExpression:          aws.String("SET title = :t"),
@@ -271,34 +272,34 @@ func TestRenameKeepsWritesDuringTheMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	// n2: the optional note removed through the rollout runtime.
-	if err := rt.Update(ctx, "Note", key("n2"), Changes{Remove: []string{"note"}}); err != nil {
+	if err := rt.Update(ctx, "Note", key("n2"), dynamo.Changes{Remove: []string{"note"}}); err != nil {
 		t.Fatal(err)
 	}
 	// n3: a Replace through the rollout runtime (conditional on the
 	// values read: the item is not backfilled yet).
-	old := Values{"noteId": "n3", "ownerId": "ann", "title": "old 3", "note": "memo", "points": 10}
+	old := dynamo.Values{"noteId": "n3", "ownerId": "ann", "title": "old 3", "note": "memo", "points": 10}
 	if err := rt.Replace(ctx, "Note", old, with(with(old, "title", "new 3"), "points", 11)); err != nil {
 		t.Errorf("Replace of an item not yet backfilled: %v", err)
 	}
 	// n4: an add to a renamed number is refused while the migration runs
 	// (its new name may not hold the value yet), and changes nothing.
-	if err := rt.Update(ctx, "Note", key("n4"), Changes{Add: Values{"points": 5}}); err == nil {
+	if err := rt.Update(ctx, "Note", key("n4"), dynamo.Changes{Add: dynamo.Values{"points": 5}}); err == nil {
 		t.Error("an add to a renamed attribute during the migration is accepted")
 	}
-	want := map[string]Values{
+	want := map[string]dynamo.Values{
 		"n0": {"title": "new 0", "note": "memo", "points": int64(10)},
 		"n1": {"title": "new 1", "note": "memo", "points": int64(10)},
 		"n2": {"title": "old 2", "points": int64(10)},
 		"n3": {"title": "new 3", "note": "memo", "points": int64(11)},
 		"n4": {"title": "old 4", "note": "memo", "points": int64(10)},
 	}
-	check := func(when string, tbl *Table, accepted bool) {
+	check := func(when string, tbl *dynamo.Table, accepted bool) {
 		t.Helper()
-		page, err := tbl.Read(ctx, "OwnerNotes", Request{Params: Params{"ownerId": "ann"}})
+		page, err := tbl.Read(ctx, "OwnerNotes", dynamo.Request{Params: dynamo.Params{"ownerId": "ann"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]Values{}
+		got := map[string]dynamo.Values{}
 		for _, it := range page.Items {
 			got[fmt.Sprint(it.Values["noteId"])] = it.Values
 		}
@@ -319,8 +320,8 @@ func TestRenameKeepsWritesDuringTheMigration(t *testing.T) {
 	for id, w := range want {
 		k, _ := tgt.Key("Note", key(id))
 		it := raw(t, tgt, k)
-		if text(it["title"]) != w["title"] {
-			t.Errorf("after the backfill %s.title is stored as %s, want %v", id, text(it["title"]), w["title"])
+		if s, _ := it["title"].(*types.AttributeValueMemberS); s == nil || s.Value != w["title"] {
+			t.Errorf("after the backfill %s.title is stored as %#v, want %v", id, it["title"], w["title"])
 		}
 		if _, has := it["note"]; has != (w["note"] != nil) {
 			t.Errorf("after the backfill %s.note is %v, want %v", id, it["note"], w["note"])
@@ -331,14 +332,14 @@ func TestRenameKeepsWritesDuringTheMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	check("after the migration", New(lock.Accepted, client, name), false)
+	check("after the migration", dynamo.New(lock.Accepted, client, name), false)
 	// After it, a removal is a removal: the old name does not answer for
 	// the new one.
-	done := New(lock.Accepted, client, name)
-	if err := done.Update(ctx, "Note", key("n5"), Changes{Remove: []string{"note"}}); err != nil {
+	done := dynamo.New(lock.Accepted, client, name)
+	if err := done.Update(ctx, "Note", key("n5"), dynamo.Changes{Remove: []string{"note"}}); err != nil {
 		t.Fatal(err)
 	}
-	if it, err := done.Get(ctx, "GetNote", Params{"noteId": "n5"}); err != nil || it.Values["note"] != nil {
+	if it, err := done.Get(ctx, "GetNote", dynamo.Params{"noteId": "n5"}); err != nil || it.Values["note"] != nil {
 		t.Errorf("n5 after its note was removed: %v, %v", it, err)
 	}
 }
@@ -381,15 +382,15 @@ func TestRekeyerHoldsAgainstImmutableChanges(t *testing.T) {
 	for _, how := range []string{"delete and create", "put", "an old writer's delete and create"} {
 		t.Run(how, func(t *testing.T) {
 			lock := startMigration(t, deviceV1, v2)
-			dev := Values{"deviceId": "d1", "region": "na", "name": "pump"}
-			name := phaseTable(t, lock, map[string][]Values{"Device": {dev}})
-			rt := NewRollout(lock, client, name)
+			dev := dynamo.Values{"deviceId": "d1", "region": "na", "name": "pump"}
+			name := phaseTable(t, lock, map[string][]dynamo.Values{"Device": {dev}})
+			rt := dynamo.NewRollout(lock, client, name)
 			moved := with(dev, "region", "eu")
 			c := &interleave{BackfillClient: engine, write: func() {
 				if how == "an old writer's delete and create" {
 					// It writes no key of the new index: only the
 					// attributes can tell the item changed.
-					v1 := New(lock.Accepted, client, name)
+					v1 := dynamo.New(lock.Accepted, client, name)
 					if err := v1.Delete(ctx, "Device", dev); err != nil {
 						t.Error(err)
 					}
@@ -418,11 +419,11 @@ func TestRekeyerHoldsAgainstImmutableChanges(t *testing.T) {
 			if err := lock.Advance(); err != nil || lock.Migration != nil {
 				t.Fatalf("Advance: %v", err)
 			}
-			done := New(lock.Accepted, client, name)
-			if got := ids(t, done, "DevicesByRegion", Params{"region": "na"}, "deviceId"); len(got) != 0 {
+			done := dynamo.New(lock.Accepted, client, name)
+			if got := ids(t, done, "DevicesByRegion", dynamo.Params{"region": "na"}, "deviceId"); len(got) != 0 {
 				t.Errorf("devices in na: %v, want none (d1 moved to eu)", got)
 			}
-			if got := ids(t, done, "DevicesByRegion", Params{"region": "eu"}, "deviceId"); !slices.Equal(got, []string{"d1"}) {
+			if got := ids(t, done, "DevicesByRegion", dynamo.Params{"region": "eu"}, "deviceId"); !slices.Equal(got, []string{"d1"}) {
 				t.Errorf("devices in eu: %v, want [d1]", got)
 			}
 		})
@@ -438,8 +439,8 @@ func TestRewriteIsConditionalOnTheKeysItReplaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1 := New(lock.Accepted, nil, "x")
-	item, err := v1.Item("Device", Values{"deviceId": "d1", "region": "na", "name": "pump"})
+	v1 := dynamo.New(lock.Accepted, nil, "x")
+	item, err := v1.Item("Device", dynamo.Values{"deviceId": "d1", "region": "na", "name": "pump"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,13 +450,13 @@ func TestRewriteIsConditionalOnTheKeysItReplaces(t *testing.T) {
 	if err != nil || rw == nil {
 		t.Fatalf("Plan: %v, %v", rw, err)
 	}
-	if got, ok := rw.Sources["GSI1PK"]; !ok || !SameValue(got, stale) {
+	if got, ok := rw.Sources["GSI1PK"]; !ok || !dynamo.SameValue(got, stale) {
 		t.Errorf("the condition on GSI1PK: %v (present %v), want it as read", got, ok)
 	}
 	if got, ok := rw.Sources["GSI1SK"]; !ok || got != nil {
 		t.Errorf("the condition on GSI1SK: %v (present %v), want it absent as read", got, ok)
 	}
-	if got, ok := rw.Sources["region"]; !ok || !SameValue(got, item["region"]) {
+	if got, ok := rw.Sources["region"]; !ok || !dynamo.SameValue(got, item["region"]) {
 		t.Errorf("the condition on region (immutable, out of the base key): %v (present %v)", got, ok)
 	}
 }
@@ -480,22 +481,22 @@ patterns:
 `
 	v2 := replaceOnce(t, replaceOnce(t, v1, "version: rev", "version: revision"), "rev: {type: number, min: 1}", "revision: {type: number, min: 1, renamedFrom: rev}")
 	lock := startMigration(t, v1, v2)
-	name := phaseTable(t, lock, map[string][]Values{"Doc": {{"docId": "d1", "body": "one"}, {"docId": "d2", "body": "two"}}})
-	rt := NewRollout(lock, client, name)
-	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "uno"}, Version: 1}); err != nil {
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Doc": {{"docId": "d1", "body": "one"}, {"docId": "d2", "body": "two"}}})
+	rt := dynamo.NewRollout(lock, client, name)
+	if err := rt.Update(ctx, "Doc", dynamo.Values{"docId": "d1"}, dynamo.Changes{Set: dynamo.Values{"body": "uno"}, Version: 1}); err != nil {
 		t.Fatalf("an update at the version read, not yet backfilled: %v", err)
 	}
-	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "stale"}, Version: 1}); !errors.Is(err, ErrChanged) {
+	if err := rt.Update(ctx, "Doc", dynamo.Values{"docId": "d1"}, dynamo.Changes{Set: dynamo.Values{"body": "stale"}, Version: 1}); !errors.Is(err, dynamo.ErrChanged) {
 		t.Errorf("an update at a stale version: %v", err)
 	}
 	backfillPhase(t, lock, engine, name)
-	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"body": "eins"}, Version: 2}); err != nil {
+	if err := rt.Update(ctx, "Doc", dynamo.Values{"docId": "d1"}, dynamo.Changes{Set: dynamo.Values{"body": "eins"}, Version: 2}); err != nil {
 		t.Fatalf("the next update after the backfill: %v", err)
 	}
 	for lock.Migration != nil {
 		lock.Advance()
 	}
-	got, err := New(lock.Accepted, client, name).Get(ctx, "GetDoc", Params{"docId": "d1"})
+	got, err := dynamo.New(lock.Accepted, client, name).Get(ctx, "GetDoc", dynamo.Params{"docId": "d1"})
 	if err != nil || got == nil || got.Values["body"] != "eins" || fmt.Sprint(got.Values["revision"]) != "3" {
 		t.Errorf("after the migration: %v, %v", got, err)
 	}
@@ -509,17 +510,17 @@ patterns:
 func TestWidenedNumberKeyedInPlace(t *testing.T) {
 	ctx := context.Background()
 	lock := startMigration(t, sizesV1, replaceOnce(t, sizesV1, "max: 9999}", "max: 9999999}"))
-	name := phaseTable(t, lock, map[string][]Values{"Doc": {{"docId": "d1", "owner": "ann", "size": 12}, {"docId": "d4", "owner": "ann", "size": 4999}}})
-	rt := NewRollout(lock, client, name)
-	if _, err := rt.Read(ctx, "OwnerDocsBySize", Request{Params: Params{"owner": "ann"}}); !errors.Is(err, ErrNotReady) {
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Doc": {{"docId": "d1", "owner": "ann", "size": 12}, {"docId": "d4", "owner": "ann", "size": 4999}}})
+	rt := dynamo.NewRollout(lock, client, name)
+	if _, err := rt.Read(ctx, "OwnerDocsBySize", dynamo.Request{Params: dynamo.Params{"owner": "ann"}}); !errors.Is(err, dynamo.ErrNotReady) {
 		t.Errorf("a read of the index being re-encoded in place, during its backfill: %v, want ErrNotReady", err)
 	}
-	if err := rt.Create(ctx, "Doc", Values{"docId": "d2", "owner": "ann", "size": 5_000_000}); err != nil {
+	if err := rt.Create(ctx, "Doc", dynamo.Values{"docId": "d2", "owner": "ann", "size": 5_000_000}); err != nil {
 		t.Fatalf("a size of the new range, its key the target's: %v", err)
 	}
 	migrateAll(t, lock, name)
-	done := New(lock.Accepted, client, name)
-	page, err := done.Read(ctx, "OwnerDocsBySize", Request{Params: Params{"owner": "ann"}})
+	done := dynamo.New(lock.Accepted, client, name)
+	page, err := done.Read(ctx, "OwnerDocsBySize", dynamo.Request{Params: dynamo.Params{"owner": "ann"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,26 +560,26 @@ patterns:
 `)
 	v2 := replaceOnce(t, replaceOnce(t, v1, "max: 9999}", "max: 9999999}"), "  OwnerDocsBySize: {query: Doc, where: [owner], sort: size}\n", "")
 	lock := startMigration(t, v1, v2)
-	name := phaseTable(t, lock, map[string][]Values{"Doc": {{"docId": "d1", "owner": "ann", "size": 12}}})
-	rt := NewRollout(lock, client, name)
-	big := Values{"docId": "d2", "owner": "ann", "size": 5_000_000}
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Doc": {{"docId": "d1", "owner": "ann", "size": 12}}})
+	rt := dynamo.NewRollout(lock, client, name)
+	big := dynamo.Values{"docId": "d2", "owner": "ann", "size": 5_000_000}
 	err := rt.Create(ctx, "Doc", big)
-	if !errors.Is(err, ErrNotYet) || !strings.Contains(err.Error(), "until the migration is done") {
+	if !errors.Is(err, dynamo.ErrNotYet) || !strings.Contains(err.Error(), "until the migration is done") {
 		t.Errorf("a size only the new range allows: %v, want ErrNotYet saying why", err)
 	}
-	if err := rt.Update(ctx, "Doc", Values{"docId": "d1"}, Changes{Set: Values{"size": 6_000_000}, With: Values{"owner": "ann"}}); !errors.Is(err, ErrNotYet) {
+	if err := rt.Update(ctx, "Doc", dynamo.Values{"docId": "d1"}, dynamo.Changes{Set: dynamo.Values{"size": 6_000_000}, With: dynamo.Values{"owner": "ann"}}); !errors.Is(err, dynamo.ErrNotYet) {
 		t.Errorf("an update to a size only the new range allows: %v, want ErrNotYet", err)
 	}
 	if err := rt.Create(ctx, "Doc", with(big, "size", 9999)); err != nil {
 		t.Errorf("a size both ranges allow: %v", err)
 	}
 	migrateAll(t, lock, name)
-	done := New(lock.Accepted, client, name)
+	done := dynamo.New(lock.Accepted, client, name)
 	if err := done.Create(ctx, "Doc", with(big, "docId", "d3")); err != nil {
 		t.Errorf("after the migration: %v", err)
 	}
 	for _, id := range []string{"d1", "d2", "d3"} {
-		if it, err := done.Get(ctx, "GetDoc", Params{"docId": id}); err != nil || it == nil {
+		if it, err := done.Get(ctx, "GetDoc", dynamo.Params{"docId": id}); err != nil || it == nil {
 			t.Errorf("GetDoc(%s): %v, %v", id, it, err)
 		}
 	}
@@ -593,7 +594,7 @@ func migrateAll(t testing.TB, lock *patterns.Lock, name string) {
 	for lock.Migration != nil {
 		mg := lock.Migration
 		phase := mg.Phases[mg.Current]
-		if err := ApplyIndexes(ctx, engine, name, phase.Indexes); err != nil {
+		if err := dynamo.ApplyIndexes(ctx, engine, name, phase.Indexes); err != nil {
 			if why := enginepkg.Lacks(engineName, enginepkg.OnlineIndexes); why != "" {
 				t.Skipf("%s: phase %d's GSIs cannot be applied to the live table (%v)", why, mg.Current+1, err)
 			}
@@ -623,18 +624,18 @@ func TestTwoNewIndexesOfOneEntityAreBothBackfilled(t *testing.T) {
 	if len(created) != 2 {
 		t.Fatalf("phases %+v: want two GSIs created", lock.Migration.Phases)
 	}
-	var tickets []Values
+	var tickets []dynamo.Values
 	for i := range 30 {
 		tickets = append(tickets, helpTicket(fmt.Sprintf("t%d", i), "alice"))
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Ticket": tickets})
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Ticket": tickets})
 	migrateAll(t, lock, name)
-	done := New(lock.Accepted, client, name)
-	if got := ids(t, done, "TicketsByStatus", Params{"status": "OPEN"}, "ticketId"); len(got) != 30 {
+	done := dynamo.New(lock.Accepted, client, name)
+	if got := ids(t, done, "TicketsByStatus", dynamo.Params{"status": "OPEN"}, "ticketId"); len(got) != 30 {
 		t.Errorf("TicketsByStatus(OPEN): %d tickets, want 30", len(got))
 	}
 	for _, tk := range tickets {
-		if got := ids(t, done, "TicketsBySubject", Params{"subject": tk["subject"]}, "ticketId"); !slices.Equal(got, []string{tk["ticketId"].(string)}) {
+		if got := ids(t, done, "TicketsBySubject", dynamo.Params{"subject": tk["subject"]}, "ticketId"); !slices.Equal(got, []string{tk["ticketId"].(string)}) {
 			t.Errorf("TicketsBySubject(%s): %v", tk["subject"], got)
 		}
 	}

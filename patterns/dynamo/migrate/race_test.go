@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 const raceV1 = testmodel.NotesRaced
@@ -39,25 +40,25 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 	}
 	categories := []string{"home", "work", "misc"}
 	owners := []string{"a", "ab", "a#b"} // prefixes of each other
-	var notes []Values
+	var notes []dynamo.Values
 	for i := range n {
-		v := Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": owners[i%3], "category": categories[i%3],
+		v := dynamo.Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": owners[i%3], "category": categories[i%3],
 			"subject": fmt.Sprintf("subject %d", i), "score": i % 7}
 		if i%2 == 0 {
 			v["memo"] = "m%"
 		}
 		notes = append(notes, v)
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Note": notes})
-	rt := NewRollout(lock, client, name)
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Note": notes})
+	rt := dynamo.NewRollout(lock, client, name)
 	// Each writer's notes, under the target's names, as it last wrote
 	// them (nil: deleted).
-	views := make([]map[string]Values, writers)
+	views := make([]map[string]dynamo.Values, writers)
 	for w := range views {
-		views[w] = map[string]Values{}
+		views[w] = map[string]dynamo.Values{}
 	}
 	for i, v := range notes {
-		tv := Values{"noteId": v["noteId"], "ownerId": v["ownerId"], "category": v["category"], "title": v["subject"], "points": v["score"]}
+		tv := dynamo.Values{"noteId": v["noteId"], "ownerId": v["ownerId"], "category": v["category"], "title": v["subject"], "points": v["score"]}
 		if v["memo"] != nil {
 			tv["note"] = v["memo"]
 		}
@@ -77,23 +78,23 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 			for !stop.Load() {
 				id := ids[rnd.IntN(len(ids))]
 				cur := views[w][id]
-				var next Values
+				var next dynamo.Values
 				var err error
 				switch op := rnd.IntN(6); {
 				case cur == nil:
-					next = Values{"noteId": id, "ownerId": owners[rnd.IntN(3)], "category": categories[rnd.IntN(3)], "title": "re-created", "points": rnd.IntN(1000)}
+					next = dynamo.Values{"noteId": id, "ownerId": owners[rnd.IntN(3)], "category": categories[rnd.IntN(3)], "title": "re-created", "points": rnd.IntN(1000)}
 					err = rt.Create(ctx, "Note", next)
 				case op == 0:
 					next = with(cur, "title", fmt.Sprintf("t%d#%%", rnd.IntN(100)))
-					err = rt.Update(ctx, "Note", Values{"noteId": id}, Changes{Set: Values{"title": next["title"]}})
+					err = rt.Update(ctx, "Note", dynamo.Values{"noteId": id}, dynamo.Changes{Set: dynamo.Values{"title": next["title"]}})
 				case op == 1:
 					next = maps.Clone(cur)
 					if cur["note"] != nil {
 						delete(next, "note")
-						err = rt.Update(ctx, "Note", Values{"noteId": id}, Changes{Remove: []string{"note"}})
+						err = rt.Update(ctx, "Note", dynamo.Values{"noteId": id}, dynamo.Changes{Remove: []string{"note"}})
 					} else {
 						next["note"] = "n"
-						err = rt.Update(ctx, "Note", Values{"noteId": id}, Changes{Set: Values{"note": "n"}})
+						err = rt.Update(ctx, "Note", dynamo.Values{"noteId": id}, dynamo.Changes{Set: dynamo.Values{"note": "n"}})
 					}
 				case op == 2:
 					next = with(with(cur, "ownerId", owners[rnd.IntN(3)]), "points", rnd.IntN(1000))
@@ -148,7 +149,7 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 	}
 	items := evolvetest.ScanAll(t, engine, name)
 	checkTarget(t, lock, items)
-	all := map[string]Values{}
+	all := map[string]dynamo.Values{}
 	for _, view := range views {
 		for id, v := range view {
 			if v != nil {
@@ -158,7 +159,7 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 	}
 	lost := 0
 	for id, v := range all {
-		got, err := rt.Get(ctx, "GetNote", Params{"noteId": id})
+		got, err := rt.Get(ctx, "GetNote", dynamo.Params{"noteId": id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +176,7 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 	if err := lock.Advance(); err != nil || lock.Migration != nil {
 		t.Fatal(err)
 	}
-	done := New(lock.Accepted, client, name)
+	done := dynamo.New(lock.Accepted, client, name)
 	for _, c := range categories {
 		var want []string
 		for id, v := range all {
@@ -184,7 +185,7 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
-		if got := readAll(t, done, "NotesByCategory", Params{"category": c}); !slices.Equal(got, want) {
+		if got := readAll(t, done, "NotesByCategory", dynamo.Params{"category": c}); !slices.Equal(got, want) {
 			t.Errorf("NotesByCategory(%s): %d notes, want %d (%v)", c, len(got), len(want), diffIDs(got, want))
 		}
 	}
@@ -196,13 +197,13 @@ func TestBackfillRacesEveryWrite(t *testing.T) {
 			}
 		}
 		slices.Sort(want)
-		if got := readAll(t, done, "OwnerNotes", Params{"ownerId": o}); !slices.Equal(got, want) {
+		if got := readAll(t, done, "OwnerNotes", dynamo.Params{"ownerId": o}); !slices.Equal(got, want) {
 			t.Errorf("OwnerNotes(%s): %d notes, want %d (%v)", o, len(got), len(want), diffIDs(got, want))
 		}
 	}
 }
 
-func sameNote(got, want Values) bool {
+func sameNote(got, want dynamo.Values) bool {
 	for _, a := range []string{"ownerId", "category", "title", "note", "points"} {
 		if fmt.Sprint(got[a]) != fmt.Sprint(want[a]) {
 			return false
@@ -212,12 +213,12 @@ func sameNote(got, want Values) bool {
 }
 
 // readAll reads a pattern to its end and lists the ids it returns.
-func readAll(t testing.TB, tbl *Table, pattern string, params Params) []string {
+func readAll(t testing.TB, tbl *dynamo.Table, pattern string, params dynamo.Params) []string {
 	t.Helper()
 	var out []string
-	for it, err := range tbl.All(context.Background(), pattern, Request{Params: params}) {
+	for it, err := range tbl.All(context.Background(), pattern, dynamo.Request{Params: params}) {
 		if err != nil {
-			if errors.Is(err, ErrNotReady) {
+			if errors.Is(err, dynamo.ErrNotReady) {
 				t.Fatalf("%s: %v", pattern, err)
 			}
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // Values moved into or out of S3 by a migration (store: s3 added to an
@@ -32,10 +33,9 @@ import (
 // objectMoves finds, for each target entity, the attributes whose store
 // the migration changes, and adds them to what the Scan reads.
 func (r *Rekeyer) objectMoves() {
-	ro := r.rt.rollout
 	for _, e := range r.lock.Migration.Target.Model().Entities {
 		old := e.Name
-		if n, ok := ro.entity[e.Name]; ok {
+		if n, ok := r.was[e.Name]; ok {
 			old = n
 		}
 		fe := r.lock.Accepted.Model().Entity(old)
@@ -61,13 +61,13 @@ func (r *Rekeyer) objectMoves() {
 // Sources: the rewrite's condition).
 func (r *Rekeyer) planObjects(entity string, item map[string]types.AttributeValue, rw *Rewrite) {
 	for _, attr := range r.toS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && !isObjectKey(entity, attr, s.Value) {
+		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && !dynamo.IsObjectKey(entity, attr, s.Value) {
 			rw.ToS3 = append(rw.ToS3, attr)
 			rw.Sources[attr] = s
 		}
 	}
 	for _, attr := range r.fromS3[entity] {
-		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && isObjectKey(entity, attr, s.Value) {
+		if s, ok := item[attr].(*types.AttributeValueMemberS); ok && dynamo.IsObjectKey(entity, attr, s.Value) {
 			rw.FromS3 = append(rw.FromS3, attr)
 			rw.Sources[attr] = s
 		}
@@ -90,7 +90,7 @@ func (r *Rekeyer) moveObjects(ctx context.Context, rw *Rewrite) (written, read [
 		return nil, nil, ErrNoObjectsForMigration
 	}
 	for _, attr := range rw.ToS3 {
-		key := newObjectKey(rw.Entity, attr)
+		key := dynamo.ObjectKey(rw.Entity, attr)
 		if err := r.Objects.PutObject(ctx, key, []byte(rw.Sources[attr].(*types.AttributeValueMemberS).Value)); err != nil {
 			r.dropKeys(ctx, written)
 			return nil, nil, fmt.Errorf("storing %s.%s in S3: %w", rw.Entity, attr, err)
@@ -123,38 +123,5 @@ func (r *Rekeyer) dropKeys(ctx context.Context, keys []string) {
 // cannot be moved: counted failed), not S3's or the store's absence (the
 // run stops, to resume).
 func objectFault(err error) bool {
-	return errors.Is(err, ErrNoObject)
-}
-
-// storeMoving reports whether a migration moves entity's attr (target
-// names) into or out of S3: the rollout runtime's accepted design keeps
-// it otherwise than the target. Until the backfill reaches an item, it
-// holds the value as the accepted design wrote it (a value, or a key).
-func (t *Table) storeMoving(entity, attr string) bool {
-	ro := t.rollout
-	if ro == nil {
-		return false
-	}
-	old := entity
-	if n, ok := ro.entity[entity]; ok {
-		old = n
-	}
-	e, fe := t.m.Entity(entity), ro.prev.m.Entity(old)
-	return e != nil && fe != nil && e.Attr(attr) != nil && fe.Attr(attr) != nil && e.Attr(attr).InS3() != fe.Attr(attr).InS3()
-}
-
-// movedOut are the attributes of entity (target names) a migration
-// takes out of S3: an item the backfill has not reached holds an
-// object's key there, and a write replacing it deletes that object
-// after (as a write of a value kept in S3 does), given an ObjectStore.
-func (t *Table) movedOut(entity string) []*patterns.Attribute {
-	var out []*patterns.Attribute
-	if e := t.m.Entity(entity); e != nil && t.rollout != nil {
-		for _, a := range e.Attributes {
-			if !a.InS3() && t.storeMoving(entity, a.Name) {
-				out = append(out, a)
-			}
-		}
-	}
-	return out
+	return errors.Is(err, dynamo.ErrNoObject)
 }

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func TestDescribeLiveDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := waitActive(ctx, engine, tbl.Name(), 0, nil); err != nil {
+	if err := waitActive(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := engine.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(tbl.Name()),

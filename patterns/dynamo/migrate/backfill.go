@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -76,7 +76,7 @@ func (r *Rekeyer) Segment(ctx context.Context, c BackfillClient, segment, segmen
 			}
 		}
 		for _, item := range out.Items {
-			if bookkeeping(r.rt.d.PK, item) {
+			if bookkeeping(r.rt.Design().PK, item) {
 				continue // keyplan's own, not the application's
 			}
 			r.stats.Scanned.Add(1)

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // ErrOtherTable: the table named is not the lock's (another model's, by
@@ -40,9 +41,9 @@ func CheckTableOf(ctx context.Context, c BackfillClient, l *patterns.Lock, name 
 	if m, ok := got.Item["model"].(*types.AttributeValueMemberS); ok && m.Value != l.Table {
 		return fmt.Errorf("%w: %s was migrated by keyplan as the table of %s, not %s", ErrOtherTable, name, m.Value, l.Table)
 	}
-	designs := []*Table{New(d, nil, name)}
+	designs := []*dynamo.Table{dynamo.New(d, nil, name)}
 	if l.Migration != nil {
-		designs = append(designs, New(l.Migration.Target, nil, name))
+		designs = append(designs, dynamo.New(l.Migration.Target, nil, name))
 	}
 	seen := 0
 	var sample []string
@@ -63,7 +64,7 @@ func CheckTableOf(ctx context.Context, c BackfillClient, l *patterns.Lock, name 
 			}
 			seen++
 			if len(sample) < 3 {
-				sample = append(sample, keyText(d, it))
+				sample = append(sample, dynamo.KeyText(d, it))
 			}
 		}
 		if next = out.LastEvaluatedKey; len(next) == 0 {

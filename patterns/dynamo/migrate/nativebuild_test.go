@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -28,7 +29,7 @@ const trackerNext = "  TasksByPriority: {query: Task, where: [tenantId, priority
 // and priority, newest first.
 func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 	ctx := context.Background()
-	src, err := os.ReadFile("../../examples/tracker.yaml")
+	src, err := os.ReadFile("../../../examples/tracker.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,14 +66,14 @@ func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 	// # and %, equal priorities and equal creation times, the extremes of
 	// the priority's range, tasks without an assignee.
 	name := fmt.Sprintf("t%d-Tracker", tables.Add(1))
-	if err := CreateTable(ctx, engine, d1, name); err != nil {
+	if err := dynamo.CreateTable(ctx, engine, d1, name); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
-	before := New(d1, client, name)
-	var tasks []Values
+	before := dynamo.New(d1, client, name)
+	var tasks []dynamo.Values
 	var all []map[string]types.AttributeValue
-	add := func(entity string, v Values) {
+	add := func(entity string, v dynamo.Values) {
 		t.Helper()
 		items, err := before.Items(entity, v)
 		if err != nil {
@@ -89,7 +90,7 @@ func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 	tenants := []string{"a", "ab", "a#b", "a%b", "acme"}
 	for i := range 60 {
 		tenant := tenants[i%len(tenants)]
-		v := Values{"tenantId": tenant, "taskId": fmt.Sprintf("g%d", i), "title": "t", "status": []string{"open", "doing", "done"}[i%3],
+		v := dynamo.Values{"tenantId": tenant, "taskId": fmt.Sprintf("g%d", i), "title": "t", "status": []string{"open", "doing", "done"}[i%3],
 			"priority": []int{0, 9, 5, 5}[i%4], "createdAt": fmt.Sprintf("2026-07-%02dT10:00:00Z", 1+i%7)}
 		if i%2 == 0 {
 			v["assigneeId"], v["dueDate"] = "ana", "2026-08-01T00:00:00Z"
@@ -97,36 +98,36 @@ func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 		add("Task", v)
 	}
 	for _, tenant := range tenants[:4] {
-		add("Tenant", Values{"tenantId": tenant, "name": tenant})
+		add("Tenant", dynamo.Values{"tenantId": tenant, "name": tenant})
 	}
-	if err := BatchPut(ctx, engine, name, all); err != nil {
+	if err := dynamo.BatchPut(ctx, engine, name, all); err != nil {
 		t.Fatal(err)
 	}
 
 	// The deploy: the new index, built by the engine from the items.
-	if err := ApplyIndexes(ctx, engine, name, df.Phases[0].Indexes); err != nil {
+	if err := dynamo.ApplyIndexes(ctx, engine, name, df.Phases[0].Indexes); err != nil {
 		t.Fatal(err)
 	}
-	after := New(d2, client, name)
+	after := dynamo.New(d2, client, name)
 	seen := 0
 	type group struct {
 		tenant   string
 		priority int
 	}
-	groups := map[group][]Values{}
+	groups := map[group][]dynamo.Values{}
 	for _, v := range tasks {
 		g := group{v["tenantId"].(string), toInt(t, v["priority"])}
 		groups[g] = append(groups[g], v)
 	}
 	for g, want := range groups {
-		var got []Values
-		for it, err := range after.All(ctx, "TasksByPriority", Request{Params: Params{"tenantId": g.tenant, "priority": g.priority}}) {
+		var got []dynamo.Values
+		for it, err := range after.All(ctx, "TasksByPriority", dynamo.Request{Params: dynamo.Params{"tenantId": g.tenant, "priority": g.priority}}) {
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append(got, it.Values)
 		}
-		ids := func(vs []Values) []string {
+		ids := func(vs []dynamo.Values) []string {
 			var out []string
 			for _, v := range vs {
 				out = append(out, v["tenantId"].(string)+"/"+v["taskId"].(string))
@@ -180,12 +181,12 @@ func TestNativeIndexWithADiscriminatorIsBackfilled(t *testing.T) {
 	needsNative(t, d1)
 	lock := patterns.NewLock(d1)
 	ref := oracle.NewState(m1)
-	items := map[string][]Values{}
+	items := map[string][]dynamo.Values{}
 	for i, id := range []string{"a", "ab", "a#b", "a%b", "b", "o5", "o6", "o7"} {
 		status := []string{"open", "shipped"}[i%2]
 		at := fmt.Sprintf("2026-03-0%dT09:00:00Z", 1+i%3) // equal placedAt values
-		items["Order"] = append(items["Order"], Values{"orderId": id, "customerId": "c" + id, "status": status, "placedAt": at})
-		items["Return"] = append(items["Return"], Values{"returnId": "r" + id, "orderId": id, "status": status, "placedAt": at})
+		items["Order"] = append(items["Order"], dynamo.Values{"orderId": id, "customerId": "c" + id, "status": status, "placedAt": at})
+		items["Return"] = append(items["Return"], dynamo.Values{"returnId": "r" + id, "orderId": id, "status": status, "placedAt": at})
 	}
 	for entity, vs := range items {
 		for _, v := range vs {
@@ -208,14 +209,14 @@ func TestNativeIndexWithADiscriminatorIsBackfilled(t *testing.T) {
 	}
 	migrateAll(t, lock, name)
 	m2 := d2.Model()
-	done := New(lock.Accepted, client, name)
+	done := dynamo.New(lock.Accepted, client, name)
 	for _, status := range []string{"open", "shipped"} {
 		want, err := ref.Read(m2.Pattern("OrdersByStatus"), map[string]any{"status": status}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []*oracle.Item
-		for it, err := range done.All(ctx, "OrdersByStatus", Request{Params: Params{"status": status}}) {
+		for it, err := range done.All(ctx, "OrdersByStatus", dynamo.Request{Params: dynamo.Params{"status": status}}) {
 			if err != nil {
 				t.Fatal(err)
 			}

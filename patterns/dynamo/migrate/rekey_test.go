@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -25,6 +25,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/internal/testkit/faults"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // migration is the shop at phase 1 of its move to ShopV2, on a table of
@@ -39,18 +40,18 @@ type migration struct {
 
 func newMigration(t testing.TB, n int) *migration {
 	t.Helper()
-	m1, _, lock := evolvetest.ShopMigration(t, "../..")
+	m1, _, lock := evolvetest.ShopMigration(t, "../../..")
 	mg := &migration{lock: lock, v1: lock.Accepted, v2: lock.Migration.Target}
 	mg.table = fmt.Sprintf("t%d-%s", tables.Add(1), mg.v1.Table)
 	ctx := context.Background()
-	if err := CreateLockTable(ctx, engine, mg.lock, mg.table); err != nil {
+	if err := dynamo.CreateLockTable(ctx, engine, mg.lock, mg.table); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(mg.table)}) })
-	v1 := New(mg.v1, nil, mg.table)
+	v1 := dynamo.New(mg.v1, nil, mg.table)
 	var all []map[string]types.AttributeValue
 	load := func(entity string, v map[string]any) {
-		items, err := v1.Items(entity, Values(v))
+		items, err := v1.Items(entity, dynamo.Values(v))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +63,7 @@ func newMigration(t testing.TB, n int) *migration {
 	for _, it := range evolvetest.ShopItems(n) {
 		load(it.Entity, it.Values)
 	}
-	if err := BatchPut(ctx, engine, mg.table, all); err != nil {
+	if err := dynamo.BatchPut(ctx, engine, mg.table, all); err != nil {
 		t.Fatal(err)
 	}
 	mg.items = len(all)
@@ -73,7 +74,7 @@ func newMigration(t testing.TB, n int) *migration {
 // runtime writes for its values, on every attribute.
 func checkTarget(t testing.TB, l *patterns.Lock, items map[string]map[string]types.AttributeValue) {
 	t.Helper()
-	rt := NewRollout(l, nil, "x")
+	rt := dynamo.NewRollout(l, nil, "x")
 	bad := 0
 	for k, it := range items {
 		entity, v, err := rt.Decode(it)
@@ -91,7 +92,7 @@ func checkTarget(t testing.TB, l *patterns.Lock, items map[string]map[string]typ
 			continue
 		}
 		for a, x := range want {
-			if !SameValue(it[a], x) {
+			if !dynamo.SameValue(it[a], x) {
 				if bad++; bad < 5 {
 					t.Errorf("%s.%s = %v, want %v", k, a, it[a], x)
 				}
@@ -147,7 +148,7 @@ func TestBackfillRewritesThePhase(t *testing.T) {
 	if err := mg.lock.Advance(); err != nil || mg.lock.Migration != nil {
 		t.Fatalf("Advance: %v", err)
 	}
-	rep := ValidateExisting(ctx, New(mg.v2, client, mg.table))
+	rep := dynamo.ValidateExisting(ctx, dynamo.New(mg.v2, client, mg.table))
 	for _, r := range rep.Results {
 		if !r.OK() {
 			t.Errorf("after the backfill: %s", r)
@@ -167,11 +168,11 @@ func TestBackfillUnderConcurrentWrites(t *testing.T) {
 	t.Parallel()
 	mg := newMigration(t, 1500)
 	ctx := context.Background()
-	rt := NewRollout(mg.lock, client, mg.table)
-	var products []Values
+	rt := dynamo.NewRollout(mg.lock, client, mg.table)
+	var products []dynamo.Values
 	for _, it := range evolvetest.ShopItems(1500) {
 		if it.Entity == "Product" {
-			products = append(products, Values(it.Values))
+			products = append(products, dynamo.Values(it.Values))
 		}
 	}
 	// Three writers, each with its own products (so each knows exactly
@@ -179,14 +180,14 @@ func TestBackfillUnderConcurrentWrites(t *testing.T) {
 	// attribute: the item moves in GSI2), inventory with a hand-written
 	// ADD (an attribute keyplan does not own).
 	const writers = 3
-	views := make([]map[string]Values, writers)
+	views := make([]map[string]dynamo.Values, writers)
 	var (
 		stop   atomic.Bool
 		writes atomic.Int64
 		wg     sync.WaitGroup
 	)
 	for w := range writers {
-		views[w] = map[string]Values{}
+		views[w] = map[string]dynamo.Values{}
 		for i, p := range products {
 			if i%writers == w {
 				views[w][p["productId"].(string)] = maps.Clone(p)
@@ -362,7 +363,7 @@ func sameTables(t *testing.T, want, got map[string]map[string]types.AttributeVal
 			continue
 		}
 		for a, x := range w {
-			if !SameValue(g[a], x) {
+			if !dynamo.SameValue(g[a], x) {
 				if bad++; bad < 5 {
 					t.Errorf("%s.%s is %v, want %v", k, a, g[a], x)
 				}

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -108,10 +109,10 @@ func TestMigrationProperty(t *testing.T) {
 // the target's attribute names, keyed by entity and id.
 type propRef struct {
 	m     *patterns.Model // the target's
-	items map[string]Values
+	items map[string]dynamo.Values
 }
 
-func propKey(e *patterns.Entity, v Values) string {
+func propKey(e *patterns.Entity, v dynamo.Values) string {
 	k := e.Name
 	for _, a := range e.ID {
 		k += "\x00" + propNorm(v[a])
@@ -148,15 +149,15 @@ func propNorm(x any) string {
 
 // paramsOf are the parameters a pattern is read with: every value its
 // where attributes take among the reference's items, and one none has.
-func (r *propRef) paramsOf(p *patterns.Pattern) []Params {
+func (r *propRef) paramsOf(p *patterns.Pattern) []dynamo.Params {
 	seen := map[string]bool{}
-	var out []Params
+	var out []dynamo.Params
 	for _, k := range slices.Sorted(maps.Keys(r.items)) {
 		v := r.items[k]
 		if !slices.Contains(p.Entities, strings.SplitN(k, "\x00", 2)[0]) {
 			continue
 		}
-		ps := Params{}
+		ps := dynamo.Params{}
 		for _, w := range r.m.Where(p) {
 			ps[w] = v[w]
 		}
@@ -188,7 +189,7 @@ func (r *propRef) paramsOf(p *patterns.Pattern) []Params {
 // (patterns/oracle: the items, their order and the values returned, from
 // the items' attributes alone). It returns how many patterns were not
 // ready (ErrNotReady: allowed unless mustBeReady).
-func (r *propRef) check(t *testing.T, tbl *Table, when string, mustBeReady bool) (notReady int) {
+func (r *propRef) check(t *testing.T, tbl *dynamo.Table, when string, mustBeReady bool) (notReady int) {
 	t.Helper()
 	ctx := context.Background()
 	state := oracle.NewState(r.m)
@@ -211,19 +212,19 @@ func (r *propRef) check(t *testing.T, tbl *Table, when string, mustBeReady bool)
 			}
 			var got []*oracle.Item
 			if p.Op == patterns.ReadGet {
-				var it *Item
+				var it *dynamo.Item
 				if it, err = tbl.Get(ctx, p.Name, ps); err == nil && it != nil {
 					got = append(got, oracle.FromRuntime(r.m, it.Entity, it.Values))
 				}
 			} else {
-				for it, e := range tbl.All(ctx, p.Name, Request{Params: ps}) {
+				for it, e := range tbl.All(ctx, p.Name, dynamo.Request{Params: ps}) {
 					if err = e; err != nil {
 						break
 					}
 					got = append(got, oracle.FromRuntime(r.m, it.Entity, it.Values))
 				}
 			}
-			if errors.Is(err, ErrNotReady) && !mustBeReady {
+			if errors.Is(err, dynamo.ErrNotReady) && !mustBeReady {
 				notReady++
 				break
 			}
@@ -244,17 +245,17 @@ func (r *propRef) check(t *testing.T, tbl *Table, when string, mustBeReady bool)
 
 // propItems generates the accepted design's items (the v1 names) and
 // the reference's copy of them (the target's names).
-func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]Values, *propRef) {
+func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]dynamo.Values, *propRef) {
 	accounts := []string{"a", "ab", "a#b", "a%b", "b", "ab#", "acc7"}
 	regions, plans, statuses := []string{"na", "eu", "apac"}, []string{"free", "pro"}, []string{"draft", "live", "gone"}
 	at := func(i int) string { return fmt.Sprintf("2026-03-0%dT09:00:%02dZ", 1+i%3, i%4) } // equal times
-	items := map[string][]Values{}
+	items := map[string][]dynamo.Values{}
 	for i, id := range accounts {
-		items["Account"] = append(items["Account"], Values{"accountId": id, "region": regions[r.IntN(3)], "plan": plans[i%2],
+		items["Account"] = append(items["Account"], dynamo.Values{"accountId": id, "region": regions[r.IntN(3)], "plan": plans[i%2],
 			"name": fmt.Sprintf("n#%d%%", r.IntN(4)), "score": r.IntN(5) * 100, "createdAt": at(i)})
 	}
 	for i := range 24 {
-		v := Values{"accountId": accounts[r.IntN(len(accounts))], "docId": []string{"d", "d1", "d1#", "d10", "d%"}[i%5] + strconv.Itoa(i/5),
+		v := dynamo.Values{"accountId": accounts[r.IntN(len(accounts))], "docId": []string{"d", "d1", "d1#", "d10", "d%"}[i%5] + strconv.Itoa(i/5),
 			"title": fmt.Sprintf("t#%d%%", r.IntN(5)), "status": statuses[r.IntN(3)], "size": r.IntN(4) * 10, "updatedAt": at(i), "rev": 1}
 		if i%3 > 0 {
 			v["note"] = "n%" + strconv.Itoa(i%2)
@@ -262,10 +263,10 @@ func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]Values, *prop
 		items["Doc"] = append(items["Doc"], v)
 	}
 	for i := range 6 {
-		items["Event"] = append(items["Event"], Values{"seq": i * 7, "kind": []string{"a", "b", "c"}[i%3]})
+		items["Event"] = append(items["Event"], dynamo.Values{"seq": i * 7, "kind": []string{"a", "b", "c"}[i%3]})
 	}
-	ref := &propRef{m: m2, items: map[string]Values{}}
-	add := func(entity string, v Values) bool {
+	ref := &propRef{m: m2, items: map[string]dynamo.Values{}}
+	add := func(entity string, v dynamo.Values) bool {
 		tv := propRename(m2.Entity(entity), v)
 		k := propKey(m2.Entity(entity), tv)
 		if ref.items[k] != nil {
@@ -282,7 +283,7 @@ func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]Values, *prop
 	// And the reference generator's items (patterns/oracle: values at
 	// their declared bounds, prefixes of each other, equal sort values).
 	for _, it := range oracle.Generate(m1, 8, r.Uint64()) {
-		if v := Values(it.Plain()); add(it.Entity, v) {
+		if v := dynamo.Values(it.Plain()); add(it.Entity, v) {
 			items[it.Entity] = append(items[it.Entity], v)
 		}
 	}
@@ -290,8 +291,8 @@ func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]Values, *prop
 }
 
 // propRename gives an accepted design's values the target's names.
-func propRename(e *patterns.Entity, v Values) Values {
-	out := Values{}
+func propRename(e *patterns.Entity, v dynamo.Values) dynamo.Values {
+	out := dynamo.Values{}
 	for k, x := range v {
 		out[k] = x
 	}
@@ -314,14 +315,14 @@ func propRename(e *patterns.Entity, v Values) Values {
 // propWriter changes its own items (keys of the reference it owns)
 // through the rollout runtime until stop, keeping the reference as each
 // write leaves the item. It returns the writes made.
-func propWriter(ctx context.Context, t *testing.T, rt *Table, ref *propRef, mu *sync.Mutex, own []string, r *rand.Rand, stop *atomic.Bool, made *atomic.Int64, next *atomic.Int64) {
+func propWriter(ctx context.Context, t *testing.T, rt *dynamo.Table, ref *propRef, mu *sync.Mutex, own []string, r *rand.Rand, stop *atomic.Bool, made *atomic.Int64, next *atomic.Int64) {
 	m := ref.m
-	get := func(k string) Values {
+	get := func(k string) dynamo.Values {
 		mu.Lock()
 		defer mu.Unlock()
 		return ref.items[k]
 	}
-	set := func(k string, v Values) {
+	set := func(k string, v dynamo.Values) {
 		mu.Lock()
 		defer mu.Unlock()
 		if v == nil {
@@ -356,12 +357,12 @@ func propWriter(ctx context.Context, t *testing.T, rt *Table, ref *propRef, mu *
 		entity := strings.SplitN(k, "\x00", 2)[0]
 		e := m.Entity(entity)
 		cur := get(k)
-		var after Values
+		var after dynamo.Values
 		var err error
 		op := r.IntN(6)
 		switch {
 		case cur == nil: // deleted: create it again
-			after = Values{}
+			after = dynamo.Values{}
 			for _, a := range e.Attributes {
 				switch {
 				case slices.Contains(e.ID, a.Name):
@@ -386,7 +387,7 @@ func propWriter(ctx context.Context, t *testing.T, rt *Table, ref *propRef, mu *
 		case op == 0 && e.Version == "" && entity != "Event": // an update of one attribute
 			as := settable(e)
 			a := as[r.IntN(len(as))]
-			ch := Changes{Set: Values{}, With: Values{}}
+			ch := dynamo.Changes{Set: dynamo.Values{}, With: dynamo.Values{}}
 			after = maps.Clone(cur)
 			if a.Optional && cur[a.Name] != nil && r.IntN(2) == 0 {
 				ch.Remove = []string{a.Name}
@@ -434,7 +435,7 @@ func propWriter(ctx context.Context, t *testing.T, rt *Table, ref *propRef, mu *
 			err = rt.Delete(ctx, entity, cur)
 		}
 		switch {
-		case errors.Is(err, ErrNotYet):
+		case errors.Is(err, dynamo.ErrNotYet):
 			continue // a value only the target's range allows: refused until the migration is done
 		case err != nil:
 			t.Errorf("%s on %q: %v", entity, k, err)
@@ -446,8 +447,8 @@ func propWriter(ctx context.Context, t *testing.T, rt *Table, ref *propRef, mu *
 	}
 }
 
-func propID(e *patterns.Entity, v Values) Values {
-	out := Values{}
+func propID(e *patterns.Entity, v dynamo.Values) dynamo.Values {
+	out := dynamo.Values{}
 	for _, a := range e.ID {
 		out[a] = v[a]
 	}
@@ -461,7 +462,7 @@ func propInt(x any) int {
 
 // sameValues reports whether a replace changes nothing (it then writes
 // nothing, and the version stays).
-func sameValues(e *patterns.Entity, a, b Values) bool {
+func sameValues(e *patterns.Entity, a, b dynamo.Values) bool {
 	for _, at := range e.Attributes {
 		if at.Name != e.Version && propNorm(a[at.Name]) != propNorm(b[at.Name]) {
 			return false
@@ -532,14 +533,14 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 			t.Fatalf("lock: %v", err)
 		}
 		if round == 0 {
-			var items map[string][]Values
+			var items map[string][]dynamo.Values
 			items, ref = propItems(r, m1, m2)
 			name = phaseTable(t, lock, items)
 			kind = map[bool]string{true: "migrated", false: "safe"}[lock.Migration != nil]
 		} else {
 			ref.retarget(m2)
 			if lock.Migration == nil && len(df.Phases) > 0 { // a safe change's new GSIs (a native index build): cdk deploy creates them
-				if err := ApplyIndexes(context.Background(), engine, name, df.Phases[len(df.Phases)-1].Indexes); err != nil {
+				if err := dynamo.ApplyIndexes(context.Background(), engine, name, df.Phases[len(df.Phases)-1].Indexes); err != nil {
 					t.Fatalf("edit %d: %v", round+1, err)
 				}
 			}
@@ -547,7 +548,7 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 		t.Logf("edit %d %v: %d phase(s), %d items\n%s", round+1, ids, len(df.Phases), len(ref.items), next.yaml())
 		migrateProperty(t, lock, name, ref, seed, round, r)
 		// The migration is done: the design the application now reads.
-		ref.check(t, New(lock.Accepted, client, name), fmt.Sprintf("edit %d done", round+1), true)
+		ref.check(t, dynamo.New(lock.Accepted, client, name), fmt.Sprintf("edit %d done", round+1), true)
 		// The final lock deployed: its runtime writes beside the cleanup.
 		cleanupProperty(t, lock, name, ref, seed, round, r)
 		if left := checkDone(t, lock, evolvetest.ScanAll(t, engine, name)); left > 0 {
@@ -564,7 +565,7 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 // retarget gives the reference's items the names of another target (the
 // next edit's).
 func (r *propRef) retarget(m *patterns.Model) {
-	items := map[string]Values{}
+	items := map[string]dynamo.Values{}
 	for k, v := range r.items {
 		e := m.Entity(strings.SplitN(k, "\x00", 2)[0])
 		tv := propRename(e, v)
@@ -588,10 +589,10 @@ func migrateProperty(t *testing.T, lock *patterns.Lock, name string, ref *propRe
 	for phase := 0; lock.Migration != nil; phase++ {
 		mg := lock.Migration
 		p := mg.Phases[mg.Current]
-		if err := ApplyIndexes(ctx, engine, name, p.Indexes); err != nil {
+		if err := dynamo.ApplyIndexes(ctx, engine, name, p.Indexes); err != nil {
 			t.Fatal(err)
 		}
-		rt := NewRollout(lock, client, name)
+		rt := dynamo.NewRollout(lock, client, name)
 		var (
 			mu         sync.Mutex
 			stop       atomic.Bool
@@ -677,11 +678,11 @@ func cleanupProperty(t *testing.T, lock *patterns.Lock, name string, ref *propRe
 		return
 	}
 	ctx := context.Background()
-	if ixs, _ := lock.Deployed(); ApplyIndexes(ctx, engine, name, ixs) != nil {
+	if ixs, _ := lock.Deployed(); dynamo.ApplyIndexes(ctx, engine, name, ixs) != nil {
 		t.Fatal("deploying the final lock's indexes")
 	}
 	keys := slices.Sorted(maps.Keys(ref.items))
-	rt := NewRollout(lock, client, name)
+	rt := dynamo.NewRollout(lock, client, name)
 	var (
 		mu         sync.Mutex
 		stop       atomic.Bool
@@ -743,7 +744,7 @@ func cleanupProperty(t *testing.T, lock *patterns.Lock, name string, ref *propRe
 // many items hold such leftovers.
 func checkDone(t *testing.T, l *patterns.Lock, items map[string]map[string]types.AttributeValue) (left int) {
 	t.Helper()
-	tbl := New(l.Accepted, nil, "x")
+	tbl := dynamo.New(l.Accepted, nil, "x")
 	known := map[string]bool{l.Accepted.PK: true, l.Accepted.SK: true}
 	for _, ix := range l.Accepted.Indexes {
 		known[ix.PK], known[ix.SK] = true, true
@@ -759,7 +760,7 @@ func checkDone(t *testing.T, l *patterns.Lock, items map[string]map[string]types
 			t.Fatalf("%s: %v", k, err)
 		}
 		for a, x := range want {
-			if !SameValue(it[a], x) {
+			if !dynamo.SameValue(it[a], x) {
 				if bad++; bad < 5 {
 					t.Errorf("done: %s.%s = %v, want %v", k, a, it[a], x)
 				}

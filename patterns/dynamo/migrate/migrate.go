@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // MigrateClient is what Migrate needs of DynamoDB: the table's indexes
 // (PhaseReady) and its items (a backfill).
 type MigrateClient interface {
-	IndexAdmin
+	dynamo.IndexAdmin
 	BackfillClient
 }
 
@@ -50,7 +51,7 @@ type MigrateOptions struct {
 	// (store: s3 added or removed: ErrNoObjectsForMigration otherwise).
 	// Default: the bucket $KEYPLAN_OBJECTS_BUCKET names (ObjectsFromEnv),
 	// if any.
-	Objects ObjectStore
+	Objects dynamo.ObjectStore
 	// Backfill tunes the backfill.
 	// Default: Segments from the table (SegmentsFor), progress through Log.
 	Backfill BackfillOptions
@@ -154,14 +155,14 @@ func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *
 	if err := CheckTableOf(ctx, client, lk, table); err != nil {
 		return err
 	}
-	t, err := describeTable(ctx, client, table)
+	t, err := dynamo.DescribeTable(ctx, client, table)
 	if err != nil {
 		return err
 	}
 	want, _ := lk.Deployed()
-	st := compareIndexes(t, want)
+	absent, extra := dynamo.IndexDiff(t, want)
 	var created, missing []string
-	for _, ix := range st.missing {
+	for _, ix := range absent {
 		if len(storedKeys(lk.Accepted, ix.Name)) == 0 {
 			created = append(created, ix.Name+" (index build: the engine fills it from the items' own attributes)")
 			continue
@@ -184,14 +185,14 @@ func deployIndexes(ctx context.Context, client MigrateClient, table string, lk *
 		}
 		say(fmt.Sprintf("%s: %s", table, verified))
 	}
-	if _, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: true, Log: log}); err != nil {
+	if _, err := dynamo.PhaseReady(ctx, client, table, lk, dynamo.PhaseOptions{Apply: true, Log: log}); err != nil {
 		return err
 	}
 	switch {
-	case len(created) == 0 && len(st.extra) == 0:
+	case len(created) == 0 && len(extra) == 0:
 		say(fmt.Sprintf("%s: no migration in progress and its GSIs are the lock's: nothing to do", table))
 	default:
-		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v)", table, created, st.extra))
+		say(fmt.Sprintf("%s: no migration in progress; its GSIs brought to the lock's (created %v, deleted %v)", table, created, extra))
 	}
 	return nil
 }
@@ -299,7 +300,7 @@ func (e *backfillError) Error() string { return e.err.Error() }
 // then its backfill; nil when every item is as it needs.
 func migratePhase(ctx context.Context, client MigrateClient, table string, lk *patterns.Lock, name string, o MigrateOptions, say, log func(string)) (*BackfillResult, error) {
 	phase := lk.Migration.Phases[lk.Migration.Current]
-	t, err := PhaseReady(ctx, client, table, lk, PhaseOptions{Apply: o.Apply, Log: log})
+	t, err := dynamo.PhaseReady(ctx, client, table, lk, dynamo.PhaseOptions{Apply: o.Apply, Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -408,7 +409,7 @@ func cleanUp(ctx context.Context, client MigrateClient, table string, lk *patter
 	}
 	// The lock that ended the migration is deployed: the table has its
 	// GSIs, and records its deploy.
-	if _, err := PhaseReady(ctx, client, table, cl, PhaseOptions{Apply: o.Apply, Log: log}); err != nil {
+	if _, err := dynamo.PhaseReady(ctx, client, table, cl, dynamo.PhaseOptions{Apply: o.Apply, Log: log}); err != nil {
 		return fail(nil, err)
 	}
 	if o.Deployed {

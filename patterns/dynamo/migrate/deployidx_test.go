@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // deployNext are two patterns added to the synthetic e-commerce model:
@@ -25,7 +26,7 @@ const deployNext = "  OrdersByTotal: {query: Order, where: [total]}\n  OrdersAt:
 // the same with deployNext (its first lock: no migration).
 func deployModels(t *testing.T) (v1 *patterns.Model, d1, d2 *patterns.Design) {
 	t.Helper()
-	src, err := os.ReadFile("../../examples/ecommerce.yaml")
+	src, err := os.ReadFile("../../../examples/ecommerce.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,15 +60,15 @@ func deployModels(t *testing.T) (v1 *patterns.Model, d1, d2 *patterns.Design) {
 
 // deployTable creates a table at d (its GSIs) holding the items of the
 // given values as the design w writes them.
-func deployTable(t *testing.T, d, w *patterns.Design, items map[string][]Values) string {
+func deployTable(t *testing.T, d, w *patterns.Design, items map[string][]dynamo.Values) string {
 	t.Helper()
 	ctx := context.Background()
 	name := fmt.Sprintf("t%d-Deploy", tables.Add(1))
-	if err := CreateTable(ctx, engine, d, name); err != nil {
+	if err := dynamo.CreateTable(ctx, engine, d, name); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
-	writer := New(w, client, name)
+	writer := dynamo.New(w, client, name)
 	var all []map[string]types.AttributeValue
 	for entity, vs := range items {
 		for _, v := range vs {
@@ -79,7 +80,7 @@ func deployTable(t *testing.T, d, w *patterns.Design, items map[string][]Values)
 		}
 	}
 	if len(all) > 0 {
-		if err := BatchPut(ctx, engine, name, all); err != nil {
+		if err := dynamo.BatchPut(ctx, engine, name, all); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -112,8 +113,8 @@ func gsiNames(t *testing.T, name string) []string {
 	return names
 }
 
-func deployExamples(v1 *patterns.Model, keep func(entity string) bool) map[string][]Values {
-	items := map[string][]Values{}
+func deployExamples(v1 *patterns.Model, keep func(entity string) bool) map[string][]dynamo.Values {
+	items := map[string][]dynamo.Values{}
 	for _, it := range v1.Examples.Items {
 		if keep(it.Entity) {
 			items[it.Entity] = append(items[it.Entity], it.Values)
@@ -133,7 +134,7 @@ func TestDeployIndexesRefusesSyntheticGSIsTheItemsLack(t *testing.T) {
 	items := deployExamples(v1, func(string) bool { return true })
 	orders := int64(len(items["Order"]))
 	for i, id := range []string{"a", "ab", "a#b", "a%b"} {
-		items["Order"] = append(items["Order"], Values{"orderId": id, "customerId": "c1", "customerName": "n", "revision": 1, "status": "PAID", "total": 10 + i%2,
+		items["Order"] = append(items["Order"], dynamo.Values{"orderId": id, "customerId": "c1", "customerName": "n", "revision": 1, "status": "PAID", "total": 10 + i%2,
 			"createdAt": "2026-01-01T00:00:00Z", "shippingAddr": "x"})
 		orders++
 	}
@@ -220,8 +221,8 @@ func TestDeployIndexesCreatesSyntheticGSIsTheItemsCarry(t *testing.T) {
 					t.Errorf("%s not created", ix)
 				}
 			}
-			rt := New(d2, client, name)
-			order := Values{"orderId": "new", "customerId": "c9", "customerName": "n", "status": "PAID", "total": 77, "createdAt": "2026-02-02T00:00:00Z", "shippingAddr": "y"}
+			rt := dynamo.New(d2, client, name)
+			order := dynamo.Values{"orderId": "new", "customerId": "c9", "customerName": "n", "status": "PAID", "total": 77, "createdAt": "2026-02-02T00:00:00Z", "shippingAddr": "y"}
 			if tc.orders {
 				order = items["Order"][0]
 			} else if err := rt.Create(ctx, "Order", order); err != nil {
@@ -229,7 +230,7 @@ func TestDeployIndexesCreatesSyntheticGSIsTheItemsCarry(t *testing.T) {
 			}
 			for p, a := range map[string]string{"OrdersByTotal": "total", "OrdersAt": "createdAt", "OrdersByStatus": "status"} {
 				got := 0
-				for it, err := range rt.All(ctx, p, Request{Params: Params{a: order[a]}}) {
+				for it, err := range rt.All(ctx, p, dynamo.Request{Params: dynamo.Params{a: order[a]}}) {
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -250,7 +251,7 @@ func TestDeployIndexesCreatesSyntheticGSIsTheItemsCarry(t *testing.T) {
 // the new pattern returns the tasks written before.
 func TestDeployIndexesNativeIndexBuild(t *testing.T) {
 	ctx := context.Background()
-	src, err := os.ReadFile("../../examples/tracker.yaml")
+	src, err := os.ReadFile("../../../examples/tracker.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestDeployIndexesNativeIndexBuild(t *testing.T) {
 		t.Fatalf("TasksByPriority is not served by a new native GSI with no discriminator")
 	}
 	items := deployExamples(v1, func(string) bool { return true })
-	task := Values{"tenantId": "a#b", "taskId": "t1", "title": "t", "status": "open", "priority": 5, "createdAt": "2026-07-01T10:00:00Z"}
+	task := dynamo.Values{"tenantId": "a#b", "taskId": "t1", "title": "t", "status": "open", "priority": 5, "createdAt": "2026-07-01T10:00:00Z"}
 	items["Task"] = append(items["Task"], task)
 	name := deployTable(t, d1, d1, items)
 	var said []string
@@ -292,7 +293,7 @@ func TestDeployIndexesNativeIndexBuild(t *testing.T) {
 		t.Errorf("said %q, want %q and no verification", text, want)
 	}
 	got := 0
-	for it, err := range New(d2, client, name).All(ctx, "TasksByPriority", Request{Params: Params{"tenantId": "a#b", "priority": 5}}) {
+	for it, err := range dynamo.New(d2, client, name).All(ctx, "TasksByPriority", dynamo.Request{Params: dynamo.Params{"tenantId": "a#b", "priority": 5}}) {
 		if err != nil {
 			t.Fatal(err)
 		}

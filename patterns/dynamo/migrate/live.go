@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // LiveReader is what describing a table takes: DescribeTable, and its
@@ -38,7 +39,7 @@ type LiveOptions struct {
 // for it (DynamoDB Local has no backups); a table that does not exist is
 // an error naming it.
 func DescribeLive(ctx context.Context, c LiveReader, name string, o LiveOptions) (*patterns.LiveTable, error) {
-	t, err := describeTable(ctx, c, name)
+	t, err := dynamo.DescribeTable(ctx, c, name)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +78,13 @@ func LiveOf(t *types.TableDescription) *patterns.LiveTable {
 	if t.CreationDateTime != nil {
 		lt.Created = t.CreationDateTime.UTC()
 	}
-	lt.PK, lt.SK = keyNames(t.KeySchema)
+	for _, k := range t.KeySchema {
+		if k.KeyType == types.KeyTypeHash {
+			lt.PK = aws.ToString(k.AttributeName)
+		} else {
+			lt.SK = aws.ToString(k.AttributeName)
+		}
+	}
 	for _, a := range t.AttributeDefinitions {
 		lt.Types[aws.ToString(a.AttributeName)] = string(a.AttributeType)
 	}

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/faults"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // handLoop is the backfill a team writes by hand: one Scan, each item's
@@ -19,7 +20,7 @@ import (
 // UpdateItem (it loses concurrent updates and cannot resume; it is the
 // speed baseline).
 func handLoop(ctx context.Context, engine BackfillClient, mg *migration) (int, error) {
-	rt := NewRollout(mg.lock, nil, mg.table)
+	rt := dynamo.NewRollout(mg.lock, nil, mg.table)
 	newKeys := []string{"GSI2PK", "GSI2SK", "GSI3PK", "GSI3SK"}
 	rewritten := 0
 	var next map[string]types.AttributeValue
@@ -40,7 +41,7 @@ func handLoop(ctx context.Context, engine BackfillClient, mg *migration) (int, e
 			var upd expression.UpdateBuilder
 			set := false
 			for _, k := range newKeys {
-				if x, ok := want[k]; ok && !SameValue(it[k], x) {
+				if x, ok := want[k]; ok && !dynamo.SameValue(it[k], x) {
 					upd = upd.Set(expression.Name(k), expression.Value(x))
 					set = true
 				}

@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // A finished migration's cleanup (keyplan migrate once the lock that
@@ -77,13 +78,13 @@ func cleanup(t *testing.T, lock *patterns.Lock, c MigrateClient, name string) *B
 func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
 	ctx := context.Background()
 	lock := startMigration(t, renameV1, renameV2)
-	var notes []Values
+	var notes []dynamo.Values
 	for i := range 6 {
-		notes = append(notes, Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": "ann", "subject": fmt.Sprintf("old %d", i), "memo": "memo", "score": 10})
+		notes = append(notes, dynamo.Values{"noteId": fmt.Sprintf("n%d", i), "ownerId": "ann", "subject": fmt.Sprintf("old %d", i), "memo": "memo", "score": 10})
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Note": notes})
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Note": notes})
 	// During the migration the runtime writes both names.
-	if err := NewRollout(lock, client, name).Update(ctx, "Note", Values{"noteId": "n0"}, Changes{Set: Values{"title": "new 0"}}); err != nil {
+	if err := dynamo.NewRollout(lock, client, name).Update(ctx, "Note", dynamo.Values{"noteId": "n0"}, dynamo.Changes{Set: dynamo.Values{"title": "new 0"}}); err != nil {
 		t.Fatal(err)
 	}
 	migrateAll(t, lock, name)
@@ -103,14 +104,14 @@ func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
 		t.Fatalf("a refused cleanup removed subject from %d item(s)", 6-len(got))
 	}
 	// The final runtime rewrites n1 between the cleanup's read and write.
-	final := New(lock.Accepted, client, name)
+	final := dynamo.New(lock.Accepted, client, name)
 	ic := &interleave{BackfillClient: engine, write: func() {
-		if err := final.Put(ctx, "Note", Values{"noteId": "n1", "ownerId": "ann", "title": "put 1", "points": 3}); err != nil {
+		if err := final.Put(ctx, "Note", dynamo.Values{"noteId": "n1", "ownerId": "ann", "title": "put 1", "points": 3}); err != nil {
 			t.Error(err)
 		}
 	}}
 	cleanup(t, lock, struct {
-		IndexAdmin
+		dynamo.IndexAdmin
 		BackfillClient
 	}{engine, ic}, name)
 	for _, old := range []string{"subject", "memo", "score"} {
@@ -120,7 +121,7 @@ func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
 	}
 	want := map[string]string{"n0": "new 0", "n1": "put 1", "n2": "old 2", "n5": "old 5"}
 	for id, title := range want {
-		got, err := final.Get(ctx, "GetNote", Params{"noteId": id})
+		got, err := final.Get(ctx, "GetNote", dynamo.Params{"noteId": id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +137,7 @@ func TestCleanupRemovesRenamedAttributesOldNames(t *testing.T) {
 	if err := lock.Apply(d3, df); err != nil {
 		t.Fatal(err)
 	}
-	got, err := New(lock.Latest(), client, name).Get(ctx, "GetNote", Params{"noteId": "n3"})
+	got, err := dynamo.New(lock.Latest(), client, name).Get(ctx, "GetNote", dynamo.Params{"noteId": "n3"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +176,11 @@ func testCleanupOfDeletedIndex(t *testing.T, v1 string) {
 	}
 	needsNative(t, d1)
 	lock := patterns.NewLock(d1)
-	var orders []Values
+	var orders []dynamo.Values
 	for i := range 5 {
-		orders = append(orders, Values{"orderId": fmt.Sprintf("o%d", i), "customerId": "c", "status": "open", "placedAt": "2026-03-01T09:00:00Z"})
+		orders = append(orders, dynamo.Values{"orderId": fmt.Sprintf("o%d", i), "customerId": "c", "status": "open", "placedAt": "2026-03-01T09:00:00Z"})
 	}
-	name := phaseTable(t, lock, map[string][]Values{"Order": orders})
+	name := phaseTable(t, lock, map[string][]dynamo.Values{"Order": orders})
 	v2 := strings.Replace(v1, "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n", "", 1)
 	d2, df, ids := planEdit(t, lock, v2)
 	if !slices.Contains(ids, "KP602") {
@@ -233,10 +234,10 @@ func testCleanupOfDeletedIndex(t *testing.T, v1 string) {
 	// nothing; once the GSI is gone, the table must still record the
 	// deploy.
 	_, err = Migrate(ctx, engine, name, lock, MigrateOptions{Deployed: true})
-	if _, ok := errors.AsType[*NotAtPhaseError](err); !ok || lock.Cleanup == nil {
+	if _, ok := errors.AsType[*dynamo.NotAtPhaseError](err); !ok || lock.Cleanup == nil {
 		t.Fatalf("the cleanup with the deleted GSI still there: %v, pending %v", err, lock.Cleanup != nil)
 	}
-	if ixs, _ := lock.Deployed(); ApplyIndexes(ctx, engine, name, ixs) != nil {
+	if ixs, _ := lock.Deployed(); dynamo.ApplyIndexes(ctx, engine, name, ixs) != nil {
 		t.Fatal("deploying the final lock")
 	}
 	if err := CheckDeployed(ctx, engine, lock, name); !errors.Is(err, ErrNotDeployed) {
@@ -264,12 +265,12 @@ func testCleanupOfDeletedIndex(t *testing.T, v1 string) {
 	if _, df, ids := planEdit(t, lock, v1); slices.Contains(ids, "KP616") || len(df.Errors()) > 0 {
 		t.Errorf("the GSI back after the cleanup: %v", df.Errors())
 	}
-	if got := ids0(t, New(lock.Accepted, client, name), "CustomerOrders", Params{"customerId": "c"}); len(got) != 5 {
+	if got := ids0(t, dynamo.New(lock.Accepted, client, name), "CustomerOrders", dynamo.Params{"customerId": "c"}); len(got) != 5 {
 		t.Errorf("CustomerOrders after the cleanup: %v", got)
 	}
 }
 
-func ids0(t *testing.T, tbl *Table, pattern string, p Params) []string {
+func ids0(t *testing.T, tbl *dynamo.Table, pattern string, p dynamo.Params) []string {
 	attr := map[string]string{"CustomerOrders": "orderId", "CustomerTickets": "ticketId"}[pattern]
 	return ids(t, tbl, pattern, p, attr)
 }
@@ -327,22 +328,22 @@ func TestCleanupRemovesKeysOnAnIndexThatNoLongerServesTheEntity(t *testing.T) {
 		t.Fatalf("changes %v: no migration", ids)
 	}
 	ctx := context.Background()
-	name := phaseTable(t, lock, map[string][]Values{
+	name := phaseTable(t, lock, map[string][]dynamo.Values{
 		"Ticket": {{"ticketId": "t1", "customerId": "c", "openedAt": "2026-03-01T09:00:00Z"}},
 		"Note":   {{"noteId": "n1", "ownerId": "o", "at": "2026-03-01T09:00:00Z"}, {"noteId": "n2", "ownerId": "o", "at": "2026-03-01T09:00:00Z"}},
 	})
-	if err := ApplyIndexes(ctx, engine, name, lock.Migration.Phases[0].Indexes); err != nil {
+	if err := dynamo.ApplyIndexes(ctx, engine, name, lock.Migration.Phases[0].Indexes); err != nil {
 		t.Fatal(err)
 	}
 	backfillPhase(t, lock, engine, name)
 	// A write during the migration carries the accepted design's key.
-	if err := NewRollout(lock, client, name).Put(ctx, "Note", Values{"noteId": "n2", "ownerId": "o", "at": "2026-03-02T09:00:00Z"}); err != nil {
+	if err := dynamo.NewRollout(lock, client, name).Put(ctx, "Note", dynamo.Values{"noteId": "n2", "ownerId": "o", "at": "2026-03-02T09:00:00Z"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := lock.Advance(); err != nil || lock.Migration != nil {
 		t.Fatal(err)
 	}
-	tk, _ := New(lock.Accepted, nil, name).Key("Ticket", Values{"ticketId": "t1"})
+	tk, _ := dynamo.New(lock.Accepted, nil, name).Key("Ticket", dynamo.Values{"ticketId": "t1"})
 	tkey := fmt.Sprint(tk[lock.Accepted.PK].(*types.AttributeValueMemberS).Value)
 	if got := holding(t, name, shared.PK); len(got) != 3 {
 		t.Fatalf("before the cleanup %v hold %s, want the ticket and both notes", got, shared.PK)
@@ -351,7 +352,7 @@ func TestCleanupRemovesKeysOnAnIndexThatNoLongerServesTheEntity(t *testing.T) {
 	if got := holding(t, name, shared.PK); len(got) != 1 || !strings.HasPrefix(got[0], tkey) {
 		t.Errorf("after the cleanup %v hold %s, want the ticket (%s) alone", got, shared.PK, tkey)
 	}
-	if got := ids0(t, New(lock.Accepted, client, name), "CustomerTickets", Params{"customerId": "c"}); !slices.Equal(got, []string{"t1"}) {
+	if got := ids0(t, dynamo.New(lock.Accepted, client, name), "CustomerTickets", dynamo.Params{"customerId": "c"}); !slices.Equal(got, []string{"t1"}) {
 		t.Errorf("CustomerTickets after the cleanup: %v", got)
 	}
 }

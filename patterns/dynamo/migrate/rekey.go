@@ -1,4 +1,4 @@
-package dynamo
+package migrate
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // The rekey engine backfills a migration phase: it makes each existing
@@ -49,7 +50,7 @@ type RekeyClient interface {
 type Rekeyer struct {
 	lock   *patterns.Lock
 	phase  *patterns.Phase
-	rt     *Table // the rollout runtime (target names)
+	rt     *dynamo.Table // the rollout runtime (target names)
 	name   string
 	client RekeyClient
 	// backfill are the target entities the phase rewrites.
@@ -65,6 +66,9 @@ type Rekeyer struct {
 	index map[string]string
 	// renamed are, per target entity, new name → old name.
 	renamed map[string]map[string]string
+	// was names, per target entity the accepted design has, its name
+	// there.
+	was map[string]string
 	// stale are, per target entity, attributes a finished migration left
 	// in its items (patterns.Cleanup.Remove): removed wherever found.
 	stale map[string][]string
@@ -76,7 +80,7 @@ type Rekeyer struct {
 
 	// Objects is the bucket values are moved into or out of, when the
 	// migration changes an attribute's store: s3 (else unused).
-	Objects ObjectStore
+	Objects dynamo.ObjectStore
 
 	// MaxConflicts bounds how often one item is read again after a
 	// concurrent write before it counts as failed (default 10).
@@ -119,7 +123,7 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 	if mg == nil || mg.Current >= len(mg.Phases) {
 		return nil, ErrNoMigration
 	}
-	r := &Rekeyer{lock: l, phase: mg.Phases[mg.Current], rt: NewRollout(l, nil, name), name: name, client: client,
+	r := &Rekeyer{lock: l, phase: mg.Phases[mg.Current], rt: dynamo.NewRollout(l, nil, name), name: name, client: client,
 		backfill: map[string]bool{}, deployed: map[string]bool{}, sources: map[string]map[string][]string{}, index: map[string]string{}, renamed: map[string]map[string]string{},
 		toS3: map[string][]string{}, fromS3: map[string][]string{}, MaxConflicts: 10}
 	for _, e := range r.phase.Backfill {
@@ -150,89 +154,13 @@ func NewRekeyer(l *patterns.Lock, client RekeyClient, name string) (*Rekeyer, er
 			}
 		}
 	}
-	ro := r.rt.rollout
-	for _, e := range mg.Target.Model().Entities {
-		src := map[string][]string{}
-		// reads adds the attributes (as an item may name them) a key
-		// plan's attributes are read from.
-		// Attributes the item's base key holds need no condition: the
-		// key pins them. Every other one does, immutable ones too: a
-		// delete and create, or a Put, changes them under the same key.
-		reads := func(p *entityPlan, k keyPlan, names func(a *patterns.Attribute) []string) {
-			pinned := map[int]bool{}
-			for _, b := range p.keys {
-				if b.table {
-					for _, i := range b.needs {
-						pinned[i] = true
-					}
-				}
-			}
-			var attrs []string
-			for _, i := range k.needs {
-				if !pinned[i] {
-					attrs = append(attrs, names(p.e.Attributes[i])...)
-				}
-			}
-			for _, w := range k.when {
-				if !pinned[w.attr] {
-					attrs = append(attrs, names(p.e.Attributes[w.attr])...)
-				}
-			}
-			for _, key := range []string{k.pkName, k.skName} {
-				if key == "" {
-					continue // an LSI's partition key: the base key's
-				}
-				for _, a := range attrs {
-					if !slices.Contains(src[key], a) {
-						src[key] = append(src[key], a)
-					}
-				}
-			}
-		}
-		if p := r.rt.plans[e.Name]; p != nil {
-			for _, k := range p.keys {
-				if !k.table {
-					reads(p, k, func(a *patterns.Attribute) []string {
-						if a.RenamedFrom != "" {
-							return []string{a.Name, a.RenamedFrom}
-						}
-						return []string{a.Name}
-					})
-				}
-			}
-		}
-		if old, ok := ro.entity[e.Name]; ok {
-			pp := ro.prev.plans[old]
-			for _, k := range pp.keys {
-				if !k.table {
-					reads(pp, k, func(a *patterns.Attribute) []string { return []string{a.Name} })
-				}
-			}
-			r.renamed[e.Name] = map[string]string{}
-			for n, was := range ro.attrs[e.Name] {
-				if n != was {
-					r.renamed[e.Name][n] = was
-				}
-			}
-		}
-		r.sources[e.Name] = src
-	}
+	rk := r.rt.Rekeying()
+	r.sources, r.renamed, r.was = rk.Sources, rk.Renamed, rk.Was
 	// What a rewrite reads: the base key, every key attribute of both
 	// designs, and the attributes keys are built from (under either name).
 	read := []string{l.Accepted.PK, l.Accepted.SK}
 	read = append(read, r.owned...)
-	for _, t := range []*Table{r.rt, ro.prev} {
-		for _, p := range t.plans {
-			for i, a := range p.e.Attributes {
-				if p.keyed[i] {
-					read = append(read, a.Name)
-					if a.RenamedFrom != "" {
-						read = append(read, a.RenamedFrom)
-					}
-				}
-			}
-		}
-	}
+	read = append(read, rk.Keyed...)
 	for _, m := range r.renamed {
 		for n, was := range m {
 			read = append(read, n, was)
@@ -277,7 +205,7 @@ func (r *Rekeyer) Plan(item map[string]types.AttributeValue) (*Rewrite, error) {
 // plan is Plan, and whether the item is of an entity the phase rewrites.
 func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, error) {
 	entity, v, err := r.rt.Decode(item)
-	if errors.Is(err, ErrNotKeyplan) {
+	if errors.Is(err, dynamo.ErrNotKeyplan) {
 		return nil, false, nil
 	}
 	if err != nil {
@@ -291,28 +219,19 @@ func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, er
 }
 
 // rewrite computes what an item of a backfilled entity needs.
-func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.AttributeValue) (*Rewrite, error) {
+func (r *Rekeyer) rewrite(entity string, v dynamo.Values, item map[string]types.AttributeValue) (*Rewrite, error) {
 	// Every key either design gives the item, target first.
-	keys, err := r.rt.keysOf(entity, v, nil)
+	keys, err := r.rt.KeysOf(entity, v)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", entity, err)
-	}
-	if ro := r.rt.rollout; ro != nil {
-		if old, ok := ro.entity[entity]; ok {
-			prev, err := ro.prev.keysOf(old, Values(ro.toPrev(entity, v)), keys)
-			if err != nil {
-				return nil, fmt.Errorf("%s (as %s): %w", entity, old, err)
-			}
-			maps.Copy(keys, prev)
-		}
+		return nil, err
 	}
 	rw := &Rewrite{Entity: entity, Set: map[string]types.AttributeValue{}, Sources: map[string]types.AttributeValue{},
-		Key: map[string]types.AttributeValue{r.rt.d.PK: item[r.rt.d.PK], r.rt.d.SK: item[r.rt.d.SK]}}
+		Key: map[string]types.AttributeValue{r.rt.Design().PK: item[r.rt.Design().PK], r.rt.Design().SK: item[r.rt.Design().SK]}}
 	for k, x := range keys {
 		if !r.deployed[r.index[k]] {
 			continue // its index is created in a later phase
 		}
-		if !SameValue(item[k], x) {
+		if !dynamo.SameValue(item[k], x) {
 			rw.Set[k] = x
 		}
 	}
@@ -334,7 +253,7 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 	// computed from, and those keys themselves, as read (whatever wrote
 	// in between, the rewrite holds only on the item it was computed
 	// from).
-	for _, k := range append(sortedNames(rw.Set), rw.Remove...) {
+	for _, k := range append(slices.Sorted(maps.Keys(rw.Set)), rw.Remove...) {
 		rw.Sources[k] = item[k]
 		for _, a := range r.sources[entity][k] {
 			rw.Sources[a] = item[a]
@@ -357,78 +276,10 @@ func (r *Rekeyer) rewrite(entity string, v Values, item map[string]types.Attribu
 	return rw, nil
 }
 
-// SameValue compares two attribute values, deeply (nil: absent). Sets
-// compare as sets.
-func SameValue(a, b types.AttributeValue) bool {
-	switch x := a.(type) {
-	case nil:
-		return b == nil
-	case *types.AttributeValueMemberS:
-		y, ok := b.(*types.AttributeValueMemberS)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberN:
-		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberBOOL:
-		y, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberNULL:
-		_, ok := b.(*types.AttributeValueMemberNULL)
-		return ok
-	case *types.AttributeValueMemberB:
-		y, ok := b.(*types.AttributeValueMemberB)
-		return ok && string(x.Value) == string(y.Value)
-	case *types.AttributeValueMemberL:
-		y, ok := b.(*types.AttributeValueMemberL)
-		return ok && slices.EqualFunc(x.Value, y.Value, SameValue)
-	case *types.AttributeValueMemberM:
-		y, ok := b.(*types.AttributeValueMemberM)
-		if !ok || len(x.Value) != len(y.Value) {
-			return false
-		}
-		for k, v := range x.Value {
-			if !SameValue(v, y.Value[k]) {
-				return false
-			}
-		}
-		return true
-	case *types.AttributeValueMemberSS:
-		y, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(x.Value, y.Value)
-	case *types.AttributeValueMemberNS:
-		y, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(x.Value, y.Value)
-	case *types.AttributeValueMemberBS:
-		y, ok := b.(*types.AttributeValueMemberBS)
-		if !ok {
-			return false
-		}
-		xs, ys := make([]string, len(x.Value)), make([]string, len(y.Value))
-		for i, v := range x.Value {
-			xs[i] = string(v)
-		}
-		for i, v := range y.Value {
-			ys[i] = string(v)
-		}
-		return sameSet(xs, ys)
-	}
-	return false
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
-}
-
 // input is the conditional UpdateItem of a rewrite.
 func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 	var upd expression.UpdateBuilder
-	for _, k := range sortedNames(rw.Set) {
+	for _, k := range slices.Sorted(maps.Keys(rw.Set)) {
 		upd = upd.Set(expression.Name(k), expression.Value(rw.Set[k]))
 	}
 	for _, k := range rw.Remove {
@@ -439,7 +290,7 @@ func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 	// attribute_exists keeps a deleted item from coming back.
 	var conds []expression.ConditionBuilder
 	exists := false
-	for _, s := range sortedNames(rw.Sources) {
+	for _, s := range slices.Sorted(maps.Keys(rw.Sources)) {
 		if x := rw.Sources[s]; x == nil {
 			conds = append(conds, expression.AttributeNotExists(expression.Name(s)))
 		} else {
@@ -448,7 +299,7 @@ func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 		}
 	}
 	if !exists {
-		conds = append(conds, expression.AttributeExists(expression.Name(r.rt.d.PK)))
+		conds = append(conds, expression.AttributeExists(expression.Name(r.rt.Design().PK)))
 	}
 	cond := conds[0]
 	if len(conds) > 1 {
@@ -611,5 +462,5 @@ func itemFault(err error) bool {
 
 func (r *Rekeyer) failed(item map[string]types.AttributeValue, err error) error {
 	r.stats.Failed.Add(1)
-	return &ItemError{Key: keyText(r.rt.d, item), Err: err}
+	return &ItemError{Key: dynamo.KeyText(r.rt.Design(), item), Err: err}
 }

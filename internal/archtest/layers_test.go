@@ -1,0 +1,26 @@
+package archtest
+
+import (
+	"strings"
+	"testing"
+)
+
+// The runtime is what application code and the generated code import: it
+// reaches no migration code, so an application's binary carries none and
+// a change to the backfill cannot change a read (issue 37). The migration
+// reads the runtime through its exported API.
+func TestRuntimeReachesNoMigration(t *testing.T) {
+	p := packages(t)
+	runtime := "patterns/dynamo"
+	if _, ok := p.code[runtime]; !ok {
+		t.Fatalf("no package %s", runtime)
+	}
+	never := []string{"patterns/dynamo/migrate"}
+	for imp, chain := range p.reach(runtime, p.code[runtime]) {
+		for _, n := range never {
+			if imp == importPath(n) || strings.HasPrefix(imp, importPath(n)+"/") {
+				t.Errorf("the runtime reaches %s: %s", n, strings.Join(chain, " → "))
+			}
+		}
+	}
+}
