@@ -38,6 +38,7 @@ type (
 	IndexKeys   = model.IndexKeys
 	KeySpec     = model.KeySpec
 	Model       = model.Model
+	Needs       = model.Needs
 	Pattern     = model.Pattern
 	Pos         = model.Pos
 	Principal   = model.Principal
@@ -53,6 +54,9 @@ type (
 
 const (
 	BaseIndex               = model.BaseIndex
+	BackupNone              = model.BackupNone
+	NeedOnDemand            = model.NeedOnDemand
+	NeedProvisioned         = model.NeedProvisioned
 	CondAbsent              = model.CondAbsent
 	CondEq                  = model.CondEq
 	CondExists              = model.CondExists

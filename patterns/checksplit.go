@@ -13,9 +13,8 @@ import (
 // the model declares per entity are told apart here: a TTL attribute
 // other than the table's (KP305 refuses it in one table), and, in a
 // strongly consistent table, entities whose writes need transactions
-// (KP307 refuses them). Billing, point-in-time recovery and replicas
-// are the construct's props of a table, not the model's: a model that
-// wants them to differ declares tables for it.
+// (KP307 refuses them), and the needs entities state (Entity.Needs):
+// point-in-time recovery, backup plan, billing mode, replica Regions.
 func ruleSplitTables(d *Design) []finding {
 	m := d.model
 	var out []finding
@@ -45,6 +44,98 @@ func ruleSplitTables(d *Design) []finding {
 				fmt.Sprintf("%s need(s) transactions (a transact write, unique guard items or counters), which the strongly consistent table refuses (KP307); the rest of the table does not", strings.Join(tx, ", ")),
 				fmt.Sprintf("either keep one table: consistency eventual for all (no multi-Region strong reads), or no transactions; or split: %s", splitCost(m, tx, "Transactional"))})
 		}
+	}
+	return append(out, splitNeeds(d)...)
+}
+
+// need is one of an entity's needs as splitNeeds compares them: its field
+// under needs:, what it says of a table, and what keeping one table costs.
+type need struct {
+	field, what string
+	value       func(*Needs) (string, bool)
+	one         func(d *Design, values []string) string
+}
+
+var needs = []need{
+	{"pointInTimeRecovery", "point-in-time recovery", func(n *Needs) (string, bool) {
+		if n.PointInTimeRecovery == nil {
+			return "", false
+		}
+		return onOff(*n.PointInTimeRecovery), true
+	}, func(*Design, []string) string {
+		return "point-in-time recovery on for the whole table (its continuous backups are priced per GB-month of the table's size: the items of the entities that do not need it are paid for too)"
+	}},
+	{"backup", "backup plan", func(n *Needs) (string, bool) { return n.Backup, n.Backup != "" }, func(_ *Design, vs []string) string {
+		return fmt.Sprintf("the table in every plan (%s: each backs up all its items, priced per GB-month of each plan's backups)", strings.Join(vs, ", "))
+	}},
+	{"billing", "billing mode", func(n *Needs) (string, bool) { return n.Billing, n.Billing != "" }, func(d *Design, _ []string) string {
+		if d.Cost == nil {
+			return "one billing mode for the whole table"
+		}
+		return fmt.Sprintf("one billing mode for the whole table (at the declared rates: on demand $%.2f/month, provisioned $%.2f/month)", d.Cost.OnDemand, d.Cost.Provisioned)
+	}},
+	{"replicas", "replica Regions", func(n *Needs) (string, bool) {
+		if !n.Replicated {
+			return "", false
+		}
+		if len(n.Replicas) == 0 {
+			return "none", true
+		}
+		return strings.Join(n.Replicas, "+"), true
+	}, func(d *Design, vs []string) string {
+		regions := map[string]bool{}
+		for _, v := range vs {
+			for r := range strings.SplitSeq(v, "+") {
+				if r != "none" {
+					regions[r] = true
+				}
+			}
+		}
+		s := fmt.Sprintf("every Region any entity needs (%d) for the whole table", len(regions))
+		if d.Cost != nil {
+			// replicated writes cost what the writes cost, per replica
+			s += fmt.Sprintf(" (each replica costs the table's writes again: $%.2f/month per Region on demand at the declared rates, and its storage)", d.Cost.WriteUnits*PriceWRU*3600*HoursPerMonth)
+		}
+		return s
+	}},
+}
+
+// splitNeeds: entities of one table that state a need differently (each
+// need on its own) are proposed a table of their own.
+func splitNeeds(d *Design) []finding {
+	m := d.model
+	var out []finding
+	for _, nd := range needs {
+		var values []string         // the values stated, in the order first stated
+		by := map[string][]string{} // value → entities
+		for _, e := range m.Entities {
+			if e.Needs == nil {
+				continue
+			}
+			v, stated := nd.value(e.Needs)
+			if !stated {
+				continue
+			}
+			if by[v] == nil {
+				values = append(values, v)
+			}
+			by[v] = append(by[v], e.Name)
+		}
+		if len(values) < 2 {
+			continue
+		}
+		var said []string
+		for _, v := range values {
+			said = append(said, fmt.Sprintf("%s: %s", strings.Join(by[v], ", "), v))
+		}
+		moved := by[values[1]]
+		for _, v := range values[2:] {
+			moved = append(moved, by[v]...)
+		}
+		e := m.Entity(moved[0])
+		out = append(out, finding{entity(e), e.Needs.Pos[nd.field],
+			fmt.Sprintf("the entities of table %s need different %s (%s): a table has one, so these want separate tables", m.Table, nd.what, strings.Join(said, "; ")),
+			fmt.Sprintf("either keep one table: %s; or split: %s", nd.one(d, values), splitCost(m, moved, strings.ToUpper(nd.field[:1])+nd.field[1:]))})
 	}
 	return out
 }
@@ -100,7 +191,7 @@ func splitCost(m *Model, moved []string, suffix string) string {
 			}
 		}
 		if a > 0 && b > 0 {
-			broken = append(broken, fmt.Sprintf("write %s (a transaction across the two: keyplan writes a transaction on one table)", w.Name))
+			broken = append(broken, fmt.Sprintf("write %s (a write pattern across the two: write each table's part with a pattern of its own, together with dynamo.TransactTables)", w.Name))
 		}
 	}
 	for _, e := range m.Entities {

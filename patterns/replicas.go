@@ -2,14 +2,15 @@ package patterns
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // regionName is an AWS region's name: eu-west-1, us-gov-east-1.
-var regionName = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+var regionName = model.RegionName
 
 // MaxReplicaRCU is the most read capacity a replica's index may be given
 // in a replica spec (DynamoDB's default per-table quota).

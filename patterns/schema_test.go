@@ -76,6 +76,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		"write bad if":     validModel + "writes:\n  W: {put: Player, if: maybe}\n",
 		"write bad add":    validModel + "writes:\n  W: {update: Player, add: {rating: lots}}\n",
 		"write two cmps":   validModel + "writes:\n  W: {update: Player, set: [handle], condition: {rating: {ge: 1, le: 3}}}\n",
+		"bad needs":        strings.Replace(validModel, "    id: [playerId]\n", "    id: [playerId]\n    needs: {billing: free}\n", 1),
 		"check alone":      validModel + "writes:\n  W: {check: Player, condition: {rating: 1}}\n",
 		"step no write":    validModel + "examples:\n  steps:\n    - {params: {playerId: p1}}\n",
 		"bad expired":      strings.Replace(validModel, "{get: Player}", "{get: Player, expired: maybe}", 1),

@@ -107,7 +107,7 @@ func TestTablesBadInput(t *testing.T) {
 		{"two tables with one name", "  Sessions:\n", "shop.yaml:4:3: tables.Sessions: duplicate name \"Sessions\" (first declared at line 3)"},
 		{"two tables differing in case", "  Sessions:\n", `shop.yaml:4:3: tables.sessions: two tables with one name: "Sessions" and "sessions" (line 3) differ only in case`},
 		{"a pattern across tables", "  UserSessions: {query: Session, where: [userId]}", "shop.yaml:22:17: patterns.Both.query: Both reads tables Orders and Sessions in one query: a Query reads one table"},
-		{"a transaction across tables", "  PutSession: {put: Session}", "shop.yaml:24:3: writes.Both: Both writes tables Sessions and Orders in one transaction"},
+		{"a transaction across tables", "  PutSession: {put: Session}", "shop.yaml:24:3: writes.Both: Both writes tables Sessions and Orders in one write pattern: a write pattern is one table's; give each table's part a write pattern of its own and run them as one transaction with dynamo.TransactTables"},
 		{"an entity without its table", "    table: Orders\n", `shop.yaml:5:3: entities.Order.table: missing; the model declares tables Orders, Sessions: say which holds Order (table: Orders)`},
 		{"table and tables", "tables:", "shop.yaml:1:8: table: give either table (one table) or tables (several), not both"},
 		{"settings at the top", "tables:", "shop.yaml:1:11: headroom: with tables, a table's settings are under its name"},
@@ -253,7 +253,7 @@ writes:
 		"Session expire(s) by expiresAt, Invite by another attribute",
 		"rename the ttl attribute of Invite to expiresAt",
 		"tables: {Social: {}, SocialExpiring: {}} and table: SocialExpiring on Invite",
-		"it breaks pattern UserInvites (reads User and Invite in one Query); write Invite (a transaction across the two",
+		"it breaks pattern UserInvites (reads User and Invite in one Query); write Invite (a write pattern across the two: write each table's part with a pattern of its own, together with dynamo.TransactTables)",
 		"Invite within User",
 	} {
 		if !strings.Contains(got[0], want) {

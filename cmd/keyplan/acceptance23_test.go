@@ -40,7 +40,7 @@ func shopTwoGSIs(v1 string) string {
 // each is an index build with nothing to backfill (KP615), one GSI a
 // deploy all the same.
 func TestTwoGSIMigrationFromSeparateProcesses(t *testing.T) {
-	enginepass.Independent(t)
+	enginepass.Parallel(t)
 	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
 		t.Run(string(keys), func(t *testing.T) { testTwoGSIMigration(t, keys) })
 	}

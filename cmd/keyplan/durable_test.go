@@ -166,7 +166,7 @@ func (s *served) kill9(t *testing.T) {
 // acknowledged write (put, delete, counter increment) is there, in every
 // round, the rounds' writes accumulating in one directory.
 func TestLocalKeepsEveryAcknowledgedWriteThroughKill9(t *testing.T) {
-	enginepass.Independent(t)
+	enginepass.Parallel(t)
 	p := separateProcesses(t)
 	data := filepath.Join(t.TempDir(), "data")
 	const table = "crash"
@@ -209,7 +209,7 @@ func TestLocalKeepsEveryAcknowledgedWriteThroughKill9(t *testing.T) {
 // killed at once (kill -9), and after a restart every item holds exactly
 // the target design's keys and every acknowledged new item is there.
 func TestMigrateDoneSurvivesKill9(t *testing.T) {
-	enginepass.Independent(t)
+	enginepass.Parallel(t)
 	p := separateProcesses(t)
 	data := filepath.Join(t.TempDir(), "data")
 	n := 2000
@@ -314,7 +314,7 @@ func keyOf(it map[string]types.AttributeValue) string {
 // the process that has it; the first goes on serving, and keeps what it
 // acknowledges after.
 func TestASecondLocalOnOneDataDirectoryIsRefused(t *testing.T) {
-	enginepass.Independent(t)
+	enginepass.Parallel(t)
 	p := separateProcesses(t)
 	data := filepath.Join(t.TempDir(), "data")
 	first := p.local("--port", "0", "--data", data)
@@ -341,7 +341,7 @@ func TestASecondLocalOnOneDataDirectoryIsRefused(t *testing.T) {
 // that write is not kept; every write acknowledged before is, after a
 // kill -9 and a restart without the limit, where writes succeed again.
 func TestAFullDiskFailsTheWriteAndKeepsTheRest(t *testing.T) {
-	enginepass.Independent(t)
+	enginepass.Parallel(t)
 	p := separateProcesses(t)
 	prlimit, err := exec.LookPath("prlimit")
 	if err != nil {

@@ -174,8 +174,7 @@ func creating(t *testing.T, target string) (string, *atomic.Int64) {
 // table stays CREATING behind the proxy until then, however loaded the
 // machine: the wait no longer races a timer).
 func TestValidateCleansUpOnSignal(t *testing.T) {
-	enginepass.Independent(t)
-	t.Setenv(localengine.EnvEngine, localengine.Memory) // validate checks the name even with --endpoint, which it uses
+	env := append(enginepass.Parallel(t), localengine.EnvEngine+"="+localengine.Memory) // validate checks the name even with --endpoint, which it uses
 	if testing.Short() {
 		t.Skip("builds keyplan")
 	}
@@ -190,6 +189,7 @@ func TestValidateCleansUpOnSignal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		endpoint, describes := creating(t, engine.Endpoint)
 		cmd := exec.Command(bin, "validate", "--endpoint", endpoint, "../../examples/leaderboard.yaml")
+		cmd.Env = env
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {

@@ -32,7 +32,7 @@ import (
 // client with another key, or the right key id and another secret, is
 // refused.
 func TestLocalServesSeparateProcesses(t *testing.T) {
-	enginepass.Independent(t)
+	enginepass.Parallel(t)
 	p := separateProcesses(t)
 	data := filepath.Join(t.TempDir(), "tables")
 	run := p.run

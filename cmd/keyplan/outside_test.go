@@ -25,7 +25,7 @@ import (
 // environment-agnostic stack with tablerules: it synthesizes, and a table
 // the rules refuse fails the synth.
 func TestOutsideModule(t *testing.T) {
-	enginepass.Independent(t)
+	base := enginepass.Parallel(t)
 	if testing.Short() {
 		t.Skip("builds a module of its own (about 30 s)")
 	}
@@ -35,7 +35,7 @@ func TestOutsideModule(t *testing.T) {
 	}
 	dir := t.TempDir()
 	cache := filepath.Join(t.TempDir(), "cache") // no dynalite here yet: validate installs it
-	env := append(os.Environ(), dynalite.EnvCache+"="+cache, dynalite.EnvPath+"=", dynalite.EnvEndpoint+"=", localengine.EnvEngine+"=", "GOFLAGS=")
+	env := append(base, dynalite.EnvCache+"="+cache, dynalite.EnvPath+"=", dynalite.EnvEndpoint+"=", localengine.EnvEngine+"=", "GOFLAGS=")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatal(err)

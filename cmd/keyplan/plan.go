@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 
 	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/lockcmd"
@@ -55,7 +54,7 @@ func schema(*flag.FlagSet) func(*cli.Call) int {
 func generate(fs *flag.FlagSet) func(*cli.Call) int {
 	pkg := fs.String("package", "", "the generated package's `NAME`, e.g. shopdb")
 	out := fs.String("out", "", "the `DIR` to write "+gen.File+" into (created if missing)")
-	table := fs.String("table", "", "the table of a model of several (tables:) to write the package of: one package per table")
+	table := fs.String("table", "", "the table of a model of several (tables:) to write the package of (default: one package for all its tables)")
 	return func(c *cli.Call) int {
 		if *out == "" {
 			return c.Fail(cli.Usage, "--out DIR: expected a directory")
@@ -68,19 +67,6 @@ func generate(fs *flag.FlagSet) func(*cli.Call) int {
 		if ts == nil {
 			return cli.Usage
 		}
-		t, err := patterns.TableOf(ts, *table)
-		if err != nil {
-			return c.Fail(cli.Usage, "--table %v: one package per table", err)
-		}
-		d, lock := t.Design, t.Lock
-		if lockcmd.DesignErrors(c, d, "no code is generated from a design that fails its checks (keyplan check %s)", file) > 0 {
-			return cli.Findings
-		}
-		path, size, err := gen.WriteDir(*out, d, gen.Options{Package: *pkg, Source: filepath.ToSlash(file), Lock: lock})
-		if err != nil {
-			return c.Fail(cli.Usage, "%s: %v", file, err)
-		}
-		fmt.Fprintf(c.Stdout, "wrote %s (package %s, %d bytes)\n", path, *pkg, size)
-		return cli.Clean
+		return lockcmd.Gen(c, file, ts, *table, *pkg, *out)
 	}
 }

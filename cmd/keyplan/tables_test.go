@@ -66,8 +66,14 @@ func TestTablesValidateAndGen(t *testing.T) {
 		t.Fatalf("validate: %d\nstdout: %q\nstderr: %q", code, out, errs)
 	}
 	dir := t.TempDir()
-	if code, _, errs := keyplan("gen", "go", file, "--package", "ordersdb", "--out", dir); code != 2 || !strings.Contains(errs, `--table "": the model declares tables Orders, Sessions`) {
-		t.Errorf("gen without --table: %d %s", code, errs)
+	// without --table: one package for the model's tables
+	if code, out, errs := keyplan("gen", "go", file, "--package", "storefrontdb", "--out", filepath.Join(dir, "all")); code != 0 || !strings.Contains(out, "package storefrontdb") {
+		t.Errorf("gen without --table: %d %s%s", code, out, errs)
+	} else if src, err := os.ReadFile(filepath.Join(dir, "all", "keyplan.gen.go")); err != nil || !strings.Contains(string(src), "return db.tOrders.Write(ctx, \"PlaceOrder\"") || !strings.Contains(string(src), "func (db *DB) GetSession(") {
+		t.Errorf("the model's package: %v", err)
+	}
+	if code, _, errs := keyplan("gen", "go", file, "--package", "x", "--out", dir, "--table", "Carts"); code != 2 || !strings.Contains(errs, `--table "Carts": the model declares tables Orders, Sessions`) {
+		t.Errorf("gen --table Carts: %d %s", code, errs)
 	}
 	if code, out, errs := keyplan("gen", "go", file, "--package", "ordersdb", "--out", dir, "--table", "Orders"); code != 0 || !strings.Contains(out, "package ordersdb") {
 		t.Fatalf("gen --table Orders: %d %s%s", code, out, errs)

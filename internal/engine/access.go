@@ -115,7 +115,7 @@ func forget(endpoint string) {
 }
 
 // Share makes alias (a proxy in front of the engine at endpoint, such as
-// internal/faults') known as that engine: Client(alias) signs with the
+// internal/testkit/faults') known as that engine: Client(alias) signs with the
 // engine's key, and Transactions(alias) takes the engine's probe instead
 // of probing through the proxy (a fault it injects would misreport the
 // engine). The returned function undoes it.

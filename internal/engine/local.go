@@ -23,7 +23,7 @@ import (
 const DefaultLocalPort = 8000
 
 // DataFile is the file in keyplan local's --data directory that holds the
-// tables (a bbolt file: internal/minidyn/store).
+// tables (a bbolt file: internal/engine/minidyn/store).
 const DataFile = store.File
 
 // LocalOptions say how keyplan local serves the in-process engine.

@@ -10,7 +10,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/faults"
 )
 
-// A client of a fault proxy (internal/faults) signs with its engine's key
+// A client of a fault proxy (internal/testkit/faults) signs with its engine's key
 // and takes its engine's transaction probe: a probe through a proxy that
 // fails every request would call dynalite transactional.
 func TestAProxyIsItsEngine(t *testing.T) {

@@ -4,4 +4,6 @@
 // shop.Orders.lock.json and so on for a model that declares tables), the
 // lock written or the difference printed, per table in the order the
 // model declares them. The exit code is the worst over the tables.
+// keyplan gen go is here too (Gen): one package per table, or one for
+// the model's tables.
 package lockcmd

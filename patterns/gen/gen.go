@@ -402,7 +402,15 @@ func (g *gen) file(o Options) error {
 // Runtime is the runtime underneath, for what the typed methods do not
 // cover (raw inputs, Decode, Update with changes of your own).
 func (db *DB) Runtime() *dynamo.Table { return db.t }
+`)
+	g.helpers()
+	return g.body()
+}
 
+// helpers are the generated package's types and functions that are no
+// entity's or pattern's: once per package.
+func (g *gen) helpers() {
+	g.p(`
 // Options are a query's page: Range bounds its sort attribute, Limit
 // overrides its page size, Cursor (or After, a page's Next) continues
 // after a page.
@@ -494,6 +502,10 @@ func badType(entity, name string, x, want any) error {
 	return fmt.Errorf("%%s: %%s: %%T where %%T was expected", entity, name, x, want)
 }
 `)
+}
+
+// body is the design's entities, reads and writes: its methods on db.t.
+func (g *gen) body() error {
 	for _, name := range g.entityNames() {
 		if err := g.entity(g.m.Entity(name)); err != nil {
 			return err

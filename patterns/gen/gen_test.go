@@ -238,10 +238,17 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 	// Values kept in S3: their typed accessors, on an object store.
 	gen("docs", "docsdb", plan(t, docsModel))
 	write(filepath.Join("docs", "docs_test.go"), []byte(docsTest))
+	// A model of two tables, one package: run on the engine.
+	src, err = GoTables(storefrontTables(t), Options{Package: "storefrontdb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join("storefront", "keyplan.gen.go"), src)
+	write(filepath.Join("storefront", "storefront_test.go"), []byte(storefrontTest))
 	// The packages earlier keyplans generated (testdata/compat), with a
 	// test of each: generated code is a contract.
 	earlier := writeEarlierPackages(t, dir)
-	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets", "./typed", "./arena", "./docs"}, earlier...)} {
+	for _, args := range [][]string{{"build", "./..."}, {"vet", "./..."}, append([]string{"test", "-count=1", "./migrating", "./gaps", "./tickets", "./typed", "./arena", "./docs", "./storefront"}, earlier...)} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -41,6 +42,8 @@ func (l *loader) entity(f field) *Entity {
 			}
 		case "archive":
 			e.Archive = l.boolean(g.val, p)
+		case "needs":
+			e.Needs = l.needs(g.val, p)
 		case "writes":
 			if e.Writes = l.number(g.val, p); e.Writes < 0 {
 				l.add(pos(g.val), p, "expected a rate of zero or more writes per second, found %v", e.Writes)
@@ -251,8 +254,57 @@ func (l *loader) attrType(n *yaml.Node, path string) AttrType {
 }
 
 var (
-	entityFields = []string{"id", "within", "table", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version"}
+	entityFields = []string{"id", "within", "table", "attributes", "keys", "writes", "peakWrites", "copies", "counters", "archive", "renamedFrom", "version", "needs"}
 	attrFields   = []string{"type", "values", "cardinality", "min", "max", "digits", "maxLength", "store", "size", "optional", "immutable", "renamedFrom", "of", "maxItems", "shards", "derived"}
 	keyFields    = []string{"pk", "sk", "when", "local"}
 	typeNames    = append(ScalarNames(false), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
 )
+
+// needFields are the fields of an entity's needs:.
+var needFields = []string{"pointInTimeRecovery", "backup", "billing", "replicas"}
+
+// RegionName is an AWS Region's name: eu-west-1, us-gov-east-1.
+var RegionName = regexp.MustCompile(`^[a-z]{2}(-[a-z]+)+-[0-9]+$`)
+
+// backupPlanName is an AWS Backup plan's name: 1 to 50 of [a-zA-Z0-9_.-].
+var backupPlanName = regexp.MustCompile(`^[a-zA-Z0-9_.-]{1,50}$`)
+
+// needs decodes an entity's needs: the table settings it asks for.
+func (l *loader) needs(n *yaml.Node, path string) *Needs {
+	nd := &Needs{Pos: map[string]Pos{}}
+	for _, f := range l.fields(n, path, needFields) {
+		p := join(path, f.key)
+		nd.Pos[f.key] = pos(f.val)
+		switch f.key {
+		case "pointInTimeRecovery":
+			b := l.boolean(f.val, p)
+			nd.PointInTimeRecovery = &b
+		case "backup":
+			if nd.Backup = l.str(f.val, p); nd.Backup != "" && !backupPlanName.MatchString(nd.Backup) {
+				l.add(pos(f.val), p, "expected %s or an AWS Backup plan's name (1 to 50 of a-z, A-Z, 0-9, _, . and -), found %q", BackupNone, nd.Backup)
+			}
+		case "billing":
+			if nd.Billing = l.str(f.val, p); nd.Billing != "" && nd.Billing != NeedOnDemand && nd.Billing != NeedProvisioned {
+				l.add(pos(f.val), p, "expected %s or %s, found %q", NeedOnDemand, NeedProvisioned, nd.Billing)
+			}
+		case "replicas":
+			nd.Replicated = true
+			if v := deref(f.val); v.Kind == yaml.SequenceNode && len(v.Content) == 0 {
+				continue // []: no replica
+			}
+			for i, r := range l.strs(f.val, p) {
+				if !RegionName.MatchString(r) {
+					at := pos(f.val)
+					if v := deref(f.val); v.Kind == yaml.SequenceNode && i < len(v.Content) {
+						at = pos(v.Content[i])
+					}
+					l.add(at, p, "expected a list of AWS Regions (like eu-west-1), found %q", r)
+					continue
+				}
+				nd.Replicas = append(nd.Replicas, r)
+			}
+			slices.Sort(nd.Replicas)
+		}
+	}
+	return nd
+}

@@ -113,6 +113,11 @@ type Entity struct {
 	Counters []*Counter `json:"counters,omitempty"`
 	// Archive keeps this entity's TTL expiries in S3 (the archive handler).
 	Archive bool `json:"archive,omitempty"`
+	// Needs are the table settings the entity asks of the table that
+	// holds it (needs: point-in-time recovery, backup plan, billing mode,
+	// replica Regions): KP310 proposes a split when entities of one table
+	// ask differently (checksplit.go). nil: it states none.
+	Needs *Needs `json:"-"`
 	// RenamedFrom is the entity's name in the lock: its items and keys
 	// stay (keyplan keeps its old key tag).
 	RenamedFrom string `json:"renamedFrom,omitempty"`
@@ -537,3 +542,34 @@ func (p *Pattern) FilterValue(attr string) (string, bool) {
 	}
 	return "", false
 }
+
+// Needs are the table settings an entity asks of its table (needs:
+// under the entity): a table has one of each, so entities of one table
+// that ask differently want separate tables (KP310). A setting the
+// entity does not state asks nothing. The construct's props set the
+// table's settings; the model's needs say what the entities require of
+// them.
+type Needs struct {
+	// PointInTimeRecovery: the entity's items must be recoverable to any
+	// second of the last 35 days (true), or need not be (false).
+	PointInTimeRecovery *bool `json:"pointInTimeRecovery,omitempty"`
+	// Backup names the AWS Backup plan that must back the items up, or
+	// BackupNone.
+	Backup string `json:"backup,omitempty"`
+	// Billing is NeedOnDemand or NeedProvisioned.
+	Billing string `json:"billing,omitempty"`
+	// Replicas are the Regions the items must be replicated to, sorted
+	// (a global table's replicas); Replicated says they were stated (an
+	// empty list: no replica).
+	Replicas   []string `json:"replicas,omitempty"`
+	Replicated bool     `json:"-"`
+	// Pos is where each need was stated, by its field name.
+	Pos map[string]Pos `json:"-"`
+}
+
+// The values of needs: billing and backup.
+const (
+	NeedOnDemand    = "onDemand"
+	NeedProvisioned = "provisioned"
+	BackupNone      = "none"
+)

@@ -182,7 +182,7 @@ func (m *Model) splitTables(file string) error {
 		}
 		first, others := across(ens)
 		if len(others) > 0 {
-			l.add(w.Pos, "writes."+w.Name, "%s writes tables %s and %s in one transaction: keyplan's transactions write one table (DynamoDB allows one across tables of one account and Region; keyplan does not build it yet): split the write, or hold its entities in one table",
+			l.add(w.Pos, "writes."+w.Name, "%s writes tables %s and %s in one write pattern: a write pattern is one table's; give each table's part a write pattern of its own and run them as one transaction with dynamo.TransactTables (DynamoDB takes one across tables of one account and Region), or hold its entities in one table",
 				w.Name, first, strings.Join(others, ", "))
 			continue
 		}

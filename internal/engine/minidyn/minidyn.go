@@ -36,7 +36,7 @@ type Options struct {
 	// AccessDeniedException, naming the action (server.Options).
 	ReadOnlyAccessKeyID, ReadOnlySecretAccessKey string
 	// DataDir, when set, keeps the tables across restarts, in a bbolt
-	// file (internal/minidyn/store): loaded at start, and every request
+	// file (internal/engine/minidyn/store): loaded at start, and every request
 	// answered only once what it changed is committed there, durably
 	// (server.Persist). The directory must be the user's own, not
 	// writable by others, and no symlink; one server at a time has it

@@ -1,4 +1,4 @@
-// Package enginediff judges keyplan's in-process engine (internal/minidyn)
+// Package enginediff judges keyplan's in-process engine (internal/engine/minidyn)
 // from outside it, against AWS's DynamoDB Local, the reference.
 //
 // By its answers: Generate makes a request sequence from a seed (a table

@@ -13,5 +13,7 @@
 // engine it starts by the environment's choice (keyplan validate, engine
 // Connect, dynamotest) refuses to start and the test fails; and the
 // helpers that hand a test its package's engine, already started, call
-// Uses, which fails a marked test.
+// Uses, which fails a marked test. A marked test cannot be parallel
+// (the poison is the process's environment); Parallel marks a test that
+// is, and hands the poisoned environment to the processes it starts.
 package enginepass

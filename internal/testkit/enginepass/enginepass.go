@@ -23,17 +23,47 @@ var (
 // engine than the in-process one it skips t (the in-process pass ran
 // it). On the in-process pass it runs t with $KEYPLAN_ENGINE set to
 // Poison and $KEYPLAN_DYNAMODB_ENDPOINT empty (t.Setenv: a marked test
-// cannot be parallel), and Uses fails it. Call it first in the test.
+// cannot be parallel; see Parallel), and Uses fails it. Call it first in
+// the test.
 func Independent(t *testing.T) {
 	t.Helper()
-	if strings.Contains(t.Name(), "/") {
-		t.Fatalf("enginepass.Independent marks a top-level test, not the subtest %s", t.Name())
-	}
-	if name := os.Getenv(engine.EnvEngine); name != "" && name != engine.Memory {
-		t.Skipf("engine-independent: its result cannot depend on $%s (%s); make test runs it on the in-process pass", engine.EnvEngine, name)
+	if !mark(t) {
+		return
 	}
 	t.Setenv(engine.EnvEngine, Poison)
 	t.Setenv(engine.EnvEndpoint, "")
+}
+
+// Parallel is Independent for a test that runs beside the package's
+// other parallel tests (it calls t.Parallel): a long test that starts
+// processes, builds modules or starts engines it names. The process's
+// environment is the other tests' too, so Parallel cannot poison it:
+// it returns the environment for the processes t starts instead
+// (os.Environ with $KEYPLAN_ENGINE set to Poison and
+// $KEYPLAN_DYNAMODB_ENDPOINT empty), and t must reach engines only
+// through those processes, through engines it names, or not at all.
+// Uses fails it as it fails a test marked Independent. Call it first in
+// the test.
+func Parallel(t *testing.T) []string {
+	t.Helper()
+	if !mark(t) {
+		return nil
+	}
+	t.Parallel()
+	return append(os.Environ(), engine.EnvEngine+"="+Poison, engine.EnvEndpoint+"=")
+}
+
+// mark skips t on the other engines' passes and otherwise marks it for
+// Uses (false: t was skipped).
+func mark(t *testing.T) bool {
+	t.Helper()
+	if strings.Contains(t.Name(), "/") {
+		t.Fatalf("enginepass marks a top-level test, not the subtest %s", t.Name())
+	}
+	if name := os.Getenv(engine.EnvEngine); name != "" && name != engine.Memory {
+		t.Skipf("engine-independent: its result cannot depend on $%s (%s); make test runs it on the in-process pass", engine.EnvEngine, name)
+		return false
+	}
 	mu.Lock()
 	marked[t.Name()] = true
 	mu.Unlock()
@@ -42,6 +72,7 @@ func Independent(t *testing.T) {
 		delete(marked, t.Name())
 		mu.Unlock()
 	})
+	return true
 }
 
 // Uses says t uses the engine the environment names: the helpers that

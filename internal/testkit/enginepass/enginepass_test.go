@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -25,6 +26,31 @@ func TestIndependentPoisonsTheEngineChoice(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), Poison) {
 		t.Errorf("Connect: %v", err)
+	}
+}
+
+// A test marked Parallel runs beside others, leaves the process's
+// environment alone, hands its processes the poisoned one (the last
+// assignment of a variable is the one a process sees), and Uses fails it.
+func TestParallelPoisonsItsProcesses(t *testing.T) {
+	before := os.Getenv(engine.EnvEngine)
+	env := Parallel(t)
+	if got := os.Getenv(engine.EnvEngine); got != before {
+		t.Fatalf("Parallel set $%s to %q in the test process", engine.EnvEngine, got)
+	}
+	cmd := exec.Command("/bin/sh", "-c", `printf '%s|%s' "$`+engine.EnvEngine+`" "$`+engine.EnvEndpoint+`"`)
+	cmd.Env = append([]string{engine.EnvEndpoint + "=http://127.0.0.1:1"}, env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != Poison+"|" {
+		t.Fatalf("a process of the marked test sees %q, want %q", out, Poison+"|")
+	}
+	f := &fatal{TB: t, name: t.Name() + "/sub"}
+	Uses(f)
+	if f.said == "" {
+		t.Error("Uses did not fail a subtest of a test marked Parallel")
 	}
 }
 

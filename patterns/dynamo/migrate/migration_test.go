@@ -122,25 +122,7 @@ func ids(t testing.TB, tbl *dynamo.Table, pattern string, params dynamo.Params, 
 	return out
 }
 
-const helpV1 = `
-table: Help
-entities:
-  Ticket:
-    id: [ticketId]
-    version: revision
-    attributes:
-      ticketId: {type: string, maxLength: 40}
-      customerId: {type: string, maxLength: 40}
-      subject: {type: string, maxLength: 200}
-      status: {type: string, values: [OPEN, CLOSED]}
-      openedAt: time
-      revision: {type: number, min: 1}
-patterns:
-  GetTicket: {get: Ticket}
-  CustomerTickets: {query: Ticket, where: [customerId], sort: openedAt desc, returns: [subject]}
-writes:
-  Move: {update: Ticket, set: [customerId], with: [openedAt]}
-`
+const helpV1 = testmodel.HelpTickets
 
 func helpTicket(id, customer string) dynamo.Values {
 	return dynamo.Values{"ticketId": id, "customerId": customer, "subject": "printer on fire " + id, "status": "OPEN", "openedAt": "2026-03-01T09:00:00Z"}

@@ -1,7 +1,7 @@
 package server
 
 // PartiQL: ExecuteStatement, BatchExecuteStatement and ExecuteTransaction.
-// Each statement (internal/minidyn/partiql) becomes the request it stands
+// Each statement (internal/engine/minidyn/partiql) becomes the request it stands
 // for, run by the engine's own operations: a SELECT whose WHERE holds the
 // partition key's equality (of the table or of FROM "table"."index") is a
 // Query (a sort key condition in its key condition, the rest a filter),

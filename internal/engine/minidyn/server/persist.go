@@ -1,7 +1,7 @@
 package server
 
 // The persistence seam: how a served engine keeps its tables in a data
-// directory (keyplan local --data), through a Durable (internal/minidyn/store
+// directory (keyplan local --data), through a Durable (internal/engine/minidyn/store
 // on a bbolt file).
 //
 // What is stored, and how to add to it. Each table is one metadata record
