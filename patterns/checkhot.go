@@ -2,11 +2,15 @@ package patterns
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
-// The hot-partition rules: a partition key with few values, and a pattern
-// placed on a partition hotter than its where needs.
+// Traffic rules (KP4xx) of partitions and counters: a partition key with
+// few values, a pattern placed on a partition hotter than its where needs,
+// a count of what a counter keeps, sharded counters too few for their
+// writes. (The throughput rules are in checkthroughput.go, the item
+// collections' bound in checkcollections.go.)
 
 // cardinality is the number of distinct values an attribute takes, or 0
 // when unknown (assumed high).
@@ -76,6 +80,80 @@ func ruleIntroducedHot(d *Design) []finding {
 		out = append(out, finding{pattern(p), p.Pos,
 			fmt.Sprintf("it is served from the partition %s on %s, which takes few values, though its where (%s) would spread it", k.PK, pp.Index, strings.Join(r.eq, ", ")),
 			fmt.Sprintf("give it a key whose partition holds %s", strings.Join(minus(r.eq, k.PK.Attrs()), ", "))})
+	}
+	return out
+}
+
+// KP404: a count of a child's items by its parent's id, when the
+// counters stream handler keeps that count on the parent already: one
+// GetItem instead of reading every item counted.
+func ruleCountKept(d *Design) []finding {
+	var out []finding
+	for _, p := range d.model.Patterns {
+		if !p.Count || len(p.Entities) != 1 || len(p.Filter) > 0 {
+			continue
+		}
+		for _, parent := range d.model.Entities {
+			if !slices.Equal(sortedCopy(parent.ID), sortedCopy(d.model.Where(p))) {
+				continue
+			}
+			for _, c := range parent.Counters {
+				if c.Child == p.Entities[0] && c.Sum == "" && len(c.Where) == 0 {
+					out = append(out, finding{pattern(p), p.PosOf("count"),
+						fmt.Sprintf("counts %s items by %s, which %s.%s keeps already (the counters handler): a count reads every item it counts (%s read units a call)",
+							p.Entities[0], strings.Join(d.model.Where(p), ", "), parent.Name, c.Attr, countUnits(d, p)),
+						fmt.Sprintf("read %s.%s with a get of %s (one item); count only where no counter is kept", parent.Name, c.Attr, parent.Name)})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// countUnits is what the cost estimate says one call of a count reads.
+func countUnits(d *Design, p *Pattern) string {
+	if d.Cost != nil {
+		for _, pc := range d.Cost.Patterns {
+			if pc.Name == p.Name {
+				return fmt.Sprintf("%g", pc.ReadUnits)
+			}
+		}
+	}
+	return "its items'"
+}
+
+// KP405: a sharded counter whose writes, spread over its shards, still
+// put more on one shard item than DynamoDB takes (1,000 WCU an item; and
+// one partition key's until DynamoDB splits its shards apart).
+func ruleCounterShards(d *Design) []finding {
+	var out []finding
+	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
+	for _, w := range d.model.Writes {
+		if w.Rate <= 0 {
+			continue
+		}
+		for _, fx := range d.effects(w) {
+			if !fx.counter {
+				continue
+			}
+			for _, i := range fx.s.Add {
+				ck := d.Entity(fx.e.Name).Counter(i.Attr)
+				if ck == nil {
+					continue
+				}
+				wcu := w.Rate * units(z.shard(fx.e, ck), WriteUnitBytes)
+				if w.Op == WriteTransact {
+					wcu *= 2
+				}
+				if wcu/float64(ck.Shards) <= PartitionWCU {
+					continue
+				}
+				need := int(wcu/PartitionWCU) + 1
+				out = append(out, finding{write(w), w.PosOf("rate"),
+					fmt.Sprintf("adds to %s.%s at %g/s: about %.0f WCU/s on each of its %d shards; an item takes %d", fx.e.Name, i.Attr, w.Rate, wcu/float64(ck.Shards), ck.Shards, PartitionWCU),
+					fmt.Sprintf("give the counter shards: %d or more (a read sums them in one Query whatever their number)", min(need, MaxCounterShards))})
+			}
+		}
 	}
 	return out
 }

@@ -447,38 +447,93 @@ func ruleNonUniqueGet(d *Design) []finding {
 	return out
 }
 
-// KP501: the stream handlers update copies and counters in place
-// (UpdateItem), which cannot change a key: such an attribute must not be in
-// any of its entity's keys.
-func ruleMaintainedInKey(d *Design) []finding {
+// KP206: a key holds one scalar value of its item: not a set, list or
+// map (several values), not a sharded counter (its shard items hold it).
+func ruleScalarKeys(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
-		var maintained []struct {
-			attr, kind string
-			pos        Pos
+		ek := d.Entity(e.Name)
+		if ek == nil {
+			continue
 		}
-		for _, c := range e.Copies {
-			maintained = append(maintained, struct {
-				attr, kind string
-				pos        Pos
-			}{c.Attr, "copy", c.Pos})
-		}
-		for _, c := range e.Counters {
-			maintained = append(maintained, struct {
-				attr, kind string
-				pos        Pos
-			}{c.Attr, "counter", c.Pos})
-		}
-		for _, m := range maintained {
-			for _, k := range d.Entity(e.Name).Keys {
-				if slices.Contains(k.PK.Attrs(), m.attr) || slices.Contains(k.SK.Attrs(), m.attr) {
-					out = append(out, finding{entity(e), m.pos,
-						fmt.Sprintf("%s.%s is a %s kept by a stream handler, but it is in the key %s / %s on %s: an update in place cannot move the item", e.Name, m.attr, m.kind, k.PK, k.SK, k.Index),
-						"keep the attribute out of patterns' where and sort, or maintain it in the application"})
-					break
+		for _, k := range ek.Keys {
+			for _, a := range uniq(keyReads(k)) {
+				if attr := e.Attr(a); attr != nil && !attr.Scalar() {
+					at := attr.Pos
+					if ks := keySpec(e, k.Index); ks != nil {
+						at = ks.Pos
+					}
+					out = append(out, finding{entity(e), at,
+						fmt.Sprintf("%s's key on %s (%s / %s) holds %s, a %s: a key holds one scalar value of the item", e.Name, k.Index, k.PK, k.SK, a, attr.Type),
+						scalarFix(attr)})
 				}
 			}
 		}
+	}
+	for _, p := range d.model.Patterns {
+		seen := map[string]bool{}
+		for _, name := range p.Entities {
+			e := d.model.Entity(name)
+			for _, a := range slices.Concat(d.model.Where(p), p.Sort, constAttrs(p.Filter)) {
+				attr := e.Attr(a)
+				if attr == nil || attr.Scalar() || seen[a] {
+					continue
+				}
+				seen[a] = true
+				out = append(out, finding{pattern(p), p.Pos,
+					fmt.Sprintf("reads %s by %s, a %s: only a key finds items by a value, and a key holds one scalar value", name, a, attr.Type),
+					scalarFix(attr)})
+			}
+		}
+	}
+	return out
+}
+
+func scalarFix(a *Attribute) string {
+	if a.Type == TypeCounter {
+		return "read the counter with its own pattern ({get: ENTITY, returns: [" + a.Name + "]}); keys take the attributes the item holds"
+	}
+	return "key by a scalar attribute; to find items by one element, give each element an item of its own (an entity within this one)"
+}
+
+func constAttrs(cs []Const) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Attr
+	}
+	return out
+}
+
+// keySpec is an entity's hand-made key on an index, or nil.
+func keySpec(e *Entity, index string) *KeySpec {
+	for _, ks := range e.Keys {
+		if ks.Index == index {
+			return ks
+		}
+	}
+	return nil
+}
+
+// KP107: a collection read in descending order with a limit returns its
+// owner only after all the items it orders: a page of limit items holds
+// the owner only when there are fewer of them.
+func ruleSortedLimit(d *Design) []finding {
+	var out []finding
+	for _, p := range d.model.Patterns {
+		sorted := d.model.SortedMember(p)
+		pp := d.Pattern(p.Name)
+		if sorted == "" || pp == nil || !pp.ownerReadLast(p) {
+			continue // no limit, or the owner read first: above, read descending; below, ascending
+		}
+		owner := d.model.CollectionOwner(p)
+		order, first, other := "newest first", "oldest first", "ascending"
+		if !p.Desc {
+			order, first, other = "oldest first", "newest first", "descending"
+		}
+		out = append(out, finding{pattern(p), p.PosOf("limit"),
+			fmt.Sprintf("reads %s %s and %s at the end: with limit %d, the %s comes back only when there are fewer than %d %s items (the first page holds the %s %d)",
+				sorted, order, owner, p.Limit, owner, p.Limit, sorted, strings.Fields(order)[0], p.Limit),
+			fmt.Sprintf("drop limit and page with All, read %s %s (%s, %s first), key %s to sort at the other end of %s's items, or read %s with a get of its own", sorted, other, first, owner, owner, sorted, owner)})
 	}
 	return out
 }

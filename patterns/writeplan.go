@@ -532,3 +532,40 @@ func (d *Design) unavoidable(e *Entity, k *EntityKey, changed, missing []string)
 	}
 	return fmt.Sprintf("; no pattern served there reads %s with %s (%s read %s): a key of %s on %s that does not read them together would not", strings.Join(missing, ", "), strings.Join(changed, ", "), strings.Join(apart, ", "), strings.Join(missing, ", "), e.Name, k.Index)
 }
+
+// KP707: an update that changes a source of a derived attribute must know
+// its other sources (set, passed with with, or the id) to compute the new
+// value; otherwise the value, and every key that reads it, would go stale.
+func ruleDerivedStale(d *Design) []finding {
+	var out []finding
+	for _, w := range d.model.Writes {
+		for i, fx := range d.effects(w) {
+			s := fx.s
+			if s.Op != WriteUpdate || fx.counter {
+				continue
+			}
+			known := map[string]bool{}
+			for _, a := range slices.Concat(s.Set, s.Remove, s.With, fx.e.ID) {
+				known[a] = true
+			}
+			for _, a := range fx.e.Attributes {
+				if a.Derived == nil || !fx.changed[a.Name] {
+					continue
+				}
+				var missing []string
+				for _, src := range a.Derived.Sources() {
+					if !known[src] {
+						missing = append(missing, src)
+					}
+				}
+				if len(missing) > 0 {
+					out = append(out, finding{write(w), w.Pos,
+						fmt.Sprintf("%s changes a source of %s.%s (derived from %s) without %s: the new value cannot be computed, so it (and every key it feeds) would go stale",
+							stepName(w, i), fx.e.Name, a.Name, strings.Join(a.Derived.Sources(), ", "), strings.Join(missing, ", ")),
+						fmt.Sprintf("add with: [%s] (the caller passes them as the item holds them; the write holds only if they still are)", strings.Join(missing, ", "))})
+				}
+			}
+		}
+	}
+	return out
+}

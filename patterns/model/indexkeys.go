@@ -2,6 +2,10 @@ package model
 
 import "go.yaml.in/yaml/v3"
 
+// How a model's GSIs are keyed (indexKeys: auto, native or synthetic):
+// the setting, its loader and its validation; the planner's native keys
+// are in patterns/native.go.
+
 // IndexKeys says how a model's GSIs are keyed.
 type IndexKeys string
 

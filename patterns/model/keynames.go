@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// The key attribute and index names keyplan's keys use, which no entity
+// attribute may take: the base table's PK and SK, and the names of the
+// GSIs and LSIs the planner creates (written and read here alone).
+
 // BaseIndex is the base table where an index name is expected (a
 // pattern's Index, an entity's keys, the cost's per-index lines): "table"
 // beside the GSIs' names.

@@ -5,6 +5,9 @@ import (
 	"slices"
 )
 
+// Attributes stored in S3 (store: s3): the model's side of large
+// objects; what they cost is the planner's (patterns/objects.go).
+
 // StoreS3 is the store: value that keeps an attribute in S3.
 const StoreS3 = "s3"
 

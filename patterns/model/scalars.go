@@ -285,8 +285,8 @@ func (a *Attribute) Text(v any) (string, error) {
 }
 
 // The built-in types' encoders. Their key forms are in encode.go, their
-// text in kinds.go, their sizes in checksize.go, their KP202 encodings in
-// checks.go; binary's in binary.go.
+// text in kinds.go, their sizes and KP202 encodings in scalarsize.go;
+// binary's in binary.go.
 type (
 	stringCodec struct{}
 	numberCodec struct{}

@@ -2,6 +2,10 @@ package model
 
 import "fmt"
 
+// What the scalar types' codecs say of sizes and encodings: the bytes a
+// value takes (the sizer's assumptions where the model is silent, the
+// most a key value can hold) and the encoding KP202 compares.
+
 // KeyEncoding names how an attribute is rendered in keys; equal encodings
 // render equal values to equal text.
 func KeyEncoding(a *Attribute) string {

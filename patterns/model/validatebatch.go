@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// Validating batch reads (batch: true): a get of many ids of one
+// entity, and their examples' expectations.
+
 // BaseOnly reports whether a pattern can only be read from the base table:
 // a strongly consistent read, or a batch of gets.
 func (p *Pattern) BaseOnly() bool { return p.Consistent || p.Batch }

@@ -2,6 +2,8 @@ package model
 
 import "slices"
 
+// Validating a hand-made layout's local (LSI) key entries.
+
 // validateLocalKeys checks the explicit keys' local entries.
 func (m *Model) validateLocalKeys(l *errorList) {
 	local := map[string]string{}  // index → an entity that keys it locally
