@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -387,15 +388,11 @@ func (m *MemoryObjects) DeleteObject(_ context.Context, key string) error {
 	return nil
 }
 
-// Keys are the keys held, for tests.
+// Keys are the keys held, in order, for tests.
 func (m *MemoryObjects) Keys() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var out []string
-	for k := range m.objects {
-		out = append(out, k)
-	}
-	return out
+	return slices.Sorted(maps.Keys(m.objects))
 }
 
 // S3API is the part of *s3.Client S3Objects uses.
