@@ -120,6 +120,20 @@ type gen struct {
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.buf, format+"\n", args...) }
 
+// imports writes the generated package's import block (one for a
+// table's package and a model's).
+func (g *gen) imports() {
+	g.p("import (")
+	for _, imp := range []string{"context", "fmt", "iter", "strings", "sync", "time", "", "github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "", "github.com/keyplan/keyplan/patterns", "github.com/keyplan/keyplan/patterns/dynamo"} {
+		if imp == "" {
+			g.p("")
+			continue
+		}
+		g.p("%q", imp)
+	}
+	g.p(")")
+}
+
 // claim reserves a top-level name, refusing a second use.
 func (g *gen) claim(name, what string) error {
 	if prev, ok := g.names[name]; ok {
@@ -370,15 +384,7 @@ func (g *gen) file(o Options) error {
 	g.p("// one typed method per access pattern, each one GetItem, Query or write.")
 	g.p("package %s", o.Package)
 	g.p("")
-	g.p("import (")
-	for _, imp := range []string{"context", "fmt", "iter", "strings", "sync", "time", "", "github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "", "github.com/keyplan/keyplan/patterns", "github.com/keyplan/keyplan/patterns/dynamo"} {
-		if imp == "" {
-			g.p("")
-			continue
-		}
-		g.p("%q", imp)
-	}
-	g.p(")")
+	g.imports()
 	g.p("")
 	g.p("// TableName is the table's name in the model (Open takes the deployed one).")
 	g.p("const TableName = %q", g.d.Table)

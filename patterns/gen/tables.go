@@ -79,15 +79,7 @@ func GoTables(ts []Table, o Options) ([]byte, error) {
 	top.p("// one typed method per access pattern, each one GetItem, Query or write of its table.")
 	top.p("package %s", o.Package)
 	top.p("")
-	top.p("import (")
-	for _, imp := range []string{"context", "fmt", "iter", "strings", "sync", "time", "", "github.com/aws/aws-sdk-go-v2/service/dynamodb/types", "", "github.com/keyplan/keyplan/patterns", "github.com/keyplan/keyplan/patterns/dynamo"} {
-		if imp == "" {
-			top.p("")
-			continue
-		}
-		top.p("%q", imp)
-	}
-	top.p(")")
+	top.imports()
 	top.p("")
 	top.p("// The model's tables, by their names in the model (Open resolves each to its deployed name).")
 	top.p("const (")
