@@ -17,6 +17,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
 )
 
 // settled waits until the table and its GSIs are ACTIVE (an engine may
@@ -75,6 +76,9 @@ func TestWorkerChecksDriftBeforeWriting(t *testing.T) {
 	}
 	if filled == nil || len(ph.Backfill) == 0 {
 		t.Fatalf("phase %+v: expected a backfill and a GSI keyed PK/SK", ph)
+	}
+	if why := engine.Lacks(dynamotest.OnlineIndexes); why != "" {
+		t.Skipf("%s: the drift is made by creating and deleting GSIs on the live table (proved on the in-process engine and DynamoDB Local)", why)
 	}
 	c := streamtest.Client(engine.Endpoint, 0).Client
 	ctx := context.Background()
