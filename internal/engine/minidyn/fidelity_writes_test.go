@@ -207,6 +207,19 @@ func TestTransactionsReportEveryReasonAndAreIdempotent(t *testing.T) {
 			t.Fatal("a cancelled transaction wrote its first put")
 		}
 
+		// Every invalid action has its ValidationError, not only the first
+		// (make fuzz's TestDifferential found it with two wrong-typed keys).
+		bad := func(p string) types.TransactWriteItem {
+			return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: values("p", &types.AttributeValueMemberN{Value: p})}}
+		}
+		_, err = e.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{bad("1"), put("v", ""), bad("2")}})
+		if !asErr(err, &tce) || len(tce.CancellationReasons) != 3 {
+			t.Fatalf("two wrong-typed keys: want TransactionCanceledException with 3 reasons, got %v", err)
+		}
+		if codes := []string{aws.ToString(tce.CancellationReasons[0].Code), aws.ToString(tce.CancellationReasons[1].Code), aws.ToString(tce.CancellationReasons[2].Code)}; codes[0] != "ValidationError" || codes[1] != "None" || codes[2] != "ValidationError" {
+			t.Fatalf("two wrong-typed keys: reasons %v, want [ValidationError None ValidationError]", codes)
+		}
+
 		// The same ClientRequestToken with the same request runs once; with
 		// another request it is refused.
 		in := &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(uniqueName(t)), TransactItems: []types.TransactWriteItem{put("t", "attribute_not_exists(p)")}}

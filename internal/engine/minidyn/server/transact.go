@@ -150,11 +150,17 @@ func (c *Client) TransactWriteItems(_ context.Context, in *TransactWriteItemsInp
 		reasons[i] = cancelReason{Code: "None"}
 	}
 
+	// Every invalid action is named, not only the first (DynamoDB Local
+	// 1.25.1: [ValidationError, ValidationError] for two).
+	invalid := false
 	for i, a := range actions {
 		if err := a.validate(); err != nil {
 			reasons[i] = cancelReason{Code: "ValidationError", Message: errorMessage(err)}
-			return nil, &transactionCanceledError{reasons: reasons}
+			invalid = true
 		}
+	}
+	if invalid {
+		return nil, &transactionCanceledError{reasons: reasons}
 	}
 
 	writes := make([]*core.Write, len(actions))
