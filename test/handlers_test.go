@@ -255,15 +255,19 @@ func TestArchiveBucket(t *testing.T) {
 	}
 }
 
-// maxBootstrap bounds each function's binary (linux/arm64, built with
-// singletable.HandlerBuildFlags): the stream handlers 11.2 to 11.5 MB
-// today, the backfill worker 12.65 MB since it carries the S3 client for
-// a phase that moves values into or out of S3 (11.6 MB before); without
+// maxBootstrap bounds each stream handler's binary (linux/arm64, built
+// with singletable.HandlerBuildFlags): 11.2 to 11.5 MB today; without
 // lambda.norpc they were 14.7 to 17.2 MB, with no flags 21 to 24.6 MB.
-const maxBootstrap = 13_000_000
+// maxBackfill bounds the backfill worker's, which carries the S3 client
+// for a phase that moves values into or out of S3: 12.65 MB (11.6 MB
+// before it did).
+const (
+	maxBootstrap = 12_000_000
+	maxBackfill  = 13_000_000
+)
 
 // Every function keyplan builds (the stream handlers and the backfill
-// worker), built as GoFunction builds it, stays under maxBootstrap.
+// worker), built as GoFunction builds it, stays under maxBootstrap (the backfill worker under maxBackfill).
 func TestHandlerBinariesAreSmall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every function's binary")
@@ -285,8 +289,12 @@ func TestHandlerBinariesAreSmall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fi.Size() >= maxBootstrap {
-				t.Errorf("%s is %d bytes; the limit is %d", pkg, fi.Size(), maxBootstrap)
+			limit := int64(maxBootstrap)
+			if pkg == patterns.BackfillWorker {
+				limit = maxBackfill
+			}
+			if fi.Size() >= limit {
+				t.Errorf("%s is %d bytes; the limit is %d", pkg, fi.Size(), limit)
 			}
 			t.Logf("%s: %.2f MB", pkg, float64(fi.Size())/1e6)
 		})

@@ -328,14 +328,15 @@ func (c *Client) transactAction(ti TransactWriteItem) (transactAction, string, i
 
 		// A nested path into a key attribute refuses the request, unless
 		// the item itself is invalid (that action is then cancelled).
-		if table.CheckItem(item) == nil {
+		invalid := table.CheckItem(item)
+		if invalid == nil {
 			if err := ex.checkKeyPaths(table); err != nil {
 				return transactAction{}, "", 0, err
 			}
 		}
 
 		key, _ := table.EncodeKey(item)
-		a.validate = func() error { return table.CheckItem(item) }
+		a.validate = func() error { return invalid }
 		a.prepare = func() (*core.Write, error) { return table.PreparePut(item, ex.cond) }
 
 		return a, key, types.ItemSize(item), nil
