@@ -149,14 +149,21 @@ func start(java, home string) (*Server, error) {
 			return nil, fmt.Errorf("DynamoDB Local exited before listening: %s", s.tail())
 		default:
 		}
-		if out := s.log.String(); strings.Contains(out, "BindException") {
+		if strings.Contains(s.log.String(), `Exception in thread "main"`) {
+			// The engine's main thread died; its other threads keep the
+			// JVM up, serving nothing. Its stack trace is still being
+			// written (the line naming the BindException comes after the
+			// first), so what it died of is read once the trace is whole.
+			s.settle()
+			s.Stop()
+			if portTaken(s.log.String()) {
+				return nil, errPortTaken
+			}
+			return nil, fmt.Errorf("DynamoDB Local failed to start: %s", s.tail())
+		}
+		if portTaken(s.log.String()) {
 			s.Stop()
 			return nil, errPortTaken
-		} else if strings.Contains(out, `Exception in thread "main"`) {
-			// The engine's main thread died; its other threads keep the
-			// JVM up, serving nothing.
-			s.Stop()
-			return nil, fmt.Errorf("DynamoDB Local failed to start: %s", s.tail())
 		}
 		if answers(probe, s.Endpoint, origin) && !answers(probe, s.Endpoint, "https://"+randomHex()+".keyplan.invalid") {
 			return s, nil
@@ -166,6 +173,30 @@ func start(java, home string) (*Server, error) {
 			return nil, fmt.Errorf("DynamoDB Local did not answer on %s within %s: %s", s.Endpoint, StartTimeout, s.tail())
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// portTaken reports whether the engine's output says its port was taken
+// (Jetty's "Failed to bind to", caused by java.net.BindException).
+func portTaken(out string) bool {
+	return strings.Contains(out, "BindException") || strings.Contains(out, "Failed to bind to")
+}
+
+// settle waits, at most a second, until the engine's output stops
+// growing for 100 ms or the engine exits.
+func (s *Server) settle() {
+	n, quiet := len(s.log.String()), time.Now()
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		select {
+		case <-s.done:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+		if m := len(s.log.String()); m != n {
+			n, quiet = m, time.Now()
+		} else if time.Since(quiet) >= 100*time.Millisecond {
+			return
+		}
 	}
 }
 

@@ -200,3 +200,38 @@ func TestStartFailure(t *testing.T) {
 		t.Errorf("a corrupt jar: %v", err)
 	}
 }
+
+// The JVM writes a dying main thread's trace in pieces: `Exception in
+// thread "main" ` first, what it died of after. A port taken is read
+// from the whole trace, not from its first piece (CI once failed
+// TestPortTakenMeanwhile so: "failed to start", for a BindException
+// written a moment later).
+func TestPortTakenReadFromTheWholeTrace(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in for java is a shell script")
+	}
+	java := filepath.Join(t.TempDir(), "java")
+	script := "#!/bin/sh\nprintf 'Exception in thread \"main\" ' >&2\nsleep 0.08\n" +
+		"printf 'java.io.IOException: Failed to bind to 0.0.0.0/0.0.0.0:1\\n\\tat org.eclipse.jetty.server.ServerConnector.openAcceptChannel\\n' >&2\n" +
+		"sleep 0.08\nprintf 'Caused by: java.net.BindException: Address already in use\\n' >&2\nexec sleep 30\n"
+	if err := os.WriteFile(java, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		s, err := start(java, t.TempDir())
+		if s != nil {
+			s.Stop()
+		}
+		if !errors.Is(err, errPortTaken) {
+			t.Fatalf("a trace of a BindException written in pieces: %v; want errPortTaken", err)
+		}
+	}
+	// Another death is not a port taken.
+	script = "#!/bin/sh\nprintf 'Exception in thread \"main\" ' >&2\nsleep 0.08\nprintf 'java.lang.UnsatisfiedLinkError: no sqlite4java\\n' >&2\nexec sleep 30\n"
+	if err := os.WriteFile(java, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := start(java, t.TempDir()); err == nil || errors.Is(err, errPortTaken) || !strings.Contains(err.Error(), "UnsatisfiedLinkError") {
+		t.Errorf("another death: %v; want its trace named", err)
+	}
+}
