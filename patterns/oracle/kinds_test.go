@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"slices"
@@ -196,5 +197,34 @@ func TestNamedSteps(t *testing.T) {
 	err := s.Write(m.Write("FollowUser"), map[string]any{"followerId": "cat", "followeeId": "ann", "since": "2026-01-01T00:00:00Z", "follower.userId": "cat"})
 	if !errors.Is(err, ErrInvalid) {
 		t.Errorf("without followee.userId: %v", err)
+	}
+}
+
+// One element added to a number set may come as any number the runtime
+// takes as one (it wraps a scalar as a one-element set): an int, a
+// float, a json.Number, a Number. make test-scale found json.Number
+// refused ("expected a list of numbers") where the table took it.
+func TestOneNumberAddedToASet(t *testing.T) {
+	m := model(t, `
+table: docs
+entities:
+  Doc:
+    id: docId
+    attributes:
+      docId: string
+      scores: {type: set, of: number}
+patterns:
+  GetDoc: {get: Doc}
+writes:
+  AddDoc: {put: Doc}
+  Score: {update: Doc, add: {scores: $scores}}
+`)
+	s := NewState(m)
+	mustWrite(t, s, "AddDoc", map[string]any{"docId": "a"})
+	for _, v := range []any{json.Number("0.5"), int64(2), 3, 4.25, json.Number("1e2")} {
+		mustWrite(t, s, "Score", map[string]any{"docId": "a", "scores": v})
+	}
+	if got := Text(s.Get("Doc", Values{"docId": "a"}).Values["scores"]); got != `{0.5 2 3 4.25 100}` {
+		t.Errorf("scores %s", got)
 	}
 }

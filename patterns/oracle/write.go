@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -482,8 +483,8 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 			return nil, invalid("parameter %s (%s %s) missing", inc.Param, what, inc.Attr)
 		}
 		switch x.(type) {
-		case string, float64, int, int64, bool, Number:
-			x = []any{x}
+		case string, float64, int, int64, bool, Number, json.Number:
+			x = []any{x} // one element, as the runtime takes it
 		}
 		a := e.Attr(inc.Attr)
 		out, err := elements(a, x)
