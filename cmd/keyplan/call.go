@@ -20,15 +20,16 @@ func open(c *cli.Call, file string, o ...patterns.Options) (*patterns.Design, *p
 }
 
 // eachDesign plans each file, every table of it (or the one table names,
-// in a model of several), and hands each design to write; the exit code
+// in a model of several), and hands each design to write, with its file's
+// name ("FILE (table NAME)" for one of several tables); the exit code
 // is the worst over the files: 2 for unusable input, 1 for findings
 // (errors; warnings too when strict). A write of one design alone (an
 // HTML page) is refused when there would be several.
 func eachDesign(c *cli.Call, strict bool, table string, alone bool, write func(file string, d *patterns.Design) error) int {
 	worst := cli.Clean
 	type design struct {
-		file string
-		t    *patterns.Opened
+		file, name string
+		t          *patterns.Opened
 	}
 	var ds []design
 	for _, file := range c.Files {
@@ -45,7 +46,11 @@ func eachDesign(c *cli.Call, strict bool, table string, alone bool, write func(f
 			ts = []*patterns.Opened{t}
 		}
 		for _, t := range ts {
-			ds = append(ds, design{file, t})
+			name := file
+			if len(ts) > 1 { // which table of the file's several
+				name = fmt.Sprintf("%s (table %s)", file, t.Table)
+			}
+			ds = append(ds, design{file, name, t})
 		}
 	}
 	if alone && len(ds) > 1 {
@@ -56,7 +61,7 @@ func eachDesign(c *cli.Call, strict bool, table string, alone bool, write func(f
 		if d.t.Design.Fails(strict) {
 			code = cli.Findings
 		}
-		if err := write(d.file, d.t.Design); err != nil {
+		if err := write(d.name, d.t.Design); err != nil {
 			code = c.Fail(cli.Usage, "%v", err)
 		}
 		worst = max(worst, code)

@@ -38,7 +38,10 @@ func check(fs *flag.FlagSet) func(*cli.Call) int {
 	format := report.FormatFlag(fs, report.FindingFormats())
 	strict := fs.Bool("strict", false, "exit 1 on warnings too")
 	return func(c *cli.Call) int {
-		return eachDesign(c, *strict, "", false, func(_ string, d *patterns.Design) error {
+		return eachDesign(c, *strict, "", false, func(name string, d *patterns.Design) error {
+			if *format == report.Text || *format == "" { // the summary line names the table of several
+				return report.WriteFindings(c.Stdout, name, d.Diagnostics, *format)
+			}
 			return report.WriteFindings(c.Stdout, d.Source, d.Diagnostics, *format)
 		})
 	}

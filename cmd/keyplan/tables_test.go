@@ -48,7 +48,8 @@ func TestTablesLockDiff(t *testing.T) {
 	if code != 1 || !strings.Contains(orders, "table Orders (") || !strings.Contains(orders, "no change") || strings.Contains(sessions, "no change") || !strings.Contains(sessions, "CartsBySku") {
 		t.Fatalf("diff after a change to Sessions: %d\n%s%s", code, out, errs)
 	}
-	if code, out, errs := keyplan("check", file); code != 0 || strings.Count(out, "0 error(s)") != 2 {
+	if code, out, errs := keyplan("check", file); code != 0 || strings.Count(out, "0 error(s)") != 2 ||
+		!strings.Contains(out, "storefront.yaml (table Orders): 0 error(s)") || !strings.Contains(out, "storefront.yaml (table Sessions): 0 error(s)") {
 		t.Fatalf("check: %d\n%s%s", code, out, errs)
 	}
 	if code, out, _ := keyplan("plan", file); code != 0 || !strings.Contains(out, "table Orders") || !strings.Contains(out, "table Sessions") {
