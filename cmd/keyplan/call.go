@@ -38,7 +38,7 @@ func eachDesign(c *cli.Call, strict bool, table string, alone bool, write func(f
 			worst = cli.Usage
 		}
 		if table != "" && ts != nil {
-			t, err := patterns.TableOf(ts, table)
+			t, err := lockcmd.Table(c, file, ts, table)
 			if err != nil {
 				worst = c.Fail(cli.Usage, "%s: --table %v", file, err)
 				continue

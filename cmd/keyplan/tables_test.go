@@ -105,3 +105,20 @@ func TestTablesPlanPage(t *testing.T) {
 		t.Errorf("plan --table Carts: %d %s", code, errs)
 	}
 }
+
+// In a model of one table, --table picks nothing: a name that is not its
+// table is planned as before (a script that passed the deployed table's
+// name keeps working), with a note that names the table planned.
+func TestOneTableNamedOtherwise(t *testing.T) {
+	const file = "../../examples/leaderboard.yaml"
+	code, out, errs := keyplan("plan", "--table", "prod-scores", file)
+	if code != 0 || out == "" || !strings.Contains(errs, `--table "prod-scores": the model's one table is `) {
+		t.Errorf("plan --table prod-scores: %d %q %s", code, out, errs)
+	}
+	if code, out, errs := keyplan("gen", "go", file, "--package", "scoresdb", "--out", t.TempDir(), "--table", "prod-scores"); code != 0 || !strings.Contains(out, "package scoresdb") || !strings.Contains(errs, "leaderboard.yaml: --table") {
+		t.Errorf("gen --table prod-scores: %d %s%s", code, out, errs)
+	}
+	if code, _, errs := keyplan("plan", "--table", "Leaderboard", file); code != 0 || errs != "" {
+		t.Errorf("plan --table Leaderboard (its own): %d %s", code, errs)
+	}
+}

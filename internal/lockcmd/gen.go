@@ -16,7 +16,7 @@ import (
 // writes nothing (exit 1).
 func Gen(c *cli.Call, file string, ts []*patterns.Opened, table, pkg, out string) int {
 	if len(ts) == 1 || table != "" {
-		t, err := patterns.TableOf(ts, table)
+		t, err := Table(c, file, ts, table)
 		if err != nil {
 			return c.Fail(cli.Usage, "--table %v (or no --table: one package for the model's tables)", err)
 		}

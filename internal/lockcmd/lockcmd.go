@@ -19,6 +19,19 @@ func Open(c *cli.Call, file string, o patterns.Options) []*patterns.Opened {
 	return ts
 }
 
+// Table is the table of ts that --table names (patterns.TableOf), for
+// a command that reads the model's table names (check, plan, gen): a
+// name that is not the one table of a model of one table is taken as
+// before, the model's table, with a note saying so, since a name there
+// is not a choice (the physical name is migrate's --table, not this).
+func Table(c *cli.Call, file string, ts []*patterns.Opened, name string) (*patterns.Opened, error) {
+	t, err := patterns.TableOf(ts, name)
+	if err == nil && name != "" && t.Table != name {
+		c.Note("%s: --table %q: the model's one table is %s; planned that (--table picks one of a model's tables:)", file, name, t.Table)
+	}
+	return t, err
+}
+
 // Several says whether ts are the tables of a model that declares
 // tables: then each table's output is headed by its name and lock.
 func Several(file string, ts []*patterns.Opened) bool {

@@ -183,21 +183,31 @@ func portTaken(out string) bool {
 }
 
 // settle waits, at most a second, until the engine's output stops
-// growing for 100 ms or the engine exits.
+// growing for 100 ms with the dying thread's first line whole (what it
+// died of: a loaded machine can pause longer than that between the
+// trace's pieces), or the engine exits.
 func (s *Server) settle() {
-	n, quiet := len(s.log.String()), time.Now()
+	n, quiet := s.log.Written(), time.Now()
 	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
 		select {
 		case <-s.done:
 			return
 		case <-time.After(20 * time.Millisecond):
 		}
-		if m := len(s.log.String()); m != n {
+		if m := s.log.Written(); m != n {
 			n, quiet = m, time.Now()
-		} else if time.Since(quiet) >= 100*time.Millisecond {
+		} else if time.Since(quiet) >= 100*time.Millisecond && diedOfWhole(s.log.String()) {
 			return
 		}
 	}
+}
+
+// diedOfWhole reports whether the line of a dying main thread's trace
+// that names what it died of is whole: `Exception in thread "main" `
+// is written first, the exception and its message after.
+func diedOfWhole(out string) bool {
+	_, after, died := strings.Cut(out, `Exception in thread "main"`)
+	return !died || strings.Contains(after, "\n")
 }
 
 // answers reports whether the engine at endpoint answers a request from
@@ -270,21 +280,30 @@ func (s *Server) Stop() {
 	})
 }
 
-// logBuffer keeps the last max bytes written to it.
+// logBuffer keeps the last max bytes written to it, and counts them all.
 type logBuffer struct {
-	mu  sync.Mutex
-	b   []byte
-	max int
+	mu      sync.Mutex
+	b       []byte
+	max     int
+	written int64
 }
 
 func (l *logBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.b = append(l.b, p...)
+	l.b, l.written = append(l.b, p...), l.written+int64(len(p))
 	if over := len(l.b) - l.max; over > 0 {
 		l.b = append(l.b[:0], l.b[over:]...)
 	}
 	return len(p), nil
+}
+
+// Written is the count of bytes ever written: it grows while the output
+// does, a full buffer included (its length stops at max).
+func (l *logBuffer) Written() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.written
 }
 
 func (l *logBuffer) String() string {

@@ -226,6 +226,22 @@ func TestPortTakenReadFromTheWholeTrace(t *testing.T) {
 			t.Fatalf("a trace of a BindException written in pieces: %v; want errPortTaken", err)
 		}
 	}
+	// A pause longer than the quiet settle waits for, before the line
+	// naming the exception (a loaded machine).
+	script = "#!/bin/sh\nprintf 'Exception in thread \"main\" ' >&2\nsleep 0.3\n" +
+		"printf 'java.io.IOException: Failed to bind to 0.0.0.0/0.0.0.0:1\\n' >&2\nexec sleep 30\n"
+	if err := os.WriteFile(java, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	{
+		s, err := start(java, t.TempDir())
+		if s != nil {
+			s.Stop()
+		}
+		if !errors.Is(err, errPortTaken) {
+			t.Fatalf("a trace of a BindException written in pieces: %v; want errPortTaken", err)
+		}
+	}
 	// Another death is not a port taken.
 	script = "#!/bin/sh\nprintf 'Exception in thread \"main\" ' >&2\nsleep 0.08\nprintf 'java.lang.UnsatisfiedLinkError: no sqlite4java\\n' >&2\nexec sleep 30\n"
 	if err := os.WriteFile(java, []byte(script), 0o755); err != nil {
@@ -233,5 +249,32 @@ func TestPortTakenReadFromTheWholeTrace(t *testing.T) {
 	}
 	if _, err := start(java, t.TempDir()); err == nil || errors.Is(err, errPortTaken) || !strings.Contains(err.Error(), "UnsatisfiedLinkError") {
 		t.Errorf("another death: %v; want its trace named", err)
+	}
+}
+
+// settle waits while the output grows, a full log buffer included: its
+// length stops at max, the count of bytes written does not.
+func TestSettleWaitsOnAFullBuffer(t *testing.T) {
+	s := &Server{log: &logBuffer{max: 8}, done: make(chan struct{})}
+	s.log.Write([]byte("12345678"))
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+				s.log.Write([]byte("x"))
+			}
+		}
+	}()
+	start := time.Now()
+	time.AfterFunc(400*time.Millisecond, func() { close(stop) })
+	s.settle()
+	if waited := time.Since(start); waited < 300*time.Millisecond {
+		t.Errorf("settle returned after %s while the output still grew (a full buffer taken as quiet)", waited)
+	}
+	if got := s.log.Written(); got < 9 || len(s.log.String()) != 8 {
+		t.Errorf("written %d, kept %q: want every byte counted and the last 8 kept", got, s.log.String())
 	}
 }
