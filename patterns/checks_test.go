@@ -194,3 +194,36 @@ func TestSeedHotPartitions(t *testing.T) {
 		}
 	}
 }
+
+// A sort on a counter is KP206's (no key holds a counter), not KP204's:
+// no maxLength makes a counter fit in a key, so KP204's advice to
+// declare one was wrong.
+func TestCounterSortIsNotAnUnboundedKey(t *testing.T) {
+	d, err := Plan(mustParse(t, `table: Shop
+entities:
+  Event:
+    id: [eventId]
+    attributes:
+      eventId: {type: string, maxLength: 40}
+      venueId: {type: string, maxLength: 40}
+      ticketsSold: {type: counter, shards: 4}
+patterns:
+  GetEvent: {get: Event}
+  BestSellers: {query: Event, where: [venueId], sort: ticketsSold}
+writes:
+  SellTicket: {update: Event, add: {ticketsSold: 1}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kp206 := false
+	for _, f := range d.Diagnostics {
+		kp206 = kp206 || f.ID == "KP206"
+		if f.ID == "KP204" && strings.Contains(f.Message, "ticketsSold") {
+			t.Errorf("KP204 on a counter: %s (%s)", f.Message, f.Fix)
+		}
+	}
+	if !kp206 {
+		t.Errorf("findings %v: want KP206 on the counter's sort", d.Diagnostics)
+	}
+}

@@ -63,6 +63,9 @@ func ruleKeySizeUnknown(d *Design) []finding {
 			for _, t := range []Template{k.PK, k.SK} {
 				_, u := keyBytes(e, t)
 				for _, a := range u {
+					if attr := e.Attr(a); attr != nil && !attr.Scalar() {
+						continue // no key holds it (KP206 says so): no maxLength makes it fit
+					}
 					if !slices.Contains(unbounded, a) {
 						unbounded = append(unbounded, a)
 					}

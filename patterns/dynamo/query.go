@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -120,6 +121,9 @@ func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (V
 		// Every value is checked, those no key holds (verified on the
 		// item) and those of a range that holds nothing included.
 		if err := e.Attr(name).Check(x); err != nil {
+			if x == "" { // the loader's advice (optional: true) is a write's
+				return nil, &patterns.ValueError{Attr: name, Value: x, Msg: "a read's parameter cannot be empty: no key holds an empty string, so no item has it"}
+			}
 			return nil, err
 		}
 	}
@@ -396,6 +400,12 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 	}
 	if kc.SortAttr == "" {
 		return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: the pattern has no sort attribute", ErrBadRange)
+	}
+	switch {
+	case r.Value == nil:
+		return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: %s with no Value", ErrBadRange, cmp.Or(string(r.Op), "a range"))
+	case r.Op == Between && r.Upper == nil:
+		return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: between with no Upper (Value..Upper, both inclusive)", ErrBadRange)
 	}
 	a := e.Attr(kc.SortAttr)
 	prefix, err := render(e, kc.SK, v)

@@ -219,6 +219,9 @@ func compare(a, b string) int {
 func (t *Table) Get(ctx context.Context, pattern string, params Params) (*Item, error) {
 	page, err := t.Read(ctx, pattern, Request{Params: params})
 	if err != nil {
+		if e, ok := err.(*Error); ok && e.Op == "Read" && e.Subject == pattern {
+			return nil, &Error{Op: "Get", Subject: pattern, Err: e.Err} // not "Get P: Read P: …"
+		}
 		return nil, wrap("Get", pattern, err)
 	}
 	if len(page.Items) == 0 {

@@ -621,8 +621,10 @@ func (g *gen) entity(e *patterns.Entity) error {
 	}
 	g.p("}")
 	g.p("")
-	g.p("// Values are the item's attribute values, as the runtime takes them.")
+	g.p("// Values are the item's attribute values, as the runtime takes them")
+	g.p("// (nil for a nil %s: the runtime refuses it, naming what is missing).", tn)
 	g.p("func (v *%s) Values() dynamo.Values {", tn)
+	g.p("if v == nil { return nil }")
 	g.p("x := dynamo.Values{}")
 	for _, a := range e.Attributes {
 		if !inItem(a) || a.Derived != nil {

@@ -417,6 +417,16 @@ func TestTypedWritesAndCursors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A nil item is refused with what is missing, not a nil dereference.
+	for name, write := range map[string]func() error{
+		"CreateTenant": func() error { return db.CreateTenant(ctx, nil) },
+		"PutTenant":    func() error { return db.PutTenant(ctx, nil) },
+		"DeleteTenant": func() error { return db.DeleteTenant(ctx, nil) },
+	} {
+		if err := write(); !errors.Is(err, dynamo.ErrMissing) || !strings.Contains(err.Error(), "Tenant") {
+			t.Errorf("%s(ctx, nil): %v, want dynamo.ErrMissing naming what is missing", name, err)
+		}
+	}
 	acme := &Tenant{TenantID: "t1", Name: "Acme"}
 	if err := db.CreateTenant(ctx, acme); err != nil {
 		t.Fatal(err)

@@ -140,7 +140,18 @@ func suggest(name string, candidates []string) string {
 	if best != "" && bestD <= limit && bestD < len(best) {
 		return best
 	}
-	return ""
+	// A name cut short ("venue" for "venueId"): the one candidate it
+	// begins.
+	var began string
+	for _, c := range candidates {
+		if len(name) >= 3 && len(c) <= maxShown && strings.HasPrefix(strings.ToLower(c), strings.ToLower(name)) {
+			if began != "" {
+				return ""
+			}
+			began = c
+		}
+	}
+	return began
 }
 
 // distance is the edit distance counting a swap of two neighbours as one

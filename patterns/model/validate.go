@@ -510,9 +510,15 @@ func (m *Model) validateExamples(l *errorList, patterns []string) {
 		if m.validateBatchExpectation(l, p, x, path, items) {
 			continue
 		}
-		for _, a := range m.Where(p) {
+		where := m.Where(p)
+		for _, a := range where {
 			if _, ok := x.Params[a]; !ok {
 				l.add(x.Pos, path+".params."+a, "missing; pattern %s needs %s", p.Name, a)
+			}
+		}
+		for _, name := range slices.Sorted(maps.Keys(x.Params)) {
+			if !slices.Contains(where, name) { // the runtime refuses it (validate did, after check passed)
+				l.unknown(x.Pos, path+".params", "parameter of "+p.Name, name, where)
 			}
 		}
 		for _, name := range x.Items {
