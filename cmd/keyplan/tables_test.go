@@ -122,3 +122,22 @@ func TestOneTableNamedOtherwise(t *testing.T) {
 		t.Errorf("plan --table Leaderboard (its own): %d %s", code, errs)
 	}
 }
+
+// The README's plan of the leaderboard is what keyplan prints (it once
+// lacked lines keyplan had added since).
+func TestReadmePlanIsTheOutput(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cmd = "$ go run ./cmd/keyplan plan examples/leaderboard.yaml\n"
+	_, sample, ok := strings.Cut(string(readme), cmd)
+	sample, _, closed := strings.Cut(sample, "```")
+	if !ok || !closed {
+		t.Fatalf("the README has no %q block", strings.TrimSpace(cmd))
+	}
+	code, out, errs := keyplan("plan", "../../examples/leaderboard.yaml")
+	if out = strings.ReplaceAll(out, "../../examples/", "examples/"); code != 0 || out != sample {
+		t.Errorf("keyplan plan examples/leaderboard.yaml: exit %d %s\n%s\nthe README shows:\n%s", code, errs, out, sample)
+	}
+}
