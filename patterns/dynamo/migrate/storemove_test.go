@@ -541,3 +541,36 @@ func TestMigrateDeletesTheObjectsOfARefusedRewrite(t *testing.T) {
 		t.Errorf("the store holds %v, want a's two objects", keys)
 	}
 }
+
+// unreachableObjects is a bucket S3 cannot be asked about.
+type unreachableObjects struct{ *dynamo.MemoryObjects }
+
+var errUnreachable = errors.New("S3 unreachable")
+
+func (unreachableObjects) HasObject(context.Context, string) (bool, error) {
+	return false, errUnreachable
+}
+
+// S3 failing while the backfill or the verifying scan asks it about a
+// key stops the run (to resume) with S3's error: no item is counted
+// failed, and the lock does not advance.
+func TestMigrateStopsWhenS3CannotBeAsked(t *testing.T) {
+	lock := startMigration(t, filesInline, filesInS3)
+	name := phaseTable(t, lock, nil)
+	putFiles(t, lock, name, map[string]fileValue{"a": {text: []byte("a")}, "b": {scan: []byte{2}}})
+	store := &dynamo.MemoryObjects{}
+	r, err := NewRekeyer(lock, engine, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Objects = store
+	if _, err := r.Backfill(context.Background(), engine, BackfillOptions{Segments: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, verify := range []bool{false, true} {
+		res, err := Migrate(context.Background(), engine, name, lock, MigrateOptions{Verify: verify, Objects: unreachableObjects{store}})
+		if !errors.Is(err, errUnreachable) || lock.Migration == nil || res != nil && res.Stats.Failed > 0 {
+			t.Errorf("verify %v: %v (%+v)", verify, err, res)
+		}
+	}
+}
