@@ -480,8 +480,14 @@ func (o S3Objects) HasObject(ctx context.Context, key string) (bool, error) {
 	_, err := h.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key)})
 	var nf *s3types.NotFound
 	var nsk *s3types.NoSuchKey
-	if errors.As(err, &nf) || errors.As(err, &nsk) {
+	var status interface{ HTTPStatusCode() int }
+	switch {
+	case errors.As(err, &nf) || errors.As(err, &nsk):
 		return false, nil
+	case errors.As(err, &status) && status.HTTPStatusCode() == 403:
+		// S3 answers 404 for a key it does not hold only to a caller
+		// that may list the bucket; to others, 403.
+		return false, fmt.Errorf("S3 refused HeadObject of %s in bucket %s (403): the caller needs s3:GetObject on the key, and s3:ListBucket on the bucket for S3 to say when there is no such object: %w", key, o.Bucket, err)
 	}
 	return err == nil, err
 }
