@@ -332,6 +332,11 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 		var se *storeError
 		var me *missingError
 		switch {
+		case errors.As(err, &se) && !r.DryRun:
+			if item, err = r.againAfterS3(ctx, item, se, attempt); err != nil || item == nil {
+				return err
+			}
+			continue
 		case errors.As(err, &se):
 			return se.err // S3's: the run stops, to resume
 		case errors.As(err, &me) && !r.DryRun:
@@ -357,6 +362,12 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 		written, moved, err := r.moveObjects(ctx, rw)
 		if errors.As(err, &me) {
 			if item, err = r.again(ctx, item, me, attempt); err != nil || item == nil {
+				return err
+			}
+			continue
+		}
+		if errors.As(err, &se) {
+			if item, err = r.againAfterS3(ctx, item, se, attempt); err != nil || item == nil {
 				return err
 			}
 			continue
@@ -435,6 +446,25 @@ func (r *Rekeyer) again(ctx context.Context, item map[string]types.AttributeValu
 		return nil, nil
 	case attempt+1 >= r.MaxConflicts || holdsKeys(now, me):
 		return nil, r.failed(item, me)
+	}
+	r.stats.Conflicts.Add(1)
+	return now, nil
+}
+
+// againAfterS3 reads again an item about whose key S3 failed (se): if
+// it holds the key no more (a write replaced it), the item as it is now
+// is planned again (counted a conflict); if it still does, S3's error
+// stops the run. A nil item and error: it is gone (counted deleted).
+func (r *Rekeyer) againAfterS3(ctx context.Context, item map[string]types.AttributeValue, se *storeError, attempt int) (map[string]types.AttributeValue, error) {
+	now, err := r.current(ctx, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case now == nil:
+		r.stats.Deleted.Add(1)
+		return nil, nil
+	case attempt+1 >= r.MaxConflicts || dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key:
+		return nil, se.err
 	}
 	r.stats.Conflicts.Add(1)
 	return now, nil

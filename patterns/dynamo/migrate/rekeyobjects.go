@@ -75,7 +75,7 @@ func (r *Rekeyer) planObjects(ctx context.Context, entity string, item map[strin
 			if key != "" && r.Objects != nil {
 				held, err := dynamo.HasObject(ctx, r.Objects, key)
 				if err != nil {
-					return &storeError{fmt.Errorf("asking S3 for %s.%s's object %s: %w", entity, attr, key, err)}
+					return &storeError{entity: entity, attr: attr, key: key, err: fmt.Errorf("asking S3 for %s.%s's object %s: %w", entity, attr, key, err)}
 				}
 				if !held {
 					missing.add(attr, key)
@@ -123,9 +123,15 @@ func (e *missingError) Error() string {
 
 func (e *missingError) Unwrap() error { return dynamo.ErrNoObject }
 
-// storeError is an error of the object store while planning (S3
-// unreachable, access denied): the run's, not the item's.
-type storeError struct{ err error }
+// storeError is an error of the object store asked about a key an item
+// held (S3 unreachable, access denied): the run's, not the item's,
+// unless the item holds the key no more (S3 answers 403, not 404, for a
+// key it does not hold to a caller that may not list the bucket: a
+// write racing the scan deleted the object).
+type storeError struct {
+	entity, attr, key string
+	err               error
+}
 
 func (e *storeError) Error() string { return e.err.Error() }
 func (e *storeError) Unwrap() error { return e.err }
@@ -185,7 +191,7 @@ func (r *Rekeyer) moveObjects(ctx context.Context, rw *Rewrite) (written, read [
 		}
 		if err != nil {
 			r.dropKeys(ctx, written)
-			return nil, nil, fmt.Errorf("reading %s.%s from S3 (%s): %w", rw.Entity, attr, key, err)
+			return nil, nil, &storeError{entity: rw.Entity, attr: attr, key: key, err: fmt.Errorf("reading %s.%s from S3 (%s): %w", rw.Entity, attr, key, err)}
 		}
 		if a := e.Attr(attr); a.MaxLength > 0 && len(b) > a.MaxLength {
 			r.dropKeys(ctx, written)

@@ -380,18 +380,35 @@ func (c *racingClient) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemIn
 }
 
 // racingObjects calls reached before the backfill reads an object of a
-// file (moving it back out of S3): the write racing it deletes it.
+// file (moving it back out of S3): the write racing it deletes it. With
+// forbidden it answers for a key it does not hold as S3 answers a caller
+// that may not list the bucket: 403, not "no such key".
 type racingObjects struct {
 	*dynamo.MemoryObjects
-	owner   func(key string) string
-	reached func(id string)
+	owner     func(key string) string
+	reached   func(id string)
+	forbidden bool
 }
+
+var errForbidden = errors.New("403 Forbidden")
 
 func (o *racingObjects) GetObject(ctx context.Context, key string) ([]byte, error) {
 	if id := o.owner(key); id != "" {
 		o.reached(id)
 	}
-	return o.MemoryObjects.GetObject(ctx, key)
+	b, err := o.MemoryObjects.GetObject(ctx, key)
+	if o.forbidden && errors.Is(err, dynamo.ErrNoObject) {
+		return nil, errForbidden
+	}
+	return b, err
+}
+
+func (o *racingObjects) HasObject(ctx context.Context, key string) (bool, error) {
+	held, err := o.MemoryObjects.HasObject(ctx, key)
+	if o.forbidden && !held && err == nil {
+		return false, errForbidden
+	}
+	return held, err
 }
 
 // Writes racing the backfill both ways lose nothing: the application
@@ -400,9 +417,16 @@ func (o *racingObjects) GetObject(ctx context.Context, key string) ([]byte, erro
 // read of an item and its write, between its read of an object and its
 // write (the racing write deletes that object), and beside it all the
 // while. Each file ends holding its last acknowledged value, and the
-// store exactly the objects the items hold (none left behind).
-// go test -race runs it for the data races.
+// store exactly the objects the items hold (none left behind); so too
+// when the store answers 403 for a key it does not hold (S3 to a caller
+// without s3:ListBucket). go test -race runs it for the data races.
 func TestMigrateRacesWritesIntoS3AndBack(t *testing.T) {
+	for _, forbidden := range []bool{false, true} {
+		t.Run(map[bool]string{false: "404", true: "403"}[forbidden], func(t *testing.T) { racesIntoS3AndBack(t, forbidden) })
+	}
+}
+
+func racesIntoS3AndBack(t *testing.T, forbidden bool) {
 	lock := startMigration(t, filesInline, filesInS3)
 	name := phaseTable(t, lock, nil)
 	files := map[string]fileValue{}
@@ -428,7 +452,7 @@ func TestMigrateRacesWritesIntoS3AndBack(t *testing.T) {
 				}
 			}
 		}
-		objects := &racingObjects{MemoryObjects: store, owner: func(k string) string { return owners[k] }, reached: w.reached}
+		objects := &racingObjects{MemoryObjects: store, owner: func(k string) string { return owners[k] }, reached: w.reached, forbidden: forbidden}
 		stop := make(chan struct{})
 		w.background(ids, stop)
 		c := &racingClient{MigrateClient: engine, reached: w.reached}
