@@ -333,14 +333,14 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 		var me *missingError
 		switch {
 		case errors.As(err, &se) && !r.DryRun:
-			if item, err = r.againAfterS3(ctx, item, se, attempt); err != nil || item == nil {
+			if item, err = r.s3Again(ctx, item, se, attempt); err != nil || item == nil {
 				return err
 			}
 			continue
 		case errors.As(err, &se):
 			return se.err // S3's: the run stops, to resume
 		case errors.As(err, &me) && !r.DryRun:
-			if item, err = r.again(ctx, item, me, attempt); err != nil || item == nil {
+			if item, err = r.missingAgain(ctx, item, me, attempt); err != nil || item == nil {
 				return err
 			}
 			continue
@@ -361,13 +361,13 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 		}
 		written, moved, err := r.moveObjects(ctx, rw)
 		if errors.As(err, &me) {
-			if item, err = r.again(ctx, item, me, attempt); err != nil || item == nil {
+			if item, err = r.missingAgain(ctx, item, me, attempt); err != nil || item == nil {
 				return err
 			}
 			continue
 		}
 		if errors.As(err, &se) {
-			if item, err = r.againAfterS3(ctx, item, se, attempt); err != nil || item == nil {
+			if item, err = r.s3Again(ctx, item, se, attempt); err != nil || item == nil {
 				return err
 			}
 			continue
@@ -431,12 +431,14 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 	}
 }
 
-// again reads again an item holding keys that name no object (me): a
-// write racing the scan replaces a value and deletes its object, so the
-// item as it is now is planned again (counted a conflict); an item still
-// holding them is counted failed (me says what to do). A nil item and
-// error: it is gone (counted deleted), or was counted failed.
-func (r *Rekeyer) again(ctx context.Context, item map[string]types.AttributeValue, me *missingError, attempt int) (map[string]types.AttributeValue, error) {
+// again reads an item again after S3 said that a key it held names no
+// object, or failed about it: a write racing the scan replaces a value
+// and deletes its object (and S3 answers 403, not 404, for a key it
+// does not hold to a caller that may not list the bucket), so the item
+// as it is now is planned again (counted a conflict). An item that
+// still holds the key (holds) ends with stop's error. A nil item and
+// error: it is gone (counted deleted).
+func (r *Rekeyer) again(ctx context.Context, item map[string]types.AttributeValue, attempt int, holds func(map[string]types.AttributeValue) bool, stop func() error) (map[string]types.AttributeValue, error) {
 	now, err := r.current(ctx, item)
 	switch {
 	case err != nil:
@@ -444,30 +446,27 @@ func (r *Rekeyer) again(ctx context.Context, item map[string]types.AttributeValu
 	case now == nil:
 		r.stats.Deleted.Add(1)
 		return nil, nil
-	case attempt+1 >= r.MaxConflicts || holdsKeys(now, me):
-		return nil, r.failed(item, me)
+	case attempt+1 >= r.MaxConflicts || holds(now):
+		return nil, stop()
 	}
 	r.stats.Conflicts.Add(1)
 	return now, nil
 }
 
-// againAfterS3 reads again an item about whose key S3 failed (se): if
-// it holds the key no more (a write replaced it), the item as it is now
-// is planned again (counted a conflict); if it still does, S3's error
-// stops the run. A nil item and error: it is gone (counted deleted).
-func (r *Rekeyer) againAfterS3(ctx context.Context, item map[string]types.AttributeValue, se *storeError, attempt int) (map[string]types.AttributeValue, error) {
-	now, err := r.current(ctx, item)
-	switch {
-	case err != nil:
-		return nil, err
-	case now == nil:
-		r.stats.Deleted.Add(1)
-		return nil, nil
-	case attempt+1 >= r.MaxConflicts || dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key:
-		return nil, se.err
-	}
-	r.stats.Conflicts.Add(1)
-	return now, nil
+// missingAgain is again for an item whose keys name no object (me): one
+// still holding them is counted failed, me saying what to do.
+func (r *Rekeyer) missingAgain(ctx context.Context, item map[string]types.AttributeValue, me *missingError, attempt int) (map[string]types.AttributeValue, error) {
+	return r.again(ctx, item, attempt, func(now map[string]types.AttributeValue) bool { return holdsKeys(now, me) },
+		func() error { return r.failed(item, me) })
+}
+
+// s3Again is again for an item about whose key S3 failed (se): one
+// still holding it stops the run with S3's error.
+func (r *Rekeyer) s3Again(ctx context.Context, item map[string]types.AttributeValue, se *storeError, attempt int) (map[string]types.AttributeValue, error) {
+	return r.again(ctx, item, attempt, func(now map[string]types.AttributeValue) bool {
+		return dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key
+	},
+		func() error { return se.err })
 }
 
 // current reads item again (nil: it is gone); an error is the run's, or

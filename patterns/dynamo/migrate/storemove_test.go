@@ -258,14 +258,7 @@ func TestVerifyFindsAValueNotMovedIntoS3(t *testing.T) {
 	name := phaseTable(t, lock, nil)
 	putFiles(t, lock, name, map[string]fileValue{"a": {text: []byte("a")}, "b": {text: []byte("b"), scan: []byte{1}}})
 	store := &dynamo.MemoryObjects{}
-	r, err := NewRekeyer(lock, engine, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Objects = store
-	if _, err := r.Backfill(context.Background(), engine, BackfillOptions{Segments: 1}); err != nil {
-		t.Fatal(err)
-	}
+	backfillPhaseWith(t, lock, engine, name, store)
 	// An instance still running the accepted design writes b inline: the
 	// objects b held are no item's now.
 	var orphans []string
@@ -278,7 +271,7 @@ func TestVerifyFindsAValueNotMovedIntoS3(t *testing.T) {
 		t.Fatalf("b holds the keys %v", orphans)
 	}
 	putFiles(t, lock, name, map[string]fileValue{"b": {text: []byte("b again")}})
-	_, err = Migrate(context.Background(), engine, name, lock, MigrateOptions{Verify: true, Objects: store})
+	_, err := Migrate(context.Background(), engine, name, lock, MigrateOptions{Verify: true, Objects: store})
 	if !errors.Is(err, ErrIncomplete) || lock.Migration == nil || lock.Migration.Current != 0 {
 		t.Fatalf("verify with b inline: %v (migration %v)", err, lock.Migration)
 	}
@@ -583,14 +576,7 @@ func TestMigrateStopsWhenS3CannotBeAsked(t *testing.T) {
 	name := phaseTable(t, lock, nil)
 	putFiles(t, lock, name, map[string]fileValue{"a": {text: []byte("a")}, "b": {scan: []byte{2}}})
 	store := &dynamo.MemoryObjects{}
-	r, err := NewRekeyer(lock, engine, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Objects = store
-	if _, err := r.Backfill(context.Background(), engine, BackfillOptions{Segments: 1}); err != nil {
-		t.Fatal(err)
-	}
+	backfillPhaseWith(t, lock, engine, name, store)
 	for _, verify := range []bool{false, true} {
 		res, err := Migrate(context.Background(), engine, name, lock, MigrateOptions{Verify: verify, Objects: unreachableObjects{store}})
 		if !errors.Is(err, errUnreachable) || lock.Migration == nil || res != nil && res.Stats.Failed > 0 {
