@@ -168,13 +168,16 @@ test-scale: deps unit-dynalite
 ## did not write; pip install 'moto[server]==5.2.*'), on the in-process
 ## engine and DynamoDB Local: writes, reads, overwrites, deletes and
 ## failed writes, the versioned bucket's objects checked against the
-## items after each. moto takes about ten seconds to start, so make test
-## does not run these (without moto they skip, saying so).
+## items after each; keyplan migrate moving values into the bucket, and
+## the backfill worker (lambdas/backfill, built as its main builds it)
+## moving a string and a binary into it and back. moto takes ten to
+## forty seconds to start on a busy machine, so make test does not run
+## these (without moto they skip, saying so).
 S3_TESTS := OnMotoS3
 test-s3: deps
 	@set -e; for e in memory dynamodb-local; do \
 		echo "== KEYPLAN_ENGINE=$$e"; \
-		KEYPLAN_S3=moto KEYPLAN_ENGINE=$$e $(GO) test ./patterns/dynamo ./cmd/keyplan -run '$(S3_TESTS)' -v -count 1 -timeout 20m; \
+		KEYPLAN_S3=moto KEYPLAN_ENGINE=$$e $(GO) test ./patterns/dynamo ./cmd/keyplan ./lambdas/backfill -run '$(S3_TESTS)' -v -count 1 -timeout 20m; \
 	done
 
 ## bench: the planner benchmarks, the runtime's requests next to the

@@ -31,24 +31,9 @@ const notesV1 = testmodel.NotesSynthetic
 func finished(t *testing.T, n int) (*patterns.Lock, string) {
 	t.Helper()
 	ctx := context.Background()
-	plan := func(src string, lock *patterns.Lock) *patterns.Design {
-		m, err := patterns.Parse("notes.yaml", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := patterns.PlanLocked(m, lock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
+	plan := func(src string, lock *patterns.Lock) *patterns.Design { return planned(t, "notes.yaml", src, lock) }
 	lock := patterns.NewLock(plan(notesV1, nil))
-	c := streamtest.Client(engine.Endpoint, 0).Client
-	name := fmt.Sprintf("cleanup-%d", time.Now().UnixNano())
-	if err := dynamo.CreateLockTable(ctx, c, lock, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	c, name := lockTable(t, lock, "cleanup")
 	v1 := dynamo.New(lock.Accepted, nil, name)
 	var all []map[string]types.AttributeValue
 	for i := range n {

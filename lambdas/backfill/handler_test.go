@@ -35,13 +35,8 @@ func phase1(t *testing.T, n int) (*patterns.Lock, string) {
 	t.Helper()
 	m1, _, lock := evolvetest.ShopMigration(t, "../..")
 	d1 := lock.Accepted
-	c := streamtest.Client(engine.Endpoint, 0).Client
-	name := fmt.Sprintf("backfill-%d", time.Now().UnixNano())
+	c, name := lockTable(t, lock, "backfill")
 	ctx := context.Background()
-	if err := dynamo.CreateLockTable(ctx, c, lock, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
 	v1 := dynamo.New(d1, nil, name)
 	var all []map[string]types.AttributeValue
 	for _, it := range m1.Examples.Items {
@@ -62,6 +57,34 @@ func phase1(t *testing.T, n int) (*patterns.Lock, string) {
 		t.Fatal(err)
 	}
 	return lock, name
+}
+
+// planned plans the model src (named file) with lock (nil: none).
+func planned(t *testing.T, file, src string, lock *patterns.Lock) *patterns.Design {
+	t.Helper()
+	m, err := patterns.Parse(file, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := patterns.PlanLocked(m, lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// lockTable creates a table named from prefix as lock's current phase
+// deploys it (deleted when t ends): the engine's client, and its name.
+func lockTable(t *testing.T, lock *patterns.Lock, prefix string) (*dynamodb.Client, string) {
+	t.Helper()
+	ctx := context.Background()
+	c := streamtest.Client(engine.Endpoint, 0).Client
+	name := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
+	if err := dynamo.CreateLockTable(ctx, c, lock, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	return c, name
 }
 
 // run plays the state machine: every segment's task, invoked again while

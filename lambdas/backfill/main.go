@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -11,27 +10,33 @@ import (
 
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
-	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
 )
 
 func main() {
 	e, err := stream.Init("backfill")
 	if err == nil {
-		var rate float64
-		var objects dynamo.ObjectStore
-		if rate, err = maxWCU(os.Getenv); err == nil {
-			objects, err = migrate.ObjectsFromEnv(context.Background())
-		}
-		if err == nil {
-			h := &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, migrate.PatientRetries),
-				table: e.Table, log: e.Log, maxWCU: rate, objects: objects}
+		var h *handler
+		if h, err = newHandler(e, os.Getenv); err == nil {
 			lambda.Start(h.Handle)
 			return
 		}
 	}
 	e.Log.Error("starting", "error", err.Error())
 	os.Exit(1)
+}
+
+// newHandler is the worker built once at its start from what stream.Init
+// read (the lock, the SDK configuration loaded once, the table) and its
+// environment: the write-rate limit, and the objects bucket
+// ($KEYPLAN_OBJECTS_BUCKET, on S3 as that configuration reaches it).
+func newHandler(e stream.Env, getenv func(string) string) (*handler, error) {
+	rate, err := maxWCU(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return &handler{lock: e.Lock, client: dynamodb.NewFromConfig(e.Config, migrate.PatientRetries),
+		table: e.Table, log: e.Log, maxWCU: rate, objects: migrate.ObjectsFromConfig(e.Config, getenv(patterns.ObjectsBucketEnv))}, nil
 }
 
 // maxWCU is the worker's write-rate limit, from its environment

@@ -47,6 +47,31 @@ type ObjectStore interface {
 	DeleteObject(ctx context.Context, key string) error
 }
 
+// ObjectChecker is an ObjectStore that tells whether it holds a key
+// without reading the object (S3's HeadObject): what a migration's
+// backfill and verifying scan ask of each key an item holds (HasObject).
+type ObjectChecker interface {
+	HasObject(ctx context.Context, key string) (bool, error)
+}
+
+// HasObject reports whether s holds an object under key: through
+// s.HasObject where s is an ObjectChecker, else by reading it.
+func HasObject(ctx context.Context, s ObjectStore, key string) (bool, error) {
+	if c, ok := s.(ObjectChecker); ok {
+		return c.HasObject(ctx, key)
+	}
+	return readsObject(ctx, s, key)
+}
+
+// readsObject reports whether s holds key by reading the object.
+func readsObject(ctx context.Context, s ObjectStore, key string) (bool, error) {
+	_, err := s.GetObject(ctx, key)
+	if errors.Is(err, ErrNoObject) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
 // Errors of values kept in S3.
 var (
 	ErrNoObjectStore = errors.New("the entity keeps values in S3 (store: s3): give the Table an ObjectStore (WithObjects)")
@@ -388,6 +413,14 @@ func (m *MemoryObjects) DeleteObject(_ context.Context, key string) error {
 	return nil
 }
 
+// HasObject reports whether the store holds key.
+func (m *MemoryObjects) HasObject(_ context.Context, key string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.objects[key]
+	return ok, nil
+}
+
 // Keys are the keys held, in order, for tests.
 func (m *MemoryObjects) Keys() []string {
 	m.mu.Lock()
@@ -428,6 +461,35 @@ func (o S3Objects) GetObject(ctx context.Context, key string) ([]byte, error) {
 	}
 	defer out.Body.Close()
 	return io.ReadAll(out.Body)
+}
+
+// headObject is the part of *s3.Client HasObject uses, when Client has
+// it (S3API does not ask it, so a client written before it still fits).
+type headObject interface {
+	HeadObject(ctx context.Context, in *s3.HeadObjectInput, opts ...func(*s3.Options)) (*s3.HeadObjectOutput, error)
+}
+
+// HasObject reports whether the bucket's latest version of key is an
+// object (not a delete marker): a HeadObject where Client has it, else a
+// GetObject.
+func (o S3Objects) HasObject(ctx context.Context, key string) (bool, error) {
+	h, ok := o.Client.(headObject)
+	if !ok {
+		return readsObject(ctx, o, key)
+	}
+	_, err := h.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(o.Bucket), Key: aws.String(key)})
+	var nf *s3types.NotFound
+	var nsk *s3types.NoSuchKey
+	var status interface{ HTTPStatusCode() int }
+	switch {
+	case errors.As(err, &nf) || errors.As(err, &nsk):
+		return false, nil
+	case errors.As(err, &status) && status.HTTPStatusCode() == 403:
+		// S3 answers 404 for a key it does not hold only to a caller
+		// that may list the bucket; to others, 403.
+		return false, fmt.Errorf("S3 refused HeadObject of %s in bucket %s (403): the caller needs s3:GetObject on the key, and s3:ListBucket on the bucket for S3 to say when there is no such object: %w", key, o.Bucket, err)
+	}
+	return err == nil, err
 }
 
 // DeleteObject deletes the object (its versions stay: the bucket is

@@ -1,5 +1,7 @@
 package testmodel
 
+import "strings"
+
 // DatedBareSortKey is orders by status with explicit keys, the GSI's sort
 // key a bare {placedAt}#{orderId} template.
 const DatedBareSortKey = `table: Dated
@@ -66,6 +68,29 @@ writes:
 patterns:
   GetDoc: {get: Doc}
 `
+
+// FilesInline keeps a file's text (a string) and its scan (a binary) in
+// the item; FilesInS3 (the next model) keeps both in S3, with a higher
+// maxLength.
+const FilesInline = `table: Files
+entities:
+  File:
+    id: [fileId]
+    attributes:
+      fileId: {type: string, maxLength: 36}
+      name: {type: string, maxLength: 100}
+      text: {type: string, maxLength: 100000, optional: true}
+      scan: {type: blob, maxLength: 100000, optional: true}
+writes:
+  PutFile: {put: File}
+patterns:
+  GetFile: {get: File}
+`
+
+// FilesInS3 is FilesInline with text and scan kept in S3 (store: s3).
+var FilesInS3 = strings.NewReplacer(
+	"text: {type: string, maxLength: 100000,", "text: {type: string, maxLength: 1000000, store: s3,",
+	"scan: {type: blob, maxLength: 100000,", "scan: {type: blob, maxLength: 1000000, store: s3,").Replace(FilesInline)
 
 // DocsInlineSynthetic is DocsInline keyed synthetically, without its write.
 const DocsInlineSynthetic = `indexKeys: synthetic

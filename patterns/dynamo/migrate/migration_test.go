@@ -41,17 +41,23 @@ func startMigration(t testing.TB, v1, v2 string) *patterns.Lock {
 	if errs := d1.Errors(); len(errs) > 0 {
 		t.Fatalf("v1: %v", errs)
 	}
-	lock := patterns.NewLock(d1)
-	m2, err := patterns.Parse("v2.yaml", []byte(v2))
+	return startMigrationFrom(t, patterns.NewLock(d1), v2)
+}
+
+// startMigrationFrom starts the migration from lock's accepted design
+// (no migration pending) to the model next (its text as given).
+func startMigrationFrom(t testing.TB, lock *patterns.Lock, next string) *patterns.Lock {
+	t.Helper()
+	m, err := patterns.Parse("v2.yaml", []byte(next))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d2, err := patterns.PlanLocked(m2, lock)
+	d, err := patterns.PlanLocked(m, lock)
 	if err != nil {
 		t.Fatal(err)
 	}
-	df := patterns.Compare(lock, d2)
-	if err := lock.Apply(d2, df); err != nil || lock.Migration == nil {
+	df := patterns.Compare(lock, d)
+	if err := lock.Apply(d, df); err != nil || lock.Migration == nil {
 		t.Fatalf("starting the migration: %v (changes %+v)", err, df.Changes)
 	}
 	return lock

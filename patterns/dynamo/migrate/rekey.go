@@ -196,14 +196,16 @@ type Rewrite struct {
 }
 
 // Plan computes an item's rewrite: nil when the item is not one the phase
-// rewrites, or already right.
+// rewrites, or already right. A phase moving values into S3 asks Objects
+// whether each key an item holds names an object (planObjects).
 func (r *Rekeyer) Plan(item map[string]types.AttributeValue) (*Rewrite, error) {
-	rw, _, err := r.plan(item)
+	rw, _, err := r.plan(context.Background(), item)
 	return rw, err
 }
 
 // plan is Plan, and whether the item is of an entity the phase rewrites.
-func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, error) {
+// An error of the object store (not the item's) is a *storeError.
+func (r *Rekeyer) plan(ctx context.Context, item map[string]types.AttributeValue) (*Rewrite, bool, error) {
 	entity, v, err := r.rt.Decode(item)
 	if errors.Is(err, dynamo.ErrNotKeyplan) {
 		return nil, false, nil
@@ -214,12 +216,12 @@ func (r *Rekeyer) plan(item map[string]types.AttributeValue) (*Rewrite, bool, er
 	if !r.backfill[entity] {
 		return nil, false, nil
 	}
-	rw, err := r.rewrite(entity, v, item)
+	rw, err := r.rewrite(ctx, entity, v, item)
 	return rw, true, err
 }
 
 // rewrite computes what an item of a backfilled entity needs.
-func (r *Rekeyer) rewrite(entity string, v dynamo.Values, item map[string]types.AttributeValue) (*Rewrite, error) {
+func (r *Rekeyer) rewrite(ctx context.Context, entity string, v dynamo.Values, item map[string]types.AttributeValue) (*Rewrite, error) {
 	// Every key either design gives the item, target first.
 	keys, err := r.rt.KeysOf(entity, v)
 	if err != nil {
@@ -269,7 +271,9 @@ func (r *Rekeyer) rewrite(entity string, v dynamo.Values, item map[string]types.
 			rw.Sources[n] = nil
 		}
 	}
-	r.planObjects(entity, item, rw)
+	if err := r.planObjects(ctx, entity, item, rw); err != nil {
+		return nil, err
+	}
 	if len(rw.Set) == 0 && len(rw.Remove) == 0 && len(rw.ToS3) == 0 && len(rw.FromS3) == 0 {
 		return nil, nil
 	}
@@ -324,8 +328,23 @@ func (r *Rekeyer) input(rw *Rewrite) (*dynamodb.UpdateItemInput, error) {
 // error returned.
 func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValue) error {
 	for attempt := 0; ; attempt++ {
-		rw, ours, err := r.plan(item)
-		if err != nil {
+		rw, ours, err := r.plan(ctx, item)
+		var se *storeError
+		var me *missingError
+		switch {
+		case errors.As(err, &se) && !r.DryRun:
+			if item, err = r.s3Again(ctx, item, se, attempt); err != nil || item == nil {
+				return err
+			}
+			continue
+		case errors.As(err, &se):
+			return se.err // S3's: the run stops, to resume
+		case errors.As(err, &me) && !r.DryRun:
+			if item, err = r.missingAgain(ctx, item, me, attempt); err != nil || item == nil {
+				return err
+			}
+			continue
+		case err != nil:
 			return r.failed(item, err)
 		}
 		if rw == nil {
@@ -341,6 +360,18 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 			return nil
 		}
 		written, moved, err := r.moveObjects(ctx, rw)
+		if errors.As(err, &me) {
+			if item, err = r.missingAgain(ctx, item, me, attempt); err != nil || item == nil {
+				return err
+			}
+			continue
+		}
+		if errors.As(err, &se) {
+			if item, err = r.s3Again(ctx, item, se, attempt); err != nil || item == nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			if objectFault(err) {
 				return r.failed(item, err)
@@ -368,14 +399,9 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 			r.stats.Conflicts.Add(1)
 			now := ccf.Item
 			if now == nil { // the engine does not return it: read it
-				got, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.name), Key: rw.Key, ConsistentRead: aws.Bool(true)})
-				if err != nil {
-					if !itemFault(err) {
-						return err
-					}
-					return r.failed(item, fmt.Errorf("reading it again: %w", err))
+				if now, err = r.current(ctx, item); err != nil {
+					return err
 				}
-				now = got.Item
 			}
 			if err := ctx.Err(); err != nil {
 				return err
@@ -391,6 +417,7 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 			if !itemFault(err) {
 				return err // not the item's fault: the run stops, to resume
 			}
+			r.dropKeys(ctx, written) // refused: no item holds them
 			return r.failed(item, err)
 		}
 		r.dropKeys(ctx, moved) // the item holds their values now
@@ -402,6 +429,62 @@ func (r *Rekeyer) Apply(ctx context.Context, item map[string]types.AttributeValu
 		r.stats.MilliWCU.Add(int64(units * 1000))
 		return nil
 	}
+}
+
+// again reads an item again after S3 said that a key it held names no
+// object, or failed about it: a write racing the scan replaces a value
+// and deletes its object (and S3 answers 403, not 404, for a key it
+// does not hold to a caller that may not list the bucket), so the item
+// as it is now is planned again (counted a conflict). An item that
+// still holds the key (holds) ends with stop's error. A nil item and
+// error: it is gone (counted deleted).
+func (r *Rekeyer) again(ctx context.Context, item map[string]types.AttributeValue, attempt int, holds func(map[string]types.AttributeValue) bool, stop func() error) (map[string]types.AttributeValue, error) {
+	now, err := r.current(ctx, item)
+	switch {
+	case err != nil:
+		return nil, err
+	case now == nil:
+		r.stats.Deleted.Add(1)
+		return nil, nil
+	case attempt+1 >= r.MaxConflicts || holds(now):
+		return nil, stop()
+	}
+	r.stats.Conflicts.Add(1)
+	return now, nil
+}
+
+// missingAgain is again for an item whose keys name no object (me): one
+// still holding them is counted failed, me saying what to do.
+func (r *Rekeyer) missingAgain(ctx context.Context, item map[string]types.AttributeValue, me *missingError, attempt int) (map[string]types.AttributeValue, error) {
+	return r.again(ctx, item, attempt, func(now map[string]types.AttributeValue) bool { return holdsKeys(now, me) },
+		func() error { return r.failed(item, me) })
+}
+
+// s3Again is again for an item about whose key S3 failed (se): one
+// still holding it stops the run with S3's error.
+func (r *Rekeyer) s3Again(ctx context.Context, item map[string]types.AttributeValue, se *storeError, attempt int) (map[string]types.AttributeValue, error) {
+	return r.again(ctx, item, attempt, func(now map[string]types.AttributeValue) bool {
+		return dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key
+	},
+		func() error { return se.err })
+}
+
+// current reads item again (nil: it is gone); an error is the run's, or
+// the item's counted failed (an *ItemError).
+func (r *Rekeyer) current(ctx context.Context, item map[string]types.AttributeValue) (map[string]types.AttributeValue, error) {
+	d := r.rt.Design()
+	key := map[string]types.AttributeValue{d.PK: item[d.PK], d.SK: item[d.SK]}
+	got, err := r.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(r.name), Key: key, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		if !itemFault(err) {
+			return nil, err
+		}
+		return nil, r.failed(item, fmt.Errorf("reading it again: %w", err))
+	}
+	if len(got.Item) == 0 {
+		return nil, nil
+	}
+	return got.Item, nil
 }
 
 // writeUnits estimates an update's write capacity: one unit per started

@@ -28,6 +28,13 @@ var s3Docs = strings.Replace(inlineDocs, "maxLength: 100000}", "maxLength: 10000
 // of entity Doc, and whether the change backfills it.
 func diffSays(t *testing.T, prev, next string) (string, bool) {
 	t.Helper()
+	return diffSaysOf(t, prev, next, "Doc")
+}
+
+// diffSaysOf is what diff says of entity of the change from prev to
+// next, and whether the change backfills.
+func diffSaysOf(t *testing.T, prev, next, entity string) (string, bool) {
+	t.Helper()
 	m1, err := patterns.Parse("v1.yaml", []byte("indexKeys: synthetic\n"+prev))
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +54,7 @@ func diffSays(t *testing.T, prev, next string) (string, bool) {
 	df := patterns.Compare(patterns.NewLock(d1), d2)
 	var said []string
 	for _, c := range df.Changes {
-		if c.Subject.Name == "Doc" {
+		if c.Subject.Name == entity {
 			said = append(said, c.ID+" "+c.Message)
 		}
 	}

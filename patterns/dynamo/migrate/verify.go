@@ -399,8 +399,13 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 					}
 					rec.scanned++
 					live.Scanned.Add(1)
-					rw, ours, err := r.plan(item)
+					rw, ours, err := r.plan(ctx, item)
+					var se *storeError
 					switch {
+					case errors.As(err, &se):
+						errs[seg] = fmt.Errorf("verifying segment %d of %d: %w", seg, o.Segments, se.err)
+						cancel()
+						return
 					case err != nil:
 						rec.failed++
 						live.Failed.Add(1)
@@ -499,6 +504,17 @@ func rewriteText(rw *Rewrite) string {
 			s += ", "
 		}
 		s += "no " + k
+	}
+	for _, moves := range []struct {
+		attrs []string
+		how   string
+	}{{rw.ToS3, " moved into S3"}, {rw.FromS3, " moved back from S3"}} {
+		for _, k := range moves.attrs {
+			if s != "" {
+				s += ", "
+			}
+			s += k + moves.how
+		}
 	}
 	return s
 }
