@@ -296,3 +296,49 @@ func TestTransactionAcrossTablesGrants(t *testing.T) {
 		t.Errorf("grants\n got %q\nwant %q", got, want)
 	}
 }
+
+// twoPlans is a model of two tables whose entities need different plans.
+const twoPlans = `tables: {Hot: {}, Cold: {}}
+entities:
+  Item:
+    table: Hot
+    id: [itemId]
+    needs: {backup: daily, replicas: [eu-west-1]}
+    attributes: {itemId: {type: string, maxLength: 36}}
+  Archive:
+    table: Cold
+    id: [archiveId]
+    needs: {backup: monthly}
+    attributes: {archiveId: {type: string, maxLength: 36}}
+patterns:
+  GetItem:    {get: Item, rate: 1}
+  GetArchive: {get: Archive, rate: 1}
+`
+
+// One BackupPlans map for the tables of a model (as NewTables passes
+// it): a plan another table's entities need is not refused; a name no
+// entity of the model needs is. A need for replicas on a stack of no
+// Region is refused, naming the entity.
+func TestNeedsPlansOfTheModelsTables(t *testing.T) {
+	file := modelFile(t, twoPlans)
+	plans := func(s awscdk.Stack, names ...string) map[string]awsbackup.IBackupPlan {
+		out := map[string]awsbackup.IBackupPlan{}
+		for _, n := range names {
+			out[n] = awsbackup.BackupPlan_FromBackupPlanId(s, jsii.String("Plan"+n), jsii.String("id-"+n))
+		}
+		return out
+	}
+	stack := newStack("us-east-1")
+	if got := validate(singletable.New(stack, "Hot", &singletable.Props{ModelFile: file, ModelTable: "Hot", BackupPlans: plans(stack, "daily", "monthly")})); got != "" {
+		t.Errorf("a plan the Cold table needs, given to Hot: %s", got)
+	}
+	stack = newStack("us-east-1")
+	got := validate(singletable.New(stack, "Hot", &singletable.Props{ModelFile: file, ModelTable: "Hot", BackupPlans: plans(stack, "daily", "weekly")}))
+	if want := `BackupPlans["weekly"]: no entity of table Hot names it: entity Item (` + file + `:6:`; !strings.Contains(got, want) {
+		t.Errorf("problems\n%s\nlack %q", got, want)
+	}
+	got = validate(singletable.New(newStack(""), "Hot", &singletable.Props{ModelFile: file, ModelTable: "Hot"}))
+	if want := "entity Item (" + file + ":6:"; !strings.Contains(got, want) || !strings.Contains(got, "need(s) replicas: [eu-west-1]: a global table's replicas need the stack's region") {
+		t.Errorf("problems\n%s\nlack %q and the stack's region", got, want)
+	}
+}

@@ -86,14 +86,15 @@ func values(st []statement) []string {
 // fromModel ends a refusal: what to do about it.
 const fromModel = "remove the prop (the model's needs decide it) or change the need"
 
-// applyNeeds sets the props the model's needs decide, and returns the
-// problems of props that contradict them.
-func (t *Table) applyNeeds(m *patterns.Model) problems {
+// applyNeeds sets the props the model of the table (m; whole: of every
+// table) needs decide, and returns the problems of props that contradict
+// them.
+func (t *Table) applyNeeds(m, whole *patterns.Model) problems {
 	var ps problems
 	t.needRecovery(m, &ps)
 	t.needBilling(m, &ps)
 	t.needReplicas(m, &ps)
-	t.needBackup(m, &ps)
+	t.needBackup(m, whole, &ps)
 	return ps
 }
 
@@ -190,6 +191,10 @@ func (t *Table) needReplicas(m *patterns.Model, ps *problems) {
 	}
 	slices.Sort(want)
 	p := &t.props
+	if own == "" && len(want) > 0 {
+		ps.add("%s: a global table's replicas need the stack's region: give the stack an env with Region", needsReplicas(st))
+		return
+	}
 	if len(p.Replicas) == 0 {
 		for _, r := range want {
 			p.Replicas = append(p.Replicas, Replica{Region: r})
@@ -211,22 +216,29 @@ func (t *Table) needReplicas(m *patterns.Model, ps *problems) {
 			extra = append(extra, r)
 		}
 	}
+	if len(missing) > 0 {
+		ps.add("Replicas: %s lack(s) %s: %s; %s", strings.Join(have, ", "), strings.Join(missing, ", "), needsReplicas(st), fromModel)
+	}
+	if len(extra) > 0 {
+		ps.add("Replicas: %s: no entity needs its items there (%s); %s", strings.Join(extra, ", "), needsReplicas(st), fromModel)
+	}
+}
+
+// needsReplicas says which entities need which replicas.
+func needsReplicas(st []statement) string {
 	var said []string
 	for _, v := range values(st) {
 		said = append(said, who(saying(st, v))+" need(s) replicas: "+v)
 	}
-	if len(missing) > 0 {
-		ps.add("Replicas: %s lack(s) %s: %s; %s", strings.Join(have, ", "), strings.Join(missing, ", "), strings.Join(said, "; "), fromModel)
-	}
-	if len(extra) > 0 {
-		ps.add("Replicas: %s: no entity needs its items there (%s); %s", strings.Join(extra, ", "), strings.Join(said, "; "), fromModel)
-	}
+	return strings.Join(said, "; ")
 }
 
 // needBackup: the table is in every AWS Backup plan an entity names
 // (none: no plan); BackupPlans gives plans for those names, and only for
-// them.
-func (t *Table) needBackup(m *patterns.Model, ps *problems) {
+// the names an entity of the model gives (NewTables passes one map to
+// every table: a plan another table's entities need is not this
+// table's, and not refused).
+func (t *Table) needBackup(m, whole *patterns.Model, ps *problems) {
 	st := stated(m, "backup", func(n *patterns.Needs) (string, bool) { return n.Backup, n.Backup != "" })
 	t.backupPlans = nil
 	for _, v := range values(st) {
@@ -235,12 +247,18 @@ func (t *Table) needBackup(m *patterns.Model, ps *problems) {
 		}
 	}
 	slices.Sort(t.backupPlans)
+	elsewhere := func(name string) bool {
+		return slices.ContainsFunc(whole.Entities, func(e *patterns.Entity) bool { return e.Needs != nil && e.Needs.Backup == name })
+	}
 	for _, name := range slices.Sorted(maps.Keys(t.props.BackupPlans)) {
-		if slices.Contains(t.backupPlans, name) {
+		switch {
+		case slices.Contains(t.backupPlans, name):
 			if t.props.BackupPlans[name] == nil {
 				ps.add("BackupPlans[%q]: nil; give the plan, or leave the name out (the construct makes one)", name)
 			}
 			continue
+		case elsewhere(name):
+			continue // another table's
 		}
 		why := "no entity of table " + m.Table + " needs a backup plan (needs: backup)"
 		if len(st) > 0 {

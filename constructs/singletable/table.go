@@ -86,10 +86,10 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 // backfill job; a problem leaves Table nil. The props' own problems are
 // collected first, so a model that does not load is reported with them.
 func (t *Table) build() {
-	m, err := t.model()
+	m, whole, err := t.model()
 	var props problems
 	if err == nil {
-		props = t.applyNeeds(m) // the props the model's needs decide
+		props = t.applyNeeds(m, whole) // the props the model's needs decide
 	}
 	props = append(props, t.checkProps()...)
 	t.problems = append(t.problems, props...)
@@ -223,18 +223,21 @@ func lockName(l *patterns.Lock) string {
 	return "Props.Lock"
 }
 
-func (t *Table) model() (*patterns.Model, error) {
-	m, err := t.props.Model, error(nil)
+// model is the model of this table, and the whole model (of every table
+// it declares).
+func (t *Table) model() (table, whole *patterns.Model, err error) {
+	m := t.props.Model
 	switch {
 	case m != nil:
 	case t.props.ModelFile != "":
 		if m, err = patterns.Load(t.props.ModelFile); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	default:
-		return nil, errors.New("singletable: Props.Model or Props.ModelFile is required")
+		return nil, nil, errors.New("singletable: Props.Model or Props.ModelFile is required")
 	}
-	return modelTable(m, t.props.ModelTable)
+	table, err = modelTable(m, t.props.ModelTable)
+	return table, m, err
 }
 
 // fail records every joined error as its own problem.
