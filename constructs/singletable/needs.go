@@ -99,7 +99,7 @@ func (t *Table) applyNeeds(m, whole *patterns.Model) problems {
 }
 
 // needRecovery: point-in-time recovery on when any entity needs it, off
-// when every entity that says says it need not be.
+// when every entity that states it says it need not be.
 func (t *Table) needRecovery(m *patterns.Model, ps *problems) {
 	st := stated(m, "pointInTimeRecovery", func(n *patterns.Needs) (string, bool) {
 		if n.PointInTimeRecovery == nil {
