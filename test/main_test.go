@@ -36,6 +36,15 @@ var (
 	// storefront is a model of two tables (Orders, Sessions): one Table
 	// construct each (tables_test.go).
 	storefront *singletable.Tables
+	// needsTables is a model of two tables whose entities state needs:
+	// (point-in-time recovery, backup, billing, replicas), and a role
+	// granted one cross-table transaction's write patterns
+	// (needs_test.go).
+	needsTables *singletable.Tables
+	needsStack  awscdk.Stack
+	// keptTable is one table whose entities need different settings
+	// (KP310 acknowledged), in needsStack.
+	keptTable *singletable.Table
 )
 
 // trackerGrants are the roles granted tracker's patterns in the shared
@@ -80,7 +89,13 @@ func TestMain(m *testing.M) {
 	storefront = singletable.NewTables(storefrontStack, "Storefront", &singletable.Props{ModelFile: storefrontModel})
 	storefront.GrantPatterns(awsiam.NewRole(storefrontStack, jsii.String("Checkout"), &awsiam.RoleProps{
 		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), storefrontGrants...)
-	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack, "arena": arenaStack, "storefront": storefrontStack} {
+	needsStack = awscdk.NewStack(app, jsii.String("KeyplanNeeds"), &awscdk.StackProps{Env: &awscdk.Environment{Region: jsii.String(exampleConfig.Region)}})
+	needsTables = singletable.NewTables(needsStack, "Bank", &singletable.Props{ModelFile: needsModel})
+	needsTables.GrantPatterns(awsiam.NewRole(needsStack, jsii.String("Transfers"), &awsiam.RoleProps{
+		AssumedBy: awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil)}), transferGrants...)
+	keptTable = singletable.New(needsStack, "Audit", &singletable.Props{ModelFile: keptModel,
+		Billing: &singletable.Billing{Mode: singletable.OnDemand}, Acknowledge: map[string]string{"KP310": "kept in one table: the test of KP310's keep-one-table settings"}})
+	for name, s := range map[string]awscdk.Stack{"leaderboard": example.Leaderboard, "shop": example.Shop, "tracker": trackerStack, "ledger": ledgerStack, "arena": arenaStack, "storefront": storefrontStack, "needs": needsStack} {
 		asserted[name] = assertions.Template_FromStack(s, nil)
 		templates[name] = toMap(asserted[name].ToJSON())
 	}
@@ -189,6 +204,9 @@ func stackOf(name string) awscdk.Stack {
 	}
 	if name == "storefront" {
 		return awscdk.Stack_Of(storefront)
+	}
+	if name == "needs" {
+		return needsStack
 	}
 	return example.Shop
 }

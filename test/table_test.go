@@ -211,7 +211,7 @@ func arnShape(r any) string {
 // cdk-nag's AwsSolutions pack and the GlobalTable rule pack find nothing:
 // no error annotation anywhere, and no warning either.
 func TestNoNagFindingsNorWarnings(t *testing.T) {
-	for name, s := range map[string]interface{ StackName() *string }{"leaderboard": example.Leaderboard, "shop": example.Shop, "storefront": stackOf("storefront")} {
+	for name, s := range map[string]interface{ StackName() *string }{"leaderboard": example.Leaderboard, "shop": example.Shop, "storefront": stackOf("storefront"), "needs": needsStack} {
 		ann := assertions.Annotations_FromStack(stackOf(name))
 		for _, m := range *ann.FindError(jsii.String("*"), assertions.Match_AnyValue()) {
 			t.Errorf("%s: error %s", *s.StackName(), toString(m))

@@ -2,6 +2,7 @@ package singletable
 
 import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsbackup"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 
@@ -48,12 +49,13 @@ type Props struct {
 	TableName string
 
 	// Billing is on-demand or provisioned with auto-scaling.
-	// Default: on-demand.
+	// Default: the mode the model's needs say (billing), else on-demand.
 	Billing *Billing
 
 	// Replicas are the global table's other regions. The stack's region
 	// must be concrete.
-	// Default: none.
+	// Default: a replica in each Region the model's needs name
+	// (replicas) but the stack's, else none.
 	Replicas []Replica
 	// WitnessRegion is the witness of a multi-Region strongly consistent
 	// table (the model's consistency: strong): with one replica, the
@@ -65,13 +67,29 @@ type Props struct {
 
 	// PointInTimeRecovery keeps continuous backups of the table and every
 	// replica.
-	// Default: true.
+	// Default: what the model's needs say (pointInTimeRecovery), else true.
 	PointInTimeRecovery *bool
+	// The model's needs (an entity's needs: pointInTimeRecovery,
+	// billing, replicas, backup) decide PointInTimeRecovery, Billing.Mode,
+	// the Replicas' Regions and the table's AWS Backup plans: a prop that
+	// says otherwise fails synthesis (needs.go, docs/model.md).
+
 	// RecoveryPeriodDays is how far back point-in-time recovery reaches
 	// (MinRecoveryPeriodDays–MaxRecoveryPeriodDays, whole days); refused
 	// when PointInTimeRecovery is false.
 	// Default: MaxRecoveryPeriodDays (35).
 	RecoveryPeriodDays float64
+
+	// BackupPlans are the AWS Backup plans the model's needs name
+	// (needs: backup: NAME), by that name: the table is added to each (a
+	// backup selection). A name no entity of the table needs is refused.
+	// Default: for each name the needs give, a plan of that name the
+	// construct makes in the stack (one per name, shared by the stack's
+	// tables): DefaultBackupPlanRule, in a new vault. Give a plan of your
+	// own (awsbackup.BackupPlan_FromBackupPlanId for one that exists)
+	// where another stack of the account and Region makes one of the
+	// name.
+	BackupPlans map[string]awsbackup.IBackupPlan
 
 	// DeletionProtection refuses DeleteTable on the table and every replica.
 	// Default: true.

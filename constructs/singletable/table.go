@@ -52,6 +52,11 @@ type Table struct {
 	acknowledged map[string]bool
 	// layer is the design layer, once made (designLayer).
 	layer awslambda.LayerVersion
+	// recoveryOff says which entities' needs turned point-in-time
+	// recovery off (needs.go); "" when they did not.
+	recoveryOff string
+	// backupPlans are the AWS Backup plans the entities' needs name.
+	backupPlans []string
 }
 
 // New builds the table described by props. Every problem with the props,
@@ -81,14 +86,19 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 // backfill job; a problem leaves Table nil. The props' own problems are
 // collected first, so a model that does not load is reported with them.
 func (t *Table) build() {
-	props := t.checkProps()
+	m, whole, err := t.model()
+	var props problems
+	if err == nil {
+		props = t.applyNeeds(m, whole) // the props the model's needs decide
+	}
+	props = append(props, t.checkProps()...)
 	t.problems = append(t.problems, props...)
-	d, lock, err := t.plan()
+	d, lock, err := t.plan(m, err)
 	if err != nil {
 		t.fail(err)
 		return
 	}
-	m := d.Model()
+	m = d.Model()
 	if lock == nil {
 		lock = patterns.NewLock(d)
 		t.warn(NoLockWarning, NoLockWarning, "table "+m.Table, fmt.Sprintf(
@@ -111,16 +121,19 @@ func (t *Table) build() {
 	t.addBackfill()
 	t.addMonitor(d)
 	t.addObjects(d)
+	t.addBackup()
+	if t.recoveryOff != "" {
+		suppress(t.Table, suppression{ID: "KPG1", Reason: t.recoveryOff})
+	}
 }
 
 // NoLockWarning is the id of the warning for a table synthesized without
 // a lock (Props.Acknowledge takes it, for a table never deployed).
 const NoLockWarning = "keyplan:NoLock"
 
-// plan plans the model with its lock (stable planning), as keyplan's
-// commands do (patterns.Open).
-func (t *Table) plan() (*patterns.Design, *patterns.Lock, error) {
-	m, err := t.model()
+// plan plans the model (m, or the error reading it) with its lock
+// (stable planning), as keyplan's commands do (patterns.Open).
+func (t *Table) plan(m *patterns.Model, err error) (*patterns.Design, *patterns.Lock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
@@ -210,18 +223,21 @@ func lockName(l *patterns.Lock) string {
 	return "Props.Lock"
 }
 
-func (t *Table) model() (*patterns.Model, error) {
-	m, err := t.props.Model, error(nil)
+// model is the model of this table, and the whole model (of every table
+// it declares).
+func (t *Table) model() (table, whole *patterns.Model, err error) {
+	m := t.props.Model
 	switch {
 	case m != nil:
 	case t.props.ModelFile != "":
 		if m, err = patterns.Load(t.props.ModelFile); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	default:
-		return nil, errors.New("singletable: Props.Model or Props.ModelFile is required")
+		return nil, nil, errors.New("singletable: Props.Model or Props.ModelFile is required")
 	}
-	return modelTable(m, t.props.ModelTable)
+	table, err = modelTable(m, t.props.ModelTable)
+	return table, m, err
 }
 
 // fail records every joined error as its own problem.

@@ -3,6 +3,7 @@ package tablerules
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -36,6 +37,7 @@ func (a *Aspect) Visit(node constructs.IConstruct) {
 	} else {
 		msgs = Evaluate(g)
 	}
+	msgs = suppressed(cfn, msgs)
 	if len(msgs) == 0 {
 		return
 	}
@@ -43,6 +45,38 @@ func (a *Aspect) Visit(node constructs.IConstruct) {
 		awscdk.Annotations_Of(node).AddError(jsii.String(msg))
 	}
 	node.Node().AddValidation(findings(msgs))
+}
+
+// suppressed drops the findings of the rules the resource is exempt
+// from, as cdk-nag records exemptions (the cdk_nag metadata's
+// rules_to_suppress, each with its reason: NagSuppressions or the
+// keyplan construct's own), leaving an info annotation with the reason.
+func suppressed(cfn awscdk.CfnResource, msgs []string) []string {
+	meta := cfn.GetMetadata(jsii.String("cdk_nag"))
+	if meta == nil {
+		return msgs
+	}
+	var m struct {
+		Rules []struct{ ID, Reason string } `json:"rules_to_suppress"`
+	}
+	if b, err := json.Marshal(meta); err != nil || json.Unmarshal(b, &m) != nil {
+		return msgs
+	}
+	var out []string
+	for _, msg := range msgs {
+		exempt := false
+		for _, r := range m.Rules {
+			if strings.HasPrefix(msg, "["+r.ID+"] ") && strings.TrimSpace(r.Reason) != "" {
+				awscdk.Annotations_Of(cfn).AddInfo(jsii.String(fmt.Sprintf("suppressed %s (%s)", msg, r.Reason)))
+				exempt = true
+				break
+			}
+		}
+		if !exempt {
+			out = append(out, msg)
+		}
+	}
+	return out
 }
 
 // findings fail a resource's validation.

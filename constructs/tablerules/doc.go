@@ -7,7 +7,9 @@
 // synth`, and under `go run` too). It works on any stack: a property
 // CloudFormation resolves at deploy time ({"Ref": "AWS::Region"}, the
 // region of an environment-agnostic stack) is read as such, and a rule
-// that needs it true says it cannot prove it.
+// that needs it true says it cannot prove it. A resource exempt from a
+// rule says so as cdk-nag's suppressions do (the cdk_nag metadata's
+// rules_to_suppress, with a reason, which stays an info annotation).
 //
 //	awscdk.Aspects_Of(app).Add(tablerules.NewAspect(), nil)
 package tablerules

@@ -546,9 +546,9 @@ func (p *Pattern) FilterValue(attr string) (string, bool) {
 // Needs are the table settings an entity asks of its table (needs:
 // under the entity): a table has one of each, so entities of one table
 // that ask differently want separate tables (KP310). A setting the
-// entity does not state asks nothing. The construct's props set the
-// table's settings; the model's needs say what the entities require of
-// them.
+// entity does not state asks nothing. The construct
+// (constructs/singletable) sets the table from them and refuses props
+// that say otherwise.
 type Needs struct {
 	// PointInTimeRecovery: the entity's items must be recoverable to any
 	// second of the last 35 days (true), or need not be (false).
