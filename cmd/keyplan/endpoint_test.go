@@ -34,9 +34,12 @@ import (
 // keyplan validate does not trust its endpoint: a reply that says
 // nothing, one that never ends, and one that never comes each end the run
 // with exit 2 and a reason, in bounded time and memory, never a panic.
+// Each run names its endpoint (--endpoint), so it runs beside the other
+// tests in process (enginepass.Parallel: on the in-process pass, whose
+// $KEYPLAN_ENGINE is memory or unset, the name validate checks even with
+// --endpoint); it waits on its endpoint for most of its 10-30 s.
 func TestValidateDistrustsTheEndpoint(t *testing.T) {
-	enginepass.Independent(t)
-	t.Setenv(localengine.EnvEngine, localengine.Memory) // validate checks the name even with --endpoint, which it uses
+	enginepass.Parallel(t)
 	tests := []struct {
 		name    string
 		handler http.HandlerFunc

@@ -20,7 +20,7 @@ const erringModel = testmodel.ErringUsers
 // rest as not run, and exits 1.
 func TestValidateWithErrors(t *testing.T) {
 	t.Parallel()
-	code, out, errs := keyplan("validate", write(t, "users.yaml", erringModel))
+	code, out, errs := keyplan("validate", write(t, "users.yaml", erringModel), "--endpoint", engine(t))
 	if code != cli.Findings {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errs)
 	}

@@ -14,6 +14,7 @@ import (
 
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/engine/usercache"
+	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/oracle"
@@ -35,6 +36,7 @@ const trackerByPriority = "  TasksByPriority: {query: Task, where: [tenantId, st
 // existing task, each read compared with the reference evaluator
 // (patterns/oracle), which never looks at keys.
 func TestNativeIndexBuildFromSeparateProcesses(t *testing.T) {
+	enginepass.Independent(t) // keyplan local's engine, whatever the engine passes name
 	procs := separateProcesses(t)
 	t.Setenv(usercache.Env, cacheOf(procs)) // this process signs with keyplan local's key too
 	ep := procs.local("--port", "0").endpoint

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,9 +44,9 @@ func TestValidate(t *testing.T) {
 		code   int
 		stdout []string
 	}{
-		{"examples hold", append([]string{"validate", "../../examples/leaderboard.yaml"}, keyedHere(t)...), 0,
+		{"examples hold", append([]string{"validate", "../../examples/leaderboard.yaml", "--endpoint", engine(t)}, keyedHere(t)...), 0,
 			[]string{"ok   SeasonLeaderboard(season=2026-Q2): [p1 p3 p4 p2] in order, 1 request(s)", "9 item(s) loaded, 6 expectation(s), 0 failed"}},
-		{"wrong expectation", append([]string{"validate", wrongOrder}, keyedHere(t)...), 1,
+		{"wrong expectation", append([]string{"validate", wrongOrder, "--endpoint", engine(t)}, keyedHere(t)...), 1,
 			[]string{"wrong.yaml:23:7: FAIL DeviceReadingsByValue(deviceId=d1): expected [r1 r3 r5 r2 r4] in order, got [r3 r1 r5 r2 r4]", "1 failed"}},
 	}
 	// An example value its attribute refuses is bad input, found before
@@ -141,7 +142,7 @@ func TestValidateNeedsExamples(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errs)
 	}
 	// Without examples, the generated data proves the design.
-	code, out, errs := keyplan("validate", noExamples, "--generate", "10", "--seed", "4")
+	code, out, errs := keyplan("validate", noExamples, "--generate", "10", "--seed", "4", "--endpoint", engine(t))
 	if code != 0 || !strings.Contains(out, "ok   generated data, seed 4: 10 create(s)") {
 		t.Errorf("exit %d: %s%s", code, out, errs)
 	}
@@ -153,7 +154,7 @@ func TestValidateNeedsExamples(t *testing.T) {
 // of it.
 func TestValidateGenerated(t *testing.T) {
 	t.Parallel()
-	here := seed42(t)
+	here := seed42(t, "--endpoint", engine(t))
 	if in := seed42(t, "--engine", localengine.Memory); here != in {
 		t.Errorf("two runs of seed 42 differ:\n%s\n%s", here, in)
 	}
@@ -277,7 +278,7 @@ func TestValidateLeavesATableItDidNotCreate(t *testing.T) {
 // one (nothing to read; the message does not ask for the --generate
 // that --existing cannot use), --engine with an endpoint.
 func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
-	enginepass.Independent(t)
+	env := enginepass.Parallel(t) // each run in process names its endpoint or is refused before any
 	noExamples := write(t, "plain.yaml", validPlain)
 	const ep = "http://127.0.0.1:1"
 	for _, tt := range []struct {
@@ -297,18 +298,39 @@ func TestValidateRefusesFlagsItWouldIgnore(t *testing.T) {
 		}
 	}
 	// --engine with an endpoint from the environment is refused too;
-	// $KEYPLAN_ENGINE yields to an endpoint.
-	t.Setenv(localengine.EnvEndpoint, ep)
-	code, out, errs := keyplan("validate", noExamples, "--engine", "dynalite")
+	// $KEYPLAN_ENGINE yields to an endpoint. The environment is the
+	// process's, so these run keyplan as a process of its own, given it.
+	if testing.Short() {
+		t.Skip("builds keyplan")
+	}
+	bin := buildKeyplan(t)
+	code, out, errs := keyplanEnv(t, bin, append(slices.Clone(env), localengine.EnvEndpoint+"="+ep), "validate", noExamples, "--engine", "dynalite")
 	if want := "--engine dynalite and an endpoint (" + ep + ", from $" + localengine.EnvEndpoint + ") cannot be given together"; code != cli.Usage || !strings.Contains(errs, want) {
 		t.Errorf("--engine with $%s: exit %d, want 2 and %q\n%s%s", localengine.EnvEndpoint, code, want, out, errs)
 	}
-	t.Setenv(localengine.EnvEndpoint, "")
-	t.Setenv(localengine.EnvEngine, "dynalite")
-	code, out, errs = keyplan("validate", noExamples, "--endpoint", ep, "--generate", "3")
+	code, out, errs = keyplanEnv(t, bin, append(slices.Clone(env), localengine.EnvEngine+"=dynalite"), "validate", noExamples, "--endpoint", ep, "--generate", "3")
 	if code == cli.Clean || strings.Contains(errs, "cannot be given together") || !strings.Contains(out+errs, "127.0.0.1:1") {
 		t.Errorf("$%s with --endpoint: exit %d (want a failure to reach the endpoint, not a conflict)\n%s%s", localengine.EnvEngine, code, out, errs)
 	}
+}
+
+// keyplanEnv is keyplan run as the process bin in the environment env
+// (a variable's last setting counts).
+func keyplanEnv(t *testing.T, bin string, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		t.Fatalf("keyplan %s: %v", strings.Join(args, " "), err)
+	}
+	return code, out.String(), errb.String()
 }
 
 // --existing only reads a table that holds the examples: the flags that
@@ -348,8 +370,9 @@ func TestConflictsNameFlags(t *testing.T) {
 // has multi-attribute keys; on one that has not (dynalite, DynamoDB Local
 // 1.25.1) it refuses before creating anything, saying why and how to
 // prove the synthetic keying there, which --index-keys synthetic does.
+// Each run names its engine (--engine): the engine passes skip it.
 func TestValidateNativeKeysOnEachEngine(t *testing.T) {
-	t.Parallel()
+	enginepass.Parallel(t)
 	const tracker = "../../examples/tracker.yaml"
 	code, out, errs := keyplan("validate", "--engine", "memory", tracker)
 	if code != 0 || !strings.Contains(out, "6 expectation(s), 0 failed") {
@@ -389,12 +412,12 @@ func TestValidateChecksExampleItemsWithoutExpectations(t *testing.T) {
 	items := validPlain + "examples:\n  items:\n    ann: {User: {userId: u1}}\n    bob: {User: {userId: %s}}\n"
 	for _, gen := range []string{"0", "5"} {
 		clash := write(t, "clash.yaml", fmt.Sprintf(items, "u1"))
-		code, out, errs := keyplan("validate", clash, "--generate", gen, "--seed", "1")
+		code, out, errs := keyplan("validate", clash, "--generate", gen, "--seed", "1", "--endpoint", engine(t))
 		if code != 1 || !strings.Contains(out+errs, "example item bob") {
 			t.Errorf("--generate %s, two items with one key: exit %d\n%s%s", gen, code, out, errs)
 		}
 		fine := write(t, "fine.yaml", fmt.Sprintf(items, "u2"))
-		code, out, errs = keyplan("validate", fine, "--generate", gen, "--seed", "1")
+		code, out, errs = keyplan("validate", fine, "--generate", gen, "--seed", "1", "--endpoint", engine(t))
 		if code != 0 || !strings.Contains(out, "2 item(s) loaded") {
 			t.Errorf("--generate %s, two items: exit %d\n%s%s", gen, code, out, errs)
 		}
