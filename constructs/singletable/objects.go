@@ -31,10 +31,17 @@ func (t *Table) addObjects(d *patterns.Design) {
 // values into or out of S3 need (patterns.Lock.StoreMoves), and the
 // bucket's name ($KEYPLAN_OBJECTS_BUCKET, dynamo.ObjectsFromEnv): into
 // S3, s3:PutObject (and s3:DeleteObject, for the object of an item a
-// racing write changed); out of S3, s3:GetObject and s3:DeleteObject
-// (the object once its item holds the value): each on the moving
-// entities' keys only (<entity>/*). A phase moving nothing gets neither:
-// its rewrites never touch an object (the item keeps its key).
+// racing write changed); out of S3, s3:DeleteObject (the object once its
+// item holds the value); both, s3:GetObject (the value read back, and
+// the HeadObject with which the backfill and the verifying scan ask
+// whether a key an item holds names an object, dynamo.HasObject): each
+// on the moving entities' keys only (<entity>/*). And s3:ListBucket on
+// the bucket, without which S3 answers such a HeadObject 403 instead of
+// 404 for a key it does not hold, so a value shaped like a key stops the
+// run instead of being counted failed (a prefix condition does not
+// apply: a HeadObject has no s3:prefix). A phase moving nothing gets
+// none of it: its rewrites never touch an object (the item keeps its
+// key).
 func (t *Table) grantBackfillObjects() {
 	j := t.Backfill
 	if j == nil || t.Lock.Migration == nil {
@@ -48,12 +55,10 @@ func (t *Table) grantBackfillObjects() {
 			continue
 		}
 		if actions[mv.Entity] == nil {
-			actions[mv.Entity] = map[string]bool{"s3:DeleteObject": true}
+			actions[mv.Entity] = map[string]bool{"s3:DeleteObject": true, "s3:GetObject": true}
 		}
 		if mv.IntoS3 {
 			actions[mv.Entity]["s3:PutObject"] = true
-		} else {
-			actions[mv.Entity]["s3:GetObject"] = true
 		}
 	}
 	for _, e := range slices.Sorted(maps.Keys(actions)) {
@@ -62,6 +67,8 @@ func (t *Table) grantBackfillObjects() {
 			ResourceArns: &[]*string{t.ObjectsBucket.ArnForObjects(jsii.String(e + "/*"))}})
 	}
 	if len(actions) > 0 {
+		awsiam.Grant_AddToPrincipal(&awsiam.GrantOnPrincipalOptions{Grantee: j.Role,
+			Actions: jsii.Strings("s3:ListBucket"), ResourceArns: &[]*string{t.ObjectsBucket.BucketArn()}})
 		j.Function.AddEnvironment(jsii.String(patterns.ObjectsBucketEnv), t.ObjectsBucket.BucketName(), nil)
 		suppress(j.Role, suppression{ID: "AwsSolutions-IAM5",
 			Reason:    "the backfill moves values into or out of S3 under the moving entities' prefixes (<entity>/*); each object's key is made when its value moves",
