@@ -19,7 +19,7 @@ func gaps(t *testing.T) (*patterns.Model, *State) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := model(t, string(src))
+	m := parseModel(t, string(src))
 	return m, NewState(m)
 }
 
@@ -205,7 +205,7 @@ func TestNamedSteps(t *testing.T) {
 // float, a json.Number, a Number. make test-scale found json.Number
 // refused ("expected a list of numbers") where the table took it.
 func TestOneNumberAddedToASet(t *testing.T) {
-	m := model(t, `
+	m := parseModel(t, `
 table: docs
 entities:
   Doc:

@@ -54,7 +54,7 @@ writes:
       - {check: Order, condition: {note: {absent: true}}}
 `
 
-func model(t testing.TB, src string) *patterns.Model {
+func parseModel(t testing.TB, src string) *patterns.Model {
 	t.Helper()
 	m, err := patterns.Parse("shop.yaml", []byte(src))
 	if err != nil {
@@ -91,7 +91,7 @@ func loaded(t *testing.T, m *patterns.Model, items ...*Item) *State {
 }
 
 func TestRead(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	s := loaded(t, m,
 		&Item{Entity: "Customer", Values: Values{"customerId": "a", "email": "a@x", "nick": "n"}},
 		&Item{Entity: "Customer", Values: Values{"customerId": "ab", "email": "ab@x"}},
@@ -160,7 +160,7 @@ func TestRead(t *testing.T) {
 // Check compares in order, runs of equal sort values as sets, a first
 // page as the first Limit items, values of the attributes returned.
 func TestCheck(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	s := loaded(t, m,
 		order("a", "o1", "OPEN", 5, t0),
 		order("a", "o2", "PAID", 5, t0),
@@ -202,7 +202,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestWrite(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	base := func() *State {
 		return loaded(t, m,
 			&Item{Entity: "Customer", Values: Values{"customerId": "a", "email": "a@x"}},
@@ -286,7 +286,7 @@ func TestWrite(t *testing.T) {
 // Conditions mean what DynamoDB makes of an absent attribute: ne and
 // absent hold, the rest do not (checked on DynamoDB Local).
 func TestConditionOnAbsent(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	s := loaded(t, m, order("a", "o1", "OPEN", 5, t0))
 	ne := cond{c: &patterns.Condition{Attr: "note", Op: patterns.CondNe}, want: "x"}
 	eq := cond{c: &patterns.Condition{Attr: "note", Op: patterns.CondEq}, want: "x"}
@@ -343,7 +343,7 @@ func TestNormalize(t *testing.T) {
 // Generated items are valid, deterministic, and hold the adversarial
 // values the generator promises.
 func TestGenerate(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	a, b := Generate(m, 30, 7), Generate(m, 30, 7)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Error("the same seed gave different items")
@@ -374,7 +374,7 @@ func TestGenerate(t *testing.T) {
 // The generated reads and writes run on the reference without failing in
 // ways other than its own: invalid or a condition.
 func TestGeneratedOps(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	g := NewGenerator(m, 3)
 	s := NewState(m)
 	done, refused := 0, 0
