@@ -84,11 +84,11 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		"derived nothing":  strings.Replace(validModel, "handle: string", "handle: {type: string, derived: {}}", 1),
 		"discard a number": validModel + "writes:\n  W: {update: Player, discard: {rating: 3}}\n",
 	}
-	for name, model := range bad {
-		if _, err := Parse("model.yaml", []byte(model)); err == nil {
+	for name, src := range bad {
+		if _, err := Parse("model.yaml", []byte(src)); err == nil {
 			t.Errorf("%s: the loader accepts it", name)
 		}
-		if err := s.Validate(yamlToJSON(t, []byte(model))); err == nil {
+		if err := s.Validate(yamlToJSON(t, []byte(src))); err == nil {
 			t.Errorf("%s: the schema accepts it", name)
 		}
 	}
