@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func exampleModels(t *testing.T) []string {
@@ -59,7 +60,7 @@ func TestDesignRoundTrip(t *testing.T) {
 
 // Unusable design files are refused with the file and what is wrong.
 func TestReadDesignRefuses(t *testing.T) {
-	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", patterns.IndexKeysSynthetic)
+	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", model.IndexKeysSynthetic)
 	good, _ := json.Marshal(d)
 	native, _ := json.Marshal(keyplantest.Design(t, "../examples/leaderboard.yaml"))
 	tests := []struct {
@@ -96,7 +97,7 @@ func TestReadDesignRefuses(t *testing.T) {
 // file stated. The keys themselves are never re-derived: an edited key
 // is refused (TestReadDesignRefuses).
 func TestReadDesignServesTheDerivedPlan(t *testing.T) {
-	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", patterns.IndexKeysSynthetic)
+	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", model.IndexKeysSynthetic)
 	good, _ := json.Marshal(d)
 	edited := strings.Replace(string(good), `"index":"GSI2","keyCondition"`, `"index":"GSI1","keyCondition"`, 1)
 	if edited == string(good) {
@@ -121,7 +122,7 @@ func TestReadDesignServesTheDerivedPlan(t *testing.T) {
 // FuzzReadDesign: whatever the bytes, ReadDesign returns a design or an
 // ErrDesign, never a panic.
 func FuzzReadDesign(f *testing.F) {
-	m, _ := patterns.Load("../examples/ecommerce.yaml")
+	m, _ := model.Load("../examples/ecommerce.yaml")
 	d, _ := patterns.Plan(m)
 	good, _ := json.Marshal(d)
 	f.Add(good)

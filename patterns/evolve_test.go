@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // planModel plans the shop with synthetic GSI keys: TestShopEvolves walks
@@ -18,12 +19,12 @@ import (
 // ones).
 func planModel(t *testing.T, src string, lock *patterns.Lock) *patterns.Design {
 	t.Helper()
-	return planKeyed(t, src, lock, patterns.IndexKeysSynthetic)
+	return planKeyed(t, src, lock, model.IndexKeysSynthetic)
 }
 
-func planKeyed(t *testing.T, src string, lock *patterns.Lock, keys patterns.IndexKeys) *patterns.Design {
+func planKeyed(t *testing.T, src string, lock *patterns.Lock, keys model.IndexKeys) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse("shop.yaml", []byte(src))
+	m, err := model.Parse("shop.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func checkReadable(t *testing.T, l *patterns.Lock) {
 	t.Helper()
 	deployed, _ := l.Deployed()
 	has := func(name string) bool {
-		return name == patterns.BaseIndex || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
+		return name == model.BaseIndex || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
 	}
 	mg := l.Migration
 	for _, tp := range mg.Target.Patterns {
@@ -241,7 +242,7 @@ func TestLockIsAFixedPoint(t *testing.T) {
 	more, _ := filepath.Glob("testdata/models/*.yaml")
 	for _, f := range append(files, more...) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			m, err := patterns.Load(f)
+			m, err := model.Load(f)
 			if err != nil {
 				t.Fatal(err)
 			}

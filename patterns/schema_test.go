@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
@@ -85,7 +86,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		"discard a number": validModel + "writes:\n  W: {update: Player, discard: {rating: 3}}\n",
 	}
 	for name, src := range bad {
-		if _, err := Parse("model.yaml", []byte(src)); err == nil {
+		if _, err := model.Parse("model.yaml", []byte(src)); err == nil {
 			t.Errorf("%s: the loader accepts it", name)
 		}
 		if err := s.Validate(yamlToJSON(t, []byte(src))); err == nil {
@@ -106,11 +107,11 @@ func TestSchemaNameLength(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Defs.Name.MaxLength != MaxName {
-		t.Errorf("the schema's names are at most %d characters; the loader's, %d", doc.Defs.Name.MaxLength, MaxName)
+	if doc.Defs.Name.MaxLength != model.MaxName {
+		t.Errorf("the schema's names are at most %d characters; the loader's, %d", doc.Defs.Name.MaxLength, model.MaxName)
 	}
 	s := compileSchema(t)
-	long := strings.Replace(validModel, "GetPlayer:", "G"+strings.Repeat("x", MaxName)+":", 1)
+	long := strings.Replace(validModel, "GetPlayer:", "G"+strings.Repeat("x", model.MaxName)+":", 1)
 	if err := s.Validate(yamlToJSON(t, []byte(long))); err == nil {
 		t.Error("the schema accepts a pattern name longer than MaxName")
 	}
@@ -129,7 +130,7 @@ func TestSchemaNamesEveryType(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := append(model.ScalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
+	want := append(model.ScalarNames(true), string(model.TypeSet), string(model.TypeList), string(model.TypeMap), string(model.TypeCounter))
 	if got := doc.Defs.Type.Enum; !slices.Equal(got, want) {
 		t.Errorf("the schema's types are %v; the loader reads %v", got, want)
 	}

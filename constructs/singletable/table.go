@@ -15,6 +15,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // TableNameEnv is the environment variable that carries the table's name
@@ -71,7 +72,7 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 		// keeps code that references the table (its name, grants)
 		// working, so the model's own error is what the user sees.
 		t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), &awsdynamodb.TablePropsV2{
-			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(patterns.TablePK), Type: awsdynamodb.AttributeType_STRING},
+			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(model.TablePK), Type: awsdynamodb.AttributeType_STRING},
 		})
 	}
 	return t
@@ -159,7 +160,7 @@ func (t *Table) lock() (*patterns.Lock, error) {
 }
 
 // modelName is how messages name the model: its file, or its table.
-func modelName(m *patterns.Model) string {
+func modelName(m *model.Model) string {
 	if m.Source != "" {
 		return m.Source
 	}
@@ -168,7 +169,7 @@ func modelName(m *patterns.Model) string {
 
 // disagreement explains a model whose plan the lock has not accepted:
 // what changed, and the commands that review and accept it.
-func disagreement(m *patterns.Model, l *patterns.Lock, d *patterns.Design) string {
+func disagreement(m *model.Model, l *patterns.Lock, d *patterns.Design) string {
 	df := patterns.Compare(l, d)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: the model's design is not the one its lock (%s) records", modelName(m), lockName(l))
@@ -196,7 +197,7 @@ func disagreement(m *patterns.Model, l *patterns.Lock, d *patterns.Design) strin
 }
 
 // modelArg is the model as a command's argument.
-func modelArg(m *patterns.Model) string {
+func modelArg(m *model.Model) string {
 	if m.Source != "" {
 		return m.Source
 	}
@@ -210,12 +211,12 @@ func lockName(l *patterns.Lock) string {
 	return "Props.Lock"
 }
 
-func (t *Table) model() (*patterns.Model, error) {
+func (t *Table) model() (*model.Model, error) {
 	m, err := t.props.Model, error(nil)
 	switch {
 	case m != nil:
 	case t.props.ModelFile != "":
-		if m, err = patterns.Load(t.props.ModelFile); err != nil {
+		if m, err = model.Load(t.props.ModelFile); err != nil {
 			return nil, err
 		}
 	default:

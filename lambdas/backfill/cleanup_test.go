@@ -18,6 +18,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // notesV1 is keyed synthetic: the cleanup here is a renamed attribute's,
@@ -32,7 +33,7 @@ func finished(t *testing.T, n int) (*patterns.Lock, string) {
 	t.Helper()
 	ctx := context.Background()
 	plan := func(src string, lock *patterns.Lock) *patterns.Design {
-		m, err := patterns.Parse("notes.yaml", []byte(src))
+		m, err := model.Parse("notes.yaml", []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // One engine for the package: $KEYPLAN_ENGINE's (in process by default),
@@ -67,17 +68,17 @@ func design(t testing.TB, path string) *patterns.Design {
 // keyings are the ways the tests key GSIs: synthetic on every engine,
 // and as the model says (native where it can be) on an engine that has
 // native keys; on one without, that run skips, saying why.
-var keyings = []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto}
+var keyings = []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto}
 
 // keyed plans the model file keyed so, skipping a keying other than
 // synthetic that keys no GSI natively: it is then the synthetic run's
 // design (auto keys a GSI natively only where that serves every pattern
 // as its synthetic key does; a hand-made layout is keyed as it says), and
 // the synthetic run proves it.
-func keyed(t *testing.T, path string, keys patterns.IndexKeys) *patterns.Design {
+func keyed(t *testing.T, path string, keys model.IndexKeys) *patterns.Design {
 	t.Helper()
 	d := keyplantest.Keyed(t, path, keys)
-	if keys != patterns.IndexKeysSynthetic && !slices.ContainsFunc(d.Indexes, func(ix *patterns.Index) bool { return ix.Native() }) {
+	if keys != model.IndexKeysSynthetic && !slices.ContainsFunc(d.Indexes, func(ix *patterns.Index) bool { return ix.Native() }) {
 		t.Skipf("keyed %s it is the synthetic run's design (no GSI of it is native): proved there", keys)
 	}
 	return d
@@ -321,7 +322,7 @@ const shardedModel = testmodel.ShardedOrders
 // A sharded pattern: one Query per shard, merged in sort order, limit
 // honoured; All merges every page of every shard.
 func TestShardedScatterGather(t *testing.T) {
-	m, err := patterns.Parse("sharded.yaml", []byte(shardedModel))
+	m, err := model.Parse("sharded.yaml", []byte(shardedModel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Every example and test model generates, gofmt'ed, headed, and the same
@@ -58,7 +59,7 @@ func TestNames(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	collide := func(yaml string) error {
 		t.Helper()
-		m, err := patterns.Parse("m.yaml", []byte(yaml))
+		m, err := model.Parse("m.yaml", []byte(yaml))
 		if err != nil {
 			t.Fatal(err)
 		}

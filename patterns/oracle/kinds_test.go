@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The gaps model (issue 26): expiring sessions and comments, a sharded
 // counter, a follow of two users, sets, lists, maps, a derived number.
-func gaps(t *testing.T) (*patterns.Model, *State) {
+func gaps(t *testing.T) (*model.Model, *State) {
 	t.Helper()
 	src, err := os.ReadFile("../testdata/models/gaps.yaml")
 	if err != nil {

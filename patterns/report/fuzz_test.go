@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -24,9 +25,9 @@ func FuzzPlan(f *testing.F) {
 	f.Add([]byte(`{"table": "T", "entities": {"A": {"id": "a", "attributes": {"a": "number"}}}, "patterns": {"G": {"get": "A"}}}`))
 	f.Add([]byte("table: T\nentities: &a {A: *a}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := patterns.Parse("fuzz.yaml", data)
+		m, err := model.Parse("fuzz.yaml", data)
 		if err != nil {
-			if !errors.Is(err, patterns.ErrInvalidModel) {
+			if !errors.Is(err, model.ErrInvalidModel) {
 				t.Fatalf("error does not match ErrInvalidModel: %v", err)
 			}
 			return

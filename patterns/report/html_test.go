@@ -13,6 +13,7 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"
 )
@@ -59,7 +60,7 @@ func TestGoldenHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Load("testdata/diff/leaderboard.yaml")
+	m, err := model.Load("testdata/diff/leaderboard.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func FuzzHTML(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := patterns.Parse("fuzz.yaml", data)
+		m, err := model.Parse("fuzz.yaml", data)
 		if err != nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"
 )
@@ -25,7 +26,7 @@ func models(t testing.TB) []string {
 
 func plan(t testing.TB, file string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Load(file)
+	m, err := model.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestSampleOfExamples(t *testing.T) {
 // gives its parameters.
 func TestSampleOfOtherItems(t *testing.T) {
 	d := plan(t, "../../examples/leaderboard.yaml")
-	items := []*patterns.ExampleItem{
+	items := []*model.ExampleItem{
 		{Name: "a", Entity: "Player", Values: map[string]any{"playerId": "a", "handle": "ay", "region": "eu", "season": "S1", "rating": 5, "createdAt": "2025-01-01T00:00:00Z"}},
 		{Name: "ab", Entity: "Player", Values: map[string]any{"playerId": "ab", "handle": "be", "region": "eu", "season": "S1", "rating": 50, "createdAt": "2025-01-01T00:00:00Z"}},
 		{Name: "a#b", Entity: "Player", Values: map[string]any{"playerId": "a#b", "handle": "ce", "region": "eu", "season": "S1", "rating": 7, "createdAt": "2025-01-01T00:00:00Z"}},

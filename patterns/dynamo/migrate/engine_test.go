@@ -16,6 +16,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // One engine for the package, as patterns/dynamo's tests have theirs:
@@ -58,7 +59,7 @@ func fresh(t testing.TB, d *patterns.Design) *dynamo.Table {
 // design plans a model file with synthetic GSI keys.
 func design(t testing.TB, path string) *patterns.Design {
 	t.Helper()
-	return keyplantest.Keyed(t, path, patterns.IndexKeysSynthetic)
+	return keyplantest.Keyed(t, path, model.IndexKeysSynthetic)
 }
 
 // needsNative skips t when d has a native index of several attributes a
