@@ -10,15 +10,10 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/model"
 )
-
-func exampleModels(t *testing.T) []string {
-	files, _ := filepath.Glob("../examples/*.yaml")
-	more, _ := filepath.Glob("testdata/models/*.yaml")
-	return append(files, more...)
-}
 
 // stripped is a finding without where it was found (a design read back
 // has no model file positions).
@@ -33,7 +28,7 @@ func stripped(ds []patterns.Diagnostic) []string {
 // A design written as JSON and read back is the same design: the same
 // JSON again, the same findings from the checks.
 func TestDesignRoundTrip(t *testing.T) {
-	for _, f := range exampleModels(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			d := keyplantest.Design(t, f)
 			b, err := json.Marshal(d)

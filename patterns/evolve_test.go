@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/model"
 )
@@ -238,9 +239,7 @@ func reverseSections(s string) string {
 // change), read back from its file or not; and writing it again gives the
 // same bytes.
 func TestLockIsAFixedPoint(t *testing.T) {
-	files, _ := filepath.Glob("../examples/*.yaml")
-	more, _ := filepath.Glob("testdata/models/*.yaml")
-	for _, f := range append(files, more...) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			m, err := model.Load(f)
 			if err != nil {

@@ -35,20 +35,10 @@ func planText(t testing.TB, model string) *Design {
 	return d
 }
 
-func models(t testing.TB) []string {
-	files, _ := filepath.Glob("../examples/*.yaml")
-	more, _ := filepath.Glob("testdata/models/*.yaml")
-	files = append(files, more...)
-	if len(files) < 4 {
-		t.Fatalf("found %d models", len(files))
-	}
-	return files
-}
-
 // Every pattern of every example is one GetItem or one Query, the design
 // reaches its lower bound, and no check fails.
 func TestExamplesOneRequestEach(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			d := plan(t, f)
 			for _, p := range d.Patterns {

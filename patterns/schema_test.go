@@ -11,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns/model"
 )
 
@@ -53,7 +54,7 @@ func yamlToJSON(t *testing.T, src []byte) any {
 // rejects what the loader rejects for the same reason.
 func TestSchemaAgreesWithLoader(t *testing.T) {
 	s := compileSchema(t)
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/model"
 )
@@ -211,10 +212,8 @@ func readsReturnWhatTheIndexDoesNotStore(t *testing.T, keys model.IndexKeys) {
 // keys that index returns.
 func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 	models := map[string]string{"proj.yaml": projModel}
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
 	blog, _ := filepath.Glob("../../lambdas/internal/stream/testdata/*.yaml")
-	for _, f := range slices.Concat(files, more, blog) {
+	for _, f := range slices.Concat(testmodel.Files(t), blog) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

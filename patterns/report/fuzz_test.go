@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
@@ -15,7 +16,7 @@ import (
 // every report format: bad input must come back as ErrInvalidModel, never
 // as a panic.
 func FuzzPlan(f *testing.F) {
-	for _, file := range models(f) {
+	for _, file := range testmodel.Files(f) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
@@ -118,7 +119,7 @@ func highlighted(t *testing.T, page string) map[string][]string {
 // items the read returned, for every model; no rule exists for a read
 // that returned nothing.
 func TestHTMLHighlightsWhatReadsReturn(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			d := plan(t, f)
 			s, err := view.Sample(context.Background(), d, view.Options{})
@@ -193,7 +194,7 @@ func TestHTMLWithoutSample(t *testing.T) {
 // FuzzHTML: any model the loader accepts draws a page (no sample), and
 // its text never escapes into markup.
 func FuzzHTML(f *testing.F) {
-	for _, file := range models(f) {
+	for _, file := range testmodel.Files(f) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)

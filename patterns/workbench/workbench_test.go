@@ -13,21 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/view"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
-
-func models(t testing.TB) []string {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	files = append(files, more...)
-	if len(files) < 4 {
-		t.Fatalf("found %d models", len(files))
-	}
-	return files
-}
 
 func plan(t testing.TB, file string, data []byte) *patterns.Design {
 	t.Helper()
@@ -275,7 +266,7 @@ func deref(p *int64) any {
 // the facets' key aliases (keyplan's templates) and once without them,
 // the templates inferred from the items' values alone.
 func TestRoundTrip(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			d, wb := export(t, f)
 			roundTrip(t, d, wb)
