@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Access is what some requests need: the DynamoDB actions and the indexes
@@ -197,7 +199,7 @@ func (d *Design) StreamFilters(h Handler) []StreamFilter {
 			return
 		}
 		seen[entity] = true
-		k := d.Entity(entity).Key(BaseIndex)
+		k := d.Entity(entity).Key(model.BaseIndex)
 		lead := ""
 		for _, s := range k.SK {
 			if s.Lit == "" {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func TestHandlersTheModelNeeds(t *testing.T) {
@@ -79,7 +81,7 @@ func TestAccess(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if err != nil || !slices.Equal(a.Actions, []string{"dynamodb:GetItem", "dynamodb:Query"}) || !slices.Equal(a.Indexes, want) || !slices.Contains(want, BaseIndex) {
+	if err != nil || !slices.Equal(a.Actions, []string{"dynamodb:GetItem", "dynamodb:Query"}) || !slices.Equal(a.Indexes, want) || !slices.Contains(want, model.BaseIndex) {
 		t.Errorf("Access = %+v, %v; want the indexes %v", a, err, want)
 	}
 	_, err = shop.Access("GetProdct", "GetOrder")
@@ -131,7 +133,7 @@ writes:
       - {update: Account, add: {balance: -$amount}, condition: {balance: {ge: $amount}}}
   ChangeEmail: {update: Account, set: [email]}
 `
-	m, err := Parse("bank.yaml", []byte(src))
+	m, err := model.Parse("bank.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ writes:
 		t.Fatal(err)
 	}
 	if a, err := bank.Access("Debit", "GetAccount"); err != nil || !slices.Equal(a.Writes, []string{"dynamodb:ConditionCheckItem", "dynamodb:UpdateItem"}) ||
-		!slices.Equal(a.Actions, []string{"dynamodb:GetItem"}) || !slices.Equal(a.Indexes, []string{BaseIndex}) {
+		!slices.Equal(a.Actions, []string{"dynamodb:GetItem"}) || !slices.Equal(a.Indexes, []string{model.BaseIndex}) {
 		t.Errorf("Debit + GetAccount: %+v %v", a, err)
 	}
 	// A unique value's guard moves: its put and delete.
@@ -159,9 +161,9 @@ func TestAccessStatements(t *testing.T) {
 		names []string
 		want  []Statement
 	}{
-		{[]string{"GetTask"}, []Statement{{[]string{"dynamodb:GetItem"}, []string{BaseIndex}}}},
-		{[]string{"GetTask", "TasksByStatus"}, []Statement{{[]string{"dynamodb:GetItem"}, []string{BaseIndex}}, {[]string{"dynamodb:Query"}, []string{gsi("TasksByStatus")}}}},
-		{[]string{"GetTenant", "TenantWithTasks", "TasksByStatus"}, []Statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{BaseIndex}}, {[]string{"dynamodb:Query"}, []string{gsi("TasksByStatus")}}}},
+		{[]string{"GetTask"}, []Statement{{[]string{"dynamodb:GetItem"}, []string{model.BaseIndex}}}},
+		{[]string{"GetTask", "TasksByStatus"}, []Statement{{[]string{"dynamodb:GetItem"}, []string{model.BaseIndex}}, {[]string{"dynamodb:Query"}, []string{gsi("TasksByStatus")}}}},
+		{[]string{"GetTenant", "TenantWithTasks", "TasksByStatus"}, []Statement{{[]string{"dynamodb:GetItem", "dynamodb:Query"}, []string{model.BaseIndex}}, {[]string{"dynamodb:Query"}, []string{gsi("TasksByStatus")}}}},
 		{[]string{"TasksByStatus", "TasksByAssignee"}, []Statement{{[]string{"dynamodb:Query"}, slices.Sorted(slices.Values([]string{gsi("TasksByStatus"), gsi("TasksByAssignee")}))}}},
 	}
 	for _, tt := range tests {

@@ -3,6 +3,8 @@ package patterns
 import (
 	"slices"
 	"sort"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Base placement: the base keys an entity may take (its own partition,
@@ -12,8 +14,8 @@ import (
 
 // parentsFirst orders entities so that each comes after the entity it
 // lives within, names breaking ties.
-func parentsFirst(m *Model, ents []*Entity) []*Entity {
-	depth := func(e *Entity) int {
+func parentsFirst(m *model.Model, ents []*model.Entity) []*model.Entity {
+	depth := func(e *model.Entity) int {
 		d := 0
 		for p := m.Entity(e.Within); p != nil && d < len(m.Entities); p = m.Entity(p.Within) {
 			d++
@@ -37,7 +39,7 @@ const maxBaseCandidates = 12
 // baseCandidates lists the base keys entity e may take, given the keys
 // chosen for the entities before it (its parent's): the most promising
 // first.
-func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*EntityKey {
+func (pl *planner) baseCandidates(e *model.Entity, chosen map[string]*EntityKey) []*EntityKey {
 	if k := pl.pinnedBase(e); k != nil {
 		return []*EntityKey{k}
 	}
@@ -56,7 +58,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		out = append(out, k)
 	}
 	own := func(pk, sk []string) *EntityKey {
-		return &EntityKey{Index: BaseIndex, PK: renderPK(e, e, pk, nil, 0), SK: renderSK(e, nil, pk, sk)}
+		return &EntityKey{Index: model.BaseIndex, PK: renderPK(e, e, pk, nil, 0), SK: renderSK(e, nil, pk, sk)}
 	}
 	// The requirement subsets one base key could serve, most first.
 	rs := pl.single[e.Name]
@@ -93,8 +95,8 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 				return nil
 			}
 		}
-		child := func(prefix Template, sk []string) *EntityKey {
-			return &EntityKey{Index: BaseIndex, PK: pk.PK, SK: renderSK(e, prefix, pkAttrs, sk)}
+		child := func(prefix model.Template, sk []string) *EntityKey {
+			return &EntityKey{Index: model.BaseIndex, PK: pk.PK, SK: renderSK(e, prefix, pkAttrs, sk)}
 		}
 		skVariants := [][]string{minus(e.ID, pkAttrs)}
 		for _, s := range append(sets, pl.sortedBy(e)...) {
@@ -106,7 +108,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 		// Below the parent's sort key, for a limited collection read
 		// that orders e descending: its parent then comes first
 		// (ownerfirst.go); flat already does so when e's tag sorts below.
-		var under Template
+		var under model.Template
 		if r := pl.sortedBy(e); len(r) > 0 && len(pk.SK) > 0 && slices.ContainsFunc(r, func(x []*req) bool { return x[0].owner == p.Name && ownerFirst(e, x) }) {
 			under, _ = underOwner(pk.SK[0].Lit, e)
 		}
@@ -117,7 +119,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			}
 			if nestable && readTogether(m, e.Name, p.Name) {
 				used := append(slices.Clone(pkAttrs), pk.SK.Attrs()...)
-				add(child(pk.SK.Lit(string(Sep)), minus(sk, used)))
+				add(child(pk.SK.Lit(string(model.Sep)), minus(sk, used)))
 			}
 			if len(out) >= maxBaseCandidates {
 				break
@@ -153,7 +155,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 			sk = r.sort // the order the collection reads it in
 		}
 		for _, below := range []bool{true, false} { // the owner at either end (ownerfirst.go)
-			add(&EntityKey{Index: BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, sortedPrefix(owner, e, []*req{r}, below), r.eq, sk)})
+			add(&EntityKey{Index: model.BaseIndex, PK: renderPK(owner, e, r.eq, nil, 0), SK: renderSK(e, sortedPrefix(owner, e, []*req{r}, below), r.eq, sk)})
 		}
 	}
 	if len(out) > maxBaseCandidates {
@@ -164,7 +166,7 @@ func (pl *planner) baseCandidates(e *Entity, chosen map[string]*EntityKey) []*En
 
 // sortedBy lists, each as a set of one, the sorted collections that
 // order entity e: its base key may order them.
-func (pl *planner) sortedBy(e *Entity) [][]*req {
+func (pl *planner) sortedBy(e *model.Entity) [][]*req {
 	var out [][]*req
 	for _, r := range pl.reqs {
 		if r.multi && r.sorted == e.Name {
@@ -175,7 +177,7 @@ func (pl *planner) sortedBy(e *Entity) [][]*req {
 }
 
 // readTogether reports whether a collection pattern reads both entities.
-func readTogether(m *Model, a, b string) bool {
+func readTogether(m *model.Model, a, b string) bool {
 	for _, p := range m.Patterns {
 		if len(p.Entities) > 1 && slices.Contains(p.Entities, a) && slices.Contains(p.Entities, b) {
 			return true
@@ -189,7 +191,7 @@ func readTogether(m *Model, a, b string) bool {
 // With a lock it holds the locked GSIs too, with the locked keys of the
 // entities that have base keys here, and their fixed projections.
 func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
-	ly := &layout{m: pl.m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, quiet: true}
+	ly := &layout{m: pl.m, indexes: []string{model.BaseIndex}, keys: map[string][]*EntityKey{}, quiet: true}
 	for n, k := range keys {
 		ly.keys[n] = []*EntityKey{k}
 	}
@@ -223,7 +225,7 @@ func (pl *planner) baseLayout(keys map[string]*EntityKey) *layout {
 
 // pinnedBase is an entity's locked base key, when the lock has one it can
 // keep.
-func (pl *planner) pinnedBase(e *Entity) *EntityKey {
+func (pl *planner) pinnedBase(e *model.Entity) *EntityKey {
 	if pl.pins == nil {
 		return nil
 	}

@@ -2,6 +2,8 @@ package patterns
 
 import (
 	"fmt"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Batch reads: a get by id with batch: true reads many items in one call,
@@ -43,7 +45,7 @@ func ruleBatchOnTable(d *Design) []finding {
 // each item's read rounded up on its own, halved when eventually
 // consistent.
 func batchReadUnits(ids, itemBytes int, consistent bool) float64 {
-	u := float64(ids) * units(itemBytes, ReadUnitBytes)
+	u := float64(ids) * units(itemBytes, model.ReadUnitBytes)
 	if !consistent {
 		u /= 2
 	}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A batch pattern is granted BatchGetItem on the table alone: not
@@ -12,7 +14,7 @@ func TestBatchAccess(t *testing.T) {
 	desk := plan(t, "testdata/models/tickets.yaml")
 	for _, name := range []string{"GetTickets", "GetComments"} {
 		a, err := desk.Access(name)
-		if err != nil || !slices.Equal(a.Actions, []string{"dynamodb:BatchGetItem"}) || !slices.Equal(a.Indexes, []string{BaseIndex}) || a.Writes != nil {
+		if err != nil || !slices.Equal(a.Actions, []string{"dynamodb:BatchGetItem"}) || !slices.Equal(a.Indexes, []string{model.BaseIndex}) || a.Writes != nil {
 			t.Errorf("%s: %+v, %v", name, a, err)
 		}
 	}
@@ -36,7 +38,7 @@ func TestBatchCost(t *testing.T) {
 	}
 	// a Ticket is under 4 KB: 20 ids × 1 unit / 2; a Comment is over 4 KB
 	// (a 4,000-byte body): 25 ids × 2 units / 2
-	if tickets.Items != 20 || tickets.ReadUnits != 10 || comments.Items != 25 || comments.ReadUnits != 25 || comments.ItemBytes <= ReadUnitBytes {
+	if tickets.Items != 20 || tickets.ReadUnits != 10 || comments.Items != 25 || comments.ReadUnits != 25 || comments.ItemBytes <= model.ReadUnitBytes {
 		t.Errorf("GetTickets %+v, GetComments %+v", tickets, comments)
 	}
 	if !slices.Contains(desk.Cost.Assumptions, "a batch read without limit passes 25 ids") {
@@ -63,7 +65,7 @@ patterns:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("model.yaml", []byte(base+tt.pattern+"\n"))
+			_, err := model.Parse("model.yaml", []byte(base+tt.pattern+"\n"))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}
@@ -72,7 +74,7 @@ patterns:
 	// an expectation of a batch names one item per id
 	bad := base + "  P: {get: Product, batch: true}\nexamples:\n  items:\n    p1: {Product: {productId: p1, category: c}}\n  expect:\n" +
 		"    - {pattern: P, ids: [{productId: p1}, {sku: x}], items: [p1]}\n    - {pattern: P, params: {productId: p1}, items: [p1]}\n    - {pattern: ByCategory, params: {category: c}, ids: [{productId: p1}], items: [p1]}\n"
-	_, err := Parse("model.yaml", []byte(bad))
+	_, err := model.Parse("model.yaml", []byte(bad))
 	for _, want := range []string{`examples.expect[0].ids[1].productId: missing`, `examples.expect[0].ids[1]: unknown id attribute "sku"`,
 		"examples.expect[0].items: 1 item name(s) for 2 id(s)", "examples.expect[1].params: pattern P is a batch: it takes ids",
 		"examples.expect[2].ids: ids are a batch pattern's (batch: true); ByCategory takes params"} {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // generated builds a model of n entities and 5n patterns: every third
@@ -63,7 +65,7 @@ func TestGeneratedModelPlans(t *testing.T) {
 func BenchmarkPlan(b *testing.B) {
 	for _, n := range []int{10, 50, 200, 350} { // 350: near MaxPatterns
 		src := []byte(generated(n))
-		m, err := Parse("generated.yaml", src)
+		m, err := model.Parse("generated.yaml", src)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,7 +84,7 @@ func BenchmarkLoadAndPlan(b *testing.B) {
 	src := []byte(generated(200))
 	b.ReportAllocs()
 	for b.Loop() {
-		m, err := Parse("generated.yaml", src)
+		m, err := model.Parse("generated.yaml", src)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -119,7 +121,7 @@ var adversarial = map[string]func() string{
 	"max-patterns": func() string {
 		var b strings.Builder
 		b.WriteString("table: T\nentities:\n  E:\n    id: [id]\n    attributes: {id: string, a: string}\npatterns:\n")
-		for i := range MaxPatterns {
+		for i := range model.MaxPatterns {
 			fmt.Fprintf(&b, "  P%d: {get: E}\n", i)
 		}
 		return b.String()
@@ -160,7 +162,7 @@ var adversarial = map[string]func() string{
 
 func BenchmarkPlanAdversarial(b *testing.B) {
 	for _, name := range slices.Sorted(maps.Keys(adversarial)) {
-		m, err := Parse(name+".yaml", []byte(adversarial[name]()))
+		m, err := model.Parse(name+".yaml", []byte(adversarial[name]()))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -182,7 +184,7 @@ func BenchmarkPlanAdversarial(b *testing.B) {
 func atLimits(entities int) string {
 	var b strings.Builder
 	b.WriteString("table: Limits\nentities:\n")
-	attrs := MaxAttributes - 1
+	attrs := model.MaxAttributes - 1
 	for e := range entities {
 		fmt.Fprintf(&b, "  T%d:\n    id: [tid]\n    attributes:\n      tid: {type: string, maxLength: 40}\n", e)
 		for i := range attrs {
@@ -190,7 +192,7 @@ func atLimits(entities int) string {
 		}
 	}
 	b.WriteString("patterns:\n")
-	per := MaxPatterns / entities
+	per := model.MaxPatterns / entities
 	for e := range entities {
 		fmt.Fprintf(&b, "  Get%d: {get: T%d}\n", e, e)
 		for i := range per - 1 {
@@ -212,7 +214,7 @@ func BenchmarkPlanAtLimits(b *testing.B) {
 		b.Run(fmt.Sprintf("entities=%d", entities), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				m, err := Parse("limits.yaml", src)
+				m, err := model.Parse("limits.yaml", src)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -3,6 +3,8 @@ package patterns
 import (
 	"fmt"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Lower bounds on the GSI count, from the model alone (no layout): for
@@ -39,7 +41,7 @@ const boundLimit = 24
 const boundCap = 64
 
 // lowerBounds computes both bounds for a model.
-func lowerBounds(m *Model, reqs []*req) Bounds {
+func lowerBounds(m *model.Model, reqs []*req) Bounds {
 	var b Bounds
 	for _, e := range m.Entities {
 		var mine []*req
@@ -89,7 +91,7 @@ func lowerBounds(m *Model, reqs []*req) Bounds {
 
 // conflicts reports whether no key of e can serve both requirements (a
 // collection read as a read of e by its equality attributes).
-func conflicts(e *Entity, a, b *req, cool bool) bool {
+func conflicts(e *model.Entity, a, b *req, cool bool) bool {
 	if exclusiveWith([]*req{a}, b) {
 		return false
 	}
@@ -100,7 +102,7 @@ func conflicts(e *Entity, a, b *req, cool bool) bool {
 
 // baseable reports whether some base key of e (which holds id attributes
 // only: the id identifies the item, and never changes) could serve r.
-func baseable(e *Entity, r *req) bool {
+func baseable(e *model.Entity, r *req) bool {
 	_, ok := fit(e, []*req{asSingle(r)}, fitOptions{allowed: e.IsID})
 	return ok
 }
@@ -175,7 +177,7 @@ func (b Bounds) String() string {
 
 // localBound is a quick lower bound on the GSIs one entity's unserved
 // requirements need: the most of them that pairwise cannot share a shape.
-func (pl *planner) localBound(e *Entity, rs []*req) int {
+func (pl *planner) localBound(e *model.Entity, rs []*req) int {
 	var mine []*req
 	for _, r := range rs {
 		if slices.Contains(r.ents, e.Name) {

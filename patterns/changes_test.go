@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Every change rule is documented in docs/checks.md with an edit that
@@ -17,7 +19,7 @@ func TestChangeRulesFireAndStayQuiet(t *testing.T) {
 	seen := map[string]map[string]bool{}
 	plan := func(t *testing.T, text string, l *Lock) *Design {
 		t.Helper()
-		m, err := Parse("checks.md", []byte(text))
+		m, err := model.Parse("checks.md", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package patterns
 import (
 	"fmt"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // KP408: a hand-made layout's item collection that nothing bounds. An
@@ -31,9 +33,9 @@ func ruleUnboundedCollection(d *Design) []finding {
 		for _, k := range ek.Keys {
 			ix := d.Index(k.Index)
 			switch {
-			case k.Index != BaseIndex && (ix == nil || ix.Local()):
+			case k.Index != model.BaseIndex && (ix == nil || ix.Local()):
 				continue // an LSI's partition is the table's
-			case k.Index == BaseIndex && len(d.LocalIndexes) > 0:
+			case k.Index == model.BaseIndex && len(d.LocalIndexes) > 0:
 				continue // KP308
 			case timeBucketed(e, k.PK):
 				continue
@@ -48,18 +50,18 @@ func ruleUnboundedCollection(d *Design) []finding {
 
 // timeBucketed reports whether a partition key template holds a time
 // attribute: each partition gathers the items of one bucket of time.
-func timeBucketed(e *Entity, pk Template) bool {
+func timeBucketed(e *model.Entity, pk model.Template) bool {
 	for _, a := range pk.Attrs() {
-		if at := e.Attr(a); at != nil && (at.Type == TypeTime || at.Type == TypeTTL) {
+		if at := e.Attr(a); at != nil && (at.Type == model.TypeTime || at.Type == model.TypeTTL) {
 			return true
 		}
 	}
 	return false
 }
 
-func unboundedFinding(e *Entity, k *EntityKey, open []string) finding {
+func unboundedFinding(e *model.Entity, k *EntityKey, open []string) finding {
 	on := "the table"
-	if k.Index != BaseIndex {
+	if k.Index != model.BaseIndex {
 		on = k.Index
 	}
 	return finding{entity(e), e.Pos,

@@ -3,6 +3,8 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // KP408 fires on a hand-made collection nothing bounds, on the base table
@@ -44,7 +46,7 @@ patterns:
 			model(", day: {type: string, maxLength: 10}", "OWNER#{ownerId}#{day}", "")), []string{"(eventId"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			m, err := Parse("model.yaml", []byte(c.src))
+			m, err := kpmodel.Parse("model.yaml", []byte(c.src))
 			if err != nil {
 				t.Fatal(err)
 			}

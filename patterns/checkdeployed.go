@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // DeployedBaseRule is KP109's id: a design with its findings keeps a
@@ -21,7 +23,7 @@ const DeployedBaseRule = "KP109"
 func ruleDeployedBase(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(BaseIndex)
+		k := d.Entity(e.Name).Key(model.BaseIndex)
 		if k == nil || !d.deployedBase(e, k) {
 			continue
 		}
@@ -55,7 +57,7 @@ func ruleDeployedBase(d *Design) []finding {
 // the one the table is deployed with: the design was planned with a lock
 // (Options.Lock) whose design keys e (or the entity it is renamed from)
 // so, its attributes as the model now names them.
-func (d *Design) deployedBase(e *Entity, k *EntityKey) bool {
+func (d *Design) deployedBase(e *model.Entity, k *EntityKey) bool {
 	from := d.deployed
 	if from == nil || from.Model() == nil {
 		return false
@@ -66,7 +68,7 @@ func (d *Design) deployedBase(e *Entity, k *EntityKey) bool {
 		old = e.RenamedFrom
 	}
 	le, lk := lm.Entity(old), from.Entity(old)
-	if le == nil || lk == nil || lk.Key(BaseIndex) == nil {
+	if le == nil || lk == nil || lk.Key(model.BaseIndex) == nil {
 		return false
 	}
 	names := map[string]string{}
@@ -79,6 +81,6 @@ func (d *Design) deployedBase(e *Entity, k *EntityKey) bool {
 			names[was] = a.Name
 		}
 	}
-	t, ok := translateKey(lk.Key(BaseIndex), names)
+	t, ok := translateKey(lk.Key(model.BaseIndex), names)
 	return ok && t.PK.Equal(k.PK) && t.SK.Equal(k.SK)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Traffic rules (KP4xx) of partitions and counters: a partition key with
@@ -14,7 +16,7 @@ import (
 
 // cardinality is the number of distinct values an attribute takes, or 0
 // when unknown (assumed high).
-func cardinality(a *Attribute) int {
+func cardinality(a *model.Attribute) int {
 	switch {
 	case len(a.Values) > 0:
 		return len(a.Values)
@@ -111,7 +113,7 @@ func ruleCountKept(d *Design) []finding {
 }
 
 // countUnits is what the cost estimate says one call of a count reads.
-func countUnits(d *Design, p *Pattern) string {
+func countUnits(d *Design, p *model.Pattern) string {
 	if d.Cost != nil {
 		for _, pc := range d.Cost.Patterns {
 			if pc.Name == p.Name {
@@ -141,17 +143,17 @@ func ruleCounterShards(d *Design) []finding {
 				if ck == nil {
 					continue
 				}
-				wcu := w.Rate * units(z.shard(fx.e, ck), WriteUnitBytes)
-				if w.Op == WriteTransact {
+				wcu := w.Rate * units(z.shard(fx.e, ck), model.WriteUnitBytes)
+				if w.Op == model.WriteTransact {
 					wcu *= 2
 				}
-				if wcu/float64(ck.Shards) <= PartitionWCU {
+				if wcu/float64(ck.Shards) <= model.PartitionWCU {
 					continue
 				}
-				need := int(wcu/PartitionWCU) + 1
+				need := int(wcu/model.PartitionWCU) + 1
 				out = append(out, finding{write(w), w.PosOf("rate"),
-					fmt.Sprintf("adds to %s.%s at %g/s: about %.0f WCU/s on each of its %d shards; an item takes %d", fx.e.Name, i.Attr, w.Rate, wcu/float64(ck.Shards), ck.Shards, PartitionWCU),
-					fmt.Sprintf("give the counter shards: %d or more (a read sums them in one Query whatever their number)", min(need, MaxCounterShards))})
+					fmt.Sprintf("adds to %s.%s at %g/s: about %.0f WCU/s on each of its %d shards; an item takes %d", fx.e.Name, i.Attr, w.Rate, wcu/float64(ck.Shards), ck.Shards, model.PartitionWCU),
+					fmt.Sprintf("give the counter shards: %d or more (a read sums them in one Query whatever their number)", min(need, model.MaxCounterShards))})
 			}
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The LSI rules: at most five per table (KP307), and each item collection
@@ -13,24 +15,24 @@ import (
 // KP307: DynamoDB's limit on LSIs (a hand-made layout can pass it; the
 // planner never does).
 func ruleLSILimit(d *Design) []finding {
-	if len(d.LocalIndexes) <= MaxLSIs {
+	if len(d.LocalIndexes) <= model.MaxLSIs {
 		return nil
 	}
 	return []finding{{table(d), d.model.Pos,
-		fmt.Sprintf("the design has %d local secondary indexes; DynamoDB allows %d per table", len(d.LocalIndexes), MaxLSIs),
+		fmt.Sprintf("the design has %d local secondary indexes; DynamoDB allows %d per table", len(d.LocalIndexes), model.MaxLSIs),
 		"serve the eventually consistent patterns from GSIs, or order strong reads alike so that they share an LSI"}}
 }
 
 // collection is one base partition key template's item collection, as
 // KP308 estimates it.
 type collection struct {
-	pk    Template
-	ents  []*Entity
+	pk    model.Template
+	ents  []*model.Entity
 	bytes float64
 	// parts says what each entity adds; open names what bounds nothing.
 	parts, open []string
 	// largest is the entity that adds the most (or first leaves it open).
-	largest *Entity
+	largest *model.Entity
 	most    float64
 }
 
@@ -49,7 +51,7 @@ func ruleItemCollection(d *Design) []finding {
 				fmt.Sprintf("the table has local secondary indexes (%s), which limit each item collection to 10 GB, and nothing bounds a %s collection: %s",
 					locals, c.pk, strings.Join(c.open, "; ")),
 				fmt.Sprintf("declare cardinality: N (the most one %s partition holds) on those attributes, so that keyplan can check the 10 GB; or serve the strong reads without an LSI (eventually consistent from a GSI, which has no such limit)", c.pk)})
-		case c.bytes > MaxItemCollectionBytes:
+		case c.bytes > model.MaxItemCollectionBytes:
 			out = append(out, finding{entity(c.largest), c.largest.Pos,
 				fmt.Sprintf("a %s item collection can hold %s (%s): more than the 10 GB a table with local secondary indexes (%s) allows per partition key value; writes to a full one fail (ItemCollectionSizeLimitExceededException)",
 					c.pk, byteText(c.bytes), strings.Join(c.parts, "; "), locals),
@@ -79,10 +81,10 @@ func itemCollections(d *Design) []*collection {
 	byPK := map[string]*collection{}
 	for _, e := range d.model.Entities {
 		ek := d.Entity(e.Name)
-		if ek == nil || ek.Key(BaseIndex) == nil {
+		if ek == nil || ek.Key(model.BaseIndex) == nil {
 			continue
 		}
-		base := ek.Key(BaseIndex)
+		base := ek.Key(model.BaseIndex)
 		c := byPK[base.PK.String()]
 		if c == nil {
 			c = &collection{pk: base.PK}
@@ -94,7 +96,7 @@ func itemCollections(d *Design) []*collection {
 		var on []string
 		for _, k := range ek.Keys {
 			if ix := d.Index(k.Index); ix != nil && ix.Local() {
-				size += float64(z.projected(d, e, k.Index) + IndexEntryOverheadBytes)
+				size += float64(z.projected(d, e, k.Index) + model.IndexEntryOverheadBytes)
 				on = append(on, k.Index)
 			}
 		}
@@ -123,7 +125,7 @@ func itemCollections(d *Design) []*collection {
 // itemsPerPartition is the most items of e one partition of its base key
 // holds: the product of the distinct values of the id attributes its
 // partition key leaves; open lists those with no declared bound.
-func itemsPerPartition(e *Entity, base *EntityKey) (float64, []string) {
+func itemsPerPartition(e *model.Entity, base *EntityKey) (float64, []string) {
 	n := 1.0
 	var open []string
 	for _, a := range minus(e.ID, base.PK.Attrs()) {
@@ -140,14 +142,14 @@ func itemsPerPartition(e *Entity, base *EntityKey) (float64, []string) {
 // distinctValues is how many values an attribute can take as declared (0:
 // no bound): its enum, a bool's two, its cardinality, or an integer's
 // range.
-func distinctValues(a *Attribute) float64 {
+func distinctValues(a *model.Attribute) float64 {
 	if a == nil {
 		return 0
 	}
 	if c := cardinality(a); c > 0 {
 		return float64(c)
 	}
-	if a.Type == TypeNumber || a.Type == TypeTTL {
+	if a.Type == model.TypeNumber || a.Type == model.TypeTTL {
 		if lo, hi, ok := a.Bounds(); ok {
 			return float64(hi) - float64(lo) + 1
 		}

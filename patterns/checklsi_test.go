@@ -9,6 +9,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // matches is a model of one player's matches read strongly by score (an
@@ -66,14 +67,14 @@ func TestItemCollectionPast10GB(t *testing.T) {
 			item = e.ItemBytes
 		}
 	}
-	if want := 2*item + patterns.IndexEntryOverheadBytes; item == 0 || size != want {
+	if want := 2*item + model.IndexEntryOverheadBytes; item == 0 || size != want {
 		t.Errorf("an item with its LSI entry: %d B; want %d (the item's %d twice and 100)", size, want, item)
 	}
 	gb := regexp.MustCompile(`can hold ([0-9.]+) GB`).FindStringSubmatch(x.Message)
 	if want := strconv.FormatFloat(float64(size)*100_000_000/(1<<30), 'f', 1, 64); gb == nil || gb[1] != want {
 		t.Errorf("estimate %v; want %s GB (100,000,000 × %d B)", gb, want, size)
 	}
-	most := patterns.MaxItemCollectionBytes / size
+	most := model.MaxItemCollectionBytes / size
 	if x := kp308(planKeyed(t, matches(most), nil, "")); x != nil {
 		t.Errorf("%d matches of %d B (at most 10 GB): %s", most, size, x.Message)
 	}

@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The checks of native GSI keys (native.go): what DynamoDB takes of a
@@ -15,7 +17,7 @@ import (
 // notNative finds the GSIs left synthetic for a reason of the given kind
 // although the model asks for native keys.
 func notNative(d *Design, limit nativeLimit) []finding {
-	if d.indexKeys != IndexKeysNative {
+	if d.indexKeys != model.IndexKeysNative {
 		return nil
 	}
 	var out []finding
@@ -41,9 +43,9 @@ func ruleNativeWidth(d *Design) []finding {
 			name  string
 			attrs []string
 		}{{"partition", ix.PartitionKeys}, {"sort", ix.SortKeys}} {
-			if len(side.attrs) > MaxKeyAttributes {
+			if len(side.attrs) > model.MaxKeyAttributes {
 				out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
-					fmt.Sprintf("native index %s's %s key has %d attributes (%s); DynamoDB takes at most %d", ix.Name, side.name, len(side.attrs), strings.Join(side.attrs, ", "), MaxKeyAttributes),
+					fmt.Sprintf("native index %s's %s key has %d attributes (%s); DynamoDB takes at most %d", ix.Name, side.name, len(side.attrs), strings.Join(side.attrs, ", "), model.MaxKeyAttributes),
 					"key the index on fewer attributes, or synthetic (indexKeys: synthetic)"})
 			}
 		}
@@ -67,7 +69,7 @@ func ruleNativeTypes(d *Design) []finding {
 			types := keyTypes(d.model, a)
 			var parts []string
 			for _, t := range slices.Sorted(maps.Keys(types)) {
-				parts = append(parts, fmt.Sprintf("%s on %s", DynamoNoun(t), strings.Join(types[t], ", ")))
+				parts = append(parts, fmt.Sprintf("%s on %s", model.DynamoNoun(t), strings.Join(types[t], ", ")))
 			}
 			_, s := types["S"]
 			_, n := types["N"]
@@ -111,9 +113,9 @@ func ruleNativeConditions(d *Design) []finding {
 
 // nativeConditionFault says why a pattern's key condition on a native
 // index is not one DynamoDB runs ("" when it is).
-func nativeConditionFault(m *Model, p *Pattern, pp *PatternPlan, ix *Index) string {
+func nativeConditionFault(m *model.Model, p *model.Pattern, pp *PatternPlan, ix *Index) string {
 	ek := pp.Entities[0]
-	c := nativeCondition(m, p, ix, TagOf(m.Entity(ek)))
+	c := nativeCondition(m, p, ix, model.TagOf(m.Entity(ek)))
 	for _, t := range c.Partition {
 		if t.Param == "" && t.Value == "" {
 			return fmt.Sprintf("its partition attribute %s is not given (where or filter)", t.Attr)

@@ -3,6 +3,8 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The native checks on a design's own native indexes (a design read back
@@ -12,7 +14,7 @@ import (
 func TestNativeChecksOnTheDesign(t *testing.T) {
 	plan := func(t *testing.T) *Design {
 		t.Helper()
-		m, err := Load("../examples/tracker.yaml")
+		m, err := model.Load("../examples/tracker.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,11 +44,11 @@ func TestNativeChecksOnTheDesign(t *testing.T) {
 			ix.SortKeys = append(ix.SortKeys, "title", "priority", "dueDate")
 		}},
 		{"KP211", "keyed on status, which is a bool on Task", func(d *Design) {
-			d.model.Entity("Task").Attr("status").Type = TypeBool
+			d.model.Entity("Task").Attr("status").Type = model.TypeBool
 		}},
 		{"KP211", "a number on Tenant but a string on Task", func(d *Design) {
 			d.model.Entity("Tenant").Attr("name").Name = "status"
-			d.model.Entity("Tenant").Attr("status").Type = TypeNumber
+			d.model.Entity("Tenant").Attr("status").Type = model.TypeNumber
 		}},
 		{"KP212", "it ranges over dueDate, but after the equalities given the next sort attribute is createdAt", func(d *Design) {
 			d.model.Pattern("TasksByStatus").Sort = []string{"dueDate"}

@@ -32,7 +32,7 @@ func (r Rule) Retired() string { return retired[r.ID] }
 // severity and the model file.
 type finding struct {
 	subject Subject
-	pos     Pos
+	pos     model.Pos
 	msg     string
 	fix     string
 }
@@ -118,7 +118,7 @@ func Check(d *Design) []Diagnostic {
 			continue // retired
 		}
 		for _, f := range r.check(d) {
-			out = append(out, Diagnostic{ID: r.ID, Severity: r.Severity, Subject: f.subject, Message: Printable(f.msg), Fix: Printable(f.fix),
+			out = append(out, Diagnostic{ID: r.ID, Severity: r.Severity, Subject: f.subject, Message: model.Printable(f.msg), Fix: model.Printable(f.fix),
 				File: d.model.Source, Pos: f.pos})
 		}
 	}
@@ -137,9 +137,9 @@ func Check(d *Design) []Diagnostic {
 	return out
 }
 
-func pattern(p *Pattern) Subject { return Subject{SubjectPattern, p.Name} }
-func entity(e *Entity) Subject   { return Subject{SubjectEntity, e.Name} }
-func table(d *Design) Subject    { return Subject{SubjectTable, d.Table} }
+func pattern(p *model.Pattern) Subject { return Subject{SubjectPattern, p.Name} }
+func entity(e *model.Entity) Subject   { return Subject{SubjectEntity, e.Name} }
+func table(d *Design) Subject          { return Subject{SubjectTable, d.Table} }
 
 // KP101: no index's partition key is given by the pattern, so only a Scan
 // finds its items (or, in a designed layout, it is not one request).
@@ -165,7 +165,7 @@ func ruleScan(d *Design) []finding {
 func ruleStrongOnGSI(d *Design) []finding {
 	var out []finding
 	for _, pp := range d.Patterns {
-		if ix := d.Index(pp.Index); pp.Served() && pp.Consistent && pp.Index != BaseIndex && (ix == nil || !ix.Local()) {
+		if ix := d.Index(pp.Index); pp.Served() && pp.Consistent && pp.Index != model.BaseIndex && (ix == nil || !ix.Local()) {
 			p := d.model.Pattern(pp.Name)
 			out = append(out, finding{pattern(p), p.PosOf("consistent"),
 				fmt.Sprintf("asks for a strongly consistent read, but is served by %s: GSIs are eventually consistent", pp.Index),
@@ -203,7 +203,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 	}
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(BaseIndex)
+		k := d.Entity(e.Name).Key(model.BaseIndex)
 		if k == nil {
 			continue
 		}
@@ -241,7 +241,7 @@ func ruleExplicitIdentity(d *Design) []finding {
 func ruleBaseKeyFixed(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
-		k := d.Entity(e.Name).Key(BaseIndex)
+		k := d.Entity(e.Name).Key(model.BaseIndex)
 		if k == nil || d.deployedBase(e, k) {
 			continue // a deployed key keeps it (KP109)
 		}
@@ -271,7 +271,7 @@ func ruleUnusedKey(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
 		for _, k := range d.Entity(e.Name).Keys {
-			if k.Index == BaseIndex || used[e.Name+" "+k.Index] {
+			if k.Index == model.BaseIndex || used[e.Name+" "+k.Index] {
 				continue
 			}
 			out = append(out, finding{entity(e), e.PosOf("keys"),
@@ -292,7 +292,7 @@ func ruleUnpadded(d *Design) []finding {
 	for _, e := range d.model.Entities {
 		for _, k := range d.Entity(e.Name).Keys {
 			for _, a := range k.SK.Attrs() {
-				if attr := e.Attr(a); attr != nil && (attr.Type == TypeNumber || attr.Type == TypeTTL) && !attr.FixedWidth() {
+				if attr := e.Attr(a); attr != nil && (attr.Type == model.TypeNumber || attr.Type == model.TypeTTL) && !attr.FixedWidth() {
 					out = append(out, finding{entity(e), attr.Pos,
 						fmt.Sprintf("number %q is in the sort key %s on %s without min/max or digits: its string order is not its numeric order unless it is zero-padded to a fixed width", a, k.SK, k.Index),
 						fmt.Sprintf("declare %s's range: {type: number, min: …, max: …} or digits: N", a)})
@@ -307,8 +307,8 @@ func ruleUnpadded(d *Design) []finding {
 // attributes alike, or one value gives two partitions.
 func ruleTypeClash(d *Design) []finding {
 	type use struct {
-		entity *Entity
-		attr   *Attribute
+		entity *model.Entity
+		attr   *model.Attribute
 	}
 	groups := map[string][]use{}
 	var order []string
@@ -341,17 +341,17 @@ func ruleTypeClash(d *Design) []finding {
 
 // KP301: DynamoDB's default quota.
 func ruleGSILimit(d *Design) []finding {
-	if len(d.Indexes) <= MaxGSIs {
+	if len(d.Indexes) <= model.MaxGSIs {
 		return nil
 	}
 	return []finding{{table(d), d.model.Pos,
-		fmt.Sprintf("the design needs %d GSIs; DynamoDB allows %d per table", len(d.Indexes), MaxGSIs),
+		fmt.Sprintf("the design needs %d GSIs; DynamoDB allows %d per table", len(d.Indexes), model.MaxGSIs),
 		"merge patterns that differ only in sort order, or serve some from the base table by changing ids or within"}}
 }
 
 // KP302: every GSI multiplies writes.
 func ruleGSIWarn(d *Design) []finding {
-	if len(d.Indexes) <= WarnGSIs || len(d.Indexes) > MaxGSIs {
+	if len(d.Indexes) <= WarnGSIs || len(d.Indexes) > model.MaxGSIs {
 		return nil
 	}
 	return []finding{{table(d), d.model.Pos,
@@ -366,11 +366,11 @@ func ruleProjectedAttrs(d *Design) []finding {
 	for _, ix := range d.SecondaryIndexes() {
 		n += len(ix.NonKeyAttributes)
 	}
-	if n <= MaxProjectedAttributes {
+	if n <= model.MaxProjectedAttributes {
 		return nil
 	}
 	return []finding{{table(d), d.model.Pos,
-		fmt.Sprintf("the secondary indexes project %d non-key attributes in all; DynamoDB allows %d", n, MaxProjectedAttributes),
+		fmt.Sprintf("the secondary indexes project %d non-key attributes in all; DynamoDB allows %d", n, model.MaxProjectedAttributes),
 		"narrow the patterns' returns, or let a pattern read whole items (ALL projects without naming attributes)"}}
 }
 
@@ -397,10 +397,10 @@ func ruleTTL(d *Design) []finding {
 	}
 	for _, e := range d.model.Entities {
 		a := e.Attr(ttl)
-		if a == nil || a.Type == TypeTTL {
+		if a == nil || a.Type == model.TypeTTL {
 			continue
 		}
-		if a.Type == TypeNumber {
+		if a.Type == model.TypeNumber {
 			out = append(out, finding{entity(e), a.Pos,
 				fmt.Sprintf("%s.%s is a number named like the table's TTL attribute: DynamoDB would expire %s items by it", e.Name, ttl, e.Name),
 				"declare it ttl if it is an expiry, else rename it"})
@@ -416,14 +416,14 @@ func ruleTTL(d *Design) []finding {
 // KP306: DynamoDB's naming rule for tables and indexes.
 func ruleNames(d *Design) []finding {
 	var out []finding
-	if !ValidTableName(d.Table) {
+	if !model.ValidTableName(d.Table) {
 		out = append(out, finding{table(d), d.model.Pos,
-			fmt.Sprintf("table name %q is not %s", d.Table, NameRule), "rename the table"})
+			fmt.Sprintf("table name %q is not %s", d.Table, model.NameRule), "rename the table"})
 	}
 	for _, ix := range d.SecondaryIndexes() {
-		if !ValidTableName(ix.Name) {
+		if !model.ValidTableName(ix.Name) {
 			out = append(out, finding{Subject{SubjectIndex, ix.Name}, d.model.Pos,
-				fmt.Sprintf("index name %q is not %s", ix.Name, NameRule), "rename the index in keys"})
+				fmt.Sprintf("index name %q is not %s", ix.Name, model.NameRule), "rename the index in keys"})
 		}
 	}
 	return out
@@ -433,7 +433,7 @@ func ruleNames(d *Design) []finding {
 func ruleNonUniqueGet(d *Design) []finding {
 	var out []finding
 	for _, p := range d.model.Patterns {
-		if p.Op != ReadGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
+		if p.Op != model.ReadGet || p.Unique || len(p.Where) == 0 || len(p.Entities) != 1 {
 			continue
 		}
 		e := d.model.Entity(p.Entities[0])
@@ -489,14 +489,14 @@ func ruleScalarKeys(d *Design) []finding {
 	return out
 }
 
-func scalarFix(a *Attribute) string {
-	if a.Type == TypeCounter {
+func scalarFix(a *model.Attribute) string {
+	if a.Type == model.TypeCounter {
 		return "read the counter with its own pattern ({get: ENTITY, returns: [" + a.Name + "]}); keys take the attributes the item holds"
 	}
 	return "key by a scalar attribute; to find items by one element, give each element an item of its own (an entity within this one)"
 }
 
-func constAttrs(cs []Const) []string {
+func constAttrs(cs []model.Const) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Attr
@@ -505,7 +505,7 @@ func constAttrs(cs []Const) []string {
 }
 
 // keySpec is an entity's hand-made key on an index, or nil.
-func keySpec(e *Entity, index string) *KeySpec {
+func keySpec(e *model.Entity, index string) *model.KeySpec {
 	for _, ks := range e.Keys {
 		if ks.Index == index {
 			return ks

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // docExample is a rule's documented failing or passing model. A change
@@ -77,13 +79,13 @@ func TestRulesFireAndStayQuiet(t *testing.T) {
 		}
 		seen[x.rule][x.kind] = true
 		t.Run(x.rule+"/"+x.kind, func(t *testing.T) {
-			m, err := Parse("checks.md", []byte(x.model))
+			m, err := model.Parse("checks.md", []byte(x.model))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var lock *Lock
 			if x.deployed != "" {
-				dm, err := Parse("checks.md", []byte(x.deployed))
+				dm, err := model.Parse("checks.md", []byte(x.deployed))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -177,7 +179,7 @@ func TestSeedHotPartitions(t *testing.T) {
 	}
 	src, _ := os.ReadFile("../examples/ecommerce.yaml")
 	sharded := strings.Replace(string(src), "sort: createdAt desc, returns: [customerName, total], rate: 5}", "sort: createdAt desc, returns: [customerName, total], rate: 5, shards: 4}", 1)
-	m, err := Parse("ecommerce.yaml", []byte(sharded))
+	m, err := model.Parse("ecommerce.yaml", []byte(sharded))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 // keyBytes is the most bytes a key value rendered from t can take, and the
 // attributes whose size is unbounded.
-func keyBytes(e *Entity, t Template) (int, []string) {
+func keyBytes(e *model.Entity, t model.Template) (int, []string) {
 	n := 0
 	var unbounded []string
 	for _, s := range t {
@@ -39,10 +39,10 @@ func ruleKeySize(d *Design) []finding {
 	for _, e := range d.model.Entities {
 		for _, k := range d.Entity(e.Name).Keys {
 			for _, part := range []struct {
-				t     Template
+				t     model.Template
 				name  string
 				limit int
-			}{{k.PK, "partition", MaxPartitionKeyBytes}, {k.SK, "sort", MaxSortKeyBytes}} {
+			}{{k.PK, "partition", model.MaxPartitionKeyBytes}, {k.SK, "sort", model.MaxSortKeyBytes}} {
 				if n, _ := keyBytes(e, part.t); n > part.limit {
 					out = append(out, finding{entity(e), e.Pos,
 						fmt.Sprintf("the %s key %s on %s can take %d bytes; DynamoDB allows %d", part.name, part.t, k.Index, n, part.limit),
@@ -60,7 +60,7 @@ func ruleKeySizeUnknown(d *Design) []finding {
 	for _, e := range d.model.Entities {
 		var unbounded []string
 		for _, k := range d.Entity(e.Name).Keys {
-			for _, t := range []Template{k.PK, k.SK} {
+			for _, t := range []model.Template{k.PK, k.SK} {
 				_, u := keyBytes(e, t)
 				for _, a := range u {
 					if attr := e.Attr(a); attr != nil && !attr.Scalar() {
@@ -74,7 +74,7 @@ func ruleKeySizeUnknown(d *Design) []finding {
 		}
 		if len(unbounded) > 0 {
 			out = append(out, finding{entity(e), e.Pos,
-				fmt.Sprintf("key attribute(s) %s have no maxLength, so keyplan cannot prove the keys fit in %d (partition) / %d (sort) bytes", strings.Join(unbounded, ", "), MaxPartitionKeyBytes, MaxSortKeyBytes),
+				fmt.Sprintf("key attribute(s) %s have no maxLength, so keyplan cannot prove the keys fit in %d (partition) / %d (sort) bytes", strings.Join(unbounded, ", "), model.MaxPartitionKeyBytes, model.MaxSortKeyBytes),
 				"declare {type: string, maxLength: N} for each"})
 		}
 	}
@@ -86,7 +86,7 @@ func ruleItemSize(d *Design) []finding {
 	var out []finding
 	for _, e := range d.model.Entities {
 		n, known := 0, true
-		var largest *Attribute // the largest value the item holds
+		var largest *model.Attribute // the largest value the item holds
 		largestBytes := 0
 		for _, a := range e.Attributes {
 			b, ok := model.MaxValueBytes(e, a)
@@ -94,7 +94,7 @@ func ruleItemSize(d *Design) []finding {
 			n += len(a.Name) + b
 			// the largest value that could move to S3: a string or a
 			// binary no key, where, sort or filter reads (ObjectUse)
-			if s := model.Scalar(a.Type); s != nil && s.Takes(FacetS3) && len(a.Values) == 0 && !a.InS3() && d.model.ObjectUse(e, a.Name) == "" && b > largestBytes {
+			if s := model.Scalar(a.Type); s != nil && s.Takes(model.FacetS3) && len(a.Values) == 0 && !a.InS3() && d.model.ObjectUse(e, a.Name) == "" && b > largestBytes {
 				largest, largestBytes = a, b
 			}
 		}
@@ -107,9 +107,9 @@ func ruleItemSize(d *Design) []finding {
 			}
 			n += len(pk) + len(sk) + pb + sb
 		}
-		if known && n > MaxItemBytes {
+		if known && n > model.MaxItemBytes {
 			out = append(out, finding{entity(e), e.Pos,
-				fmt.Sprintf("an item can take %d bytes with its keys; DynamoDB allows %d (400 KB)", n, MaxItemBytes),
+				fmt.Sprintf("an item can take %d bytes with its keys; DynamoDB allows %d (400 KB)", n, model.MaxItemBytes),
 				objectFix(e, largest, largestBytes)})
 		}
 	}

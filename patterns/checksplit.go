@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // KP310: entities of one table that want different table settings are
@@ -52,12 +54,12 @@ func ruleSplitTables(d *Design) []finding {
 // under needs:, what it says of a table, and what keeping one table costs.
 type need struct {
 	field, what string
-	value       func(*Needs) (string, bool)
+	value       func(*model.Needs) (string, bool)
 	one         func(d *Design, values []string) string
 }
 
 var needs = []need{
-	{"pointInTimeRecovery", "point-in-time recovery", func(n *Needs) (string, bool) {
+	{"pointInTimeRecovery", "point-in-time recovery", func(n *model.Needs) (string, bool) {
 		if n.PointInTimeRecovery == nil {
 			return "", false
 		}
@@ -65,16 +67,16 @@ var needs = []need{
 	}, func(*Design, []string) string {
 		return "point-in-time recovery on for the whole table (its continuous backups are priced per GB-month of the table's size: the items of the entities that do not need it are paid for too)"
 	}},
-	{"backup", "backup plan", func(n *Needs) (string, bool) { return n.Backup, n.Backup != "" }, func(_ *Design, vs []string) string {
+	{"backup", "backup plan", func(n *model.Needs) (string, bool) { return n.Backup, n.Backup != "" }, func(_ *Design, vs []string) string {
 		return fmt.Sprintf("the table in every plan (%s: each backs up all its items, priced per GB-month of each plan's backups)", strings.Join(vs, ", "))
 	}},
-	{"billing", "billing mode", func(n *Needs) (string, bool) { return n.Billing, n.Billing != "" }, func(d *Design, _ []string) string {
+	{"billing", "billing mode", func(n *model.Needs) (string, bool) { return n.Billing, n.Billing != "" }, func(d *Design, _ []string) string {
 		if d.Cost == nil {
 			return "one billing mode for the whole table"
 		}
 		return fmt.Sprintf("one billing mode for the whole table (at the declared rates: on demand $%.2f/month, provisioned $%.2f/month)", d.Cost.OnDemand, d.Cost.Provisioned)
 	}},
-	{"replicas", "replica Regions", func(n *Needs) (string, bool) {
+	{"replicas", "replica Regions", func(n *model.Needs) (string, bool) {
 		if !n.Replicated {
 			return "", false
 		}
@@ -141,7 +143,7 @@ func splitNeeds(d *Design) []finding {
 }
 
 // transactional are the entities whose writes need a transaction.
-func transactional(m *Model) []string {
+func transactional(m *model.Model) []string {
 	var out []string
 	add := func(name string) {
 		if !slices.Contains(out, name) {
@@ -149,7 +151,7 @@ func transactional(m *Model) []string {
 		}
 	}
 	for _, w := range m.Writes {
-		if w.Op == WriteTransact {
+		if w.Op == model.WriteTransact {
 			for _, s := range w.Steps {
 				add(s.Entity)
 			}
@@ -165,7 +167,7 @@ func transactional(m *Model) []string {
 
 // splitCost says what moving the entities moved to a table of their own
 // (named like suffix) costs, and what of the model it breaks.
-func splitCost(m *Model, moved []string, suffix string) string {
+func splitCost(m *model.Model, moved []string, suffix string) string {
 	in := func(name string) bool { return slices.Contains(moved, name) }
 	var broken []string
 	for _, p := range m.Patterns {

@@ -3,6 +3,8 @@ package patterns
 import (
 	"fmt"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The stream rules (KP5xx): what the stream handlers keep (copies,
@@ -16,18 +18,18 @@ func ruleMaintainedInKey(d *Design) []finding {
 	for _, e := range d.model.Entities {
 		var maintained []struct {
 			attr, kind string
-			pos        Pos
+			pos        model.Pos
 		}
 		for _, c := range e.Copies {
 			maintained = append(maintained, struct {
 				attr, kind string
-				pos        Pos
+				pos        model.Pos
 			}{c.Attr, "copy", c.Pos})
 		}
 		for _, c := range e.Counters {
 			maintained = append(maintained, struct {
 				attr, kind string
-				pos        Pos
+				pos        model.Pos
 			}{c.Attr, "counter", c.Pos})
 		}
 		for _, m := range maintained {

@@ -3,6 +3,8 @@ package patterns
 import (
 	"fmt"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Checks of the table's settings: the throughput its model decides
@@ -52,7 +54,7 @@ func ruleHeadroomRates(d *Design) []finding {
 
 // indexName names an index in messages: "the table" or "GSI2".
 func indexName(index string) string {
-	if index == BaseIndex {
+	if index == model.BaseIndex {
 		return "the table"
 	}
 	return index
@@ -73,17 +75,17 @@ func ruleThroughputQuota(d *Design) []finding {
 			read, write = max(read, t.PeakReadUnits), max(write, t.PeakWriteUnits)
 		}
 		var over []string
-		if read > TableThroughputQuota {
+		if read > model.TableThroughputQuota {
 			over = append(over, fmt.Sprintf("%.0f read units/s", read))
 		}
-		if write > TableThroughputQuota {
+		if write > model.TableThroughputQuota {
 			over = append(over, fmt.Sprintf("%.0f write units/s", write))
 		}
 		if len(over) == 0 {
 			continue
 		}
 		out = append(out, finding{table(d), d.model.Pos,
-			fmt.Sprintf("%s is declared to take %s, above an account's default quota of %d per table or index: it is throttled there until the quota is raised", indexName(l.Name), strings.Join(over, " and "), TableThroughputQuota),
+			fmt.Sprintf("%s is declared to take %s, above an account's default quota of %d per table or index: it is throttled there until the quota is raised", indexName(l.Name), strings.Join(over, " and "), model.TableThroughputQuota),
 			"ask for a higher per-table quota (Service Quotas, DynamoDB) before the launch, or spread the load"})
 	}
 	return out
@@ -101,7 +103,7 @@ func ruleStrongTransactions(d *Design) []finding {
 	at := m.PosOf("consistency")
 	var out []finding
 	for _, w := range m.Writes {
-		if w.Op == WriteTransact {
+		if w.Op == model.WriteTransact {
 			out = append(out, finding{write(w), w.Pos,
 				"is a transaction (TransactWriteItems), which a multi-Region strongly consistent table (consistency: strong) refuses",
 				"make it single writes the application orders, or keep consistency eventual"})

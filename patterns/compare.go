@@ -20,7 +20,7 @@ func keyText(k *EntityKey) string { return k.PK.String() + " / " + k.SK.String()
 // models, the diff so far and the entities whose items are rewritten.
 type comparison struct {
 	from, to *Design
-	fm, tm   *Model
+	fm, tm   *model.Model
 	df       *Diff
 	backfill map[string]bool
 }
@@ -90,13 +90,13 @@ func (c *comparison) entities() map[string]string {
 }
 
 // entity compares a kept entity: fe as locked, e as planned.
-func (c *comparison) entity(fe, e *Entity) {
+func (c *comparison) entity(fe, e *model.Entity) {
 	names := c.attributes(fe, e)
 	uniqueGuards(c.df, c.fm, c.tm, fe, e, names)
 	fk, tk := c.from.Entity(fe.Name), c.to.Entity(e.Name)
 	c.keyAttributes(e, fk, names)
 	// The base key may not change (it would replace every item).
-	fb, tb := fk.Key(BaseIndex), tk.Key(BaseIndex)
+	fb, tb := fk.Key(model.BaseIndex), tk.Key(model.BaseIndex)
 	if t, ok := translateKey(fb, names); !ok || !t.PK.Equal(tb.PK) || !t.SK.Equal(tb.SK) || encodingChanged(fe, e, fb, names) {
 		c.df.add(ChangeBaseKey, Subject{SubjectEntity, e.Name}, "its base key %s would become %s: a base key cannot change in place (every item would move); keep the attributes it reads, their types and ranges", keyText(fb), keyText(tb))
 	}
@@ -108,7 +108,7 @@ func (c *comparison) entity(fe, e *Entity) {
 // placement classifies a change of an entity's within: its items stay
 // where their base key put them (the lock keeps it: a base key never
 // changes), whatever the model now says.
-func (c *comparison) placement(fe, e *Entity, base *EntityKey) {
+func (c *comparison) placement(fe, e *model.Entity, base *EntityKey) {
 	parent := e.Within
 	if p := c.tm.Entity(parent); p != nil && p.RenamedFrom != "" && c.fm.Entity(p.RenamedFrom) != nil {
 		parent = p.RenamedFrom
@@ -129,7 +129,7 @@ func (c *comparison) placement(fe, e *Entity, base *EntityKey) {
 
 // attributes finds a kept entity's renamed attributes (backfilled); it
 // returns each kept attribute's new name by its old one.
-func (c *comparison) attributes(fe, e *Entity) map[string]string {
+func (c *comparison) attributes(fe, e *model.Entity) map[string]string {
 	names := map[string]string{} // old → new
 	for _, a := range e.Attributes {
 		was := a.Name
@@ -149,7 +149,7 @@ func (c *comparison) attributes(fe, e *Entity) map[string]string {
 }
 
 // keyAttributes refuses removing an attribute that a locked key reads.
-func (c *comparison) keyAttributes(e *Entity, fk *EntityKeys, names map[string]string) {
+func (c *comparison) keyAttributes(e *model.Entity, fk *EntityKeys, names map[string]string) {
 	var keyAttrs []string
 	for _, k := range fk.Keys {
 		for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
@@ -167,9 +167,9 @@ func (c *comparison) keyAttributes(e *Entity, fk *EntityKeys, names map[string]s
 
 // keysAdded finds an entity's GSI keys that are new or rewritten (a new
 // shape: its items are backfilled).
-func (c *comparison) keysAdded(fe, e *Entity, fk, tk *EntityKeys, names map[string]string) {
+func (c *comparison) keysAdded(fe, e *model.Entity, fk, tk *EntityKeys, names map[string]string) {
 	for _, k := range tk.Keys {
-		if k.Index == BaseIndex {
+		if k.Index == model.BaseIndex {
 			continue
 		}
 		if slices.ContainsFunc(fk.Keys, func(o *EntityKey) bool {
@@ -196,7 +196,7 @@ func (c *comparison) keysAdded(fe, e *Entity, fk, tk *EntityKeys, names map[stri
 // index ix, stored as the index's type. A discriminator (GSInEntity) is
 // no attribute of the entity: it is written by a backfill, and so is an
 // attribute renamed (backfilled to its new name) or new to the entity.
-func builtFromItems(fe, e *Entity, ix *Index, names map[string]string) bool {
+func builtFromItems(fe, e *model.Entity, ix *Index, names map[string]string) bool {
 	old := map[string]string{} // new name → old name
 	for was, now := range names {
 		old[now] = was
@@ -214,9 +214,9 @@ func builtFromItems(fe, e *Entity, ix *Index, names map[string]string) bool {
 // keysDropped finds an entity's locked GSI keys that go: re-encoded (a
 // new shape), or dropped from a GSI that stays (its items leave it, a
 // cleanup backfill).
-func (c *comparison) keysDropped(fe, e *Entity, fk, tk *EntityKeys, names map[string]string) {
+func (c *comparison) keysDropped(fe, e *model.Entity, fk, tk *EntityKeys, names map[string]string) {
 	for _, o := range fk.Keys {
-		if o.Index == BaseIndex {
+		if o.Index == model.BaseIndex {
 			continue
 		}
 		t, ok := translateKey(o, names)
@@ -320,9 +320,9 @@ func mapKeys(m map[string]bool) func(func(string) bool) {
 // entity's unique alternate keys unique: they are keyed by the attribute's
 // name and its encoded value, and the backfill does not rewrite them; nor
 // does it write guards for a unique key new on items already there.
-func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]string) {
-	unique := func(m *Model, e string) map[string]*Pattern {
-		out := map[string]*Pattern{}
+func uniqueGuards(df *Diff, fm, tm *model.Model, fe, te *model.Entity, names map[string]string) {
+	unique := func(m *model.Model, e string) map[string]*model.Pattern {
+		out := map[string]*model.Pattern{}
 		for _, p := range m.Patterns {
 			if p.Unique && len(p.Entities) == 1 && p.Entities[0] == e {
 				out[strings.Join(p.Where, ",")] = p
@@ -367,7 +367,7 @@ func uniqueGuards(df *Diff, fm, tm *Model, fe, te *Entity, names map[string]stri
 
 // encodingChanged reports whether a key reads a number attribute whose
 // key encoding differs between the two entities.
-func encodingChanged(fe, te *Entity, k *EntityKey, names map[string]string) bool {
+func encodingChanged(fe, te *model.Entity, k *EntityKey, names map[string]string) bool {
 	for _, a := range append(k.PK.Attrs(), k.SK.Attrs()...) {
 		fa, ta := fe.Attr(a), te.Attr(names[a])
 		if fa != nil && ta != nil && model.KeyEncoding(fa) != model.KeyEncoding(ta) {
@@ -422,9 +422,9 @@ func ttlMessage(from, to string) string {
 }
 
 // consistencyName names a model's consistency for messages.
-func consistencyName(m *Model) Consistency {
+func consistencyName(m *model.Model) model.Consistency {
 	if m.Strong() {
-		return ConsistencyStrong
+		return model.ConsistencyStrong
 	}
-	return ConsistencyEventual
+	return model.ConsistencyEventual
 }

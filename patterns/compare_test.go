@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // withoutPattern is a model without one read pattern and its expectations.
-func withoutPattern(t *testing.T, src, name string) *patterns.Model {
+func withoutPattern(t *testing.T, src, name string) *model.Model {
 	t.Helper()
 	var out []string
 	lines := strings.Split(src, "\n")
@@ -23,7 +24,7 @@ func withoutPattern(t *testing.T, src, name string) *patterns.Model {
 			out = append(out, lines[i])
 		}
 	}
-	m, err := patterns.Parse("shop.yaml", []byte(strings.Join(out, "\n")))
+	m, err := model.Parse("shop.yaml", []byte(strings.Join(out, "\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +39,7 @@ func TestDroppedKeyIsBackfilledAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := patterns.Parse("shop.yaml", src)
+	m, _ := model.Parse("shop.yaml", src)
 	d, _ := patterns.Plan(m)
 	lock := patterns.NewLock(d)
 	d2, err := patterns.PlanLocked(withoutPattern(t, string(src), "ProductsByCategory"), lock)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Prices used by the estimate: us-east-1, Standard table class, from
@@ -149,14 +151,14 @@ func EstimateCost(d *Design) *Cost {
 func estimate(d *Design, r rates) *Cost {
 	z := &sizer{typical: true, assumed: map[string]bool{}, items: map[string]int{}, itemBounded: map[string][]string{}, all: map[string]int{}}
 	c := &Cost{}
-	load := map[string]*IndexLoad{BaseIndex: {Name: BaseIndex}}
-	c.Indexes = append(c.Indexes, load[BaseIndex])
+	load := map[string]*IndexLoad{model.BaseIndex: {Name: model.BaseIndex}}
+	c.Indexes = append(c.Indexes, load[model.BaseIndex])
 	for _, ix := range d.Indexes {
 		load[ix.Name] = &IndexLoad{Name: ix.Name}
 		c.Indexes = append(c.Indexes, load[ix.Name])
 	}
 	for _, ix := range d.LocalIndexes {
-		load[ix.Name] = load[BaseIndex] // an LSI's reads and writes are the table's capacity
+		load[ix.Name] = load[model.BaseIndex] // an LSI's reads and writes are the table's capacity
 	}
 	for _, pp := range d.Patterns {
 		p := d.model.Pattern(pp.Name)
@@ -175,27 +177,27 @@ func estimate(d *Design, r rates) *Cost {
 		case pp.Batch:
 			pc.Items, _ = p.BatchIDs()
 			if p.Limit == 0 {
-				z.assumed[fmt.Sprintf("a batch read without limit passes %d ids", DefaultPage)] = true
+				z.assumed[fmt.Sprintf("a batch read without limit passes %d ids", model.DefaultPage)] = true
 			}
-		case pp.Operation == GetItem || p.Op == ReadGet:
+		case pp.Operation == GetItem || p.Op == model.ReadGet:
 			pc.Items = 1
 		case p.Limit > 0:
 			pc.Items = p.Limit
 		default:
-			pc.Items = DefaultPage
-			z.assumed[fmt.Sprintf("a query without limit returns %d items", DefaultPage)] = true
+			pc.Items = model.DefaultPage
+			z.assumed[fmt.Sprintf("a query without limit returns %d items", model.DefaultPage)] = true
 		}
 		pc.ReadItems = pc.Items
 		if pp.HideExpired != "" && pp.Operation == Query {
 			// DynamoDB bills the expired items a filter reads and drops.
-			pc.ReadItems = int(math.Ceil(float64(pc.Items) / (1 - ExpiredShare)))
-			z.assumed[fmt.Sprintf("reads that hide expired items read %.0f%% more (expired items not deleted yet: ExpiredShare)", 100*(1/(1-ExpiredShare)-1))] = true
+			pc.ReadItems = int(math.Ceil(float64(pc.Items) / (1 - model.ExpiredShare)))
+			z.assumed[fmt.Sprintf("reads that hide expired items read %.0f%% more (expired items not deleted yet: ExpiredShare)", 100*(1/(1-model.ExpiredShare)-1))] = true
 		}
 		switch {
 		case pp.Batch:
 			pc.ReadUnits = batchReadUnits(pc.ReadItems, pc.ItemBytes, pp.Consistent)
 		default:
-			pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, ReadUnitBytes) * float64(pp.Requests)
+			pc.ReadUnits = units(pc.ReadItems*pc.ItemBytes, model.ReadUnitBytes) * float64(pp.Requests)
 			if !pp.Consistent {
 				pc.ReadUnits /= 2
 			}
@@ -215,42 +217,42 @@ func estimate(d *Design, r rates) *Cost {
 		wc := &WriteCost{Name: w.Name, Rate: rate}
 		z.figure()
 		factor := 1.0
-		if w.Op == WriteTransact {
+		if w.Op == model.WriteTransact {
 			factor = 2
 		}
 		for _, fx := range d.effects(w) {
 			written[fx.e.Name] = true
-			base := units(z.item(d, fx.e), WriteUnitBytes) * factor
+			base := units(z.item(d, fx.e), model.WriteUnitBytes) * factor
 			if fx.counter {
 				base = 0
 				for _, i := range fx.s.Add { // one shard item per counter
-					base += units(z.shard(fx.e, d.Entity(fx.e.Name).Counter(i.Attr)), WriteUnitBytes) * factor
+					base += units(z.shard(fx.e, d.Entity(fx.e.Name).Counter(i.Attr)), model.WriteUnitBytes) * factor
 				}
 				wc.Items += len(fx.s.Add) - 1
 			}
 			extra := float64(fx.guards+fx.shards) * factor
 			wc.Items += 1 + fx.guards + fx.shards
 			wc.WriteUnits += base + extra
-			load[BaseIndex].WriteUnits += (base + extra) * rate
+			load[model.BaseIndex].WriteUnits += (base + extra) * rate
 			for _, ix := range append(slices.Clip(d.Indexes), d.LocalIndexes...) {
 				if fx.counter {
 					break // shard items are on no GSI
 				}
 				k := d.Entity(fx.e.Name).Key(ix.Name)
-				if k == nil || fx.s.Op == WriteCheck {
+				if k == nil || fx.s.Op == model.WriteCheck {
 					continue
 				}
 				n := 0.0
 				switch {
-				case slices.Contains(fx.keys, k) && fx.s.Op == WriteUpdate:
+				case slices.Contains(fx.keys, k) && fx.s.Op == model.WriteUpdate:
 					n = 2 // the key moves: out and in
 				case slices.Contains(fx.keys, k):
 					n = 1
-				case fx.s.Op == WriteUpdate && projects(ix, fx.changed):
+				case fx.s.Op == model.WriteUpdate && projects(ix, fx.changed):
 					n = 1
 				}
 				if n > 0 {
-					u := n * units(z.projected(d, fx.e, ix.Name), WriteUnitBytes) * factor
+					u := n * units(z.projected(d, fx.e, ix.Name), model.WriteUnitBytes) * factor
 					wc.Indexes += int(n)
 					wc.WriteUnits += u
 					load[ix.Name].WriteUnits += u * rate
@@ -269,16 +271,16 @@ func estimate(d *Design, r rates) *Cost {
 		}
 		z.figure()
 		ec := &EntityCost{Name: e.Name, ItemBytes: z.item(d, e), Rate: r.entity(e)}
-		ec.WriteUnits = units(ec.ItemBytes, WriteUnitBytes)
+		ec.WriteUnits = units(ec.ItemBytes, model.WriteUnitBytes)
 		ec.Amplification = 1
-		load[BaseIndex].WriteUnits += ec.WriteUnits * ec.Rate
+		load[model.BaseIndex].WriteUnits += ec.WriteUnits * ec.Rate
 		var seen []string
 		for _, k := range d.Entity(e.Name).Keys {
-			if k.Index == BaseIndex || slices.Contains(seen, k.Index) {
+			if k.Index == model.BaseIndex || slices.Contains(seen, k.Index) {
 				continue
 			}
 			seen = append(seen, k.Index)
-			w := units(z.projected(d, e, k.Index), WriteUnitBytes)
+			w := units(z.projected(d, e, k.Index), model.WriteUnitBytes)
 			ec.Amplification++
 			ec.WriteUnits += w
 			load[k.Index].WriteUnits += w * ec.Rate

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func TestCostUnits(t *testing.T) {
@@ -125,7 +127,7 @@ patterns:
 	if g := c.Global(nil); g.OnDemand != c.OnDemand || g.Provisioned != c.Provisioned || len(g.Replicas) != 0 {
 		t.Fatalf("no replicas: %+v", g)
 	}
-	g := c.Global([]ReplicaReads{{Region: "eu-west-1"}, {Region: "ap-south-1", Read: map[string]float64{BaseIndex: 5, "GSI1": 1}}})
+	g := c.Global([]ReplicaReads{{Region: "eu-west-1"}, {Region: "ap-south-1", Read: map[string]float64{model.BaseIndex: 5, "GSI1": 1}}})
 	if g.ReplicatedWriteUnits != 2*c.WriteUnits {
 		t.Errorf("replicated writes %v, want 2 × %v", g.ReplicatedWriteUnits, c.WriteUnits)
 	}
@@ -170,7 +172,7 @@ func TestCostGaps(t *testing.T) {
 		t.Errorf("PostViews (8 shard items of a few bytes, one request): %+v", p)
 	}
 	for _, name := range []string{"PostWithComments", "CommentCount", "UserSessions"} {
-		if p := reads[name]; p == nil || p.ReadItems != int(math.Ceil(float64(p.Items)/(1-ExpiredShare))) || p.ReadItems <= p.Items {
+		if p := reads[name]; p == nil || p.ReadItems != int(math.Ceil(float64(p.Items)/(1-model.ExpiredShare))) || p.ReadItems <= p.Items {
 			t.Errorf("%s hides expired items but reads %+v", name, p)
 		}
 	}
@@ -232,7 +234,7 @@ patterns:
 		{"{values: [a, b], size: 1}", "an enum's size is its values'"},
 		{"{type: string, size: 0}", "size"},
 	} {
-		_, err := Parse("desk.yaml", []byte(strings.Replace(src, "{type: string, maxLength: 10240%s}", c.decl, 1)))
+		_, err := model.Parse("desk.yaml", []byte(strings.Replace(src, "{type: string, maxLength: 10240%s}", c.decl, 1)))
 		if err == nil || !strings.Contains(err.Error(), "attributes.body.size") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.decl, err, c.want)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Operation is the DynamoDB request (API action) a pattern compiles to; what
@@ -90,7 +92,7 @@ type Design struct {
 	// the plan put it on an LSI or not (lsiplan.go).
 	LocalChoices []*LocalChoice `json:"localIndexChoices,omitempty" lock:"-"`
 
-	model *Model
+	model *model.Model
 	// recorded are the plans the file a design was read from states
 	// otherwise than its keys give (RecordedPlans).
 	recorded []*PatternPlan
@@ -99,7 +101,7 @@ type Design struct {
 	deployed *Design
 	// indexKeys is how the plan keyed new GSIs (the model's indexKeys or
 	// Options.IndexKeys; "" for a design read from a file).
-	indexKeys IndexKeys
+	indexKeys model.IndexKeys
 	// byName indexes entities, patterns and indexes by name (built by
 	// index() for the slices as planned; lookups in other slices scan).
 	byName *designIndex
@@ -200,9 +202,9 @@ type EntityKeys struct {
 // CounterKeys is where a sharded counter's shard items are: partition key
 // PK (CounterKey), sort keys ShardKey(0…Shards-1).
 type CounterKeys struct {
-	Attr   string   `json:"attr"`
-	Shards int      `json:"shards"`
-	PK     Template `json:"pk"`
+	Attr   string         `json:"attr"`
+	Shards int            `json:"shards"`
+	PK     model.Template `json:"pk"`
 }
 
 // Counter returns the entity's counter named attr, or nil.
@@ -217,12 +219,12 @@ func (e *EntityKeys) Counter(attr string) *CounterKeys {
 
 // EntityKey is one entity's key on one index.
 type EntityKey struct {
-	Index string   `json:"index"`
-	PK    Template `json:"pk"`
-	SK    Template `json:"sk"`
+	Index string         `json:"index"`
+	PK    model.Template `json:"pk"`
+	SK    model.Template `json:"sk"`
 	// When lists the constants an item must hold to be on the index
 	// (a sparse index); empty: every item that has the key attributes.
-	When []Const `json:"when,omitempty"`
+	When []model.Const `json:"when,omitempty"`
 }
 
 // PatternPlan is how one pattern is served.
@@ -275,7 +277,7 @@ type PatternPlan struct {
 // ownerReadLast reports a sorted collection read with a limit whose
 // owner comes after the sorted member's items in the read's order (above
 // them read ascending, below them descending): past the first page.
-func (p *PatternPlan) ownerReadLast(pat *Pattern) bool {
+func (p *PatternPlan) ownerReadLast(pat *model.Pattern) bool {
 	return pat.Limit > 0 && len(pat.Entities) == 2 && len(pat.Sort) > 0 && p.Served() && p.ownerAbove != pat.Desc
 }
 
@@ -284,7 +286,7 @@ func (p *PatternPlan) ownerReadLast(pat *Pattern) bool {
 // owner's sort key sorts below them read ascending, above them read
 // descending (the owner at the other end: after them). False for any
 // other read.
-func (p *PatternPlan) OwnerFirst(pat *Pattern) bool {
+func (p *PatternPlan) OwnerFirst(pat *model.Pattern) bool {
 	return len(pat.Entities) == 2 && len(pat.Sort) > 0 && p.Served() && p.ownerAbove == pat.Desc
 }
 
@@ -294,14 +296,14 @@ func (p *PatternPlan) Served() bool { return p.Operation == GetItem || p.Operati
 // KeyCondition is an index partition key equality plus an optional sort key
 // condition, as templates over the pattern's parameters.
 type KeyCondition struct {
-	PK   Template `json:"pk"`
-	SKOp SKOp     `json:"skOp,omitempty"`
+	PK   model.Template `json:"pk"`
+	SKOp SKOp           `json:"skOp,omitempty"`
 	// SK is the value for "=", the prefix for "begins_with", the lower
 	// bound for "between"; with SortAttr, the fixed part before its value
 	// (kept even when SKOp is "" because the partition holds nothing else).
-	SK Template `json:"sk,omitempty"`
+	SK model.Template `json:"sk,omitempty"`
 	// Upper is the upper bound for "between".
-	Upper Template `json:"upper,omitempty"`
+	Upper model.Template `json:"upper,omitempty"`
 	// SortAttr is the attribute whose encoded value follows SK: the caller's
 	// range bounds apply to it.
 	SortAttr string `json:"sortAttr,omitempty"`
@@ -328,7 +330,7 @@ func (k *KeyCondition) Render(pk, sk string) string {
 }
 
 // Model returns the model the design was planned from.
-func (d *Design) Model() *Model { return d.model }
+func (d *Design) Model() *model.Model { return d.model }
 
 // Index returns the named GSI or LSI, or nil.
 func (d *Design) Index(name string) *Index {
@@ -385,13 +387,13 @@ func (e *EntityKeys) Key(index string) *EntityKey {
 // synthetic GSI or an LSI: the table's PK and its own sort key); a native
 // index has none of its own (KeyAttributes).
 func (d *Design) KeyNames(index string) (pk, sk string) {
-	if index == BaseIndex {
+	if index == model.BaseIndex {
 		return d.PK, d.SK
 	}
 	if ix := d.Index(index); ix != nil {
 		return ix.PK, ix.SK
 	}
-	return IndexKeyNames(index)
+	return model.IndexKeyNames(index)
 }
 
 // Errors returns the error diagnostics.
@@ -423,7 +425,7 @@ func (d *Design) Projected(entity, index string) []string {
 	}
 	ix := d.Index(index)
 	var keyed []string
-	for _, k := range []*EntityKey{ek.Key(BaseIndex), ek.Key(index)} {
+	for _, k := range []*EntityKey{ek.Key(model.BaseIndex), ek.Key(index)} {
 		if k != nil {
 			keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 		}
@@ -452,7 +454,7 @@ func (d *Design) RequiredHint(entity, attr string) string {
 	}
 	var idx []string
 	for _, k := range ek.Keys {
-		if k.Index != BaseIndex && (slices.Contains(k.PK.Attrs(), attr) || slices.Contains(k.SK.Attrs(), attr)) {
+		if k.Index != model.BaseIndex && (slices.Contains(k.PK.Attrs(), attr) || slices.Contains(k.SK.Attrs(), attr)) {
 			idx = append(idx, k.Index)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // DesignFormat is the version of a design's JSON form. A design read back
@@ -27,20 +29,20 @@ type designFields Design
 func (d *Design) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		*designFields
-		Model *Model `json:"model"`
+		Model *model.Model `json:"model"`
 	}{joinIndexes(d), canonicalModel(d.model)})
 }
 
 // canonicalModel is a copy of m in canonical order, without what a plan
 // does not depend on (examples, file positions).
-func canonicalModel(m *Model) *Model {
+func canonicalModel(m *model.Model) *model.Model {
 	if m == nil {
 		return nil
 	}
 	// consistency: eventual says the default: the lock records none.
-	c := &Model{Table: m.Table, IndexKeys: m.IndexKeys, Headroom: m.Headroom, Principals: canonicalPrincipals(m.Principals)}
+	c := &model.Model{Table: m.Table, IndexKeys: m.IndexKeys, Headroom: m.Headroom, Principals: canonicalPrincipals(m.Principals)}
 	if m.Strong() {
-		c.Consistency = ConsistencyStrong
+		c.Consistency = model.ConsistencyStrong
 	}
 	for _, e := range m.Entities {
 		ce := *e
@@ -117,7 +119,7 @@ func strictJSON(data []byte, v any) error {
 func decodeDesign(file string, raw json.RawMessage) (*Design, error) {
 	var in struct {
 		*designFields
-		Model *Model `json:"model"`
+		Model *model.Model `json:"model"`
 	}
 	in.designFields = &designFields{}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -168,13 +170,13 @@ func formatError(file string, got int) error {
 // (RecordedPlans), and the derived one serves.
 func (d *Design) rederive() error {
 	m := d.model
-	if d.PK != TablePK || d.SK != TableSK {
-		return fmt.Errorf("base key %s/%s; keyplan tables are keyed %s/%s", d.PK, d.SK, TablePK, TableSK)
+	if d.PK != model.TablePK || d.SK != model.TableSK {
+		return fmt.Errorf("base key %s/%s; keyplan tables are keyed %s/%s", d.PK, d.SK, model.TablePK, model.TableSK)
 	}
-	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: m, indexes: []string{model.BaseIndex}, keys: map[string][]*EntityKey{}}
 	for _, ix := range d.Indexes {
-		if ix == nil || !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) {
-			return fmt.Errorf("index %v: expected a unique name of %s", ix, NameRule)
+		if ix == nil || !model.ValidTableName(ix.Name) || ix.Name == model.BaseIndex || slices.Contains(ly.indexes, ix.Name) {
+			return fmt.Errorf("index %v: expected a unique name of %s", ix, model.NameRule)
 		}
 		if ix.Kind != IndexGlobal {
 			return fmt.Errorf("index %s: kind %q; expected %q or none", ix.Name, ix.Kind, IndexLocal)
@@ -183,7 +185,7 @@ func (d *Design) rederive() error {
 			if err := checkNativeIndex(m, ix); err != nil {
 				return err
 			}
-		} else if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
+		} else if pk, sk := model.IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s is keyed %s/%s; keyplan keys it %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
 		}
 		ly.indexes = append(ly.indexes, ix.Name)
@@ -209,7 +211,7 @@ func (d *Design) rederive() error {
 			if err := checkNativeKey(d, ek, k); err != nil {
 				return err
 			}
-			if k.Index == BaseIndex {
+			if k.Index == model.BaseIndex {
 				hasBase = true
 			} else if !slices.Contains(ly.indexes, k.Index) {
 				return fmt.Errorf("entity %s: a key on %s, which is no index of the design", ek.Name, k.Index)
@@ -275,8 +277,8 @@ func (d *Design) rederive() error {
 
 // canonicalPrincipals are the principals by name, each pattern list
 // sorted (what the lock records).
-func canonicalPrincipals(ps []*Principal) []*Principal {
-	out := make([]*Principal, len(ps))
+func canonicalPrincipals(ps []*model.Principal) []*model.Principal {
+	out := make([]*model.Principal, len(ps))
 	for i, p := range ps {
 		c := *p
 		c.Patterns = slices.Sorted(slices.Values(p.Patterns))

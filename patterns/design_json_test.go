@@ -10,14 +10,10 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
-
-func exampleModels(t *testing.T) []string {
-	files, _ := filepath.Glob("../examples/*.yaml")
-	more, _ := filepath.Glob("testdata/models/*.yaml")
-	return append(files, more...)
-}
 
 // stripped is a finding without where it was found (a design read back
 // has no model file positions).
@@ -32,7 +28,7 @@ func stripped(ds []patterns.Diagnostic) []string {
 // A design written as JSON and read back is the same design: the same
 // JSON again, the same findings from the checks.
 func TestDesignRoundTrip(t *testing.T) {
-	for _, f := range exampleModels(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			d := keyplantest.Design(t, f)
 			b, err := json.Marshal(d)
@@ -59,7 +55,7 @@ func TestDesignRoundTrip(t *testing.T) {
 
 // Unusable design files are refused with the file and what is wrong.
 func TestReadDesignRefuses(t *testing.T) {
-	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", patterns.IndexKeysSynthetic)
+	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", model.IndexKeysSynthetic)
 	good, _ := json.Marshal(d)
 	native, _ := json.Marshal(keyplantest.Design(t, "../examples/leaderboard.yaml"))
 	tests := []struct {
@@ -96,7 +92,7 @@ func TestReadDesignRefuses(t *testing.T) {
 // file stated. The keys themselves are never re-derived: an edited key
 // is refused (TestReadDesignRefuses).
 func TestReadDesignServesTheDerivedPlan(t *testing.T) {
-	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", patterns.IndexKeysSynthetic)
+	d := keyplantest.Keyed(t, "../examples/leaderboard.yaml", model.IndexKeysSynthetic)
 	good, _ := json.Marshal(d)
 	edited := strings.Replace(string(good), `"index":"GSI2","keyCondition"`, `"index":"GSI1","keyCondition"`, 1)
 	if edited == string(good) {
@@ -121,7 +117,7 @@ func TestReadDesignServesTheDerivedPlan(t *testing.T) {
 // FuzzReadDesign: whatever the bytes, ReadDesign returns a design or an
 // ErrDesign, never a panic.
 func FuzzReadDesign(f *testing.F) {
-	m, _ := patterns.Load("../examples/ecommerce.yaml")
+	m, _ := model.Load("../examples/ecommerce.yaml")
 	d, _ := patterns.Plan(m)
 	good, _ := json.Marshal(d)
 	f.Add(good)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Severity is how serious a finding is.
@@ -70,9 +72,9 @@ type Diagnostic struct {
 	Subject Subject `json:"subject"`
 	Message string  `json:"message"`
 	// Fix suggests what to change.
-	Fix  string `json:"fix,omitempty"`
-	File string `json:"file,omitempty"`
-	Pos  Pos    `json:"pos"`
+	Fix  string    `json:"fix,omitempty"`
+	File string    `json:"file,omitempty"`
+	Pos  model.Pos `json:"pos"`
 }
 
 // Key names the finding for an acknowledgement: "KP401:SeasonLeaderboard"
@@ -88,5 +90,5 @@ func (d Diagnostic) String() string {
 	if d.Fix != "" {
 		s += " (fix: " + d.Fix + ")"
 	}
-	return Printable(s)
+	return model.Printable(s)
 }

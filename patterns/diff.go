@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // ChangeKind names what a change does.
@@ -245,5 +247,5 @@ func sameDesign(a, b *Design) bool {
 
 func (d *Diff) add(k ChangeKind, s Subject, format string, args ...any) {
 	r := changeRule(k)
-	d.Changes = append(d.Changes, Change{ID: r.ID, Severity: r.Severity, Kind: k, Subject: s, Message: Printable(fmt.Sprintf(format, args...))})
+	d.Changes = append(d.Changes, Change{ID: r.ID, Severity: r.Severity, Kind: k, Subject: s, Message: model.Printable(fmt.Sprintf(format, args...))})
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Drift: a lock compared with the table it says is deployed (keyplan diff
@@ -99,7 +101,7 @@ func (ld *LiveDiff) Err() error {
 type driftList struct{ ld *LiveDiff }
 
 func (dl driftList) add(kind DriftKind, s Subject, lock, live, format string, args ...any) {
-	dl.ld.Drifts = append(dl.ld.Drifts, Drift{Kind: kind, Subject: s, Lock: lock, Live: live, Message: Printable(fmt.Sprintf(format, args...))})
+	dl.ld.Drifts = append(dl.ld.Drifts, Drift{Kind: kind, Subject: s, Lock: lock, Live: live, Message: model.Printable(fmt.Sprintf(format, args...))})
 }
 
 // CompareLive compares a lock with the table it is deployed to: the
@@ -169,7 +171,7 @@ func liveIndexes(t *LiveTable) []*PhaseIndex {
 	out := []*PhaseIndex{}
 	for _, ix := range t.Indexes {
 		pi := &PhaseIndex{Name: ix.Name, Projection: ix.Projection, NonKeyAttributes: sortedCopy(ix.NonKeyAttributes)}
-		if pk, sk := IndexKeyNames(ix.Name); len(ix.PartitionKeys) == 1 && len(ix.SortKeys) == 1 && ix.PartitionKeys[0] == pk && ix.SortKeys[0] == sk {
+		if pk, sk := model.IndexKeyNames(ix.Name); len(ix.PartitionKeys) == 1 && len(ix.SortKeys) == 1 && ix.PartitionKeys[0] == pk && ix.SortKeys[0] == sk {
 			pi.PK, pi.SK = pk, sk
 		} else {
 			pi.PartitionKeys, pi.SortKeys = slices.Clone(ix.PartitionKeys), slices.Clone(ix.SortKeys)

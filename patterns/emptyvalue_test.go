@@ -3,6 +3,8 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // An empty required string that is no key says what the rule is (a
@@ -24,7 +26,7 @@ examples:
   items:
     t1: {Ticket: {ticketId: t1, subject: "", note: ""}}
 `
-	_, err := Parse("desk.yaml", []byte(src))
+	_, err := model.Parse("desk.yaml", []byte(src))
 	if err == nil {
 		t.Fatal("an empty subject and note: no error")
 	}

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // planModel plans the shop with synthetic GSI keys: TestShopEvolves walks
@@ -18,12 +20,12 @@ import (
 // ones).
 func planModel(t *testing.T, src string, lock *patterns.Lock) *patterns.Design {
 	t.Helper()
-	return planKeyed(t, src, lock, patterns.IndexKeysSynthetic)
+	return planKeyed(t, src, lock, model.IndexKeysSynthetic)
 }
 
-func planKeyed(t *testing.T, src string, lock *patterns.Lock, keys patterns.IndexKeys) *patterns.Design {
+func planKeyed(t *testing.T, src string, lock *patterns.Lock, keys model.IndexKeys) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse("shop.yaml", []byte(src))
+	m, err := model.Parse("shop.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func checkReadable(t *testing.T, l *patterns.Lock) {
 	t.Helper()
 	deployed, _ := l.Deployed()
 	has := func(name string) bool {
-		return name == patterns.BaseIndex || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
+		return name == model.BaseIndex || slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
 	}
 	mg := l.Migration
 	for _, tp := range mg.Target.Patterns {
@@ -237,11 +239,9 @@ func reverseSections(s string) string {
 // change), read back from its file or not; and writing it again gives the
 // same bytes.
 func TestLockIsAFixedPoint(t *testing.T) {
-	files, _ := filepath.Glob("../examples/*.yaml")
-	more, _ := filepath.Glob("testdata/models/*.yaml")
-	for _, f := range append(files, more...) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			m, err := patterns.Load(f)
+			m, err := model.Load(f)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func ExamplePlan() {
-	m, err := patterns.Parse("leaderboard.yaml", []byte(`
+	m, err := model.Parse("leaderboard.yaml", []byte(`
 table: Leaderboard
 entities:
   Player:
@@ -37,7 +38,7 @@ patterns:
 }
 
 func ExampleParse_errors() {
-	_, err := patterns.Parse("model.yaml", []byte(`
+	_, err := model.Parse("model.yaml", []byte(`
 table: Leaderboard
 entities:
   Player:
@@ -52,12 +53,12 @@ patterns:
 }
 
 func ExampleAttribute_EncodeKey() {
-	rating := &patterns.Attribute{Name: "rating", Type: patterns.TypeNumber, Min: new(int64), Max: ptr(int64(99999))}
+	rating := &model.Attribute{Name: "rating", Type: model.TypeNumber, Min: new(int64), Max: ptr(int64(99999))}
 	for _, v := range []int{9, 1000} {
 		s, _ := rating.EncodeKey(v)
 		fmt.Println(s)
 	}
-	delta := &patterns.Attribute{Name: "delta", Type: patterns.TypeNumber, Digits: 3}
+	delta := &model.Attribute{Name: "delta", Type: model.TypeNumber, Digits: 3}
 	for _, v := range []int{-20, -5, 3} {
 		s, _ := delta.EncodeKey(v)
 		fmt.Println(s)
@@ -76,7 +77,7 @@ func ptr[T any](v T) *T { return &v }
 // only what its patterns return; the estimate shows what that saves (with
 // its GSIs keyed as planned: GSI2 natively).
 func ExampleEstimateCost_projections() {
-	m, err := patterns.Load("../examples/ecommerce.yaml")
+	m, err := model.Load("../examples/ecommerce.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return

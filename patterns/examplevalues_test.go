@@ -3,6 +3,8 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // keyplan check types example items: each value against its attribute's
@@ -37,7 +39,7 @@ examples:
   expect:
     - {pattern: GetTask, params: {taskId: a}, items: [t1]}
 `
-	_, err := Parse("tasks.yaml", []byte(src))
+	_, err := model.Parse("tasks.yaml", []byte(src))
 	if err == nil {
 		t.Fatal("a model whose examples hold values their attributes refuse loaded")
 	}

@@ -3,6 +3,8 @@ package patterns
 import (
 	"slices"
 	"sort"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The GSI slot search: for one base placement of a group, every
@@ -182,7 +184,7 @@ func (pl *planner) gsiSearch(g *group, base map[string]*EntityKey) *groupPlan {
 
 // weight is what one more GSI key on an entity costs: its writes per
 // second (at least a token, so that fewer keys win when no rate is given).
-func weight(e *Entity) float64 { return max(e.Writes, 0.001) }
+func weight(e *model.Entity) float64 { return max(e.Writes, 0.001) }
 
 // assign places requirements on the fewest GSIs it can, then the fewest
 // keys, verifying each complete assignment against the real matcher.
@@ -204,7 +206,7 @@ func (pl *planner) assign(g *group, base map[string]*EntityKey, rs []*req) (assi
 	// verified assignment is the least; within it, the fewest backfills,
 	// then keys. Past the GSI quota the model is refused anyway (KP301):
 	// first fit.
-	for k := lb; k <= min(len(rs), MaxGSIs+1) && best == nil && pl.steps > 0; k++ {
+	for k := lb; k <= min(len(rs), model.MaxGSIs+1) && best == nil && pl.steps > 0; k++ {
 		pl.dfs(g, base, rs, 0, start, 0, k, &best, &bestScore)
 	}
 	if best == nil {
@@ -288,7 +290,7 @@ func (pl *planner) backfillsOf(a assignment) int {
 }
 
 // keysOf is an assignment's write amplification so far.
-func keysOf(m *Model, a assignment) float64 {
+func keysOf(m *model.Model, a assignment) float64 {
 	n := 0.0
 	for _, g := range a {
 		for _, x := range g {
@@ -444,7 +446,7 @@ func exclusiveWith(rs []*req, r *req) bool {
 }
 
 // fit is fit, memoized, with the step budget spent.
-func (pl *planner) fit(e *Entity, rs []*req, o fitOptions) (akey, bool) {
+func (pl *planner) fit(e *model.Entity, rs []*req, o fitOptions) (akey, bool) {
 	if o.allowed != nil || len(rs) > memoReqs || o.pk != nil && o.pkFrom < 0 || o.must != nil && o.mustFrom < 0 {
 		pl.spend(len(rs))
 		return fit(e, rs, o)
@@ -567,7 +569,7 @@ func (pl *planner) firstFit(g *group, base map[string]*EntityKey, rs []*req, sta
 // firstFitTries bounds the GSIs first fit tries a requirement on: past
 // twice the quota the model is refused anyway (KP301), so a new GSI will
 // do.
-const firstFitTries = 2 * MaxGSIs
+const firstFitTries = 2 * model.MaxGSIs
 
 // firstSlot places r on the first GSI that takes it, else a new one.
 func (pl *planner) firstSlot(a assignment, r *req) assignment {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Issue 22's wrong results and false refusals, held at the plan (the proof
@@ -58,7 +60,7 @@ func TestCollectionPrefixStopsAtTheSeparator(t *testing.T) {
 	if kc.SKOp != SKBetween || kc.SK.String() != "FOLDER#{folderId}" || !strings.HasPrefix(kc.Upper.String(), "FOLDER#{folderId}#") {
 		t.Errorf("FolderWithFiles: %s", d.Pattern("FolderWithFiles").Text)
 	}
-	if sk := d.Entity("File").Key(BaseIndex).SK; strings.Count(sk.String(), "{folderId}") != 1 {
+	if sk := d.Entity("File").Key(model.BaseIndex).SK; strings.Count(sk.String(), "{folderId}") != 1 {
 		t.Errorf("File's sort key %s repeats folderId", sk)
 	}
 	h := issueModel(t, "nested-collection-hand.yaml")
@@ -72,7 +74,7 @@ func TestCollectionPrefixStopsAtTheSeparator(t *testing.T) {
 // that holds another attribute is refused (KP104).
 func TestBaseKeyHoldsTheIdAlone(t *testing.T) {
 	d := issueModel(t, "create-only-like.yaml")
-	like := d.Entity("Like").Key(BaseIndex)
+	like := d.Entity("Like").Key(model.BaseIndex)
 	attrs := append(like.PK.Attrs(), like.SK.Attrs()...)
 	slices.Sort(attrs)
 	if !slices.Equal(attrs, []string{"photoId", "username"}) {
@@ -161,7 +163,7 @@ func TestSearchSaysWhetherItWasComplete(t *testing.T) {
 	for i := range 24 {
 		fmt.Fprintf(&b, "  P%d: {query: E, where: [a%d], sort: a%d}\n", i, i/7, (i/7+1+i%7)%8)
 	}
-	m, err := Parse("wide.yaml", []byte(b.String()))
+	m, err := model.Parse("wide.yaml", []byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}

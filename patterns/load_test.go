@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 const validModel = `table: Leaderboard
@@ -26,15 +28,15 @@ patterns:
 `
 
 func TestParseValid(t *testing.T) {
-	m, err := Parse("model.yaml", []byte(validModel))
+	m, err := kpmodel.Parse("model.yaml", []byte(validModel))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := m.Pattern("SeasonLeaderboard")
-	if p == nil || p.Op != ReadQuery || !slices.Equal(p.Sort, []string{"rating"}) || !p.Desc || len(p.Where) != 1 {
+	if p == nil || p.Op != kpmodel.ReadQuery || !slices.Equal(p.Sort, []string{"rating"}) || !p.Desc || len(p.Where) != 1 {
 		t.Fatalf("pattern parsed as %+v", p)
 	}
-	if a := m.Entity("Player").Attr("rating"); a == nil || a.Type != TypeNumber || *a.Max != 99999 {
+	if a := m.Entity("Player").Attr("rating"); a == nil || a.Type != kpmodel.TypeNumber || *a.Max != 99999 {
 		t.Fatalf("rating parsed as %+v", a)
 	}
 	if pos := m.Entity("Player").Pos; pos.Line != 3 || pos.Col != 3 {
@@ -50,11 +52,11 @@ func TestParseJSONSameAsYAML(t *testing.T) {
 		"season": {"type": "string", "cardinality": 8}, "rating": {"type": "number", "min": 0, "max": 99999}}}},
 	"patterns": {"GetPlayer": {"get": "Player"}, "SeasonLeaderboard": {"query": "Player", "where": ["season"], "sort": "rating desc"}}
 }`
-	mj, err := Parse("model.json", []byte(js))
+	mj, err := kpmodel.Parse("model.json", []byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
-	my, _ := Parse("model.yaml", []byte(validModel))
+	my, _ := kpmodel.Parse("model.yaml", []byte(validModel))
 	dj, _ := Plan(mj)
 	dy, _ := Plan(my)
 	// The designs agree; findings differ only in file name and position.
@@ -68,7 +70,7 @@ func TestParseJSONSameAsYAML(t *testing.T) {
 		t.Errorf("JSON plan:\n%s\nYAML plan:\n%s", strip(dj), strip(dy))
 	}
 	bad := "{\n\t\"table\": \"T\",\n\t\"entities\": {\"A\": {\"id\": [\"x\"], \"attributes\": {\"x\": \"strin\"}}},\n\t\"patterns\": {}\n}"
-	_, err = Parse("model.json", []byte(bad))
+	_, err = kpmodel.Parse("model.json", []byte(bad))
 	if err == nil || !strings.Contains(err.Error(), "model.json:3:54") || !strings.Contains(err.Error(), `did you mean "string"?`) {
 		t.Errorf("JSON error = %v, want position 3:54 and a suggestion", err)
 	}
@@ -194,14 +196,14 @@ func TestParseBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("model.yaml", []byte(tt.model))
+			_, err := kpmodel.Parse("model.yaml", []byte(tt.model))
 			if err == nil {
 				t.Fatal("Parse succeeded, want an error")
 			}
-			if !errors.Is(err, ErrInvalidModel) {
+			if !errors.Is(err, kpmodel.ErrInvalidModel) {
 				t.Errorf("error does not match ErrInvalidModel: %v", err)
 			}
-			var e *Error
+			var e *kpmodel.Error
 			if !errors.As(err, &e) || e.File != "model.yaml" || e.Pos.Line == 0 {
 				t.Errorf("error is not a positioned *Error: %#v", err)
 			}
@@ -217,7 +219,7 @@ func TestParseBadInput(t *testing.T) {
 // Every problem is reported at once, not just the first.
 func TestParseCollectsAllErrors(t *testing.T) {
 	model := strings.NewReplacer("{get: Player}", "{get: Playr}", "sort: rating desc", "sort: rank").Replace(validModel)
-	_, err := Parse("model.yaml", []byte(model))
+	_, err := kpmodel.Parse("model.yaml", []byte(model))
 	if got := strings.Count(err.Error(), "\n") + 1; got != 2 {
 		t.Errorf("got %d errors, want 2:\n%v", got, err)
 	}
@@ -229,14 +231,14 @@ func TestParseCollectsAllErrors(t *testing.T) {
 func TestLoadMissingFile(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "nope.yaml")
-	_, err := Load(missing)
-	if !errors.Is(err, ErrInvalidModel) || !errors.Is(err, os.ErrNotExist) {
+	_, err := kpmodel.Load(missing)
+	if !errors.Is(err, kpmodel.ErrInvalidModel) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v", err)
 	}
 	if want := missing + ": the model file does not exist"; err == nil || err.Error() != want {
 		t.Errorf("Load of a missing file: %q, want %q", err, want)
 	}
-	_, err = Load(dir)
+	_, err = kpmodel.Load(dir)
 	if want := dir + ": the model file cannot be read: "; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
 		t.Errorf("Load of a directory: %q, want %q and the reason", err, want)
 	}
@@ -259,15 +261,15 @@ func TestLongNames(t *testing.T) {
 		data       []byte
 		want       string
 	}{
-		{"the longest names", "m.json", asJSON(model(long(MaxName), "a"+long(MaxName-1), long(MaxName))), ""},
-		{"an entity name one too long", "m.json", asJSON(model(long(MaxName+1), "note", "Get")), fmt.Sprintf("is %d characters; expected at most %d", MaxName+1, MaxName)},
-		{"an attribute name one too long", "m.json", asJSON(model("Thing", "a"+long(MaxName), "Get")), `the attribute name "aNxx`},
+		{"the longest names", "m.json", asJSON(model(long(kpmodel.MaxName), "a"+long(kpmodel.MaxName-1), long(kpmodel.MaxName))), ""},
+		{"an entity name one too long", "m.json", asJSON(model(long(kpmodel.MaxName+1), "note", "Get")), fmt.Sprintf("is %d characters; expected at most %d", kpmodel.MaxName+1, kpmodel.MaxName)},
+		{"an attribute name one too long", "m.json", asJSON(model("Thing", "a"+long(kpmodel.MaxName), "Get")), `the attribute name "aNxx`},
 		{"a pattern name of 10,000 characters, JSON", "m.json", asJSON(model("Thing", "note", long(10000))), "the key \"Nxxx"},
 		{"an entity name of 2,000 characters, YAML", "m.yaml", []byte("table: Things\nentities:\n  " + long(2000) + ":\n    id: [thingId]\n    attributes: {thingId: string}\npatterns:\n  Get: {get: Thing}\n"), "m.yaml:3:3: the key \"Nxxx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse(tt.file, tt.data)
+			_, err := kpmodel.Parse(tt.file, tt.data)
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("refused: %.300v", err)
@@ -279,7 +281,7 @@ func TestLongNames(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "syntax error") {
 				t.Errorf("error %.400q, want %q", err, tt.want)
 			}
-			if strings.HasPrefix(tt.want, "the key") && !strings.Contains(err.Error(), fmt.Sprintf("a name is at most %d (and YAML reads no key longer than 1024)", MaxName)) {
+			if strings.HasPrefix(tt.want, "the key") && !strings.Contains(err.Error(), fmt.Sprintf("a name is at most %d (and YAML reads no key longer than 1024)", kpmodel.MaxName)) {
 				t.Errorf("error %.400q does not say the limits", err)
 			}
 		})
@@ -291,7 +293,7 @@ func TestLongNames(t *testing.T) {
 func TestCandidateListsKeepWholeNames(t *testing.T) {
 	attrs := "userId: string, email: string, reviewCount: number, reviewerName: string, registrationDate: time, region: string, reviewedAt: time, reviewScore: number"
 	model := "table: Things\nentities:\n  User:\n    id: [userId]\n    attributes: {" + attrs + "}\npatterns:\n  G: {get: User}\n  ByX: {query: User, where: [userId], sort: revi}\n"
-	_, err := Parse("m.yaml", []byte(model))
+	_, err := kpmodel.Parse("m.yaml", []byte(model))
 	want := "expected one of: userId, email, reviewCount, reviewerName, registrationDate, region, reviewedAt, reviewScore"
 	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "bytes)") {
 		t.Errorf("error %q, want %q", err, want)
@@ -314,7 +316,7 @@ patterns:
 `
 	var first string
 	for i := range 50 {
-		_, err := Parse("m.yaml", []byte(model))
+		_, err := kpmodel.Parse("m.yaml", []byte(model))
 		if err == nil {
 			t.Fatal("no error")
 		}
@@ -341,12 +343,12 @@ patterns:
 
 // A value error always names its attribute.
 func TestValueErrorNamesItsAttribute(t *testing.T) {
-	a := &Attribute{Name: "handle", Type: TypeString}
+	a := &kpmodel.Attribute{Name: "handle", Type: kpmodel.TypeString}
 	_, err := a.DecodeKey("bad%2")
 	if err == nil || !strings.Contains(err.Error(), `attribute "handle"`) {
 		t.Errorf("DecodeKey error = %v, want it to name the attribute", err)
 	}
-	if got := (&ValueError{Value: "x", Msg: "m"}).Error(); got != "value x: m" {
+	if got := (&kpmodel.ValueError{Value: "x", Msg: "m"}).Error(); got != "value x: m" {
 		t.Errorf("ValueError without an attribute = %q", got)
 	}
 }
@@ -385,7 +387,7 @@ patterns:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := Parse("m.yaml", []byte(fmt.Sprintf(base, tt.pattern)))
+			m, err := kpmodel.Parse("m.yaml", []byte(fmt.Sprintf(base, tt.pattern)))
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -420,7 +422,7 @@ patterns:
 	}
 	d := planText(t, "indexKeys: synthetic\n"+model)
 	p := d.Pattern("ByState")
-	if !p.Served() || p.Index == BaseIndex || len(d.Indexes) != 1 {
+	if !p.Served() || p.Index == kpmodel.BaseIndex || len(d.Indexes) != 1 {
 		t.Fatalf("ByState on %s (%s), %d GSIs", p.Index, p.Reason, len(d.Indexes))
 	}
 	if sk := d.Entity("Log").Key(p.Index).SK.String(); sk != "LOG#{state}#{at}" {

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A lock records the design a table is deployed with, beside the model
@@ -189,14 +191,14 @@ func (p *Phase) valid() error {
 	}
 	names := map[string]bool{}
 	for _, ix := range p.Indexes {
-		if ix == nil || !ValidTableName(ix.Name) || names[ix.Name] {
+		if ix == nil || !model.ValidTableName(ix.Name) || names[ix.Name] {
 			return fmt.Errorf("index %v: expected a unique valid name", ix)
 		}
 		if len(ix.PartitionKeys)+len(ix.SortKeys) > 0 {
 			if err := ix.validNative(); err != nil {
 				return err
 			}
-		} else if pk, sk := IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
+		} else if pk, sk := model.IndexKeyNames(ix.Name); ix.PK != pk || ix.SK != sk {
 			return fmt.Errorf("index %s keyed %s/%s, expected %s/%s", ix.Name, ix.PK, ix.SK, pk, sk)
 		}
 		if !slices.Contains([]Projection{ProjectAll, ProjectInclude, ProjectKeysOnly}, ix.Projection) {
@@ -303,7 +305,7 @@ func (l *Lock) ReadsTarget(pattern string) bool {
 			}
 		}
 	}
-	if tp.Index == BaseIndex {
+	if tp.Index == model.BaseIndex {
 		return true
 	}
 	if !slices.ContainsFunc(mg.Phases[k].Indexes, func(ix *PhaseIndex) bool { return ix.Name == tp.Index }) {
@@ -361,7 +363,7 @@ func (l *Lock) Source() string { return l.source }
 // key, index, projection and encoding is kept (Options.Lock is the
 // design the lock leads to). A nil lock plans from scratch. A lock for
 // another table is refused.
-func PlanLocked(m *Model, l *Lock) (*Design, error) {
+func PlanLocked(m *model.Model, l *Lock) (*Design, error) {
 	if l == nil {
 		return Plan(m)
 	}
@@ -372,7 +374,7 @@ func PlanLocked(m *Model, l *Lock) (*Design, error) {
 }
 
 // checkTable refuses a lock of another table than the model's.
-func (l *Lock) checkTable(m *Model) error {
+func (l *Lock) checkTable(m *model.Model) error {
 	if l.Table != m.Table {
 		return &DesignError{l.source, fmt.Sprintf("the lock is for table %s, the model (%s) for %s", l.Table, m.Source, m.Table)}
 	}

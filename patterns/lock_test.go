@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // lockSeeds are a lock as first written and one in the middle of a
@@ -21,12 +22,12 @@ func lockSeeds(tb testing.TB) (plain, migrating []byte) {
 	// Keyed synthetic, as the shop's committed lock is: a new pattern is
 	// a migration with a backfill.
 	src = append([]byte("indexKeys: synthetic\n"), src...)
-	m, _ := patterns.Parse("shop.yaml", src)
+	m, _ := model.Parse("shop.yaml", src)
 	d, _ := patterns.Plan(m)
 	l := patterns.NewLock(d)
 	plain, _ = l.Bytes()
 	next := strings.Replace(string(src), "patterns:\n", "patterns:\n  OrdersAt: {query: Order, where: [createdAt]}\n", 1)
-	m2, _ := patterns.Parse("shop.yaml", []byte(next))
+	m2, _ := model.Parse("shop.yaml", []byte(next))
 	d2, _ := patterns.PlanLocked(m2, l)
 	if err := l.Apply(d2, patterns.Compare(l, d2)); err != nil {
 		tb.Fatal(err)

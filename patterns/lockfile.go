@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/keyplan/keyplan/internal/atomicfile"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The lock file: its JSON form, the keyplan version that wrote it and the
@@ -313,7 +314,7 @@ func (in *lockFile) checkFormat() error {
 	case in.Format > LockFormat:
 		by := "a newer keyplan"
 		if in.Keyplan != "" {
-			by = "keyplan " + Printable(in.Keyplan)
+			by = "keyplan " + model.Printable(in.Keyplan)
 		}
 		return fmt.Errorf("lock format %d, written by %s; this keyplan (%s) reads lock formats %s: upgrade keyplan to read it", in.Format, by, KeyplanVersion(), reads)
 	case !readsLockFormat(in.Format):
@@ -321,7 +322,7 @@ func (in *lockFile) checkFormat() error {
 	case in.Format == 1 && (in.Digest != "" || in.Keyplan != ""):
 		return errors.New("a format 1 lock with a digest or a keyplan version, which only format 2 records: edited by hand? Restore it from version control")
 	case in.Format >= 2 && !strings.HasPrefix(in.Digest, DigestPrefix):
-		return fmt.Errorf("a format %d lock without its digest (%q): edited by hand? Restore it from version control", in.Format, Printable(in.Digest))
+		return fmt.Errorf("a format %d lock without its digest (%q): edited by hand? Restore it from version control", in.Format, model.Printable(in.Digest))
 	}
 	return nil
 }
@@ -357,7 +358,7 @@ func ReadLock(file string, r io.Reader) (*Lock, error) {
 			return nil, &DesignError{file, err.Error()}
 		}
 		if sum != in.Digest {
-			tampered = fmt.Errorf("its digest does not match its content (%s recorded, %s computed): the lock was edited by hand or merged badly; restore it from version control (keyplan writes locks: never edit or merge one by hand)", Printable(in.Digest), sum)
+			tampered = fmt.Errorf("its digest does not match its content (%s recorded, %s computed): the lock was edited by hand or merged badly; restore it from version control (keyplan writes locks: never edit or merge one by hand)", model.Printable(in.Digest), sum)
 		}
 	}
 	l, err := in.read(file)
@@ -430,7 +431,7 @@ func (in *lockFile) read(file string) (*Lock, error) {
 			}
 		}
 		if mg.ID != "" && (len(mg.ID) != 64 || strings.Trim(mg.ID, "0123456789abcdef") != "") {
-			return nil, &DesignError{file, fmt.Sprintf("migration id: expected the migration's digest (64 hex digits), found %q", Printable(mg.ID))}
+			return nil, &DesignError{file, fmt.Sprintf("migration id: expected the migration's digest (64 hex digits), found %q", model.Printable(mg.ID))}
 		}
 		l.Migration = &Migration{Target: t, Phases: mg.Phases, Current: mg.Current, Verified: mg.Verified}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // constantModel is a model whose filter constant is v: a sparse GSI key
@@ -45,7 +46,7 @@ func constantModel(v string) []byte {
 // lockRoundTrip locks m's design, reads the lock back and checks that it
 // is the same design: every key template equal, every plan the same (the
 // lock reads without a complaint, and accepts the design planned with it).
-func lockRoundTrip(t *testing.T, m *patterns.Model) *patterns.Design {
+func lockRoundTrip(t *testing.T, m *model.Model) *patterns.Design {
 	t.Helper()
 	d, err := patterns.Plan(m)
 	if err != nil {
@@ -93,7 +94,7 @@ func TestLockRoundTripsEveryConstant(t *testing.T) {
 		"plain", "UPPER_case-1.2",
 	} {
 		t.Run(v, func(t *testing.T) {
-			m, err := patterns.Parse("items.json", constantModel(v))
+			m, err := model.Parse("items.json", constantModel(v))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +105,7 @@ func TestLockRoundTripsEveryConstant(t *testing.T) {
 			}
 			found := false
 			for _, k := range d.Entity("Item").Keys {
-				for _, tmpl := range []patterns.Template{k.PK, k.SK} {
+				for _, tmpl := range []model.Template{k.PK, k.SK} {
 					for _, s := range tmpl {
 						found = found || strings.Contains(s.Lit, enc)
 					}
@@ -120,7 +121,7 @@ func TestLockRoundTripsEveryConstant(t *testing.T) {
 // A literal brace in a hand-made key is written twice ({{, }}), as the
 // lock writes it; a single one is refused with the way to write it.
 func TestTemplateLiteralBraces(t *testing.T) {
-	tm, err := patterns.ParseTemplate("T{{#{itemId}#}}X")
+	tm, err := model.ParseTemplate("T{{#{itemId}#}}X")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestTemplateLiteralBraces(t *testing.T) {
 		"T}#{itemId}": "unmatched '}' in key template (a literal brace is written twice: }})",
 		"T#{itemId":   "unclosed '{' in key template (a literal brace is written twice: {{)",
 	} {
-		if _, err := patterns.ParseTemplate(text); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := model.ParseTemplate(text); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseTemplate(%q): %v, want %q", text, err, want)
 		}
 	}
@@ -145,12 +146,12 @@ entities:
 patterns:
   GetItem: {get: Item}
 `
-	m, err := patterns.Parse("items.yaml", []byte(src))
+	m, err := model.Parse("items.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := lockRoundTrip(t, m)
-	if k := d.Entity("Item").Key(patterns.BaseIndex); k.PK[0].Lit != "ITEM{#" || k.SK[0].Lit != "}" {
+	if k := d.Entity("Item").Key(model.BaseIndex); k.PK[0].Lit != "ITEM{#" || k.SK[0].Lit != "}" {
 		t.Errorf("the hand-made key reads as %#v / %#v", k.PK, k.SK)
 	}
 }
@@ -184,7 +185,7 @@ func FuzzLockRoundTrip(f *testing.F) {
 		f.Add(v)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		m, err := patterns.Parse("items.json", constantModel(v))
+		m, err := model.Parse("items.json", constantModel(v))
 		if err != nil {
 			return // a constant the model refuses (empty, too long, not UTF-8)
 		}

@@ -2,6 +2,8 @@ package patterns
 
 import (
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Local secondary indexes. An LSI shares the base table's partition key
@@ -31,8 +33,8 @@ const (
 // LocalKeyNames are the key attribute names of an LSI: the table's
 // partition key and the index's own sort key (LSI1 → PK, LSI1SK).
 func LocalKeyNames(index string) (pk, sk string) {
-	_, sk = IndexKeyNames(index)
-	return TablePK, sk
+	_, sk = model.IndexKeyNames(index)
+	return model.TablePK, sk
 }
 
 // Local reports whether the index is a local secondary index.

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The planner's promise with LSIs: random models whose queries are now and
@@ -37,8 +39,8 @@ func genLocalLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 			continue
 		}
 		e := g.entity(p.ents[0])
-		base := keys[e.name][BaseIndex][0]
-		t, err := ParseTemplate(base)
+		base := keys[e.name][model.BaseIndex][0]
+		t, err := model.ParseTemplate(base)
 		if err != nil || !subset(t.Attrs(), p.eq) {
 			continue
 		}
@@ -61,7 +63,7 @@ func checkLocalProperty(t *testing.T, seed uint64, layouts int, st *propertyStat
 	g := genModelFrom(r)
 	genStrong(g, r)
 	src := g.yaml(nil)
-	m, err := Parse("gen.yaml", []byte(src))
+	m, err := model.Parse("gen.yaml", []byte(src))
 	if err != nil {
 		return
 	}
@@ -70,7 +72,7 @@ func checkLocalProperty(t *testing.T, seed uint64, layouts int, st *propertyStat
 		t.Fatalf("seed %d: Plan: %v\n%s", seed, err, src)
 	}
 	dl, dg := len(d.LocalIndexes), len(d.Indexes)
-	if dl+dg < d.LowerBound || d.Bounds.Any > d.Bounds.Cool || dl > MaxLSIs {
+	if dl+dg < d.LowerBound || d.Bounds.Any > d.Bounds.Cool || dl > model.MaxLSIs {
 		t.Fatalf("seed %d: %d LSIs and %d GSIs, bounds %+v\n%s", seed, dl, dg, d.Bounds, src)
 	}
 	for _, x := range d.Diagnostics {
@@ -91,7 +93,7 @@ func checkLocalProperty(t *testing.T, seed uint64, layouts int, st *propertyStat
 	}
 	for range layouts {
 		hsrc := g.yaml(genLocalLayout(g, r))
-		hm, err := Parse("hand.yaml", []byte(hsrc))
+		hm, err := model.Parse("hand.yaml", []byte(hsrc))
 		if err != nil {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 func loadArena(t *testing.T) (string, *patterns.Design) {
@@ -32,7 +33,7 @@ func TestStrongReadsGetLocalIndexes(t *testing.T) {
 		t.Fatalf("%d LSIs and %d GSIs; want 2 and 1", len(d.LocalIndexes), len(d.Indexes))
 	}
 	for _, ix := range d.LocalIndexes {
-		if !ix.Local() || ix.PK != patterns.TablePK || ix.SK != ix.Name+"SK" {
+		if !ix.Local() || ix.PK != kpmodel.TablePK || ix.SK != ix.Name+"SK" {
 			t.Errorf("LSI %s keyed %s/%s (kind %q)", ix.Name, ix.PK, ix.SK, ix.Kind)
 		}
 	}
@@ -221,7 +222,7 @@ func TestAtMostFiveLocalIndexes(t *testing.T) {
 		b.WriteString("  By" + strings.ToUpper(string(a)) + ": {query: Match, where: [playerId], sort: " + string(a) + ", consistent: true}\n")
 	}
 	d := planKeyed(t, b.String(), nil, "")
-	if len(d.LocalIndexes) != patterns.MaxLSIs {
+	if len(d.LocalIndexes) != kpmodel.MaxLSIs {
 		t.Fatalf("%d LSIs", len(d.LocalIndexes))
 	}
 	n := 0
@@ -269,7 +270,7 @@ func TestExplicitLocalIndexes(t *testing.T) {
 		{"local: a string", `{local: true, sk:`, `{local: yes please, sk:`, "local"},
 	} {
 		edited := strings.Replace(model, c.from, c.to, 1)
-		if _, err := patterns.Parse("arena.yaml", []byte(edited)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := kpmodel.Parse("arena.yaml", []byte(edited)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.name, err, c.want)
 		}
 	}
@@ -283,7 +284,7 @@ func TestExplicitLocalIndexes(t *testing.T) {
       table: {pk: "PLAYER#{playerId}", sk: PLAYER}
       ByScore: {pk: "HANDLE#{handle}", sk: PLAYER}
 patterns:`, 1)
-	if _, err := patterns.Parse("arena.yaml", []byte(mixed)); err == nil || !strings.Contains(err.Error(), "Player keys ByScore as a global index, but Match keys it as a local one") {
+	if _, err := kpmodel.Parse("arena.yaml", []byte(mixed)); err == nil || !strings.Contains(err.Error(), "Player keys ByScore as a global index, but Match keys it as a local one") {
 		t.Errorf("a mixed index: %v", err)
 	}
 }
@@ -356,7 +357,7 @@ patterns:
   ByDay: {query: Entry, where: [deviceId], sort: day, consistent: true}
   BySeq: {query: Entry, where: [deviceId], sort: seq}
 `, nil, "")
-	if len(d.LocalIndexes) != 0 || len(d.Indexes) != 1 || d.Pattern("ByDay").Index != patterns.BaseIndex {
+	if len(d.LocalIndexes) != 0 || len(d.Indexes) != 1 || d.Pattern("ByDay").Index != kpmodel.BaseIndex {
 		t.Errorf("%d LSIs, %d GSIs, ByDay on %s; want the base table to serve the strong read", len(d.LocalIndexes), len(d.Indexes), d.Pattern("ByDay").Index)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Why a pattern is or is not on an LSI: for every pattern an LSI serves,
@@ -45,7 +47,7 @@ func localChoices(d *Design, ly *layout, pn *pins) []*LocalChoice {
 	var out []*LocalChoice
 	for _, pp := range d.Patterns {
 		p := d.model.Pattern(pp.Name)
-		if pp.Sum != "" || pp.Index == BaseIndex && pp.Served() {
+		if pp.Sum != "" || pp.Index == model.BaseIndex && pp.Served() {
 			continue
 		}
 		c := &LocalChoice{Pattern: pp.Name}
@@ -77,9 +79,9 @@ func localChoices(d *Design, ly *layout, pn *pins) []*LocalChoice {
 		case p.Consistent && d.Explicit:
 			c.Key, c.cause = k, causeExplicit
 			c.Why = fmt.Sprintf("an LSI keyed %s / %s would serve it strongly consistent; the hand-made layout has none that does", k.PK, k.SK)
-		case p.Consistent && len(d.LocalIndexes) >= MaxLSIs:
+		case p.Consistent && len(d.LocalIndexes) >= model.MaxLSIs:
 			c.Key, c.cause = k, causeLimit
-			c.Why = fmt.Sprintf("an LSI keyed %s / %s would serve it, but the table has %d LSIs already, DynamoDB's limit", k.PK, k.SK, MaxLSIs)
+			c.Why = fmt.Sprintf("an LSI keyed %s / %s would serve it, but the table has %d LSIs already, DynamoDB's limit", k.PK, k.SK, model.MaxLSIs)
 		case p.Consistent:
 			c.Key, c.cause = k, causeBudget
 			c.Why = fmt.Sprintf("an LSI keyed %s / %s would serve it, but the search found no layout with it within its budget (Options.Budget)", k.PK, k.SK)
@@ -98,21 +100,21 @@ func localChoices(d *Design, ly *layout, pn *pins) []*LocalChoice {
 // localKeyFor is the key a new LSI would serve one pattern with (nil
 // when none would: the pattern does not give its entities' base partition
 // key, or no sort key in it orders it so).
-func (ly *layout) localKeyFor(p *Pattern, d *Design) *EntityKey {
+func (ly *layout) localKeyFor(p *model.Pattern, d *Design) *EntityKey {
 	r := derive(ly.m, p).req
 	if r.shards > 0 {
 		return nil
 	}
 	const probe = "new.lsi.probe"
-	trial := &layout{m: ly.m, indexes: []string{BaseIndex, probe}, keys: map[string][]*EntityKey{}, local: map[string]bool{probe: true}}
+	trial := &layout{m: ly.m, indexes: []string{model.BaseIndex, probe}, keys: map[string][]*EntityKey{}, local: map[string]bool{probe: true}}
 	var first *EntityKey
 	for _, name := range p.Entities {
 		e := ly.m.Entity(name)
 		ek := d.Entity(name)
-		if e == nil || ek == nil || ek.Key(BaseIndex) == nil {
+		if e == nil || ek == nil || ek.Key(model.BaseIndex) == nil {
 			return nil
 		}
-		base := ek.Key(BaseIndex)
+		base := ek.Key(model.BaseIndex)
 		if !subset(base.PK.Attrs(), r.eq) || base.PK.Shards() > 0 {
 			return nil
 		}
@@ -132,8 +134,8 @@ func (ly *layout) localKeyFor(p *Pattern, d *Design) *EntityKey {
 	}
 	// Other entities' base keys: what shares the partition.
 	for _, ek := range d.Entities {
-		if _, ok := trial.keys[ek.Name]; !ok && ek.Key(BaseIndex) != nil {
-			trial.keys[ek.Name] = []*EntityKey{ek.Key(BaseIndex)}
+		if _, ok := trial.keys[ek.Name]; !ok && ek.Key(model.BaseIndex) != nil {
+			trial.keys[ek.Name] = []*EntityKey{ek.Key(model.BaseIndex)}
 		}
 	}
 	trial.quiet = true
@@ -146,14 +148,14 @@ func (ly *layout) localKeyFor(p *Pattern, d *Design) *EntityKey {
 }
 
 // whyNoLocal says why no LSI can serve a strong read.
-func (ly *layout) whyNoLocal(p *Pattern, d *Design) string {
+func (ly *layout) whyNoLocal(p *model.Pattern, d *Design) string {
 	r := derive(ly.m, p).req
 	if r.shards > 0 {
 		return "it is write-sharded (shards), and an LSI's partition key is the table's"
 	}
 	for _, name := range p.Entities {
-		if ek := d.Entity(name); ek != nil && ek.Key(BaseIndex) != nil {
-			base := ek.Key(BaseIndex)
+		if ek := d.Entity(name); ek != nil && ek.Key(model.BaseIndex) != nil {
+			base := ek.Key(model.BaseIndex)
 			if missing := minus(base.PK.Attrs(), r.eq); len(missing) > 0 {
 				return fmt.Sprintf("an LSI is keyed by the table's partition key, and %s's is %s: the pattern's where does not give %s", name, base.PK, strings.Join(missing, ", "))
 			}
@@ -185,7 +187,7 @@ func (d *Design) strongFix(pp *PatternPlan) string {
 	case causeExplicit:
 		return fmt.Sprintf("add a local index to %s's keys: {local: true, sk: %q} serves it strongly consistent; or drop consistent: true", pp.Entities[0], k.SK.String())
 	case causeLimit:
-		return fmt.Sprintf("an LSI keyed %s / %s would serve it, but a table has at most %d: drop consistent: true, or order it like another strong read so that they share an LSI", k.PK, k.SK, MaxLSIs)
+		return fmt.Sprintf("an LSI keyed %s / %s would serve it, but a table has at most %d: drop consistent: true, or order it like another strong read so that they share an LSI", k.PK, k.SK, model.MaxLSIs)
 	}
 	return fmt.Sprintf("an LSI keyed %s / %s would serve it: raise the search's budget (Options.Budget), or drop consistent: true", k.PK, k.SK)
 }

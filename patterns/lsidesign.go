@@ -3,6 +3,8 @@ package patterns
 import (
 	"fmt"
 	"slices"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A design's LSIs in its JSON form and when it is read back: they follow
@@ -46,13 +48,13 @@ func splitIndexes(d *Design) {
 // layout the plans are served from, after the table and before the GSIs
 // (the order the planner serves them in).
 func rederiveLocal(d *Design, ly *layout) error {
-	if len(d.LocalIndexes) > MaxLSIs {
-		return fmt.Errorf("%d local secondary indexes; DynamoDB allows %d", len(d.LocalIndexes), MaxLSIs)
+	if len(d.LocalIndexes) > model.MaxLSIs {
+		return fmt.Errorf("%d local secondary indexes; DynamoDB allows %d", len(d.LocalIndexes), model.MaxLSIs)
 	}
 	var names []string
 	for _, ix := range d.LocalIndexes {
-		if !ValidTableName(ix.Name) || ix.Name == BaseIndex || slices.Contains(ly.indexes, ix.Name) || slices.Contains(names, ix.Name) {
-			return fmt.Errorf("index %s: expected a unique name of %s", ix.Name, NameRule)
+		if !model.ValidTableName(ix.Name) || ix.Name == model.BaseIndex || slices.Contains(ly.indexes, ix.Name) || slices.Contains(names, ix.Name) {
+			return fmt.Errorf("index %s: expected a unique name of %s", ix.Name, model.NameRule)
 		}
 		if ix.Native() || len(ix.SortKeys) > 0 {
 			return fmt.Errorf("local index %s is keyed natively; an LSI is keyed by the table's partition key and a sort key string", ix.Name)
@@ -65,7 +67,7 @@ func rederiveLocal(d *Design, ly *layout) error {
 	if len(names) == 0 {
 		return nil
 	}
-	ly.indexes = append(append([]string{BaseIndex}, names...), ly.indexes[1:]...)
+	ly.indexes = append(append([]string{model.BaseIndex}, names...), ly.indexes[1:]...)
 	ly.local = map[string]bool{}
 	for _, n := range names {
 		ly.local[n] = true
@@ -77,7 +79,7 @@ func rederiveLocal(d *Design, ly *layout) error {
 // not the entity's base key (an LSI's partition key is the table's: the
 // item is in its base partition there too).
 func checkLocalKeys(d *Design, ek *EntityKeys) error {
-	base := ek.Key(BaseIndex)
+	base := ek.Key(model.BaseIndex)
 	for _, k := range ek.Keys {
 		if ix := d.Index(k.Index); ix != nil && ix.Local() && !k.PK.Equal(base.PK) {
 			return fmt.Errorf("entity %s: its key on local index %s has partition key %s, not its base key's %s", ek.Name, k.Index, k.PK, base.PK)

@@ -2,6 +2,8 @@ package patterns
 
 import (
 	"sort"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A hand-made layout's LSIs: an index entry with local: true is keyed by
@@ -16,11 +18,11 @@ import (
 // Every entity keyed on the index says local: true, or none does.
 
 // explicitLocal is the set of a hand-made layout's local indexes.
-func explicitLocal(m *Model) map[string]bool {
+func explicitLocal(m *model.Model) map[string]bool {
 	out := map[string]bool{}
 	for _, e := range m.Entities {
 		for _, ks := range e.Keys {
-			if ks.Local && ks.Index != BaseIndex {
+			if ks.Local && ks.Index != model.BaseIndex {
 				out[ks.Index] = true
 			}
 		}

@@ -33,7 +33,7 @@ func (pl *planner) pinLocal(ly *layout) {
 			ly.keys[e] = append(ly.keys[e], pl.pins.keys[ix.Name][e]...)
 		}
 	}
-	ly.indexes = append(append([]string{BaseIndex}, names...), ly.indexes[1:]...)
+	ly.indexes = append(append([]string{model.BaseIndex}, names...), ly.indexes[1:]...)
 }
 
 // mergeLocal adds a group's LSI keys: those on the lock's LSIs to the

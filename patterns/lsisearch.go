@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The LSI slot search: for one base placement of a group, where an LSI
@@ -42,7 +44,7 @@ func (pl *planner) localCap() int {
 	if pl.pins != nil {
 		return pl.localLocked()
 	}
-	return MaxLSIs
+	return model.MaxLSIs
 }
 
 // localSearch is gsiSearch with LSIs, for requirements todo the base keys
@@ -95,7 +97,7 @@ func (pl *planner) localSearch(g *group, base map[string]*EntityKey, todo []*req
 		}
 		lb = max(lb, 0)
 	}
-	for k := lb; k <= min(len(todo), MaxGSIs+1) && st.best == nil && pl.steps > 0; k++ {
+	for k := lb; k <= min(len(todo), model.MaxGSIs+1) && st.best == nil && pl.steps > 0; k++ {
 		pl.dfsLocal(st, 0, start, pl.lockedSlots(g), 0, k)
 	}
 	if st.best == nil {
@@ -129,7 +131,7 @@ func (pl *planner) localFits(base map[string]*EntityKey, r *req) bool {
 	if r.shards > 0 {
 		return false
 	}
-	var pk Template
+	var pk model.Template
 	for i, name := range r.ents {
 		bk := base[name]
 		if bk == nil || !subset(bk.PK.Attrs(), r.eq) || bk.PK.Shards() > 0 {

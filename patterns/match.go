@@ -5,18 +5,20 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // layout is a set of entity keys over indexes: what the matcher proves
 // patterns against, both for designed and for hand-made layouts.
 type layout struct {
-	m       *Model
+	m       *model.Model
 	indexes []string // Table first, then GSIs
 	keys    map[string][]*EntityKey
 	// on caches, per index and per the literal partition keys start with,
 	// the entities with a key there (model order), and keysOn each
 	// entity's keys per index; reset both (nil) after changing keys.
-	on     map[string]map[string][]*Entity
+	on     map[string]map[string][]*model.Entity
 	keysOn map[string]map[string][]*EntityKey
 	// byPK caches, per entity and the sorted attributes of a partition
 	// key, the positions of the indexes where the entity has such a key
@@ -37,7 +39,7 @@ type layout struct {
 // projects reports whether a fixed projection holds what a plan's pattern
 // returns (and verifies): whole items need ALL; named attributes need
 // INCLUDE them, unless the keys the read sees hold them.
-func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
+func (ly *layout) projects(p *model.Pattern, plan *PatternPlan) bool {
 	ix := ly.proj[plan.Index]
 	if ix == nil || ix.Projection == ProjectAll {
 		return true
@@ -48,7 +50,7 @@ func (ly *layout) projects(p *Pattern, plan *PatternPlan) bool {
 	for _, name := range p.Entities {
 		e := ly.m.Entity(name)
 		var keyed []string
-		for _, k := range []*EntityKey{ly.key(name, BaseIndex), ly.key(name, plan.Index)} {
+		for _, k := range []*EntityKey{ly.key(name, model.BaseIndex), ly.key(name, plan.Index)} {
 			if k != nil {
 				keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 			}
@@ -83,12 +85,12 @@ func (ly *layout) why(format string, args ...any) string {
 // leadOf is the literal a partition key starts with, up to the first
 // separator ("" when it starts with a value): keys with different leads
 // never render equal.
-func leadOf(t Template) string {
+func leadOf(t model.Template) string {
 	if len(t) == 0 || t[0].Lit == "" {
 		return ""
 	}
 	lit := t[0].Lit
-	if i := strings.IndexByte(lit, Sep); i >= 0 {
+	if i := strings.IndexByte(lit, model.Sep); i >= 0 {
 		return lit[:i]
 	}
 	if len(t) > 1 {
@@ -99,9 +101,9 @@ func leadOf(t Template) string {
 
 // entitiesOn lists, in model order, the entities with a key on index
 // whose partition key may equal pk.
-func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
+func (ly *layout) entitiesOn(index string, pk model.Template) []*model.Entity {
 	if ly.on == nil {
-		ly.on = map[string]map[string][]*Entity{}
+		ly.on = map[string]map[string][]*model.Entity{}
 		for _, e := range ly.m.Entities {
 			seen := map[string]bool{}
 			for _, k := range ly.keys[e.Name] {
@@ -111,7 +113,7 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 				}
 				seen[k.Index+"\x00"+lead] = true
 				if ly.on[k.Index] == nil {
-					ly.on[k.Index] = map[string][]*Entity{}
+					ly.on[k.Index] = map[string][]*model.Entity{}
 				}
 				ly.on[k.Index][lead] = append(ly.on[k.Index][lead], e)
 			}
@@ -121,7 +123,7 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 	lead := leadOf(pk)
 	if lead == "" {
 		// A partition key that starts with a value may meet any.
-		var all []*Entity
+		var all []*model.Entity
 		for _, e := range ly.m.Entities {
 			for _, es := range byLead {
 				if slices.Contains(es, e) {
@@ -135,7 +137,7 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 	if len(byLead[""]) == 0 {
 		return byLead[lead]
 	}
-	var out []*Entity
+	var out []*model.Entity
 	for _, e := range ly.m.Entities {
 		if slices.Contains(byLead[lead], e) || slices.Contains(byLead[""], e) {
 			out = append(out, e)
@@ -146,13 +148,13 @@ func (ly *layout) entitiesOn(index string, pk Template) []*Entity {
 
 // keyNames are an index's key attribute names.
 func (ly *layout) keyNames(index string) (pk, sk string) {
-	if index == BaseIndex {
-		return TablePK, TableSK
+	if index == model.BaseIndex {
+		return model.TablePK, model.TableSK
 	}
 	if ly.local[index] {
 		return LocalKeyNames(index)
 	}
-	return IndexKeyNames(index)
+	return model.IndexKeyNames(index)
 }
 
 func (ly *layout) key(entity, index string) *EntityKey {
@@ -185,7 +187,7 @@ const maxKnownForCandidates = 10
 // pattern's entity has a key whose partition attributes the pattern's
 // equality attributes and constants all give: the only ones that can
 // serve it.
-func (ly *layout) candidates(p *Pattern) []string {
+func (ly *layout) candidates(p *model.Pattern) []string {
 	k := derive(ly.m, p).known
 	var attrs []string
 	for a := range k.eq {
@@ -246,7 +248,7 @@ func (ly *layout) keysOnIndex(index string) map[string][]*EntityKey {
 //
 // Of the indexes that serve it, the first that reads it from a partition
 // as spread as its where allows wins; else the first.
-func (ly *layout) serve(p *Pattern) *PatternPlan {
+func (ly *layout) serve(p *model.Pattern) *PatternPlan {
 	if attr := ly.m.CounterRead(p); attr != "" {
 		return ly.counterPlan(p, attr)
 	}
@@ -291,13 +293,13 @@ func (ly *layout) serve(p *Pattern) *PatternPlan {
 	if len(reasons) == 0 {
 		reasons = append(reasons, "no index holds keys for "+strings.Join(p.Entities, ", "))
 	}
-	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: BaseIndex, Limit: p.Limit,
+	return &PatternPlan{Name: p.Name, Entities: p.Entities, Operation: Scan, Index: model.BaseIndex, Limit: p.Limit,
 		Consistent: p.Consistent, Reason: strings.Join(reasons, "; "), scan: !ly.addressable(p)}
 }
 
 // hot reports whether a plan reads the pattern from a partition hotter
 // than its own equality attributes need (KP403).
-func (ly *layout) hot(p *Pattern, plan *PatternPlan) bool {
+func (ly *layout) hot(p *model.Pattern, plan *PatternPlan) bool {
 	if len(plan.keys) == 0 {
 		return false
 	}
@@ -308,7 +310,7 @@ func (ly *layout) hot(p *Pattern, plan *PatternPlan) bool {
 // addressable reports whether some index's partition key, for every entity
 // the pattern reads, is given by the pattern: otherwise only a Scan finds
 // the items.
-func (ly *layout) addressable(p *Pattern) bool {
+func (ly *layout) addressable(p *model.Pattern) bool {
 	k := derive(ly.m, p).known
 next:
 	for _, ix := range ly.indexes {
@@ -335,7 +337,7 @@ type known struct {
 	consts map[string]string
 }
 
-func knownOf(m *Model, p *Pattern) known {
+func knownOf(m *model.Model, p *model.Pattern) known {
 	k := known{eq: map[string]bool{}, consts: map[string]string{}}
 	for _, a := range m.Where(p) {
 		k.eq[a] = true
@@ -352,8 +354,8 @@ func (k known) has(a string) bool {
 }
 
 // subst replaces placeholders of filter constants with their encoded values.
-func (ly *layout) subst(t Template, e *Entity, k known) Template {
-	var out Template
+func (ly *layout) subst(t model.Template, e *model.Entity, k known) model.Template {
+	var out model.Template
 	for _, s := range t {
 		if v, ok := k.consts[s.Attr]; ok && s.Attr != "" {
 			if a := e.Attr(s.Attr); a != nil {
@@ -376,7 +378,7 @@ func (ly *layout) subst(t Template, e *Entity, k known) Template {
 // returns the condition prefix (literals up to the first unknown attribute),
 // the segment count of the part that holds known attributes, the first
 // unknown attribute ("" when the whole key is known) and what was consumed.
-func skWalk(sk Template, k known, consumed *attrSet) (prefix Template, keyed int, next string) {
+func skWalk(sk model.Template, k known, consumed *attrSet) (prefix model.Template, keyed int, next string) {
 	for i, s := range sk {
 		if s.Attr != "" && !k.has(s.Attr) {
 			return sk[:i], keyed, s.Attr
@@ -389,7 +391,7 @@ func skWalk(sk Template, k known, consumed *attrSet) (prefix Template, keyed int
 	return sk, keyed, ""
 }
 
-func (ly *layout) serveOn(p *Pattern, index string) (*PatternPlan, string) {
+func (ly *layout) serveOn(p *model.Pattern, index string) (*PatternPlan, string) {
 	if len(p.Entities) == 1 {
 		return ly.single(p, index)
 	}
@@ -407,7 +409,7 @@ func (ly *layout) checkWhen(ek *EntityKey, k known) string {
 
 // single serves a one-entity pattern with the entity's key on index (of
 // several sparse keys on exclusive constants, the one it reads).
-func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
+func (ly *layout) single(p *model.Pattern, index string) (*PatternPlan, string) {
 	var reasons []string
 	for _, ek := range ly.keysAt(p.Entities[0], index) {
 		plan, reason := ly.singleKey(p, index, ek)
@@ -419,7 +421,7 @@ func (ly *layout) single(p *Pattern, index string) (*PatternPlan, string) {
 	return nil, strings.Join(reasons, "; ")
 }
 
-func (ly *layout) singleKey(p *Pattern, index string, ek *EntityKey) (*PatternPlan, string) {
+func (ly *layout) singleKey(p *model.Pattern, index string, ek *EntityKey) (*PatternPlan, string) {
 	e := ly.m.Entity(p.Entities[0])
 	k := derive(ly.m, p).known
 	if r := ly.checkWhen(ek, k); r != "" {
@@ -516,12 +518,12 @@ func (ly *layout) leftover(k known, consumed attrSet, ek *EntityKey) string {
 	return ly.why("%s would need a FilterExpression: key %s / %s does not lead with it", strings.Join(extra, ", "), ek.PK, ek.SK)
 }
 
-func (ly *layout) plan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
+func (ly *layout) plan(p *model.Pattern, index string, kc *KeyCondition, pk model.Template) *PatternPlan {
 	// A get that fills the base table's whole key is a GetItem.
 	// Everything else is one Query (a get on part of a key reads the one
 	// partition its item is in).
 	op := Query
-	if index == BaseIndex && p.Op == ReadGet && kc.SKOp == SKEqual {
+	if index == model.BaseIndex && p.Op == model.ReadGet && kc.SKOp == SKEqual {
 		op = GetItem
 	}
 	requests := 1

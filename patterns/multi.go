@@ -3,6 +3,8 @@ package patterns
 import (
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Serving a collection read: several entities on one partition, their
@@ -10,7 +12,7 @@ import (
 
 // overlap names an entity outside self whose items on index the condition
 // could also read.
-func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []string) string {
+func (ly *layout) overlap(index string, pk model.Template, kc *KeyCondition, self []string) string {
 	for _, e := range ly.entitiesOn(index, pk) {
 		if slices.Contains(self, e.Name) {
 			continue
@@ -36,10 +38,10 @@ func (ly *layout) overlap(index string, pk Template, kc *KeyCondition, self []st
 // multi serves an item-collection query: all entities share the partition
 // key, and their sort keys form one contiguous range holding no other
 // entity's items.
-func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
+func (ly *layout) multi(p *model.Pattern, index string) (*PatternPlan, string) {
 	k := derive(ly.m, p).known
-	var pk, base Template
-	var first *Entity
+	var pk, base model.Template
+	var first *model.Entity
 	var consumed attrSet
 	for i, name := range p.Entities {
 		e := ly.m.Entity(name)
@@ -91,7 +93,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		in   bool
 		r    region
 		ok   bool
-		rest Template
+		rest model.Template
 	}
 	var visible []member
 	outside := false
@@ -154,7 +156,7 @@ func (ly *layout) multi(p *Pattern, index string) (*PatternPlan, string) {
 		if !v.ok {
 			return nil, ly.why("%s's sort key does not start with a constant ending in '#', so its items cannot be told apart by range", v.name)
 		}
-		if value && v.r.lead != "" && v.r.lead[0] != Sep {
+		if value && v.r.lead != "" && v.r.lead[0] != model.Sep {
 			return nil, ly.why("%s's sort key goes on after %s with %q, not the separator '#': the keys of a longer %s that starts the same sort among the collection's", v.name, base, v.r.lead, base[len(base)-1].Attr)
 		}
 		if v.in {
@@ -206,11 +208,11 @@ type region struct {
 	point        bool
 }
 
-func regionOf(rest Template) (region, bool) {
+func regionOf(rest model.Template) (region, bool) {
 	lead := ""
 	for i, s := range rest {
 		if s.Lit == "" {
-			if !strings.HasSuffix(lead, string(Sep)) {
+			if !strings.HasSuffix(lead, string(model.Sep)) {
 				return region{}, false
 			}
 			return region{lead: lead, lo: lead, hi: lead[:len(lead)-1] + "$"}, i > 0
@@ -242,7 +244,7 @@ func commonPrefix(ss []string) string {
 }
 
 // multiPlan is a collection's plan, with the keys it reads.
-func (ly *layout) multiPlan(p *Pattern, index string, kc *KeyCondition, pk Template) *PatternPlan {
+func (ly *layout) multiPlan(p *model.Pattern, index string, kc *KeyCondition, pk model.Template) *PatternPlan {
 	plan := ly.plan(p, index, kc, pk)
 	for _, name := range p.Entities {
 		plan.keys = append(plan.keys, ly.key(name, index))

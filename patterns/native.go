@@ -114,7 +114,7 @@ func (d *Design) KeyLine(entity string, k *EntityKey) string {
 
 // keyTypes maps an attribute name to the DynamoDB types entities of the
 // model store it as (one each; more than one is a clash).
-func keyTypes(m *Model, name string) map[string][]string {
+func keyTypes(m *model.Model, name string) map[string][]string {
 	out := map[string][]string{}
 	for _, e := range m.Entities {
 		if a := e.Attr(name); a != nil {
@@ -128,15 +128,15 @@ func keyTypes(m *Model, name string) map[string][]string {
 // form: the partition attributes (after the discriminator, when the index
 // has one: then led by the entity's tag), and the sort attributes, each
 // joined by the separator.
-func nativeTemplates(tag string, discriminated bool, part, sort []string) (pk, sk Template) {
-	join := func(lead string, attrs []string) Template {
-		var t Template
+func nativeTemplates(tag string, discriminated bool, part, sort []string) (pk, sk model.Template) {
+	join := func(lead string, attrs []string) model.Template {
+		var t model.Template
 		if lead != "" {
 			t = t.Lit(lead)
 		}
 		for i, a := range attrs {
 			if i > 0 || lead != "" {
-				t = t.Lit(string(Sep))
+				t = t.Lit(string(model.Sep))
 			}
 			t = t.Attr(a)
 		}
@@ -189,7 +189,7 @@ type NativeCondition struct {
 // for a pattern served otherwise.
 func (d *Design) NativeCondition(pattern string) *NativeCondition {
 	pp := d.Pattern(pattern)
-	if pp == nil || !pp.Served() || pp.Index == BaseIndex || len(pp.Entities) != 1 {
+	if pp == nil || !pp.Served() || pp.Index == model.BaseIndex || len(pp.Entities) != 1 {
 		return nil
 	}
 	ix := d.Index(pp.Index)
@@ -201,7 +201,7 @@ func (d *Design) NativeCondition(pattern string) *NativeCondition {
 	return nativeCondition(d.model, p, ix, ek.Tag)
 }
 
-func nativeCondition(m *Model, p *Pattern, ix *Index, tag string) *NativeCondition {
+func nativeCondition(m *model.Model, p *model.Pattern, ix *Index, tag string) *NativeCondition {
 	k := derive(m, p).known
 	term := func(a string) (NativeTerm, bool) {
 		if k.eq[a] {
@@ -278,15 +278,15 @@ func (d *Design) KeyTypes(ix *Index) map[string]string {
 // checkNativeIndex checks a native index read back from a file: its
 // attributes, within DynamoDB's bounds, each named once, the
 // discriminator only first, no GSIxPK/GSIxSK.
-func checkNativeIndex(m *Model, ix *Index) error {
+func checkNativeIndex(m *model.Model, ix *Index) error {
 	all := ix.KeyAttributes()
 	switch {
 	case ix.PK != "" || ix.SK != "":
 		return fmt.Errorf("index %s is native (partitionKeys) but also keyed %s/%s", ix.Name, ix.PK, ix.SK)
 	case len(ix.PartitionKeys) == 0:
 		return fmt.Errorf("index %s has sortKeys but no partitionKeys", ix.Name)
-	case len(ix.PartitionKeys) > MaxKeyAttributes || len(ix.SortKeys) > MaxKeyAttributes:
-		return fmt.Errorf("index %s is keyed on %d partition and %d sort attributes; DynamoDB takes at most %d of each", ix.Name, len(ix.PartitionKeys), len(ix.SortKeys), MaxKeyAttributes)
+	case len(ix.PartitionKeys) > model.MaxKeyAttributes || len(ix.SortKeys) > model.MaxKeyAttributes:
+		return fmt.Errorf("index %s is keyed on %d partition and %d sort attributes; DynamoDB takes at most %d of each", ix.Name, len(ix.PartitionKeys), len(ix.SortKeys), model.MaxKeyAttributes)
 	}
 	for i, a := range all {
 		if slices.Contains(all[:i], a) {
@@ -298,7 +298,7 @@ func checkNativeIndex(m *Model, ix *Index) error {
 			}
 			continue
 		}
-		if ReservedAttr(a) || a == TablePK || a == TableSK || len(keyTypes(m, a)) == 0 {
+		if model.ReservedAttr(a) || a == model.TablePK || a == model.TableSK || len(keyTypes(m, a)) == 0 {
 			return fmt.Errorf("index %s is keyed on %s, which no entity of the model has", ix.Name, a)
 		}
 	}
@@ -334,8 +334,8 @@ func (ix *PhaseIndex) validNative() error {
 	switch {
 	case ix.PK != "" || ix.SK != "":
 		return fmt.Errorf("index %s is native (partitionKeys) but also keyed %s/%s", ix.Name, ix.PK, ix.SK)
-	case len(ix.PartitionKeys) == 0 || len(ix.PartitionKeys) > MaxKeyAttributes || len(ix.SortKeys) > MaxKeyAttributes:
-		return fmt.Errorf("index %s is keyed on %d partition and %d sort attributes; DynamoDB takes 1 to %d, and at most %d", ix.Name, len(ix.PartitionKeys), len(ix.SortKeys), MaxKeyAttributes, MaxKeyAttributes)
+	case len(ix.PartitionKeys) == 0 || len(ix.PartitionKeys) > model.MaxKeyAttributes || len(ix.SortKeys) > model.MaxKeyAttributes:
+		return fmt.Errorf("index %s is keyed on %d partition and %d sort attributes; DynamoDB takes 1 to %d, and at most %d", ix.Name, len(ix.PartitionKeys), len(ix.SortKeys), model.MaxKeyAttributes, model.MaxKeyAttributes)
 	case len(ix.KeyTypes) != len(all):
 		return fmt.Errorf("index %s: keyTypes %v do not type its key attributes %v", ix.Name, ix.KeyTypes, all)
 	}

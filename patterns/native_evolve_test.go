@@ -7,6 +7,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // orders is a locked table of orders, keyed as the model says (auto:
@@ -19,7 +20,7 @@ const orders = testmodel.OrdersToEdit
 // lack, it is backfilled (KP610); a deployed native index takes no new
 // shape, and a deployed synthetic one stays synthetic.
 func TestNativeChangeRules(t *testing.T) {
-	lockOf := func(src string, keys patterns.IndexKeys) *patterns.Lock {
+	lockOf := func(src string, keys model.IndexKeys) *patterns.Lock {
 		return patterns.NewLock(planKeyed(t, src, nil, keys))
 	}
 	base := func(attrs, pats string) string {
@@ -31,7 +32,7 @@ func TestNativeChangeRules(t *testing.T) {
 	tests := []struct {
 		name        string
 		before      string
-		beforeKeys  patterns.IndexKeys
+		beforeKeys  model.IndexKeys
 		after       string
 		want        []string // change ids, at least these
 		not         []string
@@ -40,20 +41,20 @@ func TestNativeChangeRules(t *testing.T) {
 		safe        bool
 		nativeIndex bool // the new pattern's index is native
 	}{
-		{name: "over attributes the items hold", before: before, beforeKeys: patterns.IndexKeysAuto,
+		{name: "over attributes the items hold", before: before, beforeKeys: model.IndexKeysAuto,
 			after: base("", "  OrdersByStatus: {query: Order, where: [status], sort: createdAt}\n"),
 			want:  []string{"KP601", "KP611", "KP615"}, not: []string{"KP610"}, phase: "create GSI2 (index build)", safe: true, nativeIndex: true},
-		{name: "over an attribute new to the entity", before: before, beforeKeys: patterns.IndexKeysAuto,
+		{name: "over an attribute new to the entity", before: before, beforeKeys: model.IndexKeysAuto,
 			after: base("      region: {values: [eu, us]}\n", "  OrdersByRegion: {query: Order, where: [region], sort: createdAt}\n"),
 			want:  []string{"KP601", "KP610"}, not: []string{"KP615"}, backfill: []string{"Order"}, phase: "create GSI2 (index build); backfill Order", nativeIndex: true},
 		// Orders can carry a refundId too: the new index needs GSI2Entity.
-		{name: "with a discriminator the items lack", before: base(refunds, ""), beforeKeys: patterns.IndexKeysAuto,
+		{name: "with a discriminator the items lack", before: base(refunds, ""), beforeKeys: model.IndexKeysAuto,
 			after: base(refunds, "  RefundsOf: {query: Refund, where: [customerId], sort: createdAt}\n"),
 			want:  []string{"KP601", "KP610"}, not: []string{"KP615"}, backfill: []string{"Refund"}, nativeIndex: true},
-		{name: "synthetic keys", before: before, beforeKeys: patterns.IndexKeysAuto,
+		{name: "synthetic keys", before: before, beforeKeys: model.IndexKeysAuto,
 			after: "indexKeys: synthetic\n" + base("", "  OrdersByStatus: {query: Order, where: [status], sort: createdAt}\n"),
 			want:  []string{"KP601", "KP610"}, not: []string{"KP615"}, backfill: []string{"Order"}, phase: "create GSI2; backfill Order"},
-		{name: "a locked synthetic table", before: before, beforeKeys: patterns.IndexKeysSynthetic,
+		{name: "a locked synthetic table", before: before, beforeKeys: model.IndexKeysSynthetic,
 			after: base("", "  CustomerOrdersByTotal: {query: Order, where: [customerId], sort: total}\n"),
 			want:  []string{"KP601", "KP615"}, not: []string{"KP610"}, phase: "create GSI2 (index build)", safe: true, nativeIndex: true},
 	}
@@ -112,7 +113,7 @@ func TestNativeChangeRules(t *testing.T) {
 // its own, and the locked index keeps its entities.
 func TestLockedNativeIndexTakesNoNewShape(t *testing.T) {
 	src := strings.Replace(strings.Replace(orders, "%s\n", "  Product:\n    id: [productId]\n    attributes: {productId: {type: string, maxLength: 40}, category: {type: string, maxLength: 40}}\n", 1), "%s", "", 1)
-	lock := patterns.NewLock(planKeyed(t, src, nil, patterns.IndexKeysAuto))
+	lock := patterns.NewLock(planKeyed(t, src, nil, model.IndexKeysAuto))
 	gsi1 := lock.Accepted.Index("GSI1")
 	if gsi1 == nil || !gsi1.Native() {
 		t.Fatalf("the locked GSI1 is not native: %+v", gsi1)
@@ -127,7 +128,7 @@ func TestLockedNativeIndexTakesNoNewShape(t *testing.T) {
 	}
 	// Synthetic, the same edit shares GSI1 (one GSI fewer): the rule is
 	// native keys' own.
-	slock := patterns.NewLock(planKeyed(t, src, nil, patterns.IndexKeysSynthetic))
+	slock := patterns.NewLock(planKeyed(t, src, nil, model.IndexKeysSynthetic))
 	if p := planKeyed(t, next, slock, "").Pattern("ByCategory"); p.Index != "GSI1" {
 		t.Errorf("synthetic: ByCategory on %s, want the locked GSI1", p.Index)
 	}

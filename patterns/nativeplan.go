@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Keying the GSIs (native.go). The search designs synthetic keys; then
@@ -48,7 +50,7 @@ const (
 // replaced by their canonical form; the layout is re-served after each
 // conversion and a conversion that changes how any pattern is served is
 // undone.
-func nativize(m *Model, ly *layout, pn *pins, mode IndexKeys) map[string]*keyChoice {
+func nativize(m *model.Model, ly *layout, pn *pins, mode model.IndexKeys) map[string]*keyChoice {
 	out := map[string]*keyChoice{}
 	before := map[string]*PatternPlan{}
 	for _, p := range m.Patterns {
@@ -68,7 +70,7 @@ func nativize(m *Model, ly *layout, pn *pins, mode IndexKeys) map[string]*keyCho
 			}
 			continue
 		}
-		if mode == IndexKeysSynthetic {
+		if mode == model.IndexKeysSynthetic {
 			out[ix] = &keyChoice{why: "synthetic: indexKeys: synthetic"}
 			continue
 		}
@@ -90,7 +92,7 @@ func nativize(m *Model, ly *layout, pn *pins, mode IndexKeys) map[string]*keyCho
 
 // changedPattern names a pattern ly serves otherwise than before ("" when
 // none).
-func changedPattern(m *Model, ly *layout, before map[string]*PatternPlan) string {
+func changedPattern(m *model.Model, ly *layout, before map[string]*PatternPlan) string {
 	for _, p := range patternsByName(m) {
 		got, was := ly.serve(p), before[p.Name]
 		if got.Operation != was.Operation || got.Index != was.Index || got.Requests != was.Requests {
@@ -102,7 +104,7 @@ func changedPattern(m *Model, ly *layout, before map[string]*PatternPlan) string
 
 // nativeKeys works out whether GSI ix can be keyed natively; when it can,
 // it returns the choice and the layout's keys with ix's in canonical form.
-func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan) (*keyChoice, map[string][]*EntityKey) {
+func nativeKeys(m *model.Model, ly *layout, ix string, before map[string]*PatternPlan) (*keyChoice, map[string][]*EntityKey) {
 	no := func(limit nativeLimit, format string, args ...any) (*keyChoice, map[string][]*EntityKey) {
 		return &keyChoice{why: "synthetic: " + fmt.Sprintf(format, args...), limit: limit}, nil
 	}
@@ -143,13 +145,13 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 		if len(types) > 1 {
 			var parts []string
 			for _, t := range slices.Sorted(maps.Keys(types)) {
-				parts = append(parts, fmt.Sprintf("%s on %s", DynamoNoun(t), strings.Join(types[t], ", ")))
+				parts = append(parts, fmt.Sprintf("%s on %s", model.DynamoNoun(t), strings.Join(types[t], ", ")))
 			}
 			return no(nativeBadType, "attribute %s is stored as %s: a key attribute has one DynamoDB type in the whole table", a, strings.Join(parts, " but "))
 		}
 		for t := range types {
 			if t != "S" && t != "N" && t != "B" {
-				return no(nativeBadType, "attribute %s is stored as %s; a key attribute is a string, number or binary", a, DynamoNoun(t))
+				return no(nativeBadType, "attribute %s is stored as %s; a key attribute is a string, number or binary", a, model.DynamoNoun(t))
 			}
 		}
 	}
@@ -164,10 +166,10 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 		full = append([]string{IndexEntityName(ix)}, part...)
 	}
 	switch {
-	case len(full) > MaxKeyAttributes:
-		return no(nativeTooWide, "its partition key would take %d attributes (%s); a native key holds at most %d", len(full), strings.Join(full, ", "), MaxKeyAttributes)
-	case len(sorts) > MaxKeyAttributes:
-		return no(nativeTooWide, "its sort key would take %d attributes (%s); a native key holds at most %d", len(sorts), strings.Join(sorts, ", "), MaxKeyAttributes)
+	case len(full) > model.MaxKeyAttributes:
+		return no(nativeTooWide, "its partition key would take %d attributes (%s); a native key holds at most %d", len(full), strings.Join(full, ", "), model.MaxKeyAttributes)
+	case len(sorts) > model.MaxKeyAttributes:
+		return no(nativeTooWide, "its sort key would take %d attributes (%s); a native key holds at most %d", len(sorts), strings.Join(sorts, ", "), model.MaxKeyAttributes)
 	}
 	keys := map[string][]*EntityKey{}
 	for e, ks := range ly.keys {
@@ -179,7 +181,7 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 		for _, k := range ks {
 			if k.Index == ix {
 				c := *k
-				c.PK, c.SK = nativeTemplates(TagOf(m.Entity(e)), disc, part, sorts)
+				c.PK, c.SK = nativeTemplates(model.TagOf(m.Entity(e)), disc, part, sorts)
 				k = &c
 			}
 			keys[e] = append(keys[e], k)
@@ -201,7 +203,7 @@ func nativeKeys(m *Model, ly *layout, ix string, before map[string]*PatternPlan)
 // carries names the entities other than entity that declare every one of
 // attrs: their items would land on a native index keyed on attrs alone
 // ("" when none).
-func carries(m *Model, entity string, attrs []string) string {
+func carries(m *model.Model, entity string, attrs []string) string {
 	var out []string
 next:
 	for _, e := range m.Entities {

@@ -3,6 +3,8 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // needsModel is a table of three entities; needs are given per entity.
@@ -21,7 +23,7 @@ func needsModel(user, order, audit string) string {
 
 func kp310(t *testing.T, src string) []string {
 	t.Helper()
-	m, err := Parse("shop.yaml", []byte(src))
+	m, err := model.Parse("shop.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestNeedsBadInput(t *testing.T) {
 		"{pitr: true}":                       "entities.Order.needs: unknown field",
 		"true":                               "entities.Order.needs",
 	} {
-		_, err := Parse("shop.yaml", []byte(needsModel("", needs, "")))
+		_, err := model.Parse("shop.yaml", []byte(needsModel("", needs, "")))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("needs: %s: %v; want %q", needs, err, want)
 		}

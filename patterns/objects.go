@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Large values in S3 (issue 39 part 4): an attribute declared
@@ -17,7 +19,7 @@ import (
 // planned (now), how a change of its store moves the values the items
 // hold ("": no change): the migration's backfill does it (the compare
 // marks the entity backfilled).
-func objectMove(was, now *Attribute) string {
+func objectMove(was, now *model.Attribute) string {
 	switch {
 	case now.InS3() && !was.InS3():
 		return " (the migration's backfill moves each value the items hold into S3: the object written, then the item rewritten with its key, on condition it still holds the value; keyplan migrate)"
@@ -65,12 +67,12 @@ func (l *Lock) StoreMoves() []StoreMove {
 // objectFix is KP304's fix: store: s3 on the largest string or binary
 // the item holds that no key or read needs inline (nil: none), or a
 // lower maxLength.
-func objectFix(e *Entity, largest *Attribute, bytes int) string {
+func objectFix(e *model.Entity, largest *model.Attribute, bytes int) string {
 	if largest == nil {
 		return "keep large values in S3 and store their key, or lower maxLength"
 	}
 	return fmt.Sprintf("declare store: s3 on %s.%s (up to %d bytes): its value is then kept in S3 and the item holds its %d-byte key; or lower its maxLength",
-		e.Name, largest.Name, bytes, ObjectKeyBytes(e.Name, largest.Name))
+		e.Name, largest.Name, bytes, model.ObjectKeyBytes(e.Name, largest.Name))
 }
 
 // PriceS3Put is S3 Standard's price of one PUT request in us-east-1, in
@@ -112,7 +114,7 @@ func objectCost(d *Design, r rates, z *sizer) *ObjectCost {
 		for _, fx := range d.effects(w) {
 			written[fx.e.Name] = true
 			for _, a := range fx.e.ObjectAttrs() {
-				if fx.s.Op == WritePut || (fx.s.Op == WriteUpdate && slices.Contains(fx.s.Set, a.Name)) {
+				if fx.s.Op == model.WritePut || (fx.s.Op == model.WriteUpdate && slices.Contains(fx.s.Set, a.Name)) {
 					oc.PutsPerSecond += rate
 				}
 			}

@@ -3,6 +3,8 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 const objectsModel = `table: Docs
@@ -48,7 +50,7 @@ func TestObjectsInS3(t *testing.T) {
 			t.Errorf("GetDoc's item costed at %d bytes", pc.ItemBytes)
 		}
 	}
-	if n := ObjectKeyBytes("Doc", "body"); n != 3+4+2+32 {
+	if n := kpmodel.ObjectKeyBytes("Doc", "body"); n != 3+4+2+32 {
 		t.Errorf("key bytes %d", n)
 	}
 	// Nothing in S3: no objects' cost.
@@ -96,7 +98,7 @@ func TestObjectsBadInput(t *testing.T) {
 			if model == objectsModel {
 				t.Fatalf("%q not in the model", tt.old)
 			}
-			_, err := Parse("model.yaml", []byte(model))
+			_, err := kpmodel.Parse("model.yaml", []byte(model))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}

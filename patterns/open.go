@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Open reads a model file with the lock beside it (LockBeside) and plans
@@ -15,7 +17,7 @@ func Open(file string) (*Design, *Lock, error) { return OpenWith(file, Options{}
 // OpenWith is Open with planning options (their Lock is the file's own);
 // keyplan validate --index-keys plans with Options.IndexKeys.
 func OpenWith(file string, o Options) (*Design, *Lock, error) {
-	m, err := Load(file)
+	m, err := model.Load(file)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -102,7 +104,7 @@ type Opened struct {
 // TableLockPath). Errors are OpenWith's; a lock of one table refused
 // names its file.
 func OpenTables(file string, o Options) ([]*Opened, error) {
-	m, err := Load(file)
+	m, err := model.Load(file)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +135,7 @@ func TableLockPath(model, table string) string {
 }
 
 // planBeside plans m with the lock at path (none for standard input).
-func planBeside(m *Model, file, path string, o Options) (*Design, *Lock, error) {
+func planBeside(m *model.Model, file, path string, o Options) (*Design, *Lock, error) {
 	lock, err := lockAt(file, path)
 	if err != nil {
 		return nil, nil, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // Open plans a model with the lock beside it, and without one when there
@@ -37,7 +38,7 @@ func TestOpen(t *testing.T) {
 	if _, _, err := patterns.Open(model); !errors.Is(err, patterns.ErrDesign) {
 		t.Errorf("Open with a truncated lock: %v; want an ErrDesign", err)
 	}
-	if _, _, err := patterns.Open(filepath.Join(dir, "missing.yaml")); !errors.Is(err, patterns.ErrInvalidModel) {
+	if _, _, err := patterns.Open(filepath.Join(dir, "missing.yaml")); !errors.Is(err, kpmodel.ErrInvalidModel) {
 		t.Errorf("Open of a missing model: %v; want an ErrInvalidModel", err)
 	}
 }

@@ -1,5 +1,7 @@
 package patterns
 
+import "github.com/keyplan/keyplan/patterns/model"
+
 // Owner first. A sorted collection read (query: [Site, Post], sort: ulid)
 // returns its owner at one end of the items it orders. With a limit, a
 // page holds the owner only when it comes first in the read's order
@@ -12,7 +14,7 @@ package patterns
 // ownerFirst reports whether more of the limited sorted collection reads
 // that order e among rs are descending than ascending: e's key then sorts
 // below its owner's, which a descending read returns first.
-func ownerFirst(e *Entity, rs []*req) bool {
+func ownerFirst(e *model.Entity, rs []*req) bool {
 	n := 0
 	for _, r := range rs {
 		if r.multi && r.sorted == e.Name && r.p.Limit > 0 {
@@ -31,12 +33,12 @@ func ownerFirst(e *Entity, rs []*req) bool {
 // constant start: none when e's tag already sorts below it (POST#… below
 // SITE), else the separator (#COMMENT#… below POST: '#' sorts before
 // letters and digits). ok is false when neither does.
-func underOwner(lead string, e *Entity) (Template, bool) {
-	for _, pre := range []string{"", string(Sep)} {
+func underOwner(lead string, e *model.Entity) (model.Template, bool) {
+	for _, pre := range []string{"", string(model.Sep)} {
 		// Every key of e lies below pre+tag+"$" (region: the separator
 		// '#' is followed by '$'); every key of the owner is at least lead.
-		if pre+TagOf(e)+"$" <= lead {
-			return Template{}.Lit(pre), true
+		if pre+model.TagOf(e)+"$" <= lead {
+			return model.Template{}.Lit(pre), true
 		}
 	}
 	return nil, false
@@ -47,7 +49,7 @@ func underOwner(lead string, e *Entity) (Template, bool) {
 type renderings struct{ first, below *EntityKey }
 
 // render is the shape of f rendered as entity e's key on index, cached.
-func (f *fam) render(m *Model, e *Entity, index string, below bool) *EntityKey {
+func (f *fam) render(m *model.Model, e *model.Entity, index string, below bool) *EntityKey {
 	if f.rendered == nil {
 		f.rendered = &renderings{}
 	}

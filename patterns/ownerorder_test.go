@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A sorted collection read reads its owner at either end: a hand layout
@@ -70,7 +72,7 @@ patterns:
 		d := planText(t, designed(order))
 		pp := d.Pattern("SiteWithPosts")
 		if pp.ownerReadLast(d.Model().Pattern("SiteWithPosts")) || ids(d) != "" {
-			t.Errorf("designed%s: the owner is read last (%s; Post's key %s): %s", order, pp.Text, d.Entity("Post").Key(BaseIndex).SK, ids(d))
+			t.Errorf("designed%s: the owner is read last (%s; Post's key %s): %s", order, pp.Text, d.Entity("Post").Key(model.BaseIndex).SK, ids(d))
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Plan derives the design of a valid model: base keys, the fewest
@@ -14,7 +16,7 @@ import (
 // model with hand-made keys is checked instead of designed. Findings
 // (unservable patterns, limits) are Diagnostics, not errors; the error is
 // for an unusable model and matches [ErrInvalidModel].
-func Plan(m *Model) (*Design, error) { return PlanWith(m, Options{}) }
+func Plan(m *model.Model) (*Design, error) { return PlanWith(m, Options{}) }
 
 // Options tune planning.
 type Options struct {
@@ -28,16 +30,16 @@ type Options struct {
 	// IndexKeys overrides the model's indexKeys (native.go): a test of
 	// the synthetic keys' machinery plans synthetic, and keyplan plans
 	// synthetic for an engine without native keys. Default: the model's.
-	IndexKeys IndexKeys
+	IndexKeys model.IndexKeys
 }
 
 // PlanWith is Plan with options.
-func PlanWith(m *Model, o Options) (*Design, error) {
+func PlanWith(m *model.Model, o Options) (*Design, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
 	}
 	if len(m.Tables) > 0 {
-		return nil, &Error{File: m.Source, Pos: m.PosOf("tables"), Field: "tables", Msg: fmt.Sprintf("the model declares %d tables (%s): plan each of Model.Tables, or OpenTables its file", len(m.Tables), strings.Join(m.TableNames(), ", "))}
+		return nil, &model.Error{File: m.Source, Pos: m.PosOf("tables"), Field: "tables", Msg: fmt.Sprintf("the model declares %d tables (%s): plan each of Model.Tables, or OpenTables its file", len(m.Tables), strings.Join(m.TableNames(), ", "))}
 	}
 	memoize(m)
 	var pn *pins
@@ -50,7 +52,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		}
 		memoize(m)
 	}
-	d := &Design{Format: DesignFormat, Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: TablePK, SK: TableSK, model: m,
+	d := &Design{Format: DesignFormat, Table: m.Table, Source: m.Source, Explicit: m.Explicit(), PK: model.TablePK, SK: model.TableSK, model: m,
 		Indexes: []*Index{}, Diagnostics: []Diagnostic{}, deployed: o.Lock}
 	pl := newPlanner(m, o)
 	pl.pins = pn
@@ -79,7 +81,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 		sort.SliceStable(keys, func(i, j int) bool {
 			return slices.Index(ly.indexes, keys[i].Index) < slices.Index(ly.indexes, keys[j].Index)
 		})
-		d.Entities = append(d.Entities, &EntityKeys{Name: e.Name, Tag: TagOf(e), Keys: keys, Counters: counterKeys(e)})
+		d.Entities = append(d.Entities, &EntityKeys{Name: e.Name, Tag: model.TagOf(e), Keys: keys, Counters: counterKeys(e)})
 		if a := e.TTLAttr(); a != nil && d.TTL == "" {
 			d.TTL = a.Name
 		}
@@ -89,7 +91,7 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 	}
 	for _, name := range ly.indexes[1:] {
 		ix := &Index{Name: name}
-		ix.PK, ix.SK = IndexKeyNames(name)
+		ix.PK, ix.SK = model.IndexKeyNames(name)
 		if ly.local[name] {
 			ix.Kind = IndexLocal
 			ix.PK, ix.SK = LocalKeyNames(name)
@@ -122,13 +124,13 @@ func PlanWith(m *Model, o Options) (*Design, error) {
 
 // patternsByName lists the patterns sorted by name: the order of the
 // model file never changes a plan.
-func patternsByName(m *Model) []*Pattern {
+func patternsByName(m *model.Model) []*model.Pattern {
 	out := slices.Clone(m.Patterns)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-func newPlanner(m *Model, o Options) *planner {
+func newPlanner(m *model.Model, o Options) *planner {
 	pl := &planner{m: m, steps: o.Budget, single: map[string][]*req{}, fits: map[fitKey]fitResult{}, updates: updateSteps(m)}
 	if pl.steps <= 0 {
 		pl.steps = DefaultBudget
@@ -158,7 +160,7 @@ func newPlanner(m *Model, o Options) *planner {
 // no pattern reads are dropped.
 func (pl *planner) design() *layout {
 	m := pl.m
-	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}}
+	ly := &layout{m: m, indexes: []string{model.BaseIndex}, keys: map[string][]*EntityKey{}}
 	// The lock's GSIs keep their names, keys and projections; new shapes
 	// of entities there join them.
 	nl := pl.locked()
@@ -232,7 +234,7 @@ func (pl *planner) design() *layout {
 // heaviestFirst orders a group's GSIs by the projection their patterns
 // need (whole items first), so that GSIs laid side by side across groups
 // tend to need the same projection.
-func heaviestFirst(m *Model, gsis []map[string][]*EntityKey) []map[string][]*EntityKey {
+func heaviestFirst(m *model.Model, gsis []map[string][]*EntityKey) []map[string][]*EntityKey {
 	whole := map[string]int{} // entity -> patterns reading its whole items
 	for _, p := range m.Patterns {
 		if len(p.Returns) == 0 {
@@ -275,7 +277,7 @@ func (pl *planner) prune(ly *layout) *layout {
 		for e, ks := range ly.keys {
 			var keep []*EntityKey
 			for _, k := range ks {
-				if k.Index == BaseIndex || used[k] || pl.pins.lockedLocalKey(e, k) {
+				if k.Index == model.BaseIndex || used[k] || pl.pins.lockedLocalKey(e, k) {
 					keep = append(keep, k)
 				} else {
 					dropped = true
@@ -327,7 +329,7 @@ func (pl *planner) prune(ly *layout) *layout {
 			rename[ix], next = next[0], next[1:]
 		}
 	}
-	out := &layout{m: ly.m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, proj: ly.proj}
+	out := &layout{m: ly.m, indexes: []string{model.BaseIndex}, keys: map[string][]*EntityKey{}, proj: ly.proj}
 	for _, ix := range live {
 		out.indexes = append(out.indexes, rename[ix])
 		if ly.local[ix] {
@@ -340,7 +342,7 @@ func (pl *planner) prune(ly *layout) *layout {
 	for e, ks := range ly.keys {
 		for _, k := range ks {
 			c := *k
-			if k.Index != BaseIndex {
+			if k.Index != model.BaseIndex {
 				c.Index = rename[k.Index]
 			}
 			out.keys[e] = append(out.keys[e], &c)
@@ -350,12 +352,12 @@ func (pl *planner) prune(ly *layout) *layout {
 }
 
 // explicitLayout reads the model's hand-made keys (validated already).
-func explicitLayout(m *Model) *layout {
-	ly := &layout{m: m, indexes: []string{BaseIndex}, keys: map[string][]*EntityKey{}, local: explicitLocal(m)}
+func explicitLayout(m *model.Model) *layout {
+	ly := &layout{m: m, indexes: []string{model.BaseIndex}, keys: map[string][]*EntityKey{}, local: explicitLocal(m)}
 	for _, e := range m.Entities {
 		var table string
 		for _, ks := range e.Keys {
-			if ks.Index == BaseIndex {
+			if ks.Index == model.BaseIndex {
 				table = ks.PK
 			}
 		}
@@ -364,10 +366,10 @@ func explicitLayout(m *Model) *layout {
 			if ks.Local && text == "" {
 				text = table // an LSI's partition key is the table's
 			}
-			pk, _ := ParseTemplate(text)
-			var sk Template
+			pk, _ := model.ParseTemplate(text)
+			var sk model.Template
 			if ks.SK != "" {
-				sk, _ = ParseTemplate(ks.SK)
+				sk, _ = model.ParseTemplate(ks.SK)
 			}
 			ly.keys[e.Name] = append(ly.keys[e.Name], &EntityKey{Index: ks.Index, PK: pk, SK: sk, When: slices.Clone(ks.When)})
 			if !slices.Contains(ly.indexes, ks.Index) {
@@ -395,7 +397,7 @@ func projection(d *Design, ix *Index) (Projection, []string) {
 		for _, name := range pp.Entities {
 			ek := d.Entity(name)
 			var keyed []string
-			for _, k := range []*EntityKey{ek.Key(BaseIndex), ek.Key(ix.Name)} {
+			for _, k := range []*EntityKey{ek.Key(model.BaseIndex), ek.Key(ix.Name)} {
 				if k != nil {
 					keyed = append(append(keyed, k.PK.Attrs()...), k.SK.Attrs()...)
 				}

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 func plan(t testing.TB, path string) *Design {
 	t.Helper()
-	m, err := Load(path)
+	m, err := kpmodel.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func plan(t testing.TB, path string) *Design {
 
 func planText(t testing.TB, model string) *Design {
 	t.Helper()
-	m, err := Parse("model.yaml", []byte(model))
+	m, err := kpmodel.Parse("model.yaml", []byte(model))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,20 +35,10 @@ func planText(t testing.TB, model string) *Design {
 	return d
 }
 
-func models(t testing.TB) []string {
-	files, _ := filepath.Glob("../examples/*.yaml")
-	more, _ := filepath.Glob("testdata/models/*.yaml")
-	files = append(files, more...)
-	if len(files) < 4 {
-		t.Fatalf("found %d models", len(files))
-	}
-	return files
-}
-
 // Every pattern of every example is one GetItem or one Query, the design
 // reaches its lower bound, and no check fails.
 func TestExamplesOneRequestEach(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			d := plan(t, f)
 			for _, p := range d.Patterns {
@@ -74,7 +65,7 @@ func TestLeaderboard(t *testing.T) {
 		t.Fatalf("%d GSIs, lower bound %d; want 2 and 2", len(d.Indexes), d.LowerBound)
 	}
 	season, handle := d.Pattern("SeasonLeaderboard"), d.Pattern("PlayerByHandle")
-	if season.Index == handle.Index || season.Index == BaseIndex || handle.Index == BaseIndex {
+	if season.Index == handle.Index || season.Index == kpmodel.BaseIndex || handle.Index == kpmodel.BaseIndex {
 		t.Errorf("SeasonLeaderboard on %s, PlayerByHandle on %s", season.Index, handle.Index)
 	}
 	if !season.Desc || season.KeyCondition.SortAttr != "rating" || season.Limit != 100 {
@@ -85,7 +76,7 @@ func TestLeaderboard(t *testing.T) {
 	}
 	// The base table serves profile, matches and both together.
 	for _, name := range []string{"GetPlayer", "RecentMatches", "PlayerWithMatches"} {
-		if p := d.Pattern(name); p.Index != BaseIndex {
+		if p := d.Pattern(name); p.Index != kpmodel.BaseIndex {
 			t.Errorf("%s on %s, want the base table", name, p.Index)
 		}
 	}
@@ -116,7 +107,7 @@ func TestEcommerceSharesOverloadedGSI(t *testing.T) {
 		t.Errorf("no GSI is shared by two entities: %+v", d.Indexes)
 	}
 	for _, p := range []string{"OrdersByStatus", "ProductsByCategory", "CustomerByEmail", "CustomerOrders"} {
-		if pp := d.Pattern(p); pp.Index == BaseIndex || !pp.Served() {
+		if pp := d.Pattern(p); pp.Index == kpmodel.BaseIndex || !pp.Served() {
 			t.Errorf("%s on %s", p, pp.Index)
 		}
 	}
@@ -126,7 +117,7 @@ func TestMerchantPendingIsSparse(t *testing.T) {
 	d := plan(t, "../examples/merchant-orders.yaml")
 	p := d.Pattern("PendingOrdersForMerchant")
 	k := d.Entity("Order").Key(p.Index)
-	if len(k.When) != 1 || k.When[0] != (Const{Attr: "status", Value: "PENDING"}) {
+	if len(k.When) != 1 || k.When[0] != (kpmodel.Const{Attr: "status", Value: "PENDING"}) {
 		t.Fatalf("pending index key %+v: want sparse on status=PENDING", k)
 	}
 	if k.PK.String() != "ORDER#MERCHANTID#{merchantId}#STATUS#PENDING" {
@@ -145,15 +136,15 @@ func TestCollectionRangeExcludesOthers(t *testing.T) {
 		t.Fatalf("%d GSIs; the base table serves everything", len(d.Indexes))
 	}
 	p := d.Pattern("RoomWithMembers")
-	if p.Index != BaseIndex || p.KeyCondition.SKOp != "begins_with" || p.KeyCondition.SK.String() != "ROOM" {
+	if p.Index != kpmodel.BaseIndex || p.KeyCondition.SKOp != "begins_with" || p.KeyCondition.SK.String() != "ROOM" {
 		t.Fatalf("RoomWithMembers: %s", p.Text)
 	}
-	msg := d.Entity("Message").Key(BaseIndex).SK.String()
+	msg := d.Entity("Message").Key(kpmodel.BaseIndex).SK.String()
 	if strings.HasPrefix(msg, "ROOM") {
 		t.Errorf("message sort key %s falls in the room's range", msg)
 	}
 	for _, e := range []string{"Room", "Member"} {
-		if sk := d.Entity(e).Key(BaseIndex).SK.String(); !strings.HasPrefix(sk, "ROOM") {
+		if sk := d.Entity(e).Key(kpmodel.BaseIndex).SK.String(); !strings.HasPrefix(sk, "ROOM") {
 			t.Errorf("%s sort key %s is outside the range", e, sk)
 		}
 	}
@@ -382,7 +373,7 @@ patterns:
 // key is partitioned by was left unserved.
 func TestGetOnPartOfTheBaseKeyIsAQuery(t *testing.T) {
 	d := planText(t, strings.Replace(handmade, `sk: PROFILE}`, `sk: "PROFILE#{handle}"}`, 1))
-	if p := d.Pattern("GetPlayer"); !p.Served() || p.Operation != Query || p.Index != BaseIndex || p.Requests != 1 {
+	if p := d.Pattern("GetPlayer"); !p.Served() || p.Operation != Query || p.Index != kpmodel.BaseIndex || p.Requests != 1 {
 		t.Errorf("GetPlayer: %s %s %q (%s)", p.Operation, p.Index, p.Text, p.Reason)
 	}
 	d = planText(t, testmodel.GenUniqueGet)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Printable escapes what %q escapes, the same way (so a message that
@@ -20,19 +20,19 @@ func TestPrintableAgreesWithQuote(t *testing.T) {
 	} {
 		want := fmt.Sprintf("%q", s)
 		want = want[1 : len(want)-1]
-		if got := patterns.Printable(s); got != want {
+		if got := model.Printable(s); got != want {
 			t.Errorf("Printable(%q) = %s, want %s (as %%q)", s, got, want)
 		}
 	}
 	for _, s := range []string{"plain", "é ünïcode ✓ — ≥ …", `quotes " and \ backslash`, "emoji 🙂", "hangul 한글", "arabic عربي"} {
-		if got := patterns.Printable(s); got != s {
+		if got := model.Printable(s); got != s {
 			t.Errorf("Printable(%q) = %q: changed text that prints as it is", s, got)
 		}
 	}
-	if got := patterns.Printable("filler\u3164x"); got != `filler\u3164x` {
+	if got := model.Printable("filler\u3164x"); got != `filler\u3164x` {
 		t.Errorf("a Hangul filler (a letter that shows as nothing): %q", got)
 	}
-	if got := patterns.Printable("bad \xff byte"); got != `bad \xff byte` {
+	if got := model.Printable("bad \xff byte"); got != `bad \xff byte` {
 		t.Errorf("invalid UTF-8: %q", got)
 	}
 }
@@ -45,7 +45,7 @@ func TestPrintableJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := patterns.PrintableJSON(b)
+	out := model.PrintableJSON(b)
 	var back map[string]any
 	if err := json.Unmarshal(out, &back); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
@@ -54,14 +54,14 @@ func TestPrintableJSON(t *testing.T) {
 		t.Errorf("the value changed:\n%v\nwant\n%v", back, in)
 	}
 	for _, r := range string(out) {
-		if r != '\n' && r != '\t' && patterns.Unprintable(r) {
+		if r != '\n' && r != '\t' && model.Unprintable(r) {
 			t.Errorf("%U left raw in %s", r, out)
 		}
 	}
 	if !strings.Contains(string(out), `\udb40\udc41`) {
 		t.Errorf("U+E0041 is not a surrogate pair: %s", out)
 	}
-	if plain := []byte(`{"a": "é ✓"}`); &patterns.PrintableJSON(plain)[0] != &plain[0] {
+	if plain := []byte(`{"a": "é ✓"}`); &model.PrintableJSON(plain)[0] != &plain[0] {
 		t.Error("JSON with nothing to escape was copied")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The planner's promise that every read is served, held to what the reads
@@ -26,7 +27,7 @@ func proveModel(t *testing.T, e *dynamotest.Engine, seed uint64, layouts int, o 
 	t.Helper()
 	designed, hands := patterns.GenModel(seed, layouts)
 	for i, src := range append([]string{designed}, hands...) {
-		m, err := patterns.Parse("gen.yaml", []byte(src))
+		m, err := model.Parse("gen.yaml", []byte(src))
 		if err != nil {
 			continue // an invalid draw (a sort on a where attribute, say)
 		}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The property the planner promises: for a model, no hand-made layout the
@@ -289,16 +291,16 @@ func genLayout(g *genModel, r *rand.Rand) map[string]map[string][2]string {
 	for _, e := range g.ents {
 		fixed := slices.Clone(e.id) // a base key holds the id alone (KP104)
 		if e.within != "" {
-			pk := keys[e.within][BaseIndex][0]
+			pk := keys[e.within][model.BaseIndex][0]
 			parent := g.entity(e.within)
-			set(e.name, BaseIndex, pk, tmpl(e.name, minus(e.id, parent.id[:1])))
+			set(e.name, model.BaseIndex, pk, tmpl(e.name, minus(e.id, parent.id[:1])))
 			continue
 		}
 		r.Shuffle(len(fixed), func(i, j int) { fixed[i], fixed[j] = fixed[j], fixed[i] })
 		npk := 1 + r.IntN(len(fixed))
 		pk := fixed[:npk]
 		rest := minus(e.id, pk)
-		set(e.name, BaseIndex, tmpl(e.name, pk), tmpl(e.name, rest))
+		set(e.name, model.BaseIndex, tmpl(e.name, pk), tmpl(e.name, rest))
 	}
 	gsis := 1 + r.IntN(3)
 	for _, p := range g.pats {
@@ -341,7 +343,7 @@ func checkProperty(t *testing.T, seed uint64, layouts int, st *propertyStats) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	g := genModelFrom(r)
 	src := g.yaml(nil)
-	m, err := Parse("gen.yaml", []byte(src))
+	m, err := model.Parse("gen.yaml", []byte(src))
 	if err != nil {
 		return // an invalid draw (e.g. a sort on a where attribute)
 	}
@@ -366,7 +368,7 @@ func checkProperty(t *testing.T, seed uint64, layouts int, st *propertyStats) {
 	}
 	for range layouts {
 		hsrc := g.yaml(genLayout(g, r))
-		hm, err := Parse("hand.yaml", []byte(hsrc))
+		hm, err := model.Parse("hand.yaml", []byte(hsrc))
 		if err != nil {
 			continue
 		}

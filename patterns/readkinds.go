@@ -14,7 +14,7 @@ import (
 // returns: what the pattern returns and verifies, and the TTL attribute
 // it hides expired items by (a filter on an attribute the index does not
 // hold would find it absent, and hide nothing).
-func ReadNeeds(p *Pattern, pp *PatternPlan) []string {
+func ReadNeeds(p *model.Pattern, pp *PatternPlan) []string {
 	out := append(slices.Clone(p.Returns), pp.Verify...)
 	if pp.HideExpired != "" && !slices.Contains(out, pp.HideExpired) {
 		out = append(out, pp.HideExpired)
@@ -23,10 +23,10 @@ func ReadNeeds(p *Pattern, pp *PatternPlan) []string {
 }
 
 // counterKeys are where an entity's sharded counters keep their shards.
-func counterKeys(e *Entity) []*CounterKeys {
+func counterKeys(e *model.Entity) []*CounterKeys {
 	var out []*CounterKeys
 	for _, a := range e.Attributes {
-		if a.Type == TypeCounter {
+		if a.Type == model.TypeCounter {
 			out = append(out, &CounterKeys{Attr: a.Name, Shards: a.Shards, PK: CounterKey(e, a.Name)})
 		}
 	}
@@ -35,12 +35,12 @@ func counterKeys(e *Entity) []*CounterKeys {
 
 // counterPlan is the read of a sharded counter: one Query of its shard
 // items' partition, summed.
-func (ly *layout) counterPlan(p *Pattern, attr string) *PatternPlan {
+func (ly *layout) counterPlan(p *model.Pattern, attr string) *PatternPlan {
 	e := ly.m.Entity(p.Entities[0])
 	kc := &KeyCondition{PK: CounterKey(e, attr)}
-	plan := ly.plan(p, BaseIndex, kc, kc.PK)
+	plan := ly.plan(p, model.BaseIndex, kc, kc.PK)
 	plan.Operation, plan.Sum, plan.HideExpired = Query, attr, ""
-	plan.Text = kc.Render(TablePK, TableSK)
+	plan.Text = kc.Render(model.TablePK, model.TableSK)
 	return plan
 }
 
@@ -58,10 +58,10 @@ const CounterTag = ReservedPrefix + "COUNTER"
 // CounterKey is the partition key of a sharded counter's shard items:
 // the counter tag, the entity's tag, the attribute, then the item's id.
 // One Query of it reads every shard, whatever their number.
-func CounterKey(e *Entity, attr string) Template {
-	t := Template{}.Lit(CounterTag + string(Sep) + TagOf(e) + string(Sep) + attr)
+func CounterKey(e *model.Entity, attr string) model.Template {
+	t := model.Template{}.Lit(CounterTag + string(model.Sep) + model.TagOf(e) + string(model.Sep) + attr)
 	for _, id := range e.ID {
-		t = t.Lit(string(Sep)).Attr(id)
+		t = t.Lit(string(model.Sep)).Attr(id)
 	}
 	return t
 }
@@ -73,8 +73,8 @@ func ShardKey(i, n int) string {
 
 // hides is the TTL attribute a pattern's read filters expired items on:
 // the ttl of an entity it reads, unless it says expired: include.
-func hides(m *Model, p *Pattern) string {
-	if p.Expired == ExpiredInclude {
+func hides(m *model.Model, p *model.Pattern) string {
+	if p.Expired == model.ExpiredInclude {
 		return ""
 	}
 	for _, name := range p.Entities {

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Rendering shapes as key templates. A partition key starts with its
@@ -16,7 +18,7 @@ import (
 
 // pkOrder puts partition attributes in canonical order: the owner's id
 // attributes in id order, then the others by name.
-func pkOrder(owner *Entity, pk []string) []string {
+func pkOrder(owner *model.Entity, pk []string) []string {
 	var out []string
 	for _, a := range owner.ID {
 		if slices.Contains(pk, a) {
@@ -31,8 +33,8 @@ func pkOrder(owner *Entity, pk []string) []string {
 // sparseConsts are the partition attributes every requirement on a key
 // fixes to the same constant (and none asks for by where): the key renders
 // them as values and holds only such items.
-func sparseConsts(pk []string, rs []*req) []Const {
-	var out []Const
+func sparseConsts(pk []string, rs []*req) []model.Const {
+	var out []model.Const
 	for _, a := range pk {
 		v, ok := "", true
 		for i, r := range rs {
@@ -44,7 +46,7 @@ func sparseConsts(pk []string, rs []*req) []Const {
 			v = c
 		}
 		if ok && len(rs) > 0 {
-			out = append(out, Const{Attr: a, Value: v})
+			out = append(out, model.Const{Attr: a, Value: v})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Attr < out[j].Attr })
@@ -52,24 +54,24 @@ func sparseConsts(pk []string, rs []*req) []Const {
 }
 
 // renderPK is a partition key template.
-func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Template {
-	t := Template{}.Lit(TagOf(owner))
+func renderPK(owner, e *model.Entity, pk []string, sparse []model.Const, shards int) model.Template {
+	t := model.Template{}.Lit(model.TagOf(owner))
 	for _, a := range pkOrder(owner, pk) {
-		if slices.ContainsFunc(sparse, func(c Const) bool { return c.Attr == a }) {
+		if slices.ContainsFunc(sparse, func(c model.Const) bool { return c.Attr == a }) {
 			continue
 		}
 		if owner.IsID(a) {
-			t = t.Lit(string(Sep)).Attr(a)
+			t = t.Lit(string(model.Sep)).Attr(a)
 		} else {
-			t = t.Lit(string(Sep) + strings.ToUpper(a) + string(Sep)).Attr(a)
+			t = t.Lit(string(model.Sep) + strings.ToUpper(a) + string(model.Sep)).Attr(a)
 		}
 	}
 	for _, c := range sparse {
 		enc, _ := e.Attr(c.Attr).EncodeKey(c.Value)
-		t = t.Lit(string(Sep) + strings.ToUpper(c.Attr) + string(Sep) + enc)
+		t = t.Lit(string(model.Sep) + strings.ToUpper(c.Attr) + string(model.Sep) + enc)
 	}
 	if shards > 1 {
-		t = append(t.Lit(string(Sep)), Segment{Shards: shards})
+		t = append(t.Lit(string(model.Sep)), model.Segment{Shards: shards})
 	}
 	return t
 }
@@ -77,14 +79,14 @@ func renderPK(owner, e *Entity, pk []string, sparse []Const, shards int) Templat
 // renderSK is a sort key template: prefix (a parent's sort key and the
 // separator, for a nested child), the entity's tag, the sort attributes,
 // the rest of the id.
-func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
-	t := prefix.Lit(TagOf(e))
+func renderSK(e *model.Entity, prefix model.Template, pk, sk []string) model.Template {
+	t := prefix.Lit(model.TagOf(e))
 	for _, a := range sk {
-		t = t.Lit(string(Sep)).Attr(a)
+		t = t.Lit(string(model.Sep)).Attr(a)
 	}
 	for _, id := range e.ID {
 		if !slices.Contains(pk, id) && !slices.Contains(sk, id) && !slices.Contains(prefix.Attrs(), id) {
-			t = t.Lit(string(Sep)).Attr(id)
+			t = t.Lit(string(model.Sep)).Attr(id)
 		}
 	}
 	return t
@@ -93,7 +95,7 @@ func renderSK(e *Entity, prefix Template, pk, sk []string) Template {
 // renderKey renders a shape for entity e on an index, sparse on what the
 // requirements it serves all fix; below keeps a sorted collection's owner
 // below its items whatever the reads' order (sortedPrefix).
-func renderKey(m *Model, e *Entity, k akey, rs []*req, index string, below bool) *EntityKey {
+func renderKey(m *model.Model, e *model.Entity, k akey, rs []*req, index string, below bool) *EntityKey {
 	owner := m.Entity(k.owner)
 	sparse := sparseConsts(k.pk, rs)
 	return &EntityKey{Index: index, PK: renderPK(owner, e, k.pk, sparse, k.shards), SK: renderSK(e, sortedPrefix(owner, e, rs, below), k.pk, k.sk), When: sparse}
@@ -106,14 +108,14 @@ func renderKey(m *Model, e *Entity, k akey, rs []*req, index string, below bool)
 // limited reads the shape serves are descending (ownerFirst), the member
 // sorts below its owner instead (underOwner), so that they read it first
 // too; below keeps the nested form regardless.
-func sortedPrefix(owner, e *Entity, rs []*req, below bool) Template {
+func sortedPrefix(owner, e *model.Entity, rs []*req, below bool) model.Template {
 	if owner == nil || owner == e || !slices.ContainsFunc(rs, func(r *req) bool { return r.multi && r.sorted == e.Name }) {
 		return nil
 	}
 	if !below && ownerFirst(e, rs) {
-		if pre, ok := underOwner(TagOf(owner), e); ok {
+		if pre, ok := underOwner(model.TagOf(owner), e); ok {
 			return pre
 		}
 	}
-	return Template{}.Lit(TagOf(owner) + string(Sep))
+	return model.Template{}.Lit(model.TagOf(owner) + string(model.Sep))
 }

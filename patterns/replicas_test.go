@@ -3,15 +3,17 @@ package patterns
 import (
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func TestParseReplica(t *testing.T) {
-	indexes := []string{BaseIndex, "GSI1"}
+	indexes := []string{model.BaseIndex, "GSI1"}
 	good := map[string]ReplicaReads{
 		"eu-west-1":                 {Region: "eu-west-1", Read: map[string]float64{}},
 		"eu-west-1:":                {Region: "eu-west-1", Read: map[string]float64{}},
-		"us-gov-east-1:table=2":     {Region: "us-gov-east-1", Read: map[string]float64{BaseIndex: 2}},
-		"ap-south-1:table=1,GSI1=3": {Region: "ap-south-1", Read: map[string]float64{BaseIndex: 1, "GSI1": 3}},
+		"us-gov-east-1:table=2":     {Region: "us-gov-east-1", Read: map[string]float64{model.BaseIndex: 2}},
+		"ap-south-1:table=1,GSI1=3": {Region: "ap-south-1", Read: map[string]float64{model.BaseIndex: 1, "GSI1": 3}},
 		"eu-west-1:GSI1=40000":      {Region: "eu-west-1", Read: map[string]float64{"GSI1": 40000}},
 	}
 	for spec, want := range good {
@@ -49,9 +51,9 @@ func TestParseReplica(t *testing.T) {
 // ParseReplicas reads several specs, each region once, and checks the
 // indexes against the estimate when there is one.
 func TestParseReplicas(t *testing.T) {
-	c := &Cost{Indexes: []*IndexLoad{{Name: BaseIndex}, {Name: "GSI1"}}}
+	c := &Cost{Indexes: []*IndexLoad{{Name: model.BaseIndex}, {Name: "GSI1"}}}
 	got, err := ParseReplicas([]string{"eu-west-1:table=3", "ap-south-1"}, c)
-	if err != nil || len(got) != 2 || got[0].Region != "eu-west-1" || got[0].Read[BaseIndex] != 3 || got[1].Region != "ap-south-1" {
+	if err != nil || len(got) != 2 || got[0].Region != "eu-west-1" || got[0].Read[model.BaseIndex] != 3 || got[1].Region != "ap-south-1" {
 		t.Errorf("ParseReplicas = %+v, %v", got, err)
 	}
 	for _, tt := range []struct {

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"sync"
 	"weak"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // req is what one pattern needs of a layout: the entities it reads, the
 // attributes its caller fixes (where, and filter constants, whose values
 // are known too), the attributes it orders by, and its shards.
 type req struct {
-	p      *Pattern
+	p      *model.Pattern
 	ents   []string
 	eq     []string          // where and filter attributes, sorted
 	consts map[string]string // filter constants
@@ -35,7 +37,7 @@ type req struct {
 	id int
 }
 
-func newReq(m *Model, p *Pattern) *req {
+func newReq(m *model.Model, p *model.Pattern) *req {
 	r := &req{p: p, ents: p.Entities, sort: p.Sort, multi: len(p.Entities) > 1, consts: map[string]string{}}
 	r.eq = append(r.eq, m.Where(p)...)
 	for _, c := range p.Filter {
@@ -67,25 +69,25 @@ var derivations sync.Map // weak.Pointer[Model] → map[*Pattern]*derived
 
 // memoize derives every pattern of a model that has just validated, once:
 // the planner and the matcher read them for every candidate layout.
-func memoize(m *Model) {
-	ds := make(map[*Pattern]*derived, len(m.Patterns))
+func memoize(m *model.Model) {
+	ds := make(map[*model.Pattern]*derived, len(m.Patterns))
 	for _, p := range m.Patterns {
 		ds[p] = &derived{req: newReq(m, p), known: knownOf(m, p)}
 	}
 	k := weak.Make(m)
 	if _, loaded := derivations.Swap(k, ds); !loaded {
-		runtime.AddCleanup(m, func(k weak.Pointer[Model]) { derivations.Delete(k) }, k)
+		runtime.AddCleanup(m, func(k weak.Pointer[model.Model]) { derivations.Delete(k) }, k)
 	}
 }
 
 // forget drops what memoize derived of a model (which has changed).
-func forget(m *Model) { derivations.Delete(weak.Make(m)) }
+func forget(m *model.Model) { derivations.Delete(weak.Make(m)) }
 
 // derive returns a pattern's requirement and known attributes: as memoize
 // derived them, computed for a pattern it has not seen.
-func derive(m *Model, p *Pattern) *derived {
+func derive(m *model.Model, p *model.Pattern) *derived {
 	if ds, ok := derivations.Load(weak.Make(m)); ok {
-		if d, ok := ds.(map[*Pattern]*derived)[p]; ok {
+		if d, ok := ds.(map[*model.Pattern]*derived)[p]; ok {
 			return d
 		}
 	}
@@ -104,7 +106,7 @@ func (r *req) forMember(entity string) *req {
 }
 
 // membersOf is rs as entity e's shapes see them (forMember).
-func membersOf(e *Entity, rs []*req) []*req {
+func membersOf(e *model.Entity, rs []*req) []*req {
 	for i, r := range rs {
 		if c := r.forMember(e.Name); c != r {
 			out := slices.Clone(rs)
@@ -166,7 +168,7 @@ const highCardinality = math.MaxInt32
 // cardinalityOf is the number of partitions a key over attrs (and shards)
 // spreads an entity's items over: the product of the attributes'
 // cardinalities, where a filter constant counts once.
-func cardinalityOf(e *Entity, attrs []string, consts map[string]string, shards int) int64 {
+func cardinalityOf(e *model.Entity, attrs []string, consts map[string]string, shards int) int64 {
 	n := int64(max(shards, 1))
 	for _, a := range attrs {
 		if _, fixed := consts[a]; fixed {
@@ -185,7 +187,7 @@ func cardinalityOf(e *Entity, attrs []string, consts map[string]string, shards i
 // on a constant or low-cardinality partition that its own equality
 // attributes would have avoided: a hot key introduced by the layout, not
 // asked for by the pattern.
-func introducesHot(e *Entity, r *req, pk []string, shards int) bool {
+func introducesHot(e *model.Entity, r *req, pk []string, shards int) bool {
 	return cardinalityOf(e, pk, r.consts, shards) < LowCardinality &&
 		cardinalityOf(e, r.eq, r.consts, r.shards) >= LowCardinality
 }
@@ -256,7 +258,7 @@ const fitLimit = 7
 // collection counts as a requirement with no sort order), preferring the
 // finest partition, then the shortest sort key. ok is false when none
 // does.
-func fit(e *Entity, rs []*req, o fitOptions) (akey, bool) {
+func fit(e *model.Entity, rs []*req, o fitOptions) (akey, bool) {
 	if len(rs) == 0 {
 		return akey{}, false
 	}

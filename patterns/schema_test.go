@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func compileSchema(t *testing.T) *jsonschema.Schema {
@@ -52,7 +54,7 @@ func yamlToJSON(t *testing.T, src []byte) any {
 // rejects what the loader rejects for the same reason.
 func TestSchemaAgreesWithLoader(t *testing.T) {
 	s := compileSchema(t)
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -84,11 +86,11 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		"derived nothing":  strings.Replace(validModel, "handle: string", "handle: {type: string, derived: {}}", 1),
 		"discard a number": validModel + "writes:\n  W: {update: Player, discard: {rating: 3}}\n",
 	}
-	for name, model := range bad {
-		if _, err := Parse("model.yaml", []byte(model)); err == nil {
+	for name, src := range bad {
+		if _, err := model.Parse("model.yaml", []byte(src)); err == nil {
 			t.Errorf("%s: the loader accepts it", name)
 		}
-		if err := s.Validate(yamlToJSON(t, []byte(model))); err == nil {
+		if err := s.Validate(yamlToJSON(t, []byte(src))); err == nil {
 			t.Errorf("%s: the schema accepts it", name)
 		}
 	}
@@ -106,11 +108,11 @@ func TestSchemaNameLength(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Defs.Name.MaxLength != MaxName {
-		t.Errorf("the schema's names are at most %d characters; the loader's, %d", doc.Defs.Name.MaxLength, MaxName)
+	if doc.Defs.Name.MaxLength != model.MaxName {
+		t.Errorf("the schema's names are at most %d characters; the loader's, %d", doc.Defs.Name.MaxLength, model.MaxName)
 	}
 	s := compileSchema(t)
-	long := strings.Replace(validModel, "GetPlayer:", "G"+strings.Repeat("x", MaxName)+":", 1)
+	long := strings.Replace(validModel, "GetPlayer:", "G"+strings.Repeat("x", model.MaxName)+":", 1)
 	if err := s.Validate(yamlToJSON(t, []byte(long))); err == nil {
 		t.Error("the schema accepts a pattern name longer than MaxName")
 	}
@@ -129,7 +131,7 @@ func TestSchemaNamesEveryType(t *testing.T) {
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	want := append(model.ScalarNames(true), string(TypeSet), string(TypeList), string(TypeMap), string(TypeCounter))
+	want := append(model.ScalarNames(true), string(model.TypeSet), string(model.TypeList), string(model.TypeMap), string(model.TypeCounter))
 	if got := doc.Defs.Type.Enum; !slices.Equal(got, want) {
 		t.Errorf("the schema's types are %v; the loader reads %v", got, want)
 	}

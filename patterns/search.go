@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The search. Entities that interact (a within tree, the members of a
@@ -69,7 +71,7 @@ func (a score) less(b score) bool {
 }
 
 type planner struct {
-	m    *Model
+	m    *model.Model
 	reqs []*req
 	// search1 holds one requirement of each signature: what the search
 	// places (the rest are served by the same keys).
@@ -117,7 +119,7 @@ func (pl *planner) spend(n int) bool {
 
 // group is entities searched together and the requirements on them.
 type group struct {
-	ents []*Entity // parents before children
+	ents []*model.Entity // parents before children
 	reqs []*req
 }
 
@@ -171,7 +173,7 @@ func (pl *planner) groups() []*group {
 	for _, g := range out {
 		g.ents = parentsFirst(m, g.ents)
 		for _, r := range pl.search1 {
-			if slices.ContainsFunc(g.ents, func(e *Entity) bool { return e.Name == r.ents[0] }) {
+			if slices.ContainsFunc(g.ents, func(e *model.Entity) bool { return e.Name == r.ents[0] }) {
 				g.reqs = append(g.reqs, r)
 			}
 		}
@@ -181,7 +183,7 @@ func (pl *planner) groups() []*group {
 
 // entityNames lists the entity names, sorted: the planner's order, so
 // that the order of the model file never changes a plan.
-func entityNames(m *Model) []string {
+func entityNames(m *model.Model) []string {
 	out := make([]string, len(m.Entities))
 	for i, e := range m.Entities {
 		out[i] = e.Name

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 const settingsModel = `table: Ledger
@@ -51,14 +53,14 @@ func TestSettingsBadInput(t *testing.T) {
 			if model == settingsModel {
 				t.Fatalf("%q not in the model", tt.old)
 			}
-			_, err := Parse("model.yaml", []byte(model))
+			_, err := kpmodel.Parse("model.yaml", []byte(model))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v\nwant %s", err, tt.want)
 			}
 		})
 	}
 	// and a write's peak
-	_, err := Parse("model.yaml", []byte(settingsModel+"writes:\n  Open: {put: Account, rate: 10, peak: 1}\n"))
+	_, err := kpmodel.Parse("model.yaml", []byte(settingsModel+"writes:\n  Open: {put: Account, rate: 10, peak: 1}\n"))
 	if err == nil || !strings.Contains(err.Error(), "writes.Open.peak: 1 is below the rate 10") {
 		t.Errorf("error %v", err)
 	}
@@ -69,7 +71,7 @@ func TestSettingsBadInput(t *testing.T) {
 // above DynamoDB's default; nothing at all without headroom or peaks.
 func TestThroughputFromHeadroomAndPeaks(t *testing.T) {
 	d := designOf(t, settingsModel)
-	table, gsi := d.Cost.IndexThroughput(BaseIndex), d.Cost.IndexThroughput(d.Pattern("AccountsByOwner").Index)
+	table, gsi := d.Cost.IndexThroughput(kpmodel.BaseIndex), d.Cost.IndexThroughput(d.Pattern("AccountsByOwner").Index)
 	// GetAccount: 100/s (peak 400) × 0.5 RRU; Account writes 10/s × 1 WRU
 	// on the table and again on the GSI (projected there).
 	if table.PeakReadUnits != 200 || table.MaxReadUnits != 400 || table.MaxWriteUnits != 20 || table.WarmReadUnits != 0 {
@@ -91,7 +93,7 @@ func TestThroughputFromHeadroomAndPeaks(t *testing.T) {
 	// one above it is not.
 	for peak, warm := range map[string]float64{"24000": 0, "24002": 12001} {
 		w := designOf(t, strings.Replace(settingsModel, "peak: 400", "peak: "+peak, 1))
-		if got := w.Cost.IndexThroughput(BaseIndex).WarmReadUnits; got != warm {
+		if got := w.Cost.IndexThroughput(kpmodel.BaseIndex).WarmReadUnits; got != warm {
 			t.Errorf("peak %s: warm %v, want %v", peak, got, warm)
 		}
 	}
@@ -112,7 +114,7 @@ func hasFinding(d *Design, id, subject string) bool {
 
 func designOf(t *testing.T, model string) *Design {
 	t.Helper()
-	m, err := Parse("model.yaml", []byte(model))
+	m, err := kpmodel.Parse("model.yaml", []byte(model))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +147,7 @@ func TestSettingsInTheLock(t *testing.T) {
 	if m.Headroom != 2 || !m.Strong() || len(m.Principals) != 1 || m.Pattern("GetAccount").Peak != 400 || !l.Accepts(d) {
 		t.Errorf("read back: headroom %v, consistency %q, principals %v, accepts %v", m.Headroom, m.Consistency, m.Principals, l.Accepts(d))
 	}
-	if it := l.Accepted.Cost.IndexThroughput(BaseIndex); it == nil || it.MaxReadUnits != 400 {
+	if it := l.Accepted.Cost.IndexThroughput(kpmodel.BaseIndex); it == nil || it.MaxReadUnits != 400 {
 		t.Errorf("the lock's design decides %+v", it)
 	}
 	// consistency: eventual says the default: the lock is the one without it

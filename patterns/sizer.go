@@ -37,7 +37,7 @@ func (z *sizer) bounds() []string {
 }
 
 // atBound notes an attribute taken at its bound of n bytes.
-func (z *sizer) atBound(e *Entity, a *Attribute, n int) {
+func (z *sizer) atBound(e *model.Entity, a *model.Attribute, n int) {
 	name := a.Name
 	if e != nil {
 		name = e.Name + "." + a.Name
@@ -50,39 +50,39 @@ func (z *sizer) atBound(e *Entity, a *Attribute, n int) {
 	}
 }
 
-func (z *sizer) value(e *Entity, a *Attribute) int {
+func (z *sizer) value(e *model.Entity, a *model.Attribute) int {
 	if a.InS3() && e != nil {
-		return ObjectKeyBytes(e.Name, a.Name) // the item holds the object's key
+		return model.ObjectKeyBytes(e.Name, a.Name) // the item holds the object's key
 	}
 	if a.Size > 0 && z.typical {
 		return a.Size // typical, as the model says
 	}
 	switch a.Type {
-	case TypeSet, TypeList, TypeMap:
+	case model.TypeSet, model.TypeList, model.TypeMap:
 		n := a.MaxItems
 		if n == 0 {
-			n = DefaultElements
-			z.assumed[fmt.Sprintf("sets, lists and maps without maxItems hold %d elements", DefaultElements)] = true
+			n = model.DefaultElements
+			z.assumed[fmt.Sprintf("sets, lists and maps without maxItems hold %d elements", model.DefaultElements)] = true
 		}
 		el := z.value(nil, a.Element())
-		if a.Type == TypeMap {
-			el += DefaultStringBytes // its key
+		if a.Type == model.TypeMap {
+			el += model.DefaultStringBytes // its key
 		}
 		if a.MaxItems > 0 {
 			z.atBound(e, a, 3+n*(el+1))
 		}
 		return 3 + n*(el+1)
-	case TypeCounter:
+	case model.TypeCounter:
 		return 0 // its shard items hold it
 	}
 	s := a.ScalarType()
 	if s == nil {
-		s = Scalar(TypeString) // no type: sized as a string
+		s = model.Scalar(model.TypeString) // no type: sized as a string
 	}
 	return z.scalarSize(e, a, s)
 }
 
-func (z *sizer) key(e *Entity, t Template) int {
+func (z *sizer) key(e *model.Entity, t model.Template) int {
 	n := 0
 	for _, s := range t {
 		switch {
@@ -99,7 +99,7 @@ func (z *sizer) key(e *Entity, t Template) int {
 
 // item is the size of an entity's item as stored in the base table,
 // attributes and every key attribute it carries.
-func (z *sizer) item(d *Design, e *Entity) int {
+func (z *sizer) item(d *Design, e *model.Entity) int {
 	n, ok := z.items[e.Name]
 	if !ok {
 		outer := z.bounded
@@ -119,7 +119,7 @@ func (z *sizer) item(d *Design, e *Entity) int {
 	return n
 }
 
-func (z *sizer) itemSize(d *Design, e *Entity) int {
+func (z *sizer) itemSize(d *Design, e *model.Entity) int {
 	n := 0
 	for _, a := range e.Attributes {
 		n += len(a.Name) + z.value(e, a)
@@ -134,7 +134,7 @@ func (z *sizer) itemSize(d *Design, e *Entity) int {
 // key: the base table's or a synthetic GSI's key strings, or a native
 // index's discriminator (its other key attributes are the item's own,
 // counted once; with own, as an index item holds them).
-func (z *sizer) keyAttrs(d *Design, e *Entity, k *EntityKey, own bool) int {
+func (z *sizer) keyAttrs(d *Design, e *model.Entity, k *EntityKey, own bool) int {
 	ix := d.Index(k.Index)
 	if ix != nil && ix.Local() {
 		_, sk := d.KeyNames(k.Index) // its partition key is the table's
@@ -148,7 +148,7 @@ func (z *sizer) keyAttrs(d *Design, e *Entity, k *EntityKey, own bool) int {
 	for i, a := range ix.KeyAttributes() {
 		switch {
 		case i == 0 && ix.Discriminated():
-			n += len(a) + len(TagOf(e))
+			n += len(a) + len(model.TagOf(e))
 		case own && e.Attr(a) != nil:
 			n += len(a) + z.value(e, e.Attr(a))
 		}
@@ -158,8 +158,8 @@ func (z *sizer) keyAttrs(d *Design, e *Entity, k *EntityKey, own bool) int {
 
 // projected is the size of an entity's item in an index: the index keys,
 // the table keys, and the projected attributes.
-func (z *sizer) projected(d *Design, e *Entity, index string) int {
-	if index == BaseIndex {
+func (z *sizer) projected(d *Design, e *model.Entity, index string) int {
+	if index == model.BaseIndex {
 		return z.item(d, e)
 	}
 	ix := d.Index(index)
@@ -167,7 +167,7 @@ func (z *sizer) projected(d *Design, e *Entity, index string) int {
 		return z.item(d, e)
 	}
 	n := 0
-	for _, name := range []string{BaseIndex, index} {
+	for _, name := range []string{model.BaseIndex, index} {
 		if k := d.Entity(e.Name).Key(name); k != nil {
 			n += z.keyAttrs(d, e, k, true)
 		}
@@ -189,12 +189,12 @@ func projects(ix *Index, attrs map[string]bool) bool {
 }
 
 // shard is the size of a counter's shard item: its keys and the number.
-func (z *sizer) shard(e *Entity, ck *CounterKeys) int {
-	return len(TablePK) + z.key(e, ck.PK) + len(TableSK) + model.DecimalLen(int64(ck.Shards)) + len(ck.Attr) + DefaultNumberBytes
+func (z *sizer) shard(e *model.Entity, ck *CounterKeys) int {
+	return len(model.TablePK) + z.key(e, ck.PK) + len(model.TableSK) + model.DecimalLen(int64(ck.Shards)) + len(ck.Attr) + model.DefaultNumberBytes
 }
 
 // scalarSize is a scalar's size for the sizer (sizer.go).
-func (z *sizer) scalarSize(e *Entity, a *Attribute, s *ScalarType) int {
+func (z *sizer) scalarSize(e *model.Entity, a *model.Attribute, s *model.ScalarType) int {
 	n, bound, assumed := s.Size(e, a)
 	if assumed != "" {
 		z.assumed[assumed] = true

@@ -19,7 +19,7 @@ import (
 type pins struct {
 	from *Design
 	// entity maps a model entity to the lock's (its old self).
-	entity map[string]*Entity
+	entity map[string]*model.Entity
 	// base is each entity's locked base key, in the model's names.
 	base map[string]*EntityKey
 	// gsis are the locked GSIs, in order.
@@ -33,9 +33,9 @@ type pins struct {
 
 // pin derives the pins of a lock's design for model m (a copy the planner
 // may change: number encodings and renamed entities' tags are set on it).
-func pin(m *Model, from *Design) *pins {
+func pin(m *model.Model, from *Design) *pins {
 	lm := from.Model()
-	p := &pins{from: from, entity: map[string]*Entity{}, base: map[string]*EntityKey{}, keys: map[string]map[string][]*EntityKey{}}
+	p := &pins{from: from, entity: map[string]*model.Entity{}, base: map[string]*EntityKey{}, keys: map[string]map[string][]*EntityKey{}}
 	claimed := map[string]bool{}
 	for _, e := range m.Entities {
 		if e.RenamedFrom != "" && lm.Entity(e.RenamedFrom) != nil {
@@ -81,7 +81,7 @@ func pin(m *Model, from *Design) *pins {
 			if ix := from.Index(k.Index); ix != nil && ix.Native() && (!slices.Equal(t.PK.Attrs(), k.PK.Attrs()) || !slices.Equal(t.SK.Attrs(), k.SK.Attrs())) {
 				continue // a native index is keyed on the names: a renamed one is another index
 			}
-			if k.Index == BaseIndex {
+			if k.Index == model.BaseIndex {
 				p.base[e.Name] = t
 				continue
 			}
@@ -108,8 +108,8 @@ func pin(m *Model, from *Design) *pins {
 // still fits (offset ≤ min, max - offset below 10^width). The pin is set
 // only when the range alone would encode otherwise, so a model planned
 // with the lock it was locked from plans to the same bytes.
-func pinEncoding(a, locked *Attribute) {
-	if (a.Type != TypeNumber && a.Type != TypeTTL) || (locked.Type != TypeNumber && locked.Type != TypeTTL) {
+func pinEncoding(a, locked *model.Attribute) {
+	if (a.Type != model.TypeNumber && a.Type != model.TypeTTL) || (locked.Type != model.TypeNumber && locked.Type != model.TypeTTL) {
 		return
 	}
 	off, width := locked.NumberOffset(), locked.NumberWidth()
@@ -127,8 +127,8 @@ func pinEncoding(a, locked *Attribute) {
 func translateKey(k *EntityKey, names map[string]string) (*EntityKey, bool) {
 	out := &EntityKey{Index: k.Index}
 	for _, part := range []struct {
-		in  Template
-		out *Template
+		in  model.Template
+		out *model.Template
 	}{{k.PK, &out.PK}, {k.SK, &out.SK}} {
 		for _, s := range part.in {
 			if s.Attr != "" {
@@ -146,7 +146,7 @@ func translateKey(k *EntityKey, names map[string]string) (*EntityKey, bool) {
 		if !ok {
 			return nil, false
 		}
-		out.When = append(out.When, Const{Attr: n, Value: c.Value})
+		out.When = append(out.When, model.Const{Attr: n, Value: c.Value})
 	}
 	return out, true
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const twoTables = `tables:
@@ -44,7 +46,7 @@ examples:
 // its settings, entities, patterns, writes and examples, planned as a
 // model of one table is.
 func TestTablesSplit(t *testing.T) {
-	m, err := Parse("shop.yaml", []byte(twoTables))
+	m, err := model.Parse("shop.yaml", []byte(twoTables))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +85,7 @@ func TestTablesSplit(t *testing.T) {
 	one := strings.Replace(strings.Replace(twoTables, "tables:\n  Orders: {headroom: 2}\n  Sessions:\n", "table: Sessions\n", 1), "    table: Sessions\n", "", 1)
 	one = one[:strings.Index(one, "  Order:")] + one[strings.Index(one, "  Session:"):]
 	one = strings.NewReplacer("  GetOrder: {get: Order}\n", "", "    o1: {Order: {orderId: o1, status: OPEN}}\n", "", "    - {pattern: GetOrder, params: {orderId: o1}, items: [o1]}\n", "").Replace(one)
-	mo, err := Parse("shop.yaml", []byte(one))
+	mo, err := model.Parse("shop.yaml", []byte(one))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, one)
 	}
@@ -137,8 +139,8 @@ func TestTablesBadInput(t *testing.T) {
 			case "within across tables":
 				src = strings.Replace(src, c.edit, c.edit+"\n    within: Order", 1)
 			}
-			_, err := Parse("shop.yaml", []byte(src))
-			if err == nil || !errors.Is(err, ErrInvalidModel) || !strings.Contains(err.Error(), c.want) {
+			_, err := model.Parse("shop.yaml", []byte(src))
+			if err == nil || !errors.Is(err, model.ErrInvalidModel) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v\nwant %s", err, c.want)
 			}
 		})
@@ -229,7 +231,7 @@ writes:
       - {put: Invite}
       - {put: Audit}
 `
-	m, err := Parse("social.yaml", []byte(src))
+	m, err := model.Parse("social.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

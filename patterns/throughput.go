@@ -1,6 +1,10 @@
 package patterns
 
-import "math"
+import (
+	"math"
+
+	"github.com/keyplan/keyplan/patterns/model"
+)
 
 // Throughput settings decided from the model. The estimate (cost.go)
 // gives each index's load at the declared rates; at the declared peaks
@@ -40,23 +44,23 @@ type IndexThroughput struct {
 
 // rates are the requests per second an estimate assumes.
 type rates struct {
-	read   func(*Pattern) float64
-	write  func(*Write) float64
-	entity func(*Entity) float64
+	read   func(*model.Pattern) float64
+	write  func(*model.Write) float64
+	entity func(*model.Entity) float64
 }
 
 // declared are the model's rates; peaks its peaks, the rate where none is
 // declared.
 var (
 	declared = rates{
-		read:   func(p *Pattern) float64 { return p.Rate },
-		write:  func(w *Write) float64 { return w.Rate },
-		entity: func(e *Entity) float64 { return e.Writes },
+		read:   func(p *model.Pattern) float64 { return p.Rate },
+		write:  func(w *model.Write) float64 { return w.Rate },
+		entity: func(e *model.Entity) float64 { return e.Writes },
 	}
 	peaks = rates{
-		read:   func(p *Pattern) float64 { return max(p.Peak, p.Rate) },
-		write:  func(w *Write) float64 { return max(w.Peak, w.Rate) },
-		entity: func(e *Entity) float64 { return max(e.PeakWrites, e.Writes) },
+		read:   func(p *model.Pattern) float64 { return max(p.Peak, p.Rate) },
+		write:  func(w *model.Write) float64 { return max(w.Peak, w.Rate) },
+		entity: func(e *model.Entity) float64 { return max(e.PeakWrites, e.Writes) },
 	}
 )
 
@@ -77,10 +81,10 @@ func throughput(d *Design, c *Cost) []*IndexThroughput {
 			t.MaxReadUnits = bound(max(l.ReadUnits, p.ReadUnits), h)
 			t.MaxWriteUnits = bound(max(l.WriteUnits, p.WriteUnits), h)
 		}
-		if p.ReadUnits > DefaultWarmReadUnits {
+		if p.ReadUnits > model.DefaultWarmReadUnits {
 			t.WarmReadUnits = math.Ceil(p.ReadUnits)
 		}
-		if p.WriteUnits > DefaultWarmWriteUnits {
+		if p.WriteUnits > model.DefaultWarmWriteUnits {
 			t.WarmWriteUnits = math.Ceil(p.WriteUnits)
 		}
 		out = append(out, t)
@@ -109,7 +113,7 @@ func (c *Cost) IndexThroughput(index string) *IndexThroughput {
 }
 
 // declaresPeaks reports whether the model declares a peak anywhere.
-func declaresPeaks(m *Model) bool {
+func declaresPeaks(m *model.Model) bool {
 	for _, p := range m.Patterns {
 		if p.Peak > 0 {
 			return true

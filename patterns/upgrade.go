@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Upgrade changes: what this keyplan derives otherwise than the one that
@@ -27,7 +29,7 @@ func (l *Lock) Upgrades() []Change { return slices.Clone(l.upgrades) }
 // writer names the keyplan that wrote the lock, for messages.
 func (l *Lock) writer() string {
 	if l.Keyplan != "" {
-		return "keyplan " + Printable(l.Keyplan)
+		return "keyplan " + model.Printable(l.Keyplan)
 	}
 	return "an earlier keyplan"
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const sparseModel = testmodel.SparseOrders
@@ -14,7 +15,7 @@ const sparseModel = testmodel.SparseOrders
 // constants, a pattern filtering on them reads it, one that does not is
 // refused (the index holds only those items).
 func TestHandMadeSparseKey(t *testing.T) {
-	m, err := Parse("shop.yaml", []byte(sparseModel))
+	m, err := model.Parse("shop.yaml", []byte(sparseModel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func TestHandMadeSparseKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := d.Entity("Order").Key("GSI2")
-	if len(k.When) != 1 || k.When[0] != (Const{Attr: "status", Value: "PENDING"}) {
+	if len(k.When) != 1 || k.When[0] != (model.Const{Attr: "status", Value: "PENDING"}) {
 		t.Fatalf("GSI2's key is sparse on %v, want status=PENDING", k.When)
 	}
 	if pp := d.Pattern("PendingOrders"); pp.Index != "GSI2" || !pp.Served() {
@@ -42,9 +43,9 @@ func TestHandMadeSparseKey(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, src string) *Model {
+func mustParse(t *testing.T, src string) *model.Model {
 	t.Helper()
-	m, err := Parse("m.yaml", []byte(src))
+	m, err := model.Parse("m.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestHandMadeSparseKeyRefusals(t *testing.T) {
 			if src == sparseModel {
 				t.Fatal("the edit changed nothing")
 			}
-			_, err := Parse("shop.yaml", []byte(src))
+			_, err := model.Parse("shop.yaml", []byte(src))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v\nwant %q", err, tt.want)
 			}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What a declared write does to the design: the item writes it makes,
@@ -13,8 +15,8 @@ import (
 // stepEffect is what one single-item write (a write, or a step of a
 // transaction) does.
 type stepEffect struct {
-	s  *Write
-	e  *Entity
+	s  *model.Write
+	e  *model.Entity
 	ek *EntityKeys
 	// changed are the attributes it writes: all of them for a put or a
 	// delete, those it sets, adds to or removes for an update, none for a
@@ -44,7 +46,7 @@ func keyReads(k *EntityKey) []string {
 }
 
 // effect analyses one single-item write; nil when its entity is unknown.
-func (d *Design) effect(s *Write) *stepEffect {
+func (d *Design) effect(s *model.Write) *stepEffect {
 	e := d.model.Entity(s.Entity)
 	ek := d.Entity(s.Entity)
 	if e == nil || ek == nil {
@@ -52,20 +54,20 @@ func (d *Design) effect(s *Write) *stepEffect {
 	}
 	fx := &stepEffect{s: s, e: e, ek: ek, changed: map[string]bool{}}
 	switch s.Op {
-	case WritePut, WriteDelete, WriteBatch:
+	case model.WritePut, model.WriteDelete, model.WriteBatch:
 		for _, a := range e.Attributes {
 			fx.changed[a.Name] = true
 		}
 		fx.keys = ek.Keys
-		if s.Op != WriteBatch {
+		if s.Op != model.WriteBatch {
 			fx.guards = len(d.model.UniquePatterns(e))
 		}
-		if s.Op == WriteDelete {
+		if s.Op == model.WriteDelete {
 			for _, c := range ek.Counters {
 				fx.shards += c.Shards
 			}
 		}
-	case WriteUpdate:
+	case model.WriteUpdate:
 		if d.model.CounterStep(s) {
 			fx.counter = true
 			for _, i := range s.Add {
@@ -75,7 +77,7 @@ func (d *Design) effect(s *Write) *stepEffect {
 		}
 		fx.changed = updated(e, s)
 		for _, k := range ek.Keys {
-			if k.Index == BaseIndex || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
+			if k.Index == model.BaseIndex || slices.ContainsFunc(keyReads(k), func(a string) bool { return fx.changed[a] }) {
 				fx.keys = append(fx.keys, k)
 			}
 		}
@@ -84,18 +86,18 @@ func (d *Design) effect(s *Write) *stepEffect {
 				fx.guards += 2 // the old guard goes, the new one comes
 			}
 		}
-	case WriteCheck:
+	case model.WriteCheck:
 		fx.keys = ek.Keys[:1]
 	}
 	return fx
 }
 
 // effects analyses a write's item writes, in order.
-func (d *Design) effects(w *Write) []*stepEffect {
+func (d *Design) effects(w *model.Write) []*stepEffect {
 	var out []*stepEffect
 	for _, s := range w.Items() {
-		if w.Op == WriteBatch {
-			s = &Write{Op: WriteBatch, Entity: w.Entity}
+		if w.Op == model.WriteBatch {
+			s = &model.Write{Op: model.WriteBatch, Entity: w.Entity}
 		}
 		if fx := d.effect(s); fx != nil {
 			out = append(out, fx)
@@ -105,22 +107,22 @@ func (d *Design) effects(w *Write) []*stepEffect {
 }
 
 // stepName says which step of a write a finding is about.
-func stepName(w *Write, i int) string {
-	if w.Op == WriteTransact {
+func stepName(w *model.Write, i int) string {
+	if w.Op == model.WriteTransact {
 		return fmt.Sprintf("step %d (%s %s)", i+1, w.Steps[i].Op, w.Steps[i].Entity)
 	}
 	return string(w.Op) + " " + w.Entity
 }
 
-func write(w *Write) Subject { return Subject{SubjectWrite, w.Name} }
+func write(w *model.Write) Subject { return Subject{SubjectWrite, w.Name} }
 
 // Pinned lists the attributes a write's equality conditions fix to a
 // value (condition {a: $p} or {a: CONST}): the write holds only if the
 // item has it, so the write knows it as with would.
-func Pinned(w *Write) []string {
+func Pinned(w *model.Write) []string {
 	var out []string
 	for _, c := range w.Condition {
-		if c.Op == CondEq && !slices.Contains(out, c.Attr) {
+		if c.Op == model.CondEq && !slices.Contains(out, c.Attr) {
 			out = append(out, c.Attr)
 		}
 	}
@@ -139,12 +141,12 @@ func ruleStaleKey(d *Design) []finding {
 	for _, w := range d.model.Writes {
 		for i, fx := range d.effects(w) {
 			s := fx.s
-			if s.Op != WriteUpdate {
+			if s.Op != model.WriteUpdate {
 				continue
 			}
 			known := knownTo(fx.e, s)
 			for _, k := range fx.keys {
-				if ix := d.Index(k.Index); k.Index == BaseIndex || ix != nil && ix.Native() {
+				if ix := d.Index(k.Index); k.Index == model.BaseIndex || ix != nil && ix.Native() {
 					continue // DynamoDB indexes a native key's attributes itself
 				}
 				reads := keyReads(k)
@@ -183,10 +185,10 @@ func ruleStaleKey(d *Design) []finding {
 // updated lists the attributes an update changes: those it sets, adds
 // to, appends to, discards from or removes (a map's entry changes the
 // map), and the derived attributes recomputed from them.
-func updated(e *Entity, s *Write) map[string]bool {
+func updated(e *model.Entity, s *model.Write) map[string]bool {
 	changed := map[string]bool{}
 	for _, a := range slices.Concat(s.Set, s.Remove) {
-		a, _, _ = MapPath(a)
+		a, _, _ = model.MapPath(a)
 		changed[a] = true
 	}
 	for _, i := range slices.Concat(s.Discard, s.Append, s.Add) {
@@ -203,7 +205,7 @@ func updated(e *Entity, s *Write) map[string]bool {
 // knownTo lists what an update knows of the item: what it sets or
 // removes, passes (with), fixes by an equality condition, the id, and
 // what is derived from those alone.
-func knownTo(e *Entity, s *Write) map[string]bool {
+func knownTo(e *model.Entity, s *model.Write) map[string]bool {
 	known := map[string]bool{}
 	for _, a := range slices.Concat(s.Set, s.Remove, s.With, e.ID, Pinned(s)) {
 		known[a] = true
@@ -221,13 +223,13 @@ func knownTo(e *Entity, s *Write) map[string]bool {
 // know their new values) and those it does not know (missing: it must be
 // passed them, with). Nothing when the key reads an attribute the update
 // removes: the item leaves the index, whatever else the key reads.
-func staleKey(s *Write, reads []string, known map[string]bool) (added, missing []string) {
+func staleKey(s *model.Write, reads []string, known map[string]bool) (added, missing []string) {
 	if slices.ContainsFunc(reads, func(a string) bool { return slices.Contains(s.Remove, a) }) {
 		return nil, nil
 	}
 	for _, a := range reads {
 		switch {
-		case slices.ContainsFunc(s.Add, func(inc *Increment) bool { return inc.Attr == a }):
+		case slices.ContainsFunc(s.Add, func(inc *model.Increment) bool { return inc.Attr == a }):
 			added = appendNew(added, a)
 		case !known[a]:
 			missing = appendNew(missing, a)
@@ -251,7 +253,7 @@ func uniq(s []string) []string {
 	return out
 }
 
-func constText(cs []Const) string {
+func constText(cs []model.Const) string {
 	var s []string
 	for _, c := range cs {
 		s = append(s, c.Attr+"="+c.Value)
@@ -266,7 +268,7 @@ func ruleTransactLimits(d *Design) []finding {
 	var out []finding
 	z := &sizer{assumed: map[string]bool{}, items: map[string]int{}}
 	for _, w := range d.model.Writes {
-		if w.Op != WriteTransact {
+		if w.Op != model.WriteTransact {
 			continue
 		}
 		fxs := d.effects(w)
@@ -290,14 +292,14 @@ func ruleTransactLimits(d *Design) []finding {
 			}
 			seen[item] = i
 		}
-		if items > MaxTransactItems {
+		if items > model.MaxTransactItems {
 			out = append(out, finding{write(w), w.Pos,
-				fmt.Sprintf("writes %d items (guard items of unique values included); DynamoDB takes %d in a transaction", items, MaxTransactItems),
+				fmt.Sprintf("writes %d items (guard items of unique values included); DynamoDB takes %d in a transaction", items, model.MaxTransactItems),
 				"split the transaction"})
 		}
-		if bytes > MaxTransactBytes {
+		if bytes > model.MaxTransactBytes {
 			out = append(out, finding{write(w), w.Pos,
-				fmt.Sprintf("its items may reach %d bytes; a transaction carries at most %d (4 MB)", bytes, MaxTransactBytes),
+				fmt.Sprintf("its items may reach %d bytes; a transaction carries at most %d (4 MB)", bytes, model.MaxTransactBytes),
 				"split the transaction, or bound the attributes' sizes (maxLength)"})
 		}
 	}
@@ -316,7 +318,7 @@ func ruleWritesMaintained(d *Design) []finding {
 				continue
 			}
 			var hit []string
-			if s.Op == WriteUpdate {
+			if s.Op == model.WriteUpdate {
 				for _, a := range slices.Concat(s.Set, s.Remove) {
 					if e.Maintained(a) {
 						hit = appendNew(hit, a)
@@ -333,7 +335,7 @@ func ruleWritesMaintained(d *Design) []finding {
 					fmt.Sprintf("%s writes %s, which a stream handler keeps (counters, copies): the two would overwrite each other", stepName(w, i), strings.Join(hit, ", ")),
 					"leave the attribute to its handler"})
 			}
-			if blind := (s.Op == WritePut && s.If == "") || w.Op == WriteBatch && w.Batch == WritePut; blind && len(e.Counters)+len(e.Copies) > 0 {
+			if blind := (s.Op == model.WritePut && s.If == "") || w.Op == model.WriteBatch && w.Batch == model.WritePut; blind && len(e.Counters)+len(e.Copies) > 0 {
 				out = append(out, finding{write(w), w.Pos,
 					fmt.Sprintf("%s overwrites whole %s items, losing what the stream handlers keep (%s)", stepName(w, i), e.Name, strings.Join(maintained(e), ", ")),
 					"put with if: absent (create) or if: present (replace, keeping them), or use an update"})
@@ -343,7 +345,7 @@ func ruleWritesMaintained(d *Design) []finding {
 	return out
 }
 
-func maintained(e *Entity) []string {
+func maintained(e *model.Entity) []string {
 	var out []string
 	for _, c := range e.Counters {
 		out = append(out, c.Attr)
@@ -365,7 +367,7 @@ func ruleVersion(d *Design) []finding {
 		}
 		at := e.PosOf("version")
 		switch {
-		case a.Type != TypeNumber:
+		case a.Type != model.TypeNumber:
 			out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s is a %s: it must be a number (every write adds 1)", a.Name, a.Type), "declare it type: number"})
 		case e.IsID(a.Name) || a.Immutable:
 			out = append(out, finding{entity(e), at, fmt.Sprintf("the version %s never changes (id or immutable): every write changes it", a.Name), "use an attribute of its own"})
@@ -396,7 +398,7 @@ func ruleHotWrites(d *Design) []finding {
 			continue
 		}
 		factor := 1.0
-		if w.Op == WriteTransact {
+		if w.Op == model.WriteTransact {
 			factor = 2 // a transaction's writes cost double
 		}
 		for i, fx := range d.effects(w) {
@@ -406,16 +408,16 @@ func ruleHotWrites(d *Design) []finding {
 					continue // many values: the writes spread
 				}
 				bytes := z.item(d, fx.e)
-				if k.Index != BaseIndex {
+				if k.Index != model.BaseIndex {
 					bytes = z.projected(d, fx.e, k.Index)
 				}
-				wcu := w.Rate * factor * units(bytes, WriteUnitBytes) / float64(values)
-				if wcu <= PartitionWCU {
+				wcu := w.Rate * factor * units(bytes, model.WriteUnitBytes) / float64(values)
+				if wcu <= model.PartitionWCU {
 					continue
 				}
 				out = append(out, finding{write(w), w.PosOf("rate"),
 					fmt.Sprintf("%s at %g/s puts about %.0f WCU/s on one partition of %s (%s takes %d value(s)); a partition takes %d",
-						stepName(w, i), w.Rate, wcu, k.Index, k.PK, values, PartitionWCU),
+						stepName(w, i), w.Rate, wcu, k.Index, k.PK, values, model.PartitionWCU),
 					"write-shard the key (shards: N on the patterns reading it), partition by an attribute with more values, or batch the updates"})
 			}
 		}
@@ -431,7 +433,7 @@ func ruleUnconditional(d *Design) []finding {
 	for _, w := range d.model.Writes {
 		for i, s := range w.Items() {
 			e := d.model.Entity(s.Entity)
-			blind := (s.Op == WritePut && s.If == "") || w.Op == WriteBatch
+			blind := (s.Op == model.WritePut && s.If == "") || w.Op == model.WriteBatch
 			if e == nil || !blind {
 				continue
 			}
@@ -455,21 +457,21 @@ func ruleUnconditional(d *Design) []finding {
 // updateStep is an update step of the model's writes as the planner
 // weighs a layout against it.
 type updateStep struct {
-	s              *Write
-	e              *Entity
+	s              *model.Write
+	e              *model.Entity
 	changed, known map[string]bool
 }
 
 // updateSteps lists the model's update steps that change an item's
 // attributes (not a counter's shards).
-func updateSteps(m *Model) []updateStep {
+func updateSteps(m *model.Model) []updateStep {
 	var out []updateStep
 	for _, w := range m.Writes {
-		if w.Op == WriteBatch {
+		if w.Op == model.WriteBatch {
 			continue
 		}
 		for _, s := range w.Items() {
-			if e := m.Entity(s.Entity); e != nil && s.Op == WriteUpdate && !m.CounterStep(s) {
+			if e := m.Entity(s.Entity); e != nil && s.Op == model.WriteUpdate && !m.CounterStep(s) {
 				out = append(out, updateStep{s, e, updated(e, s), knownTo(e, s)})
 			}
 		}
@@ -485,7 +487,7 @@ func withDemand(steps []updateStep, keys map[string][]*EntityKey) int {
 	n := 0
 	for _, u := range steps {
 		for _, k := range keys[u.e.Name] {
-			if k.Index == BaseIndex {
+			if k.Index == model.BaseIndex {
 				continue
 			}
 			if reads := keyReads(k); slices.ContainsFunc(reads, func(a string) bool { return u.changed[a] }) {
@@ -503,7 +505,7 @@ func withDemand(steps []updateStep, keys map[string][]*EntityKey) int {
 // a changed and a missing attribute (a native key, which DynamoDB
 // maintains, would not); else a key that does not read them together (a
 // hand-made key reading more than its patterns need).
-func (d *Design) unavoidable(e *Entity, k *EntityKey, changed, missing []string) string {
+func (d *Design) unavoidable(e *model.Entity, k *EntityKey, changed, missing []string) string {
 	var apart []string
 	for _, pp := range d.Patterns {
 		p := d.model.Pattern(pp.Name)
@@ -519,7 +521,7 @@ func (d *Design) unavoidable(e *Entity, k *EntityKey, changed, missing []string)
 		}
 		if c, m := has(changed), has(missing); len(c) > 0 && len(m) > 0 {
 			native := "a native key (DynamoDB maintains it) would need none, but " + k.Index + " is synthetic (the plan says why)"
-			if d.indexKeys == IndexKeysSynthetic {
+			if d.indexKeys == model.IndexKeysSynthetic {
 				native = "a native key (DynamoDB maintains it) would need none: drop indexKeys: synthetic"
 			}
 			return fmt.Sprintf("; no synthetic layout avoids it: pattern %s reads %s and %s in one key; %s", p.Name, strings.Join(m, ", "), strings.Join(c, ", "), native)
@@ -541,7 +543,7 @@ func ruleDerivedStale(d *Design) []finding {
 	for _, w := range d.model.Writes {
 		for i, fx := range d.effects(w) {
 			s := fx.s
-			if s.Op != WriteUpdate || fx.counter {
+			if s.Op != model.WriteUpdate || fx.counter {
 				continue
 			}
 			known := map[string]bool{}

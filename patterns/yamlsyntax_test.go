@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A YAML syntax error is reported where a person would point: the
@@ -99,7 +101,7 @@ func TestSyntaxErrorPositions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Parse("m.yaml", []byte(tt.model))
+			_, err := model.Parse("m.yaml", []byte(tt.model))
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -137,8 +139,8 @@ func TestSyntaxErrorPositionsInExamples(t *testing.T) {
 			for b, brk := range breaks {
 				broken := slices.Clone(lines)
 				broken[n] = brk(broken[n])
-				_, err := Parse("m.yaml", []byte(strings.Join(broken, "\n")))
-				var e *Error
+				_, err := model.Parse("m.yaml", []byte(strings.Join(broken, "\n")))
+				var e *model.Error
 				if !errors.As(err, &e) || !strings.Contains(e.Msg, "syntax error") {
 					continue
 				}

@@ -15,11 +15,12 @@ import (
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // shopMigrating is the shop's model moving to ShopV2 and its lock at
 // phase 1 (create GSI3, backfill Order and Product).
-func shopMigrating(t *testing.T) (*patterns.Model, *patterns.Lock) {
+func shopMigrating(t *testing.T) (*model.Model, *patterns.Lock) {
 	t.Helper()
 	_, m2, lock := evolvetest.ShopMigration(t, "..")
 	return m2, lock

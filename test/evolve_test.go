@@ -14,6 +14,7 @@ import (
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // deploy is one `cdk deploy` of the shop's history: the stack the
@@ -35,8 +36,8 @@ func TestEveryDeployIsOneStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := string(src)
-	parse := func(text string) *patterns.Model {
-		m, err := patterns.Parse("ecommerce.yaml", []byte(text))
+	parse := func(text string) *kpmodel.Model {
+		m, err := kpmodel.Parse("ecommerce.yaml", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +46,7 @@ func TestEveryDeployIsOneStep(t *testing.T) {
 	out := t.TempDir()
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), Context: cdkContext()})
 	var history []deploy
-	add := func(name string, m *patterns.Model, l *patterns.Lock) {
+	add := func(name string, m *kpmodel.Model, l *patterns.Lock) {
 		id := fmt.Sprintf("Deploy%d", len(history))
 		stack := awscdk.NewStack(app, jsii.String(id), nil)
 		tbl := singletable.New(stack, "Shop", &singletable.Props{
@@ -118,7 +119,7 @@ func TestEveryDeployIsOneStep(t *testing.T) {
 
 // refusedSynth: a model the lock has not accepted fails synthesis, naming
 // keyplan diff (its own app: a failing construct would fail the walk's).
-func refusedSynth(t *testing.T, edit string, m *patterns.Model, l *patterns.Lock) {
+func refusedSynth(t *testing.T, edit string, m *kpmodel.Model, l *patterns.Lock) {
 	t.Helper()
 	stack := newStack("")
 	tbl := singletable.New(stack, "Shop", &singletable.Props{Model: m, Lock: l, StreamHandlers: &singletable.StreamHandlers{Disabled: true}})

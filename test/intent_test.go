@@ -8,6 +8,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Intent-level assertions with CDK's own matchers, beside the golden
@@ -96,7 +97,7 @@ func TestLeaderboardReplicaStreamAndAutoscaling(t *testing.T) {
 // primary's reads.
 func TestLeaderboardEstimateWithReplica(t *testing.T) {
 	d := example.LeaderboardTable.Design
-	reads := patterns.ReplicaReads{Region: "eu-west-1", Read: map[string]float64{patterns.BaseIndex: 2}}
+	reads := patterns.ReplicaReads{Region: "eu-west-1", Read: map[string]float64{model.BaseIndex: 2}}
 	g := d.Cost.Global([]patterns.ReplicaReads{reads})
 	want := fmt.Sprintf("estimate with 1 replica(s) (eu-west-1 %.0f RCU): %.1f replicated write units/s; on-demand $%.2f/month, provisioned $%.2f/month, all regions",
 		g.Replicas[0].ReadCapacity, d.Cost.WriteUnits, g.OnDemand, g.Provisioned)

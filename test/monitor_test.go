@@ -15,6 +15,7 @@ import (
 
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // monitored are the example app's tables, by template.
@@ -49,7 +50,7 @@ func dims(v any) string {
 
 // wantDims are the dimensions of an index's metrics.
 func wantDims(tableID, index string) string {
-	if index == patterns.BaseIndex {
+	if index == model.BaseIndex {
 		return "TableName=ref:" + tableID
 	}
 	return "GlobalSecondaryIndexName=" + index + ",TableName=ref:" + tableID
@@ -84,7 +85,7 @@ func maxCapacity(t *testing.T, table map[string]any, region, index, dir string) 
 	}
 	p := props(table)
 	if dir == "Write" {
-		if index == patterns.BaseIndex {
+		if index == model.BaseIndex {
 			return settings(p)
 		}
 		for _, g := range list(p["GlobalSecondaryIndexes"]) {
@@ -97,7 +98,7 @@ func maxCapacity(t *testing.T, table map[string]any, region, index, dir string) 
 		if obj(r)["Region"] != region {
 			continue
 		}
-		if index == patterns.BaseIndex {
+		if index == model.BaseIndex {
 			return settings(r)
 		}
 		for _, g := range list(obj(r)["GlobalSecondaryIndexes"]) {
@@ -142,7 +143,7 @@ func TestAlarmsWatchEveryIndex(t *testing.T) {
 				seen[ids[0]] = true
 				return ids[0], props(alarms[ids[0]])
 			}
-			indexes := []string{patterns.BaseIndex}
+			indexes := []string{model.BaseIndex}
 			for _, ix := range tbl.Design.Indexes {
 				indexes = append(indexes, ix.Name)
 			}
@@ -292,7 +293,7 @@ func TestDashboardRowPerPatternAndEntity(t *testing.T) {
 			tmpl := templates[name]
 			ref := "<Ref:" + logicalID(t, tmpl, "AWS::DynamoDB::GlobalTable") + ">"
 			metric := func(metric, index string) string { // dimensions in name order, as CDK writes them
-				if index == patterns.BaseIndex {
+				if index == model.BaseIndex {
 					return "AWS/DynamoDB " + metric + " TableName " + ref
 				}
 				return "AWS/DynamoDB " + metric + " GlobalSecondaryIndexName " + index + " TableName " + ref
@@ -322,7 +323,7 @@ func TestDashboardRowPerPatternAndEntity(t *testing.T) {
 				}
 			}
 			for _, e := range d.Model().Entities {
-				written := []string{patterns.BaseIndex}
+				written := []string{model.BaseIndex}
 				for _, k := range d.Entity(e.Name).Keys {
 					if !slices.Contains(written, k.Index) {
 						written = append(written, k.Index)

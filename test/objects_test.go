@@ -14,6 +14,7 @@ import (
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The bucket a model's store: s3 attributes are kept in (issue 39 part
@@ -143,11 +144,11 @@ func TestBackfillJobGetsTheObjectsBucket(t *testing.T) {
 	enginepass.Independent(t)
 	plan := func(src string, lock *patterns.Lock) *patterns.Design {
 		t.Helper()
-		m, err := patterns.Parse("library.yaml", []byte(src))
+		m, err := model.Parse("library.yaml", []byte(src))
 		if err != nil {
 			t.Fatal(err)
 		}
-		m.IndexKeys = patterns.IndexKeysSynthetic
+		m.IndexKeys = model.IndexKeysSynthetic
 		if lock == nil {
 			d, err := patterns.Plan(m)
 			if err != nil {

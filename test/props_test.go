@@ -19,6 +19,7 @@ import (
 	"github.com/keyplan/keyplan/constructs/singletable"
 	"github.com/keyplan/keyplan/constructs/tablerules"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const scanModel = `table: Users
@@ -201,13 +202,13 @@ func TestPropsProblems(t *testing.T) {
 				TableName: "x", Tags: map[string]string{"aws:team": "a"}, RecoveryPeriodDays: 40, Billing: &singletable.Billing{Mode: "reserved"},
 				Replicas: []singletable.Replica{{Region: "eu-west-1"}, {Region: "eu-west-1"}}, Backfill: &singletable.Backfill{Segments: -1},
 				StreamHandlers: &singletable.StreamHandlers{Handlers: map[patterns.Handler]singletable.HandlerOptions{"counter": {}}}}
-		}, nil, []string{`unknown type "tiem"`, `TableName "x": expected ` + patterns.NameRule, `Tags["aws:team"]: keys starting with aws: are reserved`,
+		}, nil, []string{`unknown type "tiem"`, `TableName "x": expected ` + model.NameRule, `Tags["aws:team"]: keys starting with aws: are reserved`,
 			"RecoveryPeriodDays 40: expected a whole number of days, 1 to 35", `Billing.Mode "reserved"`, "Replicas[1].Region: eu-west-1 is listed twice",
 			"Backfill.Segments -1: expected 1 to", `StreamHandlers.Handlers["counter"]: expected one of`}},
 		{"bad table name", "", func(awscdk.Stack) *singletable.Props {
 			return &singletable.Props{ModelFile: good, TableName: "my table"}
 		}, nil,
-			[]string{`TableName "my table": expected ` + patterns.NameRule}},
+			[]string{`TableName "my table": expected ` + model.NameRule}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 
 	"github.com/keyplan/keyplan/constructs/singletable"
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The settings the ledger's model decides (testdata/models/ledger.yaml):
@@ -116,7 +116,7 @@ func TestLedgerResourcePolicyGrantsThePrincipalsTheirPatterns(t *testing.T) {
 		"Allow Reconciler" + byDay + ": dynamodb:Query on index/" + byDay,
 		"Deny ReconcilerOtherIndexes: dynamodb:Query on index/" + byAccount,
 	}
-	if byAccount == byDay || d.Pattern("AccountWithEntries").Index != patterns.BaseIndex {
+	if byAccount == byDay || d.Pattern("AccountWithEntries").Index != model.BaseIndex {
 		t.Fatalf("the ledger's plan changed: %s, %s", byAccount, byDay)
 	}
 	principals := map[string]string{"AuditorTable": "arn:aws:iam::111122223333:role/ledger-auditor", "Auditor" + byAccount: "arn:aws:iam::111122223333:role/ledger-auditor"}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // shopTwoGSIs is the shop given two new GSIs for Order (by total, by
@@ -41,12 +42,12 @@ func shopTwoGSIs(v1 string) string {
 // deploy all the same.
 func TestTwoGSIMigrationFromSeparateProcesses(t *testing.T) {
 	enginepass.Parallel(t)
-	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+	for _, keys := range []kpmodel.IndexKeys{kpmodel.IndexKeysSynthetic, kpmodel.IndexKeysAuto} {
 		t.Run(string(keys), func(t *testing.T) { testTwoGSIMigration(t, keys) })
 	}
 }
 
-func testTwoGSIMigration(t *testing.T, keys patterns.IndexKeys) {
+func testTwoGSIMigration(t *testing.T, keys kpmodel.IndexKeys) {
 	p := separateProcesses(t)
 	ep := p.local("--port", "0").endpoint // keyplan local, a process of its own
 	run := p.run
@@ -72,7 +73,7 @@ func testTwoGSIMigration(t *testing.T, keys patterns.IndexKeys) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	synthetic := keys == patterns.IndexKeysSynthetic
+	synthetic := keys == kpmodel.IndexKeysSynthetic
 	for i, p := range lk.Migration.Phases {
 		if len(p.Create) != 1 || strings.Contains(strings.Join(p.Backfill, ","), "Order") != synthetic {
 			t.Fatalf("phase %d: %s; want a new GSI and Order backfilled only when keyed synthetic", i+1, p)

@@ -18,6 +18,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // earlier are the artifacts of the compatibility corpus (testdata/compat:
@@ -170,7 +171,7 @@ func TestEarlierModelsValidateAndMigrate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := patterns.Load(model)
+			m, err := kpmodel.Load(model)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
-	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // shop copies the example shop into a fresh directory, its GSIs keyed
@@ -278,12 +278,12 @@ func TestNativeNextPatternIsOneDeploy(t *testing.T) {
 // entity: no discriminator): nothing to clean up, diff exits 0.
 func TestLockAndDiffSayACleanupIsPending(t *testing.T) {
 	enginepass.Independent(t)
-	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+	for _, keys := range []kpmodel.IndexKeys{kpmodel.IndexKeysSynthetic, kpmodel.IndexKeysAuto} {
 		t.Run(string(keys), func(t *testing.T) { testCleanupPending(t, keys) })
 	}
 }
 
-func testCleanupPending(t *testing.T, keys patterns.IndexKeys) {
+func testCleanupPending(t *testing.T, keys kpmodel.IndexKeys) {
 	v1 := "indexKeys: " + string(keys) + "\n" + testmodel.Orders
 	model := filepath.Join(t.TempDir(), "orders.yaml")
 	if err := os.WriteFile(model, []byte(v1), 0o644); err != nil {
@@ -296,7 +296,7 @@ func testCleanupPending(t *testing.T, keys patterns.IndexKeys) {
 	if err := os.WriteFile(model, []byte(v2), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if keys != patterns.IndexKeysSynthetic {
+	if keys != kpmodel.IndexKeysSynthetic {
 		if code, out, errs := keyplan("lock", model); code != 0 || strings.Contains(out, "cleanup") {
 			t.Fatalf("lock of a deleted native GSI: exit %d\n%s%s", code, out, errs)
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/cli"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
-	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // hostile are values a model may hold that a terminal, a page or a reader
@@ -149,7 +149,7 @@ func TestHostileTextEscapedEverywhere(t *testing.T) {
 	if r, ok := unprintable(yml + errs); ok {
 		t.Errorf("import workbench prints %U raw", r)
 	}
-	m, err := patterns.Parse("imported.yaml", []byte(yml))
+	m, err := kpmodel.Parse("imported.yaml", []byte(yml))
 	if err != nil {
 		t.Fatalf("the import does not load: %v\n%s", err, yml)
 	}

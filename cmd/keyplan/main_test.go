@@ -13,6 +13,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // built is the keyplan binary the tests that run it as a process share,
@@ -190,7 +191,7 @@ func TestPlanReplicas(t *testing.T) {
 	var primary, others float64
 	for _, l := range d.Cost.Indexes {
 		primary += patterns.ProvisionedUnits(l.ReadUnits)
-		if l.Name != patterns.BaseIndex {
+		if l.Name != model.BaseIndex {
 			others += patterns.ProvisionedUnits(l.ReadUnits)
 		}
 	}

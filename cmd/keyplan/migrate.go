@@ -15,6 +15,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	migration "github.com/keyplan/keyplan/patterns/dynamo/migrate"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // migrate is keyplan migrate: migration.Migrate, its options the flags.
@@ -22,7 +23,7 @@ func migrate(fs *flag.FlagSet) func(*cli.Call) int {
 	var o migration.MigrateOptions
 	var endpoint, table string
 	fs.StringVar(&endpoint, "endpoint", os.Getenv(localengine.EnvEndpoint), "DynamoDB endpoint URL (default: $"+localengine.EnvEndpoint+", else AWS with the default credentials and region)")
-	cli.String(fs, &table, "table", "the table's physical `NAME`", patterns.ValidTableName, patterns.NameRule)
+	cli.String(fs, &table, "table", "the table's physical `NAME`", model.ValidTableName, model.NameRule)
 	segments := cli.Int(fs, "segments", 0, 0, 1_000_000, "parallel Scan segments (0: from the table's size, 1 per 25,000 items or 128 MB, at most 64)")
 	fs.Float64Var(&o.Backfill.MaxWCU, "max-wcu", 0, "write capacity units per second the backfill may use (default: no limit)")
 	fs.Float64Var(&o.Backfill.MaxRCU, "max-rcu", 0, "read capacity units per second the scans (backfill and verification) may use (default: no limit)")

@@ -19,6 +19,7 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
 	migration "github.com/keyplan/keyplan/patterns/dynamo/migrate"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // migrate --table pointed at another model's table is refused before it
@@ -32,7 +33,7 @@ func TestMigrateRefusesAnotherModelsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Parse("leaderboard.yaml", src)
+	m, err := model.Parse("leaderboard.yaml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,17 +161,17 @@ func TestMigrateCheckpointIsTheTables(t *testing.T) {
 // must record as verified all the same.
 func TestMigrateStagingThenProd(t *testing.T) {
 	t.Parallel()
-	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+	for _, keys := range []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto} {
 		t.Run(string(keys), func(t *testing.T) { testStagingThenProd(t, keys) })
 	}
 }
 
-func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
+func testStagingThenProd(t *testing.T, keys model.IndexKeys) {
 	ep := engine(t)
 	if why := engineOn.Lacks(localengine.OnlineIndexes); why != "" {
 		t.Skipf("%s: keyplan migrate --apply-indexes cannot create the phases' GSIs", why)
 	}
-	if why := engineOn.Lacks(localengine.MultiAttributeKeys); why != "" && keys != patterns.IndexKeysSynthetic {
+	if why := engineOn.Lacks(localengine.MultiAttributeKeys); why != "" && keys != model.IndexKeysSynthetic {
 		t.Skipf("%s: the shop keyed natively is proved on the in-process engine", why)
 	}
 	src, err := os.ReadFile("../../" + evolvetest.ShopModel)
@@ -184,7 +185,7 @@ func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
 	if code, out, errs := keyplan("lock", sm.model, "--environments", "staging,prod"); code != 0 {
 		t.Fatalf("lock: %s%s", out, errs)
 	}
-	v1, _ := patterns.Parse("shop.yaml", src)
+	v1, _ := model.Parse("shop.yaml", src)
 	sm.examples = v1.Examples.Items
 	sm.lock, _ = patterns.LoadLock(sm.lockFile)
 	sm.client = localengine.Client(ep, 0)
@@ -212,7 +213,7 @@ func testStagingThenProd(t *testing.T, keys patterns.IndexKeys) {
 			builds++
 		}
 	}
-	if want := map[patterns.IndexKeys]int{patterns.IndexKeysSynthetic: 0, patterns.IndexKeysAuto: 2}[keys]; builds != want {
+	if want := map[model.IndexKeys]int{model.IndexKeysSynthetic: 0, model.IndexKeysAuto: 2}[keys]; builds != want {
 		t.Fatalf("%d phase(s) of %d with no backfill, want %d: %v", builds, phases, want, lock().Migration.Phases)
 	}
 	run := func(env, table string) (int, string) {
@@ -283,7 +284,7 @@ func TestAForgedVerificationIsRefusedOnTheEnvironmentsNextRun(t *testing.T) {
 	if code, out, errs := keyplan("lock", sm.model, "--environments", "staging,prod"); code != 0 {
 		t.Fatalf("lock: %s%s", out, errs)
 	}
-	v1, _ := patterns.Parse("shop.yaml", src)
+	v1, _ := model.Parse("shop.yaml", src)
 	sm.examples = v1.Examples.Items
 	sm.lock, _ = patterns.LoadLock(sm.lockFile)
 	sm.client = localengine.Client(ep, 0)

@@ -27,6 +27,7 @@ import (
 	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
 	migration "github.com/keyplan/keyplan/patterns/dynamo/migrate"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The engine of this package's tests: started on first use, stopped by
@@ -69,7 +70,7 @@ type shopMigration struct {
 	lock                   *patterns.Lock
 	client                 *dynamodb.Client
 	items                  int
-	examples               []*patterns.ExampleItem
+	examples               []*model.ExampleItem
 }
 
 func newShopMigration(t testing.TB, n int) *shopMigration {
@@ -83,7 +84,7 @@ func newShopMigration(t testing.TB, n int) *shopMigration {
 	// none, and DynamoDB Local 1.25.1 has no native keys).
 	src = append([]byte("indexKeys: synthetic\n"), src...)
 	sm := &shopMigration{model: filepath.Join(t.TempDir(), "shop.yaml")}
-	v1, err := patterns.Parse("shop.yaml", src)
+	v1, err := model.Parse("shop.yaml", src)
 	if err != nil {
 		t.Fatal(err)
 	}

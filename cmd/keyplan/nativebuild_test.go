@@ -17,6 +17,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -117,7 +118,7 @@ func TestNativeIndexBuildFromSeparateProcesses(t *testing.T) {
 	// Every task, by the reference: each (tenant, status) read of the new
 	// pattern compared with the oracle's answer, and every task returned
 	// by one of them.
-	m, err := patterns.Parse("tracker.yaml", []byte(v2))
+	m, err := kpmodel.Parse("tracker.yaml", []byte(v2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // validate is keyplan validate: dynamo.ValidateTable on an engine
@@ -22,11 +23,11 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var vo dynamo.ValidateOptions
 	engineFlags(fs, &eo)
 	fs.BoolVar(&vo.Keep, "keep", false, "keep the table on the --endpoint engine afterwards (its name is printed)")
-	cli.String(fs, &vo.Table, "table", "the table's `NAME` (default: a new keyplan-validate-… name)", patterns.ValidTableName, patterns.NameRule)
+	cli.String(fs, &vo.Table, "table", "the table's `NAME` (default: a new keyplan-validate-… name)", model.ValidTableName, model.NameRule)
 	fs.BoolVar(&vo.Existing, "existing", false, "the table (--table) exists and holds the example items: do not create it or load anything, only run the expectations")
 	var deadline time.Duration
 	cli.Duration(fs, &deadline, "deadline", 5*time.Minute, "the longest the whole validation may take")
-	cli.String(fs, &vo.IndexKeys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)", patterns.ValidIndexKeys, "auto, native or synthetic")
+	cli.String(fs, &vo.IndexKeys, "index-keys", "key the new GSIs `auto`, native or synthetic for this proof (default: the model's indexKeys; a lock's GSIs stay as deployed)", model.ValidIndexKeys, "auto, native or synthetic")
 	generate := cli.Int(fs, "generate", 50, 0, 100_000, "prove the design on generated data too (not with --existing): N items of each entity, then N random writes, every read compared after each with a reference evaluator that never looks at keys (0: off)")
 	cli.Uint64(fs, &vo.Seed, "seed", uint64(time.Now().UnixNano())%1_000_000_000, "`S`, the generated data's seed, to replay a run (not with --existing; default: from the clock; printed)")
 	return func(c *cli.Call) int {
@@ -38,7 +39,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		case cli.Given(fs, "engine") && eo.Endpoint != "": // from $KEYPLAN_DYNAMODB_ENDPOINT (--endpoint: Conflicts)
 			return c.Fail(cli.Usage, "--engine %s and an endpoint (%s, from $%s) cannot be given together: --engine names the local engine validate starts when there is no endpoint", eo.Name, eo.Endpoint, localengine.EnvEndpoint)
 		}
-		ts := lockcmd.Open(c, c.File(), patterns.Options{IndexKeys: patterns.IndexKeys(vo.IndexKeys)})
+		ts := lockcmd.Open(c, c.File(), patterns.Options{IndexKeys: model.IndexKeys(vo.IndexKeys)})
 		if ts == nil {
 			return cli.Usage
 		} else if lockcmd.Several(c.File(), ts) && vo.Table != "" {

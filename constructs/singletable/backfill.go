@@ -14,6 +14,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Backfill configures the job that backfills the lock's current
@@ -180,7 +181,7 @@ func newBackfillJob(t *Table, o Backfill) (*BackfillJob, error) {
 	j.LogGroup.GrantWrite(j.Role)
 	// The rekey engine reads with Scan and writes with conditional
 	// UpdateItem (ALL_OLD on a conflict spares it a GetItem).
-	t.grant(j.Role, actions, patterns.BaseIndex)
+	t.grant(j.Role, actions, model.BaseIndex)
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
 		t.Table.GrantOnKey(j.Role, jsii.String("kms:Decrypt"), jsii.String("kms:Encrypt"), jsii.String("kms:GenerateDataKey"))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The dashboard shows the design as it runs: a header, then one row per
@@ -144,9 +145,9 @@ func readOperation(pp *patterns.PatternPlan) string {
 // writtenIndexes are the indexes an entity's item writes go to, deployed
 // ones only: the table, then each GSI it has a key on.
 func writtenIndexes(d *patterns.Design, entity string, deployed []string) []string {
-	out := []string{patterns.BaseIndex}
+	out := []string{model.BaseIndex}
 	for _, k := range d.Entity(entity).Keys {
-		if k.Index != patterns.BaseIndex && slices.Contains(deployed, k.Index) && !slices.Contains(out, k.Index) {
+		if k.Index != model.BaseIndex && slices.Contains(deployed, k.Index) && !slices.Contains(out, k.Index) {
 			out = append(out, k.Index)
 		}
 	}
@@ -156,7 +157,7 @@ func writtenIndexes(d *patterns.Design, entity string, deployed []string) []stri
 // writeOperations are the API actions the model's write patterns write
 // an entity with (a transaction is TransactWriteItems); with none, the
 // item writes an application makes.
-func writeOperations(m *patterns.Model, entity string) []string {
+func writeOperations(m *model.Model, entity string) []string {
 	var out []string
 	add := func(ops ...string) {
 		for _, op := range ops {
@@ -166,10 +167,10 @@ func writeOperations(m *patterns.Model, entity string) []string {
 		}
 	}
 	for _, w := range m.Writes {
-		if !slices.ContainsFunc(w.Items(), func(s *patterns.Write) bool { return s.Entity == entity }) {
+		if !slices.ContainsFunc(w.Items(), func(s *model.Write) bool { return s.Entity == entity }) {
 			continue
 		}
-		if w.Op == patterns.WriteTransact {
+		if w.Op == model.WriteTransact {
 			add("TransactWriteItems")
 			continue
 		}

@@ -4,7 +4,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // GrantPatterns grants exactly what the named patterns take
@@ -40,7 +40,7 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 		add(st.Actions, st.Indexes...)
 	}
 	if len(a.Writes) > 0 {
-		add(a.Writes, patterns.BaseIndex)
+		add(a.Writes, model.BaseIndex)
 	}
 	t.grantObjects(grantee, names)
 	if t.props.Encryption != nil && t.props.Encryption.Kind == CustomerManaged {
@@ -57,7 +57,7 @@ func (t *Table) GrantPatterns(grantee awsiam.IGrantable, names ...string) awsiam
 func (t *Table) grant(grantee awsiam.IGrantable, actions []string, indexes ...string) awsiam.Grant {
 	var resources []*string
 	for _, ix := range indexes {
-		if ix == patterns.BaseIndex {
+		if ix == model.BaseIndex {
 			resources = append(resources, t.Table.TableArn())
 		} else {
 			resources = append(resources, jsii.String(*t.Table.TableArn()+"/index/"+ix))

@@ -27,6 +27,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // StreamHandlers configures the Lambda stream handlers the model calls
@@ -427,7 +428,7 @@ func shellFlags(flags []string) []string {
 func (h *StreamHandler) access(t *Table, handler patterns.Handler, bucket awss3.IBucket) {
 	a := t.Design.HandlerAccess(handler)
 	if len(a.TableActions) > 0 {
-		t.grant(h.Role, a.TableActions, patterns.BaseIndex)
+		t.grant(h.Role, a.TableActions, model.BaseIndex)
 	}
 	if len(a.Reads) > 0 {
 		t.GrantPatterns(h.Role, a.Reads...)

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Monitoring configures how the table is watched: CloudWatch alarms on
@@ -166,7 +167,7 @@ func (t *Table) addMonitor(d *patterns.Design) {
 
 // monitoredIndexes are the table and the GSIs of the lock's current phase.
 func (t *Table) monitoredIndexes() []string {
-	out := []string{patterns.BaseIndex}
+	out := []string{model.BaseIndex}
 	deployed, _ := t.Lock.Deployed()
 	for _, ix := range deployed {
 		out = append(out, ix.Name)
@@ -176,7 +177,7 @@ func (t *Table) monitoredIndexes() []string {
 
 // alarmScope names an index's alarms' construct: Table, or the GSI's name.
 func alarmScope(index string) string {
-	if index == patterns.BaseIndex {
+	if index == model.BaseIndex {
 		return "Table"
 	}
 	return index
@@ -201,7 +202,7 @@ func (t *Table) mostCapacity(d *patterns.Design) map[string][2]float64 {
 			l = &patterns.IndexLoad{}
 		}
 		s := IndexScaling{Read: b.Read, Write: b.Write}
-		if ix != patterns.BaseIndex {
+		if ix != model.BaseIndex {
 			s = t.indexScaling(ix)
 		}
 		_, r, _ := capacity(s.Read, l.ReadUnits, bounds.most(ix, read))
@@ -214,7 +215,7 @@ func (t *Table) mostCapacity(d *patterns.Design) map[string][2]float64 {
 // indexDims are the dimensions of an index's metrics.
 func indexDims(t *Table, index string) *map[string]*string {
 	dims := map[string]*string{dimTable: t.Table.TableName()}
-	if index != patterns.BaseIndex {
+	if index != model.BaseIndex {
 		dims[dimGSI] = jsii.String(index)
 	}
 	return &dims
@@ -255,7 +256,7 @@ func perSecond(m awscloudwatch.IMetric, index, dir, label string) awscloudwatch.
 // indexText names an index in messages: "the table Shop" or "GSI GSI1 of
 // Shop".
 func indexText(table, index string) string {
-	if index == patterns.BaseIndex {
+	if index == model.BaseIndex {
 		return "the table " + table
 	}
 	return "GSI " + index + " of " + table
@@ -268,7 +269,7 @@ func throttleAlarm(scope constructs.Construct, id string, t *Table, table, index
 	why := "reads of it fail and are retried"
 	if dir == "Write" {
 		why = "writes are refused"
-		if index != patterns.BaseIndex {
+		if index != model.BaseIndex {
 			why = "every base-table write that feeds it is refused (a throttled GSI back-pressures the table)"
 		}
 	}

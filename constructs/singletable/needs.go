@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsbackup"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The model's needs (an entity's needs:, patterns.Needs) decide the
@@ -39,7 +39,7 @@ func (s statement) String() string {
 
 // stated are the table's entities' statements of one need, in the
 // model's order; value says what an entity's needs state of it.
-func stated(m *patterns.Model, field string, value func(*patterns.Needs) (string, bool)) []statement {
+func stated(m *model.Model, field string, value func(*model.Needs) (string, bool)) []statement {
 	var out []statement
 	for _, e := range m.Entities {
 		if e.Needs == nil {
@@ -89,7 +89,7 @@ const fromModel = "remove the prop (the model's needs decide it) or change the n
 // applyNeeds sets the props the model of the table (m; whole: of every
 // table) needs decide, and returns the problems of props that contradict
 // them.
-func (t *Table) applyNeeds(m, whole *patterns.Model) problems {
+func (t *Table) applyNeeds(m, whole *model.Model) problems {
 	var ps problems
 	t.needRecovery(m, &ps)
 	t.needBilling(m, &ps)
@@ -100,8 +100,8 @@ func (t *Table) applyNeeds(m, whole *patterns.Model) problems {
 
 // needRecovery: point-in-time recovery on when any entity needs it, off
 // when every entity that states it says it need not be.
-func (t *Table) needRecovery(m *patterns.Model, ps *problems) {
-	st := stated(m, "pointInTimeRecovery", func(n *patterns.Needs) (string, bool) {
+func (t *Table) needRecovery(m *model.Model, ps *problems) {
+	st := stated(m, "pointInTimeRecovery", func(n *model.Needs) (string, bool) {
 		if n.PointInTimeRecovery == nil {
 			return "", false
 		}
@@ -127,12 +127,12 @@ func (t *Table) needRecovery(m *patterns.Model, ps *problems) {
 }
 
 // needMode is a need's billing value as a BillingMode.
-var needMode = map[string]BillingMode{patterns.NeedOnDemand: OnDemand, patterns.NeedProvisioned: Provisioned}
+var needMode = map[string]BillingMode{model.NeedOnDemand: OnDemand, model.NeedProvisioned: Provisioned}
 
 // needBilling: the billing mode the entities need; Billing.Mode must
 // choose when they need different ones.
-func (t *Table) needBilling(m *patterns.Model, ps *problems) {
-	st := stated(m, "billing", func(n *patterns.Needs) (string, bool) { return n.Billing, n.Billing != "" })
+func (t *Table) needBilling(m *model.Model, ps *problems) {
+	st := stated(m, "billing", func(n *model.Needs) (string, bool) { return n.Billing, n.Billing != "" })
 	if len(st) == 0 {
 		return
 	}
@@ -164,8 +164,8 @@ func (t *Table) needBilling(m *patterns.Model, ps *problems) {
 // its items in, but the stack's own (the table is there); Replicas, when
 // given, must name exactly these (each may add its own read capacity and
 // key).
-func (t *Table) needReplicas(m *patterns.Model, ps *problems) {
-	st := stated(m, "replicas", func(n *patterns.Needs) (string, bool) {
+func (t *Table) needReplicas(m *model.Model, ps *problems) {
+	st := stated(m, "replicas", func(n *model.Needs) (string, bool) {
 		if !n.Replicated {
 			return "", false
 		}
@@ -238,17 +238,17 @@ func needsReplicas(st []statement) string {
 // the names an entity of the model gives (NewTables passes one map to
 // every table: a plan another table's entities need is not this
 // table's, and not refused).
-func (t *Table) needBackup(m, whole *patterns.Model, ps *problems) {
-	st := stated(m, "backup", func(n *patterns.Needs) (string, bool) { return n.Backup, n.Backup != "" })
+func (t *Table) needBackup(m, whole *model.Model, ps *problems) {
+	st := stated(m, "backup", func(n *model.Needs) (string, bool) { return n.Backup, n.Backup != "" })
 	t.backupPlans = nil
 	for _, v := range values(st) {
-		if v != patterns.BackupNone {
+		if v != model.BackupNone {
 			t.backupPlans = append(t.backupPlans, v)
 		}
 	}
 	slices.Sort(t.backupPlans)
 	elsewhere := func(name string) bool {
-		return slices.ContainsFunc(whole.Entities, func(e *patterns.Entity) bool { return e.Needs != nil && e.Needs.Backup == name })
+		return slices.ContainsFunc(whole.Entities, func(e *model.Entity) bool { return e.Needs != nil && e.Needs.Backup == name })
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.props.BackupPlans)) {
 		switch {

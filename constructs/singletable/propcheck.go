@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Limits on props, as DynamoDB, Application Auto Scaling and Lambda
@@ -58,8 +59,8 @@ func (t *Table) checkProps() problems {
 	var ps problems
 	t.numbers(&ps)
 	t.checkTags(&ps)
-	if name := t.props.TableName; name != "" && !patterns.ValidTableName(name) {
-		ps.add("TableName %q: expected %s", name, patterns.NameRule)
+	if name := t.props.TableName; name != "" && !model.ValidTableName(name) {
+		ps.add("TableName %q: expected %s", name, model.NameRule)
 	}
 	t.checkRecovery(&ps)
 	t.checkEncryption(&ps)
@@ -321,7 +322,7 @@ func (t *Table) checkWithDesign(d *patterns.Design) problems {
 	has := func(name string) bool {
 		return slices.ContainsFunc(deployed, func(ix *patterns.PhaseIndex) bool { return ix.Name == name })
 	}
-	table := load[patterns.BaseIndex]
+	table := load[model.BaseIndex]
 	estimated(&ps, "Billing.Read", b.Read, table.ReadUnits)
 	estimated(&ps, "Billing.Write", b.Write, table.WriteUnits)
 	for _, ix := range deployed {
@@ -346,7 +347,7 @@ func (t *Table) checkWithDesign(d *patterns.Design) problems {
 	reads := readLoad(d)
 	for i, r := range p.Replicas {
 		if r.Read != nil {
-			estimated(&ps, fmt.Sprintf("Replicas[%d].Read", i), *r.Read, reads[patterns.BaseIndex])
+			estimated(&ps, fmt.Sprintf("Replicas[%d].Read", i), *r.Read, reads[model.BaseIndex])
 		}
 		for _, name := range slices.Sorted(maps.Keys(r.Indexes)) {
 			if !has(name) {

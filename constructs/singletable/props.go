@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Props configure a single table. Nil props, or zero fields, mean the
@@ -18,7 +19,7 @@ type Props struct {
 	// Model is the access-pattern model, built in Go or loaded with
 	// patterns.Load.
 	// Default: loaded from ModelFile.
-	Model *patterns.Model
+	Model *model.Model
 	// ModelFile is the path of a YAML or JSON model, read at synth time.
 	// Default: none; one of Model and ModelFile is required.
 	ModelFile string

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The table's settings the model decides (patterns/settings.go,
@@ -72,7 +73,7 @@ func (b bounds) warmOf(index string) *awsdynamodb.WarmThroughput {
 // peaks.
 func (t *Table) warm(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 	b := t.bounds(d)
-	out.WarmThroughput = b.warmOf(patterns.BaseIndex)
+	out.WarmThroughput = b.warmOf(model.BaseIndex)
 	if out.GlobalSecondaryIndexes != nil {
 		for _, g := range *out.GlobalSecondaryIndexes {
 			g.WarmThroughput = b.warmOf(*g.IndexName)
@@ -122,11 +123,11 @@ func (t *Table) checkStrong(d *patterns.Design, ps *problems) {
 	want := "two Replicas, or one and a WitnessRegion"
 	switch {
 	case p.WitnessRegion != "" && len(p.Replicas) != 1:
-		ps.add("Replicas: %d, with WitnessRegion %s: a multi-Region strongly consistent table (consistency: strong, %s) spans %d Regions: the stack's, %s", len(p.Replicas), p.WitnessRegion, at, patterns.StrongRegions, want)
+		ps.add("Replicas: %d, with WitnessRegion %s: a multi-Region strongly consistent table (consistency: strong, %s) spans %d Regions: the stack's, %s", len(p.Replicas), p.WitnessRegion, at, model.StrongRegions, want)
 	case p.WitnessRegion == "" && len(p.Replicas) != 2:
-		ps.add("Replicas: %d: a multi-Region strongly consistent table (consistency: strong, %s) spans %d Regions: the stack's, %s", len(p.Replicas), at, patterns.StrongRegions, want)
+		ps.add("Replicas: %d: a multi-Region strongly consistent table (consistency: strong, %s) spans %d Regions: the stack's, %s", len(p.Replicas), at, model.StrongRegions, want)
 	}
-	set, members, ok := patterns.StrongRegionSet(*region)
+	set, members, ok := model.StrongRegionSet(*region)
 	if !ok {
 		ps.add("the stack's region %s: a multi-Region strongly consistent table (consistency: strong, %s) lives in one Region set: %s", *region, at, strongSets())
 		return
@@ -143,7 +144,7 @@ func strongSets() string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range []string{"us-east-1", "eu-west-1", "ap-northeast-1"} {
-		name, members, _ := patterns.StrongRegionSet(r)
+		name, members, _ := model.StrongRegionSet(r)
 		if !seen[name] {
 			seen[name] = true
 			out = append(out, name+" ("+strings.Join(members, ", ")+")")
@@ -204,7 +205,7 @@ func (t *Table) resourcePolicy(d *patterns.Design, out *awsdynamodb.TablePropsV2
 
 // principalActions are a principal's actions on the table and on each
 // GSI (every design's plan during a migration, as GrantPatterns grants).
-func (t *Table) principalActions(pr *patterns.Principal) (onTable []string, onIndex map[string][]string) {
+func (t *Table) principalActions(pr *model.Principal) (onTable []string, onIndex map[string][]string) {
 	onIndex = map[string][]string{}
 	add := func(list []string, actions ...string) []string {
 		for _, a := range actions {
@@ -222,7 +223,7 @@ func (t *Table) principalActions(pr *patterns.Principal) (onTable []string, onIn
 		}
 		onTable = add(onTable, a.Writes...)
 		for _, ix := range a.Indexes {
-			if ix == patterns.BaseIndex {
+			if ix == model.BaseIndex {
 				onTable = add(onTable, a.Actions...)
 			} else {
 				onIndex[ix] = add(onIndex[ix], a.Actions...)

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // TableNameEnv is the environment variable that carries the table's name
@@ -76,7 +77,7 @@ func New(scope constructs.Construct, id string, props *Props) *Table {
 		// keeps code that references the table (its name, grants)
 		// working, so the model's own error is what the user sees.
 		t.Table = awsdynamodb.NewTableV2(t, jsii.String("Table"), &awsdynamodb.TablePropsV2{
-			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(patterns.TablePK), Type: awsdynamodb.AttributeType_STRING},
+			PartitionKey: &awsdynamodb.Attribute{Name: jsii.String(model.TablePK), Type: awsdynamodb.AttributeType_STRING},
 		})
 	}
 	return t
@@ -133,7 +134,7 @@ const NoLockWarning = "keyplan:NoLock"
 
 // plan plans the model (m, or the error reading it) with its lock
 // (stable planning), as keyplan's commands do (patterns.Open).
-func (t *Table) plan(m *patterns.Model, err error) (*patterns.Design, *patterns.Lock, error) {
+func (t *Table) plan(m *model.Model, err error) (*patterns.Design, *patterns.Lock, error) {
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,7 +173,7 @@ func (t *Table) lock() (*patterns.Lock, error) {
 }
 
 // modelName is how messages name the model: its file, or its table.
-func modelName(m *patterns.Model) string {
+func modelName(m *model.Model) string {
 	if m.Source != "" {
 		return m.Source
 	}
@@ -181,7 +182,7 @@ func modelName(m *patterns.Model) string {
 
 // disagreement explains a model whose plan the lock has not accepted:
 // what changed, and the commands that review and accept it.
-func disagreement(m *patterns.Model, l *patterns.Lock, d *patterns.Design) string {
+func disagreement(m *model.Model, l *patterns.Lock, d *patterns.Design) string {
 	df := patterns.Compare(l, d)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: the model's design is not the one its lock (%s) records", modelName(m), lockName(l))
@@ -209,7 +210,7 @@ func disagreement(m *patterns.Model, l *patterns.Lock, d *patterns.Design) strin
 }
 
 // modelArg is the model as a command's argument.
-func modelArg(m *patterns.Model) string {
+func modelArg(m *model.Model) string {
 	if m.Source != "" {
 		return m.Source
 	}
@@ -225,12 +226,12 @@ func lockName(l *patterns.Lock) string {
 
 // model is the model of this table, and the whole model (of every table
 // it declares).
-func (t *Table) model() (table, whole *patterns.Model, err error) {
+func (t *Table) model() (table, whole *model.Model, err error) {
 	m := t.props.Model
 	switch {
 	case m != nil:
 	case t.props.ModelFile != "":
-		if m, err = patterns.Load(t.props.ModelFile); err != nil {
+		if m, err = model.Load(t.props.ModelFile); err != nil {
 			return nil, nil, err
 		}
 	default:

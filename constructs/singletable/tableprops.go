@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // tableProps translates the design and the props into TableV2 props, one
@@ -217,9 +218,9 @@ func (t *Table) replicaReads(d *patterns.Design, r Replica, rp *awsdynamodb.Repl
 	}
 	load, bounds := readLoad(d), t.bounds(d)
 	if r.Read != nil {
-		o := scaled(*r.Read, load[patterns.BaseIndex], bounds.most(patterns.BaseIndex, read))
+		o := scaled(*r.Read, load[model.BaseIndex], bounds.most(model.BaseIndex, read))
 		rp.ReadCapacity = awsdynamodb.Capacity_Autoscaled(o)
-		rr.Read[patterns.BaseIndex] = *o.MinCapacity
+		rr.Read[model.BaseIndex] = *o.MinCapacity
 	}
 	gsis := map[string]*awsdynamodb.ReplicaGlobalSecondaryIndexOptions{}
 	for _, name := range slices.Sorted(maps.Keys(r.Indexes)) {
@@ -274,7 +275,7 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 	bounds := t.bounds(d)
 	if !t.provisioned() {
 		var most *awsdynamodb.MaxThroughputProps
-		if r, w := bounds.most(patterns.BaseIndex, read), bounds.most(patterns.BaseIndex, write); r > 0 || w > 0 {
+		if r, w := bounds.most(model.BaseIndex, read), bounds.most(model.BaseIndex, write); r > 0 || w > 0 {
 			most = &awsdynamodb.MaxThroughputProps{MaxReadRequestUnits: positive(r), MaxWriteRequestUnits: positive(w)}
 		}
 		out.Billing = awsdynamodb.Billing_OnDemand(most)
@@ -287,10 +288,10 @@ func (t *Table) billing(d *patterns.Design, out *awsdynamodb.TablePropsV2) {
 		return
 	}
 	b, load := t.props.Billing, t.load(d)
-	table := load[patterns.BaseIndex]
+	table := load[model.BaseIndex]
 	out.Billing = awsdynamodb.Billing_Provisioned(&awsdynamodb.ThroughputProps{
-		ReadCapacity:  awsdynamodb.Capacity_Autoscaled(scaled(b.Read, table.ReadUnits, bounds.most(patterns.BaseIndex, read))),
-		WriteCapacity: awsdynamodb.Capacity_Autoscaled(scaled(b.Write, table.WriteUnits, bounds.most(patterns.BaseIndex, write))),
+		ReadCapacity:  awsdynamodb.Capacity_Autoscaled(scaled(b.Read, table.ReadUnits, bounds.most(model.BaseIndex, read))),
+		WriteCapacity: awsdynamodb.Capacity_Autoscaled(scaled(b.Write, table.WriteUnits, bounds.most(model.BaseIndex, write))),
 	})
 	if out.GlobalSecondaryIndexes != nil {
 		for _, g := range *out.GlobalSecondaryIndexes {

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A model of several tables (tables:) is made as one Table construct per
@@ -22,7 +22,7 @@ import (
 
 // modelTable is the model of one table of m: m itself when it declares
 // none (table must be ""), else its table named table.
-func modelTable(m *patterns.Model, table string) (*patterns.Model, error) {
+func modelTable(m *model.Model, table string) (*model.Model, error) {
 	switch {
 	case len(m.Tables) == 0 && table != "" && table != m.Table:
 		return nil, fmt.Errorf("Props.ModelTable %q: %s is one table, %s (ModelTable is for a model that declares tables)", table, modelName(m), m.Table)
@@ -62,7 +62,7 @@ func NewTables(scope constructs.Construct, id string, props *Props) *Tables {
 	}
 	m, err := p.Model, error(nil)
 	if m == nil && p.ModelFile != "" {
-		m, err = patterns.Load(p.ModelFile)
+		m, err = model.Load(p.ModelFile)
 	}
 	if m == nil || err != nil { // the table reports the model's problems
 		ts.Tables = append(ts.Tables, New(ts, "Table", &p))

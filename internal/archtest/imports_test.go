@@ -98,7 +98,8 @@ func TestNeverRules(t *testing.T) {
 		}
 	}
 	// The core imports nothing of the project, and of the world only a
-	// YAML parser; the reports import only the core. The one exception
+	// YAML parser; the reports import only the core and the model (whose
+	// types the core's are made of). The one exception
 	// is internal/atomicfile (how the lock file is replaced), a leaf of the
 	// standard library. internal/cli, which runs the CLI's commands,
 	// imports only the standard library: no keyplan logic hides there.
@@ -106,7 +107,7 @@ func TestNeverRules(t *testing.T) {
 		"internal/cli":        nil,
 		"patterns":            {"go.yaml.in/yaml/v3", module + "/internal/atomicfile", module + "/patterns/model"},
 		"patterns/model":      {"go.yaml.in/yaml/v3"},
-		"patterns/report":     {module + "/patterns"},
+		"patterns/report":     {module + "/patterns", module + "/patterns/model"},
 		"internal/atomicfile": nil,
 	}
 	for dir, ok := range allowed {

@@ -11,6 +11,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
 	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // EndpointFlag declares --endpoint: a DynamoDB endpoint URL, by default
@@ -61,7 +62,7 @@ func Said(c *cli.Call, from string, im *adopt.Imported, err error) int {
 		return c.Fail(cli.Usage, "%v", err)
 	}
 	for _, n := range im.Notes {
-		fmt.Fprintf(c.Stderr, "  %s\n", patterns.Printable(n.String()))
+		fmt.Fprintf(c.Stderr, "  %s\n", model.Printable(n.String()))
 	}
 	c.Note("%s: %d guess(es) and %d note(s), in the comments at the top of the model: read them, then keyplan check it", from, im.Guesses(), len(im.Notes)-im.Guesses())
 	if err == nil {

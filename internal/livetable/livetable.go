@@ -13,6 +13,7 @@ import (
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
 	"github.com/keyplan/keyplan/patterns/dynamo/migrate"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Client is what the commands call: DescribeTable and its kin, and Scan.
@@ -116,7 +117,7 @@ func Diff(ctx context.Context, c migrate.LiveReader, table string, lk *patterns.
 		fmt.Fprintf(w, "phase %d from the table as it is: %s\n", i+1, p)
 	}
 	if ld.Clean() {
-		fmt.Fprintf(w, "table %s (%s, created %s) is as its lock says\n", ld.Table, patterns.Printable(ld.ARN), ld.Created)
+		fmt.Fprintf(w, "table %s (%s, created %s) is as its lock says\n", ld.Table, model.Printable(ld.ARN), ld.Created)
 	} else {
 		fmt.Fprintf(w, "table %s differs from its lock: %d difference(s)\n", ld.Table, len(ld.Drifts))
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/keyplan/keyplan/lambdas/internal/stream/streamtest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 var engine *streamtest.Engine
@@ -62,7 +63,7 @@ func phase1(t *testing.T, n int) (*patterns.Lock, string) {
 // planned plans the model src (named file) with lock (nil: none).
 func planned(t *testing.T, file, src string, lock *patterns.Lock) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse(file, []byte(src))
+	m, err := model.Parse(file, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Writer is what the handler needs of DynamoDB.
@@ -28,7 +29,7 @@ type Writer interface {
 }
 
 // marker starts the keys of a record's once-only marker item.
-const marker = patterns.MarkerTag + string(patterns.Sep)
+const marker = patterns.MarkerTag + string(model.Sep)
 
 // MarkerTTL is how long a record's once-only marker lives: longer than a
 // stream keeps records (24 h), so a redelivered record finds it.
@@ -36,9 +37,9 @@ const MarkerTTL = 72 * time.Hour
 
 // counter is one model counter, on its parent.
 type counter struct {
-	parent *patterns.Entity
-	c      *patterns.Counter
-	child  *patterns.Entity
+	parent *model.Entity
+	c      *model.Counter
+	child  *model.Entity
 	// needs are the child's attributes the counter reads: its where
 	// attributes and the parent's id (the parent's key is built from them).
 	needs []string
@@ -226,7 +227,7 @@ func (h *handler) apply(ctx context.Context, r events.DynamoDBEventRecord, key m
 	sk := key[h.d.SK].(*types.AttributeValueMemberS).Value
 	marker := map[string]types.AttributeValue{
 		h.d.PK:  &types.AttributeValueMemberS{Value: marker + r.EventID},
-		h.d.SK:  &types.AttributeValueMemberS{Value: marker + pk + string(patterns.Sep) + sk},
+		h.d.SK:  &types.AttributeValueMemberS{Value: marker + pk + string(model.Sep) + sk},
 		h.d.TTL: &types.AttributeValueMemberN{Value: strconv.FormatInt(h.now().Add(MarkerTTL).Unix(), 10)},
 	}
 	absent, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(h.d.PK))).Build()

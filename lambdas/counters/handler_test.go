@@ -24,7 +24,7 @@ func TestMain(m *testing.M) { streamtest.Main(m, &engine) }
 
 func TestEngine(t *testing.T) { streamtest.EngineChoice(t, engine) }
 
-const model = "../../examples/leaderboard.yaml"
+const modelFile = "../../examples/leaderboard.yaml"
 
 var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
 
@@ -58,7 +58,7 @@ func counters(t *testing.T, tbl *dynamo.Table, id string) (int64, int64) {
 // counts nothing twice.
 func TestCountersExactUnderReplay(t *testing.T) {
 	ev := loadBatch(t)
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	name := engine.Table(t, d)
 	client := streamtest.Client(engine.Endpoint, 0)
 	tbl := dynamo.New(d, client, name)
@@ -91,7 +91,7 @@ func TestCountersExactUnderReplay(t *testing.T) {
 // workload is a stream of match changes over five players, made by
 // applying random writes to a model of the table.
 func workload(t *testing.T, n int) []events.DynamoDBEventRecord {
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	tbl := dynamo.New(d, nil, "Leaderboard")
 	r := rand.New(rand.NewPCG(7, 11))
 	live := map[string]map[string]types.AttributeValue{} // key -> current item
@@ -137,7 +137,7 @@ func workload(t *testing.T, n int) []events.DynamoDBEventRecord {
 // Lambda redelivers from there, and the table ends exactly as without
 // faults: no lost and no doubled count.
 func TestCountersUnderFaults(t *testing.T) {
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	records := workload(t, 80)
 	ctx := context.Background()
 	run := func(endpoint string, attempts int) (*dynamo.Table, int) {
@@ -183,7 +183,7 @@ func TestCountersUnderFaults(t *testing.T) {
 
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
 
-func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }
+func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, modelFile) }
 
 // The hand-written stream event: three posts inserted, the author renamed
 // (not a child: nothing), one post expired by TTL and one deleted by the

@@ -26,7 +26,7 @@ import (
 // decoded), was retried and dropped: the counts stayed wrong.
 func TestCountersReadOnlyWhatTheyCount(t *testing.T) {
 	ev := streamtest.Batch(t, "testdata/undecodable.json")
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	name := engine.Table(t, d)
 	client := streamtest.Client(engine.Endpoint, 0)
 	tbl := dynamo.New(d, client, name)

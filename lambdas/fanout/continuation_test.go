@@ -117,7 +117,7 @@ func (s *streamed) take() []events.DynamoDBEventRecord {
 // orders, and the stream of the fanout's own items.
 func shop(t testing.TB, n int) (*dynamo.Table, *streamed) {
 	t.Helper()
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	name := engine.Table(t, d)
 	s := &streamed{Transactions: streamtest.Client(engine.Endpoint, 0), d: d, name: name}
 	tbl := dynamo.New(d, s, name)

@@ -25,6 +25,7 @@ import (
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Client is what the handler needs of DynamoDB: reading the copies,
@@ -35,8 +36,8 @@ type Client interface {
 
 // copyOf is one model copy: target.Attr mirrors source.FromAttr.
 type copyOf struct {
-	target *patterns.Entity
-	c      *patterns.Copy
+	target *model.Entity
+	c      *model.Copy
 }
 
 // name is how a continuation names the copy: Entity.attr.
@@ -174,7 +175,7 @@ func (h *handler) order(rs []events.DynamoDBEventRecord) []events.DynamoDBEventR
 // continuation reports whether a record is of a continuation item.
 func (h *handler) continuation(r events.DynamoDBEventRecord) bool {
 	pk, ok := r.Change.Keys[h.d.PK]
-	return ok && pk.DataType() == events.DataTypeString && strings.HasPrefix(pk.String(), patterns.FanoutTag+string(patterns.Sep))
+	return ok && pk.DataType() == events.DataTypeString && strings.HasPrefix(pk.String(), patterns.FanoutTag+string(model.Sep))
 }
 
 // record fans out one source change. The item is identified by its keys
@@ -255,7 +256,7 @@ func (h *handler) key(cp copyOf, source map[string]types.AttributeValue) map[str
 	}
 	sum.Write([]byte(cp.name()))
 	return map[string]types.AttributeValue{
-		h.d.PK: &types.AttributeValueMemberS{Value: patterns.FanoutTag + string(patterns.Sep) + hex.EncodeToString(sum.Sum(nil))},
+		h.d.PK: &types.AttributeValueMemberS{Value: patterns.FanoutTag + string(model.Sep) + hex.EncodeToString(sum.Sum(nil))},
 		h.d.SK: &types.AttributeValueMemberS{Value: patterns.FanoutTag},
 	}
 }

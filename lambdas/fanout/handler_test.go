@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { streamtest.Main(m, &engine) }
 
 func TestEngine(t *testing.T) { streamtest.EngineChoice(t, engine) }
 
-const model = "../../examples/ecommerce.yaml"
+const modelFile = "../../examples/ecommerce.yaml"
 
 var quiet = slog.New(slog.NewJSONHandler(io.Discard, nil))
 
@@ -46,7 +46,7 @@ func loadBatch(t testing.TB) events.DynamoDBEvent {
 
 // setup writes the customers and their orders.
 func setup(t *testing.T, client dynamo.Client) (*dynamo.Table, string) {
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	name := engine.Table(t, d)
 	tbl := dynamo.New(d, client, name)
 	ctx := context.Background()
@@ -170,7 +170,7 @@ func TestCopiesUnderFaults(t *testing.T) {
 
 func fixtureFor(b testing.TB) events.DynamoDBEvent { return loadBatch(b) }
 
-func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, model) }
+func designFor(b testing.TB) *patterns.Design { return streamtest.Design(b, modelFile) }
 
 // The hand-written stream event: the author's rename reaches the copy on
 // the post still in the table; the inserts and removals change no copy.

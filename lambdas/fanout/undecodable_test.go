@@ -162,7 +162,7 @@ func TestFanoutSkipsItemsOfNoEntity(t *testing.T) {
 // application. Renaming the customer renames every order, and nothing
 // fails (Drain would say so: the mapping redelivers a failing record).
 func TestFanoutUndecodableOnTheEnginesStream(t *testing.T) {
-	d := streamtest.Design(t, model)
+	d := streamtest.Design(t, modelFile)
 	live := engine.LiveTable(t, d)
 	client := streamtest.Client(engine.Endpoint, 0)
 	tbl := dynamo.New(d, client, live.Name)

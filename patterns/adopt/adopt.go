@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // ErrInvalid is matched by every error about an unusable source (a
@@ -83,7 +84,7 @@ func (im *Imported) Guesses() int {
 // the source gives that clash in keyplan, say. The user fixes the model
 // printed.
 func (im *Imported) Loads() error {
-	_, err := patterns.Parse("imported.yaml", im.YAML)
+	_, err := model.Parse("imported.yaml", im.YAML)
 	return err
 }
 
@@ -187,7 +188,7 @@ type entity struct {
 	// made lists attributes made from key parts (no item attribute held them).
 	made map[string]bool
 	// when holds, per GSI, the constants its sparse key is written on.
-	when map[string][]patterns.Const
+	when map[string][]model.Const
 }
 
 type sampleValue struct {
@@ -198,7 +199,7 @@ type sampleValue struct {
 type attr struct {
 	name string // keyplan's name
 	from string // the attribute as the items hold it
-	typ  patterns.AttrType
+	typ  model.AttrType
 	min  *int64
 	max  *int64
 	// decl is what keyplan's export declared (nil: a file keyplan did not
@@ -212,18 +213,18 @@ func (im *importer) note(subject string, guess bool, format string, args ...any)
 
 func (im *importer) run() (*Imported, error) {
 	t := im.t
-	im.indexes = []index{{name: patterns.BaseIndex, pk: t.PK, sk: t.SK}}
-	if t.PK != patterns.TablePK || t.SK != patterns.TableSK {
-		im.note("table "+t.Name, false, "its keys %s/%s become keyplan's %s/%s (same values, keyplan's names)", t.PK, orNone(t.SK), patterns.TablePK, patterns.TableSK)
+	im.indexes = []index{{name: model.BaseIndex, pk: t.PK, sk: t.SK}}
+	if t.PK != model.TablePK || t.SK != model.TableSK {
+		im.note("table "+t.Name, false, "its keys %s/%s become keyplan's %s/%s (same values, keyplan's names)", t.PK, orNone(t.SK), model.TablePK, model.TableSK)
 	}
 	for _, g := range t.Indexes {
 		name := g.Name
-		if !patterns.ValidTableName(name) {
+		if !model.ValidTableName(name) {
 			name = sanitizeIndex(name)
 			im.note("index "+g.Name, false, "renamed %s: an index name is 3-255 of [a-zA-Z0-9_.-]", name)
 		}
 		im.indexes = append(im.indexes, index{name, g.PK, g.SK, g.Projection, g.NonKeyAttributes})
-		pkName, skName := patterns.IndexKeyNames(name)
+		pkName, skName := model.IndexKeyNames(name)
 		if g.PK != pkName || g.SK != skName {
 			im.note("index "+name, false, "its keys %s/%s become keyplan's %s/%s, holding the same values (keyplan names a GSI's key attributes after the GSI)", g.PK, orNone(g.SK), pkName, skName)
 		}
@@ -240,7 +241,7 @@ func (im *importer) run() (*Imported, error) {
 			}
 		}
 	}
-	if held > patterns.MaxModelBytes {
+	if held > model.MaxModelBytes {
 		return nil, im.tooBig()
 	}
 	if len(im.ents) == 0 && t.Expect {
@@ -277,7 +278,7 @@ func (im *importer) run() (*Imported, error) {
 // loader takes.
 func (im *importer) tooBig() error {
 	return &Error{File: im.t.Source, Field: im.t.Field, Msg: fmt.Sprintf(
-		"the model it makes is larger than the %d MB keyplan loads: import a model with fewer or smaller items", patterns.MaxModelBytes>>20)}
+		"the model it makes is larger than the %d MB keyplan loads: import a model with fewer or smaller items", model.MaxModelBytes>>20)}
 }
 
 func orNone(s string) string {
@@ -478,7 +479,7 @@ func (im *importer) keyAttr(name string) bool {
 		if i == 0 && (name == ix.pk || name == ix.sk) {
 			return true
 		}
-		pk, sk := patterns.IndexKeyNames(ix.name)
+		pk, sk := model.IndexKeyNames(ix.name)
 		if i > 0 && (name == pk && ix.pk == pk || name == sk && ix.sk == sk || name == patterns.IndexEntityName(ix.name)) {
 			return true // a native index's discriminator (keyplan's export) is a key's too
 		}
@@ -517,7 +518,7 @@ func (im *importer) attributes(e *entity) {
 		if im.keyAttr(n) {
 			continue
 		}
-		if patterns.ReservedAttr(n) {
+		if model.ReservedAttr(n) {
 			im.note("entity "+e.name, false, "attribute %s is left out: keyplan's keys use that name (an index's key attribute), and the table has no such index: a GSI deleted, its keys left on the items?", n)
 			continue
 		}
@@ -538,20 +539,20 @@ func (im *importer) attributes(e *entity) {
 		}
 		switch typ {
 		case "S":
-			a.typ = patterns.TypeString
+			a.typ = model.TypeString
 			if im.allTimes(e, n) {
-				a.typ = patterns.TypeTime
+				a.typ = model.TypeTime
 			}
 		case "N":
-			a.typ = patterns.TypeNumber
+			a.typ = model.TypeNumber
 			if im.t.TTLKnown && n == im.t.TTL {
-				a.typ = patterns.TypeTTL
+				a.typ = model.TypeTTL
 			} else if l := strings.ToLower(n); !im.t.TTLKnown && (l == "ttl" || strings.HasSuffix(l, "_ttl") || l == "expiresat" || l == "expires_at") {
-				a.typ = patterns.TypeTTL
+				a.typ = model.TypeTTL
 				im.note("entity "+e.name, true, "number %s is taken as the table's TTL attribute (epoch seconds), by its name", n)
 			}
 		case "BOOL":
-			a.typ = patterns.TypeBool
+			a.typ = model.TypeBool
 		default:
 			im.note("entity "+e.name, false, "attribute %s (%s) is left out, with its values: keyplan's attributes are strings, numbers, times and bools", n, typ)
 			continue
@@ -602,8 +603,8 @@ func (im *importer) allTimes(e *entity, n string) bool {
 		if !ok {
 			continue
 		}
-		t, err := time.Parse(patterns.TimeLayout, v.text)
-		if err != nil || t.Format(patterns.TimeLayout) != v.text {
+		t, err := time.Parse(model.TimeLayout, v.text)
+		if err != nil || t.Format(model.TimeLayout) != v.text {
 			return false
 		}
 		found = true
@@ -635,12 +636,12 @@ func (e *entity) value(s map[string]sampleValue, a *attr) (string, bool) {
 
 // encode renders a value as keyplan writes it in a key.
 func (a *attr) encode(v string) (string, bool) {
-	pa := &patterns.Attribute{Name: a.name, Type: a.typ, Min: a.min, Max: a.max}
+	pa := &model.Attribute{Name: a.name, Type: a.typ, Min: a.min, Max: a.max}
 	if a.decl != nil {
 		pa.Digits = a.decl.Digits
 	}
 	var x any = v
-	if a.typ == patterns.TypeNumber {
+	if a.typ == model.TypeNumber {
 		x = json.Number(v)
 	}
 	s, err := pa.EncodeKey(x)

@@ -3,7 +3,7 @@ package adopt
 import (
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // EntityDecl is what a source declares of one entity beyond its items
@@ -16,20 +16,20 @@ type EntityDecl struct {
 
 // AttrDecl is one attribute's declaration, as the model says it.
 type AttrDecl struct {
-	Type        patterns.AttrType `json:"type"`
-	Values      []string          `json:"values,omitempty"`
-	MaxLength   int               `json:"maxLength,omitempty"`
-	Min         *int64            `json:"min,omitempty"`
-	Max         *int64            `json:"max,omitempty"`
-	Digits      int               `json:"digits,omitempty"`
-	Cardinality int               `json:"cardinality,omitempty"`
-	Optional    bool              `json:"optional,omitempty"`
-	Immutable   bool              `json:"immutable,omitempty"`
+	Type        model.AttrType `json:"type"`
+	Values      []string       `json:"values,omitempty"`
+	MaxLength   int            `json:"maxLength,omitempty"`
+	Min         *int64         `json:"min,omitempty"`
+	Max         *int64         `json:"max,omitempty"`
+	Digits      int            `json:"digits,omitempty"`
+	Cardinality int            `json:"cardinality,omitempty"`
+	Optional    bool           `json:"optional,omitempty"`
+	Immutable   bool           `json:"immutable,omitempty"`
 }
 
 // Declarations are a model's declarations (the scalar attributes': sets,
 // lists and maps do not come over), by entity.
-func Declarations(m *patterns.Model) map[string]*EntityDecl {
+func Declarations(m *model.Model) map[string]*EntityDecl {
 	out := map[string]*EntityDecl{}
 	for _, e := range m.Entities {
 		ed := &EntityDecl{ID: e.ID, Attributes: map[string]*AttrDecl{}}
@@ -73,7 +73,7 @@ func (im *importer) declareID(e *entity) {
 		return
 	}
 	keyed := map[string]bool{}
-	for _, t := range e.keys[patterns.BaseIndex] {
+	for _, t := range e.keys[model.BaseIndex] {
 		for _, x := range keyAttrs(t) {
 			keyed[x] = true
 		}
@@ -90,7 +90,7 @@ func (im *importer) declareID(e *entity) {
 }
 
 // scalarType: a type an imported attribute can have.
-func scalarType(t patterns.AttrType) bool { return patterns.Scalar(t) != nil }
+func scalarType(t model.AttrType) bool { return model.Scalar(t) != nil }
 
 // dynamoType is how DynamoDB stores an attribute of a scalar type.
-func dynamoType(t patterns.AttrType) string { return (&patterns.Attribute{Type: t}).DynamoType() }
+func dynamoType(t model.AttrType) string { return (&model.Attribute{Type: t}).DynamoType() }

@@ -10,6 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -87,7 +88,7 @@ func (im *importer) emit() (*Imported, error) {
 			}
 		}
 		chunk = mapping(0)
-		if b.Len() > patterns.MaxModelBytes {
+		if b.Len() > model.MaxModelBytes {
 			return im.tooBig()
 		}
 		return nil
@@ -137,7 +138,7 @@ func (im *importer) emit() (*Imported, error) {
 	if _, err := report.Terminal(&out).Write(b.Bytes()); err != nil {
 		return nil, err
 	}
-	if out.Len() > patterns.MaxModelBytes {
+	if out.Len() > model.MaxModelBytes {
 		return nil, im.tooBig() // the escapes made it so
 	}
 	return &Imported{YAML: out.Bytes(), Notes: im.notes}, nil
@@ -233,7 +234,7 @@ func (im *importer) patterns() *yaml.Node {
 	partitions := map[string][]*entity{}
 	var order []string
 	for _, e := range im.ents {
-		base := e.keys[patterns.BaseIndex]
+		base := e.keys[model.BaseIndex]
 		p := mapping(yaml.FlowStyle)
 		add(p, "get", scalar(e.name))
 		addP("Get"+e.name, p, "guess: by its id, the base key")
@@ -287,7 +288,7 @@ func (im *importer) patterns() *yaml.Node {
 				why += ", returning what it projects (" + string(ix.projection) + ")"
 			}
 			if hidden {
-				add(q, "expired", scalar(string(patterns.ExpiredInclude)))
+				add(q, "expired", scalar(string(model.ExpiredInclude)))
 				why += "; it projects no TTL, so it cannot hide expired items"
 			}
 			name := e.name + "On" + ix.name
@@ -353,7 +354,7 @@ func (im *importer) returns(e *entity, ix index) (returns []string, hidden bool)
 		return nil, false
 	}
 	keyed := map[string]bool{}
-	base, own := e.keys[patterns.BaseIndex], e.keys[ix.name]
+	base, own := e.keys[model.BaseIndex], e.keys[ix.name]
 	for _, t := range []string{base[0], base[1], own[0], own[1]} {
 		for _, a := range keyAttrs(t) {
 			keyed[a] = true
@@ -362,7 +363,7 @@ func (im *importer) returns(e *entity, ix index) (returns []string, hidden bool)
 	for _, a := range e.attrs {
 		if keyed[a.name] || ix.projection == patterns.ProjectInclude && slices.Contains(ix.nonKey, a.from) {
 			returns = append(returns, a.name)
-		} else if a.typ == patterns.TypeTTL {
+		} else if a.typ == model.TypeTTL {
 			hidden = true
 		}
 	}
@@ -395,7 +396,7 @@ func valueNode(a *attr, v string) *yaml.Node {
 // patterns.Unprintable names (or a byte that is not UTF-8): YAML's escapes
 // (\u202e) hold only between double quotes.
 func quoteUnprintable(n *yaml.Node) {
-	if n.Kind == yaml.ScalarNode && patterns.Printable(n.Value) != n.Value {
+	if n.Kind == yaml.ScalarNode && model.Printable(n.Value) != n.Value {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	for _, c := range n.Content {

@@ -8,7 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -20,7 +20,7 @@ import (
 // expected (a query's partition may hold items the sample missed), and a
 // note says so (FromLive).
 func (im *importer) expect(y []byte, complete bool) []byte {
-	m, err := patterns.Parse("imported.yaml", y)
+	m, err := model.Parse("imported.yaml", y)
 	if err != nil || len(m.Examples.Items) == 0 {
 		return y // Loads says why
 	}
@@ -35,7 +35,7 @@ func (im *importer) expect(y []byte, complete bool) []byte {
 	}
 	list := &yaml.Node{Kind: yaml.SequenceNode}
 	for _, p := range m.Patterns {
-		get := p.Op == patterns.ReadGet
+		get := p.Op == model.ReadGet
 		if !get && !complete {
 			continue
 		}
@@ -86,7 +86,7 @@ func (im *importer) expect(y []byte, complete bool) []byte {
 
 // paramsFor draws a read's parameters from the first example item of its
 // entities that holds every attribute its where names.
-func paramsFor(m *patterns.Model, p *patterns.Pattern) (map[string]any, bool) {
+func paramsFor(m *model.Model, p *model.Pattern) (map[string]any, bool) {
 	where := m.Where(p)
 	for _, ex := range m.Examples.Items {
 		if !slices.Contains(p.Entities, ex.Entity) {
@@ -110,7 +110,7 @@ func paramsFor(m *patterns.Model, p *patterns.Pattern) (map[string]any, bool) {
 // ties reports whether a sorted answer holds two items of equal sort
 // values (their order is the rest of the key's, which an expectation's
 // list would fix).
-func ties(m *patterns.Model, p *patterns.Pattern, ans *oracle.Answer) bool {
+func ties(m *model.Model, p *model.Pattern, ans *oracle.Answer) bool {
 	seen := map[string]bool{}
 	for _, it := range ans.Items {
 		var parts []string

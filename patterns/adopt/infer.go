@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // inferKeys gives an entity a key template on every index its items are
@@ -33,7 +33,7 @@ func (im *importer) inferKeys(e *entity) {
 		pk, ok := im.template(e, subject+" partition key "+ix.pk, ix.pk, pkAlias)
 		if !ok {
 			if i == 0 {
-				pk = patterns.Tag(e.name)
+				pk = model.Tag(e.name)
 				im.note(subject, true, "no item gives its partition key: %s is a constant guess", pk)
 			} else {
 				continue
@@ -41,10 +41,10 @@ func (im *importer) inferKeys(e *entity) {
 		}
 		var sk string
 		if ix.sk == "" {
-			sk = patterns.Tag(e.name)
+			sk = model.Tag(e.name)
 			im.note(subject, false, "it has no sort key; keyplan's keys all have one: the constant %s", sk)
 		} else if sk, ok = im.template(e, subject+" sort key "+ix.sk, ix.sk, skAlias); !ok {
-			sk = patterns.Tag(e.name)
+			sk = model.Tag(e.name)
 			im.note(subject, true, "no item gives its sort key: %s is a constant guess", sk)
 		}
 		e.keys[ix.name] = [2]string{pk, sk}
@@ -53,7 +53,7 @@ func (im *importer) inferKeys(e *entity) {
 		}
 		if i == 0 {
 			for _, t := range []string{pk, sk} {
-				tt, _ := patterns.ParseTemplate(t)
+				tt, _ := model.ParseTemplate(t)
 				for _, a := range tt.Attrs() {
 					if !contains(e.id, a) {
 						e.id = append(e.id, a)
@@ -69,7 +69,7 @@ func (im *importer) inferKeys(e *entity) {
 }
 
 func indexLabel(ix string) string {
-	if ix == patterns.BaseIndex {
+	if ix == model.BaseIndex {
 		return "base table"
 	}
 	return ix
@@ -89,7 +89,7 @@ func contains(s []string, x string) bool {
 const dropped = "\x00dropped"
 
 // render fills a template from a sample, as keyplan writes keys.
-func (e *entity) render(t patterns.Template, s map[string]sampleValue) (string, bool) {
+func (e *entity) render(t model.Template, s map[string]sampleValue) (string, bool) {
 	var b strings.Builder
 	for _, seg := range t {
 		switch {
@@ -135,7 +135,7 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 	// one that is a constant only when the items hold it (an alias that
 	// names the key, "AccountId", is no constant the items agree with).
 	if alias != "" && (strings.Contains(alias, "{") || len(holders) > 0) {
-		if t, err := patterns.ParseTemplate(alias); err == nil && im.agrees(e, t, holders, key) {
+		if t, err := model.ParseTemplate(alias); err == nil && im.agrees(e, t, holders, key) {
 			return alias, true
 		}
 	}
@@ -282,7 +282,7 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 		out = append(out, literal(pre)+"{"+a.name+"}"+literal(suf))
 	}
 	t := strings.Join(out, "#")
-	tt, err := patterns.ParseTemplate(t)
+	tt, err := model.ParseTemplate(t)
 	if err != nil {
 		a := im.makeAttr(e, holders, values, key, "", subject)
 		im.note(subject, true, "the template %s it would take is not one keyplan reads (%v): the whole value is taken as attribute %s", t, err, a.name)
@@ -298,11 +298,11 @@ func (im *importer) template(e *entity, subject, key, alias string) (string, boo
 }
 
 // literal is text as a template's literal (its braces doubled).
-func literal(s string) string { return patterns.Template{{Lit: s}}.String() }
+func literal(s string) string { return model.Template{{Lit: s}}.String() }
 
 // agrees reports whether every holder renders to the value it holds, and
 // every attribute of the template is the entity's.
-func (im *importer) agrees(e *entity, t patterns.Template, holders []map[string]sampleValue, key string) bool {
+func (im *importer) agrees(e *entity, t model.Template, holders []map[string]sampleValue, key string) bool {
 	for _, a := range t.Attrs() {
 		if e.attr(a) == nil {
 			return false
@@ -344,7 +344,7 @@ func (im *importer) match(e *entity, holders []map[string]sampleValue, texts, us
 
 // bound says so when a number in a key was given a range from its items.
 func (im *importer) bound(e *entity, subject string, a *attr) {
-	if a.typ == patterns.TypeNumber && a.max != nil {
+	if a.typ == model.TypeNumber && a.max != nil {
 		im.note(subject, true, "number %s is written at %d digits, as its items are: its range is taken to be %d..%d", a.name, len(strconv.FormatInt(*a.max, 10)), *a.min, *a.max)
 	}
 }
@@ -359,12 +359,12 @@ func (im *importer) makeAttr(e *entity, holders []map[string]sampleValue, texts 
 	for i := 2; e.attr(name) != nil || e.taken(name); i++ {
 		name = base + strconv.Itoa(i)
 	}
-	a := &attr{name: name, from: "\x00" + name, typ: patterns.TypeString}
+	a := &attr{name: name, from: "\x00" + name, typ: model.TypeString}
 	for j, s := range holders {
 		s[a.from] = sampleValue{typ: "S", text: texts[j]}
 	}
 	if im.allTimes(e, a.from) {
-		a.typ = patterns.TypeTime
+		a.typ = model.TypeTime
 	}
 	e.attrs = append(e.attrs, a)
 	e.made[a.name] = true
@@ -445,7 +445,7 @@ func (im *importer) holds(e *entity, a *attr, holders []map[string]sampleValue, 
 		}
 		vals[j] = v
 	}
-	if a.typ == patterns.TypeNumber && a.min == nil {
+	if a.typ == model.TypeNumber && a.min == nil {
 		if lo, hi, ok := offsetWidth(vals, texts); ok {
 			a.min, a.max = &lo, &hi
 			if encodesAll(a, vals, texts) {
@@ -545,7 +545,7 @@ func notLetter(r rune) bool { return !unicode.IsLetter(r) }
 
 // keyAttrs lists the attributes a template reads.
 func keyAttrs(t string) []string {
-	tt, err := patterns.ParseTemplate(t)
+	tt, err := model.ParseTemplate(t)
 	if err != nil {
 		return nil
 	}
@@ -555,7 +555,7 @@ func keyAttrs(t string) []string {
 // sortAttr is the first attribute of a sort key template that is not in
 // where, when only literals come before it.
 func sortAttr(sk string, where []string) string {
-	tt, err := patterns.ParseTemplate(sk)
+	tt, err := model.ParseTemplate(sk)
 	if err != nil {
 		return ""
 	}
@@ -606,7 +606,7 @@ func (im *importer) sparse(e *entity, ix index, subject string, held int) {
 		return
 	}
 	for _, a := range e.attrs {
-		if e.made[a.name] || a.typ != patterns.TypeString && a.typ != patterns.TypeBool && a.typ != patterns.TypeNumber {
+		if e.made[a.name] || a.typ != model.TypeString && a.typ != model.TypeBool && a.typ != model.TypeNumber {
 			continue
 		}
 		v, ok := "", true
@@ -627,9 +627,9 @@ func (im *importer) sparse(e *entity, ix index, subject string, held int) {
 			continue
 		}
 		if e.when == nil {
-			e.when = map[string][]patterns.Const{}
+			e.when = map[string][]model.Const{}
 		}
-		e.when[ix.name] = []patterns.Const{{Attr: a.name, Value: v}}
+		e.when[ix.name] = []model.Const{{Attr: a.name, Value: v}}
 		im.note(subject, true, "%d of %d items hold its key: those with %s=%s, and no other (a sparse index): the key says when: {%s: %s}, and the patterns that read it filter on it", held, len(e.samples), a.name, v, a.name, v)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // FromLive is the inference's input from a live table (keyplan import
@@ -73,12 +74,12 @@ func sampled(n int, complete bool, estimate int64) string {
 // them as drift.
 func Unheld(lt *patterns.LiveTable) []string {
 	var out []string
-	if lt.PK != patterns.TablePK || lt.SK != patterns.TableSK || lt.Types[lt.PK] != "S" || lt.Types[lt.SK] != "S" {
+	if lt.PK != model.TablePK || lt.SK != model.TableSK || lt.Types[lt.PK] != "S" || lt.Types[lt.SK] != "S" {
 		out = append(out, fmt.Sprintf("its base key is %s/%s (%s, %s); keyplan keys a table %s/%s, both strings: the model's keys hold the same values under keyplan's names, which is another table (migrate the items into one)",
-			lt.PK, orNone(lt.SK), lt.Types[lt.PK], orNone(lt.Types[lt.SK]), patterns.TablePK, patterns.TableSK))
+			lt.PK, orNone(lt.SK), lt.Types[lt.PK], orNone(lt.Types[lt.SK]), model.TablePK, model.TableSK))
 	}
 	for _, ix := range lt.Indexes {
-		pk, sk := patterns.IndexKeyNames(ix.Name)
+		pk, sk := model.IndexKeyNames(ix.Name)
 		if len(ix.PartitionKeys) == 1 && ix.PartitionKeys[0] == pk && len(ix.SortKeys) == 1 && ix.SortKeys[0] == sk && lt.Types[pk] == "S" && lt.Types[sk] == "S" {
 			continue
 		}
@@ -94,7 +95,7 @@ func Unheld(lt *patterns.LiveTable) []string {
 // must plan) as the table's first, with the table's settings recorded as
 // adopted (Lock.Adopted), so that keyplan diff --live compares them.
 func (im *Imported) Lock(lt *patterns.LiveTable) (*patterns.Lock, error) {
-	m, err := patterns.Parse(lt.Name+".yaml", im.YAML)
+	m, err := model.Parse(lt.Name+".yaml", im.YAML)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 func s(v string) patterns.LiveValue { return patterns.LiveValue{Type: "S", Text: v} }
@@ -42,7 +43,7 @@ func TestSparseIndexInferred(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Parse("imported.yaml", im.YAML)
+	m, err := model.Parse("imported.yaml", im.YAML)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, im.YAML)
 	}
@@ -51,7 +52,7 @@ func TestSparseIndexInferred(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := d.Entities[0]
-	if k := e.Key("GSI1"); k == nil || len(k.When) != 1 || k.When[0] != (patterns.Const{Attr: "status", Value: "PENDING"}) {
+	if k := e.Key("GSI1"); k == nil || len(k.When) != 1 || k.When[0] != (model.Const{Attr: "status", Value: "PENDING"}) {
 		t.Fatalf("GSI1's key: %+v, want sparse on status=PENDING\n%s", k, im.YAML)
 	}
 	served := 0
@@ -109,7 +110,7 @@ func TestProjectionAndMixedTypesInferred(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := patterns.Parse("imported.yaml", im.YAML)
+		m, err := model.Parse("imported.yaml", im.YAML)
 		if err != nil {
 			t.Fatalf("%v\n%s", err, im.YAML)
 		}

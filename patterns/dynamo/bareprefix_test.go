@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A hand-made sort key that starts with its sort attribute (seed 001's
@@ -18,7 +19,7 @@ import (
 // with an open end sent BETWEEN "" AND …, refused, or BETWEEN … AND "$",
 // which holds no date.
 func TestRangesOnABareSortKey(t *testing.T) {
-	m, err := patterns.Parse("dated.yaml", []byte(testmodel.DatedBareSortKey))
+	m, err := model.Parse("dated.yaml", []byte(testmodel.DatedBareSortKey))
 	if err != nil {
 		t.Fatal(err)
 	}

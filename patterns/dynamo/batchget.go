@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Batch reads (patterns/batch.go): a get by id with batch: true reads
@@ -98,8 +99,8 @@ func (t *Table) getBatch(ctx context.Context, pattern string, ids []Params, capa
 	}
 	var unread []int
 	var last error
-	for start := 0; start < len(keys); start += patterns.MaxBatchGetKeys {
-		chunk := keys[start:min(start+patterns.MaxBatchGetKeys, len(keys))]
+	for start := 0; start < len(keys); start += model.MaxBatchGetKeys {
+		chunk := keys[start:min(start+model.MaxBatchGetKeys, len(keys))]
 		left, err := t.batchGet(ctx, br, pp, ka, chunk, byKey, out, capacity)
 		for _, r := range left {
 			unread = append(unread, r.slots...)

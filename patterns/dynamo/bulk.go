@@ -7,7 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/keyplan/keyplan/patterns"
+
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // BatchWriter is what BatchPut needs of DynamoDB.
@@ -18,9 +19,9 @@ type BatchWriter interface {
 // BatchPut writes items to a table 25 at a time, writing again what the
 // engine leaves unprocessed (with a growing pause, up to 10 times).
 func BatchPut(ctx context.Context, c BatchWriter, table string, items []map[string]types.AttributeValue) error {
-	for start := 0; start < len(items); start += patterns.MaxBatchWriteItems {
+	for start := 0; start < len(items); start += model.MaxBatchWriteItems {
 		var reqs []types.WriteRequest
-		for _, it := range items[start:min(start+patterns.MaxBatchWriteItems, len(items))] {
+		for _, it := range items[start:min(start+model.MaxBatchWriteItems, len(items))] {
 			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
 		}
 		pending := map[string][]types.WriteRequest{table: reqs}

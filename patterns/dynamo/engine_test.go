@@ -18,6 +18,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // One engine for the package: $KEYPLAN_ENGINE's (in process by default),
@@ -67,54 +68,37 @@ func design(t testing.TB, path string) *patterns.Design {
 // keyings are the ways the tests key GSIs: synthetic on every engine,
 // and as the model says (native where it can be) on an engine that has
 // native keys; on one without, that run skips, saying why.
-var keyings = []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto}
+var keyings = []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto}
 
 // keyed plans the model file keyed so, skipping a keying other than
 // synthetic that keys no GSI natively: it is then the synthetic run's
 // design (auto keys a GSI natively only where that serves every pattern
 // as its synthetic key does; a hand-made layout is keyed as it says), and
 // the synthetic run proves it.
-func keyed(t *testing.T, path string, keys patterns.IndexKeys) *patterns.Design {
+func keyed(t *testing.T, path string, keys model.IndexKeys) *patterns.Design {
 	t.Helper()
 	d := keyplantest.Keyed(t, path, keys)
-	if keys != patterns.IndexKeysSynthetic && !slices.ContainsFunc(d.Indexes, func(ix *patterns.Index) bool { return ix.Native() }) {
+	if keys != model.IndexKeysSynthetic && !slices.ContainsFunc(d.Indexes, func(ix *patterns.Index) bool { return ix.Native() }) {
 		t.Skipf("keyed %s it is the synthetic run's design (no GSI of it is native): proved there", keys)
 	}
 	return d
 }
 
-// needsNative skips t when d has a native index and the engine lacks
-// them, once the engine is seen to refuse the table (a skip never hides
-// a run the engine could make). What such an engine proves instead is the
-// synthetic keying of the same model (the synthetic runs); the native one
-// is proved on the in-process engine.
+// needsNative skips t when d has a native index of several attributes a
+// side and the engine lacks them (enginepass.NeedsNative).
 func needsNative(t testing.TB, d *patterns.Design) {
 	t.Helper()
-	for _, ix := range d.Indexes {
-		if !ix.Native() || len(ix.PartitionKeys) <= 1 && len(ix.SortKeys) <= 1 {
-			continue // a key of one attribute a side: every engine has it
-		}
-		why := conn.Lacks(context.Background(), enginepkg.MultiAttributeKeys)
-		if why == "" {
-			return
-		}
-		ctx := context.Background()
+	enginepass.NeedsNative(t, conn, d, func(ctx context.Context) (string, error) {
 		name := fmt.Sprintf("t%d-%s", tables.Add(1), d.Table)
-		if err := CreateTable(ctx, engine, d, name); err == nil {
-			engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-			t.Fatalf("%s: the engine is said to lack native keys (%s), but it created %s with native index %s", engineName, why, d.Table, ix.Name)
-		}
-		t.Skipf("%s has native index %s: %s (it refuses the table): native keys are proved on the in-process engine, and this model's synthetic keying by its synthetic run here", d.Table, ix.Name, why)
-	}
+		return name, CreateTable(ctx, engine, d, name)
+	})
 }
 
 // For each example model, its GSIs keyed synthetic and as the model says:
 // write the items through the runtime, run every pattern, compare with
 // what the model expects.
 func TestExamplesOnEngine(t *testing.T) {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	for _, f := range append(files, more...) {
+	for _, f := range testmodel.Files(t) {
 		for _, keys := range keyings {
 			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) {
 				examplesOnEngine(t, keyed(t, f, keys))
@@ -321,7 +305,7 @@ const shardedModel = testmodel.ShardedOrders
 // A sharded pattern: one Query per shard, merged in sort order, limit
 // honoured; All merges every page of every shard.
 func TestShardedScatterGather(t *testing.T) {
-	m, err := patterns.Parse("sharded.yaml", []byte(shardedModel))
+	m, err := model.Parse("sharded.yaml", []byte(shardedModel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,14 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // design plans the leaderboard example, its GSIs keyed as keys says
 // (patterns.IndexKeysAuto: natively); a real program would load its own
 // model once at start.
-func design(keys patterns.IndexKeys) *patterns.Design {
-	m, err := patterns.Load("../../examples/leaderboard.yaml")
+func design(keys model.IndexKeys) *patterns.Design {
+	m, err := model.Load("../../examples/leaderboard.yaml")
 	if err != nil {
 		panic(err)
 	}
@@ -46,7 +47,7 @@ func printItem(item map[string]types.AttributeValue) {
 // table's keys. Its GSIs are keyed natively on its own attributes (handle;
 // season, rating), so the item carries no key attribute for them.
 func ExampleTable_Item() {
-	tbl := dynamo.New(design(patterns.IndexKeysAuto), nil, "Leaderboard")
+	tbl := dynamo.New(design(model.IndexKeysAuto), nil, "Leaderboard")
 	item, err := tbl.Item("Player", dynamo.Values{
 		"playerId": "p1", "handle": "nighthawk", "region": "eu", "season": "2026-Q2",
 		"rating": 1500, "createdAt": "2026-01-02T10:00:00+01:00",
@@ -71,7 +72,7 @@ func ExampleTable_Item() {
 // the GSI keys the design gives it, with numbers padded and times in
 // fixed-width UTC so that keys sort by value.
 func ExampleTable_Item_synthetic() {
-	tbl := dynamo.New(design(patterns.IndexKeysSynthetic), nil, "Leaderboard")
+	tbl := dynamo.New(design(model.IndexKeysSynthetic), nil, "Leaderboard")
 	item, err := tbl.Item("Player", dynamo.Values{
 		"playerId": "p1", "handle": "nighthawk", "region": "eu", "season": "2026-Q2",
 		"rating": 1500, "createdAt": "2026-01-02T10:00:00+01:00",
@@ -101,7 +102,7 @@ func ExampleTable_Item_synthetic() {
 // native index: every partition attribute by equality, and the range on
 // the sort attribute compared as a number.
 func ExampleTable_QueryInput() {
-	tbl := dynamo.New(design(patterns.IndexKeysAuto), nil, "Leaderboard")
+	tbl := dynamo.New(design(model.IndexKeysAuto), nil, "Leaderboard")
 	in, err := tbl.QueryInput("SeasonLeaderboard", dynamo.Request{
 		Params: dynamo.Params{"season": "2026-Q2"},
 		Range:  &dynamo.Range{Op: dynamo.Ge, Value: 1500},
@@ -126,7 +127,7 @@ func ExampleTable_QueryInput() {
 // On a synthetic index the range on the sort attribute is kept inside the
 // entity's key range, on its padded encoding.
 func ExampleTable_QueryInput_synthetic() {
-	tbl := dynamo.New(design(patterns.IndexKeysSynthetic), nil, "Leaderboard")
+	tbl := dynamo.New(design(model.IndexKeysSynthetic), nil, "Leaderboard")
 	in, err := tbl.QueryInput("SeasonLeaderboard", dynamo.Request{
 		Params: dynamo.Params{"season": "2026-Q2"},
 		Range:  &dynamo.Range{Op: dynamo.Ge, Value: 1500},
@@ -151,7 +152,7 @@ func ExampleTable_QueryInput_synthetic() {
 // Decode tells which entity a raw item is and reads its values back,
 // including those only its keys hold.
 func ExampleTable_Decode() {
-	tbl := dynamo.New(design(patterns.IndexKeysAuto), nil, "Leaderboard")
+	tbl := dynamo.New(design(model.IndexKeysAuto), nil, "Leaderboard")
 	entity, v, err := tbl.Decode(map[string]types.AttributeValue{
 		"PK": &types.AttributeValueMemberS{Value: "PLAYER#p1"},
 		"SK": &types.AttributeValueMemberS{Value: "MATCH#2026-06-23T14:00:00.000Z"},

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Write runs the model's write pattern name with the caller's params: one
@@ -117,7 +117,7 @@ func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 		}
 		return nil, fmt.Errorf("%w %q (the design has %s)", ErrUnknownWrite, name, orNone(names))
 	}
-	if w.Op == patterns.WriteBatch {
+	if w.Op == model.WriteBatch {
 		return nil, fmt.Errorf("%s is a batch: run it with WriteBatch", name)
 	}
 	takes := t.takes(w)
@@ -134,7 +134,7 @@ func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 	var out []*itemWrite
 	for i, s := range w.Items() {
 		step := 0
-		if w.Op == patterns.WriteTransact {
+		if w.Op == model.WriteTransact {
 			step = i + 1
 		}
 		ws, err := t.step(s, stepParams(s, params), step)
@@ -151,7 +151,7 @@ func (t *Table) writes(name string, params Params) ([]*itemWrite, error) {
 
 // takes is the set of a write's parameters (Model.Params), worked out
 // once.
-func (t *Table) takes(w *patterns.Write) map[string]bool {
+func (t *Table) takes(w *model.Write) map[string]bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if set, ok := t.writeParams[w.Name]; ok {
@@ -166,21 +166,21 @@ func (t *Table) takes(w *patterns.Write) map[string]bool {
 }
 
 // step plans one single-item write of a pattern.
-func (t *Table) step(s *patterns.Write, params Params, step int) ([]*itemWrite, error) {
+func (t *Table) step(s *model.Write, params Params, step int) ([]*itemWrite, error) {
 	e, _, err := t.entity(s.Entity)
 	if err != nil {
 		return nil, err
 	}
 	v := Values(params) // each write takes the names it needs
 	switch s.Op {
-	case patterns.WritePut:
+	case model.WritePut:
 		return t.putWrite(s.Entity, v, false, s.If, s.Condition, params, step)
-	case patterns.WriteDelete:
+	case model.WriteDelete:
 		return t.deleteWrite(s.Entity, v, s.Condition, params, step)
-	case patterns.WriteCheck:
+	case model.WriteCheck:
 		w, err := t.checkWrite(s.Entity, v, s.Condition, params, step)
 		return []*itemWrite{w}, err
-	case patterns.WriteUpdate:
+	case model.WriteUpdate:
 		ch := Changes{Set: Values{}, Add: Values{}, Remove: s.Remove, With: Values{}, If: s.Condition, Params: params}
 		if e.Version != "" {
 			ch.Version = params[e.Version]
@@ -220,7 +220,7 @@ func (t *Table) step(s *patterns.Write, params Params, step int) ([]*itemWrite, 
 
 // increment is what an atomic add adds: a constant or the caller's
 // number, negated when the model writes -$param.
-func increment(inc *patterns.Increment, params Params) (any, error) {
+func increment(inc *model.Increment, params Params) (any, error) {
 	if inc.Param == "" {
 		return inc.By, nil
 	}
@@ -231,7 +231,7 @@ func increment(inc *patterns.Increment, params Params) (any, error) {
 	if !inc.Negate {
 		return x, nil
 	}
-	n, err := number(&patterns.Attribute{Name: inc.Param, Type: patterns.TypeNumber}, x, false)
+	n, err := number(&model.Attribute{Name: inc.Param, Type: model.TypeNumber}, x, false)
 	if err != nil {
 		return nil, err
 	}
@@ -292,8 +292,8 @@ func (t *Table) WriteBatch(ctx context.Context, name string, items []Values) err
 	}
 	var unwritten []int
 	var last error
-	for start := 0; start < len(reqs); start += patterns.MaxBatchWriteItems {
-		end := min(start+patterns.MaxBatchWriteItems, len(reqs))
+	for start := 0; start < len(reqs); start += model.MaxBatchWriteItems {
+		end := min(start+model.MaxBatchWriteItems, len(reqs))
 		left, err := t.batch(ctx, reqs[start:end])
 		for _, i := range left {
 			unwritten = append(unwritten, start+i)
@@ -320,14 +320,14 @@ func (t *Table) batchRequests(name string, items []Values) ([]types.WriteRequest
 	switch {
 	case w == nil:
 		return nil, fmt.Errorf("%w %q", ErrUnknownWrite, name)
-	case w.Op != patterns.WriteBatch:
+	case w.Op != model.WriteBatch:
 		return nil, fmt.Errorf("%s is a %s, not a batch: run it with Write", name, w.Op)
 	}
 	e, _, err := t.entity(w.Entity)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.unconditional(e, w.Batch == patterns.WritePut); err != nil {
+	if err := t.unconditional(e, w.Batch == model.WritePut); err != nil {
 		return nil, err
 	}
 	if len(e.ObjectAttrs()) > 0 {
@@ -337,7 +337,7 @@ func (t *Table) batchRequests(name string, items []Values) ([]types.WriteRequest
 	seen := make(map[string]int, len(items))
 	for i, v := range items {
 		var key map[string]types.AttributeValue
-		if w.Batch == patterns.WritePut {
+		if w.Batch == model.WritePut {
 			item, err := t.item(e.Name, v)
 			if err != nil {
 				return nil, fmt.Errorf("item %d: %w", i, err)

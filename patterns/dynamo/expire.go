@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Hiding expired items. DynamoDB deletes an item whose TTL attribute
@@ -25,7 +26,7 @@ import (
 // hides is the TTL attribute a pattern's read filters on: its plan's,
 // when the index the read is served by holds it ("": none).
 func (t *Table) hides(pp *patterns.PatternPlan) string {
-	if pp.HideExpired == "" || pp.Index == patterns.BaseIndex {
+	if pp.HideExpired == "" || pp.Index == model.BaseIndex {
 		return pp.HideExpired
 	}
 	if ix := t.d.Index(pp.Index); ix != nil && (stores(ix, pp.HideExpired) || ix.Native() && contains(ix.KeyAttributes(), pp.HideExpired)) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // failsDesk is a model whose every step is refused, each by one kind of
@@ -75,13 +76,13 @@ func TestFailsNamesTheCondition(t *testing.T) {
 	}
 	// The five refusals, once, on the engine: every step named right.
 	right := []string{"absent", "version", "{status: OPEN}", `"unique: TicketByHandle"`, "exists"}
-	parse := func(fails []string) *patterns.Model {
+	parse := func(fails []string) *model.Model {
 		t.Helper()
 		args := make([]any, len(fails))
 		for i, f := range fails {
 			args[i] = f
 		}
-		m, err := patterns.Parse("desk.yaml", []byte(fmt.Sprintf(failsDesk, args...)))
+		m, err := model.Parse("desk.yaml", []byte(fmt.Sprintf(failsDesk, args...)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestFailsNamesAConditionTheWriteHas(t *testing.T) {
 		{`"unique: TicketByName"`, "unique: TicketByName names no unique pattern"},
 	} {
 		fails := []any{"absent", "version", c.fails, `"unique: TicketByHandle"`, "exists"}
-		_, err := patterns.Parse("desk.yaml", []byte(fmt.Sprintf(failsDesk, fails...)))
+		_, err := model.Parse("desk.yaml", []byte(fmt.Sprintf(failsDesk, fails...)))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("fails: %s: %v, want %q", c.fails, err, c.want)
 		}

@@ -13,6 +13,7 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // request is one action a request takes, as IAM names it, and the index
@@ -28,7 +29,7 @@ type recorder struct {
 }
 
 func (r *recorder) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	r.got = append(r.got, request{"dynamodb:GetItem", patterns.BaseIndex})
+	r.got = append(r.got, request{"dynamodb:GetItem", model.BaseIndex})
 	return r.Client.GetItem(ctx, in, opts...)
 }
 
@@ -39,7 +40,7 @@ func (r *recorder) ReadsRefusedItems(ctx context.Context) bool {
 }
 
 func (r *recorder) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	ix := patterns.BaseIndex
+	ix := model.BaseIndex
 	if in.IndexName != nil {
 		ix = aws.ToString(in.IndexName)
 	}
@@ -172,7 +173,7 @@ func TestGrantsCoverRequests(t *testing.T) {
 			}
 		}
 		for _, it := range m.Examples.Items {
-			if params == nil && w.Op == patterns.WritePut && it.Entity == w.Entity {
+			if params == nil && w.Op == model.WritePut && it.Entity == w.Entity {
 				params = Params(it.Values)
 			}
 		}
@@ -220,7 +221,7 @@ func TestRefusedWriteWithoutOldItemOrGetItem(t *testing.T) {
 	ctx := context.Background()
 	d := design(t, gapsModel)
 	tbl := fresh(t, d)
-	var w *patterns.Write
+	var w *model.Write
 	var params Params
 	for _, wr := range d.Model().Writes {
 		if wr.Name == "AddUser" {

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Guard items keep unique alternate keys unique: one item per value, keyed
@@ -28,12 +29,12 @@ type guard struct {
 
 // guards builds the guard keys of an item's unique alternate keys; an
 // alternate key whose attributes the item lacks has none.
-func (t *Table) guards(e *patterns.Entity, v Values) ([]guard, error) {
+func (t *Table) guards(e *model.Entity, v Values) ([]guard, error) {
 	var out []guard
 	seen := map[string]bool{}
 	for _, p := range t.unique[e.Name] {
 		var b strings.Builder
-		b.WriteString(guardTag + string(patterns.Sep) + t.tag(e.Name))
+		b.WriteString(guardTag + string(model.Sep) + t.tag(e.Name))
 		complete := true
 		for _, a := range p.Where {
 			x, ok := v[a]
@@ -45,7 +46,7 @@ func (t *Table) guards(e *patterns.Entity, v Values) ([]guard, error) {
 			if err != nil {
 				return nil, err
 			}
-			b.WriteString(string(patterns.Sep) + strings.ToUpper(a) + string(patterns.Sep) + enc)
+			b.WriteString(string(model.Sep) + strings.ToUpper(a) + string(model.Sep) + enc)
 		}
 		if !complete || seen[b.String()] {
 			continue
@@ -72,7 +73,7 @@ func (g guard) item(owner map[string]types.AttributeValue, pk, sk string) map[st
 func (g guard) value(tag string) string {
 	for _, v := range g.key {
 		if s := v.(*types.AttributeValueMemberS).Value; s != guardTag {
-			return strings.TrimPrefix(s, guardTag+string(patterns.Sep)+tag+string(patterns.Sep))
+			return strings.TrimPrefix(s, guardTag+string(model.Sep)+tag+string(model.Sep))
 		}
 	}
 	return ""
@@ -85,7 +86,7 @@ func (t *Table) tag(entity string) string {
 	if ek := t.d.Entity(entity); ek != nil && ek.Tag != "" {
 		return ek.Tag
 	}
-	return patterns.Tag(entity)
+	return model.Tag(entity)
 }
 
 // Put writes an item whatever is there (create or overwrite). An entity
@@ -103,7 +104,7 @@ func (t *Table) Put(ctx context.Context, entity string, v Values) error {
 // its guards; ErrExists if its key is taken, ErrNotUnique if a unique
 // alternate key's value is (both within a *ConditionError).
 func (t *Table) Create(ctx context.Context, entity string, v Values) error {
-	ws, err := t.putWrite(entity, v, true, patterns.IfAbsent, nil, nil, 0)
+	ws, err := t.putWrite(entity, v, true, model.IfAbsent, nil, nil, 0)
 	if err != nil {
 		return wrap("Create", entity, err)
 	}
@@ -157,7 +158,7 @@ func (t *Table) Replace(ctx context.Context, entity string, old, new Values) err
 }
 
 // sameStored reports whether two values of an attribute are stored alike.
-func sameStored(a *patterns.Attribute, x, y any) bool {
+func sameStored(a *model.Attribute, x, y any) bool {
 	if x == nil || y == nil {
 		return x == nil && y == nil
 	}
@@ -168,7 +169,7 @@ func sameStored(a *patterns.Attribute, x, y any) bool {
 
 // immutableKept refuses a change to an attribute that never changes once
 // written (id attributes and those declared immutable).
-func immutableKept(e *patterns.Entity, old, new Values) error {
+func immutableKept(e *model.Entity, old, new Values) error {
 	for _, a := range e.Attributes {
 		if !e.Fixed(a.Name) {
 			continue

@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Identify tells which entity an item is by its base table keys alone
@@ -39,7 +40,7 @@ func (t *Table) DecodeAttrs(entity string, item map[string]types.AttributeValue,
 
 // identify finds the entity whose base key templates an item's keys
 // match, and the values they hold.
-func (t *Table) identify(item map[string]types.AttributeValue) (*patterns.EntityKeys, *patterns.Entity, Values, error) {
+func (t *Table) identify(item map[string]types.AttributeValue) (*patterns.EntityKeys, *model.Entity, Values, error) {
 	pk, _ := item[t.d.PK].(*types.AttributeValueMemberS)
 	sk, _ := item[t.d.SK].(*types.AttributeValueMemberS)
 	if pk == nil || sk == nil {
@@ -49,7 +50,7 @@ func (t *Table) identify(item map[string]types.AttributeValue) (*patterns.Entity
 		return nil, nil, nil, wrap("Decode", "item", &reservedError{kind: kind, pk: pk.Value})
 	}
 	for _, ek := range t.d.Entities {
-		k := ek.Key(patterns.BaseIndex)
+		k := ek.Key(model.BaseIndex)
 		e := t.m.Entity(ek.Name)
 		v := Values{}
 		if parse(e, k.PK, pk.Value, v) && parse(e, k.SK, sk.Value, v) {
@@ -61,7 +62,7 @@ func (t *Table) identify(item map[string]types.AttributeValue) (*patterns.Entity
 
 // decodeRest adds to v what an identified item's index keys hold and its
 // stored attributes (those want names; nil: all).
-func (t *Table) decodeRest(ek *patterns.EntityKeys, e *patterns.Entity, item map[string]types.AttributeValue, v Values, want map[string]bool) error {
+func (t *Table) decodeRest(ek *patterns.EntityKeys, e *model.Entity, item map[string]types.AttributeValue, v Values, want map[string]bool) error {
 	// Index keys hold more attributes (a KEYS_ONLY or INCLUDE index
 	// projects them only there): parse those the item carries.
 	for _, ik := range ek.Keys[1:] {

@@ -11,11 +11,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // render fills a key template from values. A shard segment takes the
 // item's shard: a hash of its id, so an item stays on one shard.
-func render(e *patterns.Entity, tmpl patterns.Template, v map[string]any) (string, error) {
+func render(e *model.Entity, tmpl model.Template, v map[string]any) (string, error) {
 	var b strings.Builder
 	for _, s := range tmpl {
 		switch {
@@ -42,7 +43,7 @@ func render(e *patterns.Entity, tmpl patterns.Template, v map[string]any) (strin
 	return b.String(), nil
 }
 
-func shardOf(e *patterns.Entity, v map[string]any, n int) (int, error) {
+func shardOf(e *model.Entity, v map[string]any, n int) (int, error) {
 	h := fnv.New32a()
 	for _, id := range e.ID {
 		enc, err := e.Attr(id).EncodeKey(v[id])
@@ -50,20 +51,20 @@ func shardOf(e *patterns.Entity, v map[string]any, n int) (int, error) {
 			return 0, err
 		}
 		h.Write([]byte(enc))
-		h.Write([]byte{patterns.Sep})
+		h.Write([]byte{model.Sep})
 	}
 	return int(h.Sum32() % uint32(n)), nil
 }
 
 // stored converts a value to how the attribute is stored: its DynamoDB
 // type (patterns.ScalarType.Dynamo) holding its stored form.
-func stored(a *patterns.Attribute, v any) (types.AttributeValue, error) {
+func stored(a *model.Attribute, v any) (types.AttributeValue, error) {
 	return storedChecked(a, v, false)
 }
 
 // storedChecked is stored for a value whose key encoding already checked
 // it (checked: skip checking again).
-func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeValue, error) {
+func storedChecked(a *model.Attribute, v any, checked bool) (types.AttributeValue, error) {
 	if !a.Scalar() {
 		return storedMany(a, v)
 	}
@@ -76,7 +77,7 @@ func storedChecked(a *patterns.Attribute, v any, checked bool) (types.AttributeV
 
 // member is a stored form (patterns.Attribute.StoredValue) in the member
 // of its DynamoDB type.
-func member(a *patterns.Attribute, x any) (types.AttributeValue, error) {
+func member(a *model.Attribute, x any) (types.AttributeValue, error) {
 	switch t := a.DynamoType(); t {
 	case "S", "N":
 		s, ok := x.(string)
@@ -99,13 +100,13 @@ func member(a *patterns.Attribute, x any) (types.AttributeValue, error) {
 
 // number renders a number attribute's value in DynamoDB's N form; bounded
 // numbers (and ttls) must be integers in range.
-func number(a *patterns.Attribute, v any, checked bool) (string, error) {
+func number(a *model.Attribute, v any, checked bool) (string, error) {
 	return a.NumberText(v, checked)
 }
 
 // fromStored converts a stored attribute back: string, int64 or float64,
 // time.Time, bool, []byte.
-func fromStored(a *patterns.Attribute, av types.AttributeValue) (any, error) {
+func fromStored(a *model.Attribute, av types.AttributeValue) (any, error) {
 	if !a.Scalar() {
 		return fromStoredMany(a, av)
 	}
@@ -128,7 +129,7 @@ func fromStored(a *patterns.Attribute, av types.AttributeValue) (any, error) {
 // entityPlan is an entity's keys compiled for building items fast:
 // attributes by position, templates as literal/attribute-position steps.
 type entityPlan struct {
-	e      *patterns.Entity
+	e      *model.Entity
 	keyed  []bool // the attribute appears in some synthetic key
 	keys   []keyPlan
 	byName map[string]int
@@ -165,7 +166,7 @@ func compile(d *patterns.Design, ek *patterns.EntityKeys) *entityPlan {
 	for i, a := range e.Attributes {
 		p.byName[a.Name] = i
 	}
-	steps := func(t patterns.Template, needs *[]int) []step {
+	steps := func(t model.Template, needs *[]int) []step {
 		out := make([]step, len(t))
 		for i, s := range t {
 			out[i] = step{lit: s.Lit, attr: -1, shards: s.Shards}
@@ -182,7 +183,7 @@ func compile(d *patterns.Design, ek *patterns.EntityKeys) *entityPlan {
 		if ix := d.Index(k.Index); ix != nil && ix.Native() {
 			continue // the item's own attributes are its key
 		}
-		kp := keyPlan{table: k.Index == patterns.BaseIndex}
+		kp := keyPlan{table: k.Index == model.BaseIndex}
 		kp.pkName, kp.skName = d.KeyNames(k.Index)
 		if ix := d.Index(k.Index); ix != nil && ix.Local() {
 			kp.pkName = "" // the base key's partition key: written once, by it
@@ -291,7 +292,7 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 			continue
 		}
 		if !ok || x == nil {
-			if !a.Optional && a.Type != patterns.TypeSet {
+			if !a.Optional && a.Type != model.TypeSet {
 				if hint := t.d.RequiredHint(entity, a.Name); hint != "" {
 					return nil, fmt.Errorf("%w: %s.%s is required: %s", ErrMissing, entity, a.Name, hint)
 				}
@@ -307,7 +308,7 @@ func (t *Table) build(entity string, v Values, strict bool) (map[string]types.At
 				return nil, err
 			}
 			enc[i] = s
-			if patterns.Scalar(a.Type).StoredAsKey { // stored as its key form
+			if model.Scalar(a.Type).StoredAsKey { // stored as its key form
 				item[a.Name] = &types.AttributeValueMemberS{Value: s}
 				continue
 			}
@@ -422,7 +423,7 @@ func (t *Table) key(entity string, v Values) (map[string]types.AttributeValue, e
 	if err := e.CheckIDTimes(v); err != nil {
 		return nil, err
 	}
-	k := ek.Key(patterns.BaseIndex)
+	k := ek.Key(model.BaseIndex)
 	pk, err := render(e, k.PK, v)
 	if err != nil {
 		return nil, err
@@ -461,7 +462,7 @@ func ReservedKind(item map[string]types.AttributeValue, pk string) (string, bool
 	if p == nil || !strings.HasPrefix(p.Value, patterns.ReservedPrefix) {
 		return "", false
 	}
-	kind, _, _ := strings.Cut(p.Value, string(patterns.Sep))
+	kind, _, _ := strings.Cut(p.Value, string(model.Sep))
 	return kind, true
 }
 
@@ -483,7 +484,7 @@ func (e *reservedError) Is(target error) bool {
 
 // parse matches a key value against a template, storing the attribute
 // values it holds; false when the value is not of the template's form.
-func parse(e *patterns.Entity, tmpl patterns.Template, s string, v Values) bool {
+func parse(e *model.Entity, tmpl model.Template, s string, v Values) bool {
 	for i, seg := range tmpl {
 		switch {
 		case seg.Lit != "":
@@ -493,11 +494,11 @@ func parse(e *patterns.Entity, tmpl patterns.Template, s string, v Values) bool 
 			s = s[len(seg.Lit):]
 		default:
 			// A value runs to the next separator (values never hold one).
-			end := strings.IndexByte(s, patterns.Sep)
+			end := strings.IndexByte(s, model.Sep)
 			if end < 0 {
 				end = len(s)
 			}
-			if i+1 < len(tmpl) && tmpl[i+1].Lit != "" && !strings.HasPrefix(tmpl[i+1].Lit, string(patterns.Sep)) {
+			if i+1 < len(tmpl) && tmpl[i+1].Lit != "" && !strings.HasPrefix(tmpl[i+1].Lit, string(model.Sep)) {
 				// A literal glued to the value ("{x}Z"): the value ends where it
 				// starts. One that ends the key is its suffix (the value may
 				// hold its text: "aZbZ" in "{x}Z"); one within the key holds

@@ -18,6 +18,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // load plans a model with synthetic GSI keys: these tests are of the
@@ -26,7 +27,7 @@ import (
 // TestExamplesOnEngine proves every example both ways.
 func load(t testing.TB, path string) *Table {
 	t.Helper()
-	return New(keyplantest.Keyed(t, path, patterns.IndexKeysSynthetic), nil, "Tbl")
+	return New(keyplantest.Keyed(t, path, model.IndexKeysSynthetic), nil, "Tbl")
 }
 
 func names(item map[string]types.AttributeValue) string {
@@ -102,8 +103,8 @@ func TestItemErrors(t *testing.T) {
 		{"unknown entity", "Playr", player, ErrUnknownEntity, `unknown entity "Playr" (the design has Player, Match)`},
 		{"missing", "Player", Values{"playerId": "p1"}, ErrMissing, "Player.handle is required"},
 		{"unknown attribute", "Player", with(player, "hadle", "x"), ErrUnknownAttr, `unknown attribute "hadle" of Player`},
-		{"out of range", "Player", with(player, "rating", 100000), patterns.ErrValue, "out of the declared range 0..99999"},
-		{"enum", "Player", with(player, "region", "mars"), patterns.ErrValue, "expected one of na, eu, apac"},
+		{"out of range", "Player", with(player, "rating", 100000), model.ErrValue, "out of the declared range 0..99999"},
+		{"enum", "Player", with(player, "region", "mars"), model.ErrValue, "expected one of na, eu, apac"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,7 +298,7 @@ func TestRequestErrors(t *testing.T) {
 // Replace refuses to change an attribute declared immutable (it may be in
 // the base key), before any request.
 func TestReplaceRefusesImmutableChange(t *testing.T) {
-	m, err := patterns.Parse("log.yaml", []byte(`table: Devices
+	m, err := model.Parse("log.yaml", []byte(`table: Devices
 entities:
   Log:
     id: [deviceId, at]
@@ -326,7 +327,7 @@ func TestRenamedEntityKeepsItsGuards(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := func(text string, l *patterns.Lock) *patterns.Design {
-		m, err := patterns.Parse("shop.yaml", []byte(text))
+		m, err := model.Parse("shop.yaml", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +364,7 @@ func TestRenamedEntityKeepsItsGuards(t *testing.T) {
 // refused (two items at the same millisecond would share one key); a
 // whole-millisecond one is fine, as are finer times outside ids.
 func TestIDTimesFinerThanAMillisecond(t *testing.T) {
-	m, err := patterns.Parse("r.yaml", []byte(`table: R
+	m, err := model.Parse("r.yaml", []byte(`table: R
 entities:
   Reading:
     id: [deviceId, at]

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Values beyond one scalar: sets (SS, NS), lists (L) and maps (M) of
@@ -17,15 +17,15 @@ import (
 
 // storedMany converts a set's, list's or map's value to how it is
 // stored; nil (no error) for an empty set.
-func storedMany(a *patterns.Attribute, v any) (types.AttributeValue, error) {
+func storedMany(a *model.Attribute, v any) (types.AttributeValue, error) {
 	switch a.Type {
-	case patterns.TypeSet:
+	case model.TypeSet:
 		els, err := a.Elements(v)
 		if err != nil || len(els) == 0 {
 			return nil, err
 		}
 		return setValue(a, els), nil
-	case patterns.TypeList:
+	case model.TypeList:
 		els, err := a.Elements(v)
 		if err != nil {
 			return nil, err
@@ -35,7 +35,7 @@ func storedMany(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 			l[i] = element(x)
 		}
 		return &types.AttributeValueMemberL{Value: l}, nil
-	case patterns.TypeMap:
+	case model.TypeMap:
 		es, err := a.Entries(v)
 		if err != nil {
 			return nil, err
@@ -50,8 +50,8 @@ func storedMany(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 }
 
 // setValue is a set's elements as SS or NS.
-func setValue(a *patterns.Attribute, els []any) types.AttributeValue {
-	if a.ElementType() == patterns.TypeNumber {
+func setValue(a *model.Attribute, els []any) types.AttributeValue {
+	if a.ElementType() == model.TypeNumber {
 		ns := make([]string, len(els))
 		for i, x := range els {
 			ns[i] = strconv.FormatFloat(x.(float64), 'f', -1, 64)
@@ -77,7 +77,7 @@ func element(x any) types.AttributeValue {
 }
 
 // fromElement reads one element back: string, float64 or bool.
-func fromElement(a *patterns.Attribute, av types.AttributeValue) (any, error) {
+func fromElement(a *model.Attribute, av types.AttributeValue) (any, error) {
 	switch x := av.(type) {
 	case *types.AttributeValueMemberS:
 		return x.Value, nil
@@ -91,7 +91,7 @@ func fromElement(a *patterns.Attribute, av types.AttributeValue) (any, error) {
 
 // fromStoredMany reads a set, list or map back: []string, []float64 or
 // []bool (a set's sorted), map[string]string, …float64, …bool.
-func fromStoredMany(a *patterns.Attribute, av types.AttributeValue) (any, error) {
+func fromStoredMany(a *model.Attribute, av types.AttributeValue) (any, error) {
 	switch x := av.(type) {
 	case *types.AttributeValueMemberSS:
 		out := slices.Clone(x.Value)
@@ -133,15 +133,15 @@ func fromStoredMany(a *patterns.Attribute, av types.AttributeValue) (any, error)
 }
 
 // typedList is a list's elements as the Go slice of its element type.
-func typedList(of patterns.AttrType, els []any) any {
+func typedList(of model.AttrType, els []any) any {
 	switch of {
-	case patterns.TypeNumber:
+	case model.TypeNumber:
 		out := make([]float64, len(els))
 		for i, x := range els {
 			out[i], _ = x.(float64)
 		}
 		return out
-	case patterns.TypeBool:
+	case model.TypeBool:
 		out := make([]bool, len(els))
 		for i, x := range els {
 			out[i], _ = x.(bool)
@@ -156,15 +156,15 @@ func typedList(of patterns.AttrType, els []any) any {
 }
 
 // typedMap is a map's entries as the Go map of its element type.
-func typedMap(of patterns.AttrType, es map[string]any) any {
+func typedMap(of model.AttrType, es map[string]any) any {
 	switch of {
-	case patterns.TypeNumber:
+	case model.TypeNumber:
 		out := make(map[string]float64, len(es))
 		for k, x := range es {
 			out[k], _ = x.(float64)
 		}
 		return out
-	case patterns.TypeBool:
+	case model.TypeBool:
 		out := make(map[string]bool, len(es))
 		for k, x := range es {
 			out[k], _ = x.(bool)
@@ -181,7 +181,7 @@ func typedMap(of patterns.AttrType, es map[string]any) any {
 // withDerived is v with the entity's derived attributes computed (a copy
 // when there are any): a value the caller gives for one must be the one
 // computed.
-func withDerived(e *patterns.Entity, v Values) (Values, error) {
+func withDerived(e *model.Entity, v Values) (Values, error) {
 	out, copied := v, false
 	for _, a := range e.Attributes {
 		if a.Derived == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -26,7 +27,7 @@ func TestLocalIndexesAtScale(t *testing.T) {
 	}
 	model := testmodel.ArenaMatchesTimed
 	plan := func(card int) *patterns.Design {
-		m, err := patterns.Parse("arena.yaml", []byte(model(card)))
+		m, err := kpmodel.Parse("arena.yaml", []byte(model(card)))
 		if err != nil {
 			t.Fatal(err)
 		}

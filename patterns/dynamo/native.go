@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Native keys (patterns/native.go): a native index is keyed on the
@@ -72,7 +73,7 @@ type discriminator struct{ name, value string }
 // checkNativeValue refuses a value DynamoDB would refuse in an attribute
 // a native index is keyed on (whatever the entity: DynamoDB checks every
 // item): an empty string, or one longer than a key value may be.
-func (t *Table) checkNativeValue(a *patterns.Attribute, av types.AttributeValue) error {
+func (t *Table) checkNativeValue(a *model.Attribute, av types.AttributeValue) error {
 	k, ok := t.nativeAttrs[a.Name]
 	if !ok {
 		return nil
@@ -81,21 +82,21 @@ func (t *Table) checkNativeValue(a *patterns.Attribute, av types.AttributeValue)
 	if !ok {
 		return nil
 	}
-	limit := patterns.MaxPartitionKeyBytes
+	limit := model.MaxPartitionKeyBytes
 	if k.sort {
-		limit = patterns.MaxSortKeyBytes
+		limit = model.MaxSortKeyBytes
 	}
 	switch {
 	case s.Value == "":
-		return &patterns.ValueError{Attr: a.Name, Value: s.Value, Msg: fmt.Sprintf("a key attribute of native index %s cannot be empty (DynamoDB refuses the item)", k.index)}
+		return &model.ValueError{Attr: a.Name, Value: s.Value, Msg: fmt.Sprintf("a key attribute of native index %s cannot be empty (DynamoDB refuses the item)", k.index)}
 	case len(s.Value) > limit:
-		return &patterns.ValueError{Attr: a.Name, Value: fmt.Sprintf("(%d bytes)", len(s.Value)), Msg: fmt.Sprintf("a key attribute of native index %s holds at most %d bytes", k.index, limit)}
+		return &model.ValueError{Attr: a.Name, Value: fmt.Sprintf("(%d bytes)", len(s.Value)), Msg: fmt.Sprintf("a key attribute of native index %s holds at most %d bytes", k.index, limit)}
 	}
 	return nil
 }
 
 // nativeValue is a condition's value as the item stores it.
-func nativeValue(e *patterns.Entity, term patterns.NativeTerm, v Values) (types.AttributeValue, error) {
+func nativeValue(e *model.Entity, term patterns.NativeTerm, v Values) (types.AttributeValue, error) {
 	a := e.Attr(term.Attr)
 	if a == nil { // the discriminator
 		return &types.AttributeValueMemberS{Value: term.Value}, nil
@@ -114,7 +115,7 @@ func nativeValue(e *patterns.Entity, term patterns.NativeTerm, v Values) (types.
 }
 
 // nativeQueryInput builds the Query of a pattern a native index serves.
-func (t *Table) nativeQueryInput(p *patterns.Pattern, pp *patterns.PatternPlan, c *patterns.NativeCondition, v Values, r *Request) (*dynamodb.QueryInput, error) {
+func (t *Table) nativeQueryInput(p *model.Pattern, pp *patterns.PatternPlan, c *patterns.NativeCondition, v Values, r *Request) (*dynamodb.QueryInput, error) {
 	e := t.m.Entity(p.Entities[0])
 	var conds []expression.KeyConditionBuilder
 	for _, term := range append(append([]patterns.NativeTerm{}, c.Partition...), c.Sort...) {
@@ -148,10 +149,10 @@ func (t *Table) nativeQueryInput(p *patterns.Pattern, pp *patterns.PatternPlan, 
 // holds every value the attribute can take (no condition). A bound
 // outside a bounded attribute's values makes the range empty or whole, as
 // on a synthetic key.
-func nativeRange(a *patterns.Attribute, r *Range) (expression.KeyConditionBuilder, bool, error) {
+func nativeRange(a *model.Attribute, r *Range) (expression.KeyConditionBuilder, bool, error) {
 	var none expression.KeyConditionBuilder
 	side := func(x any) (int, error) {
-		if a.Type == patterns.TypeTime || a.FixedWidth() && a.Type != patterns.TypeString {
+		if a.Type == model.TypeTime || a.FixedWidth() && a.Type != model.TypeString {
 			s, err := a.RangeSide(x)
 			if err != nil {
 				return 0, fmt.Errorf("%w: %v", ErrBadRange, err)
@@ -229,7 +230,7 @@ func nativeRange(a *patterns.Attribute, r *Range) (expression.KeyConditionBuilde
 		return key.GreaterThanEqual(expression.Value(x)), false, nil
 	case BeginsWith:
 		s, ok := x.(*types.AttributeValueMemberS)
-		if !ok || a.Type != patterns.TypeString || len(a.Values) > 0 {
+		if !ok || a.Type != model.TypeString || len(a.Values) > 0 {
 			return none, false, fmt.Errorf("%w: begins_with applies to a string sort attribute", ErrBadRange)
 		}
 		return key.BeginsWith(s.Value), false, nil

@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Values kept in S3 (store: s3, patterns/objects.go). A write of an item
@@ -121,7 +121,7 @@ func (e *InDoubtError) Error() string {
 func (e *InDoubtError) Unwrap() error { return e.Err }
 
 // objectAttrs are the entity's attributes kept in S3.
-func (t *Table) objectAttrs(entity string) []*patterns.Attribute {
+func (t *Table) objectAttrs(entity string) []*model.Attribute {
 	if e := t.m.Entity(entity); e != nil {
 		return e.ObjectAttrs()
 	}
@@ -132,7 +132,7 @@ func (t *Table) objectAttrs(entity string) []*patterns.Attribute {
 func objectPrefix(entity, attr string) string { return entity + "/" + attr + "/" }
 
 func newObjectKey(entity, attr string) string {
-	b := make([]byte, patterns.ObjectKeyRandomDigits()/2)
+	b := make([]byte, model.ObjectKeyRandomDigits()/2)
 	_, _ = rand.Read(b)
 	return objectPrefix(entity, attr) + hex.EncodeToString(b)
 }
@@ -141,7 +141,7 @@ func newObjectKey(entity, attr string) string {
 // attr.
 func isObjectKey(entity, attr, s string) bool {
 	rest, ok := strings.CutPrefix(s, objectPrefix(entity, attr))
-	if !ok || len(rest) != patterns.ObjectKeyRandomDigits() {
+	if !ok || len(rest) != model.ObjectKeyRandomDigits() {
 		return false
 	}
 	_, err := hex.DecodeString(rest)
@@ -176,7 +176,7 @@ func heldKey(entity, attr string, av types.AttributeValue) string {
 
 // asMember is b (a value, or an object's key) in a's DynamoDB type: B
 // for a binary, S for a string.
-func asMember(a *patterns.Attribute, b []byte) types.AttributeValue {
+func asMember(a *model.Attribute, b []byte) types.AttributeValue {
 	if a.DynamoType() == "B" {
 		return &types.AttributeValueMemberB{Value: bytes.Clone(b)}
 	}
@@ -211,9 +211,9 @@ func (t *Table) refuseInline(ws []*itemWrite) error {
 			names = append(names, w.entity+"."+a.Name)
 		}
 		switch w.kind {
-		case patterns.WritePut, patterns.WriteDelete:
+		case model.WritePut, model.WriteDelete:
 			return fmt.Errorf("%w (a %s of %s, which keeps %s in S3)", ErrObjectInline, w.kind, w.entity, strings.Join(names, ", "))
-		case patterns.WriteUpdate:
+		case model.WriteUpdate:
 			for _, c := range w.changes {
 				for _, a := range attrs {
 					if c.name == a.Name {
@@ -242,7 +242,7 @@ func (t *Table) refuseInlineValues(entity string, v Values) (Values, error) {
 			continue
 		}
 		if s, ok := objectKeyText(x); !ok || !isObjectKey(entity, a.Name, s) {
-			return nil, fmt.Errorf("%w (%s.%s is kept in S3: Item takes its object's key, %s<%d hex digits>, not its value)", ErrObjectInline, entity, a.Name, objectPrefix(entity, a.Name), patterns.ObjectKeyRandomDigits())
+			return nil, fmt.Errorf("%w (%s.%s is kept in S3: Item takes its object's key, %s<%d hex digits>, not its value)", ErrObjectInline, entity, a.Name, objectPrefix(entity, a.Name), model.ObjectKeyRandomDigits())
 		}
 	}
 	return v, nil
@@ -262,11 +262,11 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 			w = x
 		}
 	}
-	if w == nil && len(ws) == 1 && t.objects != nil && len(t.movedOut(ws[0].entity)) > 0 && ws[0].kind != patterns.WriteCheck {
+	if w == nil && len(ws) == 1 && t.objects != nil && len(t.movedOut(ws[0].entity)) > 0 && ws[0].kind != model.WriteCheck {
 		ws[0].returnOld = true // the objects it held, to delete after
 		return nil, nil
 	}
-	if w == nil || w.kind == patterns.WriteCheck {
+	if w == nil || w.kind == model.WriteCheck {
 		return nil, nil
 	}
 	if t.objects == nil {
@@ -277,9 +277,9 @@ func (t *Table) storeObjects(ctx context.Context, ws []*itemWrite) ([]string, er
 		var v types.AttributeValue
 		set := func(types.AttributeValue) {}
 		switch w.kind {
-		case patterns.WritePut:
+		case model.WritePut:
 			v, set = w.item[a.Name], func(k types.AttributeValue) { w.item[a.Name] = k }
-		case patterns.WriteUpdate:
+		case model.WriteUpdate:
 			for i := range w.changes {
 				if w.changes[i].name == a.Name && w.changes[i].val != nil {
 					v, set = w.changes[i].val, func(k types.AttributeValue) { w.changes[i].val = k }

@@ -17,7 +17,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const docsModel = testmodel.DocsInS3WithWrites
@@ -234,7 +234,7 @@ func TestObjectsNotBypassed(t *testing.T) {
 	if err := os.WriteFile(path, []byte(docsModel), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tbl := New(keyplantest.Keyed(t, path, patterns.IndexKeysSynthetic), nil, "Docs", WithObjects(&MemoryObjects{}))
+	tbl := New(keyplantest.Keyed(t, path, model.IndexKeysSynthetic), nil, "Docs", WithObjects(&MemoryObjects{}))
 	refused := func(what string, err error, want string) {
 		t.Helper()
 		if !errors.Is(err, ErrObjectInline) || !strings.Contains(err.Error(), want) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Regression tests for what the proof by generated data (Prove) found in
@@ -18,7 +19,7 @@ import (
 
 func planned(t *testing.T, src string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse("found.yaml", []byte(src))
+	m, err := model.Parse("found.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ patterns:
   GetRoom: {get: Room}
 `), nil, "Chat")
 	for _, v := range []Values{{"roomId": "", "topic": "t"}, {"roomId": "r", "topic": ""}} {
-		if _, err := tbl.Item("Room", v); !errors.Is(err, patterns.ErrValue) {
+		if _, err := tbl.Item("Room", v); !errors.Is(err, model.ErrValue) {
 			t.Errorf("%v: got %v, want a value error", v, err)
 		}
 	}
@@ -160,7 +161,7 @@ func TestReplaceKnowsImmutableAttributes(t *testing.T) {
 	}
 }
 
-func replaceKnowsImmutableAttributes(t *testing.T, keys patterns.IndexKeys) {
+func replaceKnowsImmutableAttributes(t *testing.T, keys model.IndexKeys) {
 	d := planned(t, "indexKeys: "+string(keys)+"\n"+`table: Gen
 entities:
   B:
@@ -203,7 +204,7 @@ func TestTwoUniqueGetsOnOneAttribute(t *testing.T) {
 	}
 }
 
-func twoUniqueGetsOnOneAttribute(t *testing.T, keys patterns.IndexKeys) {
+func twoUniqueGetsOnOneAttribute(t *testing.T, keys model.IndexKeys) {
 	d := planned(t, "indexKeys: "+string(keys)+"\n"+`table: Gen
 entities:
   A:
@@ -243,7 +244,7 @@ func TestVerifiedParameterChecked(t *testing.T) {
 	}
 	tbl := New(d, nil, "Gen")
 	for _, q := range []any{"", strings.Repeat("x", 21), 5} {
-		if _, err := tbl.QueryInput("P", Request{Params: Params{"aId": "a", "q": q}}); !errors.Is(err, patterns.ErrValue) {
+		if _, err := tbl.QueryInput("P", Request{Params: Params{"aId": "a", "q": q}}); !errors.Is(err, model.ErrValue) {
 			t.Errorf("q=%v: got %v, want a value error", q, err)
 		}
 	}

@@ -14,7 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // projModel reads every kind of key-encoded attribute from INCLUDE
@@ -53,9 +55,9 @@ var projDocs = []Values{
 	{"docId": "é #ü", "owner": "o", "score": -999, "at": "1970-01-01T00:00:00Z", "flag": true, "title": "é", "body": "b"},
 }
 
-func projDesign(t testing.TB, keys patterns.IndexKeys) *patterns.Design {
+func projDesign(t testing.TB, keys model.IndexKeys) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse("proj.yaml", []byte(projModel))
+	m, err := model.Parse("proj.yaml", []byte(projModel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func projDesign(t testing.TB, keys patterns.IndexKeys) *patterns.Design {
 // sameValue reports whether a value read back is the one written: the
 // same key encoding (exact: ids, numbers, times to the millisecond) and
 // the type the runtime reads each kind as.
-func sameValue(a *patterns.Attribute, got, want any) bool {
+func sameValue(a *model.Attribute, got, want any) bool {
 	switch got.(type) {
 	case string, int64, time.Time, bool:
 	default:
@@ -84,7 +86,7 @@ func sameValue(a *patterns.Attribute, got, want any) bool {
 // the index's, and its projection (what DynamoDB returns from it, however
 // much more an engine returns).
 func storedOn(tbl *Table, pp *patterns.PatternPlan, raw map[string]types.AttributeValue) map[string]types.AttributeValue {
-	if pp.Index == patterns.BaseIndex {
+	if pp.Index == model.BaseIndex {
 		return raw
 	}
 	ix := tbl.d.Index(pp.Index)
@@ -105,12 +107,12 @@ func storedOn(tbl *Table, pp *patterns.PatternPlan, raw map[string]types.Attribu
 // (ByOwner's, ByTitle's; ByFlag's stays synthetic: a bool is no key
 // type) the key attributes are the index's own.
 func TestReadsReturnWhatTheIndexDoesNotStore(t *testing.T) {
-	for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+	for _, keys := range []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto} {
 		t.Run(string(keys), func(t *testing.T) { readsReturnWhatTheIndexDoesNotStore(t, keys) })
 	}
 }
 
-func readsReturnWhatTheIndexDoesNotStore(t *testing.T, keys patterns.IndexKeys) {
+func readsReturnWhatTheIndexDoesNotStore(t *testing.T, keys model.IndexKeys) {
 	d := projDesign(t, keys)
 	needsNative(t, d)
 	tbl := fresh(t, d)
@@ -210,10 +212,8 @@ func readsReturnWhatTheIndexDoesNotStore(t *testing.T, keys patterns.IndexKeys) 
 // keys that index returns.
 func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 	models := map[string]string{"proj.yaml": projModel}
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
 	blog, _ := filepath.Glob("../../lambdas/internal/stream/testdata/*.yaml")
-	for _, f := range slices.Concat(files, more, blog) {
+	for _, f := range slices.Concat(testmodel.Files(t), blog) {
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -231,11 +231,11 @@ func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 	decoded := 0
 	for _, name := range slices.Sorted(maps.Keys(models)) {
 		src := models[name]
-		m, err := patterns.Parse(name, []byte(src))
+		m, err := model.Parse(name, []byte(src))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+		for _, keys := range []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto} {
 			decoded += asksOnlyForWhatItStores(t, name+" ("+string(keys)+")", m, keys)
 		}
 	}
@@ -246,14 +246,14 @@ func TestReadsAskOnlyForWhatTheIndexStores(t *testing.T) {
 
 // asksOnlyForWhatItStores checks one model's reads; it returns how many
 // attributes they decode from keys.
-func asksOnlyForWhatItStores(t *testing.T, name string, m *patterns.Model, keys patterns.IndexKeys) (decoded int) {
+func asksOnlyForWhatItStores(t *testing.T, name string, m *model.Model, keys model.IndexKeys) (decoded int) {
 	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: keys})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	tbl := New(d, nil, "Tbl")
 	for _, pp := range d.Patterns {
-		if pp.Index == patterns.BaseIndex {
+		if pp.Index == model.BaseIndex {
 			continue
 		}
 		p, ix := m.Pattern(pp.Name), d.Index(pp.Index)
@@ -272,7 +272,7 @@ func asksOnlyForWhatItStores(t *testing.T, name string, m *patterns.Model, keys 
 		for _, entity := range pp.Entities {
 			ek := d.Entity(entity)
 			var keyed []string
-			for _, k := range []*patterns.EntityKey{ek.Key(patterns.BaseIndex), ek.Key(ix.Name)} {
+			for _, k := range []*patterns.EntityKey{ek.Key(model.BaseIndex), ek.Key(ix.Name)} {
 				if k != nil {
 					keyed = slices.Concat(keyed, k.PK.Attrs(), k.SK.Attrs())
 				}
@@ -297,7 +297,7 @@ func asksOnlyForWhatItStores(t *testing.T, name string, m *patterns.Model, keys 
 // value is what precedes that suffix, even when the value holds the
 // literal's text ("aZbZ"), so a KEYS_ONLY read decodes it exactly.
 func TestDecodeValueBeforeATrailingLiteral(t *testing.T) {
-	m, err := patterns.Parse("glued.yaml", []byte(`table: Glued
+	m, err := model.Parse("glued.yaml", []byte(`table: Glued
 entities:
   Doc:
     id: [docId]

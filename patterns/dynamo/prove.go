@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -514,18 +515,18 @@ func (r *proofRun) number(ctx context.Context, t *Table, rd *oracle.Read, ans *o
 // ends its key (a type without Discrete values) has no single key condition, and a sorted collection is read whole
 // (a range would cut its owner off): the runtime says so (ErrBadRange)
 // rather than answer wrong.
-func unsupportedRange(m *patterns.Model, p *patterns.Pattern, rd *oracle.Read, err error) bool {
+func unsupportedRange(m *model.Model, p *model.Pattern, rd *oracle.Read, err error) bool {
 	if rd.Range != nil && errors.Is(err, ErrBadRange) && m.SortedMember(p) != "" {
 		return true // a sorted collection is read whole
 	}
 	if rd.Range == nil || rd.Range.Op != oracle.Lt || !errors.Is(err, ErrBadRange) {
 		return false
 	}
-	s := patterns.Scalar(m.Entity(p.Entities[0]).Attr(p.Sort[0]).Type)
-	return s != nil && !s.Discrete && s.Type != patterns.TypeBool
+	s := model.Scalar(m.Entity(p.Entities[0]).Attr(p.Sort[0]).Type)
+	return s != nil && !s.Discrete && s.Type != model.TypeBool
 }
 
-func fromRuntime(m *patterns.Model, items []Item) []*oracle.Item {
+func fromRuntime(m *model.Model, items []Item) []*oracle.Item {
 	out := make([]*oracle.Item, len(items))
 	for i, it := range items {
 		out[i] = oracle.FromRuntime(m, it.Entity, it.Values)
@@ -633,7 +634,7 @@ func (r *proofRun) content(ctx context.Context) (*Mismatch, error) {
 
 // shrink replays ever shorter subsequences of ops on fresh tables and
 // keeps the shortest after which the mismatch's subject still differs.
-func shrink(ctx context.Context, m *patterns.Model, o ProveOptions, ops []*oracle.Op, mm *Mismatch) error {
+func shrink(ctx context.Context, m *model.Model, o ProveOptions, ops []*oracle.Op, mm *Mismatch) error {
 	// A write that differs stays last; the steps before it may go.
 	pinned := []*oracle.Op(nil)
 	rest := slices.Clone(ops)

@@ -15,6 +15,7 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // freshTables makes a new table of the design for every call, dropped
@@ -190,7 +191,7 @@ func TestValidateTableGenerated(t *testing.T) {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			var d *patterns.Design
 			if c.file != "" {
-				m, err := patterns.Load(c.file)
+				m, err := model.Load(c.file)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -223,7 +224,7 @@ func TestValidateTableGenerated(t *testing.T) {
 func holdsListOrMap(d *patterns.Design) bool {
 	for _, e := range d.Model().Entities {
 		for _, a := range e.Attributes {
-			if a.Type == patterns.TypeList || a.Type == patterns.TypeMap {
+			if a.Type == model.TypeList || a.Type == model.TypeMap {
 				return true
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Comparator is how a Range compares the sort attribute with its values
@@ -111,7 +112,7 @@ func (t *Table) getItemInput(pattern string, r *Request) (*dynamodb.GetItemInput
 
 // params checks a request's parameters against the pattern: every where
 // attribute given, nothing else, filter constants added.
-func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (Values, error) {
+func (t *Table) params(p *model.Pattern, e *model.Entity, given Params) (Values, error) {
 	where := t.m.Where(p)
 	for _, name := range where {
 		x, ok := given[name]
@@ -122,7 +123,7 @@ func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (V
 		// item) and those of a range that holds nothing included.
 		if err := e.Attr(name).Check(x); err != nil {
 			if x == "" { // the loader's advice (optional: true) is a write's
-				return nil, &patterns.ValueError{Attr: name, Value: x, Msg: "a read's parameter cannot be empty: no key holds an empty string, so no item has it"}
+				return nil, &model.ValueError{Attr: name, Value: x, Msg: "a read's parameter cannot be empty: no key holds an empty string, so no item has it"}
 			}
 			return nil, err
 		}
@@ -149,7 +150,7 @@ func (t *Table) params(p *patterns.Pattern, e *patterns.Entity, given Params) (V
 
 // projection names what a pattern returns plus the keys it decodes from
 // (built once per pattern).
-func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expression.ProjectionBuilder {
+func (t *Table) projection(p *model.Pattern, pp *patterns.PatternPlan) expression.ProjectionBuilder {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if b, ok := t.projections[p.Name]; ok {
@@ -171,10 +172,10 @@ func (t *Table) projection(p *patterns.Pattern, pp *patterns.PatternPlan) expres
 // what the pattern returns beyond it the planner left out because the
 // keys hold it (docs/planner.md, "Projections"), so it is decoded from
 // them.
-func (t *Table) projected(p *patterns.Pattern, pp *patterns.PatternPlan) []string {
+func (t *Table) projected(p *model.Pattern, pp *patterns.PatternPlan) []string {
 	names := []string{t.d.PK, t.d.SK}
 	var ix *patterns.Index
-	if pp.Index != patterns.BaseIndex {
+	if pp.Index != model.BaseIndex {
 		ix = t.d.Index(pp.Index)
 		if ix != nil && ix.Native() {
 			for _, a := range ix.KeyAttributes() {
@@ -292,7 +293,7 @@ func (t *Table) queryInputs(pattern string, r *Request) ([]*dynamodb.QueryInput,
 // its order, a count where it counts, its limit unless the request
 // gives one, a consistent read of the table or an LSI where it asks for
 // one.
-func (t *Table) queryInput(p *patterns.Pattern, pp *patterns.PatternPlan, cond expression.KeyConditionBuilder, r *Request) (*dynamodb.QueryInput, error) {
+func (t *Table) queryInput(p *model.Pattern, pp *patterns.PatternPlan, cond expression.KeyConditionBuilder, r *Request) (*dynamodb.QueryInput, error) {
 	b := expression.NewBuilder().WithKeyCondition(cond)
 	if len(p.Returns) > 0 {
 		b = b.WithProjection(t.projection(p, pp))
@@ -317,10 +318,10 @@ func (t *Table) queryInput(p *patterns.Pattern, pp *patterns.PatternPlan, cond e
 	if pp.Count {
 		in.Select = types.SelectCount
 	}
-	if pp.Index != patterns.BaseIndex {
+	if pp.Index != model.BaseIndex {
 		in.IndexName = aws.String(pp.Index)
 	}
-	if ix := t.d.Index(pp.Index); pp.Index == patterns.BaseIndex || ix != nil && ix.Local() {
+	if ix := t.d.Index(pp.Index); pp.Index == model.BaseIndex || ix != nil && ix.Local() {
 		in.ConsistentRead = aws.Bool(pp.Consistent) // the table and its LSIs read consistently
 	}
 	limit := r.Limit
@@ -337,14 +338,14 @@ func (t *Table) queryInput(p *patterns.Pattern, pp *patterns.PatternPlan, cond e
 }
 
 // renderShard renders a partition key with the shard segment set.
-func renderShard(e *patterns.Entity, tmpl patterns.Template, v Values, shard int) (string, error) {
+func renderShard(e *model.Entity, tmpl model.Template, v Values, shard int) (string, error) {
 	if tmpl.Shards() == 0 {
 		return render(e, tmpl, v)
 	}
-	fixed := make(patterns.Template, len(tmpl))
+	fixed := make(model.Template, len(tmpl))
 	for i, s := range tmpl {
 		if s.Shards > 0 {
-			s = patterns.Segment{Lit: fmt.Sprint(shard)}
+			s = model.Segment{Lit: fmt.Sprint(shard)}
 		}
 		fixed[i] = s
 	}
@@ -355,7 +356,7 @@ func renderShard(e *patterns.Entity, tmpl patterns.Template, v Values, shard int
 // "MATCH#" -> "MATCH$" (encoded values never hold a byte at or below '#',
 // so nothing else falls between), "createdat_" -> "createdat`".
 func upper(prefix string) string {
-	if strings.HasSuffix(prefix, string(patterns.Sep)) {
+	if strings.HasSuffix(prefix, string(model.Sep)) {
 		return prefix[:len(prefix)-1] + "$"
 	}
 	// A label that does not end with the separator (createdat_ in a
@@ -378,7 +379,7 @@ func upper(prefix string) string {
 
 // sortCondition is the sort-key condition: the plan's own, or a range on
 // the sort attribute kept within the entity's prefix.
-func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk string, v Values, r *Range) (expression.KeyConditionBuilder, bool, error) {
+func (t *Table) sortCondition(e *model.Entity, kc *patterns.KeyCondition, sk string, v Values, r *Range) (expression.KeyConditionBuilder, bool, error) {
 	key := expression.Key(sk)
 	if r == nil {
 		switch kc.SKOp {
@@ -496,7 +497,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		if last {
 			return key.Equal(expression.Value(lo)), true, nil
 		}
-		return key.BeginsWith(lo + string(patterns.Sep)), true, nil
+		return key.BeginsWith(lo + string(model.Sep)), true, nil
 	case Ge:
 		return between(lo, top)
 	case Gt:
@@ -534,7 +535,7 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 		}
 		return between(lo, hi+"$")
 	case BeginsWith:
-		if a.Type != patterns.TypeString || len(a.Values) > 0 {
+		if a.Type != model.TypeString || len(a.Values) > 0 {
 			return expression.KeyConditionBuilder{}, false, fmt.Errorf("%w: begins_with applies to a string sort attribute", ErrBadRange)
 		}
 		return key.BeginsWith(lo), true, nil
@@ -544,8 +545,8 @@ func (t *Table) sortCondition(e *patterns.Entity, kc *patterns.KeyCondition, sk 
 
 // predecessor is the greatest value below v, for attributes whose keys
 // have one (integers, millisecond times).
-func predecessor(a *patterns.Attribute, v any) (any, error) {
-	if s := patterns.Scalar(a.Type); s == nil || !s.Discrete {
+func predecessor(a *model.Attribute, v any) (any, error) {
+	if s := model.Scalar(a.Type); s == nil || !s.Discrete {
 		return nil, fmt.Errorf("%w: < on a %s that ends the sort key has no single key condition; use <=", ErrBadRange, a.Type)
 	}
 	s, err := a.EncodeKey(v)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const labelsModel = `table: Labels
@@ -24,7 +25,7 @@ patterns:
 // '$' (the bound byte), '#' (the separator), a space and '%' (escaped)
 // included. Each range is checked against a brute-force filter.
 func TestStringRangesFollowValueOrder(t *testing.T) {
-	m, err := patterns.Parse("labels.yaml", []byte(labelsModel))
+	m, err := model.Parse("labels.yaml", []byte(labelsModel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A read's empty parameter says that no item has it, not the write's
@@ -17,7 +17,7 @@ func TestEmptyReadParameter(t *testing.T) {
 	ctx := context.Background()
 	for pattern, params := range map[string]Params{"GetPlayer": {"playerId": ""}, "PlayerByHandle": {"handle": ""}} {
 		_, err := lb.Get(ctx, pattern, params)
-		if !errors.Is(err, patterns.ErrValue) || !strings.Contains(err.Error(), "a read's parameter cannot be empty") || strings.Contains(err.Error(), "optional: true") {
+		if !errors.Is(err, model.ErrValue) || !strings.Contains(err.Error(), "a read's parameter cannot be empty") || strings.Contains(err.Error(), "optional: true") {
 			t.Errorf("%s with an empty parameter: %v", pattern, err)
 		}
 		if err != nil && strings.Count(err.Error(), pattern) != 1 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What a migration (patterns/dynamo/migrate) reads of the runtime: the
@@ -64,7 +64,7 @@ func (t *Table) Rekeying() *Rekeying {
 		// Attributes the item's base key holds need no condition: the
 		// key pins them. Every other one does, immutable ones too: a
 		// delete and create, or a Put, changes them under the same key.
-		reads := func(p *entityPlan, kp keyPlan, names func(a *patterns.Attribute) []string) {
+		reads := func(p *entityPlan, kp keyPlan, names func(a *model.Attribute) []string) {
 			pinned := map[int]bool{}
 			for _, b := range p.keys {
 				if b.table {
@@ -98,7 +98,7 @@ func (t *Table) Rekeying() *Rekeying {
 		if p := t.plans[e.Name]; p != nil {
 			for _, kp := range p.keys {
 				if !kp.table {
-					reads(p, kp, func(a *patterns.Attribute) []string {
+					reads(p, kp, func(a *model.Attribute) []string {
 						if a.RenamedFrom != "" {
 							return []string{a.Name, a.RenamedFrom}
 						}
@@ -113,7 +113,7 @@ func (t *Table) Rekeying() *Rekeying {
 				pp := ro.prev.plans[old]
 				for _, kp := range pp.keys {
 					if !kp.table {
-						reads(pp, kp, func(a *patterns.Attribute) []string { return []string{a.Name} })
+						reads(pp, kp, func(a *model.Attribute) []string { return []string{a.Name} })
 					}
 				}
 				k.Renamed[e.Name] = map[string]string{}
@@ -162,4 +162,4 @@ func HeldKey(entity, attr string, av types.AttributeValue) string { return heldK
 
 // ObjectMember is b (a value, or an object's key) in a's DynamoDB type:
 // B for a binary, S for a string.
-func ObjectMember(a *patterns.Attribute, b []byte) types.AttributeValue { return asMember(a, b) }
+func ObjectMember(a *model.Attribute, b []byte) types.AttributeValue { return asMember(a, b) }

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // WriteText writes a line per outcome, a failure led by its place in the
@@ -14,12 +14,12 @@ func TestReportWriteText(t *testing.T) {
 	rep := &Report{
 		LoadErrors: []error{errors.New("item x: no entity Y")},
 		Steps: []*StepResult{
-			{Write: "AddLine", Params: Params{"id": "a"}, Pos: patterns.Pos{Line: 9, Col: 3}},
-			{Write: "AddLine", Params: Params{"id": "b"}, Err: errors.New("boom"), Pos: patterns.Pos{Line: 10, Col: 3}},
+			{Write: "AddLine", Params: Params{"id": "a"}, Pos: model.Pos{Line: 9, Col: 3}},
+			{Write: "AddLine", Params: Params{"id": "b"}, Err: errors.New("boom"), Pos: model.Pos{Line: 10, Col: 3}},
 		},
 		Results: []*Result{
-			{Pattern: "Get", Expected: []string{"r1"}, Actual: []string{"r1"}, Requests: 1, Planned: 1, Pos: patterns.Pos{Line: 20, Col: 5}},
-			{Pattern: "Top", Expected: []string{"r1", "r2"}, Actual: []string{"r2", "r1"}, Ordered: true, Requests: 1, Planned: 1, Pos: patterns.Pos{Line: 22, Col: 5}},
+			{Pattern: "Get", Expected: []string{"r1"}, Actual: []string{"r1"}, Requests: 1, Planned: 1, Pos: model.Pos{Line: 20, Col: 5}},
+			{Pattern: "Top", Expected: []string{"r1", "r2"}, Actual: []string{"r2", "r1"}, Ordered: true, Requests: 1, Planned: 1, Pos: model.Pos{Line: 22, Col: 5}},
 		},
 	}
 	var b strings.Builder

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A table in the middle of a migration (patterns.Lock with a Migration)
@@ -102,9 +103,9 @@ func NewRollout(l *patterns.Lock, client Client, name string, opts ...Option) *T
 // index with no returns give the whole item; otherwise each attribute the
 // target returns (under its accepted name) must be among the accepted
 // pattern's.
-func (r *rollout) returnsAll(tp, ap *patterns.Pattern) bool {
+func (r *rollout) returnsAll(tp, ap *model.Pattern) bool {
 	pp := r.prev.d.Pattern(ap.Name)
-	if pp == nil || pp.Index == patterns.BaseIndex || len(ap.Returns) == 0 {
+	if pp == nil || pp.Index == model.BaseIndex || len(ap.Returns) == 0 {
 		return true
 	}
 	if len(tp.Returns) == 0 {
@@ -135,7 +136,7 @@ func (r *rollout) ready(pattern string) bool {
 // key of an accepted entity than the accepted design does: other
 // templates, or an attribute encoded otherwise (a number's width).
 func (r *rollout) keyedElsewise(entity, index string, t *Table) bool {
-	if index == patterns.BaseIndex {
+	if index == model.BaseIndex {
 		return false
 	}
 	name := r.entityBack[entity]
@@ -147,7 +148,7 @@ func (r *rollout) keyedElsewise(entity, index string, t *Table) bool {
 		return false
 	}
 	ae, te := r.prev.m.Entity(entity), t.m.Entity(name)
-	same := func(a, b patterns.Template) bool {
+	same := func(a, b model.Template) bool {
 		if len(a) != len(b) {
 			return false
 		}
@@ -174,8 +175,8 @@ func (r *rollout) keyedElsewise(entity, index string, t *Table) bool {
 // sameEncoding reports whether two declarations of a key attribute write
 // its values alike in keys (a number's offset and width): the lowest
 // value of the first, and one more, encode the same under both.
-func sameEncoding(a, b *patterns.Attribute) bool {
-	if a.Type != patterns.TypeNumber && a.Type != patterns.TypeTTL {
+func sameEncoding(a, b *model.Attribute) bool {
+	if a.Type != model.TypeNumber && a.Type != model.TypeTTL {
 		return true
 	}
 	lo := int64(0)
@@ -430,8 +431,8 @@ func (t *Table) storeMoving(entity, attr string) bool {
 // takes out of S3: an item the backfill has not reached holds an
 // object's key there, and a write replacing it deletes that object
 // after (as a write of a value kept in S3 does), given an ObjectStore.
-func (t *Table) movedOut(entity string) []*patterns.Attribute {
-	var out []*patterns.Attribute
+func (t *Table) movedOut(entity string) []*model.Attribute {
+	var out []*model.Attribute
 	if e := t.m.Entity(entity); e != nil && t.rollout != nil {
 		for _, a := range e.Attributes {
 			if !a.InS3() && t.storeMoving(entity, a.Name) {

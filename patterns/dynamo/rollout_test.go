@@ -14,6 +14,7 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A migration on the engine: the table as locked, a model change that adds
@@ -27,12 +28,12 @@ func TestRolloutExpandsThenSwitches(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := func(text string, l *patterns.Lock) *patterns.Design {
-		m, err := patterns.Parse("shop.yaml", []byte(text))
+		m, err := model.Parse("shop.yaml", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// Synthetic keys: the migration is their backfill.
-		o := patterns.Options{IndexKeys: patterns.IndexKeysSynthetic}
+		o := patterns.Options{IndexKeys: model.IndexKeysSynthetic}
 		if l != nil {
 			o.Lock = l.Latest()
 		}

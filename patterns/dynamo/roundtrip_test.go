@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // From a design read back from its JSON, without the model file, the
@@ -16,7 +17,7 @@ func TestRuntimeFromReadBackDesign(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			m, err := patterns.Load(f)
+			m, err := model.Load(f)
 			if err != nil {
 				t.Fatal(err)
 			}

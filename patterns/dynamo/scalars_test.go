@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The runtime stores every scalar type of the core's table as its
@@ -13,8 +13,8 @@ import (
 // key alike (a time as time.Time, a binary as []byte).
 func TestEveryScalarTypeIsStored(t *testing.T) {
 	enginepass.Independent(t)
-	for _, s := range patterns.ScalarTypes() {
-		a := &patterns.Attribute{Name: "v", Type: s.Type}
+	for _, s := range model.ScalarTypes() {
+		a := &model.Attribute{Name: "v", Type: s.Type}
 		for _, v := range s.Valid {
 			av, err := stored(a, v)
 			if err != nil {

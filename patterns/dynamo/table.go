@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Client is the part of *dynamodb.Client the runtime uses.
@@ -48,10 +49,10 @@ type Params map[string]any
 // Table builds keys, items and requests for one table from its design.
 type Table struct {
 	d      *patterns.Design
-	m      *patterns.Model
+	m      *model.Model
 	name   string
 	client Client
-	unique map[string][]*patterns.Pattern // entity -> its unique alternate keys
+	unique map[string][]*model.Pattern // entity -> its unique alternate keys
 	plans  map[string]*entityPlan
 	// nativeAttrs are the attributes native indexes are keyed on, and
 	// nativeConds the key conditions of the patterns they serve
@@ -108,7 +109,7 @@ func (t *Table) Options() []Option {
 // New returns the runtime for a design's table named name (the physical
 // name, e.g. from TableNameEnv). client may be nil for the pure builders.
 func New(d *patterns.Design, client Client, name string, opts ...Option) *Table {
-	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*patterns.Pattern{},
+	t := &Table{d: d, m: d.Model(), name: name, client: client, unique: map[string][]*model.Pattern{},
 		plans: map[string]*entityPlan{}, projections: map[string]expression.ProjectionBuilder{}, writeParams: map[string]map[string]bool{}, shapes: map[string]*shapeExpr{},
 		batchBackoff: batchBackoff, now: time.Now}
 	if r, ok := client.(RefusedItemReader); ok {
@@ -135,7 +136,7 @@ func New(d *patterns.Design, client Client, name string, opts ...Option) *Table 
 		}
 	}
 	for _, p := range t.m.Patterns {
-		if p.Unique && len(p.Entities) == 1 && !slices.ContainsFunc(t.unique[p.Entities[0]], func(u *patterns.Pattern) bool { return slices.Equal(u.Where, p.Where) }) {
+		if p.Unique && len(p.Entities) == 1 && !slices.ContainsFunc(t.unique[p.Entities[0]], func(u *model.Pattern) bool { return slices.Equal(u.Where, p.Where) }) {
 			// Two unique gets on the same attributes keep one value
 			// unique: one guard item (an update moved it twice, and
 			// DynamoDB refuses a transaction that writes an item twice).
@@ -210,7 +211,7 @@ func wrap(op, subject string, err error) error {
 	return &Error{Op: op, Subject: subject, Err: err}
 }
 
-func (t *Table) entity(name string) (*patterns.Entity, *patterns.EntityKeys, error) {
+func (t *Table) entity(name string) (*model.Entity, *patterns.EntityKeys, error) {
 	e := t.m.Entity(name)
 	if e == nil {
 		var names []string
@@ -222,7 +223,7 @@ func (t *Table) entity(name string) (*patterns.Entity, *patterns.EntityKeys, err
 	return e, t.d.Entity(name), nil
 }
 
-func (t *Table) pattern(name string) (*patterns.Pattern, *patterns.PatternPlan, error) {
+func (t *Table) pattern(name string) (*model.Pattern, *patterns.PatternPlan, error) {
 	p := t.m.Pattern(name)
 	if p == nil {
 		var names []string

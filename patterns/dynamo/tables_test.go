@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A model of two tables (storefront: Orders, Sessions): the runtime of
@@ -71,7 +72,7 @@ func TestTwoTablesOnEngine(t *testing.T) {
 		}
 		var got []string
 		for _, it := range out.Items {
-			pk, _ := it[patterns.TablePK].(*types.AttributeValueMemberS)
+			pk, _ := it[model.TablePK].(*types.AttributeValueMemberS)
 			if pk != nil {
 				got = append(got, pk.Value)
 			}

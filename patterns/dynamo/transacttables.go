@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A transaction across tables: DynamoDB's TransactWriteItems takes items
@@ -91,8 +91,8 @@ func transactTables(calls []TableCall) ([]tableWrite, *dynamodb.TransactWriteIte
 			tws = append(tws, tableWrite{c.Table, w})
 		}
 	}
-	if len(tws) > patterns.MaxTransactItems {
-		return nil, nil, fmt.Errorf("%w: %d items over the tables (guard items included); DynamoDB takes %d", ErrTooLarge, len(tws), patterns.MaxTransactItems)
+	if len(tws) > model.MaxTransactItems {
+		return nil, nil, fmt.Errorf("%w: %d items over the tables (guard items included); DynamoDB takes %d", ErrTooLarge, len(tws), model.MaxTransactItems)
 	}
 	seen := make(map[string]int, len(tws))
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, 0, len(tws))}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const gapsModel = "../testdata/models/gaps.yaml"
@@ -92,7 +93,7 @@ func TestExpiredItemsHidden(t *testing.T) {
 	// Every pattern that reads an entity with a ttl hides, but the one
 	// that says expired: include.
 	for _, pp := range d.Patterns {
-		include := d.Model().Pattern(pp.Name).Expired == patterns.ExpiredInclude
+		include := d.Model().Pattern(pp.Name).Expired == model.ExpiredInclude
 		hasTTL := slices.ContainsFunc(pp.Entities, func(e string) bool { return d.Model().Entity(e).TTLAttr() != nil })
 		if hasTTL && (pp.HideExpired == "") != include {
 			t.Errorf("%s: hides by %q, expired: include %v", pp.Name, pp.HideExpired, include)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // updateWrite plans an update: the item's write, and the writes of the
@@ -33,10 +33,10 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	}
 	setPlain, setPaths := plainValues(ch.Set)
 	removePlain, removePaths := splitPaths(ch.Remove)
-	w := &itemWrite{kind: patterns.WriteUpdate, entity: entity, step: step, key: k, clauses: make([]clause, 1, 2+len(ch.With)+len(ch.If))}
+	w := &itemWrite{kind: model.WriteUpdate, entity: entity, step: step, key: k, clauses: make([]clause, 1, 2+len(ch.With)+len(ch.If))}
 	w.clauses[0] = t.exists(ErrChanged)
 	changed := map[string]bool{}
-	mark := func(name string) (*patterns.Attribute, error) {
+	mark := func(name string) (*model.Attribute, error) {
 		a := e.Attr(name)
 		switch {
 		case a == nil:
@@ -85,7 +85,7 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		if err != nil {
 			return nil, nil, err
 		}
-		if a.Type == patterns.TypeSet {
+		if a.Type == model.TypeSet {
 			av, err := elementsValue(a, ch.Add[name])
 			if err != nil {
 				return nil, nil, err
@@ -93,7 +93,7 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 			w.changes = append(w.changes, edit{updAdd, name, av})
 			continue
 		}
-		if a.Type != patterns.TypeNumber {
+		if a.Type != model.TypeNumber {
 			return nil, nil, fmt.Errorf("add to %s.%s, a %s: add applies to numbers and sets", entity, name, a.Type)
 		}
 		n, err := number(a, ch.Add[name], true) // a delta: not in the attribute's range
@@ -111,7 +111,7 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 		if err != nil {
 			return nil, nil, err
 		}
-		if !a.Optional && a.Type != patterns.TypeSet {
+		if !a.Optional && a.Type != model.TypeSet {
 			return nil, nil, fmt.Errorf("%w: %s.%s is required; it cannot be removed", ErrMissing, entity, name)
 		}
 		w.changes = append(w.changes, edit{updRemove, name, nil})
@@ -136,7 +136,7 @@ func (t *Table) updateWrite(entity string, key Values, ch Changes, step int) (*i
 	// An equality condition fixes its attribute as With would: the write
 	// holds only if the item has that value (KP701 counts it, Pinned).
 	for _, c := range ch.If {
-		if c.Op != patterns.CondEq || changed[c.Attr] || hasKey(after, c.Attr) {
+		if c.Op != model.CondEq || changed[c.Attr] || hasKey(after, c.Attr) {
 			continue
 		}
 		if c.Param == "" {
@@ -279,7 +279,7 @@ func (st *updateState) renamedAs(names map[string]string) *updateState {
 // the update: present and enc by attribute position; added lists those
 // an atomic add changes (their value is unknown), missing those neither
 // the update nor With gives.
-func (st *updateState) encode(e *patterns.Entity, reads []int, enc []string, present []bool) (added, missing []string, gone bool, err error) {
+func (st *updateState) encode(e *model.Entity, reads []int, enc []string, present []bool) (added, missing []string, gone bool, err error) {
 	if slices.ContainsFunc(reads, func(i int) bool { return st.removed[e.Attributes[i].Name] }) {
 		// The item no longer holds what the key reads: it leaves the
 		// index, whatever else the key reads (sparse).
@@ -502,7 +502,7 @@ func (t *Table) renamedEdits(entity string, edits []edit) ([]edit, error) {
 // inOrder calls fn with the names of v in the entity's attribute order
 // (deterministic requests without sorting); a name that is no attribute
 // of the entity is ErrUnknownAttr.
-func inOrder(e *patterns.Entity, v Values, fn func(name string) error) error {
+func inOrder(e *model.Entity, v Values, fn func(name string) error) error {
 	seen := 0
 	for _, a := range e.Attributes {
 		if _, ok := v[a.Name]; ok {
@@ -528,7 +528,7 @@ func hasKey(v Values, name string) bool {
 }
 
 // changedIn lists the changed attributes among a key's.
-func changedIn(reads []int, e *patterns.Entity, changed map[string]bool) string {
+func changedIn(reads []int, e *model.Entity, changed map[string]bool) string {
 	var out []string
 	for _, i := range reads {
 		if n := e.Attributes[i].Name; changed[n] && !slices.Contains(out, n) {
@@ -545,11 +545,11 @@ func (t *Table) indexOf(kp keyPlan) string {
 			return ix.Name
 		}
 	}
-	return patterns.BaseIndex
+	return model.BaseIndex
 }
 
 // versionClause is the condition that the item is at the version read.
-func (t *Table) versionClause(e *patterns.Entity, read any) (clause, error) {
+func (t *Table) versionClause(e *model.Entity, read any) (clause, error) {
 	if read == nil {
 		return clause{}, fmt.Errorf("%w: %s has a version (%s): pass the version read", ErrMissing, e.Name, e.Version)
 	}
@@ -558,15 +558,15 @@ func (t *Table) versionClause(e *patterns.Entity, read any) (clause, error) {
 		return clause{}, err
 	}
 	c := is(e.Version, av, ErrChanged)
-	c.version, c.kind = true, patterns.FailsVersion
+	c.version, c.kind = true, model.FailsVersion
 	return c, nil
 }
 
 // guardFor is a unique pattern's guard for values; false when the values
 // lack one of its attributes (the item has no guard then).
-func (t *Table) guardFor(e *patterns.Entity, u *patterns.Pattern, v Values) (guard, bool, error) {
+func (t *Table) guardFor(e *model.Entity, u *model.Pattern, v Values) (guard, bool, error) {
 	var b strings.Builder
-	b.WriteString(guardTag + string(patterns.Sep) + t.tag(e.Name))
+	b.WriteString(guardTag + string(model.Sep) + t.tag(e.Name))
 	for _, a := range u.Where {
 		x, ok := v[a]
 		if !ok || x == nil {
@@ -576,7 +576,7 @@ func (t *Table) guardFor(e *patterns.Entity, u *patterns.Pattern, v Values) (gua
 		if err != nil {
 			return guard{}, false, err
 		}
-		b.WriteString(string(patterns.Sep) + strings.ToUpper(a) + string(patterns.Sep) + enc)
+		b.WriteString(string(model.Sep) + strings.ToUpper(a) + string(model.Sep) + enc)
 	}
 	return guard{u.Name, map[string]types.AttributeValue{
 		t.d.PK: &types.AttributeValueMemberS{Value: b.String()},
@@ -586,7 +586,7 @@ func (t *Table) guardFor(e *patterns.Entity, u *patterns.Pattern, v Values) (gua
 
 // guardMove is the writes that move a unique pattern's guard from the
 // values before to those after, for the item with key owner.
-func (t *Table) guardMove(e *patterns.Entity, u *patterns.Pattern, before, after Values, owner map[string]types.AttributeValue, step int) ([]*itemWrite, error) {
+func (t *Table) guardMove(e *model.Entity, u *model.Pattern, before, after Values, owner map[string]types.AttributeValue, step int) ([]*itemWrite, error) {
 	old, hadOld, err := t.guardFor(e, u, before)
 	if err != nil {
 		return nil, err
@@ -609,20 +609,20 @@ func (t *Table) guardMove(e *patterns.Entity, u *patterns.Pattern, before, after
 }
 
 // guardPut takes a guard for the item with key owner.
-func (t *Table) guardPut(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
+func (t *Table) guardPut(e *model.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	c := t.absent(fmt.Errorf("%w: %s %s is taken", ErrNotUnique, g.pattern, g.value(t.tag(e.Name))))
 	c.text = fmt.Sprintf("%s %s free (unique)", g.pattern, g.value(t.tag(e.Name)))
-	c.kind, c.pattern = patterns.FailsUnique, g.pattern
+	c.kind, c.pattern = model.FailsUnique, g.pattern
 	c.found = func(it map[string]types.AttributeValue) string { return "it is taken by " + t.guardOwner(e.Name, it) }
-	return &itemWrite{kind: patterns.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}, guard: true}
+	return &itemWrite{kind: model.WritePut, entity: e.Name, step: step, item: g.item(owner, t.d.PK, t.d.SK), clauses: []clause{c}, guard: true}
 }
 
 // guardDelete drops a guard, on condition it is the item's.
-func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
+func (t *Table) guardDelete(e *model.Entity, g guard, owner map[string]types.AttributeValue, step int) *itemWrite {
 	err := fmt.Errorf("%w: the guard of %s %s is not this item's", ErrChanged, g.pattern, g.value(t.tag(e.Name)))
 	cs := []clause{is(OwnerPK, owner[t.d.PK], err), is(OwnerSK, owner[t.d.SK], err)}
 	for i := range cs {
-		cs[i].kind, cs[i].pattern = patterns.FailsUnique, g.pattern
+		cs[i].kind, cs[i].pattern = model.FailsUnique, g.pattern
 		cs[i].text = fmt.Sprintf("%s %s held by this %s", g.pattern, g.value(t.tag(e.Name)), e.Name)
 		cs[i].found = func(it map[string]types.AttributeValue) string {
 			if it == nil {
@@ -631,7 +631,7 @@ func (t *Table) guardDelete(e *patterns.Entity, g guard, owner map[string]types.
 			return "it is held by " + t.guardOwner(e.Name, it)
 		}
 	}
-	return &itemWrite{kind: patterns.WriteDelete, entity: e.Name, step: step, key: g.key, clauses: cs, guard: true}
+	return &itemWrite{kind: model.WriteDelete, entity: e.Name, step: step, key: g.key, clauses: cs, guard: true}
 }
 
 // guardOwner names the item a guard item holds its value for.
@@ -648,7 +648,7 @@ func (t *Table) guardOwner(entity string, guard map[string]types.AttributeValue)
 //
 // v may hold other names than the entity's attributes (a write's other
 // parameters) unless strict.
-func (t *Table) putWrite(entity string, v Values, strict bool, mode string, conds []*patterns.Condition, params Params, step int) ([]*itemWrite, error) {
+func (t *Table) putWrite(entity string, v Values, strict bool, mode string, conds []*model.Condition, params Params, step int) ([]*itemWrite, error) {
 	e, _, err := t.entity(entity)
 	if err != nil {
 		return nil, err
@@ -656,12 +656,12 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 	// A stream handler keeps a counter or copy once the item exists; its
 	// first value is the creator's.
 	for name := range v {
-		if e.Maintained(name) && mode != patterns.IfAbsent {
+		if e.Maintained(name) && mode != model.IfAbsent {
 			return nil, fmt.Errorf("%w: %s.%s (only a create gives it its first value)", ErrMaintained, entity, name)
 		}
 	}
 	switch mode {
-	case patterns.IfPresent:
+	case model.IfPresent:
 		if len(t.unique[entity]) > 0 {
 			return nil, fmt.Errorf("%s has unique alternate keys (%s): replace it with Replace, or an update passing the unique values it changes", entity, t.unique[entity][0].Name)
 		}
@@ -674,7 +674,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 				ch.With[a.Name] = x
 			case has && x != nil:
 				ch.Set[a.Name] = x
-			case a.Optional || a.Type == patterns.TypeSet:
+			case a.Optional || a.Type == model.TypeSet:
 				ch.Remove = append(ch.Remove, a.Name)
 			case t.d.RequiredHint(entity, a.Name) != "":
 				return nil, fmt.Errorf("%w: %s.%s is required: %s", ErrMissing, entity, a.Name, t.d.RequiredHint(entity, a.Name))
@@ -687,7 +687,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 			return nil, err
 		}
 		return append([]*itemWrite{w}, extra...), nil
-	case patterns.IfAbsent:
+	case model.IfAbsent:
 		if e.Version != "" { // a new item is at version 1
 			v = maps.Clone(v)
 			v[e.Version] = 1
@@ -696,7 +696,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 		if err != nil {
 			return nil, err
 		}
-		w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item, clauses: make([]clause, 1, 1+len(conds))}
+		w := &itemWrite{kind: model.WritePut, entity: entity, step: step, item: item, clauses: make([]clause, 1, 1+len(conds))}
 		w.clauses[0] = t.absent(ErrExists)
 		if err := t.conditions(w, e, conds, params); err != nil {
 			return nil, err
@@ -725,7 +725,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 	if err != nil {
 		return nil, err
 	}
-	w := &itemWrite{kind: patterns.WritePut, entity: entity, step: step, item: item}
+	w := &itemWrite{kind: model.WritePut, entity: entity, step: step, item: item}
 	return []*itemWrite{w}, t.conditions(w, e, conds, params)
 }
 
@@ -733,7 +733,7 @@ func (t *Table) putWrite(entity string, v Values, strict bool, mode string, cond
 // version read, and holds the unique values given) and its guards. A
 // unique attribute the values lack must be absent from the item, so no
 // guard is left behind.
-func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition, params Params, step int) ([]*itemWrite, error) {
+func (t *Table) deleteWrite(entity string, v Values, conds []*model.Condition, params Params, step int) ([]*itemWrite, error) {
 	e, _, err := t.entity(entity)
 	if err != nil {
 		return nil, err
@@ -742,7 +742,7 @@ func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition
 	if err != nil {
 		return nil, err
 	}
-	w := &itemWrite{kind: patterns.WriteDelete, entity: entity, step: step, key: k, clauses: []clause{t.exists(ErrChanged)}}
+	w := &itemWrite{kind: model.WriteDelete, entity: entity, step: step, key: k, clauses: []clause{t.exists(ErrChanged)}}
 	if e.Version != "" {
 		vc, err := t.versionClause(e, v[e.Version])
 		if err != nil {
@@ -790,7 +790,7 @@ func (t *Table) deleteWrite(entity string, v Values, conds []*patterns.Condition
 }
 
 // checkWrite plans a transaction's check of an item.
-func (t *Table) checkWrite(entity string, v Values, conds []*patterns.Condition, params Params, step int) (*itemWrite, error) {
+func (t *Table) checkWrite(entity string, v Values, conds []*model.Condition, params Params, step int) (*itemWrite, error) {
 	e, _, err := t.entity(entity)
 	if err != nil {
 		return nil, err
@@ -799,13 +799,13 @@ func (t *Table) checkWrite(entity string, v Values, conds []*patterns.Condition,
 	if err != nil {
 		return nil, err
 	}
-	w := &itemWrite{kind: patterns.WriteCheck, entity: entity, step: step, key: k}
+	w := &itemWrite{kind: model.WriteCheck, entity: entity, step: step, key: k}
 	return w, t.conditions(w, e, conds, params)
 }
 
 // conditions adds declared conditions to an item write, their
 // $parameters from params.
-func (t *Table) conditions(w *itemWrite, e *patterns.Entity, conds []*patterns.Condition, params Params) error {
+func (t *Table) conditions(w *itemWrite, e *model.Entity, conds []*model.Condition, params Params) error {
 	for _, c := range conds {
 		cl, err := t.condition(e, c, params)
 		if err != nil {
@@ -826,7 +826,7 @@ func (t *Table) writesGuard(ws []*itemWrite, g guard) bool {
 // batch; put: it writes whole items) of an entity whose writes need them:
 // unique values (guard items), a version, and for puts the attributes
 // stream handlers keep (KP703, KP706 at plan time).
-func (t *Table) unconditional(e *patterns.Entity, put bool) error {
+func (t *Table) unconditional(e *model.Entity, put bool) error {
 	var why []string
 	if len(t.unique[e.Name]) > 0 {
 		why = append(why, "unique values")

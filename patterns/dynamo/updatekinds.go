@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Updates of what kinds.go stores: sets (ADD, DELETE), lists
@@ -21,7 +22,7 @@ import (
 // per counter, an ADD on a shard item picked at random (created by the
 // add when it is not there yet). ok is false when the update adds to no
 // counter.
-func (t *Table) counterUpdate(e *patterns.Entity, key Values, ch Changes, step int) (ws []*itemWrite, ok bool, err error) {
+func (t *Table) counterUpdate(e *model.Entity, key Values, ch Changes, step int) (ws []*itemWrite, ok bool, err error) {
 	for _, name := range sortedNames(ch.Add) {
 		a := e.Counter(name)
 		if a == nil {
@@ -40,12 +41,12 @@ func (t *Table) counterUpdate(e *patterns.Entity, key Values, ch Changes, step i
 		if err != nil {
 			return nil, true, err
 		}
-		n, err := number(&patterns.Attribute{Name: name, Type: patterns.TypeNumber}, ch.Add[name], false)
+		n, err := number(&model.Attribute{Name: name, Type: model.TypeNumber}, ch.Add[name], false)
 		if err != nil {
 			return nil, true, err
 		}
 		shard := rand.IntN(ck.Shards)
-		ws = append(ws, &itemWrite{kind: patterns.WriteUpdate, entity: e.Name, step: step,
+		ws = append(ws, &itemWrite{kind: model.WriteUpdate, entity: e.Name, step: step,
 			key: map[string]types.AttributeValue{
 				t.d.PK: &types.AttributeValueMemberS{Value: pk},
 				t.d.SK: &types.AttributeValueMemberS{Value: patterns.ShardKey(shard, ck.Shards)},
@@ -57,7 +58,7 @@ func (t *Table) counterUpdate(e *patterns.Entity, key Values, ch Changes, step i
 
 // counterDeletes are the deletes of an item's counters' shard items (a
 // delete of the item takes them with it).
-func (t *Table) counterDeletes(e *patterns.Entity, v Values, step int) ([]*itemWrite, error) {
+func (t *Table) counterDeletes(e *model.Entity, v Values, step int) ([]*itemWrite, error) {
 	var out []*itemWrite
 	for _, ck := range t.d.Entity(e.Name).Counters {
 		pk, err := render(e, ck.PK, v)
@@ -65,7 +66,7 @@ func (t *Table) counterDeletes(e *patterns.Entity, v Values, step int) ([]*itemW
 			return nil, err
 		}
 		for i := range ck.Shards {
-			out = append(out, &itemWrite{kind: patterns.WriteDelete, entity: e.Name, step: step, key: map[string]types.AttributeValue{
+			out = append(out, &itemWrite{kind: model.WriteDelete, entity: e.Name, step: step, key: map[string]types.AttributeValue{
 				t.d.PK: &types.AttributeValueMemberS{Value: pk},
 				t.d.SK: &types.AttributeValueMemberS{Value: patterns.ShardKey(i, ck.Shards)},
 			}})
@@ -108,14 +109,14 @@ func plainValues(v Values) (plain Values, paths []string) {
 }
 
 // entryEdits plans the changes of map entries: set (a value) or removed.
-func (t *Table) entryEdits(e *patterns.Entity, w *itemWrite, set Values, setPaths, removePaths []string, changed map[string]bool) error {
-	entry := func(path string) (*patterns.Attribute, error) {
-		attr, key, _ := patterns.MapPath(path)
+func (t *Table) entryEdits(e *model.Entity, w *itemWrite, set Values, setPaths, removePaths []string, changed map[string]bool) error {
+	entry := func(path string) (*model.Attribute, error) {
+		attr, key, _ := model.MapPath(path)
 		a := e.Attr(attr)
 		switch {
 		case a == nil:
 			return nil, fmt.Errorf("%w %q of %s", ErrUnknownAttr, attr, e.Name)
-		case a.Type != patterns.TypeMap:
+		case a.Type != model.TypeMap:
 			return nil, fmt.Errorf("%s.%s is a %s: only a map has entries (%s)", e.Name, attr, a.Type, path)
 		case key == "" || strings.Contains(key, "."):
 			return nil, fmt.Errorf("%s: expected map.key", path)
@@ -148,13 +149,13 @@ func (t *Table) entryEdits(e *patterns.Entity, w *itemWrite, set Values, setPath
 // elementEdits plans what an update adds to sets (numbers are added
 // where the update's own loop does), takes out of sets, and appends to
 // lists.
-func elementEdits(e *patterns.Entity, w *itemWrite, ch Changes, mark func(string) (*patterns.Attribute, error)) error {
+func elementEdits(e *model.Entity, w *itemWrite, ch Changes, mark func(string) (*model.Attribute, error)) error {
 	for _, f := range []struct {
 		v    Values
 		op   updOp
-		kind patterns.AttrType
+		kind model.AttrType
 		what string
-	}{{ch.Discard, updDelete, patterns.TypeSet, "discard takes elements out of a set"}, {ch.Append, updAppend, patterns.TypeList, "append adds to a list"}} {
+	}{{ch.Discard, updDelete, model.TypeSet, "discard takes elements out of a set"}, {ch.Append, updAppend, model.TypeList, "append adds to a list"}} {
 		for _, name := range sortedNames(f.v) {
 			a, err := mark(name)
 			if err != nil {
@@ -176,12 +177,12 @@ func elementEdits(e *patterns.Entity, w *itemWrite, ch Changes, mark func(string
 // elementsValue is the elements a change adds or takes: a set's (SS,
 // NS), or a list's (L); a set change of no element is refused (DynamoDB
 // holds no empty set).
-func elementsValue(a *patterns.Attribute, v any) (types.AttributeValue, error) {
+func elementsValue(a *model.Attribute, v any) (types.AttributeValue, error) {
 	switch v.(type) {
 	case string, float64, int, int64, bool, json.Number:
 		v = []any{v} // one element
 	}
-	if a.Type == patterns.TypeList {
+	if a.Type == model.TypeList {
 		return storedMany(a, v)
 	}
 	els, err := a.Elements(v)
@@ -201,7 +202,7 @@ func elementsValue(a *patterns.Attribute, v any) (types.AttributeValue, error) {
 //
 // It returns removed, with the derived attributes that become absent
 // (allocated when it was nil).
-func rederive(e *patterns.Entity, w *itemWrite, after Values, changed, removed map[string]bool, with Values) (map[string]bool, error) {
+func rederive(e *model.Entity, w *itemWrite, after Values, changed, removed map[string]bool, with Values) (map[string]bool, error) {
 	for _, a := range e.Attributes {
 		if a.Derived == nil {
 			continue
@@ -246,9 +247,9 @@ func rederive(e *patterns.Entity, w *itemWrite, after Values, changed, removed m
 
 // elementParams fills a declared update's discards and appends from the
 // caller's parameters.
-func elementParams(s *patterns.Write, params Params, ch *Changes) error {
+func elementParams(s *model.Write, params Params, ch *Changes) error {
 	for _, f := range []struct {
-		incs []*patterns.Increment
+		incs []*model.Increment
 		into *Values
 		what string
 	}{{s.Discard, &ch.Discard, "discard from"}, {s.Append, &ch.Append, "append to"}} {
@@ -270,7 +271,7 @@ func elementParams(s *patterns.Write, params Params, ch *Changes) error {
 // or for a step that names its item (as: follower), the ones of its item
 // by their attribute names (follower.userId as userId) and those its
 // increments and conditions name as written.
-func stepParams(s *patterns.Write, params Params) Params {
+func stepParams(s *model.Write, params Params) Params {
 	if s.As == "" {
 		return params
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Result is one expectation's outcome.
@@ -41,7 +42,7 @@ type Result struct {
 	// Mismatches say which expected values the items read do not hold.
 	Mismatches []string
 	Err        error
-	Pos        patterns.Pos
+	Pos        model.Pos
 	// NotRun says why the read was not run: the design has errors about
 	// its pattern ("" when it ran).
 	NotRun string
@@ -76,9 +77,9 @@ type StepResult struct {
 	// none); FailsOn is what it names (patterns.Model.FailsOf, the stable
 	// vocabulary: docs/writes.md). Err is what the write returned.
 	Fails   string
-	FailsOn patterns.FailsSpec
+	FailsOn model.FailsSpec
 	Err     error
-	Pos     patterns.Pos
+	Pos     model.Pos
 	// NotRun says why the write was not run: the design has errors about
 	// its write pattern ("" when it ran).
 	NotRun string
@@ -86,9 +87,9 @@ type StepResult struct {
 
 // failsOn is what the step's fails: names: FailsOn, or Fails read as a
 // string (a StepResult made by hand).
-func (r *StepResult) failsOn() patterns.FailsSpec {
+func (r *StepResult) failsOn() model.FailsSpec {
 	if r.FailsOn.Kind == "" && r.Fails != "" {
-		return patterns.ParseFails(r.Fails)
+		return model.ParseFails(r.Fails)
 	}
 	return r.FailsOn
 }
@@ -297,7 +298,7 @@ func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 		lines = append(lines, fmt.Sprintf("FAIL %v", e))
 		failed++
 	}
-	add := func(line string, ok, ran bool, at patterns.Pos) {
+	add := func(line string, ok, ran bool, at model.Pos) {
 		if !ok && ran {
 			failed++
 		}
@@ -390,7 +391,7 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 		run = NewRollout(r.lock, c, t.name, opts...) // a table in the middle of a migration
 	}
 	names := map[string]string{} // entity + base key -> example item name
-	examples := map[string]*patterns.ExampleItem{}
+	examples := map[string]*model.ExampleItem{}
 	differs := map[string][]string{} // example item name -> its differences from the table's (existing)
 	for _, it := range ex.Items {
 		examples[it.Name] = it
@@ -551,7 +552,7 @@ func paramText(p Params) string {
 func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
 
 // failsText is a step's fails: as written.
-func failsText(st *patterns.Step) string {
+func failsText(st *model.Step) string {
 	if st.FailsCondition != nil {
 		return st.FailsCondition.Clause()
 	}

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -50,7 +50,7 @@ func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error
 		r.proof.Answered++
 	}
 	_, keys, _, kerr := t.batchKeys(rd.Pattern, ids)
-	if requests := (len(keys) + patterns.MaxBatchGetKeys - 1) / patterns.MaxBatchGetKeys; kerr == nil && c.n != requests {
+	if requests := (len(keys) + model.MaxBatchGetKeys - 1) / model.MaxBatchGetKeys; kerr == nil && c.n != requests {
 		return mismatch("%d distinct ids took %d request(s); they take %d", len(keys), c.n, requests), nil
 	}
 	if err := ans.Check(m, got); err != nil {
@@ -65,7 +65,7 @@ const NoItem = "-"
 // expectBatch runs an example expectation of a batch pattern: GetBatch of
 // its ids, each entry named by its example item (NoItem for none), in
 // order, in the requests its distinct ids take.
-func (t *Table) expectBatch(ctx context.Context, c *counter, x *patterns.Expectation, r *Result, names map[string]string) {
+func (t *Table) expectBatch(ctx context.Context, c *counter, x *model.Expectation, r *Result, names map[string]string) {
 	r.Ordered = true
 	r.IDs = make([]Params, len(x.IDs))
 	for i, id := range x.IDs {
@@ -78,7 +78,7 @@ func (t *Table) expectBatch(ctx context.Context, c *counter, x *patterns.Expecta
 		}
 	}
 	if _, keys, _, err := t.batchKeys(x.Pattern, r.IDs); err == nil {
-		r.Planned = (len(keys) + patterns.MaxBatchGetKeys - 1) / patterns.MaxBatchGetKeys
+		r.Planned = (len(keys) + model.MaxBatchGetKeys - 1) / model.MaxBatchGetKeys
 	}
 	items, err := t.getBatch(ctx, x.Pattern, r.IDs, &r.Capacity)
 	r.Requests = c.n

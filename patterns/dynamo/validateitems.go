@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What validate --existing checks of each example item a read returns:
@@ -34,7 +35,7 @@ import (
 // leftovers keyplan migrate removes: not differences either. Attributes
 // the design does not name at all (another application's) are not
 // compared. The GetItem is not counted among the read's requests.
-func (t *Table) itemDifferences(ctx context.Context, ex *patterns.ExampleItem, cleanup *patterns.Cleanup) []string {
+func (t *Table) itemDifferences(ctx context.Context, ex *model.ExampleItem, cleanup *patterns.Cleanup) []string {
 	want, err := t.item(ex.Entity, Values(ex.Values))
 	if err != nil {
 		return []string{fmt.Sprintf("%s: the design cannot build the example item: %v", ex.Name, err)}
@@ -81,7 +82,7 @@ func (t *Table) itemDifferences(ctx context.Context, ex *patterns.ExampleItem, c
 // written marks the example items (by name) an example write changes:
 // each item it writes whose key its parameters give, or, when they do not
 // give it, every example item of that entity.
-func (t *Table) written(st *patterns.Step, names map[string]string, out map[string]bool) {
+func (t *Table) written(st *model.Step, names map[string]string, out map[string]bool) {
 	w := t.m.Write(st.Write)
 	if w == nil {
 		return
@@ -99,7 +100,7 @@ func (t *Table) written(st *patterns.Step, names map[string]string, out map[stri
 
 // attrDifference says how an attribute's stored value differs from the
 // expected one ("": alike), each read back by the attribute's type.
-func attrDifference(a *patterns.Attribute, w, g types.AttributeValue) string {
+func attrDifference(a *model.Attribute, w, g types.AttributeValue) string {
 	if w == nil && g == nil {
 		return ""
 	}
@@ -122,7 +123,7 @@ func attrDifference(a *patterns.Attribute, w, g types.AttributeValue) string {
 	return ""
 }
 
-func decodedOrNil(a *patterns.Attribute, av types.AttributeValue) (any, error) {
+func decodedOrNil(a *model.Attribute, av types.AttributeValue) (any, error) {
 	if av == nil {
 		return nil, nil
 	}

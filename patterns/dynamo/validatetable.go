@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // ValidateOptions say where ValidateTable proves a design.
@@ -166,7 +167,7 @@ const dropTime = 2 * time.Minute
 // loadsExamples reports whether the model's examples give anything to
 // load into a table: expectations, or items and writes (each must be
 // held as the example says, with or without a read of it).
-func loadsExamples(m *patterns.Model) bool {
+func loadsExamples(m *model.Model) bool {
 	ex := m.Examples
 	return ex != nil && (len(ex.Expect) > 0 || len(ex.Items) > 0 || len(ex.Steps) > 0)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What an example's expectation says beyond the items: a number (a
@@ -76,7 +76,7 @@ func (t *Table) mismatches(want map[string]map[string]any, read map[string]Item)
 
 // SameAs reports whether two values of an attribute are stored alike (a
 // set's elements in any order; nil: absent, and an empty set is none).
-func SameAs(a *patterns.Attribute, x, y any) bool {
+func SameAs(a *model.Attribute, x, y any) bool {
 	p, err1 := storedOrNil(a, x)
 	q, err2 := storedOrNil(a, y)
 	if err1 != nil || err2 != nil {
@@ -85,7 +85,7 @@ func SameAs(a *patterns.Attribute, x, y any) bool {
 	if p == nil || q == nil {
 		return p == nil && q == nil
 	}
-	if a.Type == patterns.TypeSet {
+	if a.Type == model.TypeSet {
 		px, _ := fromStoredMany(a, p)
 		qx, _ := fromStoredMany(a, q)
 		return fmt.Sprint(px) == fmt.Sprint(qx)
@@ -93,7 +93,7 @@ func SameAs(a *patterns.Attribute, x, y any) bool {
 	return SameValue(p, q)
 }
 
-func storedOrNil(a *patterns.Attribute, v any) (types.AttributeValue, error) {
+func storedOrNil(a *model.Attribute, v any) (types.AttributeValue, error) {
 	if v == nil {
 		return nil, nil
 	}

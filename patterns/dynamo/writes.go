@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Writes. Every write the runtime makes, by name (Write) or directly
@@ -114,9 +115,9 @@ type clause struct {
 	found    func(item map[string]types.AttributeValue) string
 	// kind, pattern and decl name the clause as the model does (named):
 	// its kind, a unique pattern's name, a condition: clause.
-	kind    patterns.FailsKind
+	kind    model.FailsKind
 	pattern string
-	decl    *patterns.Condition
+	decl    *model.Condition
 }
 
 // said is what the clause says the write needs (after "needs": "an
@@ -161,7 +162,7 @@ func (c *clause) view(it map[string]types.AttributeValue) map[string]types.Attri
 
 // itemWrite is one item's write: a put, an update, a delete, or a check.
 type itemWrite struct {
-	kind   patterns.WriteOp
+	kind   model.WriteOp
 	entity string
 	step   int
 	// op is the write's op in a Transact (from 1; 0: none), opName its
@@ -203,7 +204,7 @@ type Changes struct {
 	// If are more conditions the item must meet; Params gives their
 	// $parameters. An equality condition gives its attribute to the keys
 	// the update rebuilds, as With would.
-	If     []*patterns.Condition
+	If     []*model.Condition
 	Params Params
 }
 
@@ -268,25 +269,25 @@ func (t *Table) request(w *itemWrite, tx bool) (requests, error) {
 	const old = types.ReturnValuesOnConditionCheckFailureAllOld
 	var r requests
 	switch {
-	case w.kind == patterns.WritePut && tx:
+	case w.kind == model.WritePut && tx:
 		r.tx.Put = &types.Put{TableName: table, Item: w.item, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
-	case w.kind == patterns.WritePut:
+	case w.kind == model.WritePut:
 		r.Put = &dynamodb.PutItemInput{TableName: table, Item: w.item, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
-	case w.kind == patterns.WriteUpdate && tx:
+	case w.kind == model.WriteUpdate && tx:
 		r.tx.Update = &types.Update{TableName: table, Key: w.key, UpdateExpression: upd, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
-	case w.kind == patterns.WriteUpdate:
+	case w.kind == model.WriteUpdate:
 		r.Update = &dynamodb.UpdateItemInput{TableName: table, Key: w.key, UpdateExpression: upd, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
-	case w.kind == patterns.WriteDelete && tx:
+	case w.kind == model.WriteDelete && tx:
 		r.tx.Delete = &types.Delete{TableName: table, Key: w.key, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
-	case w.kind == patterns.WriteDelete:
+	case w.kind == model.WriteDelete:
 		r.Delete = &dynamodb.DeleteItemInput{TableName: table, Key: w.key, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
-	case w.kind == patterns.WriteCheck:
+	case w.kind == model.WriteCheck:
 		r.tx.ConditionCheck = &types.ConditionCheck{TableName: table, Key: w.key, ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: old}
 	}
@@ -305,8 +306,8 @@ func (t *Table) request(w *itemWrite, tx bool) (requests, error) {
 
 // transactInput builds the transaction of several item writes.
 func (t *Table) transactInput(ws []*itemWrite) (*dynamodb.TransactWriteItemsInput, error) {
-	if len(ws) > patterns.MaxTransactItems {
-		return nil, fmt.Errorf("%w: %d items (guard items included); DynamoDB takes %d", ErrTooLarge, len(ws), patterns.MaxTransactItems)
+	if len(ws) > model.MaxTransactItems {
+		return nil, fmt.Errorf("%w: %d items (guard items included); DynamoDB takes %d", ErrTooLarge, len(ws), model.MaxTransactItems)
 	}
 	seen := make(map[string]int, len(ws))
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: make([]types.TransactWriteItem, 0, len(ws))}
@@ -484,7 +485,7 @@ func (t *Table) itemName(entity string, key map[string]types.AttributeValue) str
 	pk, _ := key[t.d.PK].(*types.AttributeValueMemberS)
 	sk, _ := key[t.d.SK].(*types.AttributeValueMemberS)
 	if err == nil && pk != nil && sk != nil {
-		k, v := ek.Key(patterns.BaseIndex), Values{}
+		k, v := ek.Key(model.BaseIndex), Values{}
 		if parse(e, k.PK, pk.Value, v) && parse(e, k.SK, sk.Value, v) {
 			ids := make([]string, 0, len(e.ID))
 			for _, id := range e.ID {
@@ -586,7 +587,7 @@ func text(v types.AttributeValue) string {
 
 // exists is the clause that the item is there.
 func (t *Table) exists(err error) clause {
-	return clause{op: condExists, attr: t.d.PK, text: "an existing item", err: err, kind: patterns.FailsExists,
+	return clause{op: condExists, attr: t.d.PK, text: "an existing item", err: err, kind: model.FailsExists,
 		holds: func(it map[string]types.AttributeValue) bool { return it != nil }}
 }
 
@@ -594,21 +595,21 @@ func (t *Table) exists(err error) clause {
 // guard): when it fails, the item is there, and is said to be
 // (ifExists).
 func (t *Table) absent(err error) clause {
-	return clause{op: condAbsent, attr: t.d.PK, text: "a new item (if: absent)", ifExists: "already exists", err: err, kind: patterns.FailsAbsent,
+	return clause{op: condAbsent, attr: t.d.PK, text: "a new item (if: absent)", ifExists: "already exists", err: err, kind: model.FailsAbsent,
 		holds: func(it map[string]types.AttributeValue) bool { return it == nil }}
 }
 
 // is is the clause that an attribute holds a value (nil: is absent).
 func is(attr string, v types.AttributeValue, err error) clause {
 	if v == nil {
-		return clause{op: condAbsent, attr: attr, err: err, isEq: true, kind: patterns.FailsAttribute}
+		return clause{op: condAbsent, attr: attr, err: err, isEq: true, kind: model.FailsAttribute}
 	}
-	return clause{op: condEq, attr: attr, err: err, isEq: true, eq: v, kind: patterns.FailsAttribute}
+	return clause{op: condEq, attr: attr, err: err, isEq: true, eq: v, kind: model.FailsAttribute}
 }
 
 // condition is a declared condition as a clause, its $parameter from
 // params.
-func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Params) (clause, error) {
+func (t *Table) condition(e *model.Entity, c *model.Condition, params Params) (clause, error) {
 	a := e.Attr(c.Attr)
 	if a == nil {
 		return clause{}, fmt.Errorf("%w %q of %s", ErrUnknownAttr, c.Attr, e.Name)
@@ -624,17 +625,17 @@ func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Para
 		}
 		return stored(a, v)
 	}
-	cl := clause{attr: c.Attr, text: c.String(), kind: patterns.FailsCondition, decl: c}
+	cl := clause{attr: c.Attr, text: c.String(), kind: model.FailsCondition, decl: c}
 	switch c.Op {
-	case patterns.CondExists:
+	case model.CondExists:
 		cl.op = condExists
 		cl.holds = func(it map[string]types.AttributeValue) bool { return it != nil && it[c.Attr] != nil }
 		return cl, nil
-	case patterns.CondAbsent:
+	case model.CondAbsent:
 		cl.op = condAbsent
 		cl.holds = func(it map[string]types.AttributeValue) bool { return it != nil && it[c.Attr] == nil }
 		return cl, nil
-	case patterns.CondIn:
+	case model.CondIn:
 		cl.op = condIn
 		for _, s := range c.Values {
 			v, err := value(s, false)
@@ -663,13 +664,13 @@ func (t *Table) condition(e *patterns.Entity, c *patterns.Condition, params Para
 	if param {
 		cl.text += " (" + text(v) + ")"
 	}
-	ops := map[patterns.CondOp]struct {
+	ops := map[model.CondOp]struct {
 		op   condOp
 		test func(int) bool
 	}{
-		patterns.CondEq: {condEq, func(n int) bool { return n == 0 }}, patterns.CondNe: {condNe, func(n int) bool { return n != 0 }},
-		patterns.CondLt: {condLt, func(n int) bool { return n < 0 }}, patterns.CondLe: {condLe, func(n int) bool { return n <= 0 }},
-		patterns.CondGt: {condGt, func(n int) bool { return n > 0 }}, patterns.CondGe: {condGe, func(n int) bool { return n >= 0 }},
+		model.CondEq: {condEq, func(n int) bool { return n == 0 }}, model.CondNe: {condNe, func(n int) bool { return n != 0 }},
+		model.CondLt: {condLt, func(n int) bool { return n < 0 }}, model.CondLe: {condLe, func(n int) bool { return n <= 0 }},
+		model.CondGt: {condGt, func(n int) bool { return n > 0 }}, model.CondGe: {condGe, func(n int) bool { return n >= 0 }},
 	}
 	o, ok := ops[c.Op]
 	if !ok {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const ticketsModel = "../testdata/models/tickets.yaml"
@@ -376,7 +377,7 @@ patterns:
   EmailName: {get: User, where: [email], unique: true, returns: [name]}
   GetNote: {get: Note}
 `
-	m, err := patterns.Parse("accounts.yaml", []byte(src))
+	m, err := model.Parse("accounts.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // batchRead writes a batch pattern's method (batch: true): many ids in
@@ -15,7 +15,7 @@ import (
 //
 // An entity whose id is one attribute takes its values; one of several
 // takes a key struct of them (<Entity>Key, shared by its batch patterns).
-func (g *gen) batchRead(p *patterns.Pattern, name, item, decode string, params []param) error {
+func (g *gen) batchRead(p *model.Pattern, name, item, decode string, params []param) error {
 	e := g.m.Entity(p.Entities[0])
 	idType := params[0].typ
 	if len(params) > 1 {
@@ -45,7 +45,7 @@ func (g *gen) batchRead(p *patterns.Pattern, name, item, decode string, params [
 		args = append(args, fmt.Sprintf("%q: %s", a.attr, a.value(from)))
 	}
 	g.p("// %s reads %s items by %s, many in one call:", name, e.Name, strings.Join(e.ID, ", "))
-	g.p("// BatchGetItem, %d ids a request (more ids take more requests), ids", patterns.MaxBatchGetKeys)
+	g.p("// BatchGetItem, %d ids a request (more ids take more requests), ids", model.MaxBatchGetKeys)
 	g.p("// the table leaves unprocessed asked again with backoff. It returns one")
 	g.p("// entry per id, in the order of ids: nil for an id with no %s; an id", e.Name)
 	g.p("// given twice is answered twice. Ids never read come back in a")

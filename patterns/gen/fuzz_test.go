@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // adversarial are names a model may use that the generated code also
@@ -150,7 +151,7 @@ func randomModel(c *chooser) string {
 // compiles, or it is refused naming what collides (never a keyplan bug).
 func checkModel(t *testing.T, pkg, yaml string) (generated bool) {
 	t.Helper()
-	m, err := patterns.Parse("m.yaml", []byte(yaml))
+	m, err := model.Parse("m.yaml", []byte(yaml))
 	if err != nil {
 		return false // not a model: the loader's fuzz target is FuzzPlan
 	}

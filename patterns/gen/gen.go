@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Header starts every generated file (the form go vet and linters know).
@@ -108,7 +109,7 @@ func newGen(d *patterns.Design) *gen {
 
 type gen struct {
 	d     *patterns.Design
-	m     *patterns.Model
+	m     *model.Model
 	buf   bytes.Buffer
 	names map[string]string // exported top-level name -> what took it
 	// decoders are the generated decode functions' names (unexported, so
@@ -147,7 +148,7 @@ func (g *gen) claim(name, what string) error {
 // escapes is written as its escape, so a line break cannot end the
 // comment and start code, and a bidirectional control cannot make the
 // code read as other code (Trojan Source).
-func commentText(s string) string { return patterns.Printable(s) }
+func commentText(s string) string { return model.Printable(s) }
 
 // Exported is a model name as an exported Go identifier: the first
 // letter upper-cased, a trailing "Id"/"Ids" spelled ID/IDs, other
@@ -233,7 +234,7 @@ var methods = []string{"Values", "from"}
 
 // goType is an attribute's Go type: a builtin, time.Time, or the
 // entity's named string type for an enum.
-func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
+func (g *gen) goType(e *model.Entity, a *model.Attribute) string {
 	if t := a.GoType(); t != "" {
 		if len(a.Values) > 0 {
 			return Exported(e.Name) + Exported(a.Name)
@@ -241,11 +242,11 @@ func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
 		return t
 	}
 	switch a.Type {
-	case patterns.TypeSet, patterns.TypeList:
+	case model.TypeSet, model.TypeList:
 		return "[]" + elementType(a)
-	case patterns.TypeMap:
+	case model.TypeMap:
 		return "map[string]" + elementType(a)
-	case patterns.TypeCounter:
+	case model.TypeCounter:
 		return "int64"
 	}
 	return "any"
@@ -253,11 +254,11 @@ func (g *gen) goType(e *patterns.Entity, a *patterns.Attribute) string {
 
 // elementType is the Go type of a set's, list's or map's elements (the
 // runtime reads numbers in them as float64).
-func elementType(a *patterns.Attribute) string {
+func elementType(a *model.Attribute) string {
 	switch a.ElementType() {
-	case patterns.TypeNumber:
+	case model.TypeNumber:
 		return "float64"
-	case patterns.TypeBool:
+	case model.TypeBool:
 		return "bool"
 	}
 	return "string"
@@ -266,7 +267,7 @@ func elementType(a *patterns.Attribute) string {
 // inItem reports whether an attribute is a field of its entity's struct:
 // every attribute but sharded counters (their shard items hold them; a
 // pattern reads the sum).
-func inItem(a *patterns.Attribute) bool { return a.Stored() }
+func inItem(a *model.Attribute) bool { return a.Stored() }
 
 // embed writes the design the code was generated from, embedded, and
 // Open. With a lock, the lock is embedded (its latest design is the
@@ -545,7 +546,7 @@ func (g *gen) entityNames() []string {
 }
 
 // field is an attribute as a struct field.
-func (g *gen) field(e *patterns.Entity, a *patterns.Attribute) (name, typ string) {
+func (g *gen) field(e *model.Entity, a *model.Attribute) (name, typ string) {
 	typ = g.goType(e, a)
 	if a.Optional && !many(a) {
 		typ = "*" + typ
@@ -557,14 +558,14 @@ func (g *gen) field(e *patterns.Entity, a *patterns.Attribute) (name, typ string
 	return name, typ
 }
 
-func (g *gen) entity(e *patterns.Entity) error {
+func (g *gen) entity(e *model.Entity) error {
 	tn := Exported(e.Name)
 	if err := g.claim(tn, "entity "+e.Name); err != nil {
 		return err
 	}
 	fields := map[string]string{}
 	for _, a := range e.Attributes {
-		if len(a.Values) == 0 || a.Type != patterns.TypeString {
+		if len(a.Values) == 0 || a.Type != model.TypeString {
 			continue
 		}
 		et := g.goType(e, a)
@@ -712,7 +713,7 @@ func (g *gen) entity(e *patterns.Entity) error {
 // many reports whether an attribute's Go type is a slice or map (nil when
 // absent, never a pointer): a set, list or map, or a scalar held as a
 // slice (a binary's []byte).
-func many(a *patterns.Attribute) bool {
+func many(a *model.Attribute) bool {
 	return a.Collection() || strings.HasPrefix(a.GoType(), "[]")
 }
 
@@ -756,7 +757,7 @@ func (a param) value(from string) string {
 
 // attrOf finds the attribute named name among entities (the first that
 // has it).
-func (g *gen) attrOf(entities []string, name string) (*patterns.Entity, *patterns.Attribute) {
+func (g *gen) attrOf(entities []string, name string) (*model.Entity, *model.Attribute) {
 	for _, en := range entities {
 		e := g.m.Entity(en)
 		if e == nil {
@@ -769,18 +770,18 @@ func (g *gen) attrOf(entities []string, name string) (*patterns.Entity, *pattern
 	return nil, nil
 }
 
-func (g *gen) paramOf(e *patterns.Entity, a *patterns.Attribute, name string, ptr bool) param {
+func (g *gen) paramOf(e *model.Entity, a *model.Attribute, name string, ptr bool) param {
 	t := g.goType(e, a)
 	return param{attr: name, typ: t, enum: baseTypeBuiltin(t) == "", ptr: ptr}
 }
 
-func (g *gen) read(p *patterns.Pattern) error {
+func (g *gen) read(p *model.Pattern) error {
 	name := Exported(p.Name)
 	if err := g.claim(name, "pattern "+p.Name); err != nil {
 		return err
 	}
 	where := p.Where
-	if len(where) == 0 && p.Op == patterns.ReadGet {
+	if len(where) == 0 && p.Op == model.ReadGet {
 		where = g.m.Entity(p.Entities[0]).ID
 	}
 	var params []param
@@ -847,7 +848,7 @@ func (g *gen) read(p *patterns.Pattern) error {
 		return g.batchRead(p, name, item, decode, params)
 	}
 	g.p("%s: %s.", doc, pp.Operation)
-	if p.Op == patterns.ReadGet {
+	if p.Op == model.ReadGet {
 		g.p("// It returns nil, nil when there is no such item.")
 		g.p("func (db *DB) %s(ctx context.Context, %s) (*%s, error) {", name, strings.Join(sig, ", "), item)
 		g.p("it, err := db.t.Get(ctx, %q, %s)", p.Name, paramMap)
@@ -876,7 +877,7 @@ func (g *gen) read(p *patterns.Pattern) error {
 	return nil
 }
 
-func (g *gen) write(w *patterns.Write) error {
+func (g *gen) write(w *model.Write) error {
 	name := Exported(w.Name)
 	if err := g.claim(name, "write pattern "+w.Name); err != nil {
 		return err
@@ -887,7 +888,7 @@ func (g *gen) write(w *patterns.Write) error {
 			entities = append(entities, s.Entity)
 		}
 	}
-	if w.Op == patterns.WriteBatch {
+	if w.Op == model.WriteBatch {
 		t := Exported(w.Entity)
 		g.p("// %s writes items of %s in batches of 25 (BatchWriteItem, unprocessed items retried).", name, w.Entity)
 		g.p("func (db *DB) %s(ctx context.Context, items []%s) error {", name, t)
@@ -904,8 +905,8 @@ func (g *gen) write(w *patterns.Write) error {
 		if a == nil {
 			e, a = g.paramAttr(w, n)
 		}
-		if a != nil && a.Type == patterns.TypeCounter {
-			a = &patterns.Attribute{Name: a.Name, Type: patterns.TypeNumber, Digits: 18} // an increment: int64
+		if a != nil && a.Type == model.TypeCounter {
+			a = &model.Attribute{Name: a.Name, Type: model.TypeNumber, Digits: 18} // an increment: int64
 		}
 		if a == nil {
 			params = append(params, param{attr: n, name: Exported(n), typ: "any"})
@@ -935,7 +936,7 @@ func (g *gen) write(w *patterns.Write) error {
 	g.p("}")
 	g.p("")
 	what := string(w.Op)
-	if w.Op == patterns.WriteTransact {
+	if w.Op == model.WriteTransact {
 		what = fmt.Sprintf("transaction of %d steps", len(w.Steps))
 	}
 	g.p("// %s is write pattern %s (%s of %s). A condition that does not hold", name, w.Name, what, strings.Join(entities, ", "))
@@ -957,7 +958,7 @@ func (g *gen) write(w *patterns.Write) error {
 
 // paramAttr is the attribute a write's named parameter stands for: the
 // one its increment adds to or its condition compares with.
-func (g *gen) paramAttr(w *patterns.Write, name string) (*patterns.Entity, *patterns.Attribute) {
+func (g *gen) paramAttr(w *model.Write, name string) (*model.Entity, *model.Attribute) {
 	for _, s := range w.Items() {
 		e := g.m.Entity(s.Entity)
 		if e == nil {
@@ -973,9 +974,9 @@ func (g *gen) paramAttr(w *patterns.Write, name string) (*patterns.Entity, *patt
 		if a := e.Attr(own); a != nil {
 			return e, a
 		}
-		if attr, key, ok := patterns.MapPath(own); ok && key != "" { // prefs.theme: an entry of the map prefs
-			if a := e.Attr(attr); a != nil && a.Type == patterns.TypeMap {
-				return e, &patterns.Attribute{Name: own, Type: a.ElementType()}
+		if attr, key, ok := model.MapPath(own); ok && key != "" { // prefs.theme: an entry of the map prefs
+			if a := e.Attr(attr); a != nil && a.Type == model.TypeMap {
+				return e, &model.Attribute{Name: own, Type: a.ElementType()}
 			}
 		}
 		for _, i := range slices.Concat(s.Add, s.Discard, s.Append) {
@@ -994,7 +995,7 @@ func (g *gen) paramAttr(w *patterns.Write, name string) (*patterns.Entity, *patt
 
 // numberRead is the method of a pattern that returns a number: a count
 // (every page counted) or a sharded counter's sum.
-func (g *gen) numberRead(p *patterns.Pattern, pp *patterns.PatternPlan, name string, sig []string, paramMap string) error {
+func (g *gen) numberRead(p *model.Pattern, pp *patterns.PatternPlan, name string, sig []string, paramMap string) error {
 	if pp.Sum != "" {
 		g.p("// %s reads the sharded counter %s.%s: the sum of its shards, one Query.", name, p.Entities[0], pp.Sum)
 		g.p("func (db *DB) %s(ctx context.Context, %s) (int64, error) {", name, strings.Join(sig, ", "))

@@ -12,16 +12,16 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Every example and test model generates, gofmt'ed, headed, and the same
 // twice (compiling and running it is the outside-module test's, in
 // cmd/keyplan, and examples/shopdb's).
 func TestEveryModelGenerates(t *testing.T) {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	for _, f := range append(files, more...) {
+	for _, f := range testmodel.Files(t) {
 		d := keyplantest.Design(t, f)
 		a, err := Go(d, Options{Package: "db", Source: f})
 		if err != nil {
@@ -58,7 +58,7 @@ func TestNames(t *testing.T) {
 func TestRefusals(t *testing.T) {
 	collide := func(yaml string) error {
 		t.Helper()
-		m, err := patterns.Parse("m.yaml", []byte(yaml))
+		m, err := model.Parse("m.yaml", []byte(yaml))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,9 +206,7 @@ func TestGeneratedCodeBuilds(t *testing.T) {
 		write(filepath.Join(dir, "keyplan.gen.go"), src)
 	}
 	gen("issue", "db", plan(t, issueNames(t)))
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	for i, f := range append(files, more...) {
+	for i, f := range testmodel.Files(t) {
 		pkg := []string{"dynamo", "fmt", "string", "nil", "types", "patterns"}[i%6]
 		gen(fmt.Sprintf("m%d", i), pkg, keyplantest.Design(t, f))
 	}

@@ -1,6 +1,8 @@
 package gen
 
-import "github.com/keyplan/keyplan/patterns"
+import (
+	"github.com/keyplan/keyplan/patterns/model"
+)
 
 // objectReads writes, for each attribute kept in S3 (store: s3), the
 // typed accessor that reads its value on demand: Load<Entity><Attr>
@@ -68,7 +70,7 @@ func (g *gen) objectReads() {
 }
 
 // objectNote is the struct field's note of an attribute kept in S3.
-func objectNote(a *patterns.Attribute) string {
+func objectNote(a *model.Attribute) string {
 	if !a.InS3() {
 		return ""
 	}

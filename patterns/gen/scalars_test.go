@@ -6,21 +6,22 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Generated code holds every scalar type of the core's table, required
 // and optional, in an entity's struct, its id, a sort key and a write's
 // parameters, and compiles; each field has its type's Go type.
 func TestEveryScalarTypeGenerates(t *testing.T) {
-	for _, s := range patterns.ScalarTypes() {
+	for _, s := range model.ScalarTypes() {
 		t.Run(string(s.Type), func(t *testing.T) {
 			id := "k"
-			if s.Type == patterns.TypeTTL || s.Type == patterns.TypeBool {
+			if s.Type == model.TypeTTL || s.Type == model.TypeBool {
 				id = "name" // a ttl is no id; a bool would give two items
 			}
 			vType := s.Type
-			if s.Type == patterns.TypeTTL {
-				vType = patterns.TypeNumber // one ttl an entity
+			if s.Type == model.TypeTTL {
+				vType = model.TypeNumber // one ttl an entity
 			}
 			src := fmt.Sprintf(`table: Things
 entities:
@@ -51,8 +52,8 @@ writes:
 			if err := typeCheck(t, "db", code); err != nil {
 				t.Fatalf("%v\n%s", err, code)
 			}
-			goType := (&patterns.Attribute{Type: s.Type}).GoType()
-			optional := "*" + (&patterns.Attribute{Type: vType}).GoType()
+			goType := (&model.Attribute{Type: s.Type}).GoType()
+			optional := "*" + (&model.Attribute{Type: vType}).GoType()
 			if strings.HasPrefix(goType, "[]") {
 				optional = goType // a slice is nil when absent
 			}

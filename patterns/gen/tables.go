@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // One package for a model of several tables (tables:): every entity,
@@ -316,7 +317,7 @@ func (db *DB) writes(name string) *dynamo.Table {
 	for i, t := range ts {
 		var ws []string
 		for _, w := range t.Design.Model().Writes {
-			if w.Op != patterns.WriteBatch {
+			if w.Op != model.WriteBatch {
 				ws = append(ws, strconv.Quote(w.Name))
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/atomicfile"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // File is the file WriteDir writes in its directory.
@@ -78,7 +79,7 @@ func (g *gen) entityWrites() {
 // puttable reports whether the runtime's Put may write entity e: it has
 // no unique alternate key, no version and no attribute a stream handler
 // keeps.
-func (g *gen) puttable(e *patterns.Entity) bool {
+func (g *gen) puttable(e *model.Entity) bool {
 	if e.Version != "" {
 		return false
 	}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // BatchAnswer is what a batch read (batch: true) must return: for each id
 // given, in order, the item its get by that id answers (State.Read), or
 // nil when it answers none. An id given twice is answered twice.
 type BatchAnswer struct {
-	Pattern *patterns.Pattern
+	Pattern *model.Pattern
 	Items   []*Item
 	// Returns are the attributes a returned item must carry (nil: all).
 	Returns []string
@@ -21,7 +21,7 @@ type BatchAnswer struct {
 // the pattern by that id (its parameters exactly the entity's id
 // attributes, each a valid value: otherwise the read is invalid,
 // ErrInvalid, naming the id).
-func (s *State) ReadBatch(p *patterns.Pattern, ids []map[string]any) (*BatchAnswer, error) {
+func (s *State) ReadBatch(p *model.Pattern, ids []map[string]any) (*BatchAnswer, error) {
 	if !p.Batch {
 		return nil, invalid("pattern %s is not a batch (batch: true)", p.Name)
 	}
@@ -45,7 +45,7 @@ func (s *State) ReadBatch(p *patterns.Pattern, ids []map[string]any) (*BatchAnsw
 // Check compares a batch read's result with the answer: as many entries
 // as ids, each nil where the answer's is, else the same item (its id and
 // the attributes it must carry).
-func (b *BatchAnswer) Check(m *patterns.Model, got []*Item) error {
+func (b *BatchAnswer) Check(m *model.Model, got []*Item) error {
 	if len(got) != len(b.Items) {
 		return fmt.Errorf("%d entries for %d ids", len(got), len(b.Items))
 	}
@@ -88,10 +88,10 @@ func (b *BatchAnswer) Check(m *patterns.Model, got []*Item) error {
 // request takes (MaxBatchGetKeys), each drawn as a get's parameters are
 // (mostly an item's, else of none or of one whose values start the
 // same, seldom invalid), some given twice.
-func (g *Generator) readBatch(s *State, p *patterns.Pattern) *Read {
+func (g *Generator) readBatch(s *State, p *model.Pattern) *Read {
 	n := g.r.IntN(6)
 	if g.r.IntN(20) == 0 {
-		n = patterns.MaxBatchGetKeys - 2 + g.r.IntN(5)
+		n = model.MaxBatchGetKeys - 2 + g.r.IntN(5)
 	}
 	rd := &Read{Pattern: p.Name, IDs: make([]map[string]any, 0, n)}
 	for range n {

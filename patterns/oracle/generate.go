@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Generator draws values, items, reads and writes for a model,
@@ -24,7 +24,7 @@ import (
 // select on (many items in one partition), and one pool of values per
 // attribute name, so items of different entities share values.
 type Generator struct {
-	m     *patterns.Model
+	m     *model.Model
 	r     *rand.Rand
 	pools map[string][]any // attribute name + type -> valid values
 	fresh int
@@ -42,7 +42,7 @@ type Generator struct {
 }
 
 // NewGenerator returns a generator for the model.
-func NewGenerator(m *patterns.Model, seed uint64) *Generator {
+func NewGenerator(m *model.Model, seed uint64) *Generator {
 	return &Generator{m: m, r: rand.New(rand.NewPCG(seed, seed^0x5bd1e9955bd1e995)), pools: map[string][]any{}, Invalid: 0.05}
 }
 
@@ -54,7 +54,7 @@ func (g *Generator) Rand() *rand.Rand { return g.r }
 // (a table's starting content). The same model, n and seed give the same
 // items. Their values are canonical (a number is a Number): Item.Plain
 // gives them as keyplan's runtime takes them (dynamo.Values).
-func Generate(m *patterns.Model, n int, seed uint64) []*Item {
+func Generate(m *model.Model, n int, seed uint64) []*Item {
 	g := NewGenerator(m, seed)
 	g.Size = n
 	s := NewState(m)
@@ -75,14 +75,14 @@ func Generate(m *patterns.Model, n int, seed uint64) []*Item {
 	return out
 }
 
-func mustNormalizeID(e *patterns.Entity, v map[string]any) Values {
+func mustNormalizeID(e *model.Entity, v map[string]any) Values {
 	id, _ := normalizeID(e, v)
 	return id
 }
 
 // freshen gives an item new values for its id's last attribute and its
 // unique attributes.
-func (g *Generator) freshen(e *patterns.Entity, it *Item) {
+func (g *Generator) freshen(e *model.Entity, it *Item) {
 	names := []string{e.ID[len(e.ID)-1]}
 	for _, u := range Unique(g.m, e.Name) {
 		names = append(names, g.m.Where(u)...)
@@ -97,20 +97,20 @@ func (g *Generator) freshen(e *patterns.Entity, it *Item) {
 }
 
 // freshValue is a value of the attribute unlikely to be in use.
-func (g *Generator) freshValue(a *patterns.Attribute) (any, bool) {
+func (g *Generator) freshValue(a *model.Attribute) (any, bool) {
 	g.fresh++
 	var v any
 	switch a.Type {
-	case patterns.TypeString:
+	case model.TypeString:
 		if len(a.Values) > 0 {
 			return nil, false
 		}
 		v = fmt.Sprintf("f%d", g.fresh)
-	case patterns.TypeNumber, patterns.TypeTTL:
+	case model.TypeNumber, model.TypeTTL:
 		v = int64(g.r.IntN(1 << 30))
-	case patterns.TypeTime:
+	case model.TypeTime:
 		v = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(g.fresh) * time.Millisecond)
-	case patterns.TypeBinary:
+	case model.TypeBinary:
 		v = []byte(fmt.Sprintf("\xfef%d", g.fresh))
 	default:
 		return nil, false
@@ -127,7 +127,7 @@ func (g *Generator) Item(entity string) *Item {
 	e := g.m.Entity(entity)
 	it := &Item{Entity: entity, Values: Values{}}
 	for _, a := range e.Attributes {
-		if a.Optional && g.r.IntN(2) == 0 || a.Type == patterns.TypeCounter || a.Derived != nil {
+		if a.Optional && g.r.IntN(2) == 0 || a.Type == model.TypeCounter || a.Derived != nil {
 			continue // a counter is on no item, a derived value computed
 		}
 		if v := g.Value(e, a); v != nil {
@@ -141,7 +141,7 @@ func (g *Generator) Item(entity string) *Item {
 // a third of the time one of the adversarial values that lead it (a, ab,
 // a#b; the bounds; times a millisecond apart), so that they meet however
 // large the pool.
-func (g *Generator) Value(e *patterns.Entity, a *patterns.Attribute) any {
+func (g *Generator) Value(e *model.Entity, a *model.Attribute) any {
 	pool := g.pool(e, a)
 	if lead := min(leading(a), len(pool)); lead > 0 && g.r.IntN(3) == 0 {
 		return pool[g.r.IntN(lead)]
@@ -152,10 +152,10 @@ func (g *Generator) Value(e *patterns.Entity, a *patterns.Attribute) any {
 // role says how many values an attribute's pool holds: few for those
 // patterns select on and ids' leading attributes (many items share a
 // partition), more for an id's last attribute and the rest.
-func (g *Generator) poolSize(e *patterns.Entity, a *patterns.Attribute) int {
+func (g *Generator) poolSize(e *model.Entity, a *model.Attribute) int {
 	size := 6
 	for _, p := range g.m.Patterns {
-		if slices.Contains(g.m.Where(p), a.Name) && !(p.Op == patterns.ReadGet && len(p.Where) == 0) {
+		if slices.Contains(g.m.Where(p), a.Name) && !(p.Op == model.ReadGet && len(p.Where) == 0) {
 			size = 3
 		}
 		if slices.Contains(p.Sort, a.Name) {
@@ -183,7 +183,7 @@ func (g *Generator) poolSize(e *patterns.Entity, a *patterns.Attribute) int {
 	return max(size, 1)
 }
 
-func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
+func (g *Generator) pool(e *model.Entity, a *model.Attribute) []any {
 	key := poolKey(a)
 	if p, ok := g.pools[key]; ok {
 		return p
@@ -193,7 +193,7 @@ func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
 	switch {
 	case many(a):
 		cands = g.collections(a, n)
-	case a.Type == patterns.TypeTTL && !g.Now.IsZero():
+	case a.Type == model.TypeTTL && !g.Now.IsZero():
 		now := g.Now.Unix()
 		cands = []any{now - 1, now, now + 1, now - 86400, now + 86400}
 		for range max(n, 16) {
@@ -229,7 +229,7 @@ func (g *Generator) pool(e *patterns.Entity, a *patterns.Attribute) []any {
 // collections draws sets, lists and maps of the attribute's elements
 // (adversarial ones among them): empty first, then one element, then
 // random ones up to maxItems (at most 4 elements).
-func (g *Generator) collections(a *patterns.Attribute, n int) []any {
+func (g *Generator) collections(a *model.Attribute, n int) []any {
 	el := element(a)
 	var valid []any
 	for _, c := range candidates(el, g.r, 8) {
@@ -251,7 +251,7 @@ func (g *Generator) collections(a *patterns.Attribute, n int) []any {
 		for j := range els {
 			els[j] = Plain(mustNormalize(el, valid[g.r.IntN(len(valid))]))
 		}
-		if a.Type != patterns.TypeMap {
+		if a.Type != model.TypeMap {
 			out = append(out, els)
 			continue
 		}
@@ -268,7 +268,7 @@ func (g *Generator) collections(a *patterns.Attribute, n int) []any {
 	return out
 }
 
-func mustNormalize(a *patterns.Attribute, v any) any {
+func mustNormalize(a *model.Attribute, v any) any {
 	n, err := Normalize(a, v)
 	if err != nil {
 		panic(err)
@@ -278,7 +278,7 @@ func mustNormalize(a *patterns.Attribute, v any) any {
 
 // poolKey is one pool per attribute name and declaration: attributes of
 // one name share values across entities unless their types differ.
-func poolKey(a *patterns.Attribute) string {
+func poolKey(a *model.Attribute) string {
 	k := a.Name + "\x00" + string(a.Type) + "\x00" + strings.Join(a.Values, ",")
 	if a.Min != nil {
 		k += fmt.Sprintf("\x00min%d", *a.Min)
@@ -290,9 +290,9 @@ func poolKey(a *patterns.Attribute) string {
 }
 
 // leading is how many of an attribute's candidates are always kept.
-func leading(a *patterns.Attribute) int {
+func leading(a *model.Attribute) int {
 	switch a.Type {
-	case patterns.TypeString:
+	case model.TypeString:
 		if len(a.Values) > 0 {
 			return len(a.Values)
 		}
@@ -300,11 +300,11 @@ func leading(a *patterns.Attribute) int {
 			return 4 // a, ab, a#b, the longest
 		}
 		return 3 // a, ab, a#b
-	case patterns.TypeTime:
+	case model.TypeTime:
 		return 3 // equal and a millisecond apart
-	case patterns.TypeBinary:
+	case model.TypeBinary:
 		return 4 // 0x00, 0x0000, 0x00ff, 0xff: prefixes and the extremes
-	case patterns.TypeNumber:
+	case model.TypeNumber:
 		if _, _, declared := bounds(a); !declared {
 			return 3 // a fraction, zero, past 19 digits
 		}
@@ -321,11 +321,11 @@ var baseTime = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // candidates lists values of an attribute, the adversarial ones first,
 // then at least extra drawn at random.
-func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
+func candidates(a *model.Attribute, r *rand.Rand, extra int) []any {
 	extra = max(extra, 16)
 	var out []any
 	switch a.Type {
-	case patterns.TypeString:
+	case model.TypeString:
 		if len(a.Values) > 0 {
 			for _, v := range a.Values {
 				out = append(out, v)
@@ -348,7 +348,7 @@ func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
 		for i := range extra {
 			out = append(out, fmt.Sprintf("v%d%c", i, 'a'+rune(r.IntN(26))))
 		}
-	case patterns.TypeNumber:
+	case model.TypeNumber:
 		lo, hi, declared := bounds(a)
 		switch {
 		case declared && lo != nil && hi != nil:
@@ -377,13 +377,13 @@ func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
 				out = append(out, r.Int64N(2e6)-1e6)
 			}
 		}
-	case patterns.TypeTTL:
+	case model.TypeTTL:
 		far := int64(4102444800) // 2100-01-01: no engine expires it during a run
 		out = append(out, far, far+1, far+86400, far+2)
 		for range extra {
 			out = append(out, far+r.Int64N(1e8))
 		}
-	case patterns.TypeTime:
+	case model.TypeTime:
 		out = append(out, baseTime, baseTime.Add(time.Millisecond), baseTime.Add(-time.Millisecond),
 			baseTime.Add(time.Second), baseTime.Add(time.Hour), baseTime.Add(24*time.Hour),
 			time.Unix(0, 0).UTC(), time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -391,9 +391,9 @@ func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
 		for range extra {
 			out = append(out, baseTime.Add(time.Duration(r.IntN(1e6))*time.Millisecond))
 		}
-	case patterns.TypeBool:
+	case model.TypeBool:
 		out = append(out, true, false)
-	case patterns.TypeBinary:
+	case model.TypeBinary:
 		for _, b := range adversarialBytes {
 			out = append(out, b)
 		}
@@ -410,7 +410,7 @@ func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
 			out = append(out, b)
 		}
 	}
-	if a.MaxLength > 0 && a.Type == patterns.TypeBinary {
+	if a.MaxLength > 0 && a.Type == model.TypeBinary {
 		out = slices.DeleteFunc(out, func(v any) bool { return len(v.([]byte)) > a.MaxLength })
 	}
 	return out
@@ -422,10 +422,10 @@ func candidates(a *patterns.Attribute, r *rand.Rand, extra int) []any {
 var adversarialBytes = [][]byte{{0x00}, {0x00, 0x00}, {0x00, 0xff}, {0xff}, {0xff, 0xff}, {0xff, 0x00}, {0x01}, {'#'}, {'$'}, {'%'}, {'a', '#', 'b'}, {'a'}, {'a', 'b'}, {0x7f}, {0x80}, {0xc3, 0x28}}
 
 // InvalidValue draws a value the attribute does not allow.
-func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any {
+func (g *Generator) InvalidValue(e *model.Entity, a *model.Attribute) any {
 	var out []any
 	switch a.Type {
-	case patterns.TypeString:
+	case model.TypeString:
 		out = append(out, "", int64(5))
 		if a.MaxLength > 0 {
 			out = append(out, strings.Repeat("x", a.MaxLength+1))
@@ -433,10 +433,10 @@ func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any 
 		if len(a.Values) > 0 {
 			out = append(out, "NOT-"+a.Values[0])
 		}
-	case patterns.TypeNumber, patterns.TypeTTL:
+	case model.TypeNumber, model.TypeTTL:
 		out = append(out, "many", true)
 		lo, hi, declared := bounds(a)
-		if a.Type == patterns.TypeTTL {
+		if a.Type == model.TypeTTL {
 			out = append(out, int64(-1), json.Number("1.5"))
 		}
 		if declared {
@@ -448,21 +448,21 @@ func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any 
 				out = append(out, hi.Num().Int64()+1)
 			}
 		}
-	case patterns.TypeTime:
+	case model.TypeTime:
 		out = append(out, "yesterday", time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), int64(3))
 		if e != nil && e.IsID(a.Name) {
 			out = append(out, baseTime.Add(time.Microsecond))
 		}
-	case patterns.TypeBool:
+	case model.TypeBool:
 		out = append(out, "maybe", int64(1))
-	case patterns.TypeBinary:
+	case model.TypeBinary:
 		out = append(out, []byte{}, "not base64!", int64(5))
 		if a.MaxLength > 0 {
 			out = append(out, bytes.Repeat([]byte{0}, a.MaxLength+1))
 		}
-	case patterns.TypeSet, patterns.TypeList, patterns.TypeMap:
+	case model.TypeSet, model.TypeList, model.TypeMap:
 		out = append(out, "one", []any{int64(1), "a"}, map[string]any{"": "x"})
-		if a.Type == patterns.TypeMap {
+		if a.Type == model.TypeMap {
 			out = append(out, []string{"a"})
 		}
 		if a.MaxItems > 0 && a.MaxItems < 1000 {
@@ -472,7 +472,7 @@ func (g *Generator) InvalidValue(e *patterns.Entity, a *patterns.Attribute) any 
 			}
 			out = append(out, long)
 		}
-	case patterns.TypeCounter:
+	case model.TypeCounter:
 		out = append(out, int64(1)) // a counter is on no item
 	default:
 		out = append(out, struct{}{})
@@ -508,7 +508,7 @@ func (r *Read) String() string {
 // state holds, else values from the pools (often of no item, or of an
 // item whose values start the same), sometimes ranged over the sort
 // attribute, seldom invalid.
-func (g *Generator) Read(s *State, p *patterns.Pattern) *Read {
+func (g *Generator) Read(s *State, p *model.Pattern) *Read {
 	if p.Batch {
 		return g.readBatch(s, p)
 	}
@@ -521,7 +521,7 @@ func (g *Generator) Read(s *State, p *patterns.Pattern) *Read {
 }
 
 // invalidate makes one of a read's parameters invalid, seldom.
-func (g *Generator) invalidate(p *patterns.Pattern, params map[string]any) {
+func (g *Generator) invalidate(p *model.Pattern, params map[string]any) {
 	where := g.m.Where(p)
 	e := g.m.Entity(p.Entities[0])
 	if len(where) > 0 && g.r.Float64() < g.Invalid/2 {
@@ -532,7 +532,7 @@ func (g *Generator) invalidate(p *patterns.Pattern, params map[string]any) {
 
 // params draws a read's parameters: mostly the values of an item the
 // state holds, else values from the pools.
-func (g *Generator) params(s *State, p *patterns.Pattern) map[string]any {
+func (g *Generator) params(s *State, p *model.Pattern) map[string]any {
 	where := g.m.Where(p)
 	params := map[string]any{}
 	var from []*Item
@@ -568,7 +568,7 @@ func (g *Generator) params(s *State, p *patterns.Pattern) map[string]any {
 
 // rangeOn draws a range on a sort attribute, its bounds mostly values
 // items of the read hold.
-func (g *Generator) rangeOn(s *State, p *patterns.Pattern, a *patterns.Attribute, params map[string]any) *Range {
+func (g *Generator) rangeOn(s *State, p *model.Pattern, a *model.Attribute, params map[string]any) *Range {
 	var held []any
 	if ans, err := s.Read(p, params, nil); err == nil {
 		for _, it := range ans.Items {
@@ -588,7 +588,7 @@ func (g *Generator) rangeOn(s *State, p *patterns.Pattern, a *patterns.Attribute
 		return g.Value(e, a)
 	}
 	ops := []RangeOp{Eq, Lt, Le, Gt, Ge, Between}
-	if a.Type == patterns.TypeString && len(a.Values) == 0 {
+	if a.Type == model.TypeString && len(a.Values) == 0 {
 		ops = append(ops, BeginsWith)
 	}
 	r := &Range{Op: ops[g.r.IntN(len(ops))], Value: value()}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What a model says beyond scalars, by definition (docs/model.md),
@@ -41,13 +41,13 @@ type List []any
 type Map map[string]any
 
 // element is the attribute an element of a set, list or map is.
-func element(a *patterns.Attribute) *patterns.Attribute {
-	return &patterns.Attribute{Name: a.Name + "[]", Type: a.ElementType()}
+func element(a *model.Attribute) *model.Attribute {
+	return &model.Attribute{Name: a.Name + "[]", Type: a.ElementType()}
 }
 
 // elements reads a list of elements (any slice of plain values, or
 // Set/List) as canonical values.
-func elements(a *patterns.Attribute, v any) ([]any, error) {
+func elements(a *model.Attribute, v any) ([]any, error) {
 	var raw []any
 	switch x := v.(type) {
 	case Set:
@@ -104,7 +104,7 @@ func newSet(els []any) Set {
 
 // normalizeMany is Normalize of a set, list or map; a nil value (no
 // error) is an empty set.
-func normalizeMany(a *patterns.Attribute, v any) (any, error) {
+func normalizeMany(a *model.Attribute, v any) (any, error) {
 	tooMany := func(n int) error {
 		if a.MaxItems > 0 && n > a.MaxItems {
 			return invalid("%s: %d elements; maxItems is %d", a.Name, n, a.MaxItems)
@@ -112,8 +112,8 @@ func normalizeMany(a *patterns.Attribute, v any) (any, error) {
 		return nil
 	}
 	switch a.Type {
-	case patterns.TypeSet:
-		if a.ElementType() == patterns.TypeBool {
+	case model.TypeSet:
+		if a.ElementType() == model.TypeBool {
 			return nil, invalid("%s: a set holds strings or numbers", a.Name)
 		}
 		els, err := elements(a, v)
@@ -128,7 +128,7 @@ func normalizeMany(a *patterns.Attribute, v any) (any, error) {
 			return nil, nil
 		}
 		return s, nil
-	case patterns.TypeList:
+	case model.TypeList:
 		els, err := elements(a, v)
 		if err != nil {
 			return nil, err
@@ -277,13 +277,13 @@ func plainElement(e any) any {
 }
 
 // many reports whether an attribute holds several values.
-func many(a *patterns.Attribute) bool {
-	return a.Type == patterns.TypeSet || a.Type == patterns.TypeList || a.Type == patterns.TypeMap
+func many(a *model.Attribute) bool {
+	return a.Type == model.TypeSet || a.Type == model.TypeList || a.Type == model.TypeMap
 }
 
 // derive computes the entity's derived attributes from v (canonical),
 // in place: set when every source is there, removed otherwise.
-func derive(e *patterns.Entity, v Values) {
+func derive(e *model.Entity, v Values) {
 	for _, a := range e.Attributes {
 		if a.Derived == nil {
 			continue
@@ -297,7 +297,7 @@ func derive(e *patterns.Entity, v Values) {
 	}
 }
 
-func derivedValue(e *patterns.Entity, a *patterns.Attribute, v Values) (any, bool) {
+func derivedValue(e *model.Entity, a *model.Attribute, v Values) (any, bool) {
 	d := a.Derived
 	srcs := d.From
 	tmpl := d.Template
@@ -326,7 +326,7 @@ func derivedValue(e *patterns.Entity, a *patterns.Attribute, v Values) (any, boo
 	}
 	if d.Template == "" && len(srcs) == 1 {
 		x := v[srcs[0]]
-		if a.Type == patterns.TypeString {
+		if a.Type == model.TypeString {
 			return textOf(x), true
 		}
 		n, err := Normalize(a, textOf(x))
@@ -336,7 +336,7 @@ func derivedValue(e *patterns.Entity, a *patterns.Attribute, v Values) (any, boo
 	for _, s := range srcs {
 		out = strings.Replace(out, "{"+s+"}", textOf(v[s]), 1)
 	}
-	n, err := Normalize(&patterns.Attribute{Name: a.Name, Type: patterns.TypeString}, out)
+	n, err := Normalize(&model.Attribute{Name: a.Name, Type: model.TypeString}, out)
 	return n, err == nil
 }
 
@@ -358,9 +358,9 @@ func textOf(x any) string {
 }
 
 // ttlOf is the entity's ttl attribute ("": none).
-func ttlOf(e *patterns.Entity) string {
+func ttlOf(e *model.Entity) string {
 	for _, a := range e.Attributes {
-		if a.Type == patterns.TypeTTL {
+		if a.Type == model.TypeTTL {
 			return a.Name
 		}
 	}
@@ -435,7 +435,7 @@ func (s *State) Counters() []CounterValue {
 // or for a step that names its item (as: follower), its item's by their
 // attribute names (follower.userId as userId) and the increments' and
 // conditions' as written.
-func stepParams(st *patterns.Write, params map[string]any) map[string]any {
+func stepParams(st *model.Write, params map[string]any) map[string]any {
 	if st.As == "" {
 		return params
 	}
@@ -461,13 +461,13 @@ func stepParams(st *patterns.Write, params map[string]any) map[string]any {
 
 // entryOf splits a map entry's name (prefs.theme) into the map attribute
 // and the entry's name; ok is false for a plain attribute name.
-func entryOf(e *patterns.Entity, name string) (a *patterns.Attribute, key string, ok bool) {
+func entryOf(e *model.Entity, name string) (a *model.Attribute, key string, ok bool) {
 	m, k, found := strings.Cut(name, ".")
 	if !found {
 		return nil, "", false
 	}
 	a = e.Attr(m)
-	if a == nil || a.Type != patterns.TypeMap || k == "" {
+	if a == nil || a.Type != model.TypeMap || k == "" {
 		return nil, "", false
 	}
 	return a, k, true

@@ -8,18 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The gaps model (issue 26): expiring sessions and comments, a sharded
 // counter, a follow of two users, sets, lists, maps, a derived number.
-func gaps(t *testing.T) (*patterns.Model, *State) {
+func gaps(t *testing.T) (*model.Model, *State) {
 	t.Helper()
 	src, err := os.ReadFile("../testdata/models/gaps.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := model(t, string(src))
+	m := parseModel(t, string(src))
 	return m, NewState(m)
 }
 
@@ -205,7 +205,7 @@ func TestNamedSteps(t *testing.T) {
 // float, a json.Number, a Number. make test-scale found json.Number
 // refused ("expected a list of numbers") where the table took it.
 func TestOneNumberAddedToASet(t *testing.T) {
-	m := model(t, `
+	m := parseModel(t, `
 table: docs
 entities:
   Doc:

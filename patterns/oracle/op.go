@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // OpKind is what a write step does.
@@ -90,11 +90,11 @@ func (s *State) Apply(op *Op) error {
 // well formed and on items the state holds, some stale (a version or a
 // value no longer the item's), some on absent items, some invalid.
 func (g *Generator) Op(s *State) *Op {
-	var writes []*patterns.Write
+	var writes []*model.Write
 	writes = append(writes, g.m.Writes...)
 	if len(writes) > 0 && g.r.Float64() < 0.6 {
 		w := writes[g.r.IntN(len(writes))]
-		if w.Op == patterns.WriteBatch {
+		if w.Op == model.WriteBatch {
 			return g.batch(s, w)
 		}
 		return &Op{Kind: OpWrite, Write: w.Name, Params: g.WriteParams(s, w)}
@@ -115,7 +115,7 @@ func (g *Generator) Op(s *State) *Op {
 // whose identity or unique value is taken, or an invalid one.
 func (g *Generator) Create(s *State, entity string) *Op { return g.create(s, g.m.Entity(entity)) }
 
-func (g *Generator) create(s *State, e *patterns.Entity) *Op {
+func (g *Generator) create(s *State, e *model.Entity) *Op {
 	it := g.Item(e.Name)
 	held := s.Of(e.Name)
 	switch x := g.r.Float64(); {
@@ -140,7 +140,7 @@ func (g *Generator) create(s *State, e *patterns.Entity) *Op {
 	return &Op{Kind: OpCreate, Entity: e.Name, Params: map[string]any(it.Values)}
 }
 
-func (g *Generator) delete(e *patterns.Entity, cur *Item) *Op {
+func (g *Generator) delete(e *model.Entity, cur *Item) *Op {
 	v := map[string]any{}
 	for _, id := range e.ID {
 		v[id] = Plain(cur.Values[id])
@@ -165,12 +165,12 @@ func (g *Generator) delete(e *patterns.Entity, cur *Item) *Op {
 	return &Op{Kind: OpDelete, Entity: e.Name, Params: v}
 }
 
-func (g *Generator) replace(e *patterns.Entity, cur *Item) *Op {
+func (g *Generator) replace(e *model.Entity, cur *Item) *Op {
 	old := cur.Plain()
 	next := maps.Clone(old)
-	var free []*patterns.Attribute
+	var free []*model.Attribute
 	for _, a := range e.Attributes {
-		if !e.Fixed(a.Name) && !maintained(e, a.Name) && a.Name != e.Version && a.Type != patterns.TypeCounter && a.Derived == nil {
+		if !e.Fixed(a.Name) && !maintained(e, a.Name) && a.Name != e.Version && a.Type != model.TypeCounter && a.Derived == nil {
 			free = append(free, a)
 		}
 	}
@@ -204,7 +204,7 @@ func (g *Generator) replace(e *patterns.Entity, cur *Item) *Op {
 // one the state holds (a new one for a create), the version and with
 // attributes as that item holds them, new values for what it sets; now
 // and then stale, of an absent item, missing or invalid.
-func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
+func (g *Generator) WriteParams(s *State, w *model.Write) map[string]any {
 	params := map[string]any{}
 	for _, st := range w.Items() {
 		e := g.m.Entity(st.Entity)
@@ -213,7 +213,7 @@ func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
 		}
 		held := s.Of(e.Name)
 		var target *Item
-		create := st.Op == patterns.WritePut && st.If == patterns.IfAbsent
+		create := st.Op == model.WritePut && st.If == model.IfAbsent
 		switch {
 		case len(held) > 0 && (!create && g.r.Float64() < 0.85 || create && g.r.Float64() < 0.15):
 			target = held[g.r.IntN(len(held))]
@@ -256,15 +256,15 @@ func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
 				if params[pname] == nil || g.r.Float64() < 0.1 {
 					params[pname] = Plain(plusOne(target.Values[name]))
 				}
-			case a != nil && (slices.Contains(st.With, name) || st.Op == patterns.WriteDelete):
+			case a != nil && (slices.Contains(st.With, name) || st.Op == model.WriteDelete):
 				// As the item holds it (with, a delete's unique values).
 				params[pname] = Plain(target.Values[name])
 				if g.r.Float64() < 0.1 {
 					params[pname] = g.Value(e, a)
 				}
-			case a != nil && st.Op == patterns.WritePut:
+			case a != nil && st.Op == model.WritePut:
 				switch {
-				case st.If == patterns.IfAbsent:
+				case st.If == model.IfAbsent:
 					params[pname] = Plain(target.Values[name])
 				case a.Immutable && g.r.Float64() < 0.9:
 					params[pname] = Plain(target.Values[name]) // as it is
@@ -299,14 +299,14 @@ func (g *Generator) WriteParams(s *State, w *patterns.Write) map[string]any {
 // param draws a parameter that is no attribute set or passed: an
 // increment, or a condition's operand (mostly what the item holds, so
 // that the condition holds as often as not).
-func (g *Generator) param(e *patterns.Entity, st *patterns.Write, name string, target *Item) any {
+func (g *Generator) param(e *model.Entity, st *model.Write, name string, target *Item) any {
 	for _, inc := range slices.Concat(st.Add, st.Discard, st.Append) {
 		if inc.Param != name {
 			continue
 		}
 		a := e.Attr(inc.Attr)
 		switch {
-		case a != nil && a.Type == patterns.TypeSet && g.r.Float64() < 0.5:
+		case a != nil && a.Type == model.TypeSet && g.r.Float64() < 0.5:
 			// Mostly elements the item holds, or one of them alone.
 			if held, ok := target.Values[inc.Attr].(Set); ok && len(held) > 0 {
 				pick := held[g.r.IntN(len(held))]
@@ -338,7 +338,7 @@ func (g *Generator) param(e *patterns.Entity, st *patterns.Write, name string, t
 }
 
 // attrOf is the attribute a write's parameter stands for, if any.
-func (g *Generator) attrOf(w *patterns.Write, name string) *patterns.Attribute {
+func (g *Generator) attrOf(w *model.Write, name string) *model.Attribute {
 	if e := g.m.Entity(g.entityOf(w, name)); e != nil {
 		if a := e.Attr(name); a != nil {
 			return a
@@ -354,7 +354,7 @@ func (g *Generator) attrOf(w *patterns.Write, name string) *patterns.Attribute {
 	return nil
 }
 
-func (g *Generator) entityOf(w *patterns.Write, name string) string {
+func (g *Generator) entityOf(w *model.Write, name string) string {
 	for _, st := range w.Items() {
 		if slices.Contains(g.m.Params(st), name) {
 			return st.Entity
@@ -363,20 +363,20 @@ func (g *Generator) entityOf(w *patterns.Write, name string) string {
 	return ""
 }
 
-func (g *Generator) batch(s *State, w *patterns.Write) *Op {
+func (g *Generator) batch(s *State, w *model.Write) *Op {
 	e := g.m.Entity(w.Entity)
 	op := &Op{Kind: OpBatch, Write: w.Name}
 	held := s.Of(e.Name)
 	for range 1 + g.r.IntN(5) {
 		var it map[string]any
 		switch {
-		case w.Batch == patterns.WriteDelete && len(held) > 0 && g.r.IntN(4) > 0:
+		case w.Batch == model.WriteDelete && len(held) > 0 && g.r.IntN(4) > 0:
 			h := held[g.r.IntN(len(held))]
 			it = map[string]any{}
 			for _, id := range e.ID {
 				it[id] = Plain(h.Values[id])
 			}
-		case w.Batch == patterns.WriteDelete:
+		case w.Batch == model.WriteDelete:
 			it = map[string]any{}
 			for _, id := range e.ID {
 				it[id] = g.Value(e, e.Attr(id))
@@ -393,7 +393,7 @@ func (g *Generator) batch(s *State, w *patterns.Write) *Op {
 		op.Items = append(op.Items, it)
 	}
 	if g.r.Float64() < g.Invalid && len(op.Items) > 0 {
-		if w.Batch == patterns.WritePut {
+		if w.Batch == model.WritePut {
 			a := e.Attributes[g.r.IntN(len(e.Attributes))]
 			op.Items[0][a.Name] = g.InvalidValue(e, a)
 		} else {

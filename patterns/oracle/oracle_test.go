@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const shopModel = `
@@ -54,9 +54,9 @@ writes:
       - {check: Order, condition: {note: {absent: true}}}
 `
 
-func model(t testing.TB, src string) *patterns.Model {
+func parseModel(t testing.TB, src string) *model.Model {
 	t.Helper()
-	m, err := patterns.Parse("shop.yaml", []byte(src))
+	m, err := model.Parse("shop.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func names(items []*Item) []string {
 	return out
 }
 
-func loaded(t *testing.T, m *patterns.Model, items ...*Item) *State {
+func loaded(t *testing.T, m *model.Model, items ...*Item) *State {
 	t.Helper()
 	s := NewState(m)
 	if err := s.Load(items...); err != nil {
@@ -91,7 +91,7 @@ func loaded(t *testing.T, m *patterns.Model, items ...*Item) *State {
 }
 
 func TestRead(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	s := loaded(t, m,
 		&Item{Entity: "Customer", Values: Values{"customerId": "a", "email": "a@x", "nick": "n"}},
 		&Item{Entity: "Customer", Values: Values{"customerId": "ab", "email": "ab@x"}},
@@ -160,7 +160,7 @@ func TestRead(t *testing.T) {
 // Check compares in order, runs of equal sort values as sets, a first
 // page as the first Limit items, values of the attributes returned.
 func TestCheck(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	s := loaded(t, m,
 		order("a", "o1", "OPEN", 5, t0),
 		order("a", "o2", "PAID", 5, t0),
@@ -202,7 +202,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestWrite(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	base := func() *State {
 		return loaded(t, m,
 			&Item{Entity: "Customer", Values: Values{"customerId": "a", "email": "a@x"}},
@@ -286,12 +286,12 @@ func TestWrite(t *testing.T) {
 // Conditions mean what DynamoDB makes of an absent attribute: ne and
 // absent hold, the rest do not (checked on DynamoDB Local).
 func TestConditionOnAbsent(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	s := loaded(t, m, order("a", "o1", "OPEN", 5, t0))
-	ne := cond{c: &patterns.Condition{Attr: "note", Op: patterns.CondNe}, want: "x"}
-	eq := cond{c: &patterns.Condition{Attr: "note", Op: patterns.CondEq}, want: "x"}
-	lt := cond{c: &patterns.Condition{Attr: "note", Op: patterns.CondLt}, want: "x"}
-	absent := cond{c: &patterns.Condition{Attr: "note", Op: patterns.CondAbsent}}
+	ne := cond{c: &model.Condition{Attr: "note", Op: model.CondNe}, want: "x"}
+	eq := cond{c: &model.Condition{Attr: "note", Op: model.CondEq}, want: "x"}
+	lt := cond{c: &model.Condition{Attr: "note", Op: model.CondLt}, want: "x"}
+	absent := cond{c: &model.Condition{Attr: "note", Op: model.CondAbsent}}
 	it := s.Get("Order", Values{"customerId": "a", "orderId": "o1"})
 	for _, c := range []struct {
 		k    cond
@@ -307,28 +307,28 @@ func TestConditionOnAbsent(t *testing.T) {
 func TestNormalize(t *testing.T) {
 	i64 := func(n int64) *int64 { return &n }
 	for _, c := range []struct {
-		a    patterns.Attribute
+		a    model.Attribute
 		v    any
 		want any // nil: invalid
 	}{
-		{patterns.Attribute{Type: patterns.TypeString, MaxLength: 2}, "é", "é"},
-		{patterns.Attribute{Type: patterns.TypeString, MaxLength: 2}, "éa", nil}, // 3 bytes
-		{patterns.Attribute{Type: patterns.TypeString}, "", nil},
-		{patterns.Attribute{Type: patterns.TypeString}, "a#b%", "a#b%"},
-		{patterns.Attribute{Type: patterns.TypeString, Values: []string{"x"}}, "y", nil},
-		{patterns.Attribute{Type: patterns.TypeNumber, Min: i64(-5), Max: i64(5)}, int64(-5), Number("-5")},
-		{patterns.Attribute{Type: patterns.TypeNumber, Min: i64(-5), Max: i64(5)}, 6, nil},
-		{patterns.Attribute{Type: patterns.TypeNumber, Min: i64(-5), Max: i64(5)}, 1.5, nil},
-		{patterns.Attribute{Type: patterns.TypeNumber}, 1.5, Number("1.5")},
-		{patterns.Attribute{Type: patterns.TypeNumber}, "0.10", Number("0.1")},
-		{patterns.Attribute{Type: patterns.TypeNumber}, "1e3", Number("1000")},
-		{patterns.Attribute{Type: patterns.TypeNumber, Digits: 2}, 99, Number("99")},
-		{patterns.Attribute{Type: patterns.TypeNumber, Digits: 2}, -100, nil},
-		{patterns.Attribute{Type: patterns.TypeTTL}, -1, nil},
-		{patterns.Attribute{Type: patterns.TypeTime}, "2026-01-02T03:04:05.0009Z", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
-		{patterns.Attribute{Type: patterns.TypeTime}, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), nil},
-		{patterns.Attribute{Type: patterns.TypeBool}, "true", true},
-		{patterns.Attribute{Type: patterns.TypeBool}, "yes", nil},
+		{model.Attribute{Type: model.TypeString, MaxLength: 2}, "é", "é"},
+		{model.Attribute{Type: model.TypeString, MaxLength: 2}, "éa", nil}, // 3 bytes
+		{model.Attribute{Type: model.TypeString}, "", nil},
+		{model.Attribute{Type: model.TypeString}, "a#b%", "a#b%"},
+		{model.Attribute{Type: model.TypeString, Values: []string{"x"}}, "y", nil},
+		{model.Attribute{Type: model.TypeNumber, Min: i64(-5), Max: i64(5)}, int64(-5), Number("-5")},
+		{model.Attribute{Type: model.TypeNumber, Min: i64(-5), Max: i64(5)}, 6, nil},
+		{model.Attribute{Type: model.TypeNumber, Min: i64(-5), Max: i64(5)}, 1.5, nil},
+		{model.Attribute{Type: model.TypeNumber}, 1.5, Number("1.5")},
+		{model.Attribute{Type: model.TypeNumber}, "0.10", Number("0.1")},
+		{model.Attribute{Type: model.TypeNumber}, "1e3", Number("1000")},
+		{model.Attribute{Type: model.TypeNumber, Digits: 2}, 99, Number("99")},
+		{model.Attribute{Type: model.TypeNumber, Digits: 2}, -100, nil},
+		{model.Attribute{Type: model.TypeTTL}, -1, nil},
+		{model.Attribute{Type: model.TypeTime}, "2026-01-02T03:04:05.0009Z", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)},
+		{model.Attribute{Type: model.TypeTime}, time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), nil},
+		{model.Attribute{Type: model.TypeBool}, "true", true},
+		{model.Attribute{Type: model.TypeBool}, "yes", nil},
 	} {
 		got, err := Normalize(&c.a, c.v)
 		switch {
@@ -343,7 +343,7 @@ func TestNormalize(t *testing.T) {
 // Generated items are valid, deterministic, and hold the adversarial
 // values the generator promises.
 func TestGenerate(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	a, b := Generate(m, 30, 7), Generate(m, 30, 7)
 	if fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Error("the same seed gave different items")
@@ -374,7 +374,7 @@ func TestGenerate(t *testing.T) {
 // The generated reads and writes run on the reference without failing in
 // ways other than its own: invalid or a condition.
 func TestGeneratedOps(t *testing.T) {
-	m := model(t, shopModel)
+	m := parseModel(t, shopModel)
 	g := NewGenerator(m, 3)
 	s := NewState(m)
 	done, refused := 0, 0

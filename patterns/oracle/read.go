@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // RangeOp compares a pattern's sort attribute with a range's values.
@@ -45,7 +45,7 @@ func (r *Range) String() string {
 
 // Answer is what a read must return, by definition.
 type Answer struct {
-	Pattern *patterns.Pattern
+	Pattern *model.Pattern
 	// Items are the matching items: in sort order when Ordered (runs of
 	// equal sort values in any order), by identity otherwise.
 	Items []*Item
@@ -86,10 +86,10 @@ type Answer struct {
 //
 // Parameters must be exactly the pattern's where attributes, each a valid
 // value of its attribute: otherwise the read is invalid (ErrInvalid).
-func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Answer, error) {
+func (s *State) Read(p *model.Pattern, params map[string]any, r *Range) (*Answer, error) {
 	m := s.m
 	where := m.Where(p)
-	var ents []*patterns.Entity
+	var ents []*model.Entity
 	for _, n := range p.Entities {
 		e := m.Entity(n)
 		if e == nil {
@@ -149,7 +149,7 @@ func (s *State) Read(p *patterns.Pattern, params map[string]any, r *Range) (*Ans
 		return &Answer{Pattern: p, Number: &n}, nil
 	}
 	ans := &Answer{Pattern: p, Ordered: len(p.Sort) > 0, Limit: p.Limit, Returns: p.Returns}
-	hide := p.Expired != patterns.ExpiredInclude
+	hide := p.Expired != model.ExpiredInclude
 	// A sorted collection (query: [Post, Comment], sort: createdAt desc)
 	// orders its sorted member's items and reads the other members' (the
 	// owner) at one end: the one SetOwnerFirst says, else first ascending
@@ -250,7 +250,7 @@ func (a *Answer) CheckNumber(got int64) error {
 
 // sortAttr is a sorted pattern's first sort attribute: its sorted
 // member's, in a sorted collection.
-func sortAttr(m *patterns.Model, p *patterns.Pattern) *patterns.Attribute {
+func sortAttr(m *model.Model, p *model.Pattern) *model.Attribute {
 	name := p.Entities[0]
 	if sorted := m.SortedMember(p); sorted != "" {
 		name = sorted
@@ -286,7 +286,7 @@ type rangeTest struct {
 	lo, hi any
 }
 
-func newRangeTest(a *patterns.Attribute, r *Range) (*rangeTest, error) {
+func newRangeTest(a *model.Attribute, r *Range) (*rangeTest, error) {
 	if !slices.Contains(RangeOps, r.Op) {
 		return nil, invalid("unknown operator %q", r.Op)
 	}
@@ -294,8 +294,8 @@ func newRangeTest(a *patterns.Attribute, r *Range) (*rangeTest, error) {
 	// limits what items hold, not what a caller may compare with.
 	loose := *a
 	loose.Min, loose.Max, loose.Digits, loose.MaxLength, loose.Values = nil, nil, 0, 0, nil
-	if loose.Type == patterns.TypeTTL {
-		loose.Type = patterns.TypeNumber
+	if loose.Type == model.TypeTTL {
+		loose.Type = model.TypeNumber
 	}
 	rt := &rangeTest{op: r.Op}
 	var err error
@@ -311,7 +311,7 @@ func newRangeTest(a *patterns.Attribute, r *Range) (*rangeTest, error) {
 			return nil, invalid("between %s and %s is empty", Text(rt.lo), Text(rt.hi))
 		}
 	case BeginsWith:
-		if a.Type != patterns.TypeString {
+		if a.Type != model.TypeString {
 			return nil, invalid("begins_with applies to strings; %s is a %s", a.Name, a.Type)
 		}
 	}
@@ -352,7 +352,7 @@ func (rt *rangeTest) holds(v any) bool {
 // With page, got is a first page: the first Limit items of the answer
 // (all when the pattern has no limit); otherwise got is every page.
 // The error says what differs.
-func (a *Answer) Check(m *patterns.Model, got []*Item, page bool) error {
+func (a *Answer) Check(m *model.Model, got []*Item, page bool) error {
 	want := len(a.Items)
 	if page && a.Limit > 0 {
 		want = min(want, a.Limit)
@@ -457,7 +457,7 @@ func (a *Answer) runText(i int) string {
 }
 
 // diffValues compares the attributes a returned item must carry.
-func (a *Answer) diffValues(m *patterns.Model, want, got *Item) string {
+func (a *Answer) diffValues(m *model.Model, want, got *Item) string {
 	e := m.Entity(want.Entity)
 	attrs := a.Returns
 	if len(attrs) == 0 {
@@ -493,7 +493,7 @@ func (a *Answer) diffValues(m *patterns.Model, want, got *Item) string {
 // as decoded: strings, int64 or float64, time.Time, bool) into canonical
 // values; a value its attribute cannot hold is kept as its text, so that
 // comparing shows it.
-func FromRuntime(m *patterns.Model, entity string, v map[string]any) *Item {
+func FromRuntime(m *model.Model, entity string, v map[string]any) *Item {
 	it := &Item{Entity: entity, Values: Values{}}
 	e := m.Entity(entity)
 	for k, x := range v {

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The reference keeps its own value rules, held to the core's table of
@@ -14,10 +14,10 @@ import (
 // the others), and invalid values that it refuses.
 func TestEveryScalarTypeHasReferenceRules(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	g := NewGenerator(&patterns.Model{}, 3)
-	for _, s := range patterns.ScalarTypes() {
+	g := NewGenerator(&model.Model{}, 3)
+	for _, s := range model.ScalarTypes() {
 		t.Run(string(s.Type), func(t *testing.T) {
-			a := &patterns.Attribute{Name: "v", Type: s.Type}
+			a := &model.Attribute{Name: "v", Type: s.Type}
 			for _, v := range s.Valid {
 				if _, err := Normalize(a, v); err != nil {
 					t.Errorf("Normalize(%#v): %v; the core accepts it (%v)", v, err, a.Check(v))

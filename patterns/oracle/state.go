@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Item is one item: its entity and its attribute values (canonical; an
@@ -48,7 +48,7 @@ func (it *Item) clone() *Item {
 // identified by its entity and its id attributes' values, whatever the
 // layout; nothing here knows a key.
 type State struct {
-	m     *patterns.Model
+	m     *model.Model
 	items map[string]*Item // identity -> item
 	// counters are the sharded counters' values: identity, NUL, attribute
 	// to the number (absent: 0).
@@ -61,12 +61,12 @@ type State struct {
 }
 
 // NewState returns an empty state of the model's items.
-func NewState(m *patterns.Model) *State {
+func NewState(m *model.Model) *State {
 	return &State{m: m, items: map[string]*Item{}, counters: map[string]CounterValue{}}
 }
 
 // Model is the model the state holds items of.
-func (s *State) Model() *patterns.Model { return s.m }
+func (s *State) Model() *model.Model { return s.m }
 
 // Clone copies the state (items are copied on write, so this is cheap).
 func (s *State) Clone() *State {
@@ -130,7 +130,7 @@ func (s *State) Identity(entity string, v Values) (string, error) {
 	return identity(e, v)
 }
 
-func identity(e *patterns.Entity, v Values) (string, error) {
+func identity(e *model.Entity, v Values) (string, error) {
 	var b strings.Builder
 	b.WriteString(e.Name)
 	for _, id := range e.ID {
@@ -152,12 +152,12 @@ func (s *State) IdentityOf(it *Item) string {
 // normalizeItem checks a whole item of the entity: every required
 // attribute present, every value valid, no other name unless others is
 // true (a write's other parameters), and returns its canonical values.
-func normalizeItem(e *patterns.Entity, v map[string]any, others bool) (Values, error) {
+func normalizeItem(e *model.Entity, v map[string]any, others bool) (Values, error) {
 	out := Values{}
 	for _, a := range e.Attributes {
 		x, ok := v[a.Name]
 		switch {
-		case a.Type == patterns.TypeCounter:
+		case a.Type == model.TypeCounter:
 			if ok && x != nil {
 				return nil, invalid("%s.%s is a sharded counter: it is on no item (add to it with a write)", e.Name, a.Name)
 			}
@@ -166,7 +166,7 @@ func normalizeItem(e *patterns.Entity, v map[string]any, others bool) (Values, e
 			continue // computed below; a value given must be the same
 		}
 		if !ok || x == nil {
-			if !a.Optional && a.Type != patterns.TypeSet { // no set is empty
+			if !a.Optional && a.Type != model.TypeSet { // no set is empty
 				return nil, invalid("%s.%s is required", e.Name, a.Name)
 			}
 			continue
@@ -207,7 +207,7 @@ func normalizeItem(e *patterns.Entity, v map[string]any, others bool) (Values, e
 }
 
 // normalizeID reads the id values of an entity from v.
-func normalizeID(e *patterns.Entity, v map[string]any) (Values, error) {
+func normalizeID(e *model.Entity, v map[string]any) (Values, error) {
 	out := Values{}
 	for _, id := range e.ID {
 		x, ok := v[id]

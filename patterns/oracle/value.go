@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Values are an item's attribute values by name, in the reference's
@@ -59,10 +59,10 @@ const (
 // millisecond in UTC, years 0000 to 9999; a bool is true or false; a
 // binary is bytes ([]byte, or standard base64 text), not empty, at most
 // maxLength of them.
-func Normalize(a *patterns.Attribute, v any) (any, error) {
+func Normalize(a *model.Attribute, v any) (any, error) {
 	bad := func(msg string) error { return invalid("%s: %v (%T): %s", a.Name, v, v, msg) }
 	switch a.Type {
-	case patterns.TypeString:
+	case model.TypeString:
 		s, ok := v.(string)
 		if !ok {
 			return nil, bad("expected a string")
@@ -78,13 +78,13 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			return nil, bad("not one of " + strings.Join(a.Values, ", "))
 		}
 		return s, nil
-	case patterns.TypeNumber, patterns.TypeTTL:
+	case model.TypeNumber, model.TypeTTL:
 		r, err := rat(v)
 		if err != nil {
 			return nil, bad(err.Error())
 		}
 		lo, hi, bounded := bounds(a)
-		if a.Type == patterns.TypeTTL {
+		if a.Type == model.TypeTTL {
 			lo, hi, bounded = new(big.Rat), nil, true
 		}
 		if bounded && !r.IsInt() {
@@ -94,14 +94,14 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			return nil, bad("out of the declared range")
 		}
 		n := numberText(r)
-		if significant(n) > patterns.NumberDigits {
+		if significant(n) > model.NumberDigits {
 			return nil, bad("more than 38 significant digits")
 		}
-		if r.Sign() != 0 && (magnitude(r) > patterns.NumberMaxExponent || magnitude(r) < -patterns.NumberMinExponent) {
+		if r.Sign() != 0 && (magnitude(r) > model.NumberMaxExponent || magnitude(r) < -model.NumberMinExponent) {
 			return nil, bad("beyond the magnitude DynamoDB holds (1E-130 to below 1E+126)")
 		}
 		return Number(n), nil
-	case patterns.TypeTime:
+	case model.TypeTime:
 		var t time.Time
 		switch x := v.(type) {
 		case time.Time:
@@ -119,7 +119,7 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			return nil, bad("expected a year from 0000 to 9999")
 		}
 		return t, nil
-	case patterns.TypeBool:
+	case model.TypeBool:
 		switch x := v.(type) {
 		case bool:
 			return x, nil
@@ -129,7 +129,7 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			}
 		}
 		return nil, bad("expected true or false")
-	case patterns.TypeBinary:
+	case model.TypeBinary:
 		var b []byte
 		switch x := v.(type) {
 		case []byte:
@@ -151,9 +151,9 @@ func Normalize(a *patterns.Attribute, v any) (any, error) {
 			return nil, bad(fmt.Sprintf("longer than maxLength %d", a.MaxLength))
 		}
 		return Binary(b), nil
-	case patterns.TypeSet, patterns.TypeList, patterns.TypeMap:
+	case model.TypeSet, model.TypeList, model.TypeMap:
 		return normalizeMany(a, v)
-	case patterns.TypeCounter:
+	case model.TypeCounter:
 		return nil, bad("a sharded counter is on no item: add to it with a write")
 	}
 	return nil, bad("unknown type " + string(a.Type))
@@ -180,7 +180,7 @@ func finerThanMillis(v any) bool {
 
 // bounds is the declared integer range of a number (nil: unbounded on
 // that side) and whether one was declared.
-func bounds(a *patterns.Attribute) (lo, hi *big.Rat, declared bool) {
+func bounds(a *model.Attribute) (lo, hi *big.Rat, declared bool) {
 	if a.Digits > 0 {
 		m := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.Digits)), nil)
 		m.Sub(m, big.NewInt(1))
@@ -240,7 +240,7 @@ func numberText(r *big.Rat) string {
 		return r.Num().String()
 	}
 	// A decimal's denominator divides a power of ten: find the digits.
-	s := r.FloatString(patterns.NumberMinExponent + patterns.NumberDigits)
+	s := r.FloatString(model.NumberMinExponent + model.NumberDigits)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
 }

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // ErrCondition is matched by a write that was well formed but did not
@@ -25,7 +25,7 @@ func failed(format string, args ...any) error {
 // change is one item write of a write, prepared: what it tests and what
 // it leaves.
 type change struct {
-	entity *patterns.Entity
+	entity *model.Entity
 	id     Values
 	// test tells whether the write holds on the item as it is (nil:
 	// absent); nil error when it does.
@@ -64,11 +64,11 @@ type change struct {
 // A write that is not well formed (a parameter missing, unknown or of
 // the wrong type) is ErrInvalid and changes nothing; one that does not
 // hold is ErrCondition and changes nothing.
-func (s *State) Write(w *patterns.Write, params map[string]any) error {
+func (s *State) Write(w *model.Write, params map[string]any) error {
 	if w == nil {
 		return invalid("no write pattern")
 	}
-	if w.Op == patterns.WriteBatch {
+	if w.Op == model.WriteBatch {
 		return invalid("%s is a batch", w.Name)
 	}
 	takes := s.m.Params(w)
@@ -81,7 +81,7 @@ func (s *State) Write(w *patterns.Write, params map[string]any) error {
 	for i, st := range w.Items() {
 		c, err := s.prepare(st, stepParams(st, params))
 		if err != nil {
-			if w.Op == patterns.WriteTransact {
+			if w.Op == model.WriteTransact {
 				return fmt.Errorf("step %d (%s %s): %w", i+1, st.Op, st.Entity, err)
 			}
 			return err
@@ -149,7 +149,7 @@ func (s *State) commit(changes []*change) error {
 	return nil
 }
 
-func itemName(e *patterns.Entity, id Values) string {
+func itemName(e *model.Entity, id Values) string {
 	var parts []string
 	for _, a := range e.ID {
 		parts = append(parts, a+"="+Text(id[a]))
@@ -158,8 +158,8 @@ func itemName(e *patterns.Entity, id Values) string {
 }
 
 // Unique lists the entity's unique alternate keys (unique gets).
-func Unique(m *patterns.Model, entity string) []*patterns.Pattern {
-	var out []*patterns.Pattern
+func Unique(m *model.Model, entity string) []*model.Pattern {
+	var out []*model.Pattern
 	for _, p := range m.Patterns {
 		if p.Unique && len(p.Entities) == 1 && p.Entities[0] == entity {
 			out = append(out, p)
@@ -213,7 +213,7 @@ func tupleText(attrs []string, vals []any) string {
 
 // prepare checks one single-item write's parameters and returns what it
 // tests and does.
-func (s *State) prepare(st *patterns.Write, params map[string]any) (*change, error) {
+func (s *State) prepare(st *model.Write, params map[string]any) (*change, error) {
 	e := s.m.Entity(st.Entity)
 	if e == nil {
 		return nil, invalid("unknown entity %q", st.Entity)
@@ -223,30 +223,30 @@ func (s *State) prepare(st *patterns.Write, params map[string]any) (*change, err
 		return nil, err
 	}
 	switch st.Op {
-	case patterns.WritePut:
+	case model.WritePut:
 		return s.preparePut(e, st.If, conds, params)
-	case patterns.WriteUpdate:
+	case model.WriteUpdate:
 		return s.prepareUpdate(e, st, conds, params)
-	case patterns.WriteDelete, patterns.WriteCheck:
+	case model.WriteDelete, model.WriteCheck:
 		id, err := normalizeID(e, params)
 		if err != nil {
 			return nil, err
 		}
 		var version any
-		if e.Version != "" && st.Op == patterns.WriteDelete {
+		if e.Version != "" && st.Op == model.WriteDelete {
 			if version, err = versionParam(e, params); err != nil {
 				return nil, err
 			}
 		}
 		var uniq map[string]any
-		if st.Op == patterns.WriteDelete {
+		if st.Op == model.WriteDelete {
 			if uniq, err = s.uniqueParams(e, params); err != nil {
 				return nil, err
 			}
 		}
 		c := &change{entity: e, id: id}
 		c.test = func(cur *Item) error {
-			if st.Op == patterns.WriteDelete {
+			if st.Op == model.WriteDelete {
 				if cur == nil {
 					return failed("the item does not exist")
 				}
@@ -259,7 +259,7 @@ func (s *State) prepare(st *patterns.Write, params map[string]any) (*change, err
 			}
 			return testAll(conds, cur)
 		}
-		if st.Op == patterns.WriteDelete {
+		if st.Op == model.WriteDelete {
 			c.apply = func(*Item) *Item { return nil }
 		}
 		return c, nil
@@ -268,7 +268,7 @@ func (s *State) prepare(st *patterns.Write, params map[string]any) (*change, err
 }
 
 // maintained reports whether a stream handler keeps the attribute.
-func maintained(e *patterns.Entity, attr string) bool {
+func maintained(e *model.Entity, attr string) bool {
 	for _, c := range e.Counters {
 		if c.Attr == attr {
 			return true
@@ -282,10 +282,10 @@ func maintained(e *patterns.Entity, attr string) bool {
 	return false
 }
 
-func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params map[string]any) (*change, error) {
+func (s *State) preparePut(e *model.Entity, mode string, conds []cond, params map[string]any) (*change, error) {
 	given := map[string]any{}
 	for _, a := range e.Attributes {
-		if a.Name == e.Version || maintained(e, a.Name) && mode != patterns.IfAbsent {
+		if a.Name == e.Version || maintained(e, a.Name) && mode != model.IfAbsent {
 			continue
 		}
 		if x, ok := params[a.Name]; ok && x != nil {
@@ -293,7 +293,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 		}
 	}
 	switch mode {
-	case patterns.IfAbsent:
+	case model.IfAbsent:
 		if e.Version != "" {
 			given[e.Version] = 1
 		}
@@ -307,7 +307,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 			}
 			return testAll(conds, nil)
 		}, apply: func(*Item) *Item { return &Item{Entity: e.Name, Values: v} }}, nil
-	case patterns.IfPresent:
+	case model.IfPresent:
 		if u := Unique(s.m, e.Name); len(u) > 0 {
 			return nil, invalid("%s has unique alternate keys (%s): a put if present cannot keep them", e.Name, u[0].Name)
 		}
@@ -324,7 +324,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 		fixed := map[string]any{}
 		for _, a := range e.Attributes {
 			switch {
-			case e.IsID(a.Name) || maintained(e, a.Name) || a.Name == e.Version || a.Type == patterns.TypeCounter || a.Derived != nil:
+			case e.IsID(a.Name) || maintained(e, a.Name) || a.Name == e.Version || a.Type == model.TypeCounter || a.Derived != nil:
 			case a.Immutable:
 				fixed[a.Name] = nil
 				if x := given[a.Name]; x != nil {
@@ -342,7 +342,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 				if n != nil { // an empty set is no value
 					set[a.Name] = n
 				}
-			case !a.Optional && a.Type != patterns.TypeSet:
+			case !a.Optional && a.Type != model.TypeSet:
 				return nil, invalid("%s.%s is required", e.Name, a.Name)
 			}
 		}
@@ -398,7 +398,7 @@ func (s *State) preparePut(e *patterns.Entity, mode string, conds []cond, params
 // unconditional says why an entity's items cannot be written without
 // conditions ("": they can): unique values, a version, and for whole-item
 // puts the attributes stream handlers keep.
-func unconditional(m *patterns.Model, e *patterns.Entity, put bool) string {
+func unconditional(m *model.Model, e *model.Entity, put bool) string {
 	var why []string
 	if len(Unique(m, e.Name)) > 0 {
 		why = append(why, "unique values")
@@ -419,7 +419,7 @@ func sameOrAbsent(x, y any) bool {
 	return equalValues(x, y)
 }
 
-func versionParam(e *patterns.Entity, params map[string]any) (any, error) {
+func versionParam(e *model.Entity, params map[string]any) (any, error) {
 	x, ok := params[e.Version]
 	if !ok || x == nil {
 		return nil, invalid("%s has a version (%s): the version read is missing", e.Name, e.Version)
@@ -427,7 +427,7 @@ func versionParam(e *patterns.Entity, params map[string]any) (any, error) {
 	return Normalize(e.Attr(e.Version), x)
 }
 
-func testVersion(e *patterns.Entity, cur *Item, read any) error {
+func testVersion(e *model.Entity, cur *Item, read any) error {
 	if e.Version == "" {
 		return nil
 	}
@@ -445,7 +445,7 @@ func plusOne(v any) any {
 	return Number(numberText(r.Add(r, big.NewRat(1, 1))))
 }
 
-func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []cond, params map[string]any) (*change, error) {
+func (s *State) prepareUpdate(e *model.Entity, st *model.Write, conds []cond, params map[string]any) (*change, error) {
 	id, err := normalizeID(e, params)
 	if err != nil {
 		return nil, err
@@ -477,7 +477,7 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 	}
 	// Elements added to sets (add), taken from sets (discard), appended
 	// to lists (append): a list of elements, or one.
-	els := func(inc *patterns.Increment, what string) ([]any, error) {
+	els := func(inc *model.Increment, what string) ([]any, error) {
 		x, ok := params[inc.Param]
 		if !ok || x == nil {
 			return nil, invalid("parameter %s (%s %s) missing", inc.Param, what, inc.Attr)
@@ -491,7 +491,7 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 		if err != nil {
 			return nil, err
 		}
-		if len(out) == 0 && a.Type == patterns.TypeSet {
+		if len(out) == 0 && a.Type == model.TypeSet {
 			return nil, invalid("parameter %s: a change of the set %s with no element", inc.Param, inc.Attr)
 		}
 		if a.MaxItems > 0 && len(out) > a.MaxItems {
@@ -513,7 +513,7 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 	add := map[string]*big.Rat{}
 	counters := map[string]*big.Rat{}
 	for _, inc := range st.Add {
-		if a := e.Attr(inc.Attr); a != nil && a.Type == patterns.TypeSet {
+		if a := e.Attr(inc.Attr); a != nil && a.Type == model.TypeSet {
 			if union[inc.Attr], err = els(inc, "add to"); err != nil {
 				return nil, err
 			}
@@ -532,7 +532,7 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 				r.Neg(r)
 			}
 		}
-		if a := e.Attr(inc.Attr); a != nil && a.Type == patterns.TypeCounter {
+		if a := e.Attr(inc.Attr); a != nil && a.Type == model.TypeCounter {
 			if !r.IsInt() {
 				return nil, invalid("parameter %s (add to the counter %s): a whole number", inc.Param, inc.Attr)
 			}
@@ -648,12 +648,12 @@ func (s *State) prepareUpdate(e *patterns.Entity, st *patterns.Write, conds []co
 
 // cond is a declared condition with its operands canonical.
 type cond struct {
-	c    *patterns.Condition
+	c    *model.Condition
 	want any   // eq … ge
 	in   []any // in
 }
 
-func (s *State) conditions(e *patterns.Entity, cs []*patterns.Condition, params map[string]any) ([]cond, error) {
+func (s *State) conditions(e *model.Entity, cs []*model.Condition, params map[string]any) ([]cond, error) {
 	var out []cond
 	for _, c := range cs {
 		a := e.Attr(c.Attr)
@@ -662,8 +662,8 @@ func (s *State) conditions(e *patterns.Entity, cs []*patterns.Condition, params 
 		}
 		k := cond{c: c}
 		switch c.Op {
-		case patterns.CondExists, patterns.CondAbsent:
-		case patterns.CondIn:
+		case model.CondExists, model.CondAbsent:
+		case model.CondIn:
 			for _, v := range c.Values {
 				n, err := Normalize(a, v)
 				if err != nil {
@@ -700,13 +700,13 @@ func (k cond) holds(cur *Item) bool {
 		v, has = cur.Values[k.c.Attr]
 	}
 	switch k.c.Op {
-	case patterns.CondExists:
+	case model.CondExists:
 		return has
-	case patterns.CondAbsent:
+	case model.CondAbsent:
 		return !has
-	case patterns.CondNe:
+	case model.CondNe:
 		return !has || !equalValues(v, k.want)
-	case patterns.CondIn:
+	case model.CondIn:
 		return has && slices.ContainsFunc(k.in, func(x any) bool { return equalValues(v, x) })
 	}
 	if !has {
@@ -717,15 +717,15 @@ func (k cond) holds(cur *Item) bool {
 		return false
 	}
 	switch k.c.Op {
-	case patterns.CondEq:
+	case model.CondEq:
 		return c == 0
-	case patterns.CondLt:
+	case model.CondLt:
 		return c < 0
-	case patterns.CondLe:
+	case model.CondLe:
 		return c <= 0
-	case patterns.CondGt:
+	case model.CondGt:
 		return c > 0
-	case patterns.CondGe:
+	case model.CondGe:
 		return c >= 0
 	}
 	return false
@@ -756,7 +756,7 @@ func (s *State) Create(entity string, v map[string]any) error {
 			return invalid("%q is no attribute of %s", k, e.Name)
 		}
 	}
-	c, err := s.preparePut(e, patterns.IfAbsent, nil, v)
+	c, err := s.preparePut(e, model.IfAbsent, nil, v)
 	if err != nil {
 		return err
 	}
@@ -800,7 +800,7 @@ func (s *State) Delete(entity string, v map[string]any) error {
 // uniqueParams reads the unique attributes (not of the id) a delete is
 // given as the item holds them (nil: it lacks one), so that their guards
 // go with it.
-func (s *State) uniqueParams(e *patterns.Entity, v map[string]any) (map[string]any, error) {
+func (s *State) uniqueParams(e *model.Entity, v map[string]any) (map[string]any, error) {
 	uniq := map[string]any{}
 	for _, u := range Unique(s.m, e.Name) {
 		for _, a := range s.m.Where(u) {
@@ -876,7 +876,7 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 			}
 			continue
 		}
-		if e.Fixed(a.Name) || maintained(e, a.Name) || a.Name == e.Version || a.Type == patterns.TypeCounter || a.Derived != nil {
+		if e.Fixed(a.Name) || maintained(e, a.Name) || a.Name == e.Version || a.Type == model.TypeCounter || a.Derived != nil {
 			continue
 		}
 		o, n := old[a.Name], new[a.Name]
@@ -894,7 +894,7 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 		}
 		switch {
 		case nn == nil && was[a.Name] != nil: // absent, or an empty set
-			if !a.Optional && a.Type != patterns.TypeSet {
+			if !a.Optional && a.Type != model.TypeSet {
 				return invalid("%s.%s is required; it cannot be removed", e.Name, a.Name)
 			}
 			removed = append(removed, a.Name)
@@ -943,20 +943,20 @@ func (s *State) Replace(entity string, old, new map[string]any) error {
 // conditions. It is refused for an entity whose writes need conditions
 // (unique values, a version, for puts stream-kept attributes), for an
 // invalid item, and for an item given twice; then nothing is written.
-func (s *State) Batch(w *patterns.Write, items []map[string]any) error {
-	if w == nil || w.Op != patterns.WriteBatch {
+func (s *State) Batch(w *model.Write, items []map[string]any) error {
+	if w == nil || w.Op != model.WriteBatch {
 		return invalid("not a batch write")
 	}
 	e := s.m.Entity(w.Entity)
 	if e == nil {
 		return invalid("unknown entity %q", w.Entity)
 	}
-	if why := unconditional(s.m, e, w.Batch == patterns.WritePut); why != "" {
+	if why := unconditional(s.m, e, w.Batch == model.WritePut); why != "" {
 		return invalid("%s has %s: a batch would break them", e.Name, why)
 	}
 	var changes []*change
 	for i, v := range items {
-		if w.Batch == patterns.WritePut {
+		if w.Batch == model.WritePut {
 			vals, err := normalizeItem(e, v, false)
 			if err != nil {
 				return fmt.Errorf("item %d: %w", i+1, err)

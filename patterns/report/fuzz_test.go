@@ -6,7 +6,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -14,7 +16,7 @@ import (
 // every report format: bad input must come back as ErrInvalidModel, never
 // as a panic.
 func FuzzPlan(f *testing.F) {
-	for _, file := range models(f) {
+	for _, file := range testmodel.Files(f) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -24,9 +26,9 @@ func FuzzPlan(f *testing.F) {
 	f.Add([]byte(`{"table": "T", "entities": {"A": {"id": "a", "attributes": {"a": "number"}}}, "patterns": {"G": {"get": "A"}}}`))
 	f.Add([]byte("table: T\nentities: &a {A: *a}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := patterns.Parse("fuzz.yaml", data)
+		m, err := model.Parse("fuzz.yaml", data)
 		if err != nil {
-			if !errors.Is(err, patterns.ErrInvalidModel) {
+			if !errors.Is(err, model.ErrInvalidModel) {
 				t.Fatalf("error does not match ErrInvalidModel: %v", err)
 			}
 			return

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // HTML is the format of the design as a picture: one self-contained page
@@ -102,7 +103,7 @@ func (r *SampleRead) Call() string {
 
 // esc escapes text for HTML (element content and double-quoted
 // attributes), with control characters made visible first.
-func esc(s string) string { return html.EscapeString(patterns.Printable(s)) }
+func esc(s string) string { return html.EscapeString(model.Printable(s)) }
 
 // palette holds the entities' colours (fill, border), readable with dark
 // text and distinct from each other; entities beyond it reuse it in order.
@@ -138,7 +139,7 @@ func newPage(d *patterns.Design, s *Sample) *page {
 		s = &Sample{}
 	}
 	pg := &page{d: d, s: s, color: map[string]int{}, rowOf: map[string]int{}, readsOf: map[string][]int{}}
-	pg.cols = []keyColumn{{d.PK, patterns.BaseIndex, false, false}, {d.SK, patterns.BaseIndex, true, false}}
+	pg.cols = []keyColumn{{d.PK, model.BaseIndex, false, false}, {d.SK, model.BaseIndex, true, false}}
 	for _, ix := range d.SecondaryIndexes() {
 		if ix.Local() {
 			pg.cols = append(pg.cols, keyColumn{ix.SK, ix.Name, true, false}) // its partition key is the table's
@@ -365,7 +366,7 @@ func (pg *page) patternsPanel(b *strings.Builder) {
 			fmt.Fprintf(b, `<p class="op scan"><span class="badge bad">not served</span> %s</p>`, esc(p.Reason))
 		} else {
 			ix := p.Index
-			if ix == patterns.BaseIndex {
+			if ix == model.BaseIndex {
 				ix = "base table"
 			}
 			fmt.Fprintf(b, `<p class="op"><span class="badge">%s</span> <span class="badge ix">%s</span>`, esc(string(p.Operation)), esc(ix))
@@ -485,7 +486,7 @@ func (pg *page) layoutTable(b *strings.Builder) {
 	b.WriteString("</tbody></table></div>\n</section>\n")
 }
 
-func consts(cs []patterns.Const) string {
+func consts(cs []model.Const) string {
 	parts := make([]string, len(cs))
 	for i, c := range cs {
 		parts[i] = c.Attr + "=" + c.Value
@@ -494,7 +495,7 @@ func consts(cs []patterns.Const) string {
 }
 
 // template writes a key template with its placeholders marked.
-func template(t patterns.Template) string {
+func template(t model.Template) string {
 	var b strings.Builder
 	for _, s := range t {
 		switch {
@@ -510,7 +511,7 @@ func template(t patterns.Template) string {
 }
 
 func indexLabel(index string) string {
-	if index == patterns.BaseIndex {
+	if index == model.BaseIndex {
 		return "the base table"
 	}
 	return index
@@ -521,11 +522,11 @@ func (pg *page) columnHeads(b *strings.Builder, first, last string) {
 	fmt.Fprintf(b, `<th scope="col">%s</th>`, first)
 	for c, col := range pg.cols {
 		cls := "gsi"
-		if col.index == patterns.BaseIndex {
+		if col.index == model.BaseIndex {
 			cls = "base"
 		}
 		ix := col.index
-		if ix == patterns.BaseIndex {
+		if ix == model.BaseIndex {
 			ix = "base"
 		}
 		fmt.Fprintf(b, `<th scope="col" class="%s col-%d" data-index="%s"><span class="ixname">%s</span>%s</th>`, cls, c, esc(col.index), esc(ix), esc(col.attr))
@@ -686,7 +687,7 @@ func (pg *page) entities(b *strings.Builder) {
 }
 
 // attrType is an attribute's declared type in the model's words.
-func attrType(a *patterns.Attribute) string {
+func attrType(a *model.Attribute) string {
 	s := string(a.Type)
 	var more []string
 	if len(a.Values) > 0 {
@@ -720,7 +721,7 @@ func (pg *page) indexes(b *strings.Builder) {
 	d := pg.d
 	b.WriteString(`<section id="indexes" aria-labelledby="indexes-h">` + "\n<h2 id=\"indexes-h\">Indexes</h2>\n")
 	b.WriteString(`<table class="plain"><thead><tr><th scope="col">Index</th><th scope="col">Keys</th><th scope="col">Projection</th><th scope="col">Entities</th><th scope="col">Patterns</th></tr></thead><tbody>` + "\n")
-	names := []string{patterns.BaseIndex}
+	names := []string{model.BaseIndex}
 	for _, ix := range d.SecondaryIndexes() {
 		names = append(names, ix.Name)
 	}
@@ -758,7 +759,7 @@ func (pg *page) indexes(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, `<tr id="index-%s"><th scope="row">%s</th><td>%s</td><td>%s</td><td>%s</td><td>%s`,
 			esc(name), esc(indexLabel(name)), keys, esc(proj), strings.Join(ents, " "), strings.Join(pats, ", "))
-		if name != patterns.BaseIndex {
+		if name != model.BaseIndex {
 			pg.findingsAbout(b, patterns.SubjectIndex, name)
 		}
 		b.WriteString("</td></tr>\n")

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"
 )
@@ -59,7 +61,7 @@ func TestGoldenHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Load("testdata/diff/leaderboard.yaml")
+	m, err := model.Load("testdata/diff/leaderboard.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func highlighted(t *testing.T, page string) map[string][]string {
 // items the read returned, for every model; no rule exists for a read
 // that returned nothing.
 func TestHTMLHighlightsWhatReadsReturn(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			d := plan(t, f)
 			s, err := view.Sample(context.Background(), d, view.Options{})
@@ -192,7 +194,7 @@ func TestHTMLWithoutSample(t *testing.T) {
 // FuzzHTML: any model the loader accepts draws a page (no sample), and
 // its text never escapes into markup.
 func FuzzHTML(f *testing.F) {
-	for _, file := range models(f) {
+	for _, file := range testmodel.Files(f) {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			f.Fatal(err)
@@ -200,7 +202,7 @@ func FuzzHTML(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := patterns.Parse("fuzz.yaml", data)
+		m, err := model.Parse("fuzz.yaml", data)
 		if err != nil {
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // WriteMarkdown writes the validation table of seed 001 (pattern, operation,
@@ -21,12 +22,12 @@ func WriteMarkdown(w io.Writer, d *patterns.Design) error {
 		if !p.Served() {
 			op, ix, cond = "**Scan**", "—", "not served: "+p.Reason
 		}
-		if ix == patterns.BaseIndex {
+		if ix == model.BaseIndex {
 			ix = "base"
 		}
 		fmt.Fprintf(b, "| %d | %s | %s | %s | %s | %d |\n", i+1, p.Name, op, ix, mdEscape(cond), p.Requests)
 	}
-	indexes := []string{patterns.BaseIndex}
+	indexes := []string{model.BaseIndex}
 	for _, ix := range d.SecondaryIndexes() {
 		indexes = append(indexes, ix.Name)
 	}

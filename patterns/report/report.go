@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Format is an output format.
@@ -83,7 +84,7 @@ func writeJSON(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(append(patterns.PrintableJSON(b), '\n'))
+	_, err = w.Write(append(model.PrintableJSON(b), '\n'))
 	return err
 }
 

@@ -12,22 +12,12 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
-
-// models are the example models and the planner's test models.
-func models(t testing.TB) []string {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	files = append(files, more...)
-	if len(files) < 4 {
-		t.Fatalf("found %d models", len(files))
-	}
-	return files
-}
 
 // plan plans a model file, naming it as seen from patterns/, where the
 // golden plans began (so their file fields keep their bytes).
@@ -39,7 +29,7 @@ func plan(t testing.TB, path string) *patterns.Design {
 // The plans of the examples are golden, as JSON and as markdown; rewrite
 // with go test ./patterns/report -update.
 func TestGoldenPlans(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			d := plan(t, f)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Terminal wraps w so that what a terminal would act on, or show as other
@@ -29,7 +29,7 @@ func (t terminal) Write(p []byte) (int, error) {
 	for i, l := range lines {
 		parts := strings.Split(l, "\t")
 		for j, s := range parts {
-			parts[j] = patterns.Printable(s)
+			parts[j] = model.Printable(s)
 		}
 		lines[i] = strings.Join(parts, "\t")
 	}
@@ -51,7 +51,7 @@ func clean(p []byte) bool {
 			continue
 		}
 		r, size := utf8.DecodeRune(p[i:])
-		if r == utf8.RuneError && size <= 1 || patterns.Unprintable(r) {
+		if r == utf8.RuneError && size <= 1 || model.Unprintable(r) {
 			return false
 		}
 		i += size

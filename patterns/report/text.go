@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // WriteText writes a design's summary for a terminal.
@@ -84,7 +85,7 @@ func WriteText(w io.Writer, d *patterns.Design) error {
 	return err
 }
 
-func when(cs []patterns.Const) string {
+func when(cs []model.Const) string {
 	if len(cs) == 0 {
 		return ""
 	}

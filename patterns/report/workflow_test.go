@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -33,7 +34,7 @@ func TestDiffAfterLockSaysInProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Load("testdata/diff/leaderboard.yaml")
+	m, err := model.Load("testdata/diff/leaderboard.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestRefusedChangeHasNoPhases(t *testing.T) {
 	}
 	// A new GSI (a phase of its own) and a removed attribute (refused).
 	text := strings.ReplaceAll(strings.ReplaceAll(string(src), "handle:", "nickname:"), "[handle", "[nickname")
-	m, err := patterns.Parse("leaderboard.yaml", []byte(text))
+	m, err := model.Parse("leaderboard.yaml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestRefusedChangeHasNoPhases(t *testing.T) {
 // With no lock, every format says nothing is deployed and lists what the
 // first deploy creates: never "no change: the lock is up to date".
 func TestDiffWithoutLockSaysFirstDeploy(t *testing.T) {
-	m, err := patterns.Load("../../examples/leaderboard.yaml")
+	m, err := model.Load("../../examples/leaderboard.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestDiffSaysACleanupIsPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Load("testdata/diff/leaderboard.yaml")
+	m, err := model.Load("testdata/diff/leaderboard.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

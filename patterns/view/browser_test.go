@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/keyplan/keyplan/internal/testkit/chromium"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"
@@ -56,7 +57,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".yaml")
 		t.Run(name, func(t *testing.T) {
 			d := plan(t, f)

@@ -20,6 +20,7 @@ import (
 	"github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -35,7 +36,7 @@ type Options struct {
 	// Items are the items to write, in order; nil: the model's
 	// examples.items, then its examples.steps (the writes the expectations
 	// are read after). Generated items plug in here.
-	Items []*patterns.ExampleItem
+	Items []*model.ExampleItem
 	// Source says where Items come from, for the page (default: "the
 	// examples of FILE", or "N item(s)").
 	Source string
@@ -142,7 +143,7 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 		}
 		return e + "(" + keyText(d, raw) + ")"
 	}
-	read := func(p *patterns.Pattern, params map[string]any, from string) *report.SampleRead {
+	read := func(p *model.Pattern, params map[string]any, from string) *report.SampleRead {
 		r := &report.SampleRead{Pattern: p.Name, Params: paramList(m, p, params), From: from, Ordered: len(p.Sort) > 0, Items: []string{}}
 		if d.Pattern(p.Name).Batch { // a batch of one id: the item's
 			return batchRead(ctx, t, r, []map[string]any{params}, name)
@@ -217,7 +218,7 @@ func Sample(ctx context.Context, d *patterns.Design, o Options) (*report.Sample,
 // firstWith finds the first item a read of p can take its parameters
 // from: one of p's entities, holding every attribute p's where names and
 // the constants its filter fixes.
-func firstWith(m *patterns.Model, p *patterns.Pattern, items []*patterns.ExampleItem) (*patterns.ExampleItem, map[string]any) {
+func firstWith(m *model.Model, p *model.Pattern, items []*model.ExampleItem) (*model.ExampleItem, map[string]any) {
 	where := m.Where(p)
 	for _, it := range items {
 		if !slices.Contains(p.Entities, it.Entity) {
@@ -247,7 +248,7 @@ func firstWith(m *patterns.Model, p *patterns.Pattern, items []*patterns.Example
 
 // paramList orders a read's parameters as the pattern's where names
 // them, the others after by name.
-func paramList(m *patterns.Model, p *patterns.Pattern, params map[string]any) []report.Param {
+func paramList(m *model.Model, p *model.Pattern, params map[string]any) []report.Param {
 	var out []report.Param
 	seen := map[string]bool{}
 	for _, a := range m.Where(p) {

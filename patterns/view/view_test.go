@@ -7,25 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/view"
 )
 
-// models are the example models and the planner's test models.
-func models(t testing.TB) []string {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	files = append(files, more...)
-	if len(files) < 4 {
-		t.Fatalf("found %d models", len(files))
-	}
-	return files
-}
-
 func plan(t testing.TB, file string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Load(file)
+	m, err := model.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +41,7 @@ func sample(t testing.TB, d *patterns.Design, o view.Options) *report.Sample {
 // written, and every pattern the examples leave out is read with an
 // item's parameters.
 func TestSampleOfExamples(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			d := plan(t, f)
 			s := sample(t, d, view.Options{})
@@ -91,7 +82,7 @@ func TestSampleOfExamples(t *testing.T) {
 // gives its parameters.
 func TestSampleOfOtherItems(t *testing.T) {
 	d := plan(t, "../../examples/leaderboard.yaml")
-	items := []*patterns.ExampleItem{
+	items := []*model.ExampleItem{
 		{Name: "a", Entity: "Player", Values: map[string]any{"playerId": "a", "handle": "ay", "region": "eu", "season": "S1", "rating": 5, "createdAt": "2025-01-01T00:00:00Z"}},
 		{Name: "ab", Entity: "Player", Values: map[string]any{"playerId": "ab", "handle": "be", "region": "eu", "season": "S1", "rating": 50, "createdAt": "2025-01-01T00:00:00Z"}},
 		{Name: "a#b", Entity: "Player", Values: map[string]any{"playerId": "a#b", "handle": "ce", "region": "eu", "season": "S1", "rating": 7, "createdAt": "2025-01-01T00:00:00Z"}},

@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/view"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
@@ -142,7 +142,7 @@ func TestImportHostileValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := plan(t, "hostile.yaml", im.YAML)
-	if got := d.Entity("Thing").Key(patterns.BaseIndex); got.PK.String() != "THING#{id}" || got.SK.String() != "THING" {
+	if got := d.Entity("Thing").Key(model.BaseIndex); got.PK.String() != "THING#{id}" || got.SK.String() != "THING" {
 		t.Errorf("keys %s / %s\n%s", got.PK, got.SK, im.YAML)
 	}
 	if !strings.Contains(string(im.YAML), `keyplan writes "THING#a%25b" for an item that holds "THING#a%b"`) {
@@ -174,6 +174,6 @@ func FuzzImport(f *testing.F) {
 		if err := yaml.Unmarshal(im.YAML, &v); err != nil {
 			t.Fatalf("the model made is not YAML: %v\n%s", err, im.YAML)
 		}
-		_, _ = patterns.Parse("fuzz.yaml", im.YAML) // may refuse (names that clash), never panic
+		_, _ = model.Parse("fuzz.yaml", im.YAML) // may refuse (names that clash), never panic
 	})
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // declarationsPrefix starts the line of a model's description that holds
@@ -19,7 +19,7 @@ const declarationsPrefix = "keyplan declarations: "
 
 // declarations writes the model's declarations (adopt.Declarations) as
 // one line of JSON.
-func declarations(m *patterns.Model) (string, error) {
+func declarations(m *model.Model) (string, error) {
 	b, err := json.Marshal(adopt.Declarations(m))
 	return string(b), err
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 )
 
@@ -91,7 +92,7 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 				g.KeyAttributes.SortKey = &sk
 			}
 		default:
-			pk, sk := patterns.IndexKeyNames(ix.Name)
+			pk, sk := model.IndexKeyNames(ix.Name)
 			add(pk, "S")
 			g.KeyAttributes = KeyAttributes{PartitionKey: Attribute{pk, "S"}}
 			if len(ix.SortKeys) > 0 {
@@ -116,7 +117,7 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 		if ek == nil {
 			continue
 		}
-		base := ek.Key(patterns.BaseIndex)
+		base := ek.Key(model.BaseIndex)
 		f := &Facet{FacetName: e.Name, KeyAttributeAlias: KeyAlias{PartitionKeyAlias: base.PK.String(), SortKeyAlias: base.SK.String()},
 			DataAccess: DataAccess{MySQL: json.RawMessage("{}")}, NonKeyAttributes: []string{}}
 		for _, k := range ek.Keys[1:] {
@@ -126,7 +127,7 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 			case !ix.Native():
 				f.NonKeyAttributes = append(f.NonKeyAttributes, ix.PK, ix.SK)
 			case synthetic[ix.Name]:
-				pk, sk := patterns.IndexKeyNames(ix.Name)
+				pk, sk := model.IndexKeyNames(ix.Name)
 				f.NonKeyAttributes = append(f.NonKeyAttributes, pk)
 				if len(ix.SortKeys) > 0 {
 					f.NonKeyAttributes = append(f.NonKeyAttributes, sk)
@@ -155,7 +156,7 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 					if !synthetic[k.Index] {
 						continue
 					}
-					pk, sk := patterns.IndexKeyNames(k.Index)
+					pk, sk := model.IndexKeyNames(k.Index)
 					pv, pok := renderKey(e, k.PK, it.Attrs)
 					sv, sok := renderKey(e, k.SK, it.Attrs)
 					ix := d.Index(k.Index)
@@ -198,7 +199,7 @@ func Export(w io.Writer, d *patterns.Design, s *report.Sample, o ExportOptions) 
 	// Every character a terminal would not show as it is (DEL, C1, the
 	// bidirectional controls) as a JSON escape: the same value, and the
 	// file stays JSON however it is printed (report.Terminal).
-	_, err = w.Write(patterns.PrintableJSON(b.Bytes()))
+	_, err = w.Write(model.PrintableJSON(b.Bytes()))
 	return err
 }
 
@@ -213,7 +214,7 @@ func (g *GSI) keyNames() []string {
 
 // nativeType is the DynamoDB type of a native key attribute: the
 // entities' (the checks hold them to one), S for a discriminator.
-func nativeType(m *patterns.Model, name string) string {
+func nativeType(m *model.Model, name string) string {
 	for _, e := range m.Entities {
 		if a := e.Attr(name); a != nil {
 			return dynamoType(a.Type)
@@ -224,7 +225,7 @@ func nativeType(m *patterns.Model, name string) string {
 
 // renderKey fills a key template from an item's stored values as keyplan
 // writes a key (EncodeKey); false when the item lacks one of them.
-func renderKey(e *patterns.Entity, t patterns.Template, attrs map[string]string) (string, bool) {
+func renderKey(e *model.Entity, t model.Template, attrs map[string]string) (string, bool) {
 	var b strings.Builder
 	for _, seg := range t {
 		switch {
@@ -250,8 +251,8 @@ func renderKey(e *patterns.Entity, t patterns.Template, attrs map[string]string)
 
 // dynamoType is how DynamoDB stores an attribute of a keyplan type
 // (times are fixed-width strings).
-func dynamoType(t patterns.AttrType) string {
-	if s := patterns.Scalar(t); s != nil {
+func dynamoType(t model.AttrType) string {
+	if s := model.Scalar(t); s != nil {
 		return s.Dynamo
 	}
 	return "S"

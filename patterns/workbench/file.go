@@ -5,7 +5,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // What an import takes, checked before the file is parsed (Import), so
@@ -17,7 +17,7 @@ const (
 	// MaxFileBytes bounds a Workbench file: four times the model keyplan
 	// loads, far above any real model (the public AWS samples are under
 	// 100 KB).
-	MaxFileBytes = 4 * patterns.MaxModelBytes
+	MaxFileBytes = 4 * model.MaxModelBytes
 	// MaxItems bounds the items of a Workbench file (TableData, every
 	// table's and facet's together): each becomes an example item, and
 	// ten thousand make some 2 MB of model, more than any proof needs.

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/report"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
@@ -24,11 +25,11 @@ func noteModel(v string) []byte {
 		}}},
 		"patterns": map[string]any{"GetNote": map[string]any{"get": "Note"}},
 	})
-	return patterns.PrintableJSON(b) // the loader (YAML) takes DEL and C1 only as escapes
+	return model.PrintableJSON(b) // the loader (YAML) takes DEL and C1 only as escapes
 }
 
 // render fills a key template as keyplan writes keys.
-func render(t *testing.T, e *patterns.Entity, tm patterns.Template, v map[string]string) string {
+func render(t *testing.T, e *model.Entity, tm model.Template, v map[string]string) string {
 	var b strings.Builder
 	for _, s := range tm {
 		if s.Attr == "" {
@@ -56,7 +57,7 @@ func FuzzExportRoundTrip(f *testing.F) {
 		if !utf8.ValidString(v) {
 			return // a model's text is UTF-8 (JSON cannot hold other bytes)
 		}
-		m, err := patterns.Parse("notes.json", noteModel(v))
+		m, err := model.Parse("notes.json", noteModel(v))
 		if err != nil {
 			return // a value the model refuses (empty, not UTF-8, a duplicate enum value)
 		}
@@ -64,11 +65,11 @@ func FuzzExportRoundTrip(f *testing.F) {
 		if e.Attr("body").Check(v) != nil || e.Attr("kind").Check(v) != nil {
 			return // a value no item can hold (empty)
 		}
-		d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: patterns.IndexKeysSynthetic})
+		d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: model.IndexKeysSynthetic})
 		if err != nil {
 			t.Fatal(err)
 		}
-		base := d.Entity("Note").Key(patterns.BaseIndex)
+		base := d.Entity("Note").Key(model.BaseIndex)
 		attrs := map[string]string{"noteId": "n1", "body": v, "kind": v}
 		attrs[d.PK], attrs[d.SK] = render(t, e, base.PK, attrs), render(t, e, base.SK, attrs)
 		s := &report.Sample{Items: []*report.SampleItem{{Name: "n1", Entity: "Note", Attrs: attrs}}}
@@ -95,7 +96,7 @@ func FuzzExportRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the import of the export of %q: %v", v, err)
 		}
-		back, err := patterns.Parse("imported.yaml", im.YAML)
+		back, err := model.Parse("imported.yaml", im.YAML)
 		if err != nil {
 			t.Fatalf("the model imported for %q does not load: %v\n%s", v, err, im.YAML)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/adopt"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // ErrInvalid is matched by every error about an unusable Workbench file
@@ -154,7 +155,7 @@ func liveItem(it Item) patterns.LiveItem {
 func precheck(file string, data []byte) error {
 	if len(data) > MaxFileBytes {
 		return &Error{File: file, Msg: fmt.Sprintf("larger than %d MB, which is the most keyplan imports (the model it makes must stay under the %d MB keyplan loads)",
-			MaxFileBytes>>20, patterns.MaxModelBytes>>20)}
+			MaxFileBytes>>20, model.MaxModelBytes>>20)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	// stack holds, per open container, whether it is an object (and then
@@ -186,7 +187,7 @@ func precheck(file string, data []byte) error {
 		if n > 0 && stack[n-1].items {
 			if items++; items > MaxItems {
 				return &Error{File: file, Field: "TableData", Msg: fmt.Sprintf("more than %d items; keyplan imports at most %d (each becomes an example of the model, which must stay under the %d MB keyplan loads): import a smaller sample",
-					MaxItems, MaxItems, patterns.MaxModelBytes>>20)}
+					MaxItems, MaxItems, model.MaxModelBytes>>20)}
 			}
 		}
 		switch tok {

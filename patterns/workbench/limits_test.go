@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
 
@@ -70,7 +70,7 @@ func TestImportRefusesWhatTheLoaderCannotTake(t *testing.T) {
 		t.Fatalf("the fat file is %d bytes", len(fat))
 	}
 	im, err := workbench.Import("fat.json", fat, workbench.ImportOptions{})
-	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("larger than the %d MB keyplan loads", patterns.MaxModelBytes>>20)) {
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("larger than the %d MB keyplan loads", model.MaxModelBytes>>20)) {
 		size := 0
 		if im != nil {
 			size = len(im.YAML)
@@ -122,10 +122,10 @@ func BenchmarkImportMaxItems(b *testing.B) {
 	wg.Wait()
 	b.ReportMetric(float64(peak.Load())/(1<<20), "MB-peak")
 	b.ReportMetric(float64(len(im.YAML))/(1<<20), "MB-model")
-	if len(im.YAML) > patterns.MaxModelBytes {
+	if len(im.YAML) > model.MaxModelBytes {
 		b.Fatalf("a model of %d bytes", len(im.YAML))
 	}
-	if _, err := patterns.Parse("max.yaml", im.YAML); err != nil {
+	if _, err := model.Parse("max.yaml", im.YAML); err != nil {
 		b.Fatal(err)
 	}
 	var m workbench.Model

@@ -5,21 +5,21 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Every scalar type of the core's table is exported with its DynamoDB
 // type (patterns.ScalarType.Dynamo), and its example value in that
 // type's JSON form: the text a model file writes it as.
 func TestEveryScalarTypeExports(t *testing.T) {
-	for _, s := range patterns.ScalarTypes() {
+	for _, s := range model.ScalarTypes() {
 		t.Run(string(s.Type), func(t *testing.T) {
-			a := &patterns.Attribute{Name: "v", Type: s.Type}
+			a := &model.Attribute{Name: "v", Type: s.Type}
 			ex, err := a.Text(s.Valid[0])
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.Type == patterns.TypeTime || s.Type == patterns.TypeString || s.Type == patterns.TypeBinary {
+			if s.Type == model.TypeTime || s.Type == model.TypeString || s.Type == model.TypeBinary {
 				ex = fmt.Sprint(s.Valid[len(s.Valid)-1]) // RFC 3339, plain text, base64: as a model file writes them
 			}
 			src := fmt.Sprintf("table: Things\nentities:\n  Thing:\n    id: [tid]\n    attributes:\n      tid: string\n      v: %s\npatterns:\n  GetThing: {get: Thing}\nexamples:\n  items:\n    t1: {Thing: {tid: a, v: %q}}\n", s.Type, ex)
@@ -48,7 +48,7 @@ func TestEveryScalarTypeExports(t *testing.T) {
 			if len(items) != 1 || items[0]["v"][s.Dynamo] == nil {
 				t.Fatalf("items %v: no %s value of v", items, s.Dynamo)
 			}
-			if got := string(items[0]["v"][s.Dynamo]); s.Dynamo != "BOOL" && s.Dynamo != "N" && got != fmt.Sprintf("%q", ex) && s.Type != patterns.TypeTime {
+			if got := string(items[0]["v"][s.Dynamo]); s.Dynamo != "BOOL" && s.Dynamo != "N" && got != fmt.Sprintf("%q", ex) && s.Type != model.TypeTime {
 				t.Errorf("v's value is %s, want %q", got, ex)
 			}
 		})

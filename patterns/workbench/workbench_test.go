@@ -13,29 +13,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/view"
 	"github.com/keyplan/keyplan/patterns/workbench"
 )
 
-func models(t testing.TB) []string {
-	files, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../testdata/models/*.yaml")
-	files = append(files, more...)
-	if len(files) < 4 {
-		t.Fatalf("found %d models", len(files))
-	}
-	return files
-}
-
 func plan(t testing.TB, file string, data []byte) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse(file, data)
+	m, err := model.Parse(file, data)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	// Synthetic keys: a Workbench model holds them (TestExportRefusesNativeKeys).
-	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: patterns.IndexKeysSynthetic})
+	d, err := patterns.PlanWith(m, patterns.Options{IndexKeys: model.IndexKeysSynthetic})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +60,7 @@ examples:
     t1: {Task: {taskId: t1, tenantId: acme, assigneeId: ann, status: open, dueDate: "2026-01-02T00:00:00Z", code: A-1}}
     t2: {Task: {taskId: t2, tenantId: acme, assigneeId: bob, status: done, dueDate: "2026-01-03T00:00:00Z", code: B-2}}
 `
-	m, err := patterns.Parse("tasks.yaml", []byte(src))
+	m, err := model.Parse("tasks.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +97,7 @@ examples:
 	for _, g := range tbl.GlobalSecondaryIndexes {
 		gsis[g.IndexName] = g
 	}
-	mpk, msk := patterns.IndexKeyNames(multi.Name)
+	mpk, msk := model.IndexKeyNames(multi.Name)
 	if g := gsis[multi.Name]; g == nil || g.KeyAttributes.PartitionKey.AttributeName != mpk || g.KeyAttributes.SortKey == nil || g.KeyAttributes.SortKey.AttributeName != msk {
 		t.Errorf("%s (%s): %+v, want the synthetic rendering %s/%s", multi.Name, multi.KeyText(), g, mpk, msk)
 	}
@@ -138,7 +130,7 @@ examples:
 // A design with LSIs is refused, naming them: keyplan writes no LSI into
 // a Workbench model.
 func TestExportRefusesLocalIndexes(t *testing.T) {
-	m, err := patterns.Load("../testdata/models/arena.yaml")
+	m, err := model.Load("../testdata/models/arena.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +266,7 @@ func deref(p *int64) any {
 // the facets' key aliases (keyplan's templates) and once without them,
 // the templates inferred from the items' values alone.
 func TestRoundTrip(t *testing.T) {
-	for _, f := range models(t) {
+	for _, f := range testmodel.Files(t) {
 		t.Run(strings.TrimSuffix(filepath.Base(f), ".yaml"), func(t *testing.T) {
 			d, wb := export(t, f)
 			roundTrip(t, d, wb)
@@ -290,7 +282,7 @@ func TestRoundTrip(t *testing.T) {
 				roundTrip(t, d, stripped)
 			})
 			t.Run("keyed as planned", func(t *testing.T) { // natively where it can be: rendered
-				m, err := patterns.Load(f)
+				m, err := model.Load(f)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -323,12 +315,12 @@ examples:
   items:
     i1: {V2Item: {k0: x1, label: a}}
 `
-	m, err := patterns.Parse("things.yaml", []byte(src))
+	m, err := model.Parse("things.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d, wb := exportDesign(t, plan(t, "things.yaml", []byte(src)))
-	if k := d.Entity("V2Item").Key(patterns.BaseIndex); k.SK.String() != "V2ITEM" {
+	if k := d.Entity("V2Item").Key(model.BaseIndex); k.SK.String() != "V2ITEM" {
 		t.Fatalf("the sort key is %s, want the constant tag", k.SK)
 	}
 	roundTrip(t, d, wb)

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // ShopModel is the model the edits start from, from the repository root.
@@ -203,25 +204,25 @@ func ShopItems(n int) []Item {
 // migration at phase 1 (create GSI3, backfill Order and Product). Its
 // GSIs are keyed synthetic (indexKeys: synthetic): the migration is the
 // synthetic keys' backfill. It returns both models and the lock.
-func ShopMigration(t testing.TB, root string) (v1, v2 *patterns.Model, lock *patterns.Lock) {
+func ShopMigration(t testing.TB, root string) (v1, v2 *model.Model, lock *patterns.Lock) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join(root, ShopModel))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v1, err = patterns.Parse("ecommerce.yaml", src); err != nil {
+	if v1, err = model.Parse("ecommerce.yaml", src); err != nil {
 		t.Fatal(err)
 	}
-	v1.IndexKeys = patterns.IndexKeysSynthetic
+	v1.IndexKeys = model.IndexKeysSynthetic
 	d1, err := patterns.Plan(v1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lock = patterns.NewLock(d1)
-	if v2, err = patterns.Parse("ecommerce.yaml", []byte(ShopV2(string(src)))); err != nil {
+	if v2, err = model.Parse("ecommerce.yaml", []byte(ShopV2(string(src)))); err != nil {
 		t.Fatal(err)
 	}
-	v2.IndexKeys = patterns.IndexKeysSynthetic
+	v2.IndexKeys = model.IndexKeysSynthetic
 	d2, err := patterns.PlanLocked(v2, lock)
 	if err != nil {
 		t.Fatal(err)
@@ -249,10 +250,10 @@ func ScanAll(t testing.TB, c Scanner, table string) map[string]map[string]types.
 			t.Fatal(err)
 		}
 		for _, it := range page.Items {
-			pk, _ := it[patterns.TablePK].(*types.AttributeValueMemberS)
-			sk, _ := it[patterns.TableSK].(*types.AttributeValueMemberS)
+			pk, _ := it[model.TablePK].(*types.AttributeValueMemberS)
+			sk, _ := it[model.TableSK].(*types.AttributeValueMemberS)
 			if pk == nil || sk == nil {
-				t.Fatalf("an item without a string %s/%s: %v", patterns.TablePK, patterns.TableSK, it)
+				t.Fatalf("an item without a string %s/%s: %v", model.TablePK, model.TableSK, it)
 				continue
 			}
 			if pk.Value == patterns.MigrationTag {

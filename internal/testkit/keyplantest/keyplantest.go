@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Design loads a model file and plans it from scratch (no lock), failing
 // t on an error.
 func Design(t testing.TB, path string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Load(path)
+	m, err := model.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func DesignNamed(t testing.TB, path, name string) *patterns.Design {
 // Parse plans a model given as bytes, named file in positions.
 func Parse(t testing.TB, file string, data []byte) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse(file, data)
+	m, err := model.Parse(file, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func Open(t testing.TB, path string) (*patterns.Design, *patterns.Lock) {
 	return d, lock
 }
 
-func plan(t testing.TB, m *patterns.Model) *patterns.Design {
+func plan(t testing.TB, m *model.Model) *patterns.Design {
 	t.Helper()
 	d, err := patterns.Plan(m)
 	if err != nil {
@@ -62,9 +63,9 @@ func plan(t testing.TB, m *patterns.Model) *patterns.Design {
 // Keyed is Design with the GSIs keyed as keys says whatever the model
 // says (patterns.Options.IndexKeys): a test of the synthetic keys'
 // machinery plans with patterns.IndexKeysSynthetic.
-func Keyed(t testing.TB, path string, keys patterns.IndexKeys) *patterns.Design {
+func Keyed(t testing.TB, path string, keys model.IndexKeys) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Load(path)
+	m, err := model.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

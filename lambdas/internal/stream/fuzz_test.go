@@ -9,13 +9,14 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Any record Lambda could hand a handler decodes to a change or an error,
 // never a panic: images of any shape, values holding nothing, keys of no
 // entity.
 func FuzzDecodeRecord(f *testing.F) {
-	m, err := patterns.Load("testdata/blog.yaml")
+	m, err := model.Load("testdata/blog.yaml")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyplan/keyplan/lambdas/internal/stream"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A handler's cold start reads the lock the construct ships (here the
@@ -24,7 +25,7 @@ func TestColdStartReadsTheLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := patterns.Load("../../../examples/leaderboard.yaml")
+	m, err := model.Load("../../../examples/leaderboard.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
-	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A stream record's image holds every scalar type of the core's table as
@@ -15,7 +15,7 @@ import (
 // names the item in a log line.
 func TestEveryScalarTypeDecodes(t *testing.T) {
 	enginepass.Independent(t)
-	for _, s := range patterns.ScalarTypes() {
+	for _, s := range model.ScalarTypes() {
 		var in events.DynamoDBAttributeValue
 		switch s.Dynamo { // the stream's own types, not keyplan's
 		case "S":

@@ -10,6 +10,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // written is what putting one item costs in bytes, as DynamoDB sizes
@@ -58,9 +59,9 @@ func written(d *patterns.Design, item map[string]types.AttributeValue) (table, i
 func BenchmarkBytesWritten(b *testing.B) {
 	files, _ := filepath.Glob("../../../examples/*.yaml")
 	for _, f := range files {
-		for _, keys := range []patterns.IndexKeys{patterns.IndexKeysSynthetic, patterns.IndexKeysAuto} {
+		for _, keys := range []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto} {
 			d := keyplantest.Keyed(b, f, keys)
-			name := filepath.Base(f) + "/" + map[patterns.IndexKeys]string{patterns.IndexKeysSynthetic: "synthetic", patterns.IndexKeysAuto: "native"}[keys]
+			name := filepath.Base(f) + "/" + map[model.IndexKeys]string{model.IndexKeysSynthetic: "synthetic", model.IndexKeysAuto: "native"}[keys]
 			b.Run(name, func(b *testing.B) {
 				tbl := dynamo.New(d, nil, d.Table)
 				examples := d.Model().Examples.Items
@@ -88,8 +89,8 @@ func BenchmarkBytesWritten(b *testing.B) {
 // exactly its GSInPK/GSInSK attributes, in the table and in each index
 // copy, and an item missing a native key attribute is on no native index.
 func TestBytesWrittenCountsKeyAttributes(t *testing.T) {
-	syn := keyplantest.Keyed(t, "../../../examples/tracker.yaml", patterns.IndexKeysSynthetic)
-	nat := keyplantest.Keyed(t, "../../../examples/tracker.yaml", patterns.IndexKeysAuto)
+	syn := keyplantest.Keyed(t, "../../../examples/tracker.yaml", model.IndexKeysSynthetic)
+	nat := keyplantest.Keyed(t, "../../../examples/tracker.yaml", model.IndexKeysAuto)
 	v := dynamo.Values{"tenantId": "acme", "taskId": "t1", "title": "Ship it", "status": "open", "priority": 2, "assigneeId": "ana",
 		"dueDate": "2026-07-01T09:00:00Z", "createdAt": "2026-06-01T10:00:00Z"}
 	si, err := dynamo.New(syn, nil, "T").Item("Task", v)

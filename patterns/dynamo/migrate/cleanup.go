@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A cleanup removes what the design before a migration wrote: the old
@@ -48,7 +49,7 @@ func CleanupDigest(l *patterns.Lock) (string, error) {
 }
 
 func deployedKey(l *patterns.Lock, digest string) map[string]types.AttributeValue {
-	return bookKey(l.Accepted, deployedSK+string(patterns.Sep)+digest)
+	return bookKey(l.Accepted, deployedSK+string(model.Sep)+digest)
 }
 
 // MarkDeployed records in the table named name that the lock whose

@@ -15,6 +15,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	kpmodel "github.com/keyplan/keyplan/patterns/model"
 )
 
 // A finished migration's cleanup (keyplan migrate once the lock that
@@ -26,7 +27,7 @@ import (
 // ids it raises).
 func planEdit(t *testing.T, lock *patterns.Lock, model string) (*patterns.Design, *patterns.Diff, []string) {
 	t.Helper()
-	m, err := patterns.Parse("edit.yaml", []byte(model))
+	m, err := kpmodel.Parse("edit.yaml", []byte(model))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +167,7 @@ func TestCleanupRemovesADeletedIndexesKeys(t *testing.T) {
 
 func testCleanupOfDeletedIndex(t *testing.T, v1 string) {
 	ctx := context.Background()
-	m1, err := patterns.Parse("v1.yaml", []byte(v1))
+	m1, err := kpmodel.Parse("v1.yaml", []byte(v1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +302,7 @@ patterns:
 // backfill keeps it (the accepted design reads it until the migration
 // ends), a write during the migration writes it, the cleanup removes it.
 func TestCleanupRemovesKeysOnAnIndexThatNoLongerServesTheEntity(t *testing.T) {
-	m1, err := patterns.Parse("v1.yaml", []byte(cleanupSharedV1))
+	m1, err := kpmodel.Parse("v1.yaml", []byte(cleanupSharedV1))
 	if err != nil {
 		t.Fatal(err)
 	}

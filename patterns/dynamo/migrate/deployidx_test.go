@@ -16,6 +16,7 @@ import (
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // deployNext are two patterns added to the synthetic e-commerce model:
@@ -24,7 +25,7 @@ const deployNext = "  OrdersByTotal: {query: Order, where: [total]}\n  OrdersAt:
 
 // deployModels are the e-commerce model with synthetic index keys, and
 // the same with deployNext (its first lock: no migration).
-func deployModels(t *testing.T) (v1 *patterns.Model, d1, d2 *patterns.Design) {
+func deployModels(t *testing.T) (v1 *model.Model, d1, d2 *patterns.Design) {
 	t.Helper()
 	src, err := os.ReadFile("../../../examples/ecommerce.yaml")
 	if err != nil {
@@ -34,8 +35,8 @@ func deployModels(t *testing.T) (v1 *patterns.Model, d1, d2 *patterns.Design) {
 	at := strings.Index(base, "  GetProduct:")
 	end := at + strings.Index(base[at:], "\n") + 1
 	next := base[:end] + deployNext + base[end:]
-	plan := func(text string) (*patterns.Model, *patterns.Design) {
-		m, err := patterns.Parse("shop.yaml", []byte(text))
+	plan := func(text string) (*model.Model, *patterns.Design) {
+		m, err := model.Parse("shop.yaml", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func gsiNames(t *testing.T, name string) []string {
 	return names
 }
 
-func deployExamples(v1 *patterns.Model, keep func(entity string) bool) map[string][]dynamo.Values {
+func deployExamples(v1 *model.Model, keep func(entity string) bool) map[string][]dynamo.Values {
 	items := map[string][]dynamo.Values{}
 	for _, it := range v1.Examples.Items {
 		if keep(it.Entity) {
@@ -255,8 +256,8 @@ func TestDeployIndexesNativeIndexBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(text string) (*patterns.Model, *patterns.Design) {
-		m, err := patterns.Parse("tracker.yaml", []byte(text))
+	plan := func(text string) (*model.Model, *patterns.Design) {
+		m, err := model.Parse("tracker.yaml", []byte(text))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +269,7 @@ func TestDeployIndexesNativeIndexBuild(t *testing.T) {
 	}
 	v1, d1 := plan(string(src))
 	needsNative(t, d1)
-	v2, err := patterns.Parse("tracker.yaml", []byte(strings.Replace(string(src), "patterns:\n", "patterns:\n"+trackerNext, 1)))
+	v2, err := model.Parse("tracker.yaml", []byte(strings.Replace(string(src), "patterns:\n", "patterns:\n"+trackerNext, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}

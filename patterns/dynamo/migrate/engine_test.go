@@ -16,6 +16,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // One engine for the package, as patterns/dynamo's tests have theirs:
@@ -58,30 +59,17 @@ func fresh(t testing.TB, d *patterns.Design) *dynamo.Table {
 // design plans a model file with synthetic GSI keys.
 func design(t testing.TB, path string) *patterns.Design {
 	t.Helper()
-	return keyplantest.Keyed(t, path, patterns.IndexKeysSynthetic)
+	return keyplantest.Keyed(t, path, model.IndexKeysSynthetic)
 }
 
 // needsNative skips t when d has a native index of several attributes a
-// side and the engine lacks them, once the engine is seen to refuse the
-// table (as patterns/dynamo's tests do).
+// side and the engine lacks them (enginepass.NeedsNative).
 func needsNative(t testing.TB, d *patterns.Design) {
 	t.Helper()
-	for _, ix := range d.Indexes {
-		if !ix.Native() || len(ix.PartitionKeys) <= 1 && len(ix.SortKeys) <= 1 {
-			continue
-		}
-		why := conn.Lacks(context.Background(), enginepkg.MultiAttributeKeys)
-		if why == "" {
-			return
-		}
-		ctx := context.Background()
+	enginepass.NeedsNative(t, conn, d, func(ctx context.Context) (string, error) {
 		name := fmt.Sprintf("t%d-%s", tables.Add(1), d.Table)
-		if err := dynamo.CreateTable(ctx, engine, d, name); err == nil {
-			engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-			t.Fatalf("%s: the engine is said to lack native keys (%s), but it created %s with native index %s", engineName, why, d.Table, ix.Name)
-		}
-		t.Skipf("%s has native index %s: %s (it refuses the table): native keys are proved on the in-process engine, and this model's synthetic keying by its synthetic run here", d.Table, ix.Name, why)
-	}
+		return name, dynamo.CreateTable(ctx, engine, d, name)
+	})
 }
 
 // waitActive waits until the table and its GSIs are ACTIVE.

@@ -13,6 +13,7 @@ import (
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 const liveModel = testmodel.LiveOrders
@@ -76,7 +77,7 @@ func TestDescribeLiveDrift(t *testing.T) {
 
 func mustDesign(t testing.TB, src string) *patterns.Design {
 	t.Helper()
-	m, err := patterns.Parse("m.yaml", []byte(src))
+	m, err := model.Parse("m.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/evolvetest"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -108,11 +109,11 @@ func TestMigrationProperty(t *testing.T) {
 // propRef is the reference: every live item of the property model, under
 // the target's attribute names, keyed by entity and id.
 type propRef struct {
-	m     *patterns.Model // the target's
+	m     *model.Model // the target's
 	items map[string]dynamo.Values
 }
 
-func propKey(e *patterns.Entity, v dynamo.Values) string {
+func propKey(e *model.Entity, v dynamo.Values) string {
 	k := e.Name
 	for _, a := range e.ID {
 		k += "\x00" + propNorm(v[a])
@@ -149,7 +150,7 @@ func propNorm(x any) string {
 
 // paramsOf are the parameters a pattern is read with: every value its
 // where attributes take among the reference's items, and one none has.
-func (r *propRef) paramsOf(p *patterns.Pattern) []dynamo.Params {
+func (r *propRef) paramsOf(p *model.Pattern) []dynamo.Params {
 	seen := map[string]bool{}
 	var out []dynamo.Params
 	for _, k := range slices.Sorted(maps.Keys(r.items)) {
@@ -170,7 +171,7 @@ func (r *propRef) paramsOf(p *patterns.Pattern) []dynamo.Params {
 		none := maps.Clone(out[0])
 		for _, w := range r.m.Where(p) {
 			e := r.m.Entity(p.Entities[0])
-			if _, isString := none[w].(string); isString && e.Attr(w) != nil && e.Attr(w).Type == patterns.TypeString && len(e.Attr(w).Values) == 0 {
+			if _, isString := none[w].(string); isString && e.Attr(w) != nil && e.Attr(w).Type == model.TypeString && len(e.Attr(w).Values) == 0 {
 				v := none[w].(string) + "#none" // a prefix of nothing kept
 				if n := e.Attr(w).MaxLength; n > 0 && len(v) > n {
 					v = v[len(v)-n:] // a value at maxLength: still one no item has, and a valid parameter
@@ -211,7 +212,7 @@ func (r *propRef) check(t *testing.T, tbl *dynamo.Table, when string, mustBeRead
 				t.Fatalf("%s: the oracle's %s %v: %v", when, p.Name, ps, err)
 			}
 			var got []*oracle.Item
-			if p.Op == patterns.ReadGet {
+			if p.Op == model.ReadGet {
 				var it *dynamo.Item
 				if it, err = tbl.Get(ctx, p.Name, ps); err == nil && it != nil {
 					got = append(got, oracle.FromRuntime(r.m, it.Entity, it.Values))
@@ -245,7 +246,7 @@ func (r *propRef) check(t *testing.T, tbl *dynamo.Table, when string, mustBeRead
 
 // propItems generates the accepted design's items (the v1 names) and
 // the reference's copy of them (the target's names).
-func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]dynamo.Values, *propRef) {
+func propItems(r *rand.Rand, m1, m2 *model.Model) (map[string][]dynamo.Values, *propRef) {
 	accounts := []string{"a", "ab", "a#b", "a%b", "b", "ab#", "acc7"}
 	regions, plans, statuses := []string{"na", "eu", "apac"}, []string{"free", "pro"}, []string{"draft", "live", "gone"}
 	at := func(i int) string { return fmt.Sprintf("2026-03-0%dT09:00:%02dZ", 1+i%3, i%4) } // equal times
@@ -291,7 +292,7 @@ func propItems(r *rand.Rand, m1, m2 *patterns.Model) (map[string][]dynamo.Values
 }
 
 // propRename gives an accepted design's values the target's names.
-func propRename(e *patterns.Entity, v dynamo.Values) dynamo.Values {
+func propRename(e *model.Entity, v dynamo.Values) dynamo.Values {
 	out := dynamo.Values{}
 	for k, x := range v {
 		out[k] = x
@@ -332,22 +333,22 @@ func propWriter(ctx context.Context, t *testing.T, rt *dynamo.Table, ref *propRe
 		}
 	}
 	// settable are the attributes of an entity a write may change.
-	settable := func(e *patterns.Entity) []*patterns.Attribute {
-		var out []*patterns.Attribute
+	settable := func(e *model.Entity) []*model.Attribute {
+		var out []*model.Attribute
 		for _, a := range e.Attributes {
-			if !e.Fixed(a.Name) && a.Name != e.Version && a.Type != patterns.TypeTTL {
+			if !e.Fixed(a.Name) && a.Name != e.Version && a.Type != model.TypeTTL {
 				out = append(out, a)
 			}
 		}
 		return out
 	}
-	value := func(a *patterns.Attribute) any {
+	value := func(a *model.Attribute) any {
 		switch {
 		case len(a.Values) > 0:
 			return a.Values[r.IntN(len(a.Values))]
-		case a.Type == patterns.TypeNumber:
+		case a.Type == model.TypeNumber:
 			return r.IntN(5) * 10
-		case a.Type == patterns.TypeTime:
+		case a.Type == model.TypeTime:
 			return fmt.Sprintf("2026-04-0%dT10:00:00Z", 1+r.IntN(3))
 		}
 		return fmt.Sprintf("w#%d%%", r.IntN(6))
@@ -367,7 +368,7 @@ func propWriter(ctx context.Context, t *testing.T, rt *dynamo.Table, ref *propRe
 				switch {
 				case slices.Contains(e.ID, a.Name):
 				case a.Name == e.Version:
-				case a.Type == patterns.TypeTTL:
+				case a.Type == model.TypeTTL:
 				case a.Optional && r.IntN(2) == 0:
 				default:
 					after[a.Name] = value(a)
@@ -375,7 +376,7 @@ func propWriter(ctx context.Context, t *testing.T, rt *dynamo.Table, ref *propRe
 			}
 			for i, id := range e.ID {
 				after[id] = strings.Split(k, "\x00")[1+i]
-				if m.Entity(entity).Attr(id).Type == patterns.TypeNumber {
+				if m.Entity(entity).Attr(id).Type == model.TypeNumber {
 					n, _ := strconv.Atoi(after[id].(string))
 					after[id] = n
 				}
@@ -447,7 +448,7 @@ func propWriter(ctx context.Context, t *testing.T, rt *dynamo.Table, ref *propRe
 	}
 }
 
-func propID(e *patterns.Entity, v dynamo.Values) dynamo.Values {
+func propID(e *model.Entity, v dynamo.Values) dynamo.Values {
 	out := dynamo.Values{}
 	for _, a := range e.ID {
 		out[a] = v[a]
@@ -462,7 +463,7 @@ func propInt(x any) int {
 
 // sameValues reports whether a replace changes nothing (it then writes
 // nothing, and the version stays).
-func sameValues(e *patterns.Entity, a, b dynamo.Values) bool {
+func sameValues(e *model.Entity, a, b dynamo.Values) bool {
 	for _, at := range e.Attributes {
 		if at.Name != e.Version && propNorm(a[at.Name]) != propNorm(b[at.Name]) {
 			return false
@@ -491,7 +492,7 @@ func propKeyed(src string) string {
 func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 	r := rand.New(rand.NewPCG(seed, 29))
 	cur := propBase()
-	m1, err := patterns.Parse("v1.yaml", []byte(propKeyed(cur.yaml())))
+	m1, err := model.Parse("v1.yaml", []byte(propKeyed(cur.yaml())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,7 +508,7 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 	)
 	for round := range 2 {
 		next, _ := randomEdit(cur, r)
-		m2, err := patterns.Parse(fmt.Sprintf("v%d.yaml", round+2), []byte(propKeyed(next.yaml())))
+		m2, err := model.Parse(fmt.Sprintf("v%d.yaml", round+2), []byte(propKeyed(next.yaml())))
 		if err != nil {
 			t.Fatalf("%v\n%s", err, next.yaml())
 		}
@@ -564,7 +565,7 @@ func migrationProperty(t *testing.T, seed uint64) (string, []string) {
 
 // retarget gives the reference's items the names of another target (the
 // next edit's).
-func (r *propRef) retarget(m *patterns.Model) {
+func (r *propRef) retarget(m *model.Model) {
 	items := map[string]dynamo.Values{}
 	for k, v := range r.items {
 		e := m.Entity(strings.SplitN(k, "\x00", 2)[0])

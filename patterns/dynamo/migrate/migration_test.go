@@ -17,6 +17,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // These tests race the application's writes (through the rollout
@@ -30,7 +31,7 @@ import (
 func startMigration(t testing.TB, v1, v2 string) *patterns.Lock {
 	t.Helper()
 	v1, v2 = "indexKeys: synthetic\n"+v1, "indexKeys: synthetic\n"+v2
-	m1, err := patterns.Parse("v1.yaml", []byte(v1))
+	m1, err := model.Parse("v1.yaml", []byte(v1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func startMigration(t testing.TB, v1, v2 string) *patterns.Lock {
 // (no migration pending) to the model next (its text as given).
 func startMigrationFrom(t testing.TB, lock *patterns.Lock, next string) *patterns.Lock {
 	t.Helper()
-	m, err := patterns.Parse("v2.yaml", []byte(next))
+	m, err := model.Parse("v2.yaml", []byte(next))
 	if err != nil {
 		t.Fatal(err)
 	}

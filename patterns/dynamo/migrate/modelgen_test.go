@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A small model language for the migration property test: a model as Go
@@ -325,7 +326,7 @@ func TestModelEditsCoverTheChangeRules(t *testing.T) {
 	for seed := range 40 {
 		r := rand.New(rand.NewPCG(uint64(seed), 7))
 		base := propBase()
-		m1, err := patterns.Parse("v1.yaml", []byte(base.yaml()))
+		m1, err := model.Parse("v1.yaml", []byte(base.yaml()))
 		if err != nil {
 			t.Fatalf("%v\n%s", err, base.yaml())
 		}
@@ -335,7 +336,7 @@ func TestModelEditsCoverTheChangeRules(t *testing.T) {
 		}
 		lock := patterns.NewLock(d1)
 		next, _ := randomEdit(base, r)
-		m2, err := patterns.Parse("v2.yaml", []byte(next.yaml()))
+		m2, err := model.Parse("v2.yaml", []byte(next.yaml()))
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, next.yaml())
 		}
@@ -359,7 +360,7 @@ func TestModelEditsCoverTheChangeRules(t *testing.T) {
 		}
 		// An edit during the migration is refused.
 		again, _ := randomEdit(next, r)
-		m3, err := patterns.Parse("v3.yaml", []byte(again.yaml()))
+		m3, err := model.Parse("v3.yaml", []byte(again.yaml()))
 		if err != nil {
 			t.Fatal(err)
 		}

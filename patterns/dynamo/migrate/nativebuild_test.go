@@ -14,6 +14,7 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
@@ -33,7 +34,7 @@ func TestNativeIndexBuildNeedsNoBackfill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v1, err := patterns.Parse("tracker.yaml", src)
+	v1, err := model.Parse("tracker.yaml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func TestNativeIndexWithADiscriminatorIsBackfilled(t *testing.T) {
 	ctx := context.Background()
 	byStatus := "  OrdersByStatus: {query: Order, where: [status], sort: placedAt}\n"
 	v1src := strings.Replace(cleanupNativeV1, byStatus, "", 1)
-	m1, err := patterns.Parse("v1.yaml", []byte(v1src))
+	m1, err := model.Parse("v1.yaml", []byte(v1src))
 	if err != nil {
 		t.Fatal(err)
 	}

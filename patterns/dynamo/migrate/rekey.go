@@ -17,6 +17,7 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // The rekey engine backfills a migration phase: it makes each existing
@@ -497,7 +498,7 @@ func writeUnits(item map[string]types.AttributeValue, rw *Rewrite) float64 {
 	for k, v := range rw.Set {
 		size += len(k) + avSize(v)
 	}
-	return float64(size/patterns.WriteUnitBytes + 1)
+	return float64(size/model.WriteUnitBytes + 1)
 }
 
 func avSize(v types.AttributeValue) int {

@@ -17,6 +17,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // inlineDocs keeps the body in the item; s3Docs (the next model) in S3.
@@ -35,7 +36,7 @@ func diffSays(t *testing.T, prev, next string) (string, bool) {
 // next, and whether the change backfills.
 func diffSaysOf(t *testing.T, prev, next, entity string) (string, bool) {
 	t.Helper()
-	m1, err := patterns.Parse("v1.yaml", []byte("indexKeys: synthetic\n"+prev))
+	m1, err := model.Parse("v1.yaml", []byte("indexKeys: synthetic\n"+prev))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func diffSaysOf(t *testing.T, prev, next, entity string) (string, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m2, err := patterns.Parse("v2.yaml", []byte("indexKeys: synthetic\n"+next))
+	m2, err := model.Parse("v2.yaml", []byte("indexKeys: synthetic\n"+next))
 	if err != nil {
 		t.Fatal(err)
 	}

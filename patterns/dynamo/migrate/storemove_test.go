@@ -20,6 +20,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // keyplan migrate's whole run (Migrate: the phase, its backfill, the
@@ -192,7 +193,7 @@ func migrateThrough(t *testing.T, c MigrateClient, name string, lock *patterns.L
 // values shaped like keys all come back as they were.
 func TestMigrateMovesStringsAndBinariesIntoS3AndBack(t *testing.T) {
 	for _, s := range []string{filesInline, filesInS3} {
-		if m, err := patterns.Parse("files.yaml", []byte(s)); err != nil {
+		if m, err := model.Parse("files.yaml", []byte(s)); err != nil {
 			t.Fatal(err)
 		} else if _, err := patterns.Plan(m); err != nil {
 			t.Fatal(err)

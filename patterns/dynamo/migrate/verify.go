@@ -19,6 +19,7 @@ import (
 
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // A migration's state is proven, not trusted. Before the lock advances,
@@ -220,7 +221,7 @@ type verifyRecord struct {
 }
 
 func (r *Rekeyer) verifyKey(digest string, phase, segments, seg int) map[string]types.AttributeValue {
-	return bookKey(r.lock.Accepted, fmt.Sprintf("%s%c%s%c%d%c%d%c%d", verifySK, patterns.Sep, digest, patterns.Sep, phase, patterns.Sep, segments, patterns.Sep, seg))
+	return bookKey(r.lock.Accepted, fmt.Sprintf("%s%c%s%c%d%c%d%c%d", verifySK, model.Sep, digest, model.Sep, phase, model.Sep, segments, model.Sep, seg))
 }
 
 func (r *Rekeyer) readRecord(ctx context.Context, c RekeyClient, key map[string]types.AttributeValue) (*verifyRecord, error) {
@@ -522,7 +523,7 @@ func rewriteText(rw *Rewrite) string {
 // recordVerified records in the table that a migration's first n phases
 // are verified there (it never moves back).
 func (r *Rekeyer) recordVerified(ctx context.Context, c RekeyClient, digest string, n int) error {
-	key := bookKey(r.lock.Accepted, stateSK+string(patterns.Sep)+digest)
+	key := bookKey(r.lock.Accepted, stateSK+string(model.Sep)+digest)
 	err := patiently(ctx, func() error {
 		_, err := c.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(r.name), Key: key,
 			UpdateExpression:         aws.String("SET verified = :n, #at = :t"),
@@ -559,7 +560,7 @@ func VerifiedPhases(ctx context.Context, c RekeyClient, l *patterns.Lock, name s
 func verifiedOf(ctx context.Context, c RekeyClient, l *patterns.Lock, name, digest string) (int, error) {
 	var out *dynamodb.GetItemOutput
 	err := patiently(ctx, func() (err error) {
-		out, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: bookKey(l.Accepted, stateSK+string(patterns.Sep)+digest), ConsistentRead: aws.Bool(true)})
+		out, err = c.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(name), Key: bookKey(l.Accepted, stateSK+string(model.Sep)+digest), ConsistentRead: aws.Bool(true)})
 		return err
 	})
 	if err != nil {
