@@ -437,3 +437,54 @@ func lyingEngine(t *testing.T, target string) string {
 	t.Cleanup(localengine.Share(srv.URL, target)) // signed as for the engine
 	return srv.URL
 }
+
+// docsInS3 keeps a document's body (a string) and page (a binary) in S3
+// (store: s3; issue 39 part 4), with examples that expect their values.
+const docsInS3 = `table: Docs
+entities:
+  Doc:
+    id: [docId]
+    attributes:
+      docId: {type: string, maxLength: 36}
+      folder: {type: string, maxLength: 20}
+      title: {type: string, maxLength: 200}
+      body: {type: string, maxLength: 10000000, store: s3}
+      page: {type: blob, maxLength: 5000000, store: s3, optional: true}
+writes:
+  PutDoc: {put: Doc}
+  Rebody: {update: Doc, set: [body]}
+  DropDoc: {delete: Doc}
+patterns:
+  GetDoc: {get: Doc}
+  DocsInFolder: {query: Doc, where: [folder], sort: title}
+examples:
+  items:
+    d1: {Doc: {docId: d1, folder: f, title: a, body: "hello body", page: "cGFnZQ=="}}
+    d2: {Doc: {docId: d2, folder: f, title: b, body: second}}
+  expect:
+    - {pattern: DocsInFolder, params: {folder: f}, items: [d1, d2], values: {d1: {body: "hello body", page: "cGFnZQ=="}, d2: {body: second}}}
+`
+
+// keyplan validate proves a model keeping values in S3 on the tests'
+// engine: its tables get an object store in memory, and the examples'
+// and the reference's values are compared with the objects' (a value the
+// example does not hold fails, naming it, not the object's key).
+func TestValidateValuesInS3(t *testing.T) {
+	t.Parallel()
+	file := write(t, "docs.yaml", docsInS3)
+	code, out, errs := keyplan(append([]string{"validate", file, "--generate", "10", "--seed", "3"}, keyedHere(t)...)...)
+	for _, want := range []string{"ok   DocsInFolder(folder=f): [d1 d2] in order", "ok   generated data, seed 3: 10 create(s) of generated items, 10 write step(s)",
+		"2 item(s) loaded, 1 expectation(s), 0 failed; generated data (seed 3): ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d:\n%.2000s%s", code, out, errs)
+	}
+	wrong := write(t, "wrong.yaml", strings.Replace(docsInS3, `d2: {body: second}`, `d2: {body: secnd}`, 1))
+	code, out, errs = keyplan(append([]string{"validate", wrong, "--generate", "0"}, keyedHere(t)...)...)
+	if want := "FAIL DocsInFolder(folder=f): d2.body: expected secnd, got second"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("a value the example does not hold: exit %d, want 1 and %q\n%.2000s%s", code, want, out, errs)
+	}
+}

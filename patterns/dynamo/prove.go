@@ -68,8 +68,9 @@ func (o *ProveOptions) defaults() {
 
 // Tables returns a ProveOptions.Fresh over an engine: each call creates
 // a new table of the design named prefix-N (admin creates and deletes
-// it; the runtime writes through c), and the function it returns deletes
-// it.
+// it; the runtime writes through c; a design keeping values in S3 gets
+// an object store in memory of its own), and the function it returns
+// deletes it.
 func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(ctx context.Context) (*Table, func(), error) {
 	n := 0
 	var mu sync.Mutex
@@ -88,7 +89,7 @@ func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(
 			}
 			return nil, nil, err
 		}
-		return New(d, c, name), drop, nil
+		return New(d, c, name, proofObjects(d)...), drop, nil
 	}
 }
 
@@ -226,9 +227,10 @@ func (m *Mismatch) String() string {
 // reads hide them) and half after.
 var ProofNow = time.Unix(4102444800+50_000_000, 0).UTC()
 
-// withProofClock is the table read by ProofNow.
+// withProofClock is the table read by ProofNow (its other options
+// kept: its object store).
 func withProofClock(t *Table) *Table {
-	return New(t.d, t.client, t.name, WithClock(func() time.Time { return ProofNow }))
+	return New(t.d, t.client, t.name, append(t.Options(), WithClock(func() time.Time { return ProofNow }))...)
 }
 
 // newRef is the reference for a proof: empty, its clock ProofNow, each
@@ -245,8 +247,11 @@ func newRef(d *patterns.Design) *oracle.State {
 	return s
 }
 
-// Prove runs a proof on an empty table of the design (see ProveOptions).
-// It returns an error only when the engine fails (not for a mismatch).
+// Prove runs a proof on an empty table of the design (see ProveOptions);
+// a design keeping values in S3 needs the table's object store
+// (WithObjects), and each value a read returns is read from it before it
+// is compared. It returns an error only when the engine fails (not for a
+// mismatch).
 func Prove(ctx context.Context, t *Table, o ProveOptions) (*Proof, error) {
 	o.defaults()
 	m := t.m
@@ -388,9 +393,17 @@ func (t *Table) runOp(ctx context.Context, op *oracle.Op) error {
 	case oracle.OpCreate:
 		return t.Create(ctx, op.Entity, Values(maps.Clone(op.Params)))
 	case oracle.OpDelete:
-		return t.Delete(ctx, op.Entity, Values(maps.Clone(op.Params)))
+		v, err := asRead(ctx, t, op.Entity, Values(maps.Clone(op.Params)))
+		if err != nil {
+			return err
+		}
+		return t.Delete(ctx, op.Entity, v)
 	case oracle.OpReplace:
-		return t.Replace(ctx, op.Entity, Values(maps.Clone(op.Old)), Values(maps.Clone(op.Params)))
+		old, err := asRead(ctx, t, op.Entity, Values(maps.Clone(op.Old)))
+		if err != nil {
+			return err
+		}
+		return t.Replace(ctx, op.Entity, old, Values(maps.Clone(op.Params)))
 	}
 	return fmt.Errorf("unknown op %q", op.Kind)
 }
@@ -424,7 +437,7 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 		req.Range = &Range{Op: Comparator(rd.Range.Op), Value: rd.Range.Value, Upper: rd.Range.Upper}
 	}
 	c := &counter{Client: r.t.client}
-	t := New(r.t.d, c, r.t.name, WithClock(r.t.now))
+	t := New(r.t.d, c, r.t.name, r.t.Options()...)
 	if pp := r.t.d.Pattern(rd.Pattern); pp.Count || pp.Sum != "" {
 		return r.number(ctx, t, rd, ans, want, req)
 	}
@@ -455,7 +468,11 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 	if c.n != page.Requests {
 		return mismatch("the first page made %d request(s), reported %d", c.n, page.Requests), nil
 	}
-	if err := ans.Check(m, fromRuntime(m, page.Items), true); err != nil {
+	first, err := loadObjects(ctx, t, page.Items)
+	if err != nil {
+		return mismatch("first page: %v", err), nil
+	}
+	if err := ans.Check(m, fromRuntime(m, first), true); err != nil {
 		return mismatch("first page: %v", err), nil
 	}
 	if r.t.d.Pattern(rd.Pattern).Operation != patterns.Query {
@@ -470,6 +487,10 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 			return mismatch("every page: the table refused it: %v", err), nil
 		}
 		all = append(all, it)
+	}
+	all, err = loadObjects(ctx, t, all)
+	if err != nil {
+		return mismatch("every page: %v", err), nil
 	}
 	if err := ans.Check(m, fromRuntime(m, all), false); err != nil {
 		return mismatch("every page: %v", err), nil
@@ -576,6 +597,9 @@ func (r *proofRun) content(ctx context.Context) (*Mismatch, error) {
 			name, v, err := r.t.Decode(raw)
 			if err != nil {
 				return &Mismatch{Subject: "table content", Kind: "content", Detail: fmt.Sprintf("an item the table holds is of no entity: %v", err)}, nil
+			}
+			if v, err = withObjects(ctx, r.t, name, v); err != nil {
+				return &Mismatch{Subject: "table content", Kind: "content", Detail: err.Error()}, nil
 			}
 			got = append(got, oracle.FromRuntime(m, name, v))
 		}

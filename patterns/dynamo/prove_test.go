@@ -15,6 +15,7 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
 // freshTables makes a new table of the design for every call, dropped
@@ -265,4 +266,39 @@ func (c dropsLast) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 		out.Count--
 	}
 	return out, err
+}
+
+// The report's last line says what became of the proof by generated
+// data: ok, differs, not run (which fails the report) or waived (which
+// does not), so that an exit 0 beside "not run" is not taken for a
+// proof; and --existing, which only reads, says it did not run it.
+func TestSummarySaysWhatGeneratedDataDid(t *testing.T) {
+	for _, c := range []struct {
+		proof *Proof
+		ok    bool
+		tail  string
+	}{
+		{&Proof{Seed: 4}, true, "0 failed; generated data (seed 4): ok (here)"},
+		{&Proof{Seed: 4, Mismatch: &Mismatch{Subject: "GetUser", Kind: "read", Read: &oracle.Read{Pattern: "GetUser"}}}, false, "0 failed; generated data (seed 4): differs (here)"},
+		{&Proof{Seed: 4, NotRun: "the design has 1 error(s) (keyplan check)"}, false, "0 failed; generated data: not run (fails) (here)"},
+		{&Proof{Seed: 4, Waived: "KP109"}, true, "0 failed; generated data: not run (waived, no failure) (here)"},
+	} {
+		rep := &Report{Proof: c.proof}
+		if s := rep.Summary("m.yaml", "here"); rep.OK() != c.ok || !strings.HasSuffix(s, c.tail) {
+			t.Errorf("OK %v, want %v; summary %q, want it to end %q", rep.OK(), c.ok, s, c.tail)
+		}
+	}
+	ctx := context.Background()
+	d := planned(t, "table: Store\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}}\npatterns:\n  GetItem: {get: Item}\nexamples:\n  items:\n    i1: {Item: {sku: a}}\n  expect:\n    - {pattern: GetItem, params: {sku: a}, items: [i1]}\n")
+	rep, table, err := ValidateTable(ctx, engine, client, d, ValidateOptions{Keep: true})
+	if err != nil || !rep.OK() {
+		t.Fatalf("%v, %+v", err, rep)
+	}
+	defer engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	rep, _, err = ValidateTable(ctx, engine, client, d, ValidateOptions{Existing: true, Table: table, Generate: 5})
+	var b strings.Builder
+	rep.WriteText(&b, "m.yaml")
+	if err != nil || !rep.OK() || rep.Proof != nil || !strings.Contains(b.String(), "note: generated data not run: --existing only reads") {
+		t.Errorf("--existing with generated data asked: %v\n%s", err, b.String())
+	}
 }

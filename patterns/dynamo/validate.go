@@ -257,8 +257,10 @@ func (r *Report) Summary(file, where string) string {
 	}
 	switch p := r.Proof; {
 	case p == nil:
-	case p.NotRun != "", p.Waived != "":
-		notRun += "; generated data: not run"
+	case p.NotRun != "":
+		notRun += "; generated data: not run (fails)" // Report.OK: nothing proven where a proof was asked
+	case p.Waived != "":
+		notRun += "; generated data: not run (waived, no failure)"
 	case p.OK():
 		notRun += fmt.Sprintf("; generated data (seed %d): ok", p.Seed)
 	default:
@@ -465,7 +467,7 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 				r.Actual = append(r.Actual, name)
 				read[name] = it
 			}
-			r.Mismatches = t.mismatches(x.Values, read)
+			r.Mismatches = append(readObjects(ctx, run, read), t.mismatches(x.Values, read)...)
 			for _, name := range r.Actual {
 				if e := examples[name]; e != nil && !load {
 					if _, done := differs[name]; !done && written[name] {

@@ -24,7 +24,7 @@ func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error
 		ids[i] = Params(maps.Clone(id))
 	}
 	c := &counter{Client: r.t.client}
-	t := New(r.t.d, c, r.t.name, WithClock(r.t.now))
+	t := New(r.t.d, c, r.t.name, r.t.Options()...)
 	items, err := t.GetBatch(ctx, rd.Pattern, ids)
 	if isEngineFailure(err) {
 		return nil, err
@@ -43,7 +43,11 @@ func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error
 	got := make([]*oracle.Item, len(items))
 	for i, it := range items {
 		if it != nil {
-			got[i] = oracle.FromRuntime(m, it.Entity, it.Values)
+			v, err := withObjects(ctx, t, it.Entity, it.Values)
+			if err != nil {
+				return mismatch("entry %d: %v", i, err), nil
+			}
+			got[i] = oracle.FromRuntime(m, it.Entity, v)
 		}
 	}
 	if slices.ContainsFunc(got, func(it *oracle.Item) bool { return it != nil }) {
@@ -101,5 +105,5 @@ func (t *Table) expectBatch(ctx context.Context, c *counter, x *patterns.Expecta
 		r.Actual[i] = name
 		read[name] = *it
 	}
-	r.Mismatches = t.mismatches(x.Values, read)
+	r.Mismatches = append(readObjects(ctx, t, read), t.mismatches(x.Values, read)...)
 }

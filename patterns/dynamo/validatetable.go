@@ -27,7 +27,8 @@ type ValidateOptions struct {
 	// Default: none.
 	Lock *patterns.Lock
 	// Generate proves the design on generated data too (ProveDesign, on
-	// tables of its own; not with Existing, which only reads): this many
+	// tables of its own; not with Existing, which only reads, and says
+	// so in Report.Notes): this many
 	// items of each entity, then as many random writes, every read
 	// compared with the reference after each. Seed seeds the generator.
 	// Default: none.
@@ -56,7 +57,9 @@ type ValidateOptions struct {
 // engine or ctx failed it).
 // A model without examples.expect makes no table (only its proof runs)
 // unless Keep: then the table is made, with the example items if any, and
-// kept.
+// kept. A design keeping values in S3 (store: s3) gets an object store in
+// memory on each table ValidateTable makes, the construct's bucket being
+// no engine's; an existing table gets none.
 func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
 	if o.Lacks != nil {
 		if msg := NativeGap(d, o.Lock, o.Lacks); msg != "" {
@@ -88,6 +91,11 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 		table = ScratchTable(d.Table, time.Now())
 	}
 	if o.Existing {
+		if o.Generate > 0 {
+			defer func() {
+				rep.Notes = append(rep.Notes, "generated data not run: --existing only reads (validate without it proves generated data on tables of its own)")
+			}()
+		}
 		if ex := d.Model().Examples; ex != nil && len(ex.Steps) > 0 {
 			defer func() {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%d example write(s) not run: --existing only reads", len(ex.Steps)))
@@ -122,7 +130,7 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 	case cerr != nil:
 		return nil, table, cerr
 	}
-	return Validate(ctx, New(d, db, table)), table, nil
+	return Validate(ctx, New(d, db, table, proofObjects(d)...)), table, nil
 }
 
 // Refusal says why ValidateTable has nothing to do with these options on
