@@ -27,6 +27,7 @@ import (
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/engine/dynalite"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 func TestValidate(t *testing.T) {
@@ -438,32 +439,9 @@ func lyingEngine(t *testing.T, target string) string {
 	return srv.URL
 }
 
-// docsInS3 keeps a document's body (a string) and page (a binary) in S3
-// (store: s3; issue 39 part 4), with examples that expect their values.
-const docsInS3 = `table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      folder: {type: string, maxLength: 20}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 10000000, store: s3}
-      page: {type: blob, maxLength: 5000000, store: s3, optional: true}
-writes:
-  PutDoc: {put: Doc}
-  Rebody: {update: Doc, set: [body]}
-  DropDoc: {delete: Doc}
-patterns:
-  GetDoc: {get: Doc}
-  DocsInFolder: {query: Doc, where: [folder], sort: title}
-examples:
-  items:
-    d1: {Doc: {docId: d1, folder: f, title: a, body: "hello body", page: "cGFnZQ=="}}
-    d2: {Doc: {docId: d2, folder: f, title: b, body: second}}
-  expect:
-    - {pattern: DocsInFolder, params: {folder: f}, items: [d1, d2], values: {d1: {body: "hello body", page: "cGFnZQ=="}, d2: {body: second}}}
-`
+// docsInS3 keeps a document's body and page in S3 (store: s3; issue
+// 39 part 4), with examples that expect their values.
+const docsInS3 = testmodel.DocsInS3Examples
 
 // keyplan validate proves a model keeping values in S3 on the tests'
 // engine: its tables get an object store in memory, and the examples'
@@ -474,7 +452,7 @@ func TestValidateValuesInS3(t *testing.T) {
 	file := write(t, "docs.yaml", docsInS3)
 	code, out, errs := keyplan(append([]string{"validate", file, "--generate", "10", "--seed", "3"}, keyedHere(t)...)...)
 	for _, want := range []string{"ok   DocsInFolder(folder=f): [d1 d2] in order", "ok   generated data, seed 3: 10 create(s) of generated items, 10 write step(s)",
-		"2 item(s) loaded, 1 expectation(s), 0 failed; generated data (seed 3): ok"} {
+		"2 item(s) loaded, 2 expectation(s), 0 failed; generated data (seed 3): ok"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q", want)
 		}

@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // Values kept in S3 (store: s3) in a proof: a read returns an item
@@ -21,18 +22,18 @@ import (
 // proofObjects is the option that gives a proof's table of design d an
 // object store of its own, when d keeps values in S3 (nil otherwise: no
 // option).
-func proofObjects(d *patterns.Design) []Option {
+func proofObjects(d *patterns.Design) []dynamo.Option {
 	if !d.Model().HasObjects() {
 		return nil
 	}
-	return []Option{WithObjects(&MemoryObjects{})}
+	return []dynamo.Option{dynamo.WithObjects(&dynamo.MemoryObjects{})}
 }
 
 // withObjects returns v with each value entity keeps in S3 read from
 // t's object store in place of its key (v itself when the entity keeps
 // none): a string attribute's as a string, a binary's as bytes. A key
 // whose object the store does not hold is an error naming it.
-func withObjects(ctx context.Context, t *Table, entity string, v Values) (Values, error) {
+func withObjects(ctx context.Context, t *dynamo.Table, entity string, v dynamo.Values) (dynamo.Values, error) {
 	e := t.Design().Model().Entity(entity)
 	if e == nil {
 		return v, nil
@@ -69,7 +70,7 @@ func objectValue(a *patterns.Attribute, b []byte) any {
 // item holds, when that object holds the value. A value the item does
 // not hold stays as old gives it: the item is not as old says, and the
 // runtime refuses the write as the reference does.
-func asRead(ctx context.Context, t *Table, entity string, old Values) (Values, error) {
+func asRead(ctx context.Context, t *dynamo.Table, entity string, old dynamo.Values) (dynamo.Values, error) {
 	e := t.Design().Model().Entity(entity)
 	if e == nil || len(e.ObjectAttrs()) == 0 {
 		return old, nil
@@ -78,7 +79,7 @@ func asRead(ctx context.Context, t *Table, entity string, old Values) (Values, e
 	if err != nil {
 		return old, nil // refused as the reference refuses it
 	}
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.Name()), Key: key, ConsistentRead: aws.Bool(true)})
+	out, err := t.Probe().Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.Name()), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item == nil {
 		return old, err
 	}
@@ -91,7 +92,7 @@ func asRead(ctx context.Context, t *Table, entity string, old Values) (Values, e
 		if old[a.Name] == nil || held[a.Name] == nil {
 			continue
 		}
-		if b, err := t.Object(ctx, entity, a.Name, held); err == nil && SameAs(a, old[a.Name], objectValue(a, b)) {
+		if b, err := t.Object(ctx, entity, a.Name, held); err == nil && dynamo.SameAs(a, old[a.Name], objectValue(a, b)) {
 			v[a.Name] = held[a.Name]
 		}
 	}
@@ -101,7 +102,7 @@ func asRead(ctx context.Context, t *Table, entity string, old Values) (Values, e
 // readObjects reads, in each item read (by example name), the values
 // kept in S3 (withObjects), for comparing with the expectation's values;
 // an object it cannot read is a mismatch, and its item keeps the key.
-func readObjects(ctx context.Context, t *Table, read map[string]Item) []string {
+func readObjects(ctx context.Context, t *dynamo.Table, read map[string]dynamo.Item) []string {
 	var bad []string
 	for _, name := range sortedNames(read) {
 		it := read[name]
@@ -118,8 +119,8 @@ func readObjects(ctx context.Context, t *Table, read map[string]Item) []string {
 
 // loadObjects is the items a read of t returned, each value kept in S3
 // read from t's object store (withObjects), as the reference holds them.
-func loadObjects(ctx context.Context, t *Table, items []Item) ([]Item, error) {
-	out := make([]Item, len(items))
+func loadObjects(ctx context.Context, t *dynamo.Table, items []dynamo.Item) ([]dynamo.Item, error) {
+	out := make([]dynamo.Item, len(items))
 	for i, it := range items {
 		v, err := withObjects(ctx, t, it.Entity, it.Values)
 		if err != nil {

@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // ValidateOptions say where ValidateTable proves a design.
@@ -60,9 +61,9 @@ type ValidateOptions struct {
 // kept. A design keeping values in S3 (store: s3) gets an object store in
 // memory on each table ValidateTable makes, the construct's bucket being
 // no engine's; an existing table gets none.
-func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
+func ValidateTable(ctx context.Context, admin dynamo.TableAdmin, db dynamo.Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
 	if o.Lacks != nil {
-		if msg := NativeGap(d, o.Lock, o.Lacks); msg != "" {
+		if msg := dynamo.NativeGap(d, o.Lock, o.Lacks); msg != "" {
 			return nil, "", errors.New(msg)
 		}
 	}
@@ -102,35 +103,35 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 			}()
 		}
 		if l := o.Lock; l != nil && l.Migration != nil {
-			return validate(ctx, NewRollout(l, db, table), false, l.Cleanup), table, nil
+			return validate(ctx, dynamo.NewRollout(l, db, table), false, l.Cleanup), table, nil
 		}
 		var cleanup *patterns.Cleanup
 		if o.Lock != nil {
 			cleanup = o.Lock.Cleanup
 		}
-		return validate(ctx, New(d, db, table), false, cleanup), table, nil
+		return validate(ctx, dynamo.New(d, db, table), false, cleanup), table, nil
 	}
 	// Only a table this run created is dropped: one that was there (a
 	// name given with --table) is refused, untouched.
-	created, cerr := createLockTable(ctx, admin, patterns.NewLock(d), table)
+	created, cerr := dynamo.CreateScratchTable(ctx, admin, patterns.NewLock(d), table)
 	if created && !o.Keep {
 		defer func() {
 			drop, cancel := context.WithTimeout(context.Background(), dropTime)
 			defer cancel()
-			if derr := DropTable(drop, admin, table); derr != nil {
+			if derr := dynamo.DropTable(drop, admin, table); derr != nil {
 				err = errors.Join(err, fmt.Errorf("table %s may be left: %w", table, derr))
 			}
 		}()
 	}
 	switch {
-	case errors.Is(cerr, ErrTableExists):
+	case errors.Is(cerr, dynamo.ErrTableExists):
 		return nil, table, fmt.Errorf("%w; it is left as it is: validate loads the examples into a table it creates (and drops); to prove them on a table that holds them, use --existing; otherwise give --table another name, or none", cerr)
 	case cerr != nil && !created:
 		return nil, table, fmt.Errorf("%w (table %s may have been made: it is not dropped)", cerr, table)
 	case cerr != nil:
 		return nil, table, cerr
 	}
-	return Validate(ctx, New(d, db, table, proofObjects(d)...)), table, nil
+	return Validate(ctx, dynamo.New(d, db, table, proofObjects(d)...)), table, nil
 }
 
 // Refusal says why ValidateTable has nothing to do with these options on

@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // WriteText writes a line per outcome, a failure led by its place in the
@@ -14,8 +15,8 @@ func TestReportWriteText(t *testing.T) {
 	rep := &Report{
 		LoadErrors: []error{errors.New("item x: no entity Y")},
 		Steps: []*StepResult{
-			{Write: "AddLine", Params: Params{"id": "a"}, Pos: patterns.Pos{Line: 9, Col: 3}},
-			{Write: "AddLine", Params: Params{"id": "b"}, Err: errors.New("boom"), Pos: patterns.Pos{Line: 10, Col: 3}},
+			{Write: "AddLine", Params: dynamo.Params{"id": "a"}, Pos: patterns.Pos{Line: 9, Col: 3}},
+			{Write: "AddLine", Params: dynamo.Params{"id": "b"}, Err: errors.New("boom"), Pos: patterns.Pos{Line: 10, Col: 3}},
 		},
 		Results: []*Result{
 			{Pattern: "Get", Expected: []string{"r1"}, Actual: []string{"r1"}, Requests: 1, Planned: 1, Pos: patterns.Pos{Line: 20, Col: 5}},

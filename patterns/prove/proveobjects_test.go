@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -10,39 +10,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
-// docsProved keeps a document's body (a string) and page and thumb
-// (binaries) in S3, read by id and by folder, written by a put, an update
-// of what S3 keeps and a delete; its examples expect values kept in S3.
-const docsProved = `table: Docs
-entities:
-  Doc:
-    id: [docId]
-    attributes:
-      docId: {type: string, maxLength: 36}
-      folder: {type: string, maxLength: 20}
-      title: {type: string, maxLength: 200}
-      body: {type: string, maxLength: 10000000, store: s3}
-      page: {type: blob, maxLength: 5000000, store: s3}
-      thumb: {type: binary, maxLength: 1000000, store: s3, optional: true}
-writes:
-  PutDoc: {put: Doc}
-  Retitle: {update: Doc, set: [title]}
-  Rebody: {update: Doc, set: [body, page]}
-  DropDoc: {delete: Doc}
-patterns:
-  GetDoc: {get: Doc}
-  DocsInFolder: {query: Doc, where: [folder], sort: title}
-examples:
-  items:
-    d1: {Doc: {docId: d1, folder: f, title: a, body: "hello body", page: "cGFnZQ==", thumb: "dGh1bWI="}}
-    d2: {Doc: {docId: d2, folder: f, title: b, body: second, page: "eA=="}}
-  expect:
-    - {pattern: DocsInFolder, params: {folder: f}, items: [d1, d2], values: {d1: {body: "hello body", page: "cGFnZQ==", thumb: "dGh1bWI="}, d2: {body: second}}}
-    - {pattern: GetDoc, params: {docId: d2}, items: [d2], values: {d2: {body: second, page: "eA=="}}}
-`
+// docsProved keeps a document's body, page and thumb in S3, with
+// examples that expect their values.
+const docsProved = testmodel.DocsInS3Examples
 
 // keyplan validate proves a design keeping values in S3 (issue 39 part
 // 4): the tables it makes get an object store in memory, and what a read
@@ -78,7 +53,7 @@ func TestValidateValuesInS3(t *testing.T) {
 
 // alteredObjects is an object store that returns each body one byte
 // longer than it was stored.
-type alteredObjects struct{ MemoryObjects }
+type alteredObjects struct{ dynamo.MemoryObjects }
 
 func (a *alteredObjects) GetObject(ctx context.Context, key string) ([]byte, error) {
 	b, err := a.MemoryObjects.GetObject(ctx, key)
@@ -96,12 +71,12 @@ func TestProveReadsObjects(t *testing.T) {
 	ctx := context.Background()
 	d := planned(t, docsProved)
 	needsNative(t, d)
-	fresh := func(ctx context.Context) (*Table, func(), error) {
+	fresh := func(ctx context.Context) (*dynamo.Table, func(), error) {
 		name := fmt.Sprintf("o%d-%s", tables.Add(1), d.Table)
-		if err := CreateTable(ctx, engine, d, name); err != nil {
+		if err := dynamo.CreateTable(ctx, engine, d, name); err != nil {
 			return nil, nil, err
 		}
-		return New(d, client, name, WithObjects(&alteredObjects{})), func() {
+		return dynamo.New(d, client, name, dynamo.WithObjects(&alteredObjects{})), func() {
 			engine.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		}, nil
 	}
@@ -129,12 +104,12 @@ func TestProveWritesObjectsAsRead(t *testing.T) {
 	d := planned(t, docsProved)
 	needsNative(t, d)
 	name := fmt.Sprintf("w%d-%s", tables.Add(1), d.Table)
-	if err := CreateTable(ctx, engine, d, name); err != nil {
+	if err := dynamo.CreateTable(ctx, engine, d, name); err != nil {
 		t.Fatal(err)
 	}
 	defer engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	store := &MemoryObjects{}
-	tbl := New(d, client, name, WithObjects(store))
+	store := &dynamo.MemoryObjects{}
+	tbl := dynamo.New(d, client, name, dynamo.WithObjects(store))
 	run := &proofRun{t: withProofClock(tbl), ref: newRef(d), proof: &Proof{}}
 	doc := map[string]any{"docId": "d1", "folder": "f", "title": "a", "body": "one", "page": []byte("p1")}
 	rebodied := maps.Clone(doc)
