@@ -112,7 +112,7 @@ cross: deps
 # detector, with the same assertions (-short changes nothing there: none
 # of their tests reads it, which the recipe checks), and a second run
 # without the detector proved nothing more.
-UNIT_FIRST := ./patterns/dynamo ./cmd/keyplan ./test ./patterns/dynamo/migrate ./patterns ./patterns/gen ./constructs/singletable
+UNIT_FIRST := ./patterns/prove ./patterns/dynamo ./cmd/keyplan ./test ./patterns/dynamo/migrate ./patterns ./patterns/gen ./constructs/singletable
 UNIT_PKGS = $(filter-out $(addprefix $(MODULE)/,$(RACE_ONLY)),$(shell $(GO) list ./...))
 MODULE = $(shell $(GO) list -m)
 unit: deps
@@ -128,14 +128,14 @@ unit: deps
 # here: make unit ran it, with $KEYPLAN_ENGINE set to a name no engine has,
 # so a marked test that reaches for this engine fails there. The longest
 # packages are listed first (see UNIT_FIRST).
-ENGINE_PKGS := ./cmd/... ./patterns/dynamo ./lambdas/fanout ./lambdas/backfill ./lambdas/... ./patterns/dynamo/... ./examples/...
-# patterns/dynamo's proofs on generated data are most of a pass, and one
+ENGINE_PKGS := ./cmd/... ./patterns/prove ./patterns/dynamo ./lambdas/fanout ./lambdas/backfill ./lambdas/... ./patterns/dynamo/... ./examples/...
+# patterns/prove's proofs on generated data are most of a pass, and one
 # package's tests run one after another: they run in a go test of their
 # own (its own engine) beside the rest, -run and -skip of the one list, so
 # each test runs once. TestEngine runs in both: it reads the engine's
 # variables in a test, so go test caches each result by engine.
 ENGINE_SPLIT := TestProveModels|TestProveIssue22
-engine-pass = $(call together,KEYPLAN_ENGINE=$(1) $(GO) test $(TEST_TIMEOUT) ./patterns/dynamo -run '^(TestEngine|$(ENGINE_SPLIT))$$',KEYPLAN_ENGINE=$(1) $(GO) test $(TEST_TIMEOUT) $(ENGINE_PKGS) -skip '^($(ENGINE_SPLIT))$$')
+engine-pass = $(call together,KEYPLAN_ENGINE=$(1) $(GO) test $(TEST_TIMEOUT) ./patterns/prove -run '^(TestEngine|$(ENGINE_SPLIT))$$',KEYPLAN_ENGINE=$(1) $(GO) test $(TEST_TIMEOUT) $(ENGINE_PKGS) -skip '^($(ENGINE_SPLIT))$$')
 # dynalite's pass runs in make test-scale (CI's ten minutes hold one
 # engine pass besides the in-process one: DynamoDB Local's, the
 # reference); make unit still starts dynalite where a test names it
@@ -175,8 +175,8 @@ test-scale: deps unit-dynalite
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/prove -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
+		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/prove -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
 	done
 
 ## test-s3: the runtime's values kept in S3 (store: s3) against moto's S3

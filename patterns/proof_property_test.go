@@ -6,16 +6,16 @@ import (
 	"testing"
 
 	"github.com/keyplan/keyplan/patterns"
-	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/dynamo/dynamotest"
 	"github.com/keyplan/keyplan/patterns/model"
+	"github.com/keyplan/keyplan/patterns/prove"
 )
 
 // The planner's promise that every read is served, held to what the reads
 // return: random models (the property test's, with write patterns) are
 // planned, and the designed layout and the hand-made layouts the checks
 // accept are each proven on the in-process engine by generated data
-// against the reference evaluator (dynamo.Prove, patterns/oracle), which
+// against the reference evaluator (prove.Prove, patterns/oracle), which
 // computes answers without looking at a key.
 
 // proofStats counts what the proof compared.
@@ -23,7 +23,7 @@ type proofStats struct {
 	designs, hands, reads, writes int
 }
 
-func proveModel(t *testing.T, e *dynamotest.Engine, seed uint64, layouts int, o dynamo.ProveOptions, st *proofStats) {
+func proveModel(t *testing.T, e *dynamotest.Engine, seed uint64, layouts int, o prove.ProveOptions, st *proofStats) {
 	t.Helper()
 	designed, hands := patterns.GenModel(seed, layouts)
 	for i, src := range append([]string{designed}, hands...) {
@@ -42,13 +42,13 @@ func proveModel(t *testing.T, e *dynamotest.Engine, seed uint64, layouts int, o 
 			continue // a hand layout the checks refuse
 		}
 		ctx := context.Background()
-		fresh := dynamo.Tables(e.Raw, e.DB, d, fmt.Sprintf("prop%d-%d", seed, i))
+		fresh := prove.Tables(e.Raw, e.DB, d, fmt.Sprintf("prop%d-%d", seed, i))
 		tbl, drop, err := fresh(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		o.Seed, o.Fresh = seed, fresh
-		p, err := dynamo.Prove(ctx, tbl, o)
+		p, err := prove.Prove(ctx, tbl, o)
 		drop()
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
@@ -80,7 +80,7 @@ func TestRandomDesignsProven(t *testing.T) {
 	e := dynamotest.Start(t)
 	var st proofStats
 	for seed := range uint64(models) {
-		proveModel(t, e, seed, layouts, dynamo.ProveOptions{Items: 8, Steps: 20, Reads: 1}, &st)
+		proveModel(t, e, seed, layouts, prove.ProveOptions{Items: 8, Steps: 20, Reads: 1}, &st)
 	}
 	t.Logf("%d designed layouts and %d accepted hand layouts proven: %d reads and %d writes compared with the reference", st.designs, st.hands, st.reads, st.writes)
 	if st.designs < models/2 || st.hands < models/2 {
@@ -99,6 +99,6 @@ func FuzzProve(f *testing.F) {
 	}
 	f.Cleanup(e.Stop)
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		proveModel(t, e, seed, 3, dynamo.ProveOptions{Items: 20, Steps: 40, Reads: 2}, &proofStats{})
+		proveModel(t, e, seed, 3, prove.ProveOptions{Items: 20, Steps: 40, Reads: 2}, &proofStats{})
 	})
 }

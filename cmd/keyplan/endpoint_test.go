@@ -23,7 +23,7 @@ import (
 	"github.com/keyplan/keyplan/internal/cli"
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
-	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/prove"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -113,7 +113,7 @@ func TestValidateNamesAndCleansUp(t *testing.T) {
 	if after := settled(t, c, before); after != before {
 		t.Errorf("%d tables before, %d after: validate left tables behind", before, after)
 	}
-	if n := dynamo.ScratchTable(long, time.Now()); len(n) > 60 {
+	if n := prove.ScratchTable(long, time.Now()); len(n) > 60 {
 		t.Errorf("validation table name %q is %d characters", n, len(n))
 	}
 }

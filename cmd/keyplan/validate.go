@@ -12,15 +12,15 @@ import (
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/lockcmd"
 	"github.com/keyplan/keyplan/patterns"
-	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
+	"github.com/keyplan/keyplan/patterns/prove"
 )
 
-// validate is keyplan validate: dynamo.ValidateTable on an engine
+// validate is keyplan validate: prove.ValidateTable on an engine
 // (engine.Connect), examples and generated data, its options the flags.
 func validate(fs *flag.FlagSet) func(*cli.Call) int {
 	var eo localengine.Options
-	var vo dynamo.ValidateOptions
+	var vo prove.ValidateOptions
 	engineFlags(fs, &eo)
 	fs.BoolVar(&vo.Keep, "keep", false, "keep the table on the --endpoint engine afterwards (its name is printed)")
 	cli.String(fs, &vo.Table, "table", "the table's `NAME` (default: a new keyplan-validate-… name)", model.ValidTableName, model.NameRule)
@@ -60,7 +60,7 @@ func validate(fs *flag.FlagSet) func(*cli.Call) int {
 		for _, t := range ts {
 			vo.Lock = t.Lock
 			lockcmd.DesignErrors(c, t.Design, "what they concern is not run, the rest is proved (keyplan check %s)", c.File())
-			worst = max(worst, prove(c, t.Design, conn, vo, deadline))
+			worst = max(worst, validateOn(c, t.Design, conn, vo, deadline))
 		}
 		return worst
 	}
@@ -88,17 +88,17 @@ func connect(c *cli.Call, o localengine.Options) *localengine.Conn {
 	return conn
 }
 
-// prove proves the design on the engine (dynamo.ValidateTable). SIGINT and
+// validateOn proves the design on the engine (prove.ValidateTable). SIGINT and
 // SIGTERM cancel the work: what was created is dropped on the way out,
 // and a second signal ends keyplan at once. Exit 1 when anything failed or
 // was not run.
-func prove(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo dynamo.ValidateOptions, deadline time.Duration) int {
+func validateOn(c *cli.Call, d *patterns.Design, conn *localengine.Conn, vo prove.ValidateOptions, deadline time.Duration) int {
 	sigCtx, stop := cli.Interruptible()
 	defer stop()
 	ctx, cancel := context.WithTimeout(sigCtx, deadline)
 	defer cancel()
 	fmt.Fprint(c.Stdout, conn.Notes())
-	rep, table, err := dynamo.ValidateTable(ctx, conn.Raw, conn.DB, d, vo)
+	rep, table, err := prove.ValidateTable(ctx, conn.Raw, conn.DB, d, vo)
 	if sigCtx.Err() != nil {
 		defer c.Note("interrupted")
 	}

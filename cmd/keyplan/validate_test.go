@@ -28,6 +28,7 @@ import (
 	localengine "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/engine/dynalite"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
+	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 )
 
 func TestValidate(t *testing.T) {
@@ -459,4 +460,32 @@ func lyingEngine(t *testing.T, target string) string {
 	t.Cleanup(srv.Close)
 	t.Cleanup(localengine.Share(srv.URL, target)) // signed as for the engine
 	return srv.URL
+}
+
+// docsInS3 keeps a document's body and page in S3 (store: s3; issue
+// 39 part 4), with examples that expect their values.
+const docsInS3 = testmodel.DocsInS3Examples
+
+// keyplan validate proves a model keeping values in S3 on the tests'
+// engine: its tables get an object store in memory, and the examples'
+// and the reference's values are compared with the objects' (a value the
+// example does not hold fails, naming it, not the object's key).
+func TestValidateValuesInS3(t *testing.T) {
+	t.Parallel()
+	file := write(t, "docs.yaml", docsInS3)
+	code, out, errs := keyplan(append([]string{"validate", file, "--generate", "10", "--seed", "3"}, keyedHere(t)...)...)
+	for _, want := range []string{"ok   DocsInFolder(folder=f): [d1 d2] in order", "ok   generated data, seed 3: 10 create(s) of generated items, 10 write step(s)",
+		"2 item(s) loaded, 2 expectation(s), 0 failed; generated data (seed 3): ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	if code != 0 {
+		t.Errorf("exit %d:\n%.2000s%s", code, out, errs)
+	}
+	wrong := write(t, "wrong.yaml", strings.Replace(docsInS3, `d2: {body: second}`, `d2: {body: secnd}`, 1))
+	code, out, errs = keyplan(append([]string{"validate", wrong, "--generate", "0"}, keyedHere(t)...)...)
+	if want := "FAIL DocsInFolder(folder=f): d2.body: expected secnd, got second"; code != 1 || !strings.Contains(out, want) {
+		t.Errorf("a value the example does not hold: exit %d, want 1 and %q\n%.2000s%s", code, want, out, errs)
+	}
 }

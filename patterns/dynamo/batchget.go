@@ -51,6 +51,11 @@ func (e *BatchReadError) Error() string {
 
 func (e *BatchReadError) Unwrap() error { return e.Err }
 
+// NoItem names an id that has no item where a batch read's answer is
+// written as names (keyplan validate's report, keyplan view): GetBatch
+// returns nil for it.
+const NoItem = "-"
+
 // GetBatch reads a batch pattern's items by their ids (each id the
 // entity's id values): BatchGetItem, patterns.MaxBatchGetKeys keys a
 // request, keys the engine leaves unprocessed (throttled, or past the

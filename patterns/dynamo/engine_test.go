@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -15,7 +14,6 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/internal/testkit/enginepass"
-	"github.com/keyplan/keyplan/internal/testkit/keyplantest"
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/model"
@@ -70,20 +68,6 @@ func design(t testing.TB, path string) *patterns.Design {
 // native keys; on one without, that run skips, saying why.
 var keyings = []model.IndexKeys{model.IndexKeysSynthetic, model.IndexKeysAuto}
 
-// keyed plans the model file keyed so, skipping a keying other than
-// synthetic that keys no GSI natively: it is then the synthetic run's
-// design (auto keys a GSI natively only where that serves every pattern
-// as its synthetic key does; a hand-made layout is keyed as it says), and
-// the synthetic run proves it.
-func keyed(t *testing.T, path string, keys model.IndexKeys) *patterns.Design {
-	t.Helper()
-	d := keyplantest.Keyed(t, path, keys)
-	if keys != model.IndexKeysSynthetic && !slices.ContainsFunc(d.Indexes, func(ix *patterns.Index) bool { return ix.Native() }) {
-		t.Skipf("keyed %s it is the synthetic run's design (no GSI of it is native): proved there", keys)
-	}
-	return d
-}
-
 // needsNative skips t when d has a native index of several attributes a
 // side and the engine lacks them (enginepass.NeedsNative).
 func needsNative(t testing.TB, d *patterns.Design) {
@@ -92,57 +76,6 @@ func needsNative(t testing.TB, d *patterns.Design) {
 		name := fmt.Sprintf("t%d-%s", tables.Add(1), d.Table)
 		return name, CreateTable(ctx, engine, d, name)
 	})
-}
-
-// For each example model, its GSIs keyed synthetic and as the model says:
-// write the items through the runtime, run every pattern, compare with
-// what the model expects.
-func TestExamplesOnEngine(t *testing.T) {
-	for _, f := range testmodel.Files(t) {
-		for _, keys := range keyings {
-			t.Run(filepath.Base(f)+"/"+string(keys), func(t *testing.T) {
-				examplesOnEngine(t, keyed(t, f, keys))
-			})
-		}
-	}
-}
-
-func examplesOnEngine(t *testing.T, d *patterns.Design) {
-	needsNative(t, d)
-	tbl := fresh(t, d)
-	rep := Validate(context.Background(), tbl)
-	for _, err := range rep.LoadErrors {
-		t.Error(err)
-	}
-	// Every pattern of the model is proven by at least one expectation.
-	proven := map[string]bool{}
-	for _, r := range rep.Results {
-		proven[r.Pattern] = true
-	}
-	for _, p := range tbl.m.Patterns {
-		if !proven[p.Name] {
-			t.Errorf("pattern %s has no expectation in the model's examples", p.Name)
-		}
-	}
-	for _, r := range rep.Results {
-		if !r.OK() {
-			t.Errorf("line %d: %s", r.Pos.Line, r)
-		}
-		if r.Capacity <= 0 && len(r.Actual) > 0 {
-			t.Errorf("%s: no consumed capacity reported", r.Pattern)
-		}
-	}
-}
-
-// Expectations that do not hold are reported with both orders.
-func TestValidateReportsMismatch(t *testing.T) {
-	d := design(t, "../testdata/models/readings.yaml")
-	d.Model().Examples.Expect[0].Items = []string{"r1", "r3", "r5", "r2", "r4"}
-	rep := Validate(context.Background(), fresh(t, d))
-	r := rep.Results[0]
-	if rep.OK() || r.OK() || !strings.Contains(r.String(), "expected [r1 r3 r5 r2 r4] in order, got [r3 r1 r5 r2 r4]") {
-		t.Errorf("report: %s", r)
-	}
 }
 
 func names2(items []Item, key string) []string {

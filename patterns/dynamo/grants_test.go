@@ -102,7 +102,7 @@ func TestGrantsCoverRequests(t *testing.T) {
 	d := design(t, gapsModel)
 	m := d.Model()
 	tbl := fresh(t, d)
-	if rep := Validate(ctx, tbl); !rep.OK() {
+	if ok, rep := ValidateExamples(ctx, tbl); !ok {
 		t.Fatalf("the gaps model's examples do not hold:\n%v", rep)
 	}
 	check := func(name string, run func(*Table) error) {
@@ -263,7 +263,7 @@ func TestRefusedWriteReadsOnlyWhereTheEngineLacksTheOldItem(t *testing.T) {
 	ctx := context.Background()
 	d := design(t, gapsModel)
 	tbl := fresh(t, d)
-	if rep := Validate(ctx, tbl); !rep.OK() {
+	if ok, rep := ValidateExamples(ctx, tbl); !ok {
 		t.Fatalf("the gaps model's examples do not hold:\n%v", rep)
 	}
 	lacks := enginepkg.Lacks(engineName, enginepkg.OldItemOnConditionFailure)

@@ -96,11 +96,15 @@ func WithClock(now func() time.Time) Option {
 }
 
 // Options are the options the table was made with, for tables made from
-// it (a rollout's other design).
+// it (a rollout's other design): its clock, its object store
+// (WithObjects) and what it knows of its engine.
 func (t *Table) Options() []Option {
 	keep := func(o *Table) {
 		if t.readsRefused != nil {
 			o.readsRefused = t.readsRefused
+		}
+		if t.objects != nil {
+			o.objects = t.objects
 		}
 	}
 	return []Option{WithClock(t.now), keep}

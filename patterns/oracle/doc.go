@@ -19,7 +19,7 @@
 //	err = ans.Check(model, itemsTheTableReturned, false) // what differs
 //
 // A Generator draws the same values, items, reads (Generator.Read) and
-// write steps (Generator.Op) from the same seed; patterns/dynamo's Prove
+// write steps (Generator.Op) from the same seed; patterns/prove's Prove
 // runs them against a table through the runtime and against a State, and
 // compares.
 //

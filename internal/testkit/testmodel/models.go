@@ -53,6 +53,38 @@ patterns:
   GetDoc: {get: Doc}
 `
 
+// DocsInS3Examples keeps a document's body (a string), page and thumb
+// (binaries) in S3, read by id and by folder, written by a put, an update
+// of what S3 keeps and a delete; its examples expect values kept in S3
+// (keyplan validate's proof of them, issue 39 part 4).
+const DocsInS3Examples = `table: Docs
+entities:
+  Doc:
+    id: [docId]
+    attributes:
+      docId: {type: string, maxLength: 36}
+      folder: {type: string, maxLength: 20}
+      title: {type: string, maxLength: 200}
+      body: {type: string, maxLength: 10000000, store: s3}
+      page: {type: blob, maxLength: 5000000, store: s3}
+      thumb: {type: binary, maxLength: 1000000, store: s3, optional: true}
+writes:
+  PutDoc: {put: Doc}
+  Retitle: {update: Doc, set: [title]}
+  Rebody: {update: Doc, set: [body, page]}
+  DropDoc: {delete: Doc}
+patterns:
+  GetDoc: {get: Doc}
+  DocsInFolder: {query: Doc, where: [folder], sort: title}
+examples:
+  items:
+    d1: {Doc: {docId: d1, folder: f, title: a, body: "hello body", page: "cGFnZQ==", thumb: "dGh1bWI="}}
+    d2: {Doc: {docId: d2, folder: f, title: b, body: second, page: "eA=="}}
+  expect:
+    - {pattern: DocsInFolder, params: {folder: f}, items: [d1, d2], values: {d1: {body: "hello body", page: "cGFnZQ==", thumb: "dGh1bWI="}, d2: {body: second}}}
+    - {pattern: GetDoc, params: {docId: d2}, items: [d2], values: {d2: {body: second, page: "eA=="}}}
+`
+
 // DocsInline is documents whose body is kept in the item; its store: s3
 // successor moves it to S3.
 const DocsInline = `table: Docs

@@ -26,6 +26,7 @@ import (
 	"github.com/keyplan/keyplan/internal/testkit/faults"
 	"github.com/keyplan/keyplan/patterns"
 	"github.com/keyplan/keyplan/patterns/dynamo"
+	"github.com/keyplan/keyplan/patterns/prove"
 )
 
 // migration is the shop at phase 1 of its move to ShopV2, on a table of
@@ -148,7 +149,7 @@ func TestBackfillRewritesThePhase(t *testing.T) {
 	if err := mg.lock.Advance(); err != nil || mg.lock.Migration != nil {
 		t.Fatalf("Advance: %v", err)
 	}
-	rep := dynamo.ValidateExisting(ctx, dynamo.New(mg.v2, client, mg.table))
+	rep := prove.ValidateExisting(ctx, dynamo.New(mg.v2, client, mg.table))
 	for _, r := range rep.Results {
 		if !r.OK() {
 			t.Errorf("after the backfill: %s", r)

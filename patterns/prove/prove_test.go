@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -15,18 +15,20 @@ import (
 
 	enginepkg "github.com/keyplan/keyplan/internal/engine"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
+	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
 // freshTables makes a new table of the design for every call, dropped
 // by the function it returns.
-func freshTables(d *patterns.Design) func(ctx context.Context) (*Table, func(), error) {
-	return func(ctx context.Context) (*Table, func(), error) {
+func freshTables(d *patterns.Design) func(ctx context.Context) (*dynamo.Table, func(), error) {
+	return func(ctx context.Context) (*dynamo.Table, func(), error) {
 		name := fmt.Sprintf("p%d-%s", tables.Add(1), d.Table)
-		if err := CreateTable(ctx, engine, d, name); err != nil {
+		if err := dynamo.CreateTable(ctx, engine, d, name); err != nil {
 			return nil, nil, err
 		}
-		return New(d, client, name), func() {
+		return dynamo.New(d, client, name), func() {
 			engine.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		}, nil
 	}
@@ -54,7 +56,7 @@ func prove(t *testing.T, d *patterns.Design, o ProveOptions) *Proof {
 // native keys).
 func TestProveModels(t *testing.T) {
 	var files []string
-	for _, g := range []string{"../../examples/*.yaml", "../testdata/models/*.yaml", "testdata/oracle/*.yaml"} {
+	for _, g := range []string{"../../examples/*.yaml", "../testdata/models/*.yaml", "../dynamo/testdata/oracle/*.yaml"} {
 		more, _ := filepath.Glob(g)
 		files = append(files, more...)
 	}
@@ -125,7 +127,7 @@ func TestProveIssue22(t *testing.T) {
 		for _, keys := range keyings { // a hand-made layout is keyed as it says either way
 			t.Run(c.file+"/"+string(keys), func(t *testing.T) {
 				t.Parallel()
-				d := keyed(t, filepath.Join("testdata/issue22", c.file), keys)
+				d := keyed(t, filepath.Join("../dynamo/testdata/issue22", c.file), keys)
 				needsNative(t, d)
 				var ids []string
 				for _, x := range d.Errors() {
@@ -175,8 +177,8 @@ func TestValidateTableGenerated(t *testing.T) {
 		ok, lies  bool
 		text      string
 	}{
-		{file: "testdata/issue22/remove-sparse-key.yaml", ok: true, text: "ok   generated data, seed 2: 10 create(s) of generated items, 10 write step(s)"},
-		{file: "testdata/issue22/nested-collection-hand.yaml", text: "SKIP generated data: not run: the design has 1 error(s)"},
+		{file: "../dynamo/testdata/issue22/remove-sparse-key.yaml", ok: true, text: "ok   generated data, seed 2: 10 create(s) of generated items, 10 write step(s)"},
+		{file: "../dynamo/testdata/issue22/nested-collection-hand.yaml", text: "SKIP generated data: not run: the design has 1 error(s)"},
 		// A synthetic key holds the decimal price (-2.25 and 0.5 lead among
 		// the generated prices; issue 35: the key refused them).
 		{src: "table: Store\nindexKeys: synthetic\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}, shelf: {type: string, maxLength: 40}, price: number}\npatterns:\n  ByPrice: {query: Item, where: [shelf], sort: price}\n",
@@ -202,7 +204,7 @@ func TestValidateTableGenerated(t *testing.T) {
 				d = planned(t, c.src)
 			}
 			needsNative(t, d)
-			var db Client = client
+			var db dynamo.Client = client
 			if c.lies {
 				db = dropsLast{client}
 			}
@@ -257,7 +259,7 @@ func TestValidateTableKeepsATableWithoutExamples(t *testing.T) {
 
 // dropsLast is a table that leaves the last item out of every Query's
 // answer that holds two or more.
-type dropsLast struct{ Client }
+type dropsLast struct{ dynamo.Client }
 
 func (c dropsLast) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	out, err := c.Client.Query(ctx, in, opts...)
@@ -266,4 +268,39 @@ func (c dropsLast) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...f
 		out.Count--
 	}
 	return out, err
+}
+
+// The report's last line says what became of the proof by generated
+// data: ok, differs, not run (which fails the report) or waived (which
+// does not), so that an exit 0 beside "not run" is not taken for a
+// proof; and --existing, which only reads, says it did not run it.
+func TestSummarySaysWhatGeneratedDataDid(t *testing.T) {
+	for _, c := range []struct {
+		proof *Proof
+		ok    bool
+		tail  string
+	}{
+		{&Proof{Seed: 4}, true, "0 failed; generated data (seed 4): ok (here)"},
+		{&Proof{Seed: 4, Mismatch: &Mismatch{Subject: "GetUser", Kind: "read", Read: &oracle.Read{Pattern: "GetUser"}}}, false, "0 failed; generated data (seed 4): differs (here)"},
+		{&Proof{Seed: 4, NotRun: "the design has 1 error(s) (keyplan check)"}, false, "0 failed; generated data: not run (fails) (here)"},
+		{&Proof{Seed: 4, Waived: "KP109"}, true, "0 failed; generated data: not run (waived, no failure) (here)"},
+	} {
+		rep := &Report{Proof: c.proof}
+		if s := rep.Summary("m.yaml", "here"); rep.OK() != c.ok || !strings.HasSuffix(s, c.tail) {
+			t.Errorf("OK %v, want %v; summary %q, want it to end %q", rep.OK(), c.ok, s, c.tail)
+		}
+	}
+	ctx := context.Background()
+	d := planned(t, "table: Store\nentities:\n  Item:\n    id: [sku]\n    attributes: {sku: {type: string, maxLength: 40}}\npatterns:\n  GetItem: {get: Item}\nexamples:\n  items:\n    i1: {Item: {sku: a}}\n  expect:\n    - {pattern: GetItem, params: {sku: a}, items: [i1]}\n")
+	rep, table, err := ValidateTable(ctx, engine, client, d, ValidateOptions{Keep: true})
+	if err != nil || !rep.OK() {
+		t.Fatalf("%v, %+v", err, rep)
+	}
+	defer engine.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	rep, _, err = ValidateTable(ctx, engine, client, d, ValidateOptions{Existing: true, Table: table, Generate: 5})
+	var b strings.Builder
+	rep.WriteText(&b, "m.yaml")
+	if err != nil || !rep.OK() || rep.Proof != nil || !strings.Contains(b.String(), "note: generated data not run: --existing only reads") {
+		t.Errorf("--existing with generated data asked: %v\n%s", err, b.String())
+	}
 }

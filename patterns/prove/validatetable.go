@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 )
 
@@ -28,7 +29,8 @@ type ValidateOptions struct {
 	// Default: none.
 	Lock *patterns.Lock
 	// Generate proves the design on generated data too (ProveDesign, on
-	// tables of its own; not with Existing, which only reads): this many
+	// tables of its own; not with Existing, which only reads, and says
+	// so in Report.Notes): this many
 	// items of each entity, then as many random writes, every read
 	// compared with the reference after each. Seed seeds the generator.
 	// Default: none.
@@ -57,10 +59,12 @@ type ValidateOptions struct {
 // engine or ctx failed it).
 // A model without examples.expect makes no table (only its proof runs)
 // unless Keep: then the table is made, with the example items if any, and
-// kept.
-func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
+// kept. A design keeping values in S3 (store: s3) gets an object store in
+// memory on each table ValidateTable makes, the construct's bucket being
+// no engine's; an existing table gets none.
+func ValidateTable(ctx context.Context, admin dynamo.TableAdmin, db dynamo.Client, d *patterns.Design, o ValidateOptions) (rep *Report, table string, err error) {
 	if o.Lacks != nil {
-		if msg := NativeGap(d, o.Lock, o.Lacks); msg != "" {
+		if msg := dynamo.NativeGap(d, o.Lock, o.Lacks); msg != "" {
 			return nil, "", errors.New(msg)
 		}
 	}
@@ -89,41 +93,46 @@ func ValidateTable(ctx context.Context, admin TableAdmin, db Client, d *patterns
 		table = ScratchTable(d.Table, time.Now())
 	}
 	if o.Existing {
+		if o.Generate > 0 {
+			defer func() {
+				rep.Notes = append(rep.Notes, "generated data not run: --existing only reads (validate without it proves generated data on tables of its own)")
+			}()
+		}
 		if ex := d.Model().Examples; ex != nil && len(ex.Steps) > 0 {
 			defer func() {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%d example write(s) not run: --existing only reads", len(ex.Steps)))
 			}()
 		}
 		if l := o.Lock; l != nil && l.Migration != nil {
-			return validate(ctx, NewRollout(l, db, table), false, l.Cleanup), table, nil
+			return validate(ctx, dynamo.NewRollout(l, db, table), false, l.Cleanup), table, nil
 		}
 		var cleanup *patterns.Cleanup
 		if o.Lock != nil {
 			cleanup = o.Lock.Cleanup
 		}
-		return validate(ctx, New(d, db, table), false, cleanup), table, nil
+		return validate(ctx, dynamo.New(d, db, table), false, cleanup), table, nil
 	}
 	// Only a table this run created is dropped: one that was there (a
 	// name given with --table) is refused, untouched.
-	created, cerr := createLockTable(ctx, admin, patterns.NewLock(d), table)
+	created, cerr := dynamo.CreateScratchTable(ctx, admin, patterns.NewLock(d), table)
 	if created && !o.Keep {
 		defer func() {
 			drop, cancel := context.WithTimeout(context.Background(), dropTime)
 			defer cancel()
-			if derr := DropTable(drop, admin, table); derr != nil {
+			if derr := dynamo.DropTable(drop, admin, table); derr != nil {
 				err = errors.Join(err, fmt.Errorf("table %s may be left: %w", table, derr))
 			}
 		}()
 	}
 	switch {
-	case errors.Is(cerr, ErrTableExists):
+	case errors.Is(cerr, dynamo.ErrTableExists):
 		return nil, table, fmt.Errorf("%w; it is left as it is: validate loads the examples into a table it creates (and drops); to prove them on a table that holds them, use --existing; otherwise give --table another name, or none", cerr)
 	case cerr != nil && !created:
 		return nil, table, fmt.Errorf("%w (table %s may have been made: it is not dropped)", cerr, table)
 	case cerr != nil:
 		return nil, table, cerr
 	}
-	return Validate(ctx, New(d, db, table)), table, nil
+	return Validate(ctx, dynamo.New(d, db, table, proofObjects(d)...)), table, nil
 }
 
 // Refusal says why ValidateTable has nothing to do with these options on

@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"cmp"
@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
@@ -47,7 +48,7 @@ type ProveOptions struct {
 	// that drops it: Prove replays shorter sequences on fresh tables to
 	// shrink a mismatch to the fewest steps that show it. Nil: no
 	// shrinking.
-	Fresh func(ctx context.Context) (*Table, func(), error)
+	Fresh func(ctx context.Context) (*dynamo.Table, func(), error)
 	// ShrinkRuns bounds the replays of shrinking. Default: 200.
 	ShrinkRuns int
 }
@@ -69,12 +70,13 @@ func (o *ProveOptions) defaults() {
 
 // Tables returns a ProveOptions.Fresh over an engine: each call creates
 // a new table of the design named prefix-N (admin creates and deletes
-// it; the runtime writes through c), and the function it returns deletes
-// it.
-func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(ctx context.Context) (*Table, func(), error) {
+// it; the runtime writes through c; a design keeping values in S3 gets
+// an object store in memory of its own), and the function it returns
+// deletes it.
+func Tables(admin dynamo.TableAdmin, c dynamo.Client, d *patterns.Design, prefix string) func(ctx context.Context) (*dynamo.Table, func(), error) {
 	n := 0
 	var mu sync.Mutex
-	return func(ctx context.Context) (*Table, func(), error) {
+	return func(ctx context.Context) (*dynamo.Table, func(), error) {
 		mu.Lock()
 		n++
 		name := fmt.Sprintf("%s-%d", prefix, n)
@@ -82,14 +84,14 @@ func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(
 		drop := func() { // only ever a table this call created
 			_, _ = admin.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
 		}
-		created, err := createLockTable(ctx, admin, patterns.NewLock(d), name)
+		created, err := dynamo.CreateScratchTable(ctx, admin, patterns.NewLock(d), name)
 		if err != nil {
 			if created { // made, but not active in time
 				drop()
 			}
 			return nil, nil, err
 		}
-		return New(d, c, name), drop, nil
+		return dynamo.New(d, c, name, proofObjects(d)...), drop, nil
 	}
 }
 
@@ -98,7 +100,7 @@ func Tables(admin TableAdmin, c Client, d *patterns.Design, prefix string) func(
 // dropped however it ends; the runtime writes through db. o.Fresh is
 // Tables' over them. A design with errors is not run (Proof.NotRun): its
 // plan promises nothing of what they concern.
-func ProveDesign(ctx context.Context, admin TableAdmin, db Client, d *patterns.Design, o ProveOptions) (*Proof, error) {
+func ProveDesign(ctx context.Context, admin dynamo.TableAdmin, db dynamo.Client, d *patterns.Design, o ProveOptions) (*Proof, error) {
 	if errs := d.Errors(); len(errs) > 0 {
 		return &Proof{Seed: o.Seed, Items: o.Items, NotRun: fmt.Sprintf("the design has %d error(s) (keyplan check)", len(errs))}, nil
 	}
@@ -227,9 +229,10 @@ func (m *Mismatch) String() string {
 // reads hide them) and half after.
 var ProofNow = time.Unix(4102444800+50_000_000, 0).UTC()
 
-// withProofClock is the table read by ProofNow.
-func withProofClock(t *Table) *Table {
-	return New(t.d, t.client, t.name, WithClock(func() time.Time { return ProofNow }))
+// withProofClock is the table read by ProofNow (its other options
+// kept: its object store).
+func withProofClock(t *dynamo.Table) *dynamo.Table {
+	return dynamo.New(t.Design(), t.Probe().Client(), t.Name(), append(t.Options(), dynamo.WithClock(func() time.Time { return ProofNow }))...)
 }
 
 // newRef is the reference for a proof: empty, its clock ProofNow, each
@@ -246,15 +249,18 @@ func newRef(d *patterns.Design) *oracle.State {
 	return s
 }
 
-// Prove runs a proof on an empty table of the design (see ProveOptions).
-// It returns an error only when the engine fails (not for a mismatch).
-func Prove(ctx context.Context, t *Table, o ProveOptions) (*Proof, error) {
+// Prove runs a proof on an empty table of the design (see ProveOptions);
+// a design keeping values in S3 needs the table's object store
+// (WithObjects), and each value a read returns is read from it before it
+// is compared. It returns an error only when the engine fails (not for a
+// mismatch).
+func Prove(ctx context.Context, t *dynamo.Table, o ProveOptions) (*Proof, error) {
 	o.defaults()
-	m := t.m
+	m := t.Design().Model()
 	t = withProofClock(t)
 	g := oracle.NewGenerator(m, o.Seed)
 	g.Size, g.Now = o.Items, ProofNow
-	run := &proofRun{t: t, ref: newRef(t.d), proof: &Proof{Seed: o.Seed, Items: o.Items}}
+	run := &proofRun{t: t, ref: newRef(t.Design()), proof: &Proof{Seed: o.Seed, Items: o.Items}}
 	var ops []*oracle.Op
 	found := func(mm *Mismatch) (*Proof, error) {
 		mm.Original = len(ops)
@@ -321,7 +327,7 @@ func Prove(ctx context.Context, t *Table, o ProveOptions) (*Proof, error) {
 
 // proofRun is one table and the reference beside it.
 type proofRun struct {
-	t     *Table
+	t     *dynamo.Table
 	ref   *oracle.State
 	proof *Proof
 }
@@ -331,7 +337,7 @@ type proofRun struct {
 // input that is not well formed).
 func (r *proofRun) op(ctx context.Context, op *oracle.Op) (*Mismatch, error) {
 	want := r.ref.Apply(op)
-	got := r.t.runOp(ctx, op)
+	got := runOp(r.t, ctx, op)
 	if isEngineFailure(got) {
 		return nil, got
 	}
@@ -359,7 +365,7 @@ func outcome(err error) string {
 	switch {
 	case err == nil:
 		return "done"
-	case errors.Is(err, oracle.ErrCondition), errors.Is(err, ErrCondition):
+	case errors.Is(err, oracle.ErrCondition), errors.Is(err, dynamo.ErrCondition):
 		return "condition"
 	}
 	return "invalid"
@@ -376,22 +382,30 @@ func describeOutcome(err error) string {
 }
 
 // runOp runs a write step through the runtime.
-func (t *Table) runOp(ctx context.Context, op *oracle.Op) error {
+func runOp(t *dynamo.Table, ctx context.Context, op *oracle.Op) error {
 	switch op.Kind {
 	case oracle.OpWrite:
-		return t.Write(ctx, op.Write, Params(maps.Clone(op.Params)))
+		return t.Write(ctx, op.Write, dynamo.Params(maps.Clone(op.Params)))
 	case oracle.OpBatch:
-		items := make([]Values, len(op.Items))
+		items := make([]dynamo.Values, len(op.Items))
 		for i, it := range op.Items {
-			items[i] = Values(maps.Clone(it))
+			items[i] = dynamo.Values(maps.Clone(it))
 		}
 		return t.WriteBatch(ctx, op.Write, items)
 	case oracle.OpCreate:
-		return t.Create(ctx, op.Entity, Values(maps.Clone(op.Params)))
+		return t.Create(ctx, op.Entity, dynamo.Values(maps.Clone(op.Params)))
 	case oracle.OpDelete:
-		return t.Delete(ctx, op.Entity, Values(maps.Clone(op.Params)))
+		v, err := asRead(ctx, t, op.Entity, dynamo.Values(maps.Clone(op.Params)))
+		if err != nil {
+			return err
+		}
+		return t.Delete(ctx, op.Entity, v)
 	case oracle.OpReplace:
-		return t.Replace(ctx, op.Entity, Values(maps.Clone(op.Old)), Values(maps.Clone(op.Params)))
+		old, err := asRead(ctx, t, op.Entity, dynamo.Values(maps.Clone(op.Old)))
+		if err != nil {
+			return err
+		}
+		return t.Replace(ctx, op.Entity, old, dynamo.Values(maps.Clone(op.Params)))
 	}
 	return fmt.Errorf("unknown op %q", op.Kind)
 }
@@ -414,19 +428,19 @@ func readMismatch(rd *oracle.Read, want, err error) func(format string, args ...
 }
 
 func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error) {
-	m := r.t.m
+	m := r.t.Design().Model()
 	p := m.Pattern(rd.Pattern)
 	if p.Batch {
 		return r.batch(ctx, rd)
 	}
 	ans, want := r.ref.Read(p, rd.Params, rd.Range)
-	req := Request{Params: Params(maps.Clone(rd.Params))}
+	req := dynamo.Request{Params: dynamo.Params(maps.Clone(rd.Params))}
 	if rd.Range != nil {
-		req.Range = &Range{Op: Comparator(rd.Range.Op), Value: rd.Range.Value, Upper: rd.Range.Upper}
+		req.Range = &dynamo.Range{Op: dynamo.Comparator(rd.Range.Op), Value: rd.Range.Value, Upper: rd.Range.Upper}
 	}
-	c := &counter{Client: r.t.client}
-	t := New(r.t.d, c, r.t.name, WithClock(r.t.now))
-	if pp := r.t.d.Pattern(rd.Pattern); pp.Count || pp.Sum != "" {
+	c := &counter{Client: r.t.Probe().Client()}
+	t := dynamo.New(r.t.Design(), c, r.t.Name(), r.t.Options()...)
+	if pp := r.t.Design().Pattern(rd.Pattern); pp.Count || pp.Sum != "" {
 		return r.number(ctx, t, rd, ans, want, req)
 	}
 	page, err := t.Read(ctx, rd.Pattern, req)
@@ -450,20 +464,24 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 	if len(ans.Items) > 0 {
 		r.proof.Answered++
 	}
-	if planned := r.t.d.Pattern(rd.Pattern).Requests; page.Requests != planned && !(page.Requests == 0 && len(page.Items) == 0) {
+	if planned := r.t.Design().Pattern(rd.Pattern).Requests; page.Requests != planned && !(page.Requests == 0 && len(page.Items) == 0) {
 		return mismatch("the first page took %d request(s); the plan says %d", page.Requests, planned), nil
 	}
 	if c.n != page.Requests {
 		return mismatch("the first page made %d request(s), reported %d", c.n, page.Requests), nil
 	}
-	if err := ans.Check(m, fromRuntime(m, page.Items), true); err != nil {
+	first, err := loadObjects(ctx, t, page.Items)
+	if err != nil {
 		return mismatch("first page: %v", err), nil
 	}
-	if r.t.d.Pattern(rd.Pattern).Operation != patterns.Query {
+	if err := ans.Check(m, fromRuntime(m, first), true); err != nil {
+		return mismatch("first page: %v", err), nil
+	}
+	if r.t.Design().Pattern(rd.Pattern).Operation != patterns.Query {
 		return nil, nil
 	}
-	var all []Item
-	for it, err := range r.t.All(ctx, rd.Pattern, Request{Params: Params(maps.Clone(rd.Params)), Range: req.Range}) {
+	var all []dynamo.Item
+	for it, err := range r.t.All(ctx, rd.Pattern, dynamo.Request{Params: dynamo.Params(maps.Clone(rd.Params)), Range: req.Range}) {
 		if err != nil {
 			if isEngineFailure(err) {
 				return nil, err
@@ -471,6 +489,10 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 			return mismatch("every page: the table refused it: %v", err), nil
 		}
 		all = append(all, it)
+	}
+	all, err = loadObjects(ctx, t, all)
+	if err != nil {
+		return mismatch("every page: %v", err), nil
 	}
 	if err := ans.Check(m, fromRuntime(m, all), false); err != nil {
 		return mismatch("every page: %v", err), nil
@@ -480,10 +502,10 @@ func (r *proofRun) read(ctx context.Context, rd *oracle.Read) (*Mismatch, error)
 
 // number compares a read that returns a number (a count, a sharded
 // counter's sum) with the reference's.
-func (r *proofRun) number(ctx context.Context, t *Table, rd *oracle.Read, ans *oracle.Answer, want error, req Request) (*Mismatch, error) {
+func (r *proofRun) number(ctx context.Context, t *dynamo.Table, rd *oracle.Read, ans *oracle.Answer, want error, req dynamo.Request) (*Mismatch, error) {
 	var got int64
 	var err error
-	if r.t.d.Pattern(rd.Pattern).Count {
+	if r.t.Design().Pattern(rd.Pattern).Count {
 		got, err = t.Count(ctx, rd.Pattern, req)
 	} else {
 		got, err = t.Sum(ctx, rd.Pattern, req.Params)
@@ -516,17 +538,17 @@ func (r *proofRun) number(ctx context.Context, t *Table, rd *oracle.Read, ans *o
 // (a range would cut its owner off): the runtime says so (ErrBadRange)
 // rather than answer wrong.
 func unsupportedRange(m *model.Model, p *model.Pattern, rd *oracle.Read, err error) bool {
-	if rd.Range != nil && errors.Is(err, ErrBadRange) && m.SortedMember(p) != "" {
+	if rd.Range != nil && errors.Is(err, dynamo.ErrBadRange) && m.SortedMember(p) != "" {
 		return true // a sorted collection is read whole
 	}
-	if rd.Range == nil || rd.Range.Op != oracle.Lt || !errors.Is(err, ErrBadRange) {
+	if rd.Range == nil || rd.Range.Op != oracle.Lt || !errors.Is(err, dynamo.ErrBadRange) {
 		return false
 	}
 	s := model.Scalar(m.Entity(p.Entities[0]).Attr(p.Sort[0]).Type)
 	return s != nil && !s.Discrete && s.Type != model.TypeBool
 }
 
-func fromRuntime(m *model.Model, items []Item) []*oracle.Item {
+func fromRuntime(m *model.Model, items []dynamo.Item) []*oracle.Item {
 	out := make([]*oracle.Item, len(items))
 	for i, it := range items {
 		out[i] = oracle.FromRuntime(m, it.Entity, it.Values)
@@ -543,28 +565,28 @@ type scanner interface {
 // of unique values, decoded) with the reference's items. A client that
 // cannot Scan skips it.
 func (r *proofRun) content(ctx context.Context) (*Mismatch, error) {
-	sc, ok := r.t.client.(scanner)
+	sc, ok := r.t.Probe().Client().(scanner)
 	if !ok {
 		return nil, nil
 	}
-	m := r.t.m
+	m := r.t.Design().Model()
 	var got []*oracle.Item
 	shards := map[string]int64{} // a counter's partition key to its sum
-	in := &dynamodb.ScanInput{TableName: aws.String(r.t.name), ConsistentRead: aws.Bool(true)}
+	in := &dynamodb.ScanInput{TableName: aws.String(r.t.Name()), ConsistentRead: aws.Bool(true)}
 	for {
 		out, err := sc.Scan(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("scan %s: %w", r.t.name, err)
+			return nil, fmt.Errorf("scan %s: %w", r.t.Name(), err)
 		}
 		for _, raw := range out.Items {
-			pk, _ := raw[r.t.d.PK].(*types.AttributeValueMemberS)
+			pk, _ := raw[r.t.Design().PK].(*types.AttributeValueMemberS)
 			if pk != nil && strings.HasPrefix(pk.Value, patterns.GuardTag) {
 				continue
 			}
 			if pk != nil && strings.HasPrefix(pk.Value, patterns.CounterTag) {
 				// A sharded counter's shard: summed by partition.
 				for k, av := range raw {
-					if n, ok := av.(*types.AttributeValueMemberN); ok && k != r.t.d.PK && k != r.t.d.SK {
+					if n, ok := av.(*types.AttributeValueMemberN); ok && k != r.t.Design().PK && k != r.t.Design().SK {
 						x, err := strconv.ParseInt(n.Value, 10, 64)
 						if err != nil {
 							return &Mismatch{Subject: "table content", Kind: "content", Detail: fmt.Sprintf("a counter's shard holds %s", n.Value)}, nil
@@ -577,6 +599,9 @@ func (r *proofRun) content(ctx context.Context) (*Mismatch, error) {
 			name, v, err := r.t.Decode(raw)
 			if err != nil {
 				return &Mismatch{Subject: "table content", Kind: "content", Detail: fmt.Sprintf("an item the table holds is of no entity: %v", err)}, nil
+			}
+			if v, err = withObjects(ctx, r.t, name, v); err != nil {
+				return &Mismatch{Subject: "table content", Kind: "content", Detail: err.Error()}, nil
 			}
 			got = append(got, oracle.FromRuntime(m, name, v))
 		}
@@ -594,7 +619,7 @@ func (r *proofRun) content(ctx context.Context) (*Mismatch, error) {
 	wantShards := map[string]string{}
 	for _, c := range r.ref.Counters() {
 		e := m.Entity(c.Entity)
-		pk, err := render(e, r.t.d.Entity(e.Name).Counter(c.Attr).PK, (&oracle.Item{Entity: e.Name, Values: c.ID}).Plain())
+		pk, err := r.t.Probe().CounterKey(e.Name, c.Attr, (&oracle.Item{Entity: e.Name, Values: c.ID}).Plain())
 		if err != nil {
 			return nil, err
 		}
@@ -616,7 +641,7 @@ func (r *proofRun) content(ctx context.Context) (*Mismatch, error) {
 			if p.Entities[0] != c.Entity || m.CounterRead(p) != c.Attr {
 				continue
 			}
-			params := Params{}
+			params := dynamo.Params{}
 			for _, w := range m.Where(p) {
 				params[w] = oracle.Plain(c.ID[w])
 			}
@@ -730,7 +755,7 @@ func replay(ctx context.Context, o ProveOptions, ops []*oracle.Op, mm *Mismatch)
 		return nil, err
 	}
 	defer drop()
-	run := &proofRun{t: withProofClock(t), ref: newRef(t.d), proof: &Proof{}}
+	run := &proofRun{t: withProofClock(t), ref: newRef(t.Design()), proof: &Proof{}}
 	for i, op := range ops {
 		got, err := run.op(ctx, op)
 		if err != nil {

@@ -1,10 +1,11 @@
-package dynamo
+package prove
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 )
 
@@ -14,8 +15,8 @@ func TestReportWriteText(t *testing.T) {
 	rep := &Report{
 		LoadErrors: []error{errors.New("item x: no entity Y")},
 		Steps: []*StepResult{
-			{Write: "AddLine", Params: Params{"id": "a"}, Pos: model.Pos{Line: 9, Col: 3}},
-			{Write: "AddLine", Params: Params{"id": "b"}, Err: errors.New("boom"), Pos: model.Pos{Line: 10, Col: 3}},
+			{Write: "AddLine", Params: dynamo.Params{"id": "a"}, Pos: model.Pos{Line: 9, Col: 3}},
+			{Write: "AddLine", Params: dynamo.Params{"id": "b"}, Err: errors.New("boom"), Pos: model.Pos{Line: 10, Col: 3}},
 		},
 		Results: []*Result{
 			{Pattern: "Get", Expected: []string{"r1"}, Actual: []string{"r1"}, Requests: 1, Planned: 1, Pos: model.Pos{Line: 20, Col: 5}},

@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	kpmodel "github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
@@ -99,8 +100,8 @@ func TestLocalIndexesAtScale(t *testing.T) {
 		if err != nil || len(ans.Items) != n {
 			t.Fatalf("%s: the reference answers %d item(s), %v", name, len(ans.Items), err)
 		}
-		var all []Item
-		for it, err := range tbl.All(ctx, name, Request{Params: Params(params)}) {
+		var all []dynamo.Item
+		for it, err := range tbl.All(ctx, name, dynamo.Request{Params: dynamo.Params(params)}) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

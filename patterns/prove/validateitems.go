@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 )
 
@@ -35,13 +36,13 @@ import (
 // leftovers keyplan migrate removes: not differences either. Attributes
 // the design does not name at all (another application's) are not
 // compared. The GetItem is not counted among the read's requests.
-func (t *Table) itemDifferences(ctx context.Context, ex *model.ExampleItem, cleanup *patterns.Cleanup) []string {
-	want, err := t.item(ex.Entity, Values(ex.Values))
+func itemDifferences(t *dynamo.Table, ctx context.Context, ex *model.ExampleItem, cleanup *patterns.Cleanup) []string {
+	want, err := t.Probe().Item(ex.Entity, dynamo.Values(ex.Values))
 	if err != nil {
 		return []string{fmt.Sprintf("%s: the design cannot build the example item: %v", ex.Name, err)}
 	}
-	key := map[string]types.AttributeValue{t.d.PK: want[t.d.PK], t.d.SK: want[t.d.SK]}
-	out, err := t.client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.name), Key: key, ConsistentRead: aws.Bool(true)})
+	key := map[string]types.AttributeValue{t.Design().PK: want[t.Design().PK], t.Design().SK: want[t.Design().SK]}
+	out, err := t.Probe().Client().GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.Name()), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return []string{fmt.Sprintf("%s: reading the item from the base table to compare it: %v", ex.Name, err)}
 	}
@@ -50,13 +51,14 @@ func (t *Table) itemDifferences(ctx context.Context, ex *model.ExampleItem, clea
 		return []string{fmt.Sprintf("%s: the base table holds no item under its key", ex.Name)}
 	}
 	var diffs []string
-	e := t.m.Entity(ex.Entity)
+	migrating, _ := t.Probe().Rollout()
+	e := t.Design().Model().Entity(ex.Entity)
 	for _, a := range e.Attributes {
 		if !a.Stored() {
 			continue
 		}
 		w, g := want[a.Name], got[a.Name]
-		if g == nil && t.rollout != nil && a.RenamedFrom != "" {
+		if g == nil && migrating != nil && a.RenamedFrom != "" {
 			g = got[a.RenamedFrom] // not yet backfilled to its new name
 		}
 		if d := attrDifference(a, w, g); d != "" {
@@ -64,34 +66,34 @@ func (t *Table) itemDifferences(ctx context.Context, ex *model.ExampleItem, clea
 		}
 	}
 	leftover := cleanup != nil && slices.Contains(cleanup.Entities, ex.Entity)
-	for _, n := range t.keyAttributes() {
+	for _, n := range keyAttributes(t) {
 		w, g := want[n], got[n]
 		switch {
 		case w == nil && g == nil:
-		case g == nil && t.rollout == nil:
+		case g == nil && migrating == nil:
 			diffs = append(diffs, fmt.Sprintf("%s: key attribute %s: expected %s, the table's item has none", ex.Name, n, avText(w)))
 		case w == nil && !leftover:
 			diffs = append(diffs, fmt.Sprintf("%s: key attribute %s: the table's item has %s, which the design does not give it (it puts the item on an index it should not be on)", ex.Name, n, avText(g)))
-		case w != nil && g != nil && !SameValue(w, g):
+		case w != nil && g != nil && !dynamo.SameValue(w, g):
 			diffs = append(diffs, fmt.Sprintf("%s: key attribute %s: expected %s, the table holds %s", ex.Name, n, avText(w), avText(g)))
 		}
 	}
 	return diffs
 }
 
-// written marks the example items (by name) an example write changes:
+// markWritten marks the example items (by name) an example write changes:
 // each item it writes whose key its parameters give, or, when they do not
 // give it, every example item of that entity.
-func (t *Table) written(st *model.Step, names map[string]string, out map[string]bool) {
-	w := t.m.Write(st.Write)
+func markWritten(t *dynamo.Table, st *model.Step, names map[string]string, out map[string]bool) {
+	w := t.Design().Model().Write(st.Write)
 	if w == nil {
 		return
 	}
 	for _, s := range w.Items() {
-		key, err := t.key(s.Entity, Values(st.Params))
+		key, err := t.Key(s.Entity, dynamo.Values(st.Params))
 		for k, name := range names {
 			entity, base, _ := strings.Cut(k, "\x00")
-			if entity == s.Entity && (err != nil || base == KeyText(t.d, key)) {
+			if entity == s.Entity && (err != nil || base == dynamo.KeyText(t.Design(), key)) {
 				out[name] = true
 			}
 		}
@@ -117,7 +119,7 @@ func attrDifference(a *model.Attribute, w, g types.AttributeValue) string {
 		return fmt.Sprintf("expected %s, the table's item has none", valueText(wv))
 	case w == nil:
 		return fmt.Sprintf("expected none, the table holds %s", valueText(gv))
-	case !SameAs(a, wv, gv):
+	case !dynamo.SameAs(a, wv, gv):
 		return fmt.Sprintf("expected %s, the table holds %s", valueText(wv), valueText(gv))
 	}
 	return ""
@@ -127,7 +129,7 @@ func decodedOrNil(a *model.Attribute, av types.AttributeValue) (any, error) {
 	if av == nil {
 		return nil, nil
 	}
-	return fromStored(a, av)
+	return dynamo.Probe{}.Decoded(a, av)
 }
 
 func valueText(v any) string {
@@ -180,7 +182,7 @@ func avText(av types.AttributeValue) string {
 // keyAttributes are the names of the table's key attributes: the base
 // table's and every GSI's, of the design and, during a migration, of
 // the accepted one too.
-func (t *Table) keyAttributes() []string {
+func keyAttributes(t *dynamo.Table) []string {
 	var out []string
 	add := func(d *patterns.Design) {
 		out = append(out, d.PK, d.SK)
@@ -189,9 +191,9 @@ func (t *Table) keyAttributes() []string {
 			out = append(out, pk, sk)
 		}
 	}
-	add(t.d)
-	if t.rollout != nil {
-		add(t.rollout.prev.d)
+	add(t.Design())
+	if _, accepted := t.Probe().Rollout(); accepted != nil {
+		add(accepted)
 	}
 	slices.Sort(out)
 	return slices.Compact(slices.DeleteFunc(out, func(s string) bool { return s == "" }))

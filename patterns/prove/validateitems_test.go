@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/keyplan/keyplan/patterns/dynamo"
 )
 
 // A model whose example item t1 a GSI sorts by priority (a number); t2
@@ -48,9 +50,9 @@ func TestValidateExistingComparesItems(t *testing.T) {
 	ctx := context.Background()
 	d := planned(t, tasksModel)
 	ixPK, ixSK := d.KeyNames(d.Pattern("ByPriority").Index)
-	set := func(tb *Table, taskID, attr string, v types.AttributeValue) {
+	set := func(tb *dynamo.Table, taskID, attr string, v types.AttributeValue) {
 		t.Helper()
-		key, err := tb.Key("Task", Values{"taskId": taskID})
+		key, err := tb.Key("Task", dynamo.Values{"taskId": taskID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,35 +64,35 @@ func TestValidateExistingComparesItems(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		tamper func(tb *Table)
+		tamper func(tb *dynamo.Table)
 		want   []string // each a failure line's part; none: the report is ok
 	}{
-		{"as loaded", func(*Table) {}, nil},
-		{"a number stored as 3.0", func(tb *Table) { set(tb, "a", "priority", &types.AttributeValueMemberN{Value: "3.0"}) }, nil},
-		{"other values under the right keys", func(tb *Table) {
-			if err := tb.Put(ctx, "Task", Values{"taskId": "a", "project": "p", "priority": 1000, "summary": "s a#b"}); err != nil {
+		{"as loaded", func(*dynamo.Table) {}, nil},
+		{"a number stored as 3.0", func(tb *dynamo.Table) { set(tb, "a", "priority", &types.AttributeValueMemberN{Value: "3.0"}) }, nil},
+		{"other values under the right keys", func(tb *dynamo.Table) {
+			if err := tb.Put(ctx, "Task", dynamo.Values{"taskId": "a", "project": "p", "priority": 1000, "summary": "s a#b"}); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{"t1.priority: expected 3, the table holds 1000", `t1.summary: expected "fix a#b", the table holds "s a#b"`,
 			"t1: key attribute " + ixSK + ": expected"}},
-		{"a wrong GSI sort key", func(tb *Table) {
-			item, err := tb.Item("Task", Values{"taskId": "a", "project": "p", "priority": 4, "summary": "fix a#b"})
+		{"a wrong GSI sort key", func(tb *dynamo.Table) {
+			item, err := tb.Item("Task", dynamo.Values{"taskId": "a", "project": "p", "priority": 4, "summary": "fix a#b"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			set(tb, "a", ixSK, item[ixSK])
 		}, []string{"FAIL ByPriority(project=p): t1: key attribute " + ixSK + ": expected "}},
-		{"a missing attribute", func(tb *Table) {
-			key, _ := tb.Key("Task", Values{"taskId": "ab"})
+		{"a missing attribute", func(tb *dynamo.Table) {
+			key, _ := tb.Key("Task", dynamo.Values{"taskId": "ab"})
 			if _, err := engine.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tb.Name()), Key: key, UpdateExpression: aws.String("REMOVE summary")}); err != nil {
 				t.Fatal(err)
 			}
 		}, []string{`FAIL GetTask(taskId=ab): t2.summary: expected "100%", the table's item has none`}},
-		{"a GSI key the design keeps off", func(tb *Table) {
+		{"a GSI key the design keeps off", func(tb *dynamo.Table) {
 			set(tb, "ab", ixPK, &types.AttributeValueMemberS{Value: "x"})
 			set(tb, "ab", ixSK, &types.AttributeValueMemberS{Value: "y"})
 		}, []string{"t2: key attribute " + ixPK + `: the table's item has "x", which the design does not give it`}},
-		{"a string where a number goes", func(tb *Table) { set(tb, "a", "priority", &types.AttributeValueMemberS{Value: "3"}) },
+		{"a string where a number goes", func(tb *dynamo.Table) { set(tb, "a", "priority", &types.AttributeValueMemberS{Value: "3"}) },
 			[]string{`t1.priority: expected 3, the table holds "3", a string (S) where the design writes a number (N)`}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,7 +101,7 @@ func TestValidateExistingComparesItems(t *testing.T) {
 				t.Fatalf("loading the examples: %+v", rep)
 			}
 			c.tamper(tb)
-			rep := ValidateExisting(ctx, New(d, client, tb.Name()))
+			rep := ValidateExisting(ctx, dynamo.New(d, client, tb.Name()))
 			var b strings.Builder
 			rep.WriteText(&b, "tasks.yaml")
 			if rep.OK() != (len(c.want) == 0) {

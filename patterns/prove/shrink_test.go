@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
 
 // crowdShy refuses a Query that finds three items or more, and drops the
 // last of two: a table that refuses some reads and answers others wrong.
-type crowdShy struct{ Client }
+type crowdShy struct{ dynamo.Client }
 
 func (c crowdShy) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
 	out, err := c.Client.Query(ctx, in, opts...)

@@ -1,10 +1,11 @@
-package dynamo
+package prove
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -13,16 +14,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 )
 
 // Result is one expectation's outcome.
 type Result struct {
 	Pattern string
-	Params  Params
+	Params  dynamo.Params
 	// IDs are a batch read's ids; Expected and Actual then name one item
 	// per id, in order, NoItem where an id has none.
-	IDs []Params
+	IDs []dynamo.Params
 	// Expected and Actual name example items (an item that is not one of
 	// the examples is named by its entity and key).
 	Expected, Actual []string
@@ -72,7 +74,7 @@ func sorted(s []string) []string {
 // StepResult is one example write's outcome.
 type StepResult struct {
 	Write  string
-	Params Params
+	Params dynamo.Params
 	// Fails is the condition expected to fail as the step names it ("":
 	// none); FailsOn is what it names (patterns.Model.FailsOf, the stable
 	// vocabulary: docs/writes.md). Err is what the write returned.
@@ -111,7 +113,7 @@ func (r *StepResult) matches() (ok, earlier bool) {
 	if f.Kind == "" {
 		return r.Err == nil, false
 	}
-	var ce *ConditionError
+	var ce *dynamo.ConditionError
 	if !errors.As(r.Err, &ce) {
 		return false, false
 	}
@@ -151,7 +153,7 @@ func (r *StepResult) String() string {
 // stableNames says how fails: names the condition a refused write
 // failed on ("version (or rev)"; "" when err is no ConditionError).
 func stableNames(err error) string {
-	var ce *ConditionError
+	var ce *dynamo.ConditionError
 	if !errors.As(err, &ce) {
 		return ""
 	}
@@ -258,8 +260,10 @@ func (r *Report) Summary(file, where string) string {
 	}
 	switch p := r.Proof; {
 	case p == nil:
-	case p.NotRun != "", p.Waived != "":
-		notRun += "; generated data: not run"
+	case p.NotRun != "":
+		notRun += "; generated data: not run (fails)" // Report.OK: nothing proven where a proof was asked
+	case p.Waived != "":
+		notRun += "; generated data: not run (waived, no failure)"
 	case p.OK():
 		notRun += fmt.Sprintf("; generated data (seed %d): ok", p.Seed)
 	default:
@@ -332,7 +336,7 @@ func (r *Report) WriteText(w io.Writer, file string) (failed int, err error) {
 
 // counter counts the requests a client makes.
 type counter struct {
-	Client
+	dynamo.Client
 	n int
 }
 
@@ -350,9 +354,9 @@ func (c *counter) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...fu
 // batches (a counter is a BatchReader whatever its client: GetBatch then
 // names the client that is not).
 func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	br, ok := c.Client.(BatchReader)
+	br, ok := c.Client.(dynamo.BatchReader)
 	if !ok {
-		return nil, fmt.Errorf("%w (%T)", ErrNoBatchReader, c.Client)
+		return nil, fmt.Errorf("%w (%T)", dynamo.ErrNoBatchReader, c.Client)
 	}
 	c.n++
 	return br.BatchGetItem(ctx, in, opts...)
@@ -362,33 +366,35 @@ func (c *counter) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInp
 // Create, then runs every expected read and compares what comes back with
 // what the examples say: in order when the pattern sorts, as a set
 // otherwise.
-func Validate(ctx context.Context, t *Table) *Report { return validate(ctx, t, true, nil) }
+func Validate(ctx context.Context, t *dynamo.Table) *Report { return validate(ctx, t, true, nil) }
 
 // ValidateExisting runs the expected reads against a table that already
 // holds the example items (and maybe much more): nothing is written.
 // Items are named by the example whose keys they have, and each example
 // item a read returns is compared with the table's item attribute by
 // attribute (itemDifferences): a difference is a mismatch.
-func ValidateExisting(ctx context.Context, t *Table) *Report { return validate(ctx, t, false, nil) }
+func ValidateExisting(ctx context.Context, t *dynamo.Table) *Report {
+	return validate(ctx, t, false, nil)
+}
 
 // validate is Validate (load) or ValidateExisting; cleanup is the lock's
 // record of what a finished migration left in the items (nil: none).
-func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanup) *Report {
+func validate(ctx context.Context, t *dynamo.Table, load bool, cleanup *patterns.Cleanup) *Report {
 	rep := &Report{}
-	ex := t.m.Examples
+	ex := t.Design().Model().Examples
 	if ex == nil {
 		return rep
 	}
-	c := &counter{Client: t.client}
+	c := &counter{Client: t.Probe().Client()}
 	opts := t.Options()
 	if ex.Now != "" { // the examples' clock: TTLs before it have passed
 		if now, err := time.Parse(time.RFC3339, ex.Now); err == nil {
-			opts = append(opts, WithClock(func() time.Time { return now }))
+			opts = append(opts, dynamo.WithClock(func() time.Time { return now }))
 		}
 	}
-	run := New(t.d, c, t.name, opts...)
-	if r := t.rollout; r != nil {
-		run = NewRollout(r.lock, c, t.name, opts...) // a table in the middle of a migration
+	run := dynamo.New(t.Design(), c, t.Name(), opts...)
+	if l, _ := t.Probe().Rollout(); l != nil {
+		run = dynamo.NewRollout(l, c, t.Name(), opts...) // a table in the middle of a migration
 	}
 	names := map[string]string{} // entity + base key -> example item name
 	examples := map[string]*model.ExampleItem{}
@@ -396,77 +402,77 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 	for _, it := range ex.Items {
 		examples[it.Name] = it
 		if load {
-			if err := run.Create(ctx, it.Entity, Values(it.Values)); err != nil {
-				rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", it.Pos.In(t.m.Source), it.Name, err))
+			if err := run.Create(ctx, it.Entity, dynamo.Values(it.Values)); err != nil {
+				rep.LoadErrors = append(rep.LoadErrors, fmt.Errorf("%s: example item %s: %w", it.Pos.In(t.Design().Model().Source), it.Name, err))
 				continue
 			}
 			rep.Loaded++
 		}
-		key, _ := t.key(it.Entity, Values(it.Values))
-		names[it.Entity+"\x00"+KeyText(t.d, key)] = it.Name
+		key, _ := t.Key(it.Entity, dynamo.Values(it.Values))
+		names[it.Entity+"\x00"+dynamo.KeyText(t.Design(), key)] = it.Name
 	}
 	written := map[string]bool{} // example items the example writes change (existing: not run)
 	for _, st := range ex.Steps {
 		if !load {
-			if t.m.FailsOf(st).Kind == "" {
-				t.written(st, names, written)
+			if t.Design().Model().FailsOf(st).Kind == "" {
+				markWritten(t, st, names, written)
 			}
 			continue // a table that holds data is only read
 		}
-		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: failsText(st), FailsOn: t.m.FailsOf(st), Pos: st.Pos,
-			NotRun: erring(t.d, patterns.Subject{Kind: patterns.SubjectWrite, Name: st.Write})}
+		r := &StepResult{Write: st.Write, Params: dynamo.Params(st.Params), Fails: failsText(st), FailsOn: t.Design().Model().FailsOf(st), Pos: st.Pos,
+			NotRun: erring(t.Design(), patterns.Subject{Kind: patterns.SubjectWrite, Name: st.Write})}
 		if r.NotRun != "" {
 			rep.Steps = append(rep.Steps, r)
 			continue
 		}
-		r.Err = run.Write(ctx, st.Write, Params(st.Params))
+		r.Err = run.Write(ctx, st.Write, dynamo.Params(st.Params))
 		if r.Err == nil && st.Item != "" {
-			w := t.m.Write(st.Write).Named()
-			key, _ := t.key(w.Entity, Values(st.Params))
-			names[w.Entity+"\x00"+KeyText(t.d, key)] = st.Item
+			w := t.Design().Model().Write(st.Write).Named()
+			key, _ := t.Key(w.Entity, dynamo.Values(st.Params))
+			names[w.Entity+"\x00"+dynamo.KeyText(t.Design(), key)] = st.Item
 		}
 		rep.Steps = append(rep.Steps, r)
 	}
 	for _, x := range ex.Expect {
-		p := t.m.Pattern(x.Pattern)
-		r := &Result{Pattern: x.Pattern, Params: Params(x.Params), Expected: x.Items, Ordered: len(p.Sort) > 0,
-			Planned: t.d.Pattern(x.Pattern).Requests, Pos: x.Pos,
-			NotRun: erring(t.d, patterns.Subject{Kind: patterns.SubjectPattern, Name: x.Pattern})}
+		p := t.Design().Model().Pattern(x.Pattern)
+		r := &Result{Pattern: x.Pattern, Params: dynamo.Params(x.Params), Expected: x.Items, Ordered: len(p.Sort) > 0,
+			Planned: t.Design().Pattern(x.Pattern).Requests, Pos: x.Pos,
+			NotRun: erring(t.Design(), patterns.Subject{Kind: patterns.SubjectPattern, Name: x.Pattern})}
 		if r.NotRun != "" {
 			rep.Results = append(rep.Results, r)
 			continue
 		}
 		c.n = 0
 		if p.Batch {
-			run.expectBatch(ctx, c, x, r, names)
+			expectBatch(run, ctx, c, x, r, names)
 			rep.Results = append(rep.Results, r)
 			continue
 		}
 		if x.Count != nil {
 			r.Count = x.Count
-			r.Got, r.Capacity, r.Hidden, r.Err = run.number(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
+			r.Got, r.Capacity, r.Hidden, r.Err = run.Probe().Number(ctx, x.Pattern, &dynamo.Request{Params: dynamo.Params(x.Params), ConsumedCapacity: true})
 			r.Requests = c.n
 			rep.Results = append(rep.Results, r)
 			continue
 		}
-		page, err := run.read(ctx, x.Pattern, &Request{Params: Params(x.Params), ConsumedCapacity: true})
+		page, err := run.Probe().Read(ctx, x.Pattern, &dynamo.Request{Params: dynamo.Params(x.Params), ConsumedCapacity: true})
 		r.Requests = c.n
 		if err != nil {
 			r.Err = err
 		} else {
 			r.Capacity, r.Hidden = page.Capacity, page.Hidden
 			r.Actual = []string{}
-			read := map[string]Item{}
+			read := map[string]dynamo.Item{}
 			for _, it := range page.Items {
-				key, _ := t.key(it.Entity, it.Values)
-				name, ok := names[it.Entity+"\x00"+KeyText(t.d, key)]
+				key, _ := t.Key(it.Entity, it.Values)
+				name, ok := names[it.Entity+"\x00"+dynamo.KeyText(t.Design(), key)]
 				if !ok {
-					name = fmt.Sprintf("%s(%s)", it.Entity, KeyText(t.d, key))
+					name = fmt.Sprintf("%s(%s)", it.Entity, dynamo.KeyText(t.Design(), key))
 				}
 				r.Actual = append(r.Actual, name)
 				read[name] = it
 			}
-			r.Mismatches = t.mismatches(x.Values, read)
+			r.Mismatches = append(readObjects(ctx, run, read), mismatches(t, x.Values, read)...)
 			for _, name := range r.Actual {
 				if e := examples[name]; e != nil && !load {
 					if _, done := differs[name]; !done && written[name] {
@@ -474,7 +480,7 @@ func validate(ctx context.Context, t *Table, load bool, cleanup *patterns.Cleanu
 						rep.Unchecked = append(rep.Unchecked, fmt.Sprintf("%s is compared by key only: example writes change it (not run with --existing), so the table may hold it before them or after", name))
 					}
 					if _, done := differs[name]; !done {
-						differs[name] = t.itemDifferences(ctx, e, cleanup)
+						differs[name] = itemDifferences(t, ctx, e, cleanup)
 					}
 					r.Mismatches = append(r.Mismatches, differs[name]...)
 				}
@@ -541,13 +547,16 @@ func (r *Result) String() string {
 }
 
 // paramText renders parameters as name=value, by name.
-func paramText(p Params) string {
+func paramText(p dynamo.Params) string {
 	params := make([]string, 0, len(p))
 	for _, k := range sortedNames(p) {
 		params = append(params, fmt.Sprintf("%s=%v", k, p[k]))
 	}
 	return strings.Join(params, ", ")
 }
+
+// sortedNames are a map's keys, in order.
+func sortedNames[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func list(s []string) string { return "[" + strings.Join(s, " ") + "]" }
 

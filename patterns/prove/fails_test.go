@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/keyplan/keyplan/internal/testkit/testmodel"
 	"github.com/keyplan/keyplan/patterns"
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 )
 
@@ -108,7 +109,7 @@ func TestFailsNamesTheCondition(t *testing.T) {
 		fails[c.step] = c.fails
 		m := parse(fails)
 		st := m.Examples.Steps[c.step]
-		r := &StepResult{Write: st.Write, Params: Params(st.Params), Fails: failsText(st), FailsOn: m.FailsOf(st), Err: rep.Steps[c.step].Err}
+		r := &StepResult{Write: st.Write, Params: dynamo.Params(st.Params), Fails: failsText(st), FailsOn: m.FailsOf(st), Err: rep.Steps[c.step].Err}
 		ok, earlier := r.matches()
 		if line := r.String(); ok != c.ok || earlier != c.earlier || !strings.Contains(line, c.names) {
 			t.Errorf("fails: %s: ok %v, earlier %v, want %v, %v and %q in\n%s", c.fails, ok, earlier, c.ok, c.earlier, c.names, line)

@@ -1,4 +1,4 @@
-package dynamo
+package prove
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/keyplan/keyplan/patterns/dynamo"
 	"github.com/keyplan/keyplan/patterns/model"
 	"github.com/keyplan/keyplan/patterns/oracle"
 )
@@ -17,14 +18,14 @@ import (
 // each id, in order (nil where there is none), in as many requests as its
 // distinct ids take.
 func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error) {
-	m := r.t.m
+	m := r.t.Design().Model()
 	ans, want := r.ref.ReadBatch(m.Pattern(rd.Pattern), rd.IDs)
-	ids := make([]Params, len(rd.IDs))
+	ids := make([]dynamo.Params, len(rd.IDs))
 	for i, id := range rd.IDs {
-		ids[i] = Params(maps.Clone(id))
+		ids[i] = dynamo.Params(maps.Clone(id))
 	}
-	c := &counter{Client: r.t.client}
-	t := New(r.t.d, c, r.t.name, WithClock(r.t.now))
+	c := &counter{Client: r.t.Probe().Client()}
+	t := dynamo.New(r.t.Design(), c, r.t.Name(), r.t.Options()...)
 	items, err := t.GetBatch(ctx, rd.Pattern, ids)
 	if isEngineFailure(err) {
 		return nil, err
@@ -43,15 +44,19 @@ func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error
 	got := make([]*oracle.Item, len(items))
 	for i, it := range items {
 		if it != nil {
-			got[i] = oracle.FromRuntime(m, it.Entity, it.Values)
+			v, err := withObjects(ctx, t, it.Entity, it.Values)
+			if err != nil {
+				return mismatch("entry %d: %v", i, err), nil
+			}
+			got[i] = oracle.FromRuntime(m, it.Entity, v)
 		}
 	}
 	if slices.ContainsFunc(got, func(it *oracle.Item) bool { return it != nil }) {
 		r.proof.Answered++
 	}
-	_, keys, _, kerr := t.batchKeys(rd.Pattern, ids)
-	if requests := (len(keys) + model.MaxBatchGetKeys - 1) / model.MaxBatchGetKeys; kerr == nil && c.n != requests {
-		return mismatch("%d distinct ids took %d request(s); they take %d", len(keys), c.n, requests), nil
+	keys, kerr := t.Probe().BatchKeys(rd.Pattern, ids)
+	if requests := (keys + model.MaxBatchGetKeys - 1) / model.MaxBatchGetKeys; kerr == nil && c.n != requests {
+		return mismatch("%d distinct ids took %d request(s); they take %d", keys, c.n, requests), nil
 	}
 	if err := ans.Check(m, got); err != nil {
 		return mismatch("%v", err), nil
@@ -59,47 +64,44 @@ func (r *proofRun) batch(ctx context.Context, rd *oracle.Read) (*Mismatch, error
 	return nil, nil
 }
 
-// NoItem names, in a batch read's Result, an id that has no item.
-const NoItem = "-"
-
 // expectBatch runs an example expectation of a batch pattern: GetBatch of
-// its ids, each entry named by its example item (NoItem for none), in
+// its ids, each entry named by its example item (dynamo.NoItem for none), in
 // order, in the requests its distinct ids take.
-func (t *Table) expectBatch(ctx context.Context, c *counter, x *model.Expectation, r *Result, names map[string]string) {
+func expectBatch(t *dynamo.Table, ctx context.Context, c *counter, x *model.Expectation, r *Result, names map[string]string) {
 	r.Ordered = true
-	r.IDs = make([]Params, len(x.IDs))
+	r.IDs = make([]dynamo.Params, len(x.IDs))
 	for i, id := range x.IDs {
-		r.IDs[i] = Params(maps.Clone(id))
+		r.IDs[i] = dynamo.Params(maps.Clone(id))
 	}
 	r.Expected = make([]string, len(x.Items))
 	for i, name := range x.Items {
 		if r.Expected[i] = name; name == "" {
-			r.Expected[i] = NoItem
+			r.Expected[i] = dynamo.NoItem
 		}
 	}
-	if _, keys, _, err := t.batchKeys(x.Pattern, r.IDs); err == nil {
-		r.Planned = (len(keys) + model.MaxBatchGetKeys - 1) / model.MaxBatchGetKeys
+	if keys, err := t.Probe().BatchKeys(x.Pattern, r.IDs); err == nil {
+		r.Planned = (keys + model.MaxBatchGetKeys - 1) / model.MaxBatchGetKeys
 	}
-	items, err := t.getBatch(ctx, x.Pattern, r.IDs, &r.Capacity)
+	items, err := t.Probe().GetBatch(ctx, x.Pattern, r.IDs, &r.Capacity)
 	r.Requests = c.n
 	if err != nil {
 		r.Err = err
 		return
 	}
 	r.Actual = make([]string, len(items))
-	read := map[string]Item{}
+	read := map[string]dynamo.Item{}
 	for i, it := range items {
 		if it == nil {
-			r.Actual[i] = NoItem
+			r.Actual[i] = dynamo.NoItem
 			continue
 		}
-		key, _ := t.key(it.Entity, it.Values)
-		name, ok := names[it.Entity+"\x00"+KeyText(t.d, key)]
+		key, _ := t.Key(it.Entity, it.Values)
+		name, ok := names[it.Entity+"\x00"+dynamo.KeyText(t.Design(), key)]
 		if !ok {
-			name = fmt.Sprintf("%s(%s)", it.Entity, KeyText(t.d, key))
+			name = fmt.Sprintf("%s(%s)", it.Entity, dynamo.KeyText(t.Design(), key))
 		}
 		r.Actual[i] = name
 		read[name] = *it
 	}
-	r.Mismatches = t.mismatches(x.Values, read)
+	r.Mismatches = append(readObjects(ctx, t, read), mismatches(t, x.Values, read)...)
 }
