@@ -213,17 +213,20 @@ bench-synth: deps
 	time npx --no-install cdk synth --quiet -o $$(mktemp -d)
 
 ## fuzz: each fuzz target for FUZZTIME (default 60s): the model loader and
-## planner, the bound, random designs proven against the reference on
-## generated data, the design and lock readers, the lock and the
-## Workbench export round-tripping any constant and value, code generated for
-## random models (it must compile), stream records, the
-## in-process engine (any request; number order). Minimizing a large
-## input (a design is ~20 KB) would stall a run, so it is capped. Then,
-## for FUZZTIME too, the in-process engine against DynamoDB Local on
-## random request sequences (a loop over seeds, not a Go fuzz target: the
-## reference is a JVM that coverage cannot guide; needs Java).
+## planner, the HTML page of any model, the bound (GSIs, and LSIs with
+## GSIs), random designs proven against the reference on generated data,
+## the design and lock readers, the lock and the Workbench export
+## round-tripping any constant and value, the Workbench import of any
+## bytes, code generated for random models (it must compile), stream
+## records, the in-process engine (any request; number order). Every Fuzz
+## function is listed (internal/archtest: TestMakeFuzzRunsEveryFuzzTarget).
+## Minimizing a large input (a design is ~20 KB) would stall a run, so it
+## is capped. Then, for FUZZTIME too, the in-process engine against
+## DynamoDB Local on random request sequences (a loop over seeds, not a Go
+## fuzz target: the reference is a JVM that coverage cannot guide; needs
+## Java).
 FUZZTIME ?= 60s
-FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns:FuzzLockRoundTrip ./patterns/workbench:FuzzExportRoundTrip ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/engine/minidyn:FuzzServer ./internal/engine/minidyn/types:FuzzOrderedNumber
+FUZZ_TARGETS := ./patterns/report:FuzzPlan ./patterns/report:FuzzHTML ./patterns:FuzzLockRoundTrip ./patterns/workbench:FuzzExportRoundTrip ./patterns/workbench:FuzzImport ./patterns/gen:FuzzGenCompiles ./patterns:FuzzBound ./patterns:FuzzLocalBound ./patterns:FuzzProve ./patterns:FuzzReadDesign ./patterns:FuzzReadLock ./lambdas/internal/stream:FuzzDecodeRecord ./internal/engine/minidyn:FuzzServer ./internal/engine/minidyn/types:FuzzOrderedNumber
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "== $${t#*:} ($${t%%:*}) for $(FUZZTIME)"; \
