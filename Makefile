@@ -142,13 +142,15 @@ unit-dynamodb-local: deps
 ## renaming a source with 100,000 copies (continuation after continuation);
 ## one partition of 20,000 matches of about 2 KB read by two LSIs to the
 ## last page against the reference evaluator (KP308 silent at that bound);
-## the proofs on generated data of every example and test model with 5
-## seeds (make test runs 3 in process and 1 on dynalite and DynamoDB
-## Local); the example app run and checked for a clean exit 5 times
-## (make test: once); keyplan local --data killed (kill -9) under writes 20 times,
-## and right after keyplan migrate of 20,000 items, 5 times; and 20,000
-## GetItems of 4 to 100 KB by 8 concurrent workers, retries off, every
-## answer read whole (sdkhttp).
+## the migration property test with 200 seeds (not on dynalite, which
+## has no online GSI changes: the loop says so); the proofs on generated
+## data of every example and test model with 5 seeds (make test runs 3
+## in process and 1 on dynalite and DynamoDB Local); the example app
+## run and checked for a clean exit 5 times (make test: once); keyplan
+## local --data killed (kill -9) under writes 20 times, and right after
+## keyplan migrate of 20,000 items, 5 times; and 20,000 GetItems of 4 to
+## 100 KB by 8 concurrent workers, retries off, every answer read whole
+## (sdkhttp).
 test-scale: deps unit-dynalite
 	KEYPLAN_SCALE=20000 $(GO) test ./internal/engine/sdkhttp -run '^TestLargeAnswersAtScale$$' -v -count 1 -timeout 30m
 	KEYPLAN_EXIT_RUNS=5 $(GO) test ./test -run '^TestAppExitsClean$$' -v -count 1 -timeout 30m
@@ -158,7 +160,11 @@ test-scale: deps unit-dynalite
 		echo "== KEYPLAN_ENGINE=$$e"; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
+		if [ $$e = dynalite ]; then \
+			echo "== TestMigrationProperty NOT RUN on dynalite: dynalite 4.0.0 takes no online index changes (internal/engine/features.go, OnlineIndexes), so a migration's phases cannot apply their GSIs; its 200 seeds run on memory and dynamodb-local"; \
+		else \
+			KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
+		fi; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
 		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
 	done
