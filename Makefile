@@ -151,23 +151,30 @@ unit-dynamodb-local: deps
 ## keyplan migrate of 20,000 items, 5 times; and 20,000 GetItems of 4 to
 ## 100 KB by 8 concurrent workers, retries off, every answer read whole
 ## (sdkhttp).
-test-scale: deps unit-dynalite
-	KEYPLAN_SCALE=20000 $(GO) test ./internal/engine/sdkhttp -run '^TestLargeAnswersAtScale$$' -v -count 1 -timeout 30m
-	KEYPLAN_EXIT_RUNS=5 $(GO) test ./test -run '^TestAppExitsClean$$' -v -count 1 -timeout 30m
-	KEYPLAN_CRASH_ROUNDS=20 $(GO) test ./cmd/keyplan -run '^TestLocalKeepsEveryAcknowledgedWriteThroughKill9$$' -v -count 1 -timeout 30m
-	KEYPLAN_CRASH_ROUNDS=5 KEYPLAN_SCALE=20000 $(GO) test ./cmd/keyplan -run '^TestMigrateDoneSurvivesKill9$$' -v -count 1 -timeout 30m
-	@set -e; for e in memory dynalite dynamodb-local; do \
-		echo "== KEYPLAN_ENGINE=$$e"; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
+# Every run of test-scale runs, whatever failed before it (a run at scale
+# takes minutes: one failure stopped the rest, which then never ran); the
+# target fails at the end naming each run that failed.
+test-scale: deps
+	@failed=; \
+	run() { echo "== $$*"; "$$@" || failed="$$failed"$$'\n'"  $$*"; }; \
+	run $(MAKE) --no-print-directory unit-dynalite; \
+	run env KEYPLAN_SCALE=20000 $(GO) test ./internal/engine/sdkhttp -run '^TestLargeAnswersAtScale$$' -v -count 1 -timeout 30m; \
+	run env KEYPLAN_EXIT_RUNS=5 $(GO) test ./test -run '^TestAppExitsClean$$' -v -count 1 -timeout 30m; \
+	run env KEYPLAN_CRASH_ROUNDS=20 $(GO) test ./cmd/keyplan -run '^TestLocalKeepsEveryAcknowledgedWriteThroughKill9$$' -v -count 1 -timeout 30m; \
+	run env KEYPLAN_CRASH_ROUNDS=5 KEYPLAN_SCALE=20000 $(GO) test ./cmd/keyplan -run '^TestMigrateDoneSurvivesKill9$$' -v -count 1 -timeout 30m; \
+	for e in memory dynalite dynamodb-local; do \
+		run env KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./cmd/keyplan -run '^TestMigrateAtScale$$' -v -count 1 -timeout 60m; \
+		run env KEYPLAN_ENGINE=$$e KEYPLAN_SCALE=100000 $(GO) test ./lambdas/fanout -run '^TestFanoutAtScale$$' -v -count 1 -timeout 60m; \
 		if [ $$e = dynalite ]; then \
 			echo "== TestMigrationProperty NOT RUN on dynalite: dynalite 4.0.0 takes no online index changes (internal/engine/features.go, OnlineIndexes), so a migration's phases cannot apply their GSIs; its 200 seeds run on memory and dynamodb-local"; \
 		else \
-			KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
+			run env KEYPLAN_ENGINE=$$e KEYPLAN_MIGPROP_SEEDS=200 $(GO) test ./patterns/dynamo/migrate -run '^TestMigrationProperty$$' -v -count 1 -timeout 60m; \
 		fi; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -count 1 -timeout 60m; \
-		KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
-	done
+		run env KEYPLAN_ENGINE=$$e KEYPLAN_PROOF_SEEDS=5 $(GO) test ./patterns/dynamo -run '^($(ENGINE_SPLIT))$$' -v -count 1 -timeout 60m; \
+		run env KEYPLAN_ENGINE=$$e KEYPLAN_LSI_SCALE=20000 $(GO) test ./patterns/dynamo -run '^TestLocalIndexesAtScale$$' -v -count 1 -timeout 60m; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make test-scale FAILED:$$failed"; exit 1; fi; \
+	echo "make test-scale: every run passed"
 
 ## test-s3: the runtime's values kept in S3 (store: s3) against moto's S3
 ## (the Python package moto in server mode, an S3 implementation keyplan
