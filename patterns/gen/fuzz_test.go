@@ -183,6 +183,9 @@ func FuzzGenCompiles(f *testing.F) {
 		}
 		f.Add(seed)
 	}
+	checker.Lock()
+	readyChecker(f) // in each worker too, before its first input's 10 s
+	checker.Unlock()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkModel(t, "db", randomModel(&chooser{b: data}))
 	})

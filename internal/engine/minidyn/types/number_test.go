@@ -91,7 +91,10 @@ func TestNumberRange(t *testing.T) {
 
 // Encodings compare as the numbers do, for any two numbers.
 func FuzzOrderedNumber(f *testing.F) {
-	for _, s := range [][2]string{{"1", "1.0"}, {"-0.12", "-0.123"}, {"10", "9"}, {"1e5", "99999"}, {"-1e-3", "0"}} {
+	// The ends of DynamoDB's range (exponents -130 and 125), where an
+	// encoding's exponent field is at its widest.
+	for _, s := range [][2]string{{"1", "1.0"}, {"-0.12", "-0.123"}, {"10", "9"}, {"1e5", "99999"}, {"-1e-3", "0"},
+		{"1e-130", "1.5e-110"}, {"-1e-130", "-1.5e-110"}, {"9.9999999999999999999999999999999999999E+125", "1e125"}, {"-9.9E+125", "-1e124"}} {
 		f.Add(s[0], s[1])
 	}
 
