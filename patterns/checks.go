@@ -94,6 +94,7 @@ var rules = []Rule{
 	{"KP705", SeverityWarning, "No partition takes more writes than it can", ruleHotWrites},
 	{"KP706", SeverityError, "Writes without conditions only where none are needed", ruleUnconditional},
 	{"KP707", SeverityError, "An update recomputes every derived attribute it changes", ruleDerivedStale},
+	{"KP708", SeverityError, "An item keeping values in S3 is written alone", ruleObjectsAlone},
 }
 
 // Rules returns the catalog, in id order (a copy: the catalog itself

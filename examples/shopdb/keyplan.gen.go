@@ -189,8 +189,12 @@ type Customer struct {
 	CreatedAt  time.Time
 }
 
-// Values are the item's attribute values, as the runtime takes them.
+// Values are the item's attribute values, as the runtime takes them
+// (nil for a nil Customer: the runtime refuses it, naming what is missing).
 func (v *Customer) Values() dynamo.Values {
+	if v == nil {
+		return nil
+	}
 	x := dynamo.Values{}
 	x["customerId"] = v.CustomerID
 	x["name"] = v.Name
@@ -260,8 +264,12 @@ type Order struct {
 	Revision     int64
 }
 
-// Values are the item's attribute values, as the runtime takes them.
+// Values are the item's attribute values, as the runtime takes them
+// (nil for a nil Order: the runtime refuses it, naming what is missing).
 func (v *Order) Values() dynamo.Values {
+	if v == nil {
+		return nil
+	}
 	x := dynamo.Values{}
 	x["orderId"] = v.OrderID
 	x["customerId"] = v.CustomerID
@@ -345,8 +353,12 @@ type OrderItem struct {
 	Price       int64
 }
 
-// Values are the item's attribute values, as the runtime takes them.
+// Values are the item's attribute values, as the runtime takes them
+// (nil for a nil OrderItem: the runtime refuses it, naming what is missing).
 func (v *OrderItem) Values() dynamo.Values {
+	if v == nil {
+		return nil
+	}
 	x := dynamo.Values{}
 	x["orderId"] = v.OrderID
 	x["sku"] = v.Sku
@@ -408,8 +420,12 @@ type Product struct {
 	Inventory int64
 }
 
-// Values are the item's attribute values, as the runtime takes them.
+// Values are the item's attribute values, as the runtime takes them
+// (nil for a nil Product: the runtime refuses it, naming what is missing).
 func (v *Product) Values() dynamo.Values {
+	if v == nil {
+		return nil
+	}
 	x := dynamo.Values{}
 	x["productId"] = v.ProductID
 	x["name"] = v.Name
