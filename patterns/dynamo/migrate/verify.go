@@ -400,7 +400,7 @@ func (r *Rekeyer) Verify(ctx context.Context, c BackfillClient, o VerifyOptions)
 					}
 					rec.scanned++
 					live.Scanned.Add(1)
-					rw, ours, err := r.plan(ctx, item)
+					rw, ours, err := r.planNow(ctx, item)
 					var se *storeError
 					switch {
 					case errors.As(err, &se):
@@ -575,4 +575,41 @@ func verifiedOf(ctx context.Context, c RekeyClient, l *patterns.Lock, name, dige
 		return 0, fmt.Errorf("%s's record of verified phases is %q", name, n.Value)
 	}
 	return v, nil
+}
+
+// planNow is plan for the verifying scan. When S3 says that a key the
+// item held names no object, or fails about it, a write racing the scan
+// may have replaced the value and deleted its object after the scan read
+// the item (S3 answers 403, not 404, for a key it does not hold to a
+// caller that may not list the bucket): the item as it is now is planned
+// instead, and a gone item has nothing to verify. An item that still
+// holds the key keeps the error (counted failed, or S3's: the run
+// stops), as the backfill's Apply does (again).
+func (r *Rekeyer) planNow(ctx context.Context, item map[string]types.AttributeValue) (*Rewrite, bool, error) {
+	rw, ours, err := r.plan(ctx, item)
+	for attempt := 0; err != nil && attempt < r.MaxConflicts; attempt++ {
+		var se *storeError
+		var me *missingError
+		var holds func(map[string]types.AttributeValue) bool
+		switch {
+		case errors.As(err, &se):
+			holds = func(now map[string]types.AttributeValue) bool {
+				return dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key
+			}
+		case errors.As(err, &me):
+			holds = func(now map[string]types.AttributeValue) bool { return holdsKeys(now, me) }
+		default:
+			return rw, ours, err
+		}
+		now, cerr := r.current(ctx, item)
+		switch {
+		case cerr != nil || now != nil && holds(now):
+			return rw, ours, err
+		case now == nil:
+			return nil, false, nil
+		}
+		item = now
+		rw, ours, err = r.plan(ctx, item)
+	}
+	return rw, ours, err
 }
