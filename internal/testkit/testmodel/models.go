@@ -56,7 +56,9 @@ patterns:
 // DocsInS3Examples keeps a document's body (a string), page and thumb
 // (binaries) in S3, read by id and by folder, written by a put, an update
 // of what S3 keeps and a delete; its examples expect values kept in S3
-// (keyplan validate's proof of them, issue 39 part 4).
+// (keyplan validate's proof of them, issue 39 part 4). Retitle passes
+// folder (with:) so that the model holds keyed synthetic too (KP701), as
+// validate keys it on DynamoDB Local.
 const DocsInS3Examples = `table: Docs
 entities:
   Doc:
@@ -70,7 +72,7 @@ entities:
       thumb: {type: binary, maxLength: 1000000, store: s3, optional: true}
 writes:
   PutDoc: {put: Doc}
-  Retitle: {update: Doc, set: [title]}
+  Retitle: {update: Doc, set: [title], with: [folder]}
   Rebody: {update: Doc, set: [body, page]}
   DropDoc: {delete: Doc}
 patterns:
