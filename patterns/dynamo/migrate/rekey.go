@@ -457,17 +457,13 @@ func (r *Rekeyer) again(ctx context.Context, item map[string]types.AttributeValu
 // missingAgain is again for an item whose keys name no object (me): one
 // still holding them is counted failed, me saying what to do.
 func (r *Rekeyer) missingAgain(ctx context.Context, item map[string]types.AttributeValue, me *missingError, attempt int) (map[string]types.AttributeValue, error) {
-	return r.again(ctx, item, attempt, func(now map[string]types.AttributeValue) bool { return holdsKeys(now, me) },
-		func() error { return r.failed(item, me) })
+	return r.again(ctx, item, attempt, me.heldBy, func() error { return r.failed(item, me) })
 }
 
 // s3Again is again for an item about whose key S3 failed (se): one
 // still holding it stops the run with S3's error.
 func (r *Rekeyer) s3Again(ctx context.Context, item map[string]types.AttributeValue, se *storeError, attempt int) (map[string]types.AttributeValue, error) {
-	return r.again(ctx, item, attempt, func(now map[string]types.AttributeValue) bool {
-		return dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key
-	},
-		func() error { return se.err })
+	return r.again(ctx, item, attempt, se.heldBy, func() error { return se.err })
 }
 
 // current reads item again (nil: it is gone); an error is the run's, or

@@ -136,8 +136,14 @@ type storeError struct {
 func (e *storeError) Error() string { return e.err.Error() }
 func (e *storeError) Unwrap() error { return e.err }
 
-// holdsKeys reports whether item still holds a key me names.
-func holdsKeys(item map[string]types.AttributeValue, me *missingError) bool {
+// heldBy reports whether item (read again) still holds the key S3 was
+// asked about.
+func (e *storeError) heldBy(item map[string]types.AttributeValue) bool {
+	return dynamo.HeldKey(e.entity, e.attr, item[e.attr]) == e.key
+}
+
+// heldBy reports whether item (read again) still holds a key me names.
+func (me *missingError) heldBy(item map[string]types.AttributeValue) bool {
 	for i, a := range me.attrs {
 		if dynamo.HeldKey(me.entity, a, item[a]) == me.keys[i] {
 			return true

@@ -593,11 +593,9 @@ func (r *Rekeyer) planNow(ctx context.Context, item map[string]types.AttributeVa
 		var holds func(map[string]types.AttributeValue) bool
 		switch {
 		case errors.As(err, &se):
-			holds = func(now map[string]types.AttributeValue) bool {
-				return dynamo.HeldKey(se.entity, se.attr, now[se.attr]) == se.key
-			}
+			holds = se.heldBy
 		case errors.As(err, &me):
-			holds = func(now map[string]types.AttributeValue) bool { return holdsKeys(now, me) }
+			holds = me.heldBy
 		default:
 			return rw, ours, err
 		}
